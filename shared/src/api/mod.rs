@@ -1,0 +1,330 @@
+//! HTTP: one axum Router per resource group, the extractors they share, and the format
+//! (JSON or XML) each group answers in.
+
+use axum::body::Body;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+
+use crate::error::{AppError, ErrorBody};
+use crate::ids::hash_key;
+use crate::keys;
+use crate::model::account::{Account, KeyRecord};
+use crate::repo;
+use crate::state::AppState;
+use crate::xml::{self, Element, XmlOut};
+
+pub mod campaigns;
+pub mod clients;
+pub mod contacts;
+
+/// Largest request body read (XML beans are a few KB).
+pub const MAX_BODY: usize = 1 << 20;
+pub const API_KEY_HEADER: &str = "x-o-api-key";
+
+/// Every resource group, by the name its Lambda uses.
+pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns"];
+
+/// The router of one group (a Lambda serves one).
+pub fn group(name: &str) -> Option<Router<AppState>> {
+    match name {
+        "clients" => Some(clients::router()),
+        "contacts" => Some(contacts::router()),
+        "campaigns" => Some(campaigns::router()),
+        _ => None,
+    }
+}
+
+/// Every group on one router (the local server), with the shared fallbacks.
+pub fn app(state: AppState) -> Router {
+    let mut r = Router::new();
+    for g in GROUPS {
+        if let Some(gr) = group(g) {
+            r = r.merge(gr);
+        }
+    }
+    finish(r, state)
+}
+
+/// One group with the shared fallbacks (a Lambda).
+pub fn group_app(name: &str, state: AppState) -> Option<Router> {
+    group(name).map(|r| finish(r, state))
+}
+
+fn finish(r: Router<AppState>, state: AppState) -> Router {
+    r.fallback(no_route)
+        .method_not_allowed_fallback(|| async { AppError::MethodNotAllowed })
+        .layer(axum::middleware::map_response(render_errors))
+        .with_state(state)
+}
+
+async fn no_route(req: Request) -> AppError {
+    AppError::NoRoute(req.uri().path().to_string())
+}
+
+/// XML interfaces live under `/api/1.0` (and `/api/1.0.cpvext`); everything else is JSON.
+pub fn is_xml_path(path: &str) -> bool {
+    path.starts_with("/api/1.0/") || path.starts_with("/api/1.0.")
+}
+
+/// Re-renders error bodies as XML on the XML interfaces (the error travels in the
+/// response's extensions; see `AppError::into_response`).
+async fn render_errors(uri: axum::http::Uri, mut res: Response) -> Response {
+    if !is_xml_path(uri.path()) {
+        return res;
+    }
+    let Some(body) = res.extensions_mut().remove::<ErrorBody>() else {
+        return res;
+    };
+    let mut o = XmlOut::new();
+    o.open("error").leaf("status", body.status).leaf("type", &body.kind).leaf("message", &body.message);
+    if !body.errors.is_empty() {
+        o.open("errors");
+        for e in &body.errors {
+            o.open("fieldError").leaf("field", &e.field).leaf("rule", &e.rule).leaf("message", &e.message).close("fieldError");
+        }
+        o.close("errors");
+    }
+    o.close("error");
+    let (mut parts, _) = res.into_parts();
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/xml"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(o.finish()))
+}
+
+/// The authenticated account (`x-o-api-key`).
+pub struct Auth(pub Account);
+
+impl FromRequestParts<AppState> for Auth {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, AppError> {
+        let key = parts
+            .headers
+            .get(API_KEY_HEADER)
+            .ok_or_else(|| AppError::Unauthorized(format!("the {API_KEY_HEADER} header is required")))?
+            .to_str()
+            .map_err(|_| AppError::Unauthorized("unknown API key".into()))?
+            .trim();
+        if key.is_empty() || key.len() > 256 {
+            return Err(AppError::Unauthorized("unknown API key".into()));
+        }
+        let h = hash_key(key);
+        if let Some(a) = st.auth_cache.get(&h) {
+            return Ok(Auth(a));
+        }
+        let rec: KeyRecord = repo::get(st.store.as_ref(), &keys::api_key(&h))
+            .await?
+            .ok_or_else(|| AppError::Unauthorized("unknown API key".into()))?
+            .value;
+        let account: Account = repo::get(st.store.as_ref(), &keys::account(&rec.account_id))
+            .await?
+            .ok_or_else(|| AppError::Unauthorized("unknown API key".into()))?
+            .value;
+        tracing::Span::current().record("account", account.id.as_str());
+        st.auth_cache.put(h, account.clone());
+        Ok(Auth(account))
+    }
+}
+
+fn content_type(headers: &HeaderMap) -> String {
+    headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase()
+}
+
+fn media_type(headers: &HeaderMap) -> String {
+    content_type(headers).split(';').next().unwrap_or("").trim().to_string()
+}
+
+async fn read_body(req: Request) -> Result<axum::body::Bytes, AppError> {
+    axum::body::to_bytes(req.into_body(), MAX_BODY).await.map_err(|_| AppError::PayloadTooLarge(MAX_BODY))
+}
+
+/// An XML request body (`application/xml` or `text/xml`), parsed.
+pub struct XmlBody(pub Element);
+
+impl<S: Send + Sync> FromRequest<S> for XmlBody {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, AppError> {
+        let mt = media_type(req.headers());
+        if mt != "application/xml" && mt != "text/xml" {
+            return Err(AppError::UnsupportedMediaType { expected: "application/xml", got: content_type(req.headers()) });
+        }
+        let bytes = read_body(req).await?;
+        Ok(XmlBody(xml::parse(&bytes)?))
+    }
+}
+
+/// A form body (`application/x-www-form-urlencoded`), pairs separated by `&` or `;`.
+pub struct FormPairs(pub Vec<(String, String)>);
+
+impl<S: Send + Sync> FromRequest<S> for FormPairs {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, AppError> {
+        let mt = media_type(req.headers());
+        if mt != "application/x-www-form-urlencoded" {
+            return Err(AppError::UnsupportedMediaType {
+                expected: "application/x-www-form-urlencoded",
+                got: content_type(req.headers()),
+            });
+        }
+        let bytes = read_body(req).await?;
+        let text = std::str::from_utf8(&bytes).map_err(|_| AppError::Malformed("form body is not UTF-8".into()))?;
+        let mut pairs = Vec::new();
+        for part in text.split(['&', ';']).map(str::trim).filter(|p| !p.is_empty()) {
+            let (k, v) = part.split_once('=').unwrap_or((part, ""));
+            pairs.push((decode_form(k)?, decode_form(v)?));
+        }
+        Ok(FormPairs(pairs))
+    }
+}
+
+fn decode_form(s: &str) -> Result<String, AppError> {
+    let plus = s.replace('+', " ");
+    percent_encoding::percent_decode_str(&plus)
+        .decode_utf8()
+        .map(|c| c.trim().to_string())
+        .map_err(|_| AppError::Malformed("form body is not UTF-8".into()))
+}
+
+/// `If-Match: "<version>"` when the client sent one.
+pub fn if_match(headers: &HeaderMap) -> Result<Option<u64>, AppError> {
+    let Some(v) = headers.get(header::IF_MATCH) else { return Ok(None) };
+    let s = v.to_str().unwrap_or("").trim().trim_start_matches("W/").trim_matches('"');
+    s.parse::<u64>()
+        .map(Some)
+        .map_err(|_| AppError::field("If-Match", "etag", "If-Match must be an ETag returned by a GET of this record"))
+}
+
+/// A matrix path segment `name;k=v;...`: the value of `id` when the name matches.
+pub struct Matrix {
+    pub name: String,
+    pub params: Vec<(String, String)>,
+}
+
+impl Matrix {
+    pub fn parse(segment: &str) -> Matrix {
+        let mut parts = segment.split(';');
+        let name = parts.next().unwrap_or("").to_string();
+        let params = parts
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let (k, v) = p.split_once('=').unwrap_or((p, ""));
+                (k.trim().to_string(), v.trim().to_string())
+            })
+            .collect();
+        Matrix { name, params }
+    }
+
+    pub fn get(&self, k: &str) -> Option<&str> {
+        self.params.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.as_str())
+    }
+
+    /// The `id` matrix parameter; missing or empty: 400 naming it.
+    pub fn id(&self) -> Result<String, AppError> {
+        match self.get("id") {
+            Some(v) if !v.is_empty() => Ok(v.to_string()),
+            _ => Err(AppError::field(
+                format!("{};id", self.name),
+                "required",
+                format!("the matrix parameter ;id=<id> is required after {}", self.name),
+            )),
+        }
+    }
+}
+
+pub fn xml_response(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/xml")], body).into_response()
+}
+
+pub fn text_response(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
+}
+
+pub fn with_etag(mut res: Response, version: u64) -> Response {
+    if let Ok(v) = HeaderValue::from_str(&format!("\"{version}\"")) {
+        res.headers_mut().insert(header::ETAG, v);
+    }
+    res
+}
+
+pub fn no_content() -> Response {
+    StatusCode::NO_CONTENT.into_response()
+}
+
+/// Requires the update's body id (when sent) to be the path's id.
+pub fn check_body_id(root: &str, body_id: &Option<String>, path_id: &str) -> Result<(), AppError> {
+    match body_id {
+        Some(b) if b != path_id => Err(AppError::field(
+            format!("{root}/id"),
+            "matchesPath",
+            format!("{root}/id ({b}) must equal the id in the path ({path_id})"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+pub fn reject_id_on_create(root: &str, body_id: &Option<String>) -> Result<(), AppError> {
+    if body_id.is_some() {
+        return Err(AppError::field(
+            format!("{root}/id"),
+            "notOnCreate",
+            format!("{root}/id is set only when updating; the service assigns ids"),
+        ));
+    }
+    Ok(())
+}
+
+/// How many times a read-modify-write retries a lost race before answering 409.
+pub const WRITE_ATTEMPTS: usize = 5;
+
+pub fn conflict() -> AppError {
+    AppError::Conflict("the record was changed concurrently by another request; retry".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matrix_segments() {
+        let m = Matrix::parse("by_campaign_id;id=abc-1");
+        assert_eq!(m.name, "by_campaign_id");
+        assert_eq!(m.id().unwrap(), "abc-1");
+        let m = Matrix::parse("by_campaign_id;x=1;id=z");
+        assert_eq!(m.id().unwrap(), "z");
+        assert!(Matrix::parse("by_campaign_id").id().is_err());
+        assert!(Matrix::parse("by_campaign_id;id=").id().is_err());
+    }
+
+    #[test]
+    fn xml_paths() {
+        assert!(is_xml_path("/api/1.0/campaign"));
+        assert!(is_xml_path("/api/1.0.cpvext/goal"));
+        assert!(!is_xml_path("/api/2.0/targeting-template"));
+        assert!(!is_xml_path("/v1/ads"));
+    }
+}
+
+/// Query-string pairs, in order, percent-decoded (repeatable keys are kept).
+pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, AppError> {
+    let mut out = Vec::new();
+    for part in raw.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        out.push((decode_form(k)?, decode_form(v)?));
+    }
+    Ok(out)
+}
+
+/// The single value of a query parameter; given twice: 400.
+pub fn single<'a>(pairs: &'a [(String, String)], name: &str) -> Result<Option<&'a str>, AppError> {
+    let mut vals = pairs.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let first = vals.next();
+    if vals.next().is_some() {
+        return Err(AppError::field(name, "single", format!("query parameter {name} may be given only once")));
+    }
+    Ok(first)
+}

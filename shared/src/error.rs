@@ -1,0 +1,146 @@
+//! One error type for the whole API. It renders as JSON by default; XML routers convert it
+//! (see `api::format`) so every group answers in its own format. Internal causes are
+//! logged, never shown.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use crate::store::StoreError;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldError {
+    /// Path of the offending element or parameter, e.g. `campaignBean/name`.
+    pub field: String,
+    /// The rule that failed, a stable token: `required`, `maxLength`, `enum`, `range`, ...
+    pub rule: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, rule: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldError { field: field.into(), rule: rule.into(), message: message.into() }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AppError {
+    /// 400: the request names a field that breaks a rule (one or more).
+    Validation(Vec<FieldError>),
+    /// 400: the body could not be read at all (malformed XML/JSON).
+    Malformed(String),
+    Unauthorized(String),
+    Forbidden(String),
+    /// 404: `what` (e.g. `campaign`) with this id is not in the caller's account.
+    NotFound { what: &'static str, id: String },
+    /// 404: no such route.
+    NoRoute(String),
+    MethodNotAllowed,
+    Conflict(String),
+    PreconditionFailed(String),
+    PayloadTooLarge(usize),
+    UnsupportedMediaType { expected: &'static str, got: String },
+    TooManyRequests(String),
+    Internal(String),
+}
+
+impl AppError {
+    pub fn field(field: impl Into<String>, rule: impl Into<String>, message: impl Into<String>) -> Self {
+        AppError::Validation(vec![FieldError::new(field, rule, message)])
+    }
+
+    pub fn not_found(what: &'static str, id: impl Into<String>) -> Self {
+        AppError::NotFound { what, id: id.into() }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            AppError::Validation(_) | AppError::Malformed(_) => StatusCode::BAD_REQUEST,
+            AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::NotFound { .. } | AppError::NoRoute(_) => StatusCode::NOT_FOUND,
+            AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            AppError::Conflict(_) => StatusCode::CONFLICT,
+            AppError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
+            AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            AppError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The client-facing body: status, a short type token, a message, and field errors.
+    pub fn body(&self) -> ErrorBody {
+        let (kind, message, errors): (&str, String, Vec<FieldError>) = match self {
+            AppError::Validation(errs) => {
+                let msg = errs.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ");
+                ("ValidationError", msg, errs.clone())
+            }
+            AppError::Malformed(m) => ("MalformedRequest", m.clone(), vec![]),
+            AppError::Unauthorized(m) => ("Unauthorized", m.clone(), vec![]),
+            AppError::Forbidden(m) => ("ForbiddenError", m.clone(), vec![]),
+            AppError::NotFound { what, id } => ("NotFound", format!("{what} {id} not found"), vec![]),
+            AppError::NoRoute(p) => ("NotFound", format!("no resource at {p}"), vec![]),
+            AppError::MethodNotAllowed => ("MethodNotAllowed", "method not allowed on this resource".into(), vec![]),
+            AppError::Conflict(m) => ("Conflict", m.clone(), vec![]),
+            AppError::PreconditionFailed(m) => ("PreconditionFailed", m.clone(), vec![]),
+            AppError::PayloadTooLarge(max) => ("PayloadTooLarge", format!("request body larger than {max} bytes"), vec![]),
+            AppError::UnsupportedMediaType { expected, got } => (
+                "UnsupportedMediaType",
+                format!("Content-Type must be {expected} (got {})", if got.is_empty() { "none" } else { got }),
+                vec![],
+            ),
+            AppError::TooManyRequests(m) => ("TooManyRequests", m.clone(), vec![]),
+            AppError::Internal(_) => ("InternalError", "internal error; it has been logged".into(), vec![]),
+        };
+        ErrorBody { status: self.status().as_u16(), kind: kind.to_string(), message, errors }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorBody {
+    pub status: u16,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<FieldError>,
+}
+
+impl std::fmt::Display for AppError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AppError::Internal(m) => write!(f, "internal: {m}"),
+            other => write!(f, "{}", other.body().message),
+        }
+    }
+}
+
+impl From<StoreError> for AppError {
+    fn from(e: StoreError) -> Self {
+        AppError::Internal(e.to_string())
+    }
+}
+
+impl From<serde_json::Error> for AppError {
+    fn from(e: serde_json::Error) -> Self {
+        AppError::Internal(format!("serialisation: {e}"))
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        if let AppError::Internal(cause) = &self {
+            tracing::error!(%cause, "internal error");
+        }
+        let body = self.body();
+        let json = serde_json::to_vec(&body).unwrap_or_default();
+        let mut res = (self.status(), json).into_response();
+        res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        // XML routers re-render from this.
+        res.extensions_mut().insert(body);
+        res
+    }
+}
+
+pub type AppResult<T> = Result<T, AppError>;

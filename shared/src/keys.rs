@@ -1,0 +1,41 @@
+//! Key builders: the one place the key scheme of docs/store.md is spelled out.
+
+use crate::store::Key;
+
+pub fn api_key(hash: &str) -> Key {
+    Key::new(format!("KEY#{hash}"), "KEY")
+}
+pub fn account(a: &str) -> Key {
+    Key::new(format!("A#{a}"), "ACCOUNT")
+}
+/// Partition of one record type of an account, e.g. `A#<a>#CLIENT`.
+pub fn partition(a: &str, kind: &str) -> String {
+    format!("A#{a}#{kind}")
+}
+pub fn record(a: &str, kind: &str, id: &str) -> Key {
+    Key::new(partition(a, kind), id)
+}
+
+pub const CLIENT: &str = "CLIENT";
+pub const CONTACT: &str = "CONTACT";
+pub const CAMPAIGN: &str = "CAMPAIGN";
+pub const GOAL: &str = "GOAL";
+pub const CATEGORY: &str = "CATEGORY";
+pub const PARTNER: &str = "PARTNER";
+pub const BANNER: &str = "BANNER";
+pub const DEVICE: &str = "DEVICE";
+pub const PROVIDER: &str = "PROVIDER";
+pub const ACP: &str = "ACP";
+
+/// GSI1 partition of the contacts associated with a client.
+pub fn client_contacts(a: &str, client: &str) -> String {
+    format!("A#{a}#CLIENT#{client}#CONTACTS")
+}
+/// GSI1 partition of the campaigns archived in a month (`yyyy-mm`).
+pub fn archived_month(a: &str, month: &str) -> String {
+    format!("A#{a}#ARCHIVED#{month}")
+}
+/// GSI1 partition of a campaign's goals.
+pub fn campaign_goals(a: &str, campaign: &str) -> String {
+    format!("A#{a}#CAMPAIGN#{campaign}#GOALS")
+}

@@ -1,0 +1,313 @@
+//! campaignBean (seed 001 §2.1, §3).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::account::Account;
+use super::common::*;
+use crate::error::AppError;
+use crate::xml::{BeanReader, Element, XmlOut};
+
+pub const GOAL_TYPES: &[&str] = &["IMPRESSION", "MIXED", "SHARE_OF_VOICE"];
+pub const STATUSES: &[&str] = &["ACTIVE", "RECENT", "UPCOMING", "ARCHIVED"];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Campaign {
+    pub id: String,
+    pub name: String,
+    pub advertiser_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agency_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brand_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub enabled: bool,
+    pub exclusive: bool,
+    /// Set only when the campaign overrides the account's global frontload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub front_load_factor: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal_total: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal_type: Option<String>,
+    pub include_in_forecast: bool,
+    /// Set only when the campaign overrides the account's global priority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u8>,
+    pub vast_enabled: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archived_at: Option<DateTime<Utc>>,
+    /// `yyyy-mm` of `archived_at` in the account's time zone (the archived list's month).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archive_month: Option<String>,
+    /// Tombstone: deleted campaigns stay for the /v3 queries (`includeDeletedCampaigns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deleted_at: Option<DateTime<Utc>>,
+    /// Derived from the goals: earliest goal start, latest goal end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<DateTime<Utc>>,
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CampaignInput {
+    pub id: Option<String>,
+    pub name: String,
+    pub advertiser_id: String,
+    pub agency_id: Option<String>,
+    pub brand_id: Option<String>,
+    pub budget: Option<f64>,
+    pub custom_id: Option<String>,
+    pub description: Option<String>,
+    pub enabled: bool,
+    pub exclusive: bool,
+    pub front_load_factor: Option<u8>,
+    pub goal_total: Option<f64>,
+    pub goal_type: Option<String>,
+    pub include_in_forecast: bool,
+    pub priority: Option<u8>,
+    pub vast_enabled: bool,
+    pub status: Option<String>,
+}
+
+const FIELDS: &[&str] = &[
+    "advertiserId", "agencyId", "brandId", "budget", "cpmHigh", "cpmLow", "customId", "description", "enabled",
+    "start", "end", "exclusive", "frontLoadFactor", "goalTotal", "goalType", "id", "includeInForecast", "name",
+    "priority", "status", "vastEnabled",
+];
+
+/// Frontload factors are 0 to 100 in steps of 10.
+pub fn read_frontload(r: &mut BeanReader, name: &str) -> Option<u8> {
+    let v = r.int(name, 0, 100)?;
+    if v % 10 != 0 {
+        r.err(name, "step", format!("{} must be one of 0, 10, 20, ..., 100 (got {v})", r.at(name)));
+        return None;
+    }
+    Some(v as u8)
+}
+
+pub fn parse_bean(el: &Element) -> Result<CampaignInput, AppError> {
+    let mut r = BeanReader::new(el, "campaignBean", FIELDS, &[]);
+    let id = r.text("id");
+    let name = r.required_max("name", 250);
+    let advertiser_id = r.required_max("advertiserId", 64);
+    let agency_id = r.text_max("agencyId", 64);
+    let brand_id = r.text_max("brandId", 64);
+    let budget = r.value_number("budget", 0.0);
+    // cpmHigh, cpmLow, start, end: accepted and ignored (§2.1).
+    let custom_id = r.text_max("customId", SHORT_MAX);
+    let description = r.text_max("description", TEXT_MAX);
+    let enabled = r.bool("enabled").unwrap_or(false);
+    let exclusive = r.bool("exclusive").unwrap_or(false);
+    let front_load_factor = read_frontload(&mut r, "frontLoadFactor");
+    let goal_total = r.number("goalTotal", 0.0);
+    let goal_type = r.enumeration("goalType", GOAL_TYPES);
+    let include_in_forecast = r.bool("includeInForecast").unwrap_or(true);
+    let priority = r.int("priority", 1, 10).map(|p| p as u8);
+    let status = r.enumeration("status", STATUSES);
+    let vast_enabled = r.bool("vastEnabled").unwrap_or(false);
+    match (name, advertiser_id) {
+        (Some(name), Some(advertiser_id)) if r.errors.is_empty() => Ok(CampaignInput {
+            id,
+            name,
+            advertiser_id,
+            agency_id,
+            brand_id,
+            budget,
+            custom_id,
+            description,
+            enabled,
+            exclusive,
+            front_load_factor,
+            goal_total,
+            goal_type,
+            include_in_forecast,
+            priority,
+            vast_enabled,
+            status,
+        }),
+        _ => Err(AppError::Validation(r.errors)),
+    }
+}
+
+impl Campaign {
+    pub fn from_input(id: String, i: &CampaignInput, now: DateTime<Utc>) -> Campaign {
+        Campaign {
+            id,
+            name: i.name.clone(),
+            advertiser_id: i.advertiser_id.clone(),
+            agency_id: i.agency_id.clone(),
+            brand_id: i.brand_id.clone(),
+            budget: i.budget,
+            custom_id: i.custom_id.clone(),
+            description: i.description.clone(),
+            enabled: i.enabled,
+            exclusive: i.exclusive,
+            front_load_factor: i.front_load_factor,
+            goal_total: i.goal_total,
+            goal_type: i.goal_type.clone(),
+            include_in_forecast: i.include_in_forecast,
+            priority: i.priority,
+            vast_enabled: i.vast_enabled,
+            archived_at: None,
+            archive_month: None,
+            deleted_at: None,
+            start: None,
+            end: None,
+            created: now,
+            modified: now,
+        }
+    }
+
+    /// Full replace of the writable fields (PUT); derived and lifecycle fields are kept.
+    pub fn replace(&mut self, i: &CampaignInput, now: DateTime<Utc>) {
+        let keep = self.clone();
+        *self = Campaign::from_input(keep.id.clone(), i, now);
+        self.archived_at = keep.archived_at;
+        self.archive_month = keep.archive_month;
+        self.deleted_at = keep.deleted_at;
+        self.start = keep.start;
+        self.end = keep.end;
+        self.created = keep.created;
+    }
+
+    pub fn is_archived(&self) -> bool {
+        self.archived_at.is_some()
+    }
+
+    /// ARCHIVED when archived; otherwise derived from the goals' flight (§2.1, §3):
+    /// UPCOMING before the first goal starts (or with no goals), ACTIVE while running,
+    /// RECENT once the last goal has ended.
+    pub fn status(&self, now: DateTime<Utc>) -> &'static str {
+        if self.is_archived() {
+            return "ARCHIVED";
+        }
+        match (self.start, self.end) {
+            (Some(s), _) if now < s => "UPCOMING",
+            (Some(_), Some(e)) if now >= e => "RECENT",
+            (Some(_), _) => "ACTIVE",
+            (None, _) => "UPCOMING",
+        }
+    }
+
+    /// `enabled`, `disabled` or `archived` (the `state` filter).
+    pub fn state(&self) -> &'static str {
+        if self.is_archived() {
+            "archived"
+        } else if self.enabled {
+            "enabled"
+        } else {
+            "disabled"
+        }
+    }
+
+    pub fn effective_priority(&self, a: &Account) -> u8 {
+        self.priority.unwrap_or(a.global_priority)
+    }
+
+    pub fn effective_frontload(&self, a: &Account) -> u8 {
+        self.front_load_factor.unwrap_or(a.global_frontload)
+    }
+
+    pub fn client_ids(&self) -> Vec<String> {
+        let mut v = vec![self.advertiser_id.clone()];
+        v.extend(self.agency_id.clone());
+        v.extend(self.brand_id.clone());
+        v
+    }
+
+    pub fn write(&self, o: &mut XmlOut, a: &Account, now: DateTime<Utc>) {
+        let ts = |d: DateTime<Utc>| d.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        o.open("campaignBean").leaf("advertiserId", &self.advertiser_id);
+        o.leaf_opt("agencyId", self.agency_id.as_ref()).leaf_opt("brandId", self.brand_id.as_ref());
+        o.value_opt("budget", self.budget);
+        o.leaf_opt("customId", self.custom_id.as_ref()).leaf_opt("description", self.description.as_ref());
+        o.leaf("enabled", self.enabled);
+        o.leaf_opt("end", self.end.map(ts));
+        o.leaf("exclusive", self.exclusive).leaf("frontLoadFactor", self.effective_frontload(a));
+        o.leaf_opt("goalTotal", self.goal_total).leaf_opt("goalType", self.goal_type.as_ref());
+        o.leaf("id", &self.id).leaf("includeInForecast", self.include_in_forecast).leaf("name", &self.name);
+        o.leaf("priority", self.effective_priority(a));
+        o.leaf_opt("start", self.start.map(ts));
+        o.leaf("status", self.status(now)).leaf("vastEnabled", self.vast_enabled);
+        o.close("campaignBean");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xml::parse;
+    use chrono::TimeZone;
+
+    fn rules(xml: &str) -> Vec<String> {
+        match parse_bean(&parse(xml.as_bytes()).unwrap()) {
+            Ok(_) => vec![],
+            Err(AppError::Validation(e)) => e.into_iter().map(|e| format!("{} {}", e.field, e.rule)).collect(),
+            Err(e) => vec![format!("{e:?}")],
+        }
+    }
+
+    fn bean(extra: &str) -> String {
+        format!("<campaignBean><name>C</name><advertiserId>a1</advertiserId>{extra}</campaignBean>")
+    }
+
+    #[test]
+    fn defaults() {
+        let i = parse_bean(&parse(bean("").as_bytes()).unwrap()).unwrap();
+        assert!(!i.enabled && !i.exclusive && !i.vast_enabled && i.include_in_forecast);
+        assert_eq!((i.priority, i.front_load_factor, i.status), (None, None, None));
+    }
+
+    #[test]
+    fn required_fields() {
+        assert_eq!(rules("<campaignBean/>"), vec!["campaignBean/name required", "campaignBean/advertiserId required"]);
+    }
+
+    #[test]
+    fn ranges_and_enumerations() {
+        assert_eq!(rules(&bean("<priority>0</priority>")), vec!["campaignBean/priority range"]);
+        assert_eq!(rules(&bean("<priority>11</priority>")), vec!["campaignBean/priority range"]);
+        assert!(rules(&bean("<priority>10</priority><frontLoadFactor>100</frontLoadFactor>")).is_empty());
+        assert_eq!(rules(&bean("<frontLoadFactor>15</frontLoadFactor>")), vec!["campaignBean/frontLoadFactor step"]);
+        assert_eq!(rules(&bean("<frontLoadFactor>110</frontLoadFactor>")), vec!["campaignBean/frontLoadFactor range"]);
+        assert_eq!(rules(&bean("<goalType>CPM</goalType>")), vec!["campaignBean/goalType enum"]);
+        assert_eq!(rules(&bean("<status>DELETED</status>")), vec!["campaignBean/status enum"]);
+        assert_eq!(rules(&bean("<budget><value>-1</value></budget>")), vec!["campaignBean/budget/value range"]);
+        assert_eq!(rules(&bean("<enabled>yes</enabled>")), vec!["campaignBean/enabled boolean"]);
+        assert_eq!(rules(&bean(&format!("<customId>{}</customId>", "x".repeat(256)))), vec!["campaignBean/customId maxLength"]);
+    }
+
+    #[test]
+    fn ignored_fields_are_accepted() {
+        assert!(rules(&bean("<cpmHigh><value>3</value></cpmHigh><cpmLow><value>1</value></cpmLow><start>x</start><end>y</end>")).is_empty());
+    }
+
+    #[test]
+    fn derived_status() {
+        let now = Utc.with_ymd_and_hms(2026, 6, 15, 12, 0, 0).unwrap();
+        let i = parse_bean(&parse(bean("").as_bytes()).unwrap()).unwrap();
+        let mut c = Campaign::from_input("c".into(), &i, now);
+        assert_eq!(c.status(now), "UPCOMING");
+        c.start = Some(now - chrono::Duration::days(1));
+        c.end = Some(now + chrono::Duration::days(1));
+        assert_eq!(c.status(now), "ACTIVE");
+        c.end = Some(now);
+        assert_eq!(c.status(now), "RECENT");
+        c.start = Some(now + chrono::Duration::hours(1));
+        c.end = Some(now + chrono::Duration::days(1));
+        assert_eq!(c.status(now), "UPCOMING");
+        c.archived_at = Some(now);
+        assert_eq!(c.status(now), "ARCHIVED");
+        assert_eq!(c.state(), "archived");
+    }
+}

@@ -1,0 +1,150 @@
+//! clientBean (seed 001 §2.3).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::common::*;
+use crate::error::AppError;
+use crate::xml::{BeanReader, Element, XmlOut};
+
+pub const CLIENT_TYPES: &[&str] = &["ADVERTISER", "AGENCY", "BRAND"];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Client {
+    pub id: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comments: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fax_number: Option<Phone>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phone_number: Option<Phone>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postal_address: Option<Address>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visiting_address: Option<Address>,
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+}
+
+/// The writable part of a clientBean, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientInput {
+    pub id: Option<String>,
+    pub name: String,
+    pub kind: String,
+    pub comments: Option<String>,
+    pub email: Option<String>,
+    pub fax_number: Option<Phone>,
+    pub phone_number: Option<Phone>,
+    pub postal_address: Option<Address>,
+    pub visiting_address: Option<Address>,
+}
+
+const FIELDS: &[&str] = &[
+    "id", "name", "type", "comments", "email", "faxNumber", "phoneNumber", "postalAddress", "visitingAddress",
+];
+
+pub fn parse_bean(el: &Element) -> Result<ClientInput, AppError> {
+    let mut r = BeanReader::new(el, "clientBean", FIELDS, &[]);
+    let id = r.text("id");
+    let name = r.required_max("name", 250);
+    let kind = r.enumeration("type", CLIENT_TYPES);
+    if kind.is_none() && !r.present("type") {
+        r.err("type", "required", "clientBean/type is required (ADVERTISER, AGENCY or BRAND)");
+    }
+    let comments = r.text_max("comments", 1000);
+    let email = read_email(&mut r, "email");
+    let fax_number = read_phone(&mut r, "faxNumber");
+    let phone_number = read_phone(&mut r, "phoneNumber");
+    let postal_address = read_address(&mut r, "postalAddress");
+    let visiting_address = read_address(&mut r, "visitingAddress");
+    match (name, kind) {
+        (Some(name), Some(kind)) if r.errors.is_empty() => Ok(ClientInput {
+            id,
+            name,
+            kind,
+            comments,
+            email,
+            fax_number,
+            phone_number,
+            postal_address,
+            visiting_address,
+        }),
+        _ => Err(AppError::Validation(r.errors)),
+    }
+}
+
+impl Client {
+    pub fn from_input(id: String, i: ClientInput, now: DateTime<Utc>) -> Client {
+        Client {
+            id,
+            name: i.name,
+            kind: i.kind,
+            comments: i.comments,
+            email: i.email,
+            fax_number: i.fax_number,
+            phone_number: i.phone_number,
+            postal_address: i.postal_address,
+            visiting_address: i.visiting_address,
+            created: now,
+            modified: now,
+        }
+    }
+
+    /// Full replace of the writable fields (PUT).
+    pub fn replace(&mut self, i: ClientInput, now: DateTime<Utc>) {
+        let created = self.created;
+        *self = Client::from_input(self.id.clone(), i, now);
+        self.created = created;
+    }
+
+    pub fn write(&self, o: &mut XmlOut) {
+        o.open("clientBean").leaf("id", &self.id).leaf("name", &self.name).leaf("type", &self.kind);
+        o.leaf_opt("comments", self.comments.as_ref()).leaf_opt("email", self.email.as_ref());
+        write_phone(o, "faxNumber", &self.fax_number);
+        write_phone(o, "phoneNumber", &self.phone_number);
+        write_address(o, "postalAddress", &self.postal_address);
+        write_address(o, "visitingAddress", &self.visiting_address);
+        o.close("clientBean");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xml::parse;
+
+    fn rules(xml: &str) -> Vec<String> {
+        match parse_bean(&parse(xml.as_bytes()).unwrap()) {
+            Ok(_) => vec![],
+            Err(AppError::Validation(e)) => e.into_iter().map(|e| format!("{} {}", e.field, e.rule)).collect(),
+            Err(e) => vec![format!("{e:?}")],
+        }
+    }
+
+    #[test]
+    fn required_and_limits() {
+        assert_eq!(rules("<clientBean/>"), vec!["clientBean/name required", "clientBean/type required"]);
+        assert_eq!(rules("<clientBean><name>A</name><type>ADVERTISER</type></clientBean>"), Vec::<String>::new());
+        let long = "x".repeat(251);
+        assert_eq!(rules(&format!("<clientBean><name>{long}</name><type>BRAND</type></clientBean>")), vec!["clientBean/name maxLength"]);
+        let c = "c".repeat(1001);
+        assert_eq!(
+            rules(&format!("<clientBean><name>A</name><type>advertiser</type><comments>{c}</comments></clientBean>")),
+            vec!["clientBean/type enum", "clientBean/comments maxLength"]
+        );
+    }
+
+    #[test]
+    fn exactly_250_and_1000_are_fine() {
+        let n = "n".repeat(250);
+        let c = "c".repeat(1000);
+        assert!(rules(&format!("<clientBean><name>{n}</name><type>AGENCY</type><comments>{c}</comments></clientBean>")).is_empty());
+    }
+}

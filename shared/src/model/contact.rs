@@ -1,0 +1,124 @@
+//! contactBean (seed 001 §2.4).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::common::*;
+use crate::error::AppError;
+use crate::xml::{BeanReader, Element, XmlOut};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Contact {
+    pub id: String,
+    pub first_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fax_number: Option<Phone>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mobile_phone_number: Option<Phone>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_phone_number: Option<Phone>,
+    /// The client this contact is associated with (one at a time; docs/api.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactInput {
+    pub id: Option<String>,
+    pub first_name: String,
+    pub last_name: Option<String>,
+    pub description: Option<String>,
+    pub email: Option<String>,
+    pub fax_number: Option<Phone>,
+    pub mobile_phone_number: Option<Phone>,
+    pub work_phone_number: Option<Phone>,
+}
+
+const FIELDS: &[&str] =
+    &["id", "firstName", "lastName", "description", "email", "faxNumber", "mobilePhoneNumber", "workPhoneNumber"];
+
+pub fn parse_bean(el: &Element) -> Result<ContactInput, AppError> {
+    let mut r = BeanReader::new(el, "contactBean", FIELDS, &[]);
+    let id = r.text("id");
+    let first_name = r.required_max("firstName", SHORT_MAX);
+    let last_name = r.text_max("lastName", SHORT_MAX);
+    let description = r.text_max("description", TEXT_MAX);
+    let email = read_email(&mut r, "email");
+    let fax_number = read_phone(&mut r, "faxNumber");
+    let mobile_phone_number = read_phone(&mut r, "mobilePhoneNumber");
+    let work_phone_number = read_phone(&mut r, "workPhoneNumber");
+    match first_name {
+        Some(first_name) if r.errors.is_empty() => Ok(ContactInput {
+            id,
+            first_name,
+            last_name,
+            description,
+            email,
+            fax_number,
+            mobile_phone_number,
+            work_phone_number,
+        }),
+        _ => Err(AppError::Validation(r.errors)),
+    }
+}
+
+impl Contact {
+    pub fn from_input(id: String, i: ContactInput, now: DateTime<Utc>) -> Contact {
+        Contact {
+            id,
+            first_name: i.first_name,
+            last_name: i.last_name,
+            description: i.description,
+            email: i.email,
+            fax_number: i.fax_number,
+            mobile_phone_number: i.mobile_phone_number,
+            work_phone_number: i.work_phone_number,
+            client_id: None,
+            created: now,
+            modified: now,
+        }
+    }
+
+    /// Full replace of the writable fields (PUT); the association is kept.
+    pub fn replace(&mut self, i: ContactInput, now: DateTime<Utc>) {
+        let (created, client) = (self.created, self.client_id.take());
+        *self = Contact::from_input(self.id.clone(), i, now);
+        self.created = created;
+        self.client_id = client;
+    }
+
+    /// The contact's fields inside an element named `name` (`contactBean` or `contacts`).
+    pub fn write_as(&self, o: &mut XmlOut, name: &str) {
+        o.open(name).leaf("id", &self.id).leaf("firstName", &self.first_name);
+        o.leaf_opt("lastName", self.last_name.as_ref())
+            .leaf_opt("description", self.description.as_ref())
+            .leaf_opt("email", self.email.as_ref());
+        write_phone(o, "faxNumber", &self.fax_number);
+        write_phone(o, "mobilePhoneNumber", &self.mobile_phone_number);
+        write_phone(o, "workPhoneNumber", &self.work_phone_number);
+        o.close(name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xml::parse;
+
+    #[test]
+    fn first_name_required_everything_else_optional() {
+        let e = parse_bean(&parse(b"<contactBean><lastName>X</lastName></contactBean>").unwrap()).unwrap_err();
+        assert_eq!(e, AppError::field("contactBean/firstName", "required", "contactBean/firstName is required"));
+        let ok = parse_bean(&parse(b"<contactBean><firstName>Ann</firstName></contactBean>").unwrap()).unwrap();
+        assert_eq!(ok.first_name, "Ann");
+    }
+}

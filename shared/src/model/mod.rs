@@ -1,0 +1,8 @@
+//! Records, their rules, and their wire shapes.
+
+pub mod account;
+pub mod campaign;
+pub mod client;
+pub mod common;
+pub mod contact;
+pub mod notification;

@@ -1,0 +1,277 @@
+//! Seed files: accounts, API keys and reference data, loaded by the admin command and the
+//! local server into whichever store is configured. Format: docs/seed-file.md.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{hash_key, new_api_key, plausible_id};
+use crate::keys;
+use crate::model::account::*;
+use crate::repo;
+use crate::store::{Cond, Store, StoreError};
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SeedFile {
+    pub accounts: Vec<SeedAccount>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SeedAccount {
+    pub id: String,
+    pub name: String,
+    /// Keys to install; none: the admin command generates one and prints it.
+    #[serde(default)]
+    pub api_keys: Vec<String>,
+    #[serde(default = "utc")]
+    pub time_zone: String,
+    #[serde(default = "five")]
+    pub global_priority: u8,
+    #[serde(default)]
+    pub global_frontload: u8,
+    #[serde(default)]
+    pub region: Option<String>,
+    #[serde(default)]
+    pub features: Features,
+    #[serde(default)]
+    pub ad_formats: Vec<String>,
+    #[serde(default)]
+    pub limits: Limits,
+    #[serde(default)]
+    pub categories: Vec<Category>,
+    #[serde(default)]
+    pub content_partners: Vec<ContentPartner>,
+    #[serde(default)]
+    pub banner_areas: Vec<BannerArea>,
+    #[serde(default)]
+    pub device_containers: Vec<DeviceContainer>,
+    #[serde(default)]
+    pub audience_providers: Vec<AudienceProvider>,
+    #[serde(default)]
+    pub custom_parameters: Vec<CustomParameter>,
+}
+
+fn utc() -> String {
+    "UTC".into()
+}
+fn five() -> u8 {
+    5
+}
+
+impl SeedAccount {
+    pub fn account(&self) -> Account {
+        Account {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            time_zone: self.time_zone.clone(),
+            global_priority: self.global_priority,
+            global_frontload: self.global_frontload,
+            region: self.region.clone(),
+            features: self.features.clone(),
+            ad_formats: self.ad_formats.clone(),
+            limits: self.limits.clone(),
+        }
+    }
+
+    /// Every rule a seed must satisfy; all problems are reported together.
+    pub fn validate(&self) -> Vec<String> {
+        let mut e = Vec::new();
+        let at = |m: String| format!("account {}: {m}", self.id);
+        if !plausible_id(&self.id) {
+            e.push(at("id must be 1-64 letters, digits, '-' or '_'".into()));
+        }
+        if self.name.trim().is_empty() {
+            e.push(at("name is required".into()));
+        }
+        if self.time_zone.parse::<chrono_tz::Tz>().is_err() {
+            e.push(at(format!("timeZone {:?} is not an IANA time zone", self.time_zone)));
+        }
+        if !(1..=10).contains(&self.global_priority) {
+            e.push(at("globalPriority must be 1 to 10".into()));
+        }
+        if self.global_frontload > 100 || self.global_frontload % 10 != 0 {
+            e.push(at("globalFrontload must be 0 to 100 in steps of 10".into()));
+        }
+        if let Some(r) = &self.region {
+            if r != "eu" && r != "asia" {
+                e.push(at("region must be eu or asia".into()));
+            }
+        }
+        for f in &self.ad_formats {
+            if !AD_FORMATS.contains(&f.as_str()) {
+                e.push(at(format!("adFormats: unknown format {f:?} (known: {})", AD_FORMATS.join(", "))));
+            }
+        }
+        for k in &self.api_keys {
+            if k.len() < 16 || !k.chars().all(|c| c.is_ascii_graphic()) {
+                e.push(at("apiKeys must be at least 16 printable ASCII characters".into()));
+            }
+        }
+        let mut ids = |kind: &str, list: Vec<&String>| {
+            let mut seen = HashSet::new();
+            for id in list {
+                if !plausible_id(id) {
+                    e.push(at(format!("{kind} id {id:?} is not a valid id")));
+                }
+                if !seen.insert(id.clone()) {
+                    e.push(at(format!("{kind} id {id} appears twice")));
+                }
+            }
+        };
+        ids("category", self.categories.iter().map(|c| &c.id).collect());
+        ids("content partner", self.content_partners.iter().map(|c| &c.id).collect());
+        ids("banner area", self.banner_areas.iter().map(|c| &c.id).collect());
+        ids("device container", self.device_containers.iter().map(|c| &c.id).collect());
+        ids("audience provider", self.audience_providers.iter().map(|c| &c.id).collect());
+        if !self.categories.is_empty() {
+            let roots = self.categories.iter().filter(|c| c.parents.is_empty()).count();
+            if roots != 1 {
+                e.push(at(format!("categories must form one tree with exactly one root (found {roots} roots)")));
+            }
+            let known: HashSet<&String> = self.categories.iter().map(|c| &c.id).collect();
+            for c in &self.categories {
+                for p in &c.parents {
+                    if !known.contains(p) || p == &c.id {
+                        e.push(at(format!("category {} names unknown parent {p}", c.id)));
+                    }
+                }
+            }
+        }
+        if self.audience_providers.len() as u32 > self.limits.audience_provider_integrations {
+            e.push(at(format!(
+                "{} audience providers exceed the limit of {} integrations",
+                self.audience_providers.len(),
+                self.limits.audience_provider_integrations
+            )));
+        }
+        for p in &self.audience_providers {
+            let mut keys = HashSet::new();
+            for s in &p.segmentations {
+                if !keys.insert(&s.key) {
+                    e.push(at(format!("provider {}: segmentation key {} appears twice", p.id, s.key)));
+                }
+                let mut seg_keys = HashSet::new();
+                for g in &s.segments {
+                    if !seg_keys.insert(&g.key) {
+                        e.push(at(format!("provider {}: segment key {} appears twice in {}", p.id, g.key, s.key)));
+                    }
+                }
+            }
+        }
+        for p in &self.custom_parameters {
+            if p.name.is_empty() || !p.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+                e.push(at(format!("custom parameter name {:?} must be letters, digits, '_' or '-'", p.name)));
+            }
+        }
+        e
+    }
+}
+
+impl SeedFile {
+    pub fn parse(text: &str) -> Result<SeedFile, String> {
+        let f: SeedFile = serde_json::from_str(text).map_err(|e| format!("seed file: {e}"))?;
+        let errors: Vec<String> = f.accounts.iter().flat_map(SeedAccount::validate).collect();
+        if errors.is_empty() {
+            Ok(f)
+        } else {
+            Err(errors.join("\n"))
+        }
+    }
+}
+
+/// What seeding an account produced: the keys installed (generated ones included).
+#[derive(Debug, Clone)]
+pub struct Seeded {
+    pub account_id: String,
+    pub name: String,
+    pub api_keys: Vec<String>,
+}
+
+/// Upserts every account of the file: settings, keys, reference data. Re-running it is
+/// safe; a key already held by another account is refused.
+pub async fn apply(store: &dyn Store, file: &SeedFile) -> Result<Vec<Seeded>, String> {
+    let mut out = Vec::new();
+    for a in &file.accounts {
+        out.push(apply_account(store, a).await.map_err(|e| format!("account {}: {e}", a.id))?);
+    }
+    Ok(out)
+}
+
+async fn apply_account(store: &dyn Store, a: &SeedAccount) -> Result<Seeded, StoreError> {
+    let id = &a.id;
+    let acct = a.account();
+    store.put(repo::item(keys::account(id), &acct, 1).map_err(inv)?, Cond::None).await?;
+    let mut api_keys = a.api_keys.clone();
+    if api_keys.is_empty() {
+        api_keys.push(new_api_key());
+    }
+    for k in &api_keys {
+        let key = keys::api_key(&hash_key(k));
+        if let Some(existing) = store.get(&key).await? {
+            let rec: KeyRecord = serde_json::from_str(&existing.body).map_err(inv)?;
+            if rec.account_id != *id {
+                return Err(StoreError::Invalid("an API key of the seed belongs to another account".into()));
+            }
+            continue;
+        }
+        let rec = KeyRecord { account_id: id.clone(), label: None };
+        store.put(repo::item(key, &rec, 1).map_err(inv)?, Cond::NotExists).await?;
+    }
+    for c in &a.categories {
+        store.put(repo::item(keys::record(id, keys::CATEGORY, &c.id), c, 1).map_err(inv)?, Cond::None).await?;
+    }
+    for c in &a.content_partners {
+        store.put(repo::item(keys::record(id, keys::PARTNER, &c.id), c, 1).map_err(inv)?, Cond::None).await?;
+    }
+    for c in &a.banner_areas {
+        store.put(repo::item(keys::record(id, keys::BANNER, &c.id), c, 1).map_err(inv)?, Cond::None).await?;
+    }
+    for c in &a.device_containers {
+        store.put(repo::item(keys::record(id, keys::DEVICE, &c.id), c, 1).map_err(inv)?, Cond::None).await?;
+    }
+    for c in &a.audience_providers {
+        store.put(repo::item(keys::record(id, keys::PROVIDER, &c.id), c, 1).map_err(inv)?, Cond::None).await?;
+    }
+    for c in &a.custom_parameters {
+        store.put(repo::item(keys::record(id, keys::ACP, &c.name), c, 1).map_err(inv)?, Cond::None).await?;
+    }
+    Ok(Seeded { account_id: id.clone(), name: a.name.clone(), api_keys })
+}
+
+fn inv<E: std::fmt::Display>(e: E) -> StoreError {
+    StoreError::Invalid(e.to_string())
+}
+
+/// The demo seed the local server loads on first start (two accounts).
+pub const DEMO_SEED: &str = include_str!("../../infra/seed/demo.json");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_seed_is_valid() {
+        let f = SeedFile::parse(DEMO_SEED).unwrap();
+        assert_eq!(f.accounts.len(), 2);
+        let a = &f.accounts[0];
+        assert!(a.features.insertion_policy);
+        for fmt in ["preroll", "midroll", "postroll"] {
+            assert!(a.ad_formats.iter().any(|f| f == fmt));
+        }
+        assert!(!a.categories.is_empty() && !a.content_partners.is_empty() && !a.banner_areas.is_empty());
+        assert!(!a.device_containers.is_empty() && !a.audience_providers.is_empty() && !a.custom_parameters.is_empty());
+    }
+
+    #[test]
+    fn bad_seeds_are_refused_with_every_reason() {
+        let text = r#"{"accounts":[{"id":"x/y","name":"","timeZone":"Mars/Base","globalPriority":0,"globalFrontload":15,
+            "categories":[{"id":"a","name":"A"},{"id":"b","name":"B"}]}]}"#;
+        let e = SeedFile::parse(text).unwrap_err();
+        for part in ["id must be", "name is required", "timeZone", "globalPriority", "globalFrontload", "exactly one root"] {
+            assert!(e.contains(part), "{part} missing in {e}");
+        }
+        assert!(SeedFile::parse(r#"{"accounts":[{"id":"a","name":"A","unknown":1}]}"#).is_err());
+    }
+}

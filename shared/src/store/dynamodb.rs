@@ -1,0 +1,540 @@
+//! DynamoDB adapter (aws-sdk-dynamodb). The endpoint comes from the SDK configuration, so
+//! `AWS_ENDPOINT_URL` points it at moto or LocalStack.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex, KeySchemaElement,
+    KeyType, KeysAndAttributes, Projection, ProjectionType, Put, ReturnValue, ScalarAttributeType,
+    TimeToLiveSpecification, TransactWriteItem, Update,
+};
+use aws_sdk_dynamodb::Client;
+
+use super::*;
+
+pub const GSI1_NAME: &str = "gsi1";
+pub const GSI2_NAME: &str = "gsi2";
+
+type Attrs = HashMap<String, AttributeValue>;
+
+pub struct DynamoStore {
+    client: Client,
+    table: String,
+    trips: RoundTrips,
+}
+
+fn be<E: std::fmt::Debug>(e: E) -> StoreError {
+    StoreError::Backend(format!("{e:?}"))
+}
+
+fn sdk_err<E: ProvideErrorMetadata + std::fmt::Debug, R: std::fmt::Debug>(e: SdkError<E, R>) -> StoreError {
+    match e.as_service_error() {
+        Some(se) => StoreError::Backend(format!("{}: {}", se.code().unwrap_or("?"), se.message().unwrap_or(""))),
+        None => StoreError::Backend(format!("{e:?}")),
+    }
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_string())
+}
+
+fn n(v: impl ToString) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+fn counter_attr(name: &str) -> StoreResult<String> {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(StoreError::Invalid(format!("counter name {name:?}")));
+    }
+    Ok(format!("c_{name}"))
+}
+
+fn key_attrs(k: &Key) -> Attrs {
+    HashMap::from([("pk".to_string(), s(&k.pk)), ("sk".to_string(), s(&k.sk))])
+}
+
+fn to_attrs(item: &Item) -> StoreResult<Attrs> {
+    let mut m = key_attrs(&item.key());
+    if let Some((a, b)) = &item.gsi1 {
+        m.insert("g1pk".into(), s(a));
+        m.insert("g1sk".into(), s(b));
+    }
+    if let Some((a, b)) = &item.gsi2 {
+        m.insert("g2pk".into(), s(a));
+        m.insert("g2sk".into(), s(b));
+    }
+    m.insert("ver".into(), n(item.version));
+    if let Some(e) = item.expires_at {
+        m.insert("exp".into(), n(e));
+    }
+    for (c, v) in &item.counters {
+        m.insert(counter_attr(c)?, n(v));
+    }
+    m.insert("body".into(), s(&item.body));
+    Ok(m)
+}
+
+fn get_s(m: &Attrs, k: &str) -> Option<String> {
+    m.get(k).and_then(|v| v.as_s().ok()).cloned()
+}
+
+fn get_n(m: &Attrs, k: &str) -> Option<i64> {
+    m.get(k).and_then(|v| v.as_n().ok()).and_then(|x| x.parse::<i64>().ok())
+}
+
+fn from_attrs(m: &Attrs) -> StoreResult<Item> {
+    let pk = get_s(m, "pk").ok_or_else(|| StoreError::Backend("item without pk".into()))?;
+    let sk = get_s(m, "sk").ok_or_else(|| StoreError::Backend("item without sk".into()))?;
+    let pair = |a: &str, b: &str| match (get_s(m, a), get_s(m, b)) {
+        (Some(x), Some(y)) => Some((x, y)),
+        _ => None,
+    };
+    let counters = m
+        .iter()
+        .filter_map(|(k, v)| {
+            let name = k.strip_prefix("c_")?;
+            let val = v.as_n().ok()?.parse::<i64>().ok()?;
+            Some((name.to_string(), val))
+        })
+        .collect();
+    Ok(Item {
+        gsi1: pair("g1pk", "g1sk"),
+        gsi2: pair("g2pk", "g2sk"),
+        version: get_n(m, "ver").unwrap_or(0).max(0) as u64,
+        expires_at: get_n(m, "exp"),
+        counters,
+        body: get_s(m, "body").unwrap_or_default(),
+        pk,
+        sk,
+    })
+}
+
+/// A condition expression with its names and values.
+#[derive(Default)]
+struct Expr {
+    text: Option<String>,
+    names: HashMap<String, String>,
+    values: Attrs,
+}
+
+fn cond_expr(cond: &Cond) -> StoreResult<Expr> {
+    let mut e = Expr::default();
+    let text = match cond {
+        Cond::None => None,
+        Cond::NotExists => Some("attribute_not_exists(pk)".to_string()),
+        Cond::Exists => Some("attribute_exists(pk)".to_string()),
+        Cond::Version(v) => {
+            e.values.insert(":cver".into(), n(v));
+            Some("ver = :cver".to_string())
+        }
+        Cond::CounterZero(c) => {
+            e.names.insert("#cc".into(), counter_attr(c)?);
+            e.values.insert(":czero".into(), n(0));
+            Some("attribute_exists(pk) AND (attribute_not_exists(#cc) OR #cc = :czero)".to_string())
+        }
+        Cond::VersionAndCounterZero(v, c) => {
+            e.names.insert("#cc".into(), counter_attr(c)?);
+            e.values.insert(":czero".into(), n(0));
+            e.values.insert(":cver".into(), n(v));
+            Some("ver = :cver AND (attribute_not_exists(#cc) OR #cc = :czero)".to_string())
+        }
+        Cond::CounterBelow(c, limit) => {
+            e.names.insert("#cc".into(), counter_attr(c)?);
+            e.values.insert(":climit".into(), n(limit));
+            Some("attribute_not_exists(#cc) OR #cc < :climit".to_string())
+        }
+    };
+    e.text = text;
+    Ok(e)
+}
+
+fn opt_map<V>(m: HashMap<String, V>) -> Option<HashMap<String, V>> {
+    if m.is_empty() {
+        None
+    } else {
+        Some(m)
+    }
+}
+
+/// The `ADD` update for counter deltas (and the version bump every add makes).
+fn add_expr(deltas: &[(String, i64)], cond: &Cond) -> StoreResult<(Expr, String)> {
+    let mut e = cond_expr(cond)?;
+    let mut parts = vec!["ver :one".to_string()];
+    e.values.insert(":one".into(), n(1));
+    for (i, (name, d)) in deltas.iter().enumerate() {
+        e.names.insert(format!("#a{i}"), counter_attr(name)?);
+        e.values.insert(format!(":a{i}"), n(d));
+        parts.push(format!("#a{i} :a{i}"));
+    }
+    Ok((e, format!("ADD {}", parts.join(", "))))
+}
+
+impl DynamoStore {
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        DynamoStore { client, table: table.into(), trips: RoundTrips::default() }
+    }
+
+    /// Client from the environment (`AWS_ENDPOINT_URL`, `AWS_REGION`, credentials chain).
+    pub async fn from_env(table: impl Into<String>) -> Self {
+        let conf = aws_config::load_from_env().await;
+        Self::new(Client::new(&conf), table)
+    }
+
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// Creates the table with its GSIs and TTL when it does not exist (emulators, tests;
+    /// on AWS the SAM template owns the table).
+    pub async fn create_table_if_missing(&self) -> StoreResult<()> {
+        let exists = self.client.describe_table().table_name(&self.table).send().await;
+        if exists.is_ok() {
+            return Ok(());
+        }
+        let ks = |name: &str, t: KeyType| KeySchemaElement::builder().attribute_name(name).key_type(t).build().map_err(be);
+        let ad = |name: &str| {
+            AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build().map_err(be)
+        };
+        let gsi = |name: &str, h: &str, r: &str| -> StoreResult<GlobalSecondaryIndex> {
+            GlobalSecondaryIndex::builder()
+                .index_name(name)
+                .key_schema(ks(h, KeyType::Hash)?)
+                .key_schema(ks(r, KeyType::Range)?)
+                .projection(Projection::builder().projection_type(ProjectionType::All).build())
+                .build()
+                .map_err(be)
+        };
+        let created = self
+            .client
+            .create_table()
+            .table_name(&self.table)
+            .billing_mode(BillingMode::PayPerRequest)
+            .key_schema(ks("pk", KeyType::Hash)?)
+            .key_schema(ks("sk", KeyType::Range)?)
+            .attribute_definitions(ad("pk")?)
+            .attribute_definitions(ad("sk")?)
+            .attribute_definitions(ad("g1pk")?)
+            .attribute_definitions(ad("g1sk")?)
+            .attribute_definitions(ad("g2pk")?)
+            .attribute_definitions(ad("g2sk")?)
+            .global_secondary_indexes(gsi(GSI1_NAME, "g1pk", "g1sk")?)
+            .global_secondary_indexes(gsi(GSI2_NAME, "g2pk", "g2sk")?)
+            .send()
+            .await;
+        if let Err(e) = created {
+            // A concurrent creator won: fine.
+            if e.as_service_error().and_then(|x| x.code()) != Some("ResourceInUseException") {
+                return Err(sdk_err(e));
+            }
+        }
+        for _ in 0..100 {
+            let d = self.client.describe_table().table_name(&self.table).send().await.map_err(sdk_err)?;
+            let active = d.table().and_then(|t| t.table_status()).map(|s| s.as_str() == "ACTIVE").unwrap_or(false);
+            if active {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let ttl = TimeToLiveSpecification::builder().attribute_name("exp").enabled(true).build().map_err(be)?;
+        // TTL may already be set by a concurrent creator; ignore that error.
+        let _ = self.client.update_time_to_live().table_name(&self.table).time_to_live_specification(ttl).send().await;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Store for DynamoStore {
+    async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        self.trips.inc();
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key_attrs(key)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(sdk_err)?;
+        out.item().map(from_attrs).transpose()
+    }
+
+    async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
+        self.trips.inc();
+        let e = cond_expr(&cond)?;
+        let r = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(to_attrs(&item)?))
+            .set_condition_expression(e.text)
+            .set_expression_attribute_names(opt_map(e.names))
+            .set_expression_attribute_values(opt_map(e.values))
+            .send()
+            .await;
+        match r {
+            Ok(_) => Ok(()),
+            Err(err) if err.as_service_error().is_some_and(|x| x.is_conditional_check_failed_exception()) => {
+                Err(StoreError::ConditionFailed)
+            }
+            Err(err) => Err(sdk_err(err)),
+        }
+    }
+
+    async fn delete(&self, key: &Key, cond: Cond) -> StoreResult<()> {
+        self.trips.inc();
+        let e = cond_expr(&cond)?;
+        let r = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key_attrs(key)))
+            .set_condition_expression(e.text)
+            .set_expression_attribute_names(opt_map(e.names))
+            .set_expression_attribute_values(opt_map(e.values))
+            .send()
+            .await;
+        match r {
+            Ok(_) => Ok(()),
+            Err(err) if err.as_service_error().is_some_and(|x| x.is_conditional_check_failed_exception()) => {
+                Err(StoreError::ConditionFailed)
+            }
+            Err(err) => Err(sdk_err(err)),
+        }
+    }
+
+    async fn query(&self, q: Query) -> StoreResult<Page> {
+        let (index, hk, rk) = match q.index {
+            Index::Primary => (None, "pk", "sk"),
+            Index::Gsi1 => (Some(GSI1_NAME), "g1pk", "g1sk"),
+            Index::Gsi2 => (Some(GSI2_NAME), "g2pk", "g2sk"),
+        };
+        let mut names = HashMap::from([("#h".to_string(), hk.to_string())]);
+        let mut values: Attrs = HashMap::from([(":h".to_string(), s(&q.pk))]);
+        let sk_part = match &q.sk {
+            SkCond::All => None,
+            SkCond::Eq(v) => Some(("#r = :r1".to_string(), vec![v])),
+            SkCond::BeginsWith(v) => Some(("begins_with(#r, :r1)".to_string(), vec![v])),
+            SkCond::Between(a, b) => Some(("#r BETWEEN :r1 AND :r2".to_string(), vec![a, b])),
+            SkCond::Gt(v) => Some(("#r > :r1".to_string(), vec![v])),
+            SkCond::Lt(v) => Some(("#r < :r1".to_string(), vec![v])),
+        };
+        let mut key_cond = "#h = :h".to_string();
+        if let Some((text, vals)) = sk_part {
+            names.insert("#r".into(), rk.into());
+            for (i, v) in vals.into_iter().enumerate() {
+                values.insert(format!(":r{}", i + 1), s(v));
+            }
+            key_cond = format!("{key_cond} AND {text}");
+        }
+        let mut start: Option<Attrs> = q.start_after.as_ref().map(|c| {
+            let mut m = key_attrs(&Key::new(c.pk.clone(), c.sk.clone()));
+            if let Some((a, b)) = &c.index_key {
+                m.insert(hk.into(), s(a));
+                m.insert(rk.into(), s(b));
+            }
+            m
+        });
+        let limit = q.limit.unwrap_or(usize::MAX);
+        let mut items = Vec::new();
+        loop {
+            self.trips.inc();
+            let remaining = limit - items.len();
+            let mut req = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .set_index_name(index.map(str::to_string))
+                .key_condition_expression(&key_cond)
+                .set_expression_attribute_names(Some(names.clone()))
+                .set_expression_attribute_values(Some(values.clone()))
+                .scan_index_forward(q.forward)
+                .set_exclusive_start_key(start.take());
+            if index.is_none() {
+                req = req.consistent_read(true);
+            }
+            if remaining < 1000 {
+                req = req.limit(remaining as i32);
+            }
+            let out = req.send().await.map_err(sdk_err)?;
+            for m in out.items() {
+                items.push(from_attrs(m)?);
+            }
+            let lek = out.last_evaluated_key().cloned();
+            match lek {
+                Some(k) if items.len() < limit => start = Some(k),
+                Some(k) => {
+                    let next = Cursor {
+                        pk: get_s(&k, "pk").unwrap_or_default(),
+                        sk: get_s(&k, "sk").unwrap_or_default(),
+                        index_key: match (get_s(&k, hk), get_s(&k, rk)) {
+                            (Some(a), Some(b)) if index.is_some() => Some((a, b)),
+                            _ => None,
+                        },
+                    };
+                    return Ok(Page { items, next: Some(next) });
+                }
+                None => return Ok(Page { items, next: None }),
+            }
+        }
+    }
+
+    async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>> {
+        let mut uniq: Vec<&Key> = keys.iter().collect();
+        uniq.sort();
+        uniq.dedup();
+        let mut out = Vec::with_capacity(uniq.len());
+        for chunk in uniq.chunks(100) {
+            let mut pending = KeysAndAttributes::builder()
+                .set_keys(Some(chunk.iter().map(|k| key_attrs(k)).collect()))
+                .consistent_read(true)
+                .build()
+                .map_err(be)?;
+            for attempt in 0..10u32 {
+                self.trips.inc();
+                let res = self
+                    .client
+                    .batch_get_item()
+                    .request_items(&self.table, pending.clone())
+                    .send()
+                    .await
+                    .map_err(sdk_err)?;
+                if let Some(found) = res.responses().and_then(|r| r.get(&self.table)) {
+                    for m in found {
+                        out.push(from_attrs(m)?);
+                    }
+                }
+                match res.unprocessed_keys().and_then(|u| u.get(&self.table)) {
+                    Some(rest) if !rest.keys().is_empty() => {
+                        pending = rest.clone();
+                        tokio::time::sleep(Duration::from_millis(20 << attempt.min(6))).await;
+                    }
+                    _ => break,
+                }
+                if attempt == 9 {
+                    return Err(StoreError::Backend("batch get: unprocessed keys after retries".into()));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
+        check_transaction(&ops)?;
+        let mut items = Vec::with_capacity(ops.len());
+        for op in &ops {
+            let w = match op {
+                TxOp::Put(item, c) => {
+                    let e = cond_expr(c)?;
+                    let p = Put::builder()
+                        .table_name(&self.table)
+                        .set_item(Some(to_attrs(item)?))
+                        .set_condition_expression(e.text)
+                        .set_expression_attribute_names(opt_map(e.names))
+                        .set_expression_attribute_values(opt_map(e.values))
+                        .build()
+                        .map_err(be)?;
+                    TransactWriteItem::builder().put(p).build()
+                }
+                TxOp::Delete(k, c) => {
+                    let e = cond_expr(c)?;
+                    let d = Delete::builder()
+                        .table_name(&self.table)
+                        .set_key(Some(key_attrs(k)))
+                        .set_condition_expression(e.text)
+                        .set_expression_attribute_names(opt_map(e.names))
+                        .set_expression_attribute_values(opt_map(e.values))
+                        .build()
+                        .map_err(be)?;
+                    TransactWriteItem::builder().delete(d).build()
+                }
+                TxOp::Check(k, c) => {
+                    let e = cond_expr(c)?;
+                    let text = e.text.ok_or_else(|| StoreError::Invalid("condition check without a condition".into()))?;
+                    let cc = ConditionCheck::builder()
+                        .table_name(&self.table)
+                        .set_key(Some(key_attrs(k)))
+                        .condition_expression(text)
+                        .set_expression_attribute_names(opt_map(e.names))
+                        .set_expression_attribute_values(opt_map(e.values))
+                        .build()
+                        .map_err(be)?;
+                    TransactWriteItem::builder().condition_check(cc).build()
+                }
+                TxOp::Add(k, deltas, c) => {
+                    let (e, update) = add_expr(deltas, c)?;
+                    let u = Update::builder()
+                        .table_name(&self.table)
+                        .set_key(Some(key_attrs(k)))
+                        .update_expression(update)
+                        .set_condition_expression(e.text)
+                        .set_expression_attribute_names(opt_map(e.names))
+                        .set_expression_attribute_values(opt_map(e.values))
+                        .build()
+                        .map_err(be)?;
+                    TransactWriteItem::builder().update(u).build()
+                }
+            };
+            items.push(w);
+        }
+        self.trips.inc();
+        let r = self.client.transact_write_items().set_transact_items(Some(items)).send().await;
+        match r {
+            Ok(_) => Ok(()),
+            Err(err) => {
+                if let Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(tc)) =
+                    err.as_service_error()
+                {
+                    let index = tc
+                        .cancellation_reasons()
+                        .iter()
+                        .position(|r| r.code() == Some("ConditionalCheckFailed"));
+                    if index.is_some() {
+                        return Err(StoreError::TransactionCanceled { index });
+                    }
+                    // Conflict with another transaction: report as a failed condition the
+                    // caller may retry.
+                    return Err(StoreError::TransactionCanceled { index: None });
+                }
+                Err(sdk_err(err))
+            }
+        }
+    }
+
+    async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
+        self.trips.inc();
+        let (e, update) = add_expr(deltas, &cond)?;
+        let r = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key_attrs(key)))
+            .update_expression(update)
+            .set_condition_expression(e.text)
+            .set_expression_attribute_names(opt_map(e.names))
+            .set_expression_attribute_values(opt_map(e.values))
+            .return_values(ReturnValue::AllNew)
+            .send()
+            .await;
+        match r {
+            Ok(out) => match out.attributes() {
+                Some(m) => from_attrs(m),
+                None => Err(StoreError::Backend("update returned no attributes".into())),
+            },
+            Err(err) if err.as_service_error().is_some_and(|x| x.is_conditional_check_failed_exception()) => {
+                Err(StoreError::ConditionFailed)
+            }
+            Err(err) => Err(sdk_err(err)),
+        }
+    }
+
+    fn round_trips(&self) -> u64 {
+        self.trips.get()
+    }
+
+    fn kind(&self) -> &'static str {
+        "dynamodb"
+    }
+}

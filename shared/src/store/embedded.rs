@@ -1,0 +1,399 @@
+//! Embedded adapter: redb, a file for the local server (kept across restarts) or memory for
+//! tests. GSIs are redb tables `(gsi pk, gsi sk, pk, sk) -> ()` maintained in the same write
+//! transaction as the item, and redb's single writer makes every condition exact.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::path::Path;
+
+use async_trait::async_trait;
+use redb::{Database, ReadableTable, TableDefinition};
+use serde::{Deserialize, Serialize};
+
+use super::*;
+
+const MAIN: TableDefinition<(&str, &str), &[u8]> = TableDefinition::new("items");
+const GSI1: TableDefinition<(&str, &str, &str, &str), ()> = TableDefinition::new("gsi1");
+const GSI2: TableDefinition<(&str, &str, &str, &str), ()> = TableDefinition::new("gsi2");
+
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    g1: Option<(String, String)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    g2: Option<(String, String)>,
+    v: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exp: Option<i64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    c: BTreeMap<String, i64>,
+    b: String,
+}
+
+fn encode(item: &Item) -> StoreResult<Vec<u8>> {
+    let s = Stored {
+        g1: item.gsi1.clone(),
+        g2: item.gsi2.clone(),
+        v: item.version,
+        exp: item.expires_at,
+        c: item.counters.clone(),
+        b: item.body.clone(),
+    };
+    serde_json::to_vec(&s).map_err(|e| StoreError::Backend(e.to_string()))
+}
+
+fn decode(pk: &str, sk: &str, bytes: &[u8]) -> StoreResult<Item> {
+    let s: Stored = serde_json::from_slice(bytes).map_err(|e| StoreError::Backend(format!("corrupt item {pk}/{sk}: {e}")))?;
+    Ok(Item { pk: pk.into(), sk: sk.into(), gsi1: s.g1, gsi2: s.g2, version: s.v, expires_at: s.exp, counters: s.c, body: s.b })
+}
+
+fn be<E: std::fmt::Display>(e: E) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+pub struct EmbeddedStore {
+    db: Database,
+    trips: RoundTrips,
+}
+
+impl EmbeddedStore {
+    /// A store kept in a file (created when missing).
+    pub fn open(path: &Path) -> StoreResult<Self> {
+        if let Some(dir) = path.parent() {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(dir).map_err(be)?;
+            }
+        }
+        let db = Database::create(path).map_err(be)?;
+        Self::init(db)
+    }
+
+    /// A store in memory (tests).
+    pub fn in_memory() -> StoreResult<Self> {
+        let db = Database::builder().create_with_backend(redb::backends::InMemoryBackend::new()).map_err(be)?;
+        Self::init(db)
+    }
+
+    fn init(db: Database) -> StoreResult<Self> {
+        let tx = db.begin_write().map_err(be)?;
+        {
+            tx.open_table(MAIN).map_err(be)?;
+            tx.open_table(GSI1).map_err(be)?;
+            tx.open_table(GSI2).map_err(be)?;
+        }
+        tx.commit().map_err(be)?;
+        Ok(EmbeddedStore { db, trips: RoundTrips::default() })
+    }
+}
+
+type MainTable<'t> = redb::Table<'t, (&'static str, &'static str), &'static [u8]>;
+type GsiTable<'t> = redb::Table<'t, (&'static str, &'static str, &'static str, &'static str), ()>;
+
+struct WriteTables<'t> {
+    main: MainTable<'t>,
+    g1: GsiTable<'t>,
+    g2: GsiTable<'t>,
+}
+
+impl WriteTables<'_> {
+    fn current(&self, key: &Key) -> StoreResult<Option<Item>> {
+        match self.main.get((key.pk.as_str(), key.sk.as_str())).map_err(be)? {
+            Some(v) => Ok(Some(decode(&key.pk, &key.sk, v.value())?)),
+            None => Ok(None),
+        }
+    }
+
+    fn remove(&mut self, old: &Item) -> StoreResult<()> {
+        self.main.remove((old.pk.as_str(), old.sk.as_str())).map_err(be)?;
+        if let Some((a, b)) = &old.gsi1 {
+            self.g1.remove((a.as_str(), b.as_str(), old.pk.as_str(), old.sk.as_str())).map_err(be)?;
+        }
+        if let Some((a, b)) = &old.gsi2 {
+            self.g2.remove((a.as_str(), b.as_str(), old.pk.as_str(), old.sk.as_str())).map_err(be)?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, old: Option<&Item>, item: &Item) -> StoreResult<()> {
+        if let Some(old) = old {
+            self.remove(old)?;
+        }
+        let bytes = encode(item)?;
+        self.main.insert((item.pk.as_str(), item.sk.as_str()), bytes.as_slice()).map_err(be)?;
+        if let Some((a, b)) = &item.gsi1 {
+            self.g1.insert((a.as_str(), b.as_str(), item.pk.as_str(), item.sk.as_str()), ()).map_err(be)?;
+        }
+        if let Some((a, b)) = &item.gsi2 {
+            self.g2.insert((a.as_str(), b.as_str(), item.pk.as_str(), item.sk.as_str()), ()).map_err(be)?;
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, key: &Key, deltas: &[(String, i64)]) -> StoreResult<Item> {
+        let old = self.current(key)?;
+        let mut item = old.clone().unwrap_or_else(|| Item { pk: key.pk.clone(), sk: key.sk.clone(), ..Item::default() });
+        for (name, d) in deltas {
+            *item.counters.entry(name.clone()).or_insert(0) += d;
+        }
+        item.version += 1;
+        self.write(old.as_ref(), &item)?;
+        Ok(item)
+    }
+}
+
+/// Runs `f` in one redb write transaction; it commits only when `f` returns Ok.
+fn in_write<T>(db: &Database, f: impl FnOnce(&mut WriteTables) -> StoreResult<T>) -> StoreResult<T> {
+    let tx = db.begin_write().map_err(be)?;
+    let out = {
+        let mut t = WriteTables {
+            main: tx.open_table(MAIN).map_err(be)?,
+            g1: tx.open_table(GSI1).map_err(be)?,
+            g2: tx.open_table(GSI2).map_err(be)?,
+        };
+        f(&mut t)
+    };
+    match out {
+        Ok(v) => {
+            tx.commit().map_err(be)?;
+            Ok(v)
+        }
+        Err(e) => {
+            tx.abort().map_err(be)?;
+            Err(e)
+        }
+    }
+}
+
+/// Lower bound of the sort key a forward scan can start at.
+fn sk_start(c: &SkCond) -> &str {
+    match c {
+        SkCond::Eq(v) | SkCond::BeginsWith(v) | SkCond::Between(v, _) | SkCond::Gt(v) => v,
+        SkCond::All | SkCond::Lt(_) => "",
+    }
+}
+
+/// True once a forward scan has passed every sort key the condition can match.
+fn past_end(c: &SkCond, sk: &str) -> bool {
+    match c {
+        SkCond::Eq(v) => sk > v.as_str(),
+        SkCond::BeginsWith(p) => sk > p.as_str() && !sk.starts_with(p.as_str()),
+        SkCond::Between(_, b) => sk > b.as_str(),
+        SkCond::Lt(v) => sk >= v.as_str(),
+        SkCond::All | SkCond::Gt(_) => false,
+    }
+}
+
+/// True once a backward scan has passed every sort key the condition can match.
+fn before_start(c: &SkCond, sk: &str) -> bool {
+    match c {
+        SkCond::Eq(v) | SkCond::Between(v, _) => sk < v.as_str(),
+        SkCond::BeginsWith(p) => sk < p.as_str(),
+        SkCond::Gt(v) => sk <= v.as_str(),
+        SkCond::All | SkCond::Lt(_) => false,
+    }
+}
+
+/// The exclusive end of partition `pk` in tuple order (no key contains NUL).
+fn after_partition(pk: &str) -> String {
+    format!("{pk}\0")
+}
+
+#[async_trait]
+impl Store for EmbeddedStore {
+    async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        self.trips.inc();
+        let tx = self.db.begin_read().map_err(be)?;
+        let t = tx.open_table(MAIN).map_err(be)?;
+        let out = match t.get((key.pk.as_str(), key.sk.as_str())).map_err(be)? {
+            Some(v) => Some(decode(&key.pk, &key.sk, v.value())?),
+            None => None,
+        };
+        Ok(out)
+    }
+
+    async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
+        self.trips.inc();
+        in_write(&self.db, |t| {
+            let old = t.current(&item.key())?;
+            if !cond_holds(&cond, old.as_ref()) {
+                return Err(StoreError::ConditionFailed);
+            }
+            t.write(old.as_ref(), &item)
+        })
+    }
+
+    async fn delete(&self, key: &Key, cond: Cond) -> StoreResult<()> {
+        self.trips.inc();
+        in_write(&self.db, |t| {
+            let old = t.current(key)?;
+            if !cond_holds(&cond, old.as_ref()) {
+                return Err(StoreError::ConditionFailed);
+            }
+            if let Some(old) = old {
+                t.remove(&old)?;
+            }
+            Ok(())
+        })
+    }
+
+    async fn query(&self, q: Query) -> StoreResult<Page> {
+        self.trips.inc();
+        let tx = self.db.begin_read().map_err(be)?;
+        let main = tx.open_table(MAIN).map_err(be)?;
+        let limit = q.limit.unwrap_or(usize::MAX);
+        let mut items = Vec::new();
+        let mut more = false;
+        let end = after_partition(&q.pk);
+        match q.index {
+            Index::Primary => {
+                let start = sk_start(&q.sk).to_string();
+                let lower: Bound<(&str, &str)> = match (&q.start_after, q.forward) {
+                    (Some(c), true) => Bound::Excluded((q.pk.as_str(), c.sk.as_str())),
+                    _ => Bound::Included((q.pk.as_str(), start.as_str())),
+                };
+                let upper: Bound<(&str, &str)> = match (&q.start_after, q.forward) {
+                    (Some(c), false) => Bound::Excluded((q.pk.as_str(), c.sk.as_str())),
+                    _ => Bound::Excluded((end.as_str(), "")),
+                };
+                let range = main.range::<(&str, &str)>((lower, upper)).map_err(be)?;
+                let iter: Box<dyn Iterator<Item = _>> = if q.forward { Box::new(range) } else { Box::new(range.rev()) };
+                for entry in iter {
+                    let (k, v) = entry.map_err(be)?;
+                    let (pk, sk) = k.value();
+                    if q.forward && past_end(&q.sk, sk) || !q.forward && before_start(&q.sk, sk) {
+                        break;
+                    }
+                    if !q.sk.matches(sk) {
+                        continue;
+                    }
+                    if items.len() == limit {
+                        more = true;
+                        break;
+                    }
+                    items.push(decode(pk, sk, v.value())?);
+                }
+                let next = if more {
+                    items.last().map(|i: &Item| Cursor { pk: i.pk.clone(), sk: i.sk.clone(), index_key: None })
+                } else {
+                    None
+                };
+                Ok(Page { items, next })
+            }
+            Index::Gsi1 | Index::Gsi2 => {
+                let gsi = tx.open_table(if q.index == Index::Gsi1 { GSI1 } else { GSI2 }).map_err(be)?;
+                let start = sk_start(&q.sk).to_string();
+                type K4<'a> = (&'a str, &'a str, &'a str, &'a str);
+                let cursor = q.start_after.as_ref().and_then(|c| c.index_key.as_ref().map(|(_, isk)| (isk.as_str(), c.pk.as_str(), c.sk.as_str())));
+                let lower: Bound<K4> = match (cursor, q.forward) {
+                    (Some((isk, pk, sk)), true) => Bound::Excluded((q.pk.as_str(), isk, pk, sk)),
+                    _ => Bound::Included((q.pk.as_str(), start.as_str(), "", "")),
+                };
+                let upper: Bound<K4> = match (cursor, q.forward) {
+                    (Some((isk, pk, sk)), false) => Bound::Excluded((q.pk.as_str(), isk, pk, sk)),
+                    _ => Bound::Excluded((end.as_str(), "", "", "")),
+                };
+                let range = gsi.range::<K4>((lower, upper)).map_err(be)?;
+                let iter: Box<dyn Iterator<Item = _>> = if q.forward { Box::new(range) } else { Box::new(range.rev()) };
+                for entry in iter {
+                    let (k, _) = entry.map_err(be)?;
+                    let (_, isk, pk, sk) = k.value();
+                    if q.forward && past_end(&q.sk, isk) || !q.forward && before_start(&q.sk, isk) {
+                        break;
+                    }
+                    if !q.sk.matches(isk) {
+                        continue;
+                    }
+                    if items.len() == limit {
+                        more = true;
+                        break;
+                    }
+                    if let Some(v) = main.get((pk, sk)).map_err(be)? {
+                        items.push(decode(pk, sk, v.value())?);
+                    }
+                }
+                let next = if more {
+                    items.last().map(|i: &Item| {
+                        let ik = if q.index == Index::Gsi1 { i.gsi1.clone() } else { i.gsi2.clone() };
+                        Cursor { pk: i.pk.clone(), sk: i.sk.clone(), index_key: ik }
+                    })
+                } else {
+                    None
+                };
+                Ok(Page { items, next })
+            }
+        }
+    }
+
+    async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>> {
+        // Same round-trip accounting as DynamoDB: one request per 100 keys.
+        for _ in keys.chunks(100) {
+            self.trips.inc();
+        }
+        let tx = self.db.begin_read().map_err(be)?;
+        let t = tx.open_table(MAIN).map_err(be)?;
+        let mut out = Vec::with_capacity(keys.len());
+        let mut seen = std::collections::HashSet::new();
+        for k in keys {
+            if !seen.insert(k) {
+                continue;
+            }
+            if let Some(v) = t.get((k.pk.as_str(), k.sk.as_str())).map_err(be)? {
+                out.push(decode(&k.pk, &k.sk, v.value())?);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
+        check_transaction(&ops)?;
+        self.trips.inc();
+        in_write(&self.db, |t| {
+            let mut olds = Vec::with_capacity(ops.len());
+            for (i, op) in ops.iter().enumerate() {
+                let (key, cond) = match op {
+                    TxOp::Put(item, c) => (item.key(), c),
+                    TxOp::Delete(k, c) | TxOp::Check(k, c) | TxOp::Add(k, _, c) => (k.clone(), c),
+                };
+                let old = t.current(&key)?;
+                if !cond_holds(cond, old.as_ref()) {
+                    return Err(StoreError::TransactionCanceled { index: Some(i) });
+                }
+                olds.push(old);
+            }
+            for (op, old) in ops.iter().zip(olds) {
+                match op {
+                    TxOp::Put(item, _) => t.write(old.as_ref(), item)?,
+                    TxOp::Delete(_, _) => {
+                        if let Some(old) = old {
+                            t.remove(&old)?;
+                        }
+                    }
+                    TxOp::Check(_, _) => {}
+                    TxOp::Add(k, deltas, _) => {
+                        t.add(k, deltas)?;
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+
+    async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
+        self.trips.inc();
+        in_write(&self.db, |t| {
+            let old = t.current(key)?;
+            if !cond_holds(&cond, old.as_ref()) {
+                return Err(StoreError::ConditionFailed);
+            }
+            t.add(key, deltas)
+        })
+    }
+
+    fn round_trips(&self) -> u64 {
+        self.trips.get()
+    }
+
+    fn kind(&self) -> &'static str {
+        "embedded"
+    }
+}

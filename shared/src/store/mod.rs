@@ -1,0 +1,259 @@
+//! The key-value port. It speaks DynamoDB's item model (see docs/store.md) so that the
+//! DynamoDB adapter is a thin translation and the embedded adapter can honour exactly the
+//! same semantics.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use async_trait::async_trait;
+
+pub mod dynamodb;
+pub mod embedded;
+
+/// Most actions one transaction may carry (DynamoDB's limit).
+pub const MAX_TRANSACT_ACTIONS: usize = 100;
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    pub pk: String,
+    pub sk: String,
+}
+
+impl Key {
+    pub fn new(pk: impl Into<String>, sk: impl Into<String>) -> Self {
+        Key { pk: pk.into(), sk: sk.into() }
+    }
+}
+
+/// One stored item.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Item {
+    pub pk: String,
+    pub sk: String,
+    pub gsi1: Option<(String, String)>,
+    pub gsi2: Option<(String, String)>,
+    /// Optimistic-concurrency version; the writer sets it (usually previous + 1).
+    pub version: u64,
+    /// Epoch seconds after which the item is expired (TTL attribute).
+    pub expires_at: Option<i64>,
+    /// Atomic counters; changed in place only through [`Store::add`] / [`TxOp::Add`].
+    pub counters: BTreeMap<String, i64>,
+    /// The record, serialised as JSON.
+    pub body: String,
+}
+
+impl Item {
+    pub fn key(&self) -> Key {
+        Key::new(self.pk.clone(), self.sk.clone())
+    }
+    pub fn counter(&self, name: &str) -> i64 {
+        self.counters.get(name).copied().unwrap_or(0)
+    }
+}
+
+/// Condition of a write, evaluated atomically with it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cond {
+    None,
+    NotExists,
+    Exists,
+    /// The stored item exists and has this version.
+    Version(u64),
+    /// The stored item exists and the counter is zero or absent.
+    CounterZero(String),
+    /// The stored item exists, has this version and the counter is zero or absent.
+    VersionAndCounterZero(u64, String),
+    /// The counter is absent or below the limit (room for one more; account limits).
+    /// The item need not exist.
+    CounterBelow(String, i64),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Index {
+    Primary,
+    Gsi1,
+    Gsi2,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SkCond {
+    All,
+    Eq(String),
+    BeginsWith(String),
+    /// Inclusive on both ends, like DynamoDB's BETWEEN.
+    Between(String, String),
+    Gt(String),
+    Lt(String),
+}
+
+impl SkCond {
+    pub fn matches(&self, sk: &str) -> bool {
+        match self {
+            SkCond::All => true,
+            SkCond::Eq(v) => sk == v,
+            SkCond::BeginsWith(p) => sk.starts_with(p.as_str()),
+            SkCond::Between(a, b) => sk >= a.as_str() && sk <= b.as_str(),
+            SkCond::Gt(v) => sk > v.as_str(),
+            SkCond::Lt(v) => sk < v.as_str(),
+        }
+    }
+}
+
+/// Position after which a query continues (exclusive), as DynamoDB's LastEvaluatedKey.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cursor {
+    pub pk: String,
+    pub sk: String,
+    /// The index key of the last item (for GSI queries).
+    pub index_key: Option<(String, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub index: Index,
+    pub pk: String,
+    pub sk: SkCond,
+    pub forward: bool,
+    pub limit: Option<usize>,
+    pub start_after: Option<Cursor>,
+}
+
+impl Query {
+    pub fn partition(pk: impl Into<String>) -> Self {
+        Query { index: Index::Primary, pk: pk.into(), sk: SkCond::All, forward: true, limit: None, start_after: None }
+    }
+    pub fn gsi1(pk: impl Into<String>) -> Self {
+        Query { index: Index::Gsi1, ..Query::partition(pk) }
+    }
+    pub fn gsi2(pk: impl Into<String>) -> Self {
+        Query { index: Index::Gsi2, ..Query::partition(pk) }
+    }
+    pub fn sk(mut self, c: SkCond) -> Self {
+        self.sk = c;
+        self
+    }
+    pub fn limit(mut self, n: usize) -> Self {
+        self.limit = Some(n);
+        self
+    }
+    pub fn backward(mut self) -> Self {
+        self.forward = false;
+        self
+    }
+    pub fn after(mut self, c: Option<Cursor>) -> Self {
+        self.start_after = c;
+        self
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    pub items: Vec<Item>,
+    /// Set when more items may follow (a limit was reached).
+    pub next: Option<Cursor>,
+}
+
+#[derive(Debug, Clone)]
+pub enum TxOp {
+    Put(Item, Cond),
+    Delete(Key, Cond),
+    Check(Key, Cond),
+    /// Atomic counter deltas on an existing item (the condition is checked first).
+    Add(Key, Vec<(String, i64)>, Cond),
+}
+
+impl TxOp {
+    pub fn key(&self) -> Key {
+        match self {
+            TxOp::Put(i, _) => i.key(),
+            TxOp::Delete(k, _) | TxOp::Check(k, _) | TxOp::Add(k, _, _) => k.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoreError {
+    /// A single write's condition did not hold.
+    ConditionFailed,
+    /// A transaction was cancelled; `index` is the first action whose condition failed.
+    TransactionCanceled { index: Option<usize> },
+    /// The request itself is invalid (limits of the port, e.g. two actions on one item).
+    Invalid(String),
+    /// The backend failed (I/O, network, throttling after retries).
+    Backend(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::ConditionFailed => write!(f, "condition failed"),
+            StoreError::TransactionCanceled { index } => write!(f, "transaction cancelled (action {index:?})"),
+            StoreError::Invalid(m) => write!(f, "invalid store request: {m}"),
+            StoreError::Backend(m) => write!(f, "store backend error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+#[async_trait]
+pub trait Store: Send + Sync {
+    async fn get(&self, key: &Key) -> StoreResult<Option<Item>>;
+    async fn put(&self, item: Item, cond: Cond) -> StoreResult<()>;
+    async fn delete(&self, key: &Key, cond: Cond) -> StoreResult<()>;
+    async fn query(&self, q: Query) -> StoreResult<Page>;
+    /// Items for the keys that exist, in no particular order.
+    async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>>;
+    async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()>;
+    /// Atomic counter deltas; creates the counters (and the item, when `cond` allows) at 0.
+    async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item>;
+    /// Backend requests made so far (one per SDK call or page).
+    fn round_trips(&self) -> u64;
+    /// A short name for logs and test output.
+    fn kind(&self) -> &'static str;
+}
+
+/// Validates what both adapters must refuse identically.
+pub(crate) fn check_transaction(ops: &[TxOp]) -> StoreResult<()> {
+    if ops.is_empty() {
+        return Err(StoreError::Invalid("empty transaction".into()));
+    }
+    if ops.len() > MAX_TRANSACT_ACTIONS {
+        return Err(StoreError::Invalid(format!("{} actions exceed {MAX_TRANSACT_ACTIONS}", ops.len())));
+    }
+    let mut keys: Vec<Key> = ops.iter().map(TxOp::key).collect();
+    keys.sort();
+    if keys.windows(2).any(|w| w[0] == w[1]) {
+        return Err(StoreError::Invalid("two actions on one item".into()));
+    }
+    Ok(())
+}
+
+/// Round-trip counter shared by the adapters.
+#[derive(Debug, Default)]
+pub(crate) struct RoundTrips(AtomicU64);
+
+impl RoundTrips {
+    pub fn inc(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Evaluates a condition against the stored item (used by the embedded adapter; the
+/// DynamoDB adapter compiles the same conditions to expressions).
+pub(crate) fn cond_holds(cond: &Cond, current: Option<&Item>) -> bool {
+    match cond {
+        Cond::None => true,
+        Cond::NotExists => current.is_none(),
+        Cond::Exists => current.is_some(),
+        Cond::Version(v) => current.is_some_and(|i| i.version == *v),
+        Cond::CounterZero(c) => current.is_some_and(|i| i.counter(c) == 0),
+        Cond::VersionAndCounterZero(v, c) => current.is_some_and(|i| i.version == *v && i.counter(c) == 0),
+        Cond::CounterBelow(c, limit) => current.map_or(0, |i| i.counter(c)) < *limit,
+    }
+}

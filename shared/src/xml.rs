@@ -1,0 +1,399 @@
+//! XML wire format: a small element tree read with quick-xml (no DTDs, no external
+//! entities), a bean reader that collects every field error with the element path, and a
+//! writer for response beans.
+
+use quick_xml::events::Event;
+use quick_xml::Reader;
+
+use crate::error::{AppError, FieldError};
+
+/// Deepest nesting accepted (beans are 3 levels deep; this only stops abuse).
+const MAX_DEPTH: usize = 16;
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Element {
+    pub name: String,
+    pub children: Vec<Element>,
+    /// Concatenated character data, untrimmed.
+    pub text: String,
+}
+
+impl Element {
+    pub fn child(&self, name: &str) -> Option<&Element> {
+        self.children.iter().find(|c| c.name == name)
+    }
+    pub fn children_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
+        self.children.iter().filter(move |c| c.name == name)
+    }
+    /// Trimmed text; `None` when empty.
+    pub fn value(&self) -> Option<&str> {
+        let t = self.text.trim();
+        if t.is_empty() {
+            None
+        } else {
+            Some(t)
+        }
+    }
+}
+
+fn malformed(msg: impl std::fmt::Display) -> AppError {
+    AppError::Malformed(format!("malformed XML: {msg}"))
+}
+
+/// Parses a whole document into its root element.
+pub fn parse(bytes: &[u8]) -> Result<Element, AppError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| malformed("body is not UTF-8"))?;
+    let mut reader = Reader::from_str(text);
+    reader.config_mut().check_end_names = true;
+    let mut stack: Vec<Element> = Vec::new();
+    let mut root: Option<Element> = None;
+    loop {
+        let ev = reader.read_event().map_err(|e| malformed(format!("{e} at byte {}", reader.buffer_position())))?;
+        match ev {
+            Event::Start(e) => {
+                if root.is_some() {
+                    return Err(malformed("content after the root element"));
+                }
+                if stack.len() >= MAX_DEPTH {
+                    return Err(malformed("nesting too deep"));
+                }
+                let name = std::str::from_utf8(e.local_name().as_ref()).map_err(|_| malformed("element name"))?.to_string();
+                stack.push(Element { name, ..Element::default() });
+            }
+            Event::Empty(e) => {
+                if root.is_some() {
+                    return Err(malformed("content after the root element"));
+                }
+                let name = std::str::from_utf8(e.local_name().as_ref()).map_err(|_| malformed("element name"))?.to_string();
+                let el = Element { name, ..Element::default() };
+                match stack.last_mut() {
+                    Some(parent) => parent.children.push(el),
+                    None => root = Some(el),
+                }
+            }
+            Event::End(_) => {
+                let el = stack.pop().ok_or_else(|| malformed("unbalanced end tag"))?;
+                match stack.last_mut() {
+                    Some(parent) => parent.children.push(el),
+                    None => root = Some(el),
+                }
+            }
+            Event::Text(t) => {
+                let s = t.decode().map_err(malformed)?;
+                push_text(&mut stack, &s)?;
+            }
+            Event::CData(c) => {
+                let s = c.decode().map_err(malformed)?;
+                push_text(&mut stack, &s)?;
+            }
+            Event::GeneralRef(r) => {
+                let s = if r.is_char_ref() {
+                    match r.resolve_char_ref().map_err(malformed)? {
+                        Some(c) => c.to_string(),
+                        None => return Err(malformed("bad character reference")),
+                    }
+                } else {
+                    let name = r.decode().map_err(malformed)?;
+                    match name.as_ref() {
+                        "lt" => "<".into(),
+                        "gt" => ">".into(),
+                        "amp" => "&".into(),
+                        "apos" => "'".into(),
+                        "quot" => "\"".into(),
+                        other => return Err(malformed(format!("unknown entity &{other};"))),
+                    }
+                };
+                push_text(&mut stack, &s)?;
+            }
+            Event::DocType(_) => return Err(malformed("DOCTYPE is not accepted")),
+            Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+            Event::Eof => break,
+        }
+    }
+    if !stack.is_empty() {
+        return Err(malformed("document ends inside an element"));
+    }
+    root.ok_or_else(|| malformed("no root element"))
+}
+
+fn push_text(stack: &mut [Element], s: &str) -> Result<(), AppError> {
+    match stack.last_mut() {
+        Some(el) => {
+            el.text.push_str(s);
+            Ok(())
+        }
+        None if s.trim().is_empty() => Ok(()),
+        None => Err(malformed("text outside the root element")),
+    }
+}
+
+/// Reads one bean, collecting every problem as a [`FieldError`] with the element's path.
+pub struct BeanReader<'a> {
+    el: &'a Element,
+    path: String,
+    pub errors: Vec<FieldError>,
+}
+
+impl<'a> BeanReader<'a> {
+    /// `known` lists every element the bean may carry; `repeatable` those that may repeat.
+    pub fn new(el: &'a Element, path: impl Into<String>, known: &[&str], repeatable: &[&str]) -> Self {
+        let mut r = BeanReader { el, path: path.into(), errors: Vec::new() };
+        let mut seen: Vec<&str> = Vec::new();
+        for c in &el.children {
+            if !known.contains(&c.name.as_str()) {
+                let p = r.at(&c.name);
+                r.errors.push(FieldError::new(p, "unknown", format!("unknown element <{}> in <{}>", c.name, el.name)));
+            } else if seen.contains(&c.name.as_str()) && !repeatable.contains(&c.name.as_str()) {
+                let p = r.at(&c.name);
+                r.errors.push(FieldError::new(p.clone(), "single", format!("{p} may appear only once")));
+            }
+            seen.push(c.name.as_str());
+        }
+        if !el.text.trim().is_empty() {
+            r.errors.push(FieldError::new(r.path.clone(), "noText", format!("<{}> must hold elements, not text", el.name)));
+        }
+        r
+    }
+
+    pub fn at(&self, name: &str) -> String {
+        format!("{}/{}", self.path, name)
+    }
+
+    pub fn element(&self) -> &'a Element {
+        self.el
+    }
+
+    pub fn err(&mut self, name: &str, rule: &str, message: impl Into<String>) {
+        let p = self.at(name);
+        self.errors.push(FieldError::new(p, rule, message));
+    }
+
+    pub fn present(&self, name: &str) -> bool {
+        self.el.child(name).is_some()
+    }
+
+    /// Optional text of a child; an empty element counts as absent.
+    pub fn text(&mut self, name: &str) -> Option<String> {
+        let c = self.el.child(name)?;
+        if !c.children.is_empty() {
+            let p = self.at(name);
+            self.errors.push(FieldError::new(p.clone(), "type", format!("{p} must be text, not elements")));
+            return None;
+        }
+        c.value().map(str::to_string)
+    }
+
+    /// Optional text with a length limit (in characters).
+    pub fn text_max(&mut self, name: &str, max: usize) -> Option<String> {
+        let v = self.text(name)?;
+        if v.chars().count() > max {
+            let p = self.at(name);
+            self.errors.push(FieldError::new(p.clone(), "maxLength", format!("{p} is longer than {max} characters")));
+        }
+        Some(v)
+    }
+
+    pub fn required_max(&mut self, name: &str, max: usize) -> Option<String> {
+        let v = self.text_max(name, max);
+        if v.is_none() {
+            let p = self.at(name);
+            self.errors.push(FieldError::new(p.clone(), "required", format!("{p} is required")));
+        }
+        v
+    }
+
+    pub fn bool(&mut self, name: &str) -> Option<bool> {
+        match self.text(name)?.as_str() {
+            "true" => Some(true),
+            "false" => Some(false),
+            other => {
+                let p = self.at(name);
+                self.errors.push(FieldError::new(p.clone(), "boolean", format!("{p} must be true or false (got {other:?})")));
+                None
+            }
+        }
+    }
+
+    /// Integer within `lo..=hi`.
+    pub fn int(&mut self, name: &str, lo: i64, hi: i64) -> Option<i64> {
+        let raw = self.text(name)?;
+        match raw.parse::<i64>() {
+            Ok(v) if (lo..=hi).contains(&v) => Some(v),
+            Ok(_) => {
+                let p = self.at(name);
+                self.errors.push(FieldError::new(p.clone(), "range", format!("{p} must be between {lo} and {hi} (got {raw})")));
+                None
+            }
+            Err(_) => {
+                let p = self.at(name);
+                self.errors.push(FieldError::new(p.clone(), "integer", format!("{p} must be an integer (got {raw:?})")));
+                None
+            }
+        }
+    }
+
+    /// A finite number at least `min`.
+    pub fn number(&mut self, name: &str, min: f64) -> Option<f64> {
+        let raw = self.text(name)?;
+        parse_number(&raw, min).map_err(|m| self.err(name, m.0, m.1)).ok()
+    }
+
+    /// A number in a `<name><value>n</value></name>` wrapper.
+    pub fn value_number(&mut self, name: &str, min: f64) -> Option<f64> {
+        let c = self.el.child(name)?;
+        let path = self.at(name);
+        let mut inner = BeanReader::new(c, path, &["value"], &[]);
+        let v = inner.number("value", min);
+        self.errors.append(&mut inner.errors);
+        v
+    }
+
+    /// One of `allowed` (exact, case-sensitive as the seeds write them).
+    pub fn enumeration(&mut self, name: &str, allowed: &[&str]) -> Option<String> {
+        let v = self.text(name)?;
+        if allowed.contains(&v.as_str()) {
+            Some(v)
+        } else {
+            let p = self.at(name);
+            self.errors.push(FieldError::new(p.clone(), "enum", format!("{p} must be one of {} (got {v:?})", allowed.join(", "))));
+            None
+        }
+    }
+
+    pub fn date_time(&mut self, name: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+        let v = self.text(name)?;
+        match chrono::DateTime::parse_from_rfc3339(&v) {
+            Ok(d) => Some(d.with_timezone(&chrono::Utc)),
+            Err(_) => {
+                let p = self.at(name);
+                self.errors.push(FieldError::new(p.clone(), "dateTime", format!("{p} must be an ISO-8601 date-time with offset (got {v:?})")));
+                None
+            }
+        }
+    }
+}
+
+fn parse_number(raw: &str, min: f64) -> Result<f64, (&'static str, String)> {
+    match raw.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= min => Ok(v),
+        Ok(v) if v.is_finite() => Err(("range", format!("must be at least {min} (got {raw})"))),
+        _ => Err(("number", format!("must be a number (got {raw:?})"))),
+    }
+}
+
+/// Requires the document's root element to be `name`.
+pub fn expect_root<'a>(root: &'a Element, name: &str) -> Result<&'a Element, AppError> {
+    if root.name == name {
+        Ok(root)
+    } else {
+        Err(AppError::field(root.name.clone(), "root", format!("the root element must be <{name}> (got <{}>)", root.name)))
+    }
+}
+
+/// Builds an XML document.
+pub struct XmlOut {
+    buf: String,
+}
+
+impl Default for XmlOut {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl XmlOut {
+    pub fn new() -> Self {
+        XmlOut { buf: String::from("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>") }
+    }
+    pub fn open(&mut self, name: &str) -> &mut Self {
+        self.buf.push('<');
+        self.buf.push_str(name);
+        self.buf.push('>');
+        self
+    }
+    pub fn open_attr(&mut self, name: &str, attr: &str, value: &str) -> &mut Self {
+        self.buf.push('<');
+        self.buf.push_str(name);
+        self.buf.push(' ');
+        self.buf.push_str(attr);
+        self.buf.push_str("=\"");
+        self.buf.push_str(&quick_xml::escape::escape(value));
+        self.buf.push_str("\">");
+        self
+    }
+    pub fn close(&mut self, name: &str) -> &mut Self {
+        self.buf.push_str("</");
+        self.buf.push_str(name);
+        self.buf.push('>');
+        self
+    }
+    pub fn leaf(&mut self, name: &str, text: impl std::fmt::Display) -> &mut Self {
+        let t = text.to_string();
+        self.open(name);
+        self.buf.push_str(&quick_xml::escape::escape(t.as_str()));
+        self.close(name)
+    }
+    pub fn leaf_opt<T: std::fmt::Display>(&mut self, name: &str, text: Option<T>) -> &mut Self {
+        if let Some(t) = text {
+            self.leaf(name, t);
+        }
+        self
+    }
+    /// `<name><value>v</value></name>`
+    pub fn value_opt(&mut self, name: &str, v: Option<f64>) -> &mut Self {
+        if let Some(v) = v {
+            self.open(name).leaf("value", v).close(name);
+        }
+        self
+    }
+    pub fn finish(self) -> String {
+        self.buf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_entities_and_keeps_inner_spaces() {
+        let el = parse(b"<?xml version=\"1.0\"?><a><b> x &amp; y &#65; </b><c/></a>").unwrap();
+        assert_eq!(el.name, "a");
+        assert_eq!(el.child("b").unwrap().value(), Some("x & y A"));
+        assert_eq!(el.child("c").unwrap().value(), None);
+    }
+
+    #[test]
+    fn refuses_doctype_unknown_entities_and_broken_documents() {
+        assert!(parse(b"<!DOCTYPE a [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><a>&x;</a>").is_err());
+        assert!(parse(b"<a>&x;</a>").is_err());
+        assert!(parse(b"<a><b></a>").is_err());
+        assert!(parse(b"<a></a><b/>").is_err());
+        assert!(parse(b"").is_err());
+        assert!(parse(b"not xml").is_err());
+    }
+
+    #[test]
+    fn bean_reader_collects_every_error_with_paths() {
+        let el = parse(b"<bean><n>abc</n><x>1</x><p>11</p><p>2</p><e>maybe</e></bean>").unwrap();
+        let mut r = BeanReader::new(&el, "bean", &["n", "p", "e", "m"], &[]);
+        r.required_max("m", 5);
+        r.text_max("n", 2);
+        r.int("p", 1, 10);
+        r.bool("e");
+        let rules: Vec<(&str, &str)> = r.errors.iter().map(|e| (e.field.as_str(), e.rule.as_str())).collect();
+        assert_eq!(
+            rules,
+            vec![("bean/x", "unknown"), ("bean/p", "single"), ("bean/m", "required"), ("bean/n", "maxLength"), ("bean/p", "range"), ("bean/e", "boolean")]
+        );
+    }
+
+    #[test]
+    fn writer_escapes() {
+        let mut o = XmlOut::new();
+        o.open_attr("a", "k", "\"q\"").leaf("b", "<&>").close("a");
+        let s = o.finish();
+        assert!(s.ends_with("<a k=\"&quot;q&quot;\"><b>&lt;&amp;&gt;</b></a>"), "{s}");
+        assert!(parse(s.as_bytes()).is_ok());
+    }
+}
