@@ -15,3 +15,5 @@ pub async fn serve(group: &str) -> Result<(), lambda_http::Error> {
     let app = crate::api::group_app(group, state).ok_or_else(|| format!("unknown resource group {group}"))?;
     lambda_http::run(app).await
 }
+
+pub type LambdaError = lambda_http::Error;

@@ -1,1 +1,6 @@
-fn main() {}
+//! Lambda for the clients resource group (seed 001): the shared router behind API Gateway.
+
+#[tokio::main]
+async fn main() -> Result<(), shared::lambda::LambdaError> {
+    shared::lambda::serve("clients").await
+}

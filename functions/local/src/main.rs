@@ -1,1 +1,59 @@
-fn main() {}
+//! The local server: every router on one listener, over the embedded store by default (or
+//! DynamoDB/an emulator by configuration), seeded with the demo accounts on first start.
+//!
+//! Usage: local-server [--port N] [--seed FILE]   (env: PORT, SEED_FILE, STORE, DATA_DIR,
+//! TABLE_NAME, CREATE_TABLE, AWS_ENDPOINT_URL)
+
+use std::net::SocketAddr;
+
+use shared::config::{env, StoreConfig};
+use shared::seed::{self, SeedFile};
+use shared::state::AppState;
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+}
+
+#[tokio::main]
+async fn main() {
+    shared::telemetry::init();
+    if let Err(e) = run().await {
+        eprintln!("local-server: {e}");
+        std::process::exit(1);
+    }
+}
+
+async fn run() -> Result<(), String> {
+    let port: u16 = arg("--port")
+        .or_else(|| env("PORT"))
+        .unwrap_or_else(|| "3000".into())
+        .parse()
+        .map_err(|_| "the port must be a number".to_string())?;
+    let seed_text = match arg("--seed").or_else(|| env("SEED_FILE")) {
+        Some(path) => std::fs::read_to_string(&path).map_err(|e| format!("reading seed file {path}: {e}"))?,
+        None => seed::DEMO_SEED.to_string(),
+    };
+    let seed_file = SeedFile::parse(&seed_text)?;
+    let cfg = StoreConfig::from_env("embedded")?;
+    let store = cfg.open().await?;
+    let seeded = seed::apply(store.as_ref(), &seed_file).await?;
+    let state = AppState::new(store);
+    let app = shared::api::app(state);
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("binding {addr}: {e}"))?;
+    println!("Serving the API on http://{addr} over the {}", cfg.describe());
+    for s in &seeded {
+        for k in &s.api_keys {
+            println!("  account {:<12} {:<26} x-o-api-key: {k}", s.account_id, s.name);
+        }
+    }
+    println!("Try: curl -H 'x-o-api-key: {}' http://{addr}/api/1.0/client",
+        seeded.first().and_then(|s| s.api_keys.first()).cloned().unwrap_or_default());
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| format!("server: {e}"))
+}
