@@ -1,1 +1,230 @@
+//! Test harness: the app as a client sees it (HTTP through the real router), on either
+//! store. `both_stores!` turns one test body into `<name>::embedded` and `<name>::dynamodb`.
+//! The DynamoDB runs need the emulator the test script starts (`AWS_ENDPOINT_URL`); without
+//! it they fail, they do not skip.
 
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Method, Request};
+use axum::Router;
+use http_body_util::BodyExt;
+use tower::ServiceExt;
+
+use shared::clock::ManualClock;
+use shared::seed::{self, SeedFile};
+use shared::state::AppState;
+use shared::store::dynamodb::DynamoStore;
+use shared::store::embedded::EmbeddedStore;
+use shared::store::Store;
+
+pub use chrono;
+pub use chrono_tz;
+pub use serde_json;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Backend {
+    Embedded,
+    DynamoDb,
+}
+
+/// The table the emulator-backed runs share (each test uses fresh accounts).
+fn table() -> String {
+    std::env::var("TEST_TABLE_NAME").unwrap_or_else(|_| "adserver-test".into())
+}
+
+pub async fn store(backend: Backend) -> Arc<dyn Store> {
+    match backend {
+        Backend::Embedded => Arc::new(EmbeddedStore::in_memory().expect("in-memory store")),
+        Backend::DynamoDb => {
+            assert!(
+                std::env::var("AWS_ENDPOINT_URL").is_ok(),
+                "the DynamoDB-backed tests need the emulator: run ./scripts/test.sh (it starts moto and sets AWS_ENDPOINT_URL)"
+            );
+            let s = DynamoStore::from_env(table()).await;
+            s.create_table_if_missing().await.expect("creating the test table");
+            Arc::new(s)
+        }
+    }
+}
+
+pub struct Account {
+    pub id: String,
+    pub key: String,
+}
+
+pub struct TestApp {
+    pub router: Router,
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<ManualClock>,
+    /// Two accounts with full reference data: `a` is the one tests act as, `b` the other
+    /// tenant that must never see `a`'s records.
+    pub a: Account,
+    pub b: Account,
+}
+
+pub struct Res {
+    pub status: u16,
+    pub headers: axum::http::HeaderMap,
+    pub body: String,
+}
+
+impl Res {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+    #[track_caller]
+    pub fn expect(&self, status: u16) -> &Self {
+        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
+        self
+    }
+}
+
+/// The demo seed, with fresh account ids and keys so tests never share data.
+fn fresh_seed() -> (SeedFile, Vec<Account>) {
+    let mut f = SeedFile::parse(seed::DEMO_SEED).expect("demo seed");
+    let mut accounts = Vec::new();
+    for a in &mut f.accounts {
+        let id = format!("t-{}", uuid::Uuid::new_v4().simple());
+        let key = shared::ids::new_api_key();
+        let old = a.id.clone();
+        a.id = id.clone();
+        a.api_keys = vec![key.clone()];
+        // Reference ids are per account in the demo seed; keep them unique per test too.
+        let json = serde_json::to_string(&a).expect("seed account");
+        *a = serde_json::from_str(&json.replace(&format!("\"{old}-"), &format!("\"{id}-"))).expect("seed account");
+        accounts.push(Account { id, key });
+    }
+    (f, accounts)
+}
+
+impl TestApp {
+    pub async fn spawn(backend: Backend) -> TestApp {
+        let store = store(backend).await;
+        let (file, mut accounts) = fresh_seed();
+        seed::apply(store.as_ref(), &file).await.expect("seeding");
+        let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
+        let state = AppState::with_clock(store.clone(), clock.clone());
+        let b = accounts.pop().expect("two accounts");
+        let a = accounts.pop().expect("two accounts");
+        TestApp { router: shared::api::app(state), store, clock, a, b }
+    }
+
+    pub async fn send(&self, method: &str, path: &str, key: Option<&str>, content_type: Option<&str>, body: &str) -> Res {
+        let mut req = Request::builder().method(Method::from_bytes(method.as_bytes()).expect("method")).uri(path);
+        if let Some(k) = key {
+            req = req.header("x-o-api-key", k);
+        }
+        if let Some(ct) = content_type {
+            req = req.header("content-type", ct);
+        }
+        let res = self.router.clone().oneshot(req.body(Body::from(body.to_string())).expect("request")).await.expect("infallible");
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let bytes = res.into_body().collect().await.expect("body").to_bytes();
+        Res { status, headers, body: String::from_utf8_lossy(&bytes).into_owned() }
+    }
+
+    /// As account `a`.
+    pub async fn get(&self, path: &str) -> Res {
+        self.send("GET", path, Some(&self.a.key), None, "").await
+    }
+    pub async fn get_as(&self, key: &str, path: &str) -> Res {
+        self.send("GET", path, Some(key), None, "").await
+    }
+    pub async fn delete(&self, path: &str) -> Res {
+        self.send("DELETE", path, Some(&self.a.key), None, "").await
+    }
+    pub async fn post_xml(&self, path: &str, body: &str) -> Res {
+        self.send("POST", path, Some(&self.a.key), Some("application/xml"), body).await
+    }
+    pub async fn put_xml(&self, path: &str, body: &str) -> Res {
+        self.send("PUT", path, Some(&self.a.key), Some("application/xml"), body).await
+    }
+
+    /// Creates a record through the API and returns its id (asserting the 200 text/plain).
+    pub async fn create_xml(&self, path: &str, body: &str) -> String {
+        let r = self.post_xml(path, body).await;
+        assert_eq!(r.status, 200, "create {path}: {}", r.body);
+        assert!(r.header("content-type").unwrap_or("").starts_with("text/plain"), "content type {:?}", r.header("content-type"));
+        assert!(uuid::Uuid::parse_str(&r.body).is_ok(), "id {:?}", r.body);
+        r.body
+    }
+
+    pub async fn client(&self, name: &str, kind: &str) -> String {
+        self.create_xml("/api/1.0/client", &format!("<clientBean><name>{name}</name><type>{kind}</type></clientBean>")).await
+    }
+
+    pub async fn campaign(&self, name: &str, advertiser: &str) -> String {
+        self.create_xml(
+            "/api/1.0/campaign",
+            &format!("<campaignBean><name>{name}</name><advertiserId>{advertiser}</advertiserId></campaignBean>"),
+        )
+        .await
+    }
+}
+
+/// Text of every `<name>` element in document order (a light reader for assertions).
+pub fn xml_texts(doc: &str, name: &str) -> Vec<String> {
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let mut out = Vec::new();
+    let mut rest = doc;
+    while let Some(i) = rest.find(&open) {
+        let after = &rest[i + open.len()..];
+        match after.find(&close) {
+            Some(j) => {
+                out.push(after[..j].to_string());
+                rest = &after[j + close.len()..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+pub fn xml_text(doc: &str, name: &str) -> Option<String> {
+    xml_texts(doc, name).into_iter().next()
+}
+
+#[macro_export]
+macro_rules! both_stores {
+    ($(async fn $name:ident($app:ident : TestApp) $body:block)*) => {
+        $(
+            async fn $name($app: $crate::TestApp) $body
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn embedded() {
+                    super::$name($crate::TestApp::spawn($crate::Backend::Embedded).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn dynamodb() {
+                    super::$name($crate::TestApp::spawn($crate::Backend::DynamoDb).await).await
+                }
+            }
+        )*
+    };
+}
+
+/// The same for store-contract cases, which take the store itself.
+#[macro_export]
+macro_rules! store_contract {
+    ($(async fn $name:ident($s:ident : Store) $body:block)*) => {
+        $(
+            async fn $name($s: std::sync::Arc<dyn shared::store::Store>) $body
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn embedded() {
+                    super::$name($crate::store($crate::Backend::Embedded).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn dynamodb() {
+                    super::$name($crate::store($crate::Backend::DynamoDb).await).await
+                }
+            }
+        )*
+    };
+}

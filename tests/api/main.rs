@@ -1,1 +1,8 @@
+//! HTTP-level integration tests: one binary, one module per interface. Every case runs
+//! twice: `::embedded` (redb in memory) and `::dynamodb` (the moto emulator).
 
+mod campaigns;
+mod clients;
+mod contacts;
+mod errors;
+mod store_contract;

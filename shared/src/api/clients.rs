@@ -121,7 +121,13 @@ async fn update(
         }
         let mut c = cur.value.clone();
         c.replace(input.clone(), st.clock.now());
-        match st.store.put(repo::next(&cur.item, &c)?, Cond::Version(cur.version())).await {
+        // A type change must not race a campaign starting to name the client.
+        let cond = if input.kind != cur.value.kind {
+            Cond::VersionAndCounterZero(cur.version(), REFS.into())
+        } else {
+            Cond::Version(cur.version())
+        };
+        match st.store.put(repo::next(&cur.item, &c)?, cond).await {
             Ok(()) => return Ok(no_content()),
             Err(StoreError::ConditionFailed) if expected.is_some() => {
                 return Err(AppError::PreconditionFailed(format!("client {id} has changed since the ETag was read")))

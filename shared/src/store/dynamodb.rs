@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex, KeySchemaElement,
-    KeyType, KeysAndAttributes, Projection, ProjectionType, Put, ReturnValue, ScalarAttributeType,
+    KeyType, KeysAndAttributes, Projection, ProjectionType, ReturnValue, ScalarAttributeType,
     TimeToLiveSpecification, TransactWriteItem, Update,
 };
 use aws_sdk_dynamodb::Client;
@@ -56,25 +56,36 @@ fn key_attrs(k: &Key) -> Attrs {
     HashMap::from([("pk".to_string(), s(&k.pk)), ("sk".to_string(), s(&k.sk))])
 }
 
-fn to_attrs(item: &Item) -> StoreResult<Attrs> {
-    let mut m = key_attrs(&item.key());
-    if let Some((a, b)) = &item.gsi1 {
-        m.insert("g1pk".into(), s(a));
-        m.insert("g1sk".into(), s(b));
+/// A put as an update: sets the record's attributes, removes the optional ones it lacks,
+/// and leaves counter attributes alone.
+fn put_update(item: &Item, e: &mut Expr) -> String {
+    let mut set = vec!["#u_body = :u_body".to_string(), "#u_ver = :u_ver".to_string()];
+    let mut remove = Vec::new();
+    e.names.insert("#u_body".into(), "body".into());
+    e.names.insert("#u_ver".into(), "ver".into());
+    e.values.insert(":u_body".into(), s(&item.body));
+    e.values.insert(":u_ver".into(), n(item.version));
+    for (attr, val) in [
+        ("g1pk", item.gsi1.as_ref().map(|g| s(&g.0))),
+        ("g1sk", item.gsi1.as_ref().map(|g| s(&g.1))),
+        ("g2pk", item.gsi2.as_ref().map(|g| s(&g.0))),
+        ("g2sk", item.gsi2.as_ref().map(|g| s(&g.1))),
+        ("exp", item.expires_at.map(n)),
+    ] {
+        e.names.insert(format!("#u_{attr}"), attr.to_string());
+        match val {
+            Some(v) => {
+                e.values.insert(format!(":u_{attr}"), v);
+                set.push(format!("#u_{attr} = :u_{attr}"));
+            }
+            None => remove.push(format!("#u_{attr}")),
+        }
     }
-    if let Some((a, b)) = &item.gsi2 {
-        m.insert("g2pk".into(), s(a));
-        m.insert("g2sk".into(), s(b));
+    let mut text = format!("SET {}", set.join(", "));
+    if !remove.is_empty() {
+        text.push_str(&format!(" REMOVE {}", remove.join(", ")));
     }
-    m.insert("ver".into(), n(item.version));
-    if let Some(e) = item.expires_at {
-        m.insert("exp".into(), n(e));
-    }
-    for (c, v) in &item.counters {
-        m.insert(counter_attr(c)?, n(v));
-    }
-    m.insert("body".into(), s(&item.body));
-    Ok(m)
+    text
 }
 
 fn get_s(m: &Attrs, k: &str) -> Option<String> {
@@ -161,9 +172,11 @@ fn opt_map<V>(m: HashMap<String, V>) -> Option<HashMap<String, V>> {
 
 /// The `ADD` update for counter deltas (and the version bump every add makes).
 fn add_expr(deltas: &[(String, i64)], cond: &Cond) -> StoreResult<(Expr, String)> {
+    if deltas.is_empty() {
+        return Err(StoreError::Invalid("an add needs at least one counter".into()));
+    }
     let mut e = cond_expr(cond)?;
-    let mut parts = vec!["ver :one".to_string()];
-    e.values.insert(":one".into(), n(1));
+    let mut parts = Vec::new();
     for (i, (name, d)) in deltas.iter().enumerate() {
         e.names.insert(format!("#a{i}"), counter_attr(name)?);
         e.values.insert(format!(":a{i}"), n(d));
@@ -263,12 +276,14 @@ impl Store for DynamoStore {
 
     async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
         self.trips.inc();
-        let e = cond_expr(&cond)?;
+        let mut e = cond_expr(&cond)?;
+        let update = put_update(&item, &mut e);
         let r = self
             .client
-            .put_item()
+            .update_item()
             .table_name(&self.table)
-            .set_item(Some(to_attrs(&item)?))
+            .set_key(Some(key_attrs(&item.key())))
+            .update_expression(update)
             .set_condition_expression(e.text)
             .set_expression_attribute_names(opt_map(e.names))
             .set_expression_attribute_values(opt_map(e.values))
@@ -427,16 +442,18 @@ impl Store for DynamoStore {
         for op in &ops {
             let w = match op {
                 TxOp::Put(item, c) => {
-                    let e = cond_expr(c)?;
-                    let p = Put::builder()
+                    let mut e = cond_expr(c)?;
+                    let update = put_update(item, &mut e);
+                    let u = Update::builder()
                         .table_name(&self.table)
-                        .set_item(Some(to_attrs(item)?))
+                        .set_key(Some(key_attrs(&item.key())))
+                        .update_expression(update)
                         .set_condition_expression(e.text)
                         .set_expression_attribute_names(opt_map(e.names))
                         .set_expression_attribute_values(opt_map(e.values))
                         .build()
                         .map_err(be)?;
-                    TransactWriteItem::builder().put(p).build()
+                    TransactWriteItem::builder().update(u).build()
                 }
                 TxOp::Delete(k, c) => {
                     let e = cond_expr(c)?;

@@ -114,7 +114,14 @@ impl WriteTables<'_> {
         Ok(())
     }
 
+    /// Writes `item`; the stored counters are kept (a put never changes them).
     fn write(&mut self, old: Option<&Item>, item: &Item) -> StoreResult<()> {
+        let mut item = item.clone();
+        item.counters = old.map(|o| o.counters.clone()).unwrap_or_default();
+        self.write_raw(old, &item)
+    }
+
+    fn write_raw(&mut self, old: Option<&Item>, item: &Item) -> StoreResult<()> {
         if let Some(old) = old {
             self.remove(old)?;
         }
@@ -130,13 +137,15 @@ impl WriteTables<'_> {
     }
 
     fn add(&mut self, key: &Key, deltas: &[(String, i64)]) -> StoreResult<Item> {
+        if deltas.is_empty() {
+            return Err(StoreError::Invalid("an add needs at least one counter".into()));
+        }
         let old = self.current(key)?;
         let mut item = old.clone().unwrap_or_else(|| Item { pk: key.pk.clone(), sk: key.sk.clone(), ..Item::default() });
         for (name, d) in deltas {
             *item.counters.entry(name.clone()).or_insert(0) += d;
         }
-        item.version += 1;
-        self.write(old.as_ref(), &item)?;
+        self.write_raw(old.as_ref(), &item)?;
         Ok(item)
     }
 }

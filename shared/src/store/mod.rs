@@ -36,7 +36,9 @@ pub struct Item {
     pub version: u64,
     /// Epoch seconds after which the item is expired (TTL attribute).
     pub expires_at: Option<i64>,
-    /// Atomic counters; changed in place only through [`Store::add`] / [`TxOp::Add`].
+    /// Atomic counters. Read-only for writers: `put` never changes them (it keeps the
+    /// stored ones); only [`Store::add`] / [`TxOp::Add`] do, and those leave `version` alone.
+    /// So a record's version moves with its body, and counters can change under it.
     pub counters: BTreeMap<String, i64>,
     /// The record, serialised as JSON.
     pub body: String,
@@ -208,6 +210,7 @@ pub trait Store: Send + Sync {
     async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>>;
     async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()>;
     /// Atomic counter deltas; creates the counters (and the item, when `cond` allows) at 0.
+    /// The version is not changed.
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item>;
     /// Backend requests made so far (one per SDK call or page).
     fn round_trips(&self) -> u64;

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs every test: unit tests, the store contract and the HTTP tests on the embedded store
+# and on the moto emulator (DynamoDB wire protocol), plus cfn-lint on template.yaml.
+# Installs what it needs (a venv with moto and cfn-lint), starts moto on a free loopback
+# port, and stops it on exit, also when tests fail.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+VENV="$ROOT/.venv"
+mkdir -p target
+
+if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/cfn-lint" ]; then
+  echo "== installing moto[server] and cfn-lint into .venv"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check 'moto[server]>=5.1,<6' 'cfn-lint>=1,<2'
+fi
+
+echo "== cfn-lint template.yaml"
+"$VENV/bin/cfn-lint" template.yaml
+echo "cfn-lint: template.yaml clean"
+
+PORT=$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$VENV/bin/moto_server" -H 127.0.0.1 -p "$PORT" > target/moto.log 2>&1 &
+MOTO_PID=$!
+trap 'kill "$MOTO_PID" 2>/dev/null || true; wait "$MOTO_PID" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  if curl -sf "http://127.0.0.1:$PORT/moto-api/" > /dev/null 2>&1; then break; fi
+  sleep 0.1
+done
+curl -sf "http://127.0.0.1:$PORT/moto-api/" > /dev/null || { echo "moto did not start"; cat target/moto.log; exit 1; }
+echo "== moto server on 127.0.0.1:$PORT"
+
+export AWS_ENDPOINT_URL="http://127.0.0.1:$PORT"
+export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
+export TEST_TABLE_NAME="adserver-test"
+
+START=$(date +%s)
+set +e
+cargo test --workspace --locked 2>&1 | tee target/test-output.log
+STATUS=${PIPESTATUS[0]}
+set -e
+END=$(date +%s)
+
+emb=$(grep -cE '::embedded \.\.\. ok$' target/test-output.log || true)
+dyn=$(grep -cE '::dynamodb \.\.\. ok$' target/test-output.log || true)
+emb_f=$(grep -cE '::embedded \.\.\. FAILED$' target/test-output.log || true)
+dyn_f=$(grep -cE '::dynamodb \.\.\. FAILED$' target/test-output.log || true)
+echo "== per store: embedded ${emb} passed, ${emb_f} failed; dynamodb (moto) ${dyn} passed, ${dyn_f} failed"
+echo "== cargo test took $((END - START)) s"
+exit "$STATUS"

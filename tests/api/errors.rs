@@ -1,0 +1,80 @@
+//! Authentication, formats and malformed requests across the XML interfaces.
+
+use api_tests::{both_stores, xml_text, xml_texts, TestApp};
+
+async fn client_count(app: &TestApp) -> usize {
+    xml_texts(&app.get("/api/1.0/client").await.body, "clientBean").len()
+}
+
+both_stores! {
+    async fn missing_or_unknown_key_is_401_with_an_xml_body(app: TestApp) {
+        for key in [None, Some("not-a-key-at-all-0000"), Some("")] {
+            for (method, path) in [("GET", "/api/1.0/client"), ("GET", "/api/1.0/campaign/archived"), ("POST", "/api/1.0/contact")] {
+                let r = app.send(method, path, key, Some("application/xml"), "<contactBean><firstName>A</firstName></contactBean>").await;
+                r.expect(401);
+                assert_eq!(r.header("content-type"), Some("application/xml"));
+                assert_eq!(xml_text(&r.body, "status").as_deref(), Some("401"));
+                assert_eq!(xml_text(&r.body, "type").as_deref(), Some("Unauthorized"));
+            }
+        }
+        // Nothing was created by the unauthenticated POSTs.
+        let r = app.get("/api/1.0/contact/by_contact_id;id=x").await;
+        r.expect(404);
+    }
+
+    async fn malformed_xml_is_400_and_writes_nothing(app: TestApp) {
+        for body in ["", "<clientBean>", "<clientBean><name>A</type></clientBean>", "not xml", "<clientBean><name>A &bogus; B</name><type>BRAND</type></clientBean>",
+            "<!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><clientBean><name>&e;</name><type>BRAND</type></clientBean>",
+            "<clientBean><name>A</name><type>BRAND</type></clientBean><clientBean/>"] {
+            let r = app.post_xml("/api/1.0/client", body).await;
+            r.expect(400);
+            assert_eq!(xml_text(&r.body, "type").as_deref(), Some("MalformedRequest"), "{body}: {}", r.body);
+            assert!(xml_text(&r.body, "message").unwrap().contains("malformed XML"));
+        }
+        assert_eq!(client_count(&app).await, 0);
+    }
+
+    async fn wrong_root_or_content_type_is_refused(app: TestApp) {
+        let r = app.post_xml("/api/1.0/client", "<contactBean><firstName>A</firstName></contactBean>").await;
+        r.expect(400);
+        assert_eq!(xml_text(&r.body, "rule").as_deref(), Some("root"));
+        let r = app.send("POST", "/api/1.0/client", Some(&app.a.key), Some("application/json"), "{\"name\":\"A\"}").await;
+        r.expect(415);
+        assert!(xml_text(&r.body, "message").unwrap().contains("application/xml"));
+        let r = app.send("POST", "/api/1.0/campaign", Some(&app.a.key), None, "<campaignBean/>").await;
+        r.expect(415);
+        // text/xml with a charset is fine.
+        let r = app.send("POST", "/api/1.0/client", Some(&app.a.key), Some("text/xml; charset=UTF-8"), "<clientBean><name>A</name><type>BRAND</type></clientBean>").await;
+        r.expect(200);
+        assert_eq!(client_count(&app).await, 1);
+    }
+
+    async fn oversized_bodies_are_413(app: TestApp) {
+        let big = format!("<clientBean><name>A</name><type>BRAND</type><comments>{}</comments></clientBean>", "x".repeat(1_100_000));
+        app.post_xml("/api/1.0/client", &big).await.expect(413);
+        assert_eq!(client_count(&app).await, 0);
+    }
+
+    async fn matrix_parameters_are_checked(app: TestApp) {
+        let r = app.get("/api/1.0/campaign/by_campaign_id").await;
+        r.expect(400);
+        assert_eq!(xml_text(&r.body, "field").as_deref(), Some("by_campaign_id;id"));
+        app.get("/api/1.0/campaign/by_campaign_id;id=").await.expect(400);
+        app.get("/api/1.0/campaign/by_goal_id;id=abc").await.expect(404);
+        app.get("/api/1.0/client/by_client_id;id=../../etc").await.expect(404);
+        // Percent-encoded separators work like raw ones.
+        let id = app.client("A", "ADVERTISER").await;
+        app.get(&format!("/api/1.0/client/by_client_id%3Bid%3D{id}")).await.expect(200);
+    }
+
+    async fn unknown_routes_and_methods(app: TestApp) {
+        let r = app.get("/api/1.0/nothing").await;
+        r.expect(404);
+        assert_eq!(r.header("content-type"), Some("application/xml"));
+        let r = app.get("/v9/nothing").await;
+        r.expect(404);
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert_eq!(r.json()["type"], "NotFound");
+        app.send("PATCH", "/api/1.0/client", Some(&app.a.key), None, "").await.expect(405);
+    }
+}

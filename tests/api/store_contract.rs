@@ -1,0 +1,258 @@
+//! The store port's contract, run against both adapters.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use api_tests::store_contract;
+use shared::store::*;
+
+fn uniq() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+fn item(pk: &str, sk: &str, body: &str) -> Item {
+    Item { pk: pk.into(), sk: sk.into(), version: 1, body: body.into(), ..Item::default() }
+}
+
+fn sks(p: &Page) -> Vec<String> {
+    p.items.iter().map(|i| i.sk.clone()).collect()
+}
+
+store_contract! {
+    async fn put_get_round_trips_every_attribute(s: Store) {
+        let pk = uniq();
+        let mut it = item(&pk, "a", "{\"x\":1}");
+        it.gsi1 = Some(("g1".into(), "k1".into()));
+        it.gsi2 = Some(("g2".into(), "k2".into()));
+        it.version = 7;
+        it.expires_at = Some(1_900_000_000);
+        // A put never sets counters: they belong to `add`.
+        it.counters = BTreeMap::from([("hits".to_string(), 3)]);
+        s.put(it.clone(), Cond::None).await.unwrap();
+        let got = s.get(&Key::new(&pk, "a")).await.unwrap().unwrap();
+        assert_eq!(got, Item { counters: BTreeMap::new(), ..it.clone() });
+        // Counters survive later puts, and adds leave the version alone.
+        s.add(&Key::new(&pk, "a"), &[("hits".into(), 2)], Cond::Version(7)).await.unwrap();
+        let mut next = it.clone();
+        next.version = 8;
+        next.gsi2 = None;
+        next.expires_at = None;
+        next.counters = BTreeMap::new();
+        s.put(next.clone(), Cond::Version(7)).await.unwrap();
+        let got = s.get(&Key::new(&pk, "a")).await.unwrap().unwrap();
+        assert_eq!(got, Item { counters: BTreeMap::from([("hits".to_string(), 2)]), ..next });
+        assert_eq!(s.get(&Key::new(&pk, "missing")).await.unwrap(), None);
+    }
+
+    async fn conditional_writes(s: Store) {
+        let pk = uniq();
+        let k = Key::new(&pk, "r");
+        assert_eq!(s.put(item(&pk, "r", "a"), Cond::Exists).await, Err(StoreError::ConditionFailed));
+        assert_eq!(s.put(item(&pk, "r", "a"), Cond::Version(1)).await, Err(StoreError::ConditionFailed));
+        s.put(item(&pk, "r", "a"), Cond::NotExists).await.unwrap();
+        assert_eq!(s.put(item(&pk, "r", "b"), Cond::NotExists).await, Err(StoreError::ConditionFailed));
+        assert_eq!(s.put(Item { version: 3, ..item(&pk, "r", "b") }, Cond::Version(2)).await, Err(StoreError::ConditionFailed));
+        s.put(Item { version: 2, ..item(&pk, "r", "b") }, Cond::Version(1)).await.unwrap();
+        let got = s.get(&k).await.unwrap().unwrap();
+        assert_eq!((got.version, got.body.as_str()), (2, "b"));
+        assert_eq!(s.delete(&k, Cond::Version(1)).await, Err(StoreError::ConditionFailed));
+        s.delete(&k, Cond::Version(2)).await.unwrap();
+        assert_eq!(s.delete(&k, Cond::Exists).await, Err(StoreError::ConditionFailed));
+        s.delete(&k, Cond::None).await.unwrap();
+    }
+
+    async fn query_orders_filters_and_pages(s: Store) {
+        let pk = uniq();
+        for sk in ["a#1", "a#2", "a#3", "b#1", "b#2", "c"] {
+            s.put(item(&pk, sk, sk), Cond::None).await.unwrap();
+        }
+        s.put(item(&format!("{pk}x"), "a#0", "other partition"), Cond::None).await.unwrap();
+        let all = s.query(Query::partition(&pk)).await.unwrap();
+        assert_eq!(sks(&all), vec!["a#1", "a#2", "a#3", "b#1", "b#2", "c"]);
+        assert!(all.next.is_none());
+        let back = s.query(Query::partition(&pk).backward()).await.unwrap();
+        assert_eq!(sks(&back), vec!["c", "b#2", "b#1", "a#3", "a#2", "a#1"]);
+        let q = |c: SkCond| Query::partition(&pk).sk(c);
+        assert_eq!(sks(&s.query(q(SkCond::BeginsWith("b#".into()))).await.unwrap()), vec!["b#1", "b#2"]);
+        assert_eq!(sks(&s.query(q(SkCond::Between("a#2".into(), "b#1".into()))).await.unwrap()), vec!["a#2", "a#3", "b#1"]);
+        assert_eq!(sks(&s.query(q(SkCond::Gt("b#1".into()))).await.unwrap()), vec!["b#2", "c"]);
+        assert_eq!(sks(&s.query(q(SkCond::Lt("a#3".into()))).await.unwrap()), vec!["a#1", "a#2"]);
+        assert_eq!(sks(&s.query(q(SkCond::Eq("c".into()))).await.unwrap()), vec!["c"]);
+        assert_eq!(sks(&s.query(q(SkCond::BeginsWith("b#".into())).backward()).await.unwrap()), vec!["b#2", "b#1"]);
+        // Pages of 2 walk the whole partition, in both directions.
+        for forward in [true, false] {
+            let mut seen = Vec::new();
+            let mut cursor = None;
+            for _ in 0..10 {
+                let mut q = Query::partition(&pk).limit(2).after(cursor.clone());
+                if !forward {
+                    q = q.backward();
+                }
+                let p = s.query(q).await.unwrap();
+                assert!(p.items.len() <= 2);
+                seen.extend(sks(&p));
+                cursor = p.next;
+                if cursor.is_none() {
+                    break;
+                }
+            }
+            let mut expect = vec!["a#1", "a#2", "a#3", "b#1", "b#2", "c"];
+            if !forward {
+                expect.reverse();
+            }
+            assert_eq!(seen, expect);
+        }
+    }
+
+    async fn gsi_entries_follow_their_items(s: Store) {
+        let g = uniq();
+        let pk = uniq();
+        for (sk, gsk) in [("r1", "2"), ("r2", "1"), ("r3", "3")] {
+            let mut it = item(&pk, sk, sk);
+            it.gsi1 = Some((g.clone(), gsk.into()));
+            s.put(it, Cond::None).await.unwrap();
+        }
+        let p = s.query(Query::gsi1(&g)).await.unwrap();
+        assert_eq!(sks(&p), vec!["r2", "r1", "r3"]);
+        let first = s.query(Query::gsi1(&g).limit(2)).await.unwrap();
+        assert_eq!(sks(&first), vec!["r2", "r1"]);
+        let rest = s.query(Query::gsi1(&g).limit(2).after(first.next.clone())).await.unwrap();
+        assert_eq!(sks(&rest), vec!["r3"]);
+        // Moving r1's index key, dropping r2's, deleting r3.
+        let mut moved = item(&pk, "r1", "r1");
+        moved.gsi1 = Some((g.clone(), "9".into()));
+        s.put(moved, Cond::None).await.unwrap();
+        s.put(item(&pk, "r2", "r2"), Cond::None).await.unwrap();
+        s.delete(&Key::new(&pk, "r3"), Cond::None).await.unwrap();
+        let p = s.query(Query::gsi1(&g)).await.unwrap();
+        assert_eq!(sks(&p), vec!["r1"]);
+        assert_eq!(p.items[0].gsi1, Some((g.clone(), "9".into())));
+        let mut two = item(&pk, "r4", "r4");
+        two.gsi2 = Some((g.clone(), "x".into()));
+        s.put(two, Cond::None).await.unwrap();
+        assert_eq!(sks(&s.query(Query::gsi2(&g)).await.unwrap()), vec!["r4"]);
+        assert_eq!(sks(&s.query(Query::gsi1(&g).sk(SkCond::BeginsWith("9".into()))).await.unwrap()), vec!["r1"]);
+    }
+
+    async fn batch_get_chunks_and_skips_missing(s: Store) {
+        let pk = uniq();
+        let mut keys = Vec::new();
+        for i in 0..230 {
+            let sk = format!("{i:04}");
+            if i % 3 != 0 {
+                s.put(item(&pk, &sk, &sk), Cond::None).await.unwrap();
+            }
+            keys.push(Key::new(&pk, &sk));
+        }
+        keys.push(keys[1].clone());
+        let before = s.round_trips();
+        let mut got: Vec<String> = s.batch_get(&keys).await.unwrap().into_iter().map(|i| i.sk).collect();
+        got.sort();
+        let expect: Vec<String> = (0..230).filter(|i| i % 3 != 0).map(|i| format!("{i:04}")).collect();
+        assert_eq!(got, expect);
+        // 230 distinct keys: three requests of at most 100.
+        assert_eq!(s.round_trips() - before, 3);
+    }
+
+    async fn transactions_are_all_or_nothing(s: Store) {
+        let pk = uniq();
+        s.put(item(&pk, "exists", "e"), Cond::None).await.unwrap();
+        let ops = vec![
+            TxOp::Put(item(&pk, "new", "n"), Cond::NotExists),
+            TxOp::Check(Key::new(&pk, "exists"), Cond::Version(99)),
+        ];
+        assert_eq!(s.transact(ops).await, Err(StoreError::TransactionCanceled { index: Some(1) }));
+        assert_eq!(s.get(&Key::new(&pk, "new")).await.unwrap(), None);
+        let ops = vec![
+            TxOp::Put(item(&pk, "new", "n"), Cond::NotExists),
+            TxOp::Check(Key::new(&pk, "exists"), Cond::Version(1)),
+            TxOp::Add(Key::new(&pk, "exists"), vec![("n".into(), 2)], Cond::Exists),
+        ];
+        assert!(matches!(s.transact(ops).await, Err(StoreError::Invalid(_))), "two actions on one item");
+        let ops = vec![
+            TxOp::Put(item(&pk, "new", "n"), Cond::NotExists),
+            TxOp::Add(Key::new(&pk, "exists"), vec![("n".into(), 2)], Cond::Version(1)),
+            TxOp::Delete(Key::new(&pk, "gone"), Cond::None),
+        ];
+        s.transact(ops).await.unwrap();
+        assert_eq!(s.get(&Key::new(&pk, "new")).await.unwrap().unwrap().body, "n");
+        let e = s.get(&Key::new(&pk, "exists")).await.unwrap().unwrap();
+        assert_eq!((e.counter("n"), e.version, e.body.as_str()), (2, 1, "e"));
+        let many: Vec<TxOp> = (0..101).map(|i| TxOp::Put(item(&pk, &format!("m{i}"), ""), Cond::None)).collect();
+        assert!(matches!(s.transact(many).await, Err(StoreError::Invalid(_))));
+    }
+
+    async fn counters_add_atomically_and_guard_limits(s: Store) {
+        let pk = uniq();
+        let k = Key::new(&pk, "usage");
+        let a = s.add(&k, &[("templates".into(), 1)], Cond::CounterBelow("templates".into(), 2)).await.unwrap();
+        assert_eq!(a.counter("templates"), 1);
+        let b = s.add(&k, &[("templates".into(), 1), ("other".into(), 5)], Cond::CounterBelow("templates".into(), 2)).await.unwrap();
+        assert_eq!((b.counter("templates"), b.counter("other"), b.version), (2, 5, a.version));
+        assert_eq!(
+            s.add(&k, &[("templates".into(), 1)], Cond::CounterBelow("templates".into(), 2)).await.map(|_| ()),
+            Err(StoreError::ConditionFailed)
+        );
+        s.add(&k, &[("templates".into(), -2)], Cond::Exists).await.unwrap();
+        assert_eq!(s.delete(&k, Cond::CounterZero("other".into())).await, Err(StoreError::ConditionFailed));
+        s.add(&k, &[("other".into(), -5)], Cond::None).await.unwrap();
+        s.delete(&k, Cond::CounterZero("other".into())).await.unwrap();
+        assert_eq!(s.get(&k).await.unwrap(), None);
+    }
+
+    async fn concurrent_read_modify_writes_lose_nothing(s: Store) {
+        let pk = uniq();
+        let k = Key::new(&pk, "n");
+        s.put(item(&pk, "n", "0"), Cond::NotExists).await.unwrap();
+        let mut tasks = Vec::new();
+        for _ in 0..8 {
+            let s = Arc::clone(&s);
+            let k = k.clone();
+            tasks.push(tokio::spawn(async move {
+                for _ in 0..5 {
+                    loop {
+                        let cur = s.get(&k).await.unwrap().unwrap();
+                        let n: u64 = cur.body.parse().unwrap();
+                        let next = Item { version: cur.version + 1, body: (n + 1).to_string(), ..cur.clone() };
+                        match s.put(next, Cond::Version(cur.version)).await {
+                            Ok(()) => break,
+                            Err(StoreError::ConditionFailed) => continue,
+                            Err(e) => panic!("{e}"),
+                        }
+                    }
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let done = s.get(&k).await.unwrap().unwrap();
+        assert_eq!((done.body.as_str(), done.version), ("40", 41));
+    }
+
+    async fn round_trips_are_counted(s: Store) {
+        let pk = uniq();
+        let before = s.round_trips();
+        s.put(item(&pk, "a", ""), Cond::None).await.unwrap();
+        s.get(&Key::new(&pk, "a")).await.unwrap();
+        s.query(Query::partition(&pk)).await.unwrap();
+        assert_eq!(s.round_trips() - before, 3);
+    }
+}
+
+#[tokio::test]
+async fn embedded_store_keeps_data_across_restarts() {
+    use shared::store::embedded::EmbeddedStore;
+    let dir = std::env::temp_dir().join(format!("store-{}", uniq()));
+    let path = dir.join("store.redb");
+    {
+        let s = EmbeddedStore::open(&path).unwrap();
+        let mut it = item("p", "s", "kept");
+        it.gsi1 = Some(("g".into(), "1".into()));
+        s.put(it, Cond::None).await.unwrap();
+    }
+    let s = EmbeddedStore::open(&path).unwrap();
+    assert_eq!(s.get(&Key::new("p", "s")).await.unwrap().unwrap().body, "kept");
+    assert_eq!(s.query(Query::gsi1("g")).await.unwrap().items.len(), 1);
+    let _ = std::fs::remove_dir_all(dir);
+}
