@@ -91,7 +91,7 @@ impl SeedAccount {
         if !(1..=10).contains(&self.global_priority) {
             e.push(at("globalPriority must be 1 to 10".into()));
         }
-        if self.global_frontload > 100 || self.global_frontload % 10 != 0 {
+        if self.global_frontload > 100 || !self.global_frontload.is_multiple_of(10) {
             e.push(at("globalFrontload must be 0 to 100 in steps of 10".into()));
         }
         if let Some(r) = &self.region {

@@ -5,4 +5,5 @@ mod campaigns;
 mod clients;
 mod contacts;
 mod errors;
+mod lambda_events;
 mod store_contract;

@@ -272,12 +272,10 @@ async fn update(
     let expected = if_match(&headers)?;
     let input = parse_bean(expect_root(&doc, "campaignBean")?)?;
     check_body_id("campaignBean", &input.id, &id)?;
-    let stale = || AppError::PreconditionFailed(format!("campaign {id} has changed since the ETag was read"));
-    for _ in 0..WRITE_ATTEMPTS {
+    let mut tries = Attempts::new("campaign", &id, expected);
+    loop {
         let cur = load(&st, &a.id, &id).await?;
-        if expected.is_some_and(|v| v != cur.version()) {
-            return Err(stale());
-        }
+        tries.check(cur.version())?;
         let now = st.clock.now();
         let archive_now = status_move(input.status.as_deref(), &cur.value, now)?;
         let mut c = cur.value.clone();
@@ -294,32 +292,12 @@ async fn update(
         let mut tx = vec![TxOp::Put(item, Cond::Version(cur.version()))];
         tx.extend(ref_adds(&a.id, &refs, 1));
         tx.extend(ref_drops(&a.id, &dropped));
-        let r = if tx.len() == 1 {
-            match tx.pop() {
-                Some(TxOp::Put(item, cond)) => st.store.put(item, cond).await,
-                _ => Ok(()),
-            }
-        } else {
-            st.store.transact(tx).await.map_err(|e| match e {
-                StoreError::TransactionCanceled { .. } => StoreError::ConditionFailed,
-                other => other,
-            })
-        };
-        match r {
-            Ok(()) => return Ok(no_content()),
-            Err(StoreError::ConditionFailed) if expected.is_some() => {
-                // Only the campaign's own version is the client's business.
-                let now_ver = load(&st, &a.id, &id).await?.version();
-                if now_ver != cur.version() {
-                    return Err(stale());
-                }
-                continue;
-            }
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => return Err(e.into()),
+        let ops = tx;
+        if tries.commit(st.store.as_ref(), ops).await? {
+            break;
         }
     }
-    Err(conflict())
+    Ok(no_content())
 }
 
 /// Deleting keeps a tombstone (the /v3 queries can show deleted campaigns) and releases the
@@ -327,23 +305,22 @@ async fn update(
 #[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = campaign_id(&seg)?;
-    for _ in 0..WRITE_ATTEMPTS {
+    let mut tries = Attempts::new("campaign", &id, None);
+    loop {
         let cur = load(&st, &a.id, &id).await?;
+        tries.check(cur.version())?;
         let mut c = cur.value.clone();
         c.deleted_at = Some(st.clock.now());
         let item = campaign_item(&a.id, &c, Item { version: cur.version() + 1, ..cur.item.clone() })?;
         let mut tx = vec![TxOp::Put(item, Cond::Version(cur.version()))];
         tx.extend(ref_drops(&a.id, &cur.value.client_ids().into_iter().collect()));
-        match st.store.transact(tx).await {
-            Ok(()) => {
-                tracing::info!(campaign = %id, "campaign deleted");
-                return Ok(no_content());
-            }
-            Err(StoreError::TransactionCanceled { .. }) => continue,
-            Err(e) => return Err(e.into()),
+        let ops = tx;
+        if tries.commit(st.store.as_ref(), ops).await? {
+            break;
         }
     }
-    Err(conflict())
+    tracing::info!(campaign = %id, "campaign deleted");
+    Ok(no_content())
 }
 
 /// What the notifications read of a goal record (goals are written by the goal interface).

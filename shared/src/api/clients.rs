@@ -12,7 +12,7 @@ use crate::ids::{new_id, plausible_id};
 use crate::model::client::{parse_bean, Client};
 use crate::model::contact::Contact;
 use crate::repo::Versioned;
-use crate::store::{Cond, Query, StoreError};
+use crate::store::{Cond, Query, StoreError, TxOp};
 use crate::xml::expect_root;
 
 /// Counter on a client item: campaigns naming it as advertiser, agency or brand.
@@ -107,11 +107,11 @@ async fn update(
     let expected = if_match(&headers)?;
     let input = parse_bean(expect_root(&doc, "clientBean")?)?;
     check_body_id("clientBean", &input.id, &id)?;
-    for _ in 0..WRITE_ATTEMPTS {
+    let now = st.clock.now();
+    let mut tries = Attempts::new("client", &id, expected);
+    loop {
         let cur = load(&st, &a.id, &id).await?;
-        if expected.is_some_and(|v| v != cur.version()) {
-            return Err(AppError::PreconditionFailed(format!("client {id} has changed since the ETag was read")));
-        }
+        tries.check(cur.version())?;
         let refs = cur.item.counter(REFS);
         if refs > 0 && input.kind != cur.value.kind {
             return Err(AppError::Conflict(format!(
@@ -120,23 +120,19 @@ async fn update(
             )));
         }
         let mut c = cur.value.clone();
-        c.replace(input.clone(), st.clock.now());
+        c.replace(input.clone(), now);
         // A type change must not race a campaign starting to name the client.
         let cond = if input.kind != cur.value.kind {
             Cond::VersionAndCounterZero(cur.version(), REFS.into())
         } else {
             Cond::Version(cur.version())
         };
-        match st.store.put(repo::next(&cur.item, &c)?, cond).await {
-            Ok(()) => return Ok(no_content()),
-            Err(StoreError::ConditionFailed) if expected.is_some() => {
-                return Err(AppError::PreconditionFailed(format!("client {id} has changed since the ETag was read")))
-            }
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => return Err(e.into()),
+        let ops = vec![TxOp::Put(repo::next(&cur.item, &c)?, cond)];
+        if tries.commit(st.store.as_ref(), ops).await? {
+            break;
         }
     }
-    Err(conflict())
+    Ok(no_content())
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]

@@ -91,23 +91,19 @@ async fn update(
     let expected = if_match(&headers)?;
     let input = parse_bean(expect_root(&doc, "contactBean")?)?;
     check_body_id("contactBean", &input.id, &id)?;
-    for _ in 0..WRITE_ATTEMPTS {
+    let now = st.clock.now();
+    let mut tries = Attempts::new("contact", &id, expected);
+    loop {
         let cur = load(&st, &a.id, &id).await?;
-        if expected.is_some_and(|v| v != cur.version()) {
-            return Err(AppError::PreconditionFailed(format!("contact {id} has changed since the ETag was read")));
-        }
+        tries.check(cur.version())?;
         let mut c = cur.value.clone();
-        c.replace(input.clone(), st.clock.now());
-        match st.store.put(repo::next(&cur.item, &c)?, Cond::Version(cur.version())).await {
-            Ok(()) => return Ok(no_content()),
-            Err(StoreError::ConditionFailed) if expected.is_some() => {
-                return Err(AppError::PreconditionFailed(format!("contact {id} has changed since the ETag was read")))
-            }
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => return Err(e.into()),
+        c.replace(input.clone(), now);
+        let ops = vec![TxOp::Put(repo::next(&cur.item, &c)?, Cond::Version(cur.version()))];
+        if tries.commit(st.store.as_ref(), ops).await? {
+            break;
         }
     }
-    Err(conflict())
+    Ok(no_content())
 }
 
 /// `PUT /api/1.0/contact/associate/by_contact_id`, form body `contactId=..;clientId=..`.
@@ -150,26 +146,26 @@ async fn associate(
         return Err(AppError::Validation(errors));
     }
     let client_key = keys::record(&a.id, keys::CLIENT, &client_id);
-    for _ in 0..WRITE_ATTEMPTS {
+    let now = st.clock.now();
+    // Either record may change or vanish meanwhile: the write checks both, and a retry
+    // reads them again (a vanished one answers 404).
+    let mut tries = Attempts::new("contact", &contact_id, None);
+    loop {
         let contact = load(&st, &a.id, &contact_id).await?;
+        tries.check(contact.version())?;
         super::clients::load(&st, &a.id, &client_id).await?;
         let mut c = contact.value.clone();
         c.client_id = Some(client_id.clone());
-        c.modified = st.clock.now();
+        c.modified = now;
         let mut item = repo::next(&contact.item, &c)?;
         item.gsi1 = Some((keys::client_contacts(&a.id, &client_id), c.id.clone()));
-        let tx = vec![TxOp::Put(item, Cond::Version(contact.version())), TxOp::Check(client_key.clone(), Cond::Exists)];
-        match st.store.transact(tx).await {
-            Ok(()) => {
-                tracing::info!(contact = %contact_id, client = %client_id, "contact associated");
-                return Ok(no_content());
-            }
-            // Either record changed or vanished: read again (a vanished one answers 404).
-            Err(StoreError::TransactionCanceled { .. }) => continue,
-            Err(e) => return Err(e.into()),
+        let ops = vec![TxOp::Put(item, Cond::Version(contact.version())), TxOp::Check(client_key.clone(), Cond::Exists)];
+        if tries.commit(st.store.as_ref(), ops).await? {
+            break;
         }
     }
-    Err(conflict())
+    tracing::info!(contact = %contact_id, client = %client_id, "contact associated");
+    Ok(no_content())
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]

@@ -285,6 +285,83 @@ pub fn conflict() -> AppError {
     AppError::Conflict("the record was changed concurrently by another request; retry".into())
 }
 
+
+/// Query-string pairs, in order, percent-decoded (repeatable keys are kept).
+pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, AppError> {
+    let mut out = Vec::new();
+    for part in raw.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        out.push((decode_form(k)?, decode_form(v)?));
+    }
+    Ok(out)
+}
+
+/// The single value of a query parameter; given twice: 400.
+pub fn single<'a>(pairs: &'a [(String, String)], name: &str) -> Result<Option<&'a str>, AppError> {
+    let mut vals = pairs.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let first = vals.next();
+    if vals.next().is_some() {
+        return Err(AppError::field(name, "single", format!("query parameter {name} may be given only once")));
+    }
+    Ok(first)
+}
+
+/// The loop of an optimistic read-modify-write:
+///
+/// ```ignore
+/// let mut tries = Attempts::new("client", &id, if_match(&headers)?);
+/// loop {
+///     let cur = load(..).await?;
+///     tries.check(cur.version())?;          // 412 on a stale If-Match, 409 when out of tries
+///     let ops = /* the conditional writes */;
+///     if tries.commit(store, ops).await? { break; }   // false: lost a race, read again
+/// }
+/// ```
+pub struct Attempts {
+    left: usize,
+    expected: Option<u64>,
+    what: &'static str,
+    id: String,
+}
+
+impl Attempts {
+    pub fn new(what: &'static str, id: &str, expected: Option<u64>) -> Self {
+        Attempts { left: WRITE_ATTEMPTS, expected, what, id: id.to_string() }
+    }
+
+    pub fn check(&mut self, version: u64) -> Result<(), AppError> {
+        if self.expected.is_some_and(|v| v != version) {
+            return Err(AppError::PreconditionFailed(format!(
+                "{} {} has changed since the ETag was read",
+                self.what, self.id
+            )));
+        }
+        if self.left == 0 {
+            return Err(conflict());
+        }
+        self.left -= 1;
+        Ok(())
+    }
+
+    /// Writes `ops` (one put, or a transaction); `Ok(false)` when a condition failed.
+    pub async fn commit(&self, store: &dyn crate::store::Store, mut ops: Vec<crate::store::TxOp>) -> Result<bool, AppError> {
+        use crate::store::{StoreError, TxOp};
+        let r = match (ops.len(), ops.pop()) {
+            (1, Some(TxOp::Put(item, cond))) => store.put(item, cond).await,
+            (_, Some(op)) => {
+                ops.push(op);
+                store.transact(ops).await
+            }
+            (_, None) => Ok(()),
+        };
+        match r {
+            Ok(()) => Ok(true),
+            Err(StoreError::ConditionFailed | StoreError::TransactionCanceled { .. }) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,24 +384,4 @@ mod tests {
         assert!(!is_xml_path("/api/2.0/targeting-template"));
         assert!(!is_xml_path("/v1/ads"));
     }
-}
-
-/// Query-string pairs, in order, percent-decoded (repeatable keys are kept).
-pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, AppError> {
-    let mut out = Vec::new();
-    for part in raw.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = part.split_once('=').unwrap_or((part, ""));
-        out.push((decode_form(k)?, decode_form(v)?));
-    }
-    Ok(out)
-}
-
-/// The single value of a query parameter; given twice: 400.
-pub fn single<'a>(pairs: &'a [(String, String)], name: &str) -> Result<Option<&'a str>, AppError> {
-    let mut vals = pairs.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str());
-    let first = vals.next();
-    if vals.next().is_some() {
-        return Err(AppError::field(name, "single", format!("query parameter {name} may be given only once")));
-    }
-    Ok(first)
 }

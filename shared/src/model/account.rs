@@ -9,19 +9,13 @@ fn five() -> u8 {
     5
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Features {
     #[serde(default)]
     pub insertion_policy: bool,
     #[serde(default)]
     pub ecpm: bool,
-}
-
-impl Default for Features {
-    fn default() -> Self {
-        Features { insertion_policy: false, ecpm: false }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
