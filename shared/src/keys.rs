@@ -35,7 +35,11 @@ pub fn client_contacts(a: &str, client: &str) -> String {
 pub fn archived_month(a: &str, month: &str) -> String {
     format!("A#{a}#ARCHIVED#{month}")
 }
-/// GSI1 partition of a campaign's goals.
-pub fn campaign_goals(a: &str, campaign: &str) -> String {
-    format!("A#{a}#CAMPAIGN#{campaign}#GOALS")
+pub const RULES: &str = "RULES";
+pub const AD: &str = "AD";
+pub const ASSET: &str = "ASSET";
+
+/// GSI2 partition of the account's ads ordered by creation (`/v1/ads`).
+pub fn ads_by_created(a: &str) -> String {
+    format!("A#{a}#ADS_BY_CREATED")
 }

@@ -8,7 +8,6 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use chrono::{DateTime, Datelike, Utc};
-use serde::Deserialize;
 
 use super::clients::{load_typed, REFS};
 use super::*;
@@ -25,6 +24,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/1.0/campaign", get(list).post(create))
         .route("/api/1.0/campaign/archived", get(archived))
         .route("/api/1.0/campaign/notification/{seg}", get(notification))
+        .route("/api/1.0/campaign/rules/{seg}", get(super::rules::get_campaign_rules).put(super::rules::put_campaign_rules))
         .route("/api/1.0/campaign/{seg}", get(get_one).put(update).delete(remove))
 }
 
@@ -323,40 +323,19 @@ async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
     Ok(no_content())
 }
 
-/// What the notifications read of a goal record (goals are written by the goal interface).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct GoalView {
-    id: String,
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    start: Option<DateTime<Utc>>,
-    #[serde(default)]
-    end: Option<DateTime<Utc>>,
-    #[serde(default)]
-    deleted_at: Option<DateTime<Utc>>,
-    #[serde(default)]
-    ads_total: usize,
-    #[serde(default)]
-    ads_enabled: usize,
-}
-
 #[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
 async fn notification(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let c = load(&st, &a.id, &campaign_id(&seg)?).await?.value;
-    let goals: Vec<Versioned<GoalView>> = repo::query_all(st.store.as_ref(), Query::gsi1(keys::campaign_goals(&a.id, &c.id))).await?;
+    let goals = super::goals::load_many(&st, &a.id, &c.live_goal_ids()).await?;
     let summaries: Vec<GoalSummary> = goals
         .into_iter()
-        .map(|g| g.value)
-        .filter(|g| g.deleted_at.is_none())
         .map(|g| GoalSummary {
-            name: g.name.unwrap_or_else(|| g.id.clone()),
-            id: g.id,
-            start: g.start,
+            name: g.name.clone().unwrap_or_else(|| g.id.clone()),
+            start: Some(g.start),
             end: g.end,
-            ads_total: g.ads_total,
-            ads_enabled: g.ads_enabled,
+            ads_total: g.ads.len(),
+            ads_enabled: g.ads.iter().filter(|x| x.enabled).count(),
+            id: g.id,
         })
         .collect();
     let list = notifications(&c, &summaries, st.clock.now());
@@ -364,4 +343,3 @@ async fn notification(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path
     write_map(&mut o, &[(c.id.clone(), list)]);
     Ok(xml_response(StatusCode::OK, o.finish()))
 }
-

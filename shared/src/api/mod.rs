@@ -19,13 +19,15 @@ use crate::xml::{self, Element, XmlOut};
 pub mod campaigns;
 pub mod clients;
 pub mod contacts;
+pub mod goals;
+pub mod rules;
 
 /// Largest request body read (XML beans are a few KB).
 pub const MAX_BODY: usize = 1 << 20;
 pub const API_KEY_HEADER: &str = "x-o-api-key";
 
 /// Every resource group, by the name its Lambda uses.
-pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns"];
+pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals"];
 
 /// The router of one group (a Lambda serves one).
 pub fn group(name: &str) -> Option<Router<AppState>> {
@@ -33,6 +35,7 @@ pub fn group(name: &str) -> Option<Router<AppState>> {
         "clients" => Some(clients::router()),
         "contacts" => Some(contacts::router()),
         "campaigns" => Some(campaigns::router()),
+        "goals" => Some(goals::router()),
         _ => None,
     }
 }

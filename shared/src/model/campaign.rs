@@ -49,6 +49,9 @@ pub struct Campaign {
     /// Tombstone: deleted campaigns stay for the /v3 queries (`includeDeletedCampaigns`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deleted_at: Option<DateTime<Utc>>,
+    /// The campaign's goals and their flights, kept with every goal write.
+    #[serde(default)]
+    pub goals: Vec<GoalFlight>,
     /// Derived from the goals: earliest goal start, latest goal end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<DateTime<Utc>>,
@@ -56,6 +59,17 @@ pub struct Campaign {
     pub end: Option<DateTime<Utc>>,
     pub created: DateTime<Utc>,
     pub modified: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GoalFlight {
+    pub id: String,
+    pub start: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub deleted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -161,6 +175,7 @@ impl Campaign {
             archived_at: None,
             archive_month: None,
             deleted_at: None,
+            goals: vec![],
             start: None,
             end: None,
             created: now,
@@ -175,9 +190,26 @@ impl Campaign {
         self.archived_at = keep.archived_at;
         self.archive_month = keep.archive_month;
         self.deleted_at = keep.deleted_at;
+        self.goals = keep.goals;
         self.start = keep.start;
         self.end = keep.end;
         self.created = keep.created;
+    }
+
+    /// Records a goal's flight (new, changed or deleted) and derives start and end again:
+    /// the earliest start and the latest end of the live goals (no end while one has none).
+    pub fn set_goal(&mut self, flight: GoalFlight) {
+        match self.goals.iter_mut().find(|g| g.id == flight.id) {
+            Some(g) => *g = flight,
+            None => self.goals.push(flight),
+        }
+        let live: Vec<&GoalFlight> = self.goals.iter().filter(|g| !g.deleted).collect();
+        self.start = live.iter().map(|g| g.start).min();
+        self.end = if live.iter().any(|g| g.end.is_none()) { None } else { live.iter().filter_map(|g| g.end).max() };
+    }
+
+    pub fn live_goal_ids(&self) -> Vec<String> {
+        self.goals.iter().filter(|g| !g.deleted).map(|g| g.id.clone()).collect()
     }
 
     pub fn is_archived(&self) -> bool {
@@ -309,5 +341,26 @@ mod tests {
         c.archived_at = Some(now);
         assert_eq!(c.status(now), "ARCHIVED");
         assert_eq!(c.state(), "archived");
+    }
+
+    #[test]
+    fn flight_follows_the_live_goals() {
+        let now = Utc.with_ymd_and_hms(2026, 6, 15, 12, 0, 0).unwrap();
+        let d = chrono::Duration::days;
+        let i = parse_bean(&parse(bean("").as_bytes()).unwrap()).unwrap();
+        let mut c = Campaign::from_input("c".into(), &i, now);
+        c.set_goal(GoalFlight { id: "a".into(), start: now + d(1), end: Some(now + d(5)), deleted: false });
+        c.set_goal(GoalFlight { id: "b".into(), start: now - d(1), end: Some(now + d(2)), deleted: false });
+        assert_eq!((c.start, c.end), (Some(now - d(1)), Some(now + d(5))));
+        assert_eq!(c.status(now), "ACTIVE");
+        c.set_goal(GoalFlight { id: "b".into(), start: now - d(1), end: Some(now + d(2)), deleted: true });
+        assert_eq!((c.start, c.end), (Some(now + d(1)), Some(now + d(5))));
+        assert_eq!(c.status(now), "UPCOMING");
+        c.set_goal(GoalFlight { id: "z".into(), start: now - d(9), end: None, deleted: false });
+        assert_eq!((c.start, c.end), (Some(now - d(9)), None));
+        assert_eq!(c.live_goal_ids(), vec!["a".to_string(), "z".to_string()]);
+        c.set_goal(GoalFlight { id: "a".into(), start: now - d(9), end: Some(now - d(8)), deleted: true });
+        c.set_goal(GoalFlight { id: "z".into(), start: now - d(9), end: Some(now - d(1)), deleted: false });
+        assert_eq!(c.status(now), "RECENT");
     }
 }

@@ -5,4 +5,6 @@ pub mod campaign;
 pub mod client;
 pub mod common;
 pub mod contact;
+pub mod goal;
 pub mod notification;
+pub mod rules;

@@ -1,0 +1,119 @@
+//! Campaign rules and goal rules (seed 001 §2.6; paths: docs/goals-ads-assets.md), XML.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+
+use super::*;
+use crate::error::AppResult;
+use crate::model::account::{Category, ContentPartner, CustomParameter};
+use crate::model::rules::{parse_bean, Known, Parent, Rules};
+use crate::repo::Versioned;
+use crate::store::{Cond, Key, Query, TxOp};
+use crate::xml::expect_root;
+
+fn rules_key(account: &str, parent: Parent, id: &str) -> Key {
+    let kind = match parent {
+        Parent::Campaign => "CAMPAIGN",
+        Parent::Goal => "GOAL",
+    };
+    Key::new(keys::partition(account, keys::RULES), format!("{kind}#{id}"))
+}
+
+/// The rules of a parent, or its empty rule set.
+pub async fn read(st: &AppState, account: &str, parent: Parent, id: &str) -> AppResult<Rules> {
+    Ok(repo::get::<Rules>(st.store.as_ref(), &rules_key(account, parent, id)).await?.map(|v| v.value).unwrap_or_else(|| Rules::empty(id)))
+}
+
+/// The account's reference data that rules may name.
+pub async fn known(st: &AppState, account: &str) -> AppResult<Known> {
+    let cats: Vec<Versioned<Category>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::CATEGORY))).await?;
+    let partners: Vec<Versioned<ContentPartner>> =
+        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::PARTNER))).await?;
+    let acps: Vec<Versioned<CustomParameter>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::ACP))).await?;
+    Ok(Known {
+        categories: cats.into_iter().map(|c| c.value.id).collect(),
+        partners: partners.into_iter().map(|c| c.value.id).collect(),
+        custom_parameters: acps.into_iter().map(|c| c.value.name).collect(),
+    })
+}
+
+fn render(rules: &Rules) -> Response {
+    let mut o = XmlOut::new();
+    rules.write(&mut o);
+    xml_response(StatusCode::OK, o.finish())
+}
+
+async fn replace(st: &AppState, account: &str, parent: Parent, id: &str, doc: &crate::xml::Element) -> AppResult<Response> {
+    let known = known(st, account).await?;
+    let mut rules = parse_bean(expect_root(doc, "rulesBean")?, parent, &known)?;
+    if !rules.parent_id.is_empty() && rules.parent_id != id {
+        return Err(AppError::field(
+            "rulesBean/parentId",
+            "matchesPath",
+            format!("rulesBean/parentId ({}) must equal the id in the path ({id})", rules.parent_id),
+        ));
+    }
+    rules.parent_id = id.to_string();
+    let key = rules_key(account, parent, id);
+    let mut tries = Attempts::new("rules", id, None);
+    loop {
+        let cur = st.store.get(&key).await?;
+        tries.check(cur.as_ref().map_or(0, |c| c.version))?;
+        let (version, cond) = match &cur {
+            Some(c) => (c.version + 1, Cond::Version(c.version)),
+            None => (1, Cond::NotExists),
+        };
+        let ops = vec![TxOp::Put(repo::item(key.clone(), &rules, version)?, cond)];
+        if tries.commit(st.store.as_ref(), ops).await? {
+            break;
+        }
+    }
+    Ok(no_content())
+}
+
+fn matrix_id(seg: &str, name: &str, prefix: &str) -> AppResult<String> {
+    let m = Matrix::parse(seg);
+    if m.name != name {
+        return Err(AppError::NoRoute(format!("{prefix}/{seg}")));
+    }
+    m.id()
+}
+
+#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
+pub async fn get_campaign_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+    let id = matrix_id(&seg, "by_campaign_id", "/api/1.0/campaign/rules")?;
+    super::campaigns::load(&st, &a.id, &id).await?;
+    Ok(render(&read(&st, &a.id, Parent::Campaign, &id).await?))
+}
+
+#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
+pub async fn put_campaign_rules(
+    State(st): State<AppState>,
+    Auth(a): Auth,
+    Path(seg): Path<String>,
+    XmlBody(doc): XmlBody,
+) -> AppResult<Response> {
+    let id = matrix_id(&seg, "by_campaign_id", "/api/1.0/campaign/rules")?;
+    super::campaigns::load(&st, &a.id, &id).await?;
+    replace(&st, &a.id, Parent::Campaign, &id, &doc).await
+}
+
+#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
+pub async fn get_goal_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+    let id = matrix_id(&seg, "by_goal_id", "/api/1.0.cpvext/goal/rules")?;
+    super::goals::load(&st, &a.id, &id).await?;
+    Ok(render(&read(&st, &a.id, Parent::Goal, &id).await?))
+}
+
+#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
+pub async fn put_goal_rules(
+    State(st): State<AppState>,
+    Auth(a): Auth,
+    Path(seg): Path<String>,
+    XmlBody(doc): XmlBody,
+) -> AppResult<Response> {
+    let id = matrix_id(&seg, "by_goal_id", "/api/1.0.cpvext/goal/rules")?;
+    super::goals::load(&st, &a.id, &id).await?;
+    replace(&st, &a.id, Parent::Goal, &id, &doc).await
+}

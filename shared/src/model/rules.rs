@@ -1,0 +1,545 @@
+//! rulesBean: campaign rules and goal rules (seed 001 §2.6). Stored as validated, normalised
+//! records the delivery engine can evaluate (`time_allows`).
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::AppError;
+use crate::xml::{BeanReader, Element, XmlOut};
+
+pub const RULE_TYPES: &[&str] = &["ALL_OF", "AT_LEAST_ONE_OF", "NONE_OF"];
+pub const ACP_RULE_TYPES: &[&str] = &["AT_LEAST_ONE_OF", "NONE_OF"];
+pub const DAYS: &[&str] = &["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"];
+pub const LOCATION_TYPES: &[&str] = &["COUNTRY", "REGION", "CITY"];
+const UNITS: &[&str] = &["FIVE_MINUTES", "TEN_MINUTES", "QUARTER_HOUR", "HALF_HOUR", "HOUR", "DAY", "WEEK", "MONTH"];
+pub const MAX_ACP_VALUES: usize = 20;
+/// Characters an account custom parameter value may not hold (seed 002 §2.2 rule 3).
+pub const ACP_FORBIDDEN: &[char] = &[' ', ',', ';', '"', '\'', '\\', '|', '~', '&'];
+const IGNORE_FLAGS: &[&str] = &[
+    "ignoreParentContentRules", "ignoreParentFrequencyRules", "ignoreParentLocationRules", "ignoreParentTagRules",
+    "ignoreParentTimeRules",
+];
+
+/// Whose rules these are: the lifetime unit differs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Parent {
+    Campaign,
+    Goal,
+}
+
+impl Parent {
+    pub fn lifetime(self) -> &'static str {
+        match self {
+            Parent::Campaign => "CAMPAIGN_LIFETIME",
+            Parent::Goal => "GOAL_LIFETIME",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRule {
+    pub resource_id: String,
+    pub rule_type: String,
+    pub variable_type: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrequencyCap {
+    pub impressions: u32,
+    pub time_unit: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocationRule {
+    pub allowed: bool,
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iso2: Option<String>,
+    pub location_type: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimeRule {
+    pub active: bool,
+    pub days: Vec<String>,
+    pub from_hour: u32,
+    pub from_minute: u32,
+    pub to_hour: u32,
+    pub to_minute: u32,
+}
+
+impl TimeRule {
+    /// `[from, to)` in minutes of the day; `00:00` as the end is midnight (1440).
+    pub fn window(&self) -> (u32, u32) {
+        let from = self.from_hour * 60 + self.from_minute;
+        let to = self.to_hour * 60 + self.to_minute;
+        (from, if to == 0 { 1440 } else { to })
+    }
+
+    pub fn covers(&self, day: &str, minute: u32) -> bool {
+        let (from, to) = self.window();
+        self.days.iter().any(|d| d == day) && from <= minute && minute < to
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpValueRule {
+    pub rule_type: String,
+    pub value: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpRule {
+    pub ignore_parent: bool,
+    pub parameter_name: String,
+    pub rules: Vec<AcpValueRule>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Rules {
+    pub parent_id: String,
+    #[serde(default)]
+    pub content: Vec<ResourceRule>,
+    #[serde(default)]
+    pub frequency_cappings: Vec<FrequencyCap>,
+    #[serde(default)]
+    pub locations: Vec<LocationRule>,
+    #[serde(default)]
+    pub time_restrictions: Vec<TimeRule>,
+    #[serde(default)]
+    pub tags: Vec<ResourceRule>,
+    #[serde(default)]
+    pub account_custom_parameters: Vec<AcpRule>,
+    #[serde(default)]
+    pub ignore_parent_content_rules: bool,
+    #[serde(default)]
+    pub ignore_parent_frequency_rules: bool,
+    #[serde(default)]
+    pub ignore_parent_location_rules: bool,
+    #[serde(default)]
+    pub ignore_parent_tag_rules: bool,
+    #[serde(default)]
+    pub ignore_parent_time_rules: bool,
+}
+
+/// The account's reference data the rules may name.
+#[derive(Debug, Default)]
+pub struct Known {
+    pub categories: HashSet<String>,
+    pub partners: HashSet<String>,
+    /// Custom parameter names without `acp.`.
+    pub custom_parameters: HashSet<String>,
+}
+
+const FIELDS: &[&str] = &[
+    "parentId", "content", "frequencyCappings", "locations", "timeRestrictions", "tags", "accountCustomParameters",
+    "ignoreParentContentRules", "ignoreParentFrequencyRules", "ignoreParentLocationRules", "ignoreParentTagRules",
+    "ignoreParentTimeRules",
+];
+const REPEATABLE: &[&str] = &["content", "frequencyCappings", "locations", "timeRestrictions", "tags", "accountCustomParameters"];
+
+fn indexed(r: &BeanReader, name: &str, i: usize) -> String {
+    format!("{}[{}]", r.at(name), i + 1)
+}
+
+pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, AppError> {
+    let mut r = BeanReader::new(el, "rulesBean", FIELDS, REPEATABLE);
+    let mut out = Rules { parent_id: r.text("parentId").unwrap_or_default(), ..Rules::default() };
+    let children: Vec<Element> = el.children.clone();
+
+    for (i, c) in children.iter().filter(|c| c.name == "content").enumerate() {
+        let mut b = BeanReader::new(c, indexed(&r, "content", i), &["resourceId", "resourceName", "ruleType", "variableType"], &[]);
+        let id = b.required_max("resourceId", 64);
+        let rule_type = b.enumeration("ruleType", RULE_TYPES);
+        required_enum(&mut b, "ruleType", &rule_type);
+        let vt = b.enumeration("variableType", &["SITE"]);
+        if let Some(id) = &id {
+            if !known.categories.contains(id) {
+                b.err("resourceId", "reference", format!("{}: no category {id} in this account", b.at("resourceId")));
+            }
+        }
+        if let (Some(resource_id), Some(rule_type), true) = (id, rule_type, b.errors.is_empty()) {
+            out.content.push(ResourceRule { resource_id, rule_type, variable_type: vt.unwrap_or_else(|| "SITE".into()) });
+        }
+        r.errors.append(&mut b.errors);
+    }
+
+    let units: Vec<&str> = UNITS.iter().copied().chain([parent.lifetime()]).collect();
+    for (i, c) in children.iter().filter(|c| c.name == "frequencyCappings").enumerate() {
+        let mut b = BeanReader::new(c, indexed(&r, "frequencyCappings", i), &["impressions", "timeUnit"], &[]);
+        let impressions = b.int("impressions", 1, i64::from(u32::MAX));
+        if impressions.is_none() && !b.present("impressions") {
+            b.err("impressions", "required", format!("{} is required", b.at("impressions")));
+        }
+        let unit = b.enumeration("timeUnit", &units);
+        required_enum(&mut b, "timeUnit", &unit);
+        if let Some(u) = &unit {
+            if out.frequency_cappings.iter().any(|f| &f.time_unit == u) {
+                b.err("timeUnit", "single", format!("a frequency cap per {u} is given twice"));
+            }
+        }
+        if let (Some(n), Some(time_unit), true) = (impressions, unit, b.errors.is_empty()) {
+            out.frequency_cappings.push(FrequencyCap { impressions: n as u32, time_unit });
+        }
+        r.errors.append(&mut b.errors);
+    }
+
+    for (i, c) in children.iter().filter(|c| c.name == "locations").enumerate() {
+        let mut b = BeanReader::new(c, indexed(&r, "locations", i), &["allowed", "id", "iso2", "locationType", "name"], &[]);
+        let allowed = b.bool("allowed");
+        if allowed.is_none() && !b.present("allowed") {
+            b.err("allowed", "required", format!("{} is required", b.at("allowed")));
+        }
+        let id = b.required_max("id", 64);
+        let iso2 = b.text("iso2");
+        if let Some(v) = &iso2 {
+            if v.len() != 2 || !v.chars().all(|ch| ch.is_ascii_alphabetic()) {
+                b.err("iso2", "format", format!("{} must be a two-letter country code (got {v:?})", b.at("iso2")));
+            }
+        }
+        let lt = b.enumeration("locationType", LOCATION_TYPES);
+        required_enum(&mut b, "locationType", &lt);
+        if let (Some(allowed), Some(id), Some(location_type), true) = (allowed, id, lt, b.errors.is_empty()) {
+            out.locations.push(LocationRule { allowed, id, iso2: iso2.map(|v| v.to_uppercase()), location_type });
+        }
+        r.errors.append(&mut b.errors);
+    }
+
+    for (i, c) in children.iter().filter(|c| c.name == "timeRestrictions").enumerate() {
+        let fields = &["active", "days", "fromHour", "fromMinute", "toHour", "toMinute"];
+        let mut b = BeanReader::new(c, indexed(&r, "timeRestrictions", i), fields, &["days"]);
+        let active = b.bool("active");
+        if active.is_none() && !b.present("active") {
+            b.err("active", "required", format!("{} is required", b.at("active")));
+        }
+        let mut days = Vec::new();
+        for d in c.children_named("days") {
+            match d.value() {
+                Some(v) if DAYS.contains(&v) => {
+                    if !days.iter().any(|x: &String| x == v) {
+                        days.push(v.to_string());
+                    }
+                }
+                other => b.err("days", "enum", format!("{} must be MONDAY to SUNDAY (got {:?})", b.at("days"), other.unwrap_or(""))),
+            }
+        }
+        if days.is_empty() && c.child("days").is_none() {
+            b.err("days", "required", format!("{} needs at least one day", b.at("days")));
+        }
+        let num = |b: &mut BeanReader, name: &str, hi: i64| {
+            let v = b.int(name, 0, hi);
+            if v.is_none() && !b.present(name) {
+                b.err(name, "required", format!("{} is required", b.at(name)));
+            }
+            v.map(|x| x as u32)
+        };
+        let fh = num(&mut b, "fromHour", 23);
+        let fm = num(&mut b, "fromMinute", 59);
+        let th = num(&mut b, "toHour", 23);
+        let tm = num(&mut b, "toMinute", 59);
+        if let (Some(active), Some(fh), Some(fm), Some(th), Some(tm), true) = (active, fh, fm, th, tm, b.errors.is_empty()) {
+            let rule = TimeRule { active, days, from_hour: fh, from_minute: fm, to_hour: th, to_minute: tm };
+            let (from, to) = rule.window();
+            if from >= to {
+                b.err(
+                    "toHour",
+                    "window",
+                    format!("{}: the window {fh:02}:{fm:02}-{th:02}:{tm:02} is empty; end after start (00:00 ends at midnight; across midnight use two rules)", b.at("")),
+                );
+            } else {
+                out.time_restrictions.push(rule);
+            }
+        }
+        r.errors.append(&mut b.errors);
+    }
+
+    for (i, c) in children.iter().filter(|c| c.name == "tags").enumerate() {
+        let mut b = BeanReader::new(c, indexed(&r, "tags", i), &["resourceId", "resourceName", "ruleType", "variableType"], &[]);
+        let id = b.required_max("resourceId", 255);
+        let rule_type = b.enumeration("ruleType", RULE_TYPES);
+        required_enum(&mut b, "ruleType", &rule_type);
+        let vt = b.enumeration("variableType", &["TAG", "CONTENT_PARTNER"]);
+        required_enum(&mut b, "variableType", &vt);
+        if let (Some(id), Some("CONTENT_PARTNER")) = (&id, vt.as_deref()) {
+            if !known.partners.contains(id) {
+                b.err("resourceId", "reference", format!("{}: no content partner {id} in this account", b.at("resourceId")));
+            }
+        }
+        if let Some(id) = &id {
+            if id.chars().any(char::is_control) {
+                b.err("resourceId", "format", format!("{} may not hold control characters", b.at("resourceId")));
+            }
+        }
+        if let (Some(resource_id), Some(rule_type), Some(variable_type), true) = (id, rule_type, vt, b.errors.is_empty()) {
+            out.tags.push(ResourceRule { resource_id, rule_type, variable_type });
+        }
+        r.errors.append(&mut b.errors);
+    }
+
+    for (i, c) in children.iter().filter(|c| c.name == "accountCustomParameters").enumerate() {
+        let mut b = BeanReader::new(c, indexed(&r, "accountCustomParameters", i), &["ignoreParent", "parameterName", "rules"], &["rules"]);
+        let ignore_parent = b.bool("ignoreParent").unwrap_or(false);
+        let name = b.required_max("parameterName", 128);
+        if let Some(n) = &name {
+            match n.strip_prefix("acp.") {
+                Some(p) if known.custom_parameters.contains(p) => {
+                    if out.account_custom_parameters.iter().any(|x| &x.parameter_name == n) {
+                        b.err("parameterName", "single", format!("{n} is given twice"));
+                    }
+                }
+                Some(p) => b.err("parameterName", "reference", format!("{}: the account has no custom parameter {p:?}", b.at("parameterName"))),
+                None => b.err("parameterName", "format", format!("{} must be acp.<parameter name> (got {n:?})", b.at("parameterName"))),
+            }
+        }
+        let all: Vec<&Element> = c.children_named("rules").collect();
+        if all.is_empty() {
+            b.err("rules", "required", format!("{} needs at least one rule", b.at("rules")));
+        }
+        if all.len() > MAX_ACP_VALUES {
+            b.err("rules", "maxCount", format!("at most {MAX_ACP_VALUES} values per account custom parameter (got {})", all.len()));
+        }
+        let mut rules = Vec::new();
+        for (j, rc) in all.iter().enumerate() {
+            let mut rb = BeanReader::new(rc, format!("{}[{}]", b.at("rules"), j + 1), &["ruleType", "value"], &[]);
+            let rt = rb.enumeration("ruleType", ACP_RULE_TYPES);
+            required_enum(&mut rb, "ruleType", &rt);
+            let value = rb.required_max("value", 255);
+            if let Some(v) = &value {
+                if let Some(bad) = v.chars().find(|ch| ACP_FORBIDDEN.contains(ch) || ch.is_whitespace()) {
+                    rb.err("value", "format", format!("{} may not contain {bad:?} (no spaces or , ; \" ' \\ | ~ &)", rb.at("value")));
+                }
+            }
+            if let (Some(rule_type), Some(value), true) = (rt, value, rb.errors.is_empty()) {
+                rules.push(AcpValueRule { rule_type, value });
+            }
+            b.errors.append(&mut rb.errors);
+        }
+        if let (Some(parameter_name), true) = (name, b.errors.is_empty()) {
+            out.account_custom_parameters.push(AcpRule { ignore_parent, parameter_name, rules });
+        }
+        r.errors.append(&mut b.errors);
+    }
+
+    let flags: Vec<bool> = IGNORE_FLAGS.iter().map(|f| r.bool(f).unwrap_or(false)).collect();
+    out.ignore_parent_content_rules = flags[0];
+    out.ignore_parent_frequency_rules = flags[1];
+    out.ignore_parent_location_rules = flags[2];
+    out.ignore_parent_tag_rules = flags[3];
+    out.ignore_parent_time_rules = flags[4];
+    if r.errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(AppError::Validation(r.errors))
+    }
+}
+
+fn required_enum(b: &mut BeanReader, name: &str, v: &Option<String>) {
+    if v.is_none() && !b.present(name) {
+        b.err(name, "required", format!("{} is required", b.at(name)));
+    }
+}
+
+impl Rules {
+    pub fn empty(parent_id: &str) -> Rules {
+        Rules { parent_id: parent_id.to_string(), ..Rules::default() }
+    }
+
+    pub fn write(&self, o: &mut XmlOut) {
+        o.open("rulesBean");
+        for c in &self.content {
+            o.open("content").leaf("resourceId", &c.resource_id).leaf("ruleType", &c.rule_type).leaf("variableType", &c.variable_type).close("content");
+        }
+        for f in &self.frequency_cappings {
+            o.open("frequencyCappings").leaf("impressions", f.impressions).leaf("timeUnit", &f.time_unit).close("frequencyCappings");
+        }
+        o.leaf("ignoreParentContentRules", self.ignore_parent_content_rules)
+            .leaf("ignoreParentFrequencyRules", self.ignore_parent_frequency_rules)
+            .leaf("ignoreParentLocationRules", self.ignore_parent_location_rules)
+            .leaf("ignoreParentTagRules", self.ignore_parent_tag_rules)
+            .leaf("ignoreParentTimeRules", self.ignore_parent_time_rules);
+        for l in &self.locations {
+            o.open("locations").leaf("allowed", l.allowed).leaf("id", &l.id).leaf_opt("iso2", l.iso2.as_ref()).leaf("locationType", &l.location_type).close("locations");
+        }
+        o.leaf("parentId", &self.parent_id);
+        for t in &self.tags {
+            o.open("tags").leaf("resourceId", &t.resource_id).leaf("ruleType", &t.rule_type).leaf("variableType", &t.variable_type).close("tags");
+        }
+        for t in &self.time_restrictions {
+            o.open("timeRestrictions").leaf("active", t.active);
+            for d in &t.days {
+                o.leaf("days", d);
+            }
+            o.leaf("fromHour", t.from_hour).leaf("fromMinute", t.from_minute).leaf("toHour", t.to_hour).leaf("toMinute", t.to_minute);
+            o.close("timeRestrictions");
+        }
+        for a in &self.account_custom_parameters {
+            o.open("accountCustomParameters").leaf("ignoreParent", a.ignore_parent).leaf("parameterName", &a.parameter_name);
+            for r in &a.rules {
+                o.open("rules").leaf("ruleType", &r.rule_type).leaf("value", &r.value).close("rules");
+            }
+            o.close("accountCustomParameters");
+        }
+        o.close("rulesBean");
+    }
+}
+
+/// Whether the time restrictions allow delivery at `minute` (0-1439) of `day` (account
+/// time zone): with any active rule, inside an active rule and no inactive one; with only
+/// inactive rules, inside none of them; without rules, always.
+pub fn time_allows(rules: &[TimeRule], day: &str, minute: u32) -> bool {
+    let in_inactive = rules.iter().any(|r| !r.active && r.covers(day, minute));
+    if in_inactive {
+        return false;
+    }
+    let actives: Vec<&TimeRule> = rules.iter().filter(|r| r.active).collect();
+    actives.is_empty() || actives.iter().any(|r| r.covers(day, minute))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xml::parse;
+
+    fn known() -> Known {
+        Known {
+            categories: ["cat1".to_string()].into(),
+            partners: ["cp1".to_string()].into(),
+            custom_parameters: ["genre".to_string()].into(),
+        }
+    }
+
+    fn rules(xml: &str, parent: Parent) -> Vec<String> {
+        match parse_bean(&parse(xml.as_bytes()).unwrap(), parent, &known()) {
+            Ok(_) => vec![],
+            Err(AppError::Validation(e)) => e.into_iter().map(|e| format!("{} {}", e.field, e.rule)).collect(),
+            Err(e) => vec![format!("{e:?}")],
+        }
+    }
+
+    fn t(active: bool, fh: u32, fm: u32, th: u32, tm: u32) -> TimeRule {
+        TimeRule { active, days: vec!["MONDAY".into()], from_hour: fh, from_minute: fm, to_hour: th, to_minute: tm }
+    }
+
+    #[test]
+    fn full_bean_round_trips() {
+        let xml = "<rulesBean><parentId>c1</parentId>\
+            <content><resourceId>cat1</resourceId><resourceName>ignored</resourceName><ruleType>AT_LEAST_ONE_OF</ruleType><variableType>SITE</variableType></content>\
+            <frequencyCappings><impressions>3</impressions><timeUnit>CAMPAIGN_LIFETIME</timeUnit></frequencyCappings>\
+            <locations><allowed>true</allowed><id>se</id><iso2>se</iso2><locationType>COUNTRY</locationType><name>Sweden</name></locations>\
+            <timeRestrictions><active>true</active><days>MONDAY</days><days>FRIDAY</days><fromHour>6</fromHour><fromMinute>0</fromMinute><toHour>0</toHour><toMinute>0</toMinute></timeRestrictions>\
+            <tags><resourceId>sports</resourceId><ruleType>NONE_OF</ruleType><variableType>TAG</variableType></tags>\
+            <tags><resourceId>cp1</resourceId><ruleType>ALL_OF</ruleType><variableType>CONTENT_PARTNER</variableType></tags>\
+            <accountCustomParameters><ignoreParent>true</ignoreParent><parameterName>acp.genre</parameterName><rules><ruleType>NONE_OF</ruleType><value>horror</value></rules></accountCustomParameters>\
+            <ignoreParentTimeRules>true</ignoreParentTimeRules></rulesBean>";
+        let r = parse_bean(&parse(xml.as_bytes()).unwrap(), Parent::Campaign, &known()).unwrap();
+        assert_eq!(r.locations[0].iso2.as_deref(), Some("SE"));
+        assert_eq!(r.time_restrictions[0].window(), (360, 1440));
+        assert!(r.ignore_parent_time_rules && !r.ignore_parent_tag_rules);
+        let mut o = XmlOut::new();
+        r.write(&mut o);
+        let again = parse_bean(&parse(o.finish().as_bytes()).unwrap(), Parent::Campaign, &known()).unwrap();
+        assert_eq!(again, r);
+    }
+
+    #[test]
+    fn lifetime_unit_depends_on_the_parent() {
+        let f = |u: &str| format!("<rulesBean><frequencyCappings><impressions>1</impressions><timeUnit>{u}</timeUnit></frequencyCappings></rulesBean>");
+        assert!(rules(&f("CAMPAIGN_LIFETIME"), Parent::Campaign).is_empty());
+        assert_eq!(rules(&f("GOAL_LIFETIME"), Parent::Campaign), vec!["rulesBean/frequencyCappings[1]/timeUnit enum"]);
+        assert!(rules(&f("GOAL_LIFETIME"), Parent::Goal).is_empty());
+        assert_eq!(rules(&f("CAMPAIGN_LIFETIME"), Parent::Goal), vec!["rulesBean/frequencyCappings[1]/timeUnit enum"]);
+        let zero = "<rulesBean><frequencyCappings><impressions>0</impressions><timeUnit>DAY</timeUnit></frequencyCappings></rulesBean>";
+        assert_eq!(rules(zero, Parent::Goal), vec!["rulesBean/frequencyCappings[1]/impressions range"]);
+    }
+
+    #[test]
+    fn references_and_enumerations() {
+        let c = |id: &str, rt: &str| format!("<rulesBean><content><resourceId>{id}</resourceId><ruleType>{rt}</ruleType><variableType>SITE</variableType></content></rulesBean>");
+        assert_eq!(rules(&c("nope", "ALL_OF"), Parent::Goal), vec!["rulesBean/content[1]/resourceId reference"]);
+        assert_eq!(rules(&c("cat1", "ANY_OF"), Parent::Goal), vec!["rulesBean/content[1]/ruleType enum"]);
+        let tag = "<rulesBean><tags><resourceId>cpX</resourceId><ruleType>ALL_OF</ruleType><variableType>CONTENT_PARTNER</variableType></tags></rulesBean>";
+        assert_eq!(rules(tag, Parent::Goal), vec!["rulesBean/tags[1]/resourceId reference"]);
+        let loc = "<rulesBean><locations><allowed>maybe</allowed><id>x</id><iso2>SWE</iso2><locationType>METRO</locationType></locations></rulesBean>";
+        assert_eq!(
+            rules(loc, Parent::Goal),
+            vec!["rulesBean/locations[1]/allowed boolean", "rulesBean/locations[1]/iso2 format", "rulesBean/locations[1]/locationType enum"]
+        );
+    }
+
+    #[test]
+    fn time_restriction_ranges_and_windows() {
+        let tr = |inner: &str| format!("<rulesBean><timeRestrictions><active>true</active>{inner}</timeRestrictions></rulesBean>");
+        assert_eq!(
+            rules(&tr("<days>MONDAY</days><fromHour>24</fromHour><fromMinute>60</fromMinute><toHour>5</toHour><toMinute>0</toMinute>"), Parent::Goal),
+            vec!["rulesBean/timeRestrictions[1]/fromHour range", "rulesBean/timeRestrictions[1]/fromMinute range"]
+        );
+        assert_eq!(
+            rules(&tr("<fromHour>1</fromHour><fromMinute>0</fromMinute><toHour>5</toHour><toMinute>0</toMinute>"), Parent::Goal),
+            vec!["rulesBean/timeRestrictions[1]/days required"]
+        );
+        assert_eq!(
+            rules(&tr("<days>FUNDAY</days><fromHour>1</fromHour><fromMinute>0</fromMinute><toHour>5</toHour><toMinute>0</toMinute>"), Parent::Goal),
+            vec!["rulesBean/timeRestrictions[1]/days enum"]
+        );
+        assert_eq!(
+            rules(&tr("<days>MONDAY</days><fromHour>22</fromHour><fromMinute>0</fromMinute><toHour>2</toHour><toMinute>0</toMinute>"), Parent::Goal),
+            vec!["rulesBean/timeRestrictions[1]/toHour window"]
+        );
+    }
+
+    #[test]
+    fn end_minute_is_exclusive_and_midnight_means_next_day() {
+        // 05:59 as the end: the last minute delivered is 05:58.
+        let r = t(true, 5, 0, 5, 59);
+        assert!(time_allows(&[r.clone()], "MONDAY", 5 * 60 + 58));
+        assert!(!time_allows(&[r.clone()], "MONDAY", 5 * 60 + 59));
+        // 06:00 includes 05:59.
+        assert!(time_allows(&[t(true, 5, 0, 6, 0)], "MONDAY", 5 * 60 + 59));
+        // 00:00 as the end runs to midnight.
+        assert!(time_allows(&[t(true, 20, 0, 0, 0)], "MONDAY", 23 * 60 + 59));
+        assert!(!time_allows(&[t(true, 20, 0, 0, 0)], "TUESDAY", 23 * 60 + 59));
+    }
+
+    #[test]
+    fn active_and_inactive_rules_combine() {
+        // No rules: always.
+        assert!(time_allows(&[], "SUNDAY", 0));
+        // An active window makes the rest inactive.
+        let day = t(true, 8, 0, 18, 0);
+        assert!(time_allows(&[day.clone()], "MONDAY", 9 * 60));
+        assert!(!time_allows(&[day.clone()], "MONDAY", 19 * 60));
+        assert!(!time_allows(&[day.clone()], "TUESDAY", 9 * 60));
+        // An inactive rule carves a hole out of it.
+        let lunch = t(false, 12, 0, 13, 0);
+        assert!(!time_allows(&[day.clone(), lunch.clone()], "MONDAY", 12 * 60 + 30));
+        assert!(time_allows(&[day, lunch.clone()], "MONDAY", 13 * 60));
+        // Inactive rules alone: everything else is allowed.
+        assert!(!time_allows(&[lunch.clone()], "MONDAY", 12 * 60));
+        assert!(time_allows(&[lunch], "MONDAY", 14 * 60));
+    }
+
+    #[test]
+    fn custom_parameter_rules() {
+        let acp = |name: &str, n: usize, value: &str| {
+            let rs: String = (0..n).map(|i| format!("<rules><ruleType>AT_LEAST_ONE_OF</ruleType><value>{value}{i}</value></rules>")).collect();
+            format!("<rulesBean><accountCustomParameters><parameterName>{name}</parameterName>{rs}</accountCustomParameters></rulesBean>")
+        };
+        assert!(rules(&acp("acp.genre", 20, "v"), Parent::Goal).is_empty());
+        assert_eq!(rules(&acp("acp.genre", 21, "v"), Parent::Goal), vec!["rulesBean/accountCustomParameters[1]/rules maxCount"]);
+        assert_eq!(rules(&acp("genre", 1, "v"), Parent::Goal), vec!["rulesBean/accountCustomParameters[1]/parameterName format"]);
+        assert_eq!(rules(&acp("acp.mood", 1, "v"), Parent::Goal), vec!["rulesBean/accountCustomParameters[1]/parameterName reference"]);
+        for bad in ["a b", "a,b", "a;b", "a|b", "a~b", "a&amp;b", "a'b", "a\\b", "a&quot;b"] {
+            assert_eq!(rules(&acp("acp.genre", 1, bad), Parent::Goal), vec!["rulesBean/accountCustomParameters[1]/rules[1]/value format"], "{bad}");
+        }
+        let all_of = "<rulesBean><accountCustomParameters><parameterName>acp.genre</parameterName><rules><ruleType>ALL_OF</ruleType><value>x</value></rules></accountCustomParameters></rulesBean>";
+        assert_eq!(rules(all_of, Parent::Goal), vec!["rulesBean/accountCustomParameters[1]/rules[1]/ruleType enum"]);
+    }
+}
