@@ -167,6 +167,32 @@ impl TestApp {
     }
 }
 
+impl TestApp {
+    /// A goal through the API: `type`, `goalValue`, start/end offsets in days from now.
+    pub async fn goal(&self, campaign: &str, kind: &str, start_days: i64, end_days: Option<i64>, extra: &str) -> String {
+        let now = shared::clock::Clock::now(self.clock.as_ref());
+        let ts = |d: i64| (now + chrono::Duration::days(d)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let value = if kind == "SHARE_OF_VOICE" { "0.5" } else { "100000" };
+        let end = end_days.map(|d| format!("<end>{}</end>", ts(d))).unwrap_or_default();
+        self.create_xml(
+            "/api/1.0.cpvext/goal",
+            &format!(
+                "<goalBean><campaignId>{campaign}</campaignId><type>{kind}</type><variant>NORMAL</variant><goalValue>{value}</goalValue>\
+                 <start>{}</start>{end}{extra}</goalBean>",
+                ts(start_days)
+            ),
+        )
+        .await
+    }
+
+    /// An advertiser and a campaign for it.
+    pub async fn advertiser_campaign(&self) -> (String, String) {
+        let adv = self.client("Adv", "ADVERTISER").await;
+        let c = self.campaign("C", &adv).await;
+        (adv, c)
+    }
+}
+
 /// Text of every `<name>` element in document order (a light reader for assertions).
 pub fn xml_texts(doc: &str, name: &str) -> Vec<String> {
     let open = format!("<{name}>");

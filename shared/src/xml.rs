@@ -330,7 +330,8 @@ impl XmlOut {
     pub fn leaf(&mut self, name: &str, text: impl std::fmt::Display) -> &mut Self {
         let t = text.to_string();
         self.open(name);
-        self.buf.push_str(&quick_xml::escape::escape(t.as_str()));
+        // Text needs only < > & escaped; attributes (open_attr) escape quotes too.
+        self.buf.push_str(&quick_xml::escape::partial_escape(t.as_str()));
         self.close(name)
     }
     pub fn leaf_opt<T: std::fmt::Display>(&mut self, name: &str, text: Option<T>) -> &mut Self {

@@ -5,5 +5,7 @@ mod campaigns;
 mod clients;
 mod contacts;
 mod errors;
+mod goals;
+mod rules;
 mod lambda_events;
 mod store_contract;
