@@ -11,9 +11,14 @@ use axum::Router;
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
+use shared::blobs::s3::S3Blobs;
+use shared::blobs::{Blobs, MemoryBlobs};
 use shared::clock::ManualClock;
+use shared::config::Workers;
+use shared::queue::sqs::SqsQueue;
+use shared::queue::{InProcessQueue, Queue};
 use shared::seed::{self, SeedFile};
-use shared::state::AppState;
+use shared::state::{AppState, Settings};
 use shared::store::dynamodb::DynamoStore;
 use shared::store::embedded::EmbeddedStore;
 use shared::store::Store;
@@ -55,6 +60,7 @@ pub struct Account {
 
 pub struct TestApp {
     pub router: Router,
+    pub state: AppState,
     pub store: Arc<dyn Store>,
     pub clock: Arc<ManualClock>,
     /// Two accounts with full reference data: `a` is the one tests act as, `b` the other
@@ -102,15 +108,54 @@ fn fresh_seed() -> (SeedFile, Vec<Account>) {
 }
 
 impl TestApp {
+    /// Settings of the tests: the downloader may reach the tests' own loopback servers.
+    pub fn settings() -> Settings {
+        Settings {
+            asset_allow_private_urls: true,
+            asset_download_timeout: std::time::Duration::from_secs(5),
+            ..Settings::default()
+        }
+    }
+
     pub async fn spawn(backend: Backend) -> TestApp {
+        Self::spawn_with(backend, Self::settings()).await
+    }
+
+    /// The app on one backend: the embedded store with memory blobs and in-process
+    /// workers, or DynamoDB + S3 + SQS on the emulator with an SQS poller standing in for
+    /// the Lambda event source (each test gets its own queue).
+    pub async fn spawn_with(backend: Backend, settings: Settings) -> TestApp {
         let store = store(backend).await;
+        let (blobs, queue, workers): (Arc<dyn Blobs>, Arc<dyn Queue>, Workers) = match backend {
+            Backend::Embedded => {
+                let (q, rx) = InProcessQueue::new();
+                (Arc::new(MemoryBlobs::default()), Arc::new(q), Workers::InProcess(rx))
+            }
+            Backend::DynamoDb => {
+                let b = S3Blobs::from_env(std::env::var("TEST_BUCKET_NAME").unwrap_or_else(|_| "adserver-test".into())).await;
+                b.create_bucket_if_missing().await.expect("test bucket");
+                let q = Arc::new(SqsQueue::create(&format!("t{}", uuid::Uuid::new_v4().simple())).await.expect("test queues"));
+                (Arc::new(b), q.clone(), Workers::Sqs(q))
+            }
+        };
         let (file, mut accounts) = fresh_seed();
         seed::apply(store.as_ref(), &file).await.expect("seeding");
         let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
-        let state = AppState::with_clock(store.clone(), clock.clone());
+        let state = AppState::new(store.clone(), blobs, queue).with_clock(clock.clone()).with_settings(settings);
+        workers.start(state.clone());
         let b = accounts.pop().expect("two accounts");
         let a = accounts.pop().expect("two accounts");
-        TestApp { router: shared::api::app(state), store, clock, a, b }
+        TestApp { router: shared::api::app(state.clone()), state, store, clock, a, b }
+    }
+
+    pub async fn post_json(&self, path: &str, body: &serde_json::Value) -> Res {
+        self.send("POST", path, Some(&self.a.key), Some("application/json"), &body.to_string()).await
+    }
+    pub async fn put_json(&self, path: &str, body: &serde_json::Value) -> Res {
+        self.send("PUT", path, Some(&self.a.key), Some("application/json"), &body.to_string()).await
+    }
+    pub async fn patch_json(&self, path: &str, body: &serde_json::Value) -> Res {
+        self.send("PATCH", path, Some(&self.a.key), Some("application/json"), &body.to_string()).await
     }
 
     pub async fn send(&self, method: &str, path: &str, key: Option<&str>, content_type: Option<&str>, body: &str) -> Res {

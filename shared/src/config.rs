@@ -4,6 +4,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::blobs::s3::S3Blobs;
+use crate::blobs::{Blobs, LocalBlobs, MemoryBlobs};
+use crate::queue::sqs::SqsQueue;
+use crate::queue::{InProcessQueue, Queue, QueueName, Receivers};
+use crate::state::AppState;
 use crate::store::dynamodb::DynamoStore;
 use crate::store::embedded::EmbeddedStore;
 use crate::store::Store;
@@ -65,6 +70,75 @@ impl StoreConfig {
                 "DynamoDB table {table}{}",
                 env("AWS_ENDPOINT_URL").map(|e| format!(" at {e}")).unwrap_or_default()
             ),
+        }
+    }
+}
+
+/// How the workers get their messages outside Lambda.
+pub enum Workers {
+    InProcess(Receivers),
+    Sqs(Arc<SqsQueue>),
+}
+
+impl Workers {
+    /// Starts the workers in this process: channel consumers, or SQS pollers that play the
+    /// part of the Lambda event source.
+    pub fn start(self, st: AppState) {
+        match self {
+            Workers::InProcess(r) => crate::workers::run_in_process(st, r),
+            Workers::Sqs(q) => {
+                for qn in QueueName::ALL {
+                    let qn = *qn;
+                    let st = st.clone();
+                    q.spawn_poller(qn, move |body| {
+                        let st = st.clone();
+                        async move {
+                            match crate::workers::dispatch(&st, qn, &body).await {
+                                Ok(()) => true,
+                                Err(e) => {
+                                    tracing::warn!(queue = qn.short(), error = %e, "job failed; SQS will redeliver it");
+                                    false
+                                }
+                            }
+                        }
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// `BUCKET_NAME`, default `adserver-assets`.
+pub fn bucket_name() -> String {
+    env("BUCKET_NAME").unwrap_or_else(|| "adserver-assets".into())
+}
+
+/// The ports for the local server (and the admin command): the embedded store with a blob
+/// directory and in-process queues, or DynamoDB + S3 + SQS (emulated or real).
+pub async fn build_local(cfg: &StoreConfig) -> Result<(AppState, Workers), String> {
+    let store = cfg.open().await?;
+    match cfg {
+        StoreConfig::Embedded(path) => {
+            let dir = path.parent().map(|p| p.join("blobs")).unwrap_or_else(|| PathBuf::from(".data/blobs"));
+            let blobs: Arc<dyn Blobs> = Arc::new(LocalBlobs::new(dir));
+            let (q, rx) = InProcessQueue::new();
+            let queue: Arc<dyn Queue> = Arc::new(q);
+            Ok((AppState::new(store, blobs, queue), Workers::InProcess(rx)))
+        }
+        StoreConfig::Memory => {
+            let (q, rx) = InProcessQueue::new();
+            Ok((AppState::new(store, Arc::new(MemoryBlobs::default()), Arc::new(q)), Workers::InProcess(rx)))
+        }
+        StoreConfig::DynamoDb { create, .. } => {
+            let blobs = S3Blobs::from_env(bucket_name()).await;
+            let queue = if *create {
+                blobs.create_bucket_if_missing().await.map_err(|e| e.to_string())?;
+                SqsQueue::create(&env("QUEUE_PREFIX").unwrap_or_else(|| "adserver".into())).await.map_err(|e| e.to_string())?
+            } else {
+                SqsQueue::from_env().await
+            };
+            let queue = Arc::new(queue);
+            Ok((AppState::new(store, Arc::new(blobs), queue.clone()), Workers::Sqs(queue)))
         }
     }
 }

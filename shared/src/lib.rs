@@ -2,16 +2,21 @@
 //! one axum router per resource group.
 
 pub mod api;
+pub mod blobs;
 pub mod clock;
 pub mod config;
+pub mod download;
 pub mod error;
 pub mod ids;
+pub mod json;
 pub mod keys;
 pub mod lambda;
 pub mod model;
+pub mod queue;
 pub mod repo;
 pub mod seed;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod workers;
 pub mod xml;

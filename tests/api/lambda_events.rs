@@ -20,8 +20,7 @@ async fn invoke(app: &TestApp, group: &str, method: &str, path: &str, query: &st
     let req = lambda_http::request::from_str(&event).expect("a valid API Gateway event");
     let req = req.map(|b| axum::body::Body::from(b.to_vec()));
     // The router of the one group this Lambda serves, over the test's store.
-    let state = shared::state::AppState::with_clock(app.store.clone(), app.clock.clone());
-    let router = shared::api::group_app(group, state).expect("group");
+    let router = shared::api::group_app(group, app.state.clone()).expect("group");
     let res = router.oneshot(req).await.expect("infallible");
     let status = res.status().as_u16();
     let bytes = res.into_body().collect().await.expect("body").to_bytes();

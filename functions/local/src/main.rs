@@ -6,9 +6,8 @@
 
 use std::net::SocketAddr;
 
-use shared::config::{env, StoreConfig};
+use shared::config::{build_local, env, StoreConfig};
 use shared::seed::{self, SeedFile};
-use shared::state::AppState;
 
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
@@ -36,13 +35,15 @@ async fn run() -> Result<(), String> {
     };
     let seed_file = SeedFile::parse(&seed_text)?;
     let cfg = StoreConfig::from_env("embedded")?;
-    let store = cfg.open().await?;
-    let seeded = seed::apply(store.as_ref(), &seed_file).await?;
-    let state = AppState::new(store);
+    let (state, workers) = build_local(&cfg).await?;
+    let seeded = seed::apply(state.store.as_ref(), &seed_file).await?;
+    // The workers (asset downloads, ...) run in this process.
+    workers.start(state.clone());
+    let (blobs_kind, queue_kind) = (state.blobs.kind(), state.queue.kind());
     let app = shared::api::app(state);
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("binding {addr}: {e}"))?;
-    println!("Serving the API on http://{addr} over the {}", cfg.describe());
+    println!("Serving the API on http://{addr} over the {} (blobs: {}, queue: {})", cfg.describe(), blobs_kind, queue_kind);
     for s in &seeded {
         for k in &s.api_keys {
             println!("  account {:<12} {:<26} x-o-api-key: {k}", s.account_id, s.name);

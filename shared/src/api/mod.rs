@@ -16,6 +16,7 @@ use crate::repo;
 use crate::state::AppState;
 use crate::xml::{self, Element, XmlOut};
 
+pub mod assets;
 pub mod campaigns;
 pub mod clients;
 pub mod contacts;
@@ -27,7 +28,7 @@ pub const MAX_BODY: usize = 1 << 20;
 pub const API_KEY_HEADER: &str = "x-o-api-key";
 
 /// Every resource group, by the name its Lambda uses.
-pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals"];
+pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets"];
 
 /// The router of one group (a Lambda serves one).
 pub fn group(name: &str) -> Option<Router<AppState>> {
@@ -36,6 +37,7 @@ pub fn group(name: &str) -> Option<Router<AppState>> {
         "contacts" => Some(contacts::router()),
         "campaigns" => Some(campaigns::router()),
         "goals" => Some(goals::router()),
+        "assets" => Some(assets::router()),
         _ => None,
     }
 }

@@ -1,0 +1,6 @@
+//! SQS-fed Lambda: the asset download worker (shared::workers::assets).
+
+#[tokio::main]
+async fn main() -> Result<(), shared::lambda::WorkerError> {
+    shared::lambda::serve_worker(shared::queue::QueueName::Assets).await
+}

@@ -1,0 +1,170 @@
+//! Video assets (seed 000 §4.4a, §3; docs/goals-ads-assets.md), JSON.
+
+use axum::extract::{Path, RawQuery, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::json;
+
+use super::*;
+use crate::download::check_url;
+use crate::error::AppResult;
+use crate::ids::{new_id, plausible_id};
+use crate::json::ObjReader;
+use crate::model::asset::{self, check_name, content_type_for, Asset};
+use crate::queue::QueueName;
+use crate::repo::Versioned;
+use crate::store::Cond;
+use crate::workers::assets::AssetJob;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/v1/assets/video", post(create)).route("/v1/assets/video/{id}", get(get_one))
+}
+
+/// A visible asset of the account (expired unlinked ones are gone: 404).
+pub async fn load(st: &AppState, account: &str, id: &str) -> AppResult<Versioned<Asset>> {
+    if !plausible_id(id) {
+        return Err(AppError::not_found("asset", id));
+    }
+    match repo::get::<Asset>(st.store.as_ref(), &keys::record(account, keys::ASSET, id)).await? {
+        Some(a) if a.value.visible(st.clock.now()) => Ok(a),
+        _ => Err(AppError::not_found("asset", id)),
+    }
+}
+
+fn created(id: &str) -> Response {
+    let mut res = StatusCode::CREATED.into_response();
+    if let Ok(v) = HeaderValue::from_str(&format!("/v1/assets/video/{id}")) {
+        res.headers_mut().insert(header::LOCATION, v);
+    }
+    res
+}
+
+fn new_asset(st: &AppState, id: &str, name: String, source: &str) -> Asset {
+    let now = st.clock.now();
+    Asset {
+        id: id.to_string(),
+        name,
+        source: source.into(),
+        download_uri: None,
+        status: asset::PENDING.into(),
+        failure_reason: None,
+        size: None,
+        content_type: None,
+        object_key: None,
+        linked: false,
+        expires: Some(now + st.settings.asset_expiry),
+        created: now,
+        modified: now,
+    }
+}
+
+async fn save(st: &AppState, account: &str, a: &Asset) -> AppResult<()> {
+    let mut item = repo::item(keys::record(account, keys::ASSET, &a.id), a, 1)?;
+    item.expires_at = a.expires.map(|e| e.timestamp());
+    st.store.put(item, Cond::NotExists).await?;
+    Ok(())
+}
+
+/// `POST /v1/assets/video`: JSON `{name, downloadUri}` (download queued), or the bytes as
+/// `application/octet-stream` with `?name=`.
+#[tracing::instrument(skip_all, fields(account = %a.id))]
+async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
+    let mt = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    match mt.as_str() {
+        "application/json" => {
+            let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY).await.map_err(|_| AppError::PayloadTooLarge(MAX_BODY))?;
+            let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| AppError::Malformed(format!("malformed JSON: {e}")))?;
+            let mut r = ObjReader::new(&v, "", &["name", "downloadUri"]);
+            let name = r.str_req("name", 255);
+            let uri = r.str_req("downloadUri", 2048);
+            if let Some(n) = &name {
+                if let Err(m) = check_name(n) {
+                    r.err("name", "extension", m);
+                }
+            }
+            if let Some(u) = &uri {
+                if let Err(e) = check_url(u) {
+                    r.err("downloadUri", "url", format!("downloadUri: {e}"));
+                }
+            }
+            let (Some(name), Some(uri), true) = (name, uri, r.errors.is_empty()) else {
+                return Err(AppError::Validation(r.errors));
+            };
+            let id = new_id();
+            let mut asset = new_asset(&st, &id, name, "url");
+            asset.download_uri = Some(uri);
+            save(&st, &a.id, &asset).await?;
+            let job = serde_json::to_string(&AssetJob { account: a.id.clone(), asset: id.clone() })?;
+            if let Err(e) = st.queue.send(QueueName::Assets, job).await {
+                // Without a queued job the asset would stay PENDING: record the failure.
+                tracing::error!(error = %e, asset = %id, "could not queue the download");
+                let key = keys::record(&a.id, keys::ASSET, &id);
+                if let Some(cur) = repo::get::<Asset>(st.store.as_ref(), &key).await? {
+                    let mut failed = cur.value.clone();
+                    failed.status = asset::FAILED.into();
+                    failed.failure_reason = Some("the download could not be queued; upload again".into());
+                    let _ = st.store.put(repo::next(&cur.item, &failed)?, Cond::Version(cur.version())).await;
+                }
+                return Err(AppError::Internal(e.to_string()));
+            }
+            tracing::info!(asset = %id, "asset download queued");
+            Ok(created(&id))
+        }
+        "application/octet-stream" => {
+            let pairs = query_pairs(q.as_deref())?;
+            let name = single(&pairs, "name")?.map(str::to_string);
+            let Some(name) = name.filter(|n| !n.trim().is_empty()) else {
+                return Err(AppError::field("name", "required", "query parameter name (the file name, e.g. spot.mp4) is required for an octet-stream upload"));
+            };
+            if name.chars().count() > 255 {
+                return Err(AppError::field("name", "maxLength", "name is longer than 255 characters"));
+            }
+            check_name(&name).map_err(|m| AppError::field("name", "extension", m))?;
+            let max = st.settings.upload_max_bytes;
+            let bytes = axum::body::to_bytes(req.into_body(), max).await.map_err(|_| AppError::PayloadTooLarge(max))?;
+            if bytes.is_empty() {
+                return Err(AppError::field("body", "required", "the upload is empty"));
+            }
+            let id = new_id();
+            let key = Asset::object_key(&a.id, &id, &name);
+            let ct = content_type_for(&name);
+            let size = bytes.len() as u64;
+            st.blobs.put_bytes(&key, bytes.to_vec(), ct).await?;
+            let mut asset = new_asset(&st, &id, name, "upload");
+            asset.status = asset::READY.into();
+            asset.size = Some(size);
+            asset.content_type = Some(ct.into());
+            asset.object_key = Some(key);
+            save(&st, &a.id, &asset).await?;
+            Ok(created(&id))
+        }
+        _ => Err(AppError::UnsupportedMediaType {
+            expected: "application/json or application/octet-stream",
+            got: mt,
+        }),
+    }
+}
+
+#[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
+async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+    let v = load(&st, &a.id, &id).await?;
+    let x = &v.value;
+    let mut body = json!({
+        "id": x.id, "name": x.name, "status": x.status, "source": x.source, "linked": x.linked,
+        "created": x.created, "modified": x.modified,
+    });
+    for (k, val) in [
+        ("downloadUri", x.download_uri.clone().map(serde_json::Value::from)),
+        ("failureReason", x.failure_reason.clone().map(serde_json::Value::from)),
+        ("size", x.size.map(serde_json::Value::from)),
+        ("contentType", x.content_type.clone().map(serde_json::Value::from)),
+        ("expires", if x.linked { None } else { x.expires.map(|e| serde_json::Value::from(e.to_rfc3339())) }),
+    ] {
+        if let Some(val) = val {
+            body[k] = val;
+        }
+    }
+    Ok(with_etag(Json(body).into_response(), v.version()))
+}

@@ -1,0 +1,105 @@
+//! S3 adapter (aws-sdk-s3). Path-style addressing when an endpoint override is set (moto,
+//! LocalStack), since virtual-host names do not resolve there.
+
+use std::path::Path;
+
+use async_trait::async_trait;
+use aws_sdk_s3::primitives::ByteStream;
+use aws_sdk_s3::Client;
+
+use super::{check_key, BlobError, Blobs};
+
+pub struct S3Blobs {
+    client: Client,
+    bucket: String,
+}
+
+fn err<E: std::fmt::Debug>(e: E) -> BlobError {
+    BlobError(format!("{e:?}"))
+}
+
+impl S3Blobs {
+    pub async fn from_env(bucket: impl Into<String>) -> Self {
+        let conf = aws_config::load_from_env().await;
+        let mut b = aws_sdk_s3::config::Builder::from(&conf);
+        if std::env::var("AWS_ENDPOINT_URL").is_ok() || std::env::var("AWS_ENDPOINT_URL_S3").is_ok() {
+            b = b.force_path_style(true);
+        }
+        S3Blobs { client: Client::from_conf(b.build()), bucket: bucket.into() }
+    }
+
+    pub fn bucket(&self) -> &str {
+        &self.bucket
+    }
+
+    /// Creates the bucket when missing (emulators, tests; on AWS the template owns it).
+    pub async fn create_bucket_if_missing(&self) -> Result<(), BlobError> {
+        if self.client.head_bucket().bucket(&self.bucket).send().await.is_ok() {
+            return Ok(());
+        }
+        match self.client.create_bucket().bucket(&self.bucket).send().await {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                let code = e.as_service_error().map(|s| s.meta().code().unwrap_or("").to_string()).unwrap_or_default();
+                if code == "BucketAlreadyOwnedByYou" || code == "BucketAlreadyExists" {
+                    Ok(())
+                } else {
+                    Err(err(e))
+                }
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl Blobs for S3Blobs {
+    async fn put_file(&self, key: &str, path: &Path, content_type: &str) -> Result<u64, BlobError> {
+        check_key(key)?;
+        let size = tokio::fs::metadata(path).await.map_err(err)?.len();
+        let body = ByteStream::from_path(path).await.map_err(err)?;
+        self.client
+            .put_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .content_type(content_type)
+            .body(body)
+            .send()
+            .await
+            .map_err(err)?;
+        Ok(size)
+    }
+
+    async fn put_bytes(&self, key: &str, bytes: Vec<u8>, content_type: &str) -> Result<(), BlobError> {
+        check_key(key)?;
+        self.client
+            .put_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .content_type(content_type)
+            .body(ByteStream::from(bytes))
+            .send()
+            .await
+            .map_err(err)?;
+        Ok(())
+    }
+
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
+        match self.client.get_object().bucket(&self.bucket).key(key).send().await {
+            Ok(out) => Ok(Some(out.body.collect().await.map_err(err)?.into_bytes().to_vec())),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_no_such_key()) => Ok(None),
+            Err(e) => Err(err(e)),
+        }
+    }
+
+    async fn size(&self, key: &str) -> Result<Option<u64>, BlobError> {
+        match self.client.head_object().bucket(&self.bucket).key(key).send().await {
+            Ok(out) => Ok(Some(out.content_length().unwrap_or(0).max(0) as u64)),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_not_found()) => Ok(None),
+            Err(e) => Err(err(e)),
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        "s3"
+    }
+}

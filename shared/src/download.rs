@@ -1,0 +1,294 @@
+//! Fetching a remote file for an asset, safely: http(s) only; the host is resolved here and
+//! every address checked (no loopback, private, link-local — 169.254.169.254 is the cloud
+//! metadata service — unique-local, multicast, reserved), then the connection goes to the
+//! checked address itself, so a second DNS answer cannot redirect it; each redirect is
+//! checked the same way; the size is capped while streaming to disk; the whole download
+//! has a deadline.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Incoming;
+use hyper::{Request, Response, Uri};
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_rustls::rustls;
+
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub allow_private: bool,
+    pub max_bytes: u64,
+    pub timeout: Duration,
+    pub max_redirects: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DownloadError {
+    BadUrl(String),
+    Forbidden(String),
+    TooLarge(u64),
+    Timeout(Duration),
+    Status(u16),
+    Network(String),
+    Io(String),
+}
+
+impl std::fmt::Display for DownloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DownloadError::BadUrl(m) => write!(f, "invalid download URL: {m}"),
+            DownloadError::Forbidden(m) => write!(f, "download refused: {m}"),
+            DownloadError::TooLarge(max) => write!(f, "the file is larger than the limit of {max} bytes"),
+            DownloadError::Timeout(d) => write!(f, "the download did not finish within {} s", d.as_secs()),
+            DownloadError::Status(s) => write!(f, "the server answered HTTP {s}"),
+            DownloadError::Network(m) => write!(f, "network error: {m}"),
+            DownloadError::Io(m) => write!(f, "storage error: {m}"),
+        }
+    }
+}
+
+/// Addresses a download may never reach (unless the policy allows private ones).
+pub fn forbidden(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(a) => forbidden_v4(a),
+        IpAddr::V6(a) => {
+            if let Some(v4) = a.to_ipv4_mapped() {
+                return forbidden_v4(v4);
+            }
+            let s = a.segments();
+            a.is_loopback()
+                || a.is_unspecified()
+                || a.is_multicast()
+                || (s[0] & 0xfe00) == 0xfc00 // unique local fc00::/7
+                || (s[0] & 0xffc0) == 0xfe80 // link-local fe80::/10
+                || (s[0] == 0x64 && s[1] == 0xff9b) // NAT64 64:ff9b::/96 (reaches IPv4 space)
+                || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
+                || (s[0] == 0x2002) // 6to4 (embeds IPv4)
+        }
+    }
+}
+
+fn forbidden_v4(a: Ipv4Addr) -> bool {
+    let o = a.octets();
+    a.is_loopback()
+        || a.is_private()
+        || a.is_link_local()
+        || a.is_unspecified()
+        || a.is_broadcast()
+        || a.is_multicast()
+        || a.is_documentation()
+        || o[0] == 0 // this network
+        || (o[0] == 100 && (o[1] & 0xc0) == 64) // shared address space 100.64/10
+        || (o[0] == 192 && o[1] == 0 && o[2] == 0) // IETF protocol assignments
+        || (o[0] == 198 && (o[1] & 0xfe) == 18) // benchmarking 198.18/15
+        || o[0] >= 240 // reserved
+}
+
+struct Target {
+    https: bool,
+    host: String,
+    port: u16,
+    path: String,
+}
+
+fn parse(url: &str) -> Result<Target, DownloadError> {
+    let uri: Uri = url.parse().map_err(|_| DownloadError::BadUrl(format!("{url:?} is not a URL")))?;
+    let https = match uri.scheme_str() {
+        Some("https") => true,
+        Some("http") => false,
+        Some(other) => return Err(DownloadError::Forbidden(format!("the scheme {other} is not allowed (http or https only)"))),
+        None => return Err(DownloadError::BadUrl(format!("{url:?} has no scheme"))),
+    };
+    let auth = uri.authority().ok_or_else(|| DownloadError::BadUrl(format!("{url:?} has no host")))?;
+    if auth.as_str().contains('@') {
+        return Err(DownloadError::Forbidden("credentials in the URL are not allowed".into()));
+    }
+    let host = auth.host().trim_start_matches('[').trim_end_matches(']').to_string();
+    if host.is_empty() {
+        return Err(DownloadError::BadUrl(format!("{url:?} has no host")));
+    }
+    let port = auth.port_u16().unwrap_or(if https { 443 } else { 80 });
+    let path = uri.path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
+    Ok(Target { https, host, port, path })
+}
+
+/// Checks a URL's form without touching the network (used when the asset is created).
+pub fn check_url(url: &str) -> Result<(), DownloadError> {
+    if url.len() > 2048 {
+        return Err(DownloadError::BadUrl("longer than 2048 characters".into()));
+    }
+    parse(url).map(|_| ())
+}
+
+async fn resolve(t: &Target, allow_private: bool) -> Result<SocketAddr, DownloadError> {
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((t.host.as_str(), t.port))
+        .await
+        .map_err(|e| DownloadError::Network(format!("cannot resolve {}: {e}", t.host)))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(DownloadError::Network(format!("{} has no address", t.host)));
+    }
+    if allow_private {
+        return Ok(addrs[0]);
+    }
+    // Any forbidden answer refuses the host: a name that mixes public and internal
+    // addresses is not to be trusted.
+    if let Some(bad) = addrs.iter().find(|a| forbidden(a.ip())) {
+        return Err(DownloadError::Forbidden(format!("{} resolves to {}, an internal address", t.host, bad.ip())));
+    }
+    Ok(addrs[0])
+}
+
+fn tls() -> Result<Arc<rustls::ClientConfig>, DownloadError> {
+    static CONFIG: OnceLock<Result<Arc<rustls::ClientConfig>, String>> = OnceLock::new();
+    CONFIG
+        .get_or_init(|| {
+            let mut roots = rustls::RootCertStore::empty();
+            for cert in rustls_native_certs::load_native_certs().certs {
+                let _ = roots.add(cert);
+            }
+            rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+                .with_safe_default_protocol_versions()
+                .map(|b| Arc::new(b.with_root_certificates(roots).with_no_client_auth()))
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(DownloadError::Network)
+}
+
+async fn request<IO>(io: IO, t: &Target) -> Result<Response<Incoming>, DownloadError>
+where
+    IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let net = |e: hyper::Error| DownloadError::Network(e.to_string());
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(io)).await.map_err(net)?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    let host = if (t.https && t.port == 443) || (!t.https && t.port == 80) { t.host.clone() } else { format!("{}:{}", t.host, t.port) };
+    let req = Request::get(t.path.as_str())
+        .header(hyper::header::HOST, host)
+        .header(hyper::header::USER_AGENT, "campaign-api-asset-fetcher/1")
+        .body(Empty::<Bytes>::new())
+        .map_err(|e| DownloadError::BadUrl(e.to_string()))?;
+    sender.send_request(req).await.map_err(net)
+}
+
+/// What a finished download wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Downloaded {
+    pub size: u64,
+    pub content_type: Option<String>,
+}
+
+/// Downloads `url` into the file `dest` under the policy.
+pub async fn download(url: &str, p: &Policy, dest: &Path) -> Result<Downloaded, DownloadError> {
+    match tokio::time::timeout(p.timeout, fetch(url, p, dest)).await {
+        Ok(r) => r,
+        Err(_) => Err(DownloadError::Timeout(p.timeout)),
+    }
+}
+
+async fn fetch(url: &str, p: &Policy, dest: &Path) -> Result<Downloaded, DownloadError> {
+    let mut current = url.to_string();
+    for _ in 0..=p.max_redirects {
+        let t = parse(&current)?;
+        let addr = resolve(&t, p.allow_private).await?;
+        let tcp = TcpStream::connect(addr).await.map_err(|e| DownloadError::Network(format!("connecting to {addr}: {e}")))?;
+        let res = if t.https {
+            let name = rustls::pki_types::ServerName::try_from(t.host.clone()).map_err(|e| DownloadError::BadUrl(e.to_string()))?;
+            let stream = tokio_rustls::TlsConnector::from(tls()?)
+                .connect(name, tcp)
+                .await
+                .map_err(|e| DownloadError::Network(format!("TLS: {e}")))?;
+            request(stream, &t).await?
+        } else {
+            request(tcp, &t).await?
+        };
+        let status = res.status();
+        if status.is_redirection() {
+            let loc = res
+                .headers()
+                .get(hyper::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .ok_or(DownloadError::Status(status.as_u16()))?;
+            current = if loc.starts_with("http://") || loc.starts_with("https://") {
+                loc.to_string()
+            } else if loc.starts_with('/') {
+                format!("{}://{}:{}{loc}", if t.https { "https" } else { "http" }, t.host, t.port)
+            } else {
+                return Err(DownloadError::BadUrl(format!("unsupported redirect location {loc:?}")));
+            };
+            continue;
+        }
+        if !status.is_success() {
+            return Err(DownloadError::Status(status.as_u16()));
+        }
+        if let Some(len) = res.headers().get(hyper::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok()) {
+            if len > p.max_bytes {
+                return Err(DownloadError::TooLarge(p.max_bytes));
+            }
+        }
+        let content_type = res.headers().get(hyper::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_string);
+        let mut body = res.into_body();
+        let io = |e: std::io::Error| DownloadError::Io(e.to_string());
+        let mut file = tokio::fs::File::create(dest).await.map_err(io)?;
+        let mut size = 0u64;
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| DownloadError::Network(e.to_string()))?;
+            if let Ok(data) = frame.into_data() {
+                size += data.len() as u64;
+                if size > p.max_bytes {
+                    return Err(DownloadError::TooLarge(p.max_bytes));
+                }
+                file.write_all(&data).await.map_err(io)?;
+            }
+        }
+        file.flush().await.map_err(io)?;
+        return Ok(Downloaded { size, content_type });
+    }
+    Err(DownloadError::Forbidden(format!("more than {} redirects", p.max_redirects)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_addresses_are_forbidden() {
+        for ip in [
+            "127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "0.0.0.0",
+            "100.64.0.1", "255.255.255.255", "224.0.0.1", "::1", "::", "fe80::1", "fd00::1", "fc00::1",
+            "::ffff:127.0.0.1", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::1",
+        ] {
+            assert!(forbidden(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111"] {
+            assert!(!forbidden(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn only_http_and_https_urls() {
+        assert!(check_url("https://cdn.example.com/a.mp4").is_ok());
+        assert!(check_url("http://cdn.example.com:8080/a.mp4?x=1").is_ok());
+        for bad in ["ftp://x/a.mp4", "file:///etc/passwd", "gopher://x", "javascript:alert(1)", "cdn.example.com/a.mp4", "http:///a.mp4", "https://user:pw@x.com/a.mp4"] {
+            assert!(check_url(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_loopback_url_is_refused_before_connecting() {
+        let p = Policy { allow_private: false, max_bytes: 10, timeout: Duration::from_secs(5), max_redirects: 1 };
+        let dest = std::env::temp_dir().join(format!("dl-{}", uuid::Uuid::new_v4()));
+        let e = download("http://127.0.0.1:9/x.mp4", &p, &dest).await.unwrap_err();
+        assert!(matches!(e, DownloadError::Forbidden(_)), "{e:?}");
+        let e = download("http://localhost:9/x.mp4", &p, &dest).await.unwrap_err();
+        assert!(matches!(e, DownloadError::Forbidden(_)), "{e:?}");
+    }
+}

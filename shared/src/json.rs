@@ -1,0 +1,201 @@
+//! JSON wire format: a reader that validates an object field by field and reports every
+//! problem with its path (`creative.assetId`, `externalTrackers[1].event`).
+
+use serde_json::{Map, Value};
+
+use crate::error::FieldError;
+
+pub struct ObjReader<'a> {
+    obj: Option<&'a Map<String, Value>>,
+    path: String,
+    pub errors: Vec<FieldError>,
+}
+
+impl<'a> ObjReader<'a> {
+    /// `known` lists the fields the object may carry; others are refused.
+    pub fn new(v: &'a Value, path: &str, known: &[&str]) -> Self {
+        let mut r = ObjReader { obj: v.as_object(), path: path.to_string(), errors: Vec::new() };
+        match r.obj {
+            None => {
+                let p = if path.is_empty() { "body".to_string() } else { path.to_string() };
+                r.errors.push(FieldError::new(p.clone(), "type", format!("{p} must be a JSON object")));
+            }
+            Some(o) => {
+                for k in o.keys() {
+                    if !known.contains(&k.as_str()) {
+                        let p = r.at(k);
+                        r.errors.push(FieldError::new(p.clone(), "unknown", format!("unknown field {p}")));
+                    }
+                }
+            }
+        }
+        r
+    }
+
+    /// Like `new`, for objects whose unknown fields are ignored (PATCH).
+    pub fn lenient(v: &'a Value, path: &str) -> Self {
+        let mut r = ObjReader { obj: v.as_object(), path: path.to_string(), errors: Vec::new() };
+        if r.obj.is_none() {
+            r.errors.push(FieldError::new("body", "type", "the body must be a JSON object"));
+        }
+        r
+    }
+
+    pub fn at(&self, name: &str) -> String {
+        if self.path.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}.{name}", self.path)
+        }
+    }
+
+    pub fn err(&mut self, name: &str, rule: &str, msg: impl Into<String>) {
+        let p = self.at(name);
+        self.errors.push(FieldError::new(p, rule, msg));
+    }
+
+    /// The raw value, `None` when absent or null.
+    pub fn get(&self, name: &str) -> Option<&'a Value> {
+        self.obj?.get(name).filter(|v| !v.is_null())
+    }
+
+    pub fn present(&self, name: &str) -> bool {
+        self.obj.is_some_and(|o| o.contains_key(name))
+    }
+
+    /// Present and explicitly null.
+    pub fn is_null(&self, name: &str) -> bool {
+        self.obj.and_then(|o| o.get(name)).is_some_and(Value::is_null)
+    }
+
+    pub fn str_opt(&mut self, name: &str, max: usize) -> Option<String> {
+        let v = self.get(name)?;
+        match v.as_str() {
+            Some(s) if s.chars().count() > max => {
+                let p = self.at(name);
+                self.err(name, "maxLength", format!("{p} is longer than {max} characters"));
+                None
+            }
+            Some(s) => Some(s.to_string()),
+            None => {
+                let p = self.at(name);
+                self.err(name, "type", format!("{p} must be a string"));
+                None
+            }
+        }
+    }
+
+    pub fn str_req(&mut self, name: &str, max: usize) -> Option<String> {
+        let v = self.str_opt(name, max);
+        if !self.present(name) || self.is_null(name) || v.as_deref().is_some_and(|s| s.trim().is_empty()) {
+            let p = self.at(name);
+            if !self.errors.iter().any(|e| e.field == p) {
+                self.err(name, "required", format!("{p} is required"));
+            }
+            return None;
+        }
+        v
+    }
+
+    pub fn bool_opt(&mut self, name: &str) -> Option<bool> {
+        let v = self.get(name)?;
+        match v.as_bool() {
+            Some(b) => Some(b),
+            None => {
+                let p = self.at(name);
+                self.err(name, "type", format!("{p} must be true or false"));
+                None
+            }
+        }
+    }
+
+    pub fn f64_opt(&mut self, name: &str) -> Option<f64> {
+        let v = self.get(name)?;
+        match v.as_f64() {
+            Some(n) => Some(n),
+            None => {
+                let p = self.at(name);
+                self.err(name, "type", format!("{p} must be a number"));
+                None
+            }
+        }
+    }
+
+    pub fn int_opt(&mut self, name: &str, lo: i64, hi: i64) -> Option<i64> {
+        let v = self.get(name)?;
+        match v.as_i64() {
+            Some(n) if (lo..=hi).contains(&n) => Some(n),
+            Some(n) => {
+                let p = self.at(name);
+                self.err(name, "range", format!("{p} must be between {lo} and {hi} (got {n})"));
+                None
+            }
+            None => {
+                let p = self.at(name);
+                self.err(name, "type", format!("{p} must be an integer"));
+                None
+            }
+        }
+    }
+
+    pub fn enum_opt(&mut self, name: &str, allowed: &[&str]) -> Option<String> {
+        let s = self.str_opt(name, 64)?;
+        if allowed.contains(&s.as_str()) {
+            Some(s)
+        } else {
+            let p = self.at(name);
+            self.err(name, "enum", format!("{p} must be one of {} (got {s:?})", allowed.join(", ")));
+            None
+        }
+    }
+
+    pub fn date_time_opt(&mut self, name: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+        let s = self.str_opt(name, 64)?;
+        match chrono::DateTime::parse_from_rfc3339(&s) {
+            Ok(d) => Some(d.with_timezone(&chrono::Utc)),
+            Err(_) => {
+                let p = self.at(name);
+                self.err(name, "dateTime", format!("{p} must be an ISO-8601 date-time (got {s:?})"));
+                None
+            }
+        }
+    }
+
+    pub fn array_opt(&mut self, name: &str) -> Option<&'a Vec<Value>> {
+        let v = self.get(name)?;
+        match v.as_array() {
+            Some(a) => Some(a),
+            None => {
+                let p = self.at(name);
+                self.err(name, "type", format!("{p} must be an array"));
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn collects_errors_with_paths() {
+        let v = json!({"name": 5, "n": 200, "e": "x", "when": "yesterday", "extra": 1, "b": "yes"});
+        let mut r = ObjReader::new(&v, "creative", &["name", "n", "e", "when", "b", "missing"]);
+        r.str_opt("name", 10);
+        r.int_opt("n", 1, 100);
+        r.enum_opt("e", &["A"]);
+        r.date_time_opt("when");
+        r.bool_opt("b");
+        r.str_req("missing", 5);
+        let got: Vec<String> = r.errors.iter().map(|e| format!("{} {}", e.field, e.rule)).collect();
+        assert_eq!(
+            got,
+            vec![
+                "creative.extra unknown", "creative.name type", "creative.n range", "creative.e enum", "creative.when dateTime",
+                "creative.b type", "creative.missing required"
+            ]
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! Video assets (seed 000 §3, §4.4a; choices in docs/goals-ads-assets.md).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+pub const VIDEO_EXTENSIONS: &[&str] = &["mp4", "m4v", "mov", "webm", "mkv", "avi", "wmv", "flv", "mpg", "mpeg", "ts", "3gp"];
+
+pub const PENDING: &str = "PENDING";
+pub const DOWNLOADING: &str = "DOWNLOADING";
+pub const READY: &str = "READY";
+pub const FAILED: &str = "FAILED";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Asset {
+    pub id: String,
+    pub name: String,
+    /// `url` or `upload`.
+    pub source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download_uri: Option<String>,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    /// Where the bytes are in the bucket (once READY).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_key: Option<String>,
+    pub linked: bool,
+    /// Unlinked assets are gone after this (404); cleared when an ad links the asset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<DateTime<Utc>>,
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+}
+
+impl Asset {
+    pub fn visible(&self, now: DateTime<Utc>) -> bool {
+        self.linked || self.expires.is_none_or(|e| now < e)
+    }
+
+    pub fn object_key(account: &str, id: &str, name: &str) -> String {
+        let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || ".-_".contains(c) { c } else { '_' }).collect();
+        format!("{account}/assets/{id}/{safe}")
+    }
+}
+
+/// `name` must end in a video file extension.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    match ext {
+        Some(e) if VIDEO_EXTENSIONS.contains(&e.as_str()) && name.len() > e.len() + 1 => Ok(()),
+        _ => Err(format!("name must end in a video file extension ({}) (got {name:?})", VIDEO_EXTENSIONS.join(", "))),
+    }
+}
+
+pub fn content_type_for(name: &str) -> &'static str {
+    match name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).as_deref() {
+        Some("mp4") | Some("m4v") => "video/mp4",
+        Some("mov") => "video/quicktime",
+        Some("webm") => "video/webm",
+        Some("mkv") => "video/x-matroska",
+        Some("avi") => "video/x-msvideo",
+        Some("wmv") => "video/x-ms-wmv",
+        Some("flv") => "video/x-flv",
+        Some("mpg") | Some("mpeg") => "video/mpeg",
+        Some("ts") => "video/mp2t",
+        Some("3gp") => "video/3gpp",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_need_a_video_extension() {
+        for ok in ["spot.mp4", "Spot.MOV", "a.b.webm", "x.3gp"] {
+            assert!(check_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["spot", "spot.jpg", ".mp4", "spot.mp4.exe", "spot."] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn object_keys_are_safe() {
+        assert_eq!(Asset::object_key("a", "i", "my clip (final).mp4"), "a/assets/i/my_clip__final_.mp4");
+        assert!(crate::blobs::check_key(&Asset::object_key("a", "i", "../../x.mp4")).is_ok());
+    }
+}

@@ -1,0 +1,92 @@
+//! Job queue port: SQS on AWS (the queues feed the worker Lambdas), an in-process channel
+//! on the local server (workers run in the same process). Messages are at-least-once in
+//! both: workers must be idempotent.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+pub mod sqs;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum QueueName {
+    /// Asset downloads (`workers::assets`).
+    Assets,
+}
+
+impl QueueName {
+    pub const ALL: &'static [QueueName] = &[QueueName::Assets];
+
+    /// The environment variable holding the queue's URL on AWS.
+    pub fn url_var(self) -> &'static str {
+        match self {
+            QueueName::Assets => "ASSET_QUEUE_URL",
+        }
+    }
+
+    pub fn short(self) -> &'static str {
+        match self {
+            QueueName::Assets => "assets",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueueError(pub String);
+
+impl std::fmt::Display for QueueError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "queue: {}", self.0)
+    }
+}
+
+impl std::error::Error for QueueError {}
+
+impl From<QueueError> for crate::error::AppError {
+    fn from(e: QueueError) -> Self {
+        crate::error::AppError::Internal(e.to_string())
+    }
+}
+
+#[async_trait]
+pub trait Queue: Send + Sync {
+    async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError>;
+    fn kind(&self) -> &'static str;
+}
+
+/// Channels to workers in the same process.
+pub struct InProcessQueue {
+    senders: Mutex<HashMap<QueueName, mpsc::UnboundedSender<String>>>,
+}
+
+/// The receiving ends, handed to `workers::run_in_process`.
+pub struct Receivers(pub Vec<(QueueName, mpsc::UnboundedReceiver<String>)>);
+
+impl InProcessQueue {
+    pub fn new() -> (InProcessQueue, Receivers) {
+        let mut senders = HashMap::new();
+        let mut receivers = Vec::new();
+        for q in QueueName::ALL {
+            let (tx, rx) = mpsc::unbounded_channel();
+            senders.insert(*q, tx);
+            receivers.push((*q, rx));
+        }
+        (InProcessQueue { senders: Mutex::new(senders) }, Receivers(receivers))
+    }
+}
+
+#[async_trait]
+impl Queue for InProcessQueue {
+    async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError> {
+        let senders = self.senders.lock().map_err(|_| QueueError("poisoned".into()))?;
+        let tx = senders.get(&queue).ok_or_else(|| QueueError(format!("no queue {queue:?}")))?;
+        tx.send(body).map_err(|_| QueueError(format!("the {} worker has stopped", queue.short())))
+    }
+
+    fn kind(&self) -> &'static str {
+        "in-process"
+    }
+}

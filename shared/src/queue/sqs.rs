@@ -1,0 +1,106 @@
+//! SQS adapter (aws-sdk-sqs), plus a poller for running workers outside Lambda (the local
+//! server over AWS services, and the emulator-backed tests).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use aws_sdk_sqs::Client;
+
+use super::{Queue, QueueError, QueueName};
+
+pub struct SqsQueue {
+    client: Client,
+    urls: HashMap<QueueName, String>,
+}
+
+fn err<E: std::fmt::Debug>(e: E) -> QueueError {
+    QueueError(format!("{e:?}"))
+}
+
+impl SqsQueue {
+    pub async fn client_from_env() -> Client {
+        Client::new(&aws_config::load_from_env().await)
+    }
+
+    /// Queue URLs from `ASSET_QUEUE_URL` (and the other queues' variables); a function
+    /// without one cannot send to that queue (an error when it tries).
+    pub async fn from_env() -> SqsQueue {
+        let mut urls = HashMap::new();
+        for q in QueueName::ALL {
+            if let Some(url) = crate::config::env(q.url_var()) {
+                urls.insert(*q, url);
+            }
+        }
+        SqsQueue { client: Self::client_from_env().await, urls }
+    }
+
+    /// Creates `<prefix>-<queue>` queues when missing (emulators, tests).
+    pub async fn create(prefix: &str) -> Result<SqsQueue, QueueError> {
+        let client = Self::client_from_env().await;
+        let mut urls = HashMap::new();
+        for q in QueueName::ALL {
+            let out = client.create_queue().queue_name(format!("{prefix}-{}", q.short())).send().await.map_err(err)?;
+            urls.insert(*q, out.queue_url().unwrap_or_default().to_string());
+        }
+        Ok(SqsQueue { client, urls })
+    }
+
+    pub fn url(&self, q: QueueName) -> Option<&str> {
+        self.urls.get(&q).map(String::as_str)
+    }
+
+    /// Receives and handles messages until the process ends, as the Lambda event source
+    /// would: a message is deleted only when its handler succeeded, else it comes back
+    /// after the visibility timeout.
+    pub fn spawn_poller<F, Fut>(self: &Arc<Self>, q: QueueName, handler: F)
+    where
+        F: Fn(String) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = bool> + Send,
+    {
+        let me = Arc::clone(self);
+        tokio::spawn(async move {
+            let Some(url) = me.url(q).map(str::to_string) else { return };
+            loop {
+                let got = me
+                    .client
+                    .receive_message()
+                    .queue_url(&url)
+                    .max_number_of_messages(10)
+                    .wait_time_seconds(1)
+                    .visibility_timeout(30)
+                    .send()
+                    .await;
+                let msgs = match got {
+                    Ok(out) => out.messages.unwrap_or_default(),
+                    Err(e) => {
+                        tracing::warn!(error = ?e, queue = q.short(), "receive failed");
+                        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                        continue;
+                    }
+                };
+                for m in msgs {
+                    let ok = handler(m.body().unwrap_or_default().to_string()).await;
+                    if ok {
+                        if let Some(h) = m.receipt_handle() {
+                            let _ = me.client.delete_message().queue_url(&url).receipt_handle(h).send().await;
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+#[async_trait]
+impl Queue for SqsQueue {
+    async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError> {
+        let url = self.urls.get(&queue).ok_or_else(|| QueueError(format!("no URL for queue {queue:?}")))?;
+        self.client.send_message().queue_url(url).message_body(body).send().await.map_err(err)?;
+        Ok(())
+    }
+
+    fn kind(&self) -> &'static str {
+        "sqs"
+    }
+}

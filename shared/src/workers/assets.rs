@@ -1,0 +1,102 @@
+//! The asset downloader: PENDING → DOWNLOADING → READY | FAILED. Idempotent: a finished
+//! asset is left alone, the object key is fixed per asset, every state change is
+//! conditional on the record's version.
+
+use serde::{Deserialize, Serialize};
+
+use crate::download::{download, Policy};
+use crate::keys;
+use crate::model::asset::{self, Asset};
+use crate::repo::{self, Versioned};
+use crate::state::AppState;
+use crate::store::{Cond, StoreError};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AssetJob {
+    pub account: String,
+    pub asset: String,
+}
+
+fn store_err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// Applies `change` to the current record with a conditional write, re-reading on a lost
+/// race (an ad may link the asset meanwhile). `None` when the asset is gone.
+async fn update(st: &AppState, job: &AssetJob, change: impl Fn(&mut Asset)) -> Result<Option<Asset>, String> {
+    let key = keys::record(&job.account, keys::ASSET, &job.asset);
+    for _ in 0..10 {
+        let Some(cur): Option<Versioned<Asset>> = repo::get(st.store.as_ref(), &key).await.map_err(store_err)? else {
+            return Ok(None);
+        };
+        let mut next = cur.value.clone();
+        change(&mut next);
+        next.modified = st.clock.now();
+        let mut item = repo::next(&cur.item, &next).map_err(store_err)?;
+        item.expires_at = next.expires.map(|e| e.timestamp());
+        match st.store.put(item, Cond::Version(cur.version())).await {
+            Ok(()) => return Ok(Some(next)),
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Err(format!("asset {} kept changing", job.asset))
+}
+
+pub async fn process(st: &AppState, job: &AssetJob) -> Result<(), String> {
+    let key = keys::record(&job.account, keys::ASSET, &job.asset);
+    let Some(cur): Option<Versioned<Asset>> = repo::get(st.store.as_ref(), &key).await.map_err(store_err)? else {
+        tracing::info!(asset = %job.asset, "asset gone; nothing to do");
+        return Ok(());
+    };
+    if cur.value.status == asset::READY || cur.value.status == asset::FAILED {
+        tracing::info!(asset = %job.asset, status = %cur.value.status, "already finished (redelivery)");
+        return Ok(());
+    }
+    let Some(url) = cur.value.download_uri.clone() else {
+        return Ok(());
+    };
+    update(st, job, |a| a.status = asset::DOWNLOADING.into()).await?;
+    let policy = Policy {
+        allow_private: st.settings.asset_allow_private_urls,
+        max_bytes: st.settings.asset_max_bytes,
+        timeout: st.settings.asset_download_timeout,
+        max_redirects: 5,
+    };
+    let tmp = std::env::temp_dir().join(format!("asset-{}-{}", job.asset, uuid::Uuid::new_v4().simple()));
+    let result = download(&url, &policy, &tmp).await;
+    let outcome = match result {
+        Ok(d) => {
+            let object_key = Asset::object_key(&job.account, &job.asset, &cur.value.name);
+            let ct = d.content_type.clone().filter(|c| c.starts_with("video/")).unwrap_or_else(|| asset::content_type_for(&cur.value.name).into());
+            match st.blobs.put_file(&object_key, &tmp, &ct).await {
+                Ok(size) => {
+                    tracing::info!(asset = %job.asset, size, "asset downloaded");
+                    update(st, job, |a| {
+                        a.status = asset::READY.into();
+                        a.size = Some(size);
+                        a.content_type = Some(ct.clone());
+                        a.object_key = Some(object_key.clone());
+                        a.failure_reason = None;
+                    })
+                    .await
+                    .map(|_| ())
+                }
+                // The bucket failed: let the message come back.
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        Err(e) => {
+            tracing::warn!(asset = %job.asset, error = %e, "asset download failed");
+            let reason = e.to_string();
+            update(st, job, |a| {
+                a.status = asset::FAILED.into();
+                a.failure_reason = Some(reason.clone());
+            })
+            .await
+            .map(|_| ())
+        }
+    };
+    let _ = tokio::fs::remove_file(&tmp).await;
+    outcome
+}
