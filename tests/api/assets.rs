@@ -1,0 +1,154 @@
+//! Video assets: seed 000 §4.4a and §3 (expiry); docs/goals-ads-assets.md.
+
+use api_tests::chrono::Duration;
+use api_tests::serde_json::json;
+use api_tests::{both_stores, spawn_file_server, Backend, TestApp, CLIP};
+use shared::clock::Clock;
+use shared::state::Settings;
+
+async fn blob(app: &TestApp, account: &str, id: &str, name: &str) -> Option<Vec<u8>> {
+    let key = shared::model::asset::Asset::object_key(account, id, name);
+    app.state.blobs.get(&key).await.unwrap()
+}
+
+fn id_of(location: &str) -> String {
+    location.rsplit('/').next().unwrap().to_string()
+}
+
+async fn failed_with(backend: Backend, settings: Settings, url: &str, reason: &str) {
+    let app = TestApp::spawn_with(backend, settings).await;
+    let (_, v) = app.asset_from(url, "spot.mp4").await;
+    assert_eq!(v["status"], "FAILED", "{v}");
+    let got = v["failureReason"].as_str().unwrap_or("");
+    assert!(got.contains(reason), "{got:?} should mention {reason:?}");
+}
+
+both_stores! {
+    async fn url_upload_is_downloaded_into_the_bucket(app: TestApp) {
+        let base = spawn_file_server().await;
+        let r = app.post_json("/v1/assets/video", &json!({"name": "Spring spot.mp4", "downloadUri": format!("{base}/clip.mp4")})).await;
+        r.expect(201);
+        assert!(r.body.is_empty(), "no body: {}", r.body);
+        let loc = r.header("location").unwrap().to_string();
+        assert!(loc.starts_with("/v1/assets/video/"));
+        let v = app.wait_asset(&loc).await;
+        assert_eq!(v["status"], "READY", "{v}");
+        assert_eq!(v["size"], CLIP.len());
+        assert_eq!(v["contentType"], "video/mp4");
+        assert_eq!(v["source"], "url");
+        assert_eq!(v["linked"], false);
+        assert!(v["expires"].is_string());
+        let id = id_of(&loc);
+        assert_eq!(blob(&app, &app.a.id, &id, "Spring spot.mp4").await.as_deref(), Some(CLIP), "the bytes are in the bucket");
+    }
+
+    async fn redirects_are_followed(app: TestApp) {
+        let base = spawn_file_server().await;
+        let (_, v) = app.asset_from(&format!("{base}/moved.mp4"), "m.mp4").await;
+        assert_eq!(v["status"], "READY", "{v}");
+    }
+
+    async fn octet_stream_upload_is_ready_at_once(app: TestApp) {
+        let r = app.send("POST", "/v1/assets/video?name=direct.webm", Some(&app.a.key), Some("application/octet-stream"), "webm bytes").await;
+        r.expect(201);
+        let loc = r.header("location").unwrap().to_string();
+        let v = app.get(&loc).await.json();
+        assert_eq!((v["status"].as_str(), v["size"].as_u64(), v["source"].as_str()), (Some("READY"), Some(10), Some("upload")));
+        assert_eq!(v["contentType"], "video/webm");
+        assert_eq!(blob(&app, &app.a.id, &id_of(&loc), "direct.webm").await.as_deref(), Some(&b"webm bytes"[..]));
+        let r = app.send("POST", "/v1/assets/video?name=direct.txt", Some(&app.a.key), Some("application/octet-stream"), "x").await;
+        r.expect(400);
+        assert_eq!(r.json()["errors"][0]["rule"], "extension");
+        let r = app.send("POST", "/v1/assets/video", Some(&app.a.key), Some("application/octet-stream"), "x").await;
+        r.expect(400);
+        assert_eq!(r.json()["errors"][0]["field"], "name");
+        app.send("POST", "/v1/assets/video?name=e.mp4", Some(&app.a.key), Some("application/octet-stream"), "").await.expect(400);
+    }
+
+    async fn bad_requests_are_refused(app: TestApp) {
+        let cases = [
+            (json!({"name": "spot.jpg", "downloadUri": "https://cdn.example.com/a.jpg"}), "name", "extension"),
+            (json!({"name": "spot", "downloadUri": "https://cdn.example.com/a"}), "name", "extension"),
+            (json!({"downloadUri": "https://cdn.example.com/a.mp4"}), "name", "required"),
+            (json!({"name": "a.mp4"}), "downloadUri", "required"),
+            (json!({"name": "a.mp4", "downloadUri": "ftp://cdn.example.com/a.mp4"}), "downloadUri", "url"),
+            (json!({"name": "a.mp4", "downloadUri": "file:///etc/passwd"}), "downloadUri", "url"),
+            (json!({"name": "a.mp4", "downloadUri": "not a url"}), "downloadUri", "url"),
+            (json!({"name": "a.mp4", "downloadUri": "https://x.example/a.mp4", "transcode": true}), "transcode", "unknown"),
+            (json!({"name": 5, "downloadUri": "https://x.example/a.mp4"}), "name", "type"),
+        ];
+        for (body, field, rule) in cases {
+            let r = app.post_json("/v1/assets/video", &body).await;
+            r.expect(400);
+            let e = &r.json()["errors"][0];
+            assert_eq!((e["field"].as_str(), e["rule"].as_str()), (Some(field), Some(rule)), "{body}: {}", r.body);
+        }
+        let r = app.send("POST", "/v1/assets/video", Some(&app.a.key), Some("application/json"), "{not json").await;
+        r.expect(400);
+        assert_eq!(r.json()["type"], "MalformedRequest");
+        app.send("POST", "/v1/assets/video", Some(&app.a.key), Some("text/plain"), "x").await.expect(415);
+        app.send("POST", "/v1/assets/video", None, Some("application/json"), "{}").await.expect(401);
+    }
+
+    async fn download_failures_are_recorded(app: TestApp) {
+        let base = spawn_file_server().await;
+        let (_, v) = app.asset_from(&format!("{base}/missing.mp4"), "gone.mp4").await;
+        assert_eq!(v["status"], "FAILED");
+        assert!(v["failureReason"].as_str().unwrap().contains("HTTP 404"), "{v}");
+    }
+
+    async fn unlinked_assets_expire_after_24_hours(app: TestApp) {
+        let r = app.send("POST", "/v1/assets/video?name=x.mp4", Some(&app.a.key), Some("application/octet-stream"), "bytes").await;
+        let loc = r.header("location").unwrap().to_string();
+        app.clock.set(app.clock.now() + Duration::hours(23));
+        app.get(&loc).await.expect(200);
+        app.clock.set(app.clock.now() + Duration::hours(2));
+        app.get(&loc).await.expect(404);
+    }
+
+    async fn another_account_gets_404(app: TestApp) {
+        let r = app.send("POST", "/v1/assets/video?name=x.mp4", Some(&app.a.key), Some("application/octet-stream"), "bytes").await;
+        let loc = r.header("location").unwrap().to_string();
+        app.get_as(&app.b.key, &loc).await.expect(404);
+        app.get("/v1/assets/video/00000000-0000-0000-0000-000000000000").await.expect(404);
+    }
+
+    async fn redelivered_jobs_change_nothing(app: TestApp) {
+        let base = spawn_file_server().await;
+        let (loc, v) = app.asset_from(&format!("{base}/clip.mp4"), "a.mp4").await;
+        assert_eq!(v["status"], "READY");
+        let etag = app.get(&loc).await.header("etag").unwrap().to_string();
+        let job = json!({"account": app.a.id, "asset": id_of(&loc)}).to_string();
+        for _ in 0..3 {
+            shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &job).await.unwrap();
+        }
+        let after = app.get(&loc).await;
+        assert_eq!(after.header("etag").unwrap(), etag, "a finished asset is not touched again");
+        // A job for an asset that does not exist, or a malformed one, is dropped quietly.
+        shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &json!({"account": app.a.id, "asset": "nope"}).to_string()).await.unwrap();
+        shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, "garbage").await.unwrap();
+    }
+}
+
+// Policies that need their own settings: one test per backend each.
+macro_rules! failure_case {
+    ($name:ident, $settings:expr, $path:expr, $reason:expr) => {
+        mod $name {
+            use super::*;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn embedded() {
+                let base = spawn_file_server().await;
+                failed_with(Backend::Embedded, $settings, &format!("{base}{}", $path), $reason).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn dynamodb() {
+                let base = spawn_file_server().await;
+                failed_with(Backend::DynamoDb, $settings, &format!("{base}{}", $path), $reason).await
+            }
+        }
+    };
+}
+
+failure_case!(private_addresses_are_refused, Settings { asset_allow_private_urls: false, ..TestApp::settings() }, "/clip.mp4", "internal address");
+failure_case!(files_over_the_cap_fail, Settings { asset_max_bytes: 100, ..TestApp::settings() }, "/big.mp4", "larger than the limit of 100 bytes");
+failure_case!(slow_downloads_time_out, Settings { asset_download_timeout: std::time::Duration::from_secs(1), ..TestApp::settings() }, "/slow.mp4", "did not finish within 1 s");
