@@ -16,6 +16,7 @@ use crate::repo;
 use crate::state::AppState;
 use crate::xml::{self, Element, XmlOut};
 
+pub mod ads;
 pub mod assets;
 pub mod campaigns;
 pub mod clients;
@@ -28,7 +29,7 @@ pub const MAX_BODY: usize = 1 << 20;
 pub const API_KEY_HEADER: &str = "x-o-api-key";
 
 /// Every resource group, by the name its Lambda uses.
-pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets"];
+pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads"];
 
 /// The router of one group (a Lambda serves one).
 pub fn group(name: &str) -> Option<Router<AppState>> {
@@ -38,6 +39,7 @@ pub fn group(name: &str) -> Option<Router<AppState>> {
         "campaigns" => Some(campaigns::router()),
         "goals" => Some(goals::router()),
         "assets" => Some(assets::router()),
+        "ads" => Some(ads::router()),
         _ => None,
     }
 }
@@ -365,6 +367,28 @@ impl Attempts {
             Err(e) => Err(e.into()),
         }
     }
+}
+
+/// A JSON request body (`application/json`), parsed.
+pub struct JsonBody(pub serde_json::Value);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, AppError> {
+        let mt = media_type(req.headers());
+        if mt != "application/json" {
+            return Err(AppError::UnsupportedMediaType { expected: "application/json", got: content_type(req.headers()) });
+        }
+        let bytes = read_body(req).await?;
+        serde_json::from_slice(&bytes).map(JsonBody).map_err(|e| AppError::Malformed(format!("malformed JSON: {e}")))
+    }
+}
+
+/// The ids of one kind of the account's reference data (e.g. its device containers).
+pub async fn reference_ids(st: &AppState, account: &str, kind: &str) -> Result<Vec<String>, AppError> {
+    let page = st.store.query(crate::store::Query::partition(keys::partition(account, kind))).await?;
+    Ok(page.items.into_iter().map(|i| i.sk).collect())
 }
 
 #[cfg(test)]

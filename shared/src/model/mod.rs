@@ -1,6 +1,7 @@
 //! Records, their rules, and their wire shapes.
 
 pub mod account;
+pub mod ad;
 pub mod asset;
 pub mod campaign;
 pub mod client;

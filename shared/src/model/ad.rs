@@ -1,0 +1,609 @@
+//! Ads of `/v1/ads` (seed 000 §2.1-§2.4, §3, §4.1-§4.4, §6, §8).
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::common::{SHORT_MAX, TEXT_MAX};
+use super::goal::{AdSummary, Goal};
+use crate::error::FieldError;
+use crate::json::ObjReader;
+
+pub const CREATIVE_TYPES: &[&str] =
+    &["standard", "pause", "iptv", "thirdparty", "placeholder", "spotPlaceholder", "pausePlaceholder", "iptvPlaceholder"];
+pub const INSERTION_POINTS: &[&str] = &["preroll", "midroll", "postroll"];
+
+const SPOT_EVENTS: &[&str] = &[
+    "IMPRESSION", "CLICK_THROUGH", "AD_START", "AD_FIRST_QUARTILE", "AD_MIDPOINT", "AD_THIRD_QUARTILE", "AD_COMPLETE",
+    "CLOSE", "MUTE", "UNMUTE", "PAUSE", "RESUME", "REWIND", "FULLSCREEN", "SKIP",
+];
+const PAUSE_EVENTS: &[&str] = &["IMPRESSION", "CLICK_THROUGH", "CLOSE"];
+const PLACEHOLDER_EVENTS: &[&str] = &[
+    "IMPRESSION", "CLICK_THROUGH", "AD_START", "AD_FIRST_QUARTILE", "AD_MIDPOINT", "AD_THIRD_QUARTILE", "AD_COMPLETE",
+    "CLOSE", "MUTE", "UNMUTE", "PAUSE", "RESUME", "REWIND", "FULLSCREEN", "SKIP", "EXPAND",
+];
+
+/// The external tracker events a creative type allows (§2.2).
+pub fn allowed_events(creative_type: &str) -> &'static [&'static str] {
+    match creative_type {
+        "pause" | "pausePlaceholder" => PAUSE_EVENTS,
+        "placeholder" => PLACEHOLDER_EVENTS,
+        _ => SPOT_EVENTS,
+    }
+}
+
+/// The fields each creative type takes, and which of them are required.
+fn creative_fields(t: &str) -> (&'static [&'static str], &'static [&'static str]) {
+    match t {
+        "standard" => (&["insertionPoint", "assetId", "clickDestinationUri"], &["insertionPoint", "assetId"]),
+        "pause" => (&["assetId", "clickDestinationUri"], &["assetId"]),
+        "iptv" => (&["insertionPoint", "videoCreativeId", "clickDestinationUri", "estimatedAdDuration"], &["insertionPoint"]),
+        "thirdparty" => (&["insertionPoint", "vastUri", "vpaidStrict", "vpaidCountdown", "estimatedAdDuration"], &["insertionPoint", "vastUri"]),
+        "placeholder" => (&[], &[]),
+        "spotPlaceholder" => (&["insertionPoint", "clickDestinationUri"], &["insertionPoint"]),
+        "pausePlaceholder" => (&["clickDestinationUri"], &[]),
+        "iptvPlaceholder" => (&["insertionPoint", "clickDestinationUri"], &["insertionPoint"]),
+        _ => (&[], &[]),
+    }
+}
+
+/// The v3 name of a tracker event: lower camel case (`AD_FIRST_QUARTILE` → `firstQuartile`).
+pub fn event_v3(event: &str) -> String {
+    let base = event.strip_prefix("AD_").unwrap_or(event);
+    let mut out = String::new();
+    for (i, part) in base.split('_').enumerate() {
+        let lower = part.to_lowercase();
+        if i == 0 {
+            out.push_str(&lower);
+        } else {
+            let mut c = lower.chars();
+            if let Some(f) = c.next() {
+                out.extend(f.to_uppercase());
+                out.push_str(c.as_str());
+            }
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Creative {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insertion_point: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asset_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub click_destination_uri: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_creative_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vast_uri: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vpaid_strict: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vpaid_countdown: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_ad_duration: Option<u32>,
+}
+
+impl Creative {
+    /// The ad format weights are shared in: the insertion point, else the type.
+    pub fn format(&self) -> String {
+        match (&self.insertion_point, self.kind.as_str()) {
+            (Some(p), _) => p.clone(),
+            (None, "pause" | "pausePlaceholder") => "pause".into(),
+            (None, k) => k.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tracker {
+    pub id: String,
+    pub url: String,
+    pub event: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ad {
+    pub id: String,
+    pub goal_id: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub enabled: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
+    pub creative: Creative,
+    /// Explicit start; absent: the goal's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub external_trackers: Vec<Tracker>,
+    /// Explicit device containers; absent: all of the account's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_containers: Option<Vec<String>>,
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+    /// When the creative was last changed (the list item's creative dates).
+    pub creative_modified: DateTime<Utc>,
+}
+
+/// A validated write body (POST, PUT).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdInput {
+    pub id: Option<String>,
+    pub goal_id: String,
+    pub name: String,
+    pub custom_id: Option<String>,
+    pub description: Option<String>,
+    pub enabled: Option<bool>,
+    pub weight: Option<f64>,
+    pub creative: Creative,
+    pub start: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+    /// (url, event)
+    pub external_trackers: Vec<(String, String)>,
+    pub device_containers: Option<Vec<String>>,
+}
+
+const FIELDS: &[&str] = &[
+    "id", "name", "goalId", "customId", "description", "enabled", "weight", "creative", "start", "end", "externalTrackers",
+    "deviceContainers",
+];
+
+pub fn check_uri(r: &mut ObjReader, name: &str, v: &Option<String>) {
+    if let Some(u) = v {
+        let ok = (u.starts_with("http://") || u.starts_with("https://")) && u.len() > 8 && !u.chars().any(char::is_whitespace);
+        if !ok {
+            let p = r.at(name);
+            r.err(name, "url", format!("{p} must be an http(s) URL (got {u:?})"));
+        }
+    }
+}
+
+fn weight(r: &mut ObjReader) -> Option<f64> {
+    let w = r.f64_opt("weight")?;
+    if (0.01..=100.0).contains(&w) {
+        Some(w)
+    } else {
+        r.err("weight", "range", format!("weight must be 0.01 to 100 (got {w})"));
+        None
+    }
+}
+
+fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<Creative> {
+    let Some(v) = v else {
+        errors.push(FieldError::new("creative", "required", "creative is required"));
+        return None;
+    };
+    let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+    if !CREATIVE_TYPES.contains(&kind) {
+        let msg = if kind.is_empty() {
+            "creative.type is required".to_string()
+        } else {
+            format!("creative.type must be one of {} (got {kind:?})", CREATIVE_TYPES.join(", "))
+        };
+        errors.push(FieldError::new("creative.type", if kind.is_empty() { "required" } else { "enum" }, msg));
+        return None;
+    }
+    let (fields, required) = creative_fields(kind);
+    let mut known: Vec<&str> = fields.to_vec();
+    known.push("type");
+    let mut r = ObjReader::new(v, "creative", &known);
+    // Fields of other creative types are refused by name, so a wrong type shows.
+    for e in r.errors.iter_mut().filter(|e| e.rule == "unknown") {
+        e.rule = "notForType".into();
+        e.message = format!("{} does not apply to a {kind} creative", e.field);
+    }
+    for f in required {
+        if r.get(f).is_none() {
+            r.err(f, "required", format!("creative.{f} is required for a {kind} creative"));
+        }
+    }
+    let c = Creative {
+        kind: kind.to_string(),
+        insertion_point: r.enum_opt("insertionPoint", INSERTION_POINTS),
+        asset_id: r.str_opt("assetId", 64),
+        click_destination_uri: r.str_opt("clickDestinationUri", 2048),
+        video_creative_id: r.str_opt("videoCreativeId", 255),
+        vast_uri: r.str_opt("vastUri", 2048),
+        vpaid_strict: r.bool_opt("vpaidStrict"),
+        vpaid_countdown: r.bool_opt("vpaidCountdown"),
+        estimated_ad_duration: r.int_opt("estimatedAdDuration", 1, 9999).map(|d| d as u32),
+    };
+    check_uri(&mut r, "clickDestinationUri", &c.click_destination_uri);
+    check_uri(&mut r, "vastUri", &c.vast_uri);
+    let ok = r.errors.is_empty();
+    errors.append(&mut r.errors);
+    ok.then_some(c)
+}
+
+fn read_trackers(r: &mut ObjReader, creative_type: Option<&str>) -> Vec<(String, String)> {
+    let Some(list) = r.array_opt("externalTrackers") else { return vec![] };
+    let mut out = Vec::new();
+    for (i, t) in list.iter().enumerate() {
+        let path = format!("externalTrackers[{i}]");
+        let mut tr = ObjReader::new(t, &path, &["url", "event", "id"]);
+        let url = tr.str_req("url", 2048);
+        check_uri(&mut tr, "url", &url);
+        let event = tr.str_req("event", 64);
+        if let (Some(e), Some(ct)) = (&event, creative_type) {
+            if !allowed_events(ct).contains(&e.as_str()) {
+                tr.err("event", "event", format!("{path}.event {e} is not allowed for a {ct} creative (allowed: {})", allowed_events(ct).join(", ")));
+            }
+        }
+        let ok = tr.errors.is_empty();
+        r.errors.append(&mut tr.errors);
+        if let (Some(url), Some(event), true) = (url, event, ok) {
+            out.push((url, event));
+        }
+    }
+    if out.len() > 50 {
+        r.err("externalTrackers", "maxCount", "at most 50 external trackers per ad");
+    }
+    out
+}
+
+fn read_containers(r: &mut ObjReader) -> Option<Vec<String>> {
+    let list = r.array_opt("deviceContainers")?;
+    let mut out = Vec::new();
+    for (i, v) in list.iter().enumerate() {
+        match v.as_str() {
+            Some(s) if !s.is_empty() => {
+                if !out.iter().any(|x| x == s) {
+                    out.push(s.to_string());
+                }
+            }
+            _ => r.err(&format!("deviceContainers[{i}]"), "type", format!("deviceContainers[{i}] must be a device container id")),
+        }
+    }
+    Some(out)
+}
+
+/// Parses a POST/PUT body.
+pub fn parse_write(v: &Value) -> Result<AdInput, Vec<FieldError>> {
+    let mut r = ObjReader::new(v, "", FIELDS);
+    let id = r.str_opt("id", 64);
+    let name = r.str_req("name", 250);
+    let goal_id = r.str_req("goalId", 64);
+    let custom_id = r.str_opt("customId", SHORT_MAX);
+    let description = r.str_opt("description", TEXT_MAX);
+    let enabled = r.bool_opt("enabled");
+    let weight = weight(&mut r);
+    let start = r.date_time_opt("start");
+    let end = r.date_time_opt("end");
+    if let (Some(s), Some(e)) = (start, end) {
+        if e <= s {
+            r.err("end", "afterStart", "end must be after start");
+        }
+    }
+    let mut cerrs = Vec::new();
+    let creative = read_creative(r.get("creative"), &mut cerrs);
+    r.errors.append(&mut cerrs);
+    let ct = creative.as_ref().map(|c| c.kind.clone()).or_else(|| v.get("creative").and_then(|c| c.get("type")).and_then(Value::as_str).map(str::to_string));
+    let external_trackers = read_trackers(&mut r, ct.as_deref().filter(|t| CREATIVE_TYPES.contains(t)));
+    let device_containers = read_containers(&mut r);
+    match (name, goal_id, creative) {
+        (Some(name), Some(goal_id), Some(creative)) if r.errors.is_empty() => Ok(AdInput {
+            id,
+            goal_id,
+            name,
+            custom_id,
+            description,
+            enabled,
+            weight,
+            creative,
+            start,
+            end,
+            external_trackers,
+            device_containers,
+        }),
+        _ => Err(r.errors),
+    }
+}
+
+/// A PATCH body: the fields it may change, each `Some(None)` when sent as null.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AdPatch {
+    pub id: String,
+    pub name: Option<String>,
+    pub custom_id: Option<Option<String>>,
+    pub description: Option<Option<String>>,
+    pub enabled: Option<bool>,
+    pub start: Option<Option<DateTime<Utc>>>,
+    pub end: Option<Option<DateTime<Utc>>>,
+    pub weight: Option<Option<f64>>,
+}
+
+pub fn parse_patch(v: &Value) -> Result<AdPatch, Vec<FieldError>> {
+    // goalId, creative, externalTrackers, deviceContainers (and anything else) are ignored.
+    let mut r = ObjReader::lenient(v, "");
+    let id = r.str_req("id", 64);
+    let mut p = AdPatch::default();
+    if r.present("name") {
+        p.name = r.str_req("name", 250);
+    }
+    let opt = |r: &mut ObjReader, name: &str, max: usize| -> Option<Option<String>> {
+        if r.is_null(name) {
+            Some(None)
+        } else if r.present(name) {
+            r.str_opt(name, max).map(Some)
+        } else {
+            None
+        }
+    };
+    p.custom_id = opt(&mut r, "customId", SHORT_MAX);
+    p.description = opt(&mut r, "description", TEXT_MAX);
+    p.enabled = r.bool_opt("enabled");
+    for (name, slot) in [("start", &mut p.start), ("end", &mut p.end)] {
+        if r.is_null(name) {
+            *slot = Some(None);
+        } else if r.present(name) {
+            *slot = r.date_time_opt(name).map(Some);
+        }
+    }
+    if r.is_null("weight") {
+        p.weight = Some(None);
+    } else if r.present("weight") {
+        p.weight = weight(&mut r).map(Some);
+    }
+    match id {
+        Some(id) if r.errors.is_empty() => {
+            p.id = id;
+            Ok(p)
+        }
+        _ => Err(r.errors),
+    }
+}
+
+impl Ad {
+    pub fn summary(&self) -> AdSummary {
+        AdSummary { id: self.id.clone(), enabled: self.enabled, format: self.creative.format(), weight: self.weight }
+    }
+
+    pub fn effective_start(&self, g: &Goal) -> DateTime<Utc> {
+        self.start.unwrap_or(g.start)
+    }
+
+    pub fn effective_end(&self, g: &Goal) -> Option<DateTime<Utc>> {
+        self.end.or(g.end)
+    }
+
+    /// The write shape with id (responses of POST, PUT, and GET /v1/ads/{id}).
+    pub fn to_json(&self, g: &Goal, all_containers: &[String]) -> Value {
+        let mut o = Map::new();
+        o.insert("id".into(), json!(self.id));
+        o.insert("name".into(), json!(self.name));
+        o.insert("goalId".into(), json!(self.goal_id));
+        if let Some(c) = &self.custom_id {
+            o.insert("customId".into(), json!(c));
+        }
+        if let Some(d) = &self.description {
+            o.insert("description".into(), json!(d));
+        }
+        o.insert("enabled".into(), json!(self.enabled));
+        if let Some(w) = self.weight {
+            o.insert("weight".into(), json!(w));
+        }
+        o.insert("creative".into(), serde_json::to_value(&self.creative).unwrap_or(Value::Null));
+        o.insert("start".into(), json!(self.effective_start(g)));
+        if let Some(e) = self.effective_end(g) {
+            o.insert("end".into(), json!(e));
+        }
+        let trackers: Vec<Value> = self.external_trackers.iter().map(|t| json!({"url": t.url, "event": t.event})).collect();
+        o.insert("externalTrackers".into(), Value::Array(trackers));
+        let dcs = self.device_containers.clone().unwrap_or_else(|| all_containers.to_vec());
+        o.insert("deviceContainers".into(), json!(dcs));
+        o.insert("created".into(), json!(self.created));
+        o.insert("modified".into(), json!(self.modified));
+        Value::Object(o)
+    }
+
+    /// The list item of `GET /v1/ads` (§2.4).
+    pub fn list_item(&self) -> Value {
+        let mut creative = Map::new();
+        creative.insert("type".into(), json!(self.creative.kind));
+        if let Some(p) = &self.creative.insertion_point {
+            creative.insert("insertionPoint".into(), json!(p));
+        }
+        if let Some(a) = &self.creative.asset_id {
+            creative.insert("assetId".into(), json!(a));
+        }
+        creative.insert("creationDate".into(), json!(self.created));
+        creative.insert("modificationDate".into(), json!(self.creative_modified));
+        let mut o = Map::new();
+        o.insert("id".into(), json!(self.id));
+        o.insert("name".into(), json!(self.name));
+        o.insert("goalId".into(), json!(self.goal_id));
+        if let Some(d) = &self.description {
+            o.insert("description".into(), json!(d));
+        }
+        o.insert("enabled".into(), json!(self.enabled));
+        o.insert("created".into(), json!(self.created));
+        o.insert("creative".into(), Value::Object(creative));
+        let trackers: Vec<Value> = self.external_trackers.iter().map(|t| json!({"url": t.url, "event": t.event})).collect();
+        o.insert("externalTrackers".into(), Value::Array(trackers));
+        Value::Object(o)
+    }
+}
+
+/// An ad's share as `/v3` shows it: `{proportional, totalOverridden, value}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Weight {
+    pub proportional: bool,
+    /// The sum of the explicit weights among the ads of the same format in the goal.
+    pub total_overridden: f64,
+    pub value: f64,
+}
+
+/// Weights of a goal's ads (§2.3): per format, explicit weights as given; the ads without
+/// one share `100 − sum of explicit weights` equally.
+pub fn weights(ads: &[AdSummary]) -> HashMap<String, Weight> {
+    let mut by_format: HashMap<&str, Vec<&AdSummary>> = HashMap::new();
+    for a in ads {
+        by_format.entry(a.format.as_str()).or_default().push(a);
+    }
+    let mut out = HashMap::new();
+    for group in by_format.values() {
+        let total: f64 = group.iter().filter_map(|a| a.weight).sum();
+        let proportional = group.iter().filter(|a| a.weight.is_none()).count();
+        let share = if proportional > 0 { ((100.0 - total).max(0.0)) / proportional as f64 } else { 0.0 };
+        for a in group {
+            let w = match a.weight {
+                Some(v) => Weight { proportional: false, total_overridden: total, value: v },
+                None => Weight { proportional: true, total_overridden: total, value: (share * 10_000.0).round() / 10_000.0 },
+            };
+            out.insert(a.id.clone(), w);
+        }
+    }
+    out
+}
+
+/// The sum of explicit weights of one format in a goal, without the ad `except`.
+pub fn explicit_sum(ads: &[AdSummary], format: &str, except: &str) -> f64 {
+    ads.iter().filter(|a| a.format == format && a.id != except).filter_map(|a| a.weight).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(v: Value) -> Vec<String> {
+        match parse_write(&v) {
+            Ok(_) => vec![],
+            Err(e) => e.into_iter().map(|e| format!("{} {}", e.field, e.rule)).collect(),
+        }
+    }
+
+    fn base(creative: Value) -> Value {
+        json!({"name": "Ad", "goalId": "g1", "creative": creative})
+    }
+
+    #[test]
+    fn every_creative_type_with_its_required_fields() {
+        let ok = [
+            json!({"type": "standard", "insertionPoint": "preroll", "assetId": "a1", "clickDestinationUri": "https://x.example"}),
+            json!({"type": "pause", "assetId": "a1"}),
+            json!({"type": "iptv", "insertionPoint": "midroll", "videoCreativeId": "v", "estimatedAdDuration": 30}),
+            json!({"type": "thirdparty", "insertionPoint": "postroll", "vastUri": "https://vast.example/t.xml", "vpaidStrict": true, "vpaidCountdown": false, "estimatedAdDuration": 9999}),
+            json!({"type": "placeholder"}),
+            json!({"type": "spotPlaceholder", "insertionPoint": "preroll"}),
+            json!({"type": "pausePlaceholder", "clickDestinationUri": "http://x.example/c"}),
+            json!({"type": "iptvPlaceholder", "insertionPoint": "midroll"}),
+        ];
+        for c in ok {
+            assert!(rules(base(c.clone())).is_empty(), "{c}: {:?}", rules(base(c.clone())));
+        }
+        assert_eq!(rules(base(json!({"type": "standard", "assetId": "a"}))), vec!["creative.insertionPoint required"]);
+        assert_eq!(rules(base(json!({"type": "standard", "insertionPoint": "preroll"}))), vec!["creative.assetId required"]);
+        assert_eq!(rules(base(json!({"type": "pause"}))), vec!["creative.assetId required"]);
+        assert_eq!(rules(base(json!({"type": "thirdparty", "insertionPoint": "preroll"}))), vec!["creative.vastUri required"]);
+        assert_eq!(rules(base(json!({"type": "iptvPlaceholder"}))), vec!["creative.insertionPoint required"]);
+        assert_eq!(rules(base(json!({"type": "banner"}))), vec!["creative.type enum"]);
+        assert_eq!(rules(base(json!({"insertionPoint": "preroll"}))), vec!["creative.type required"]);
+        assert_eq!(rules(json!({"name": "A", "goalId": "g"})), vec!["creative required"]);
+    }
+
+    #[test]
+    fn fields_of_other_types_and_ranges() {
+        assert_eq!(rules(base(json!({"type": "placeholder", "assetId": "a"}))), vec!["creative.assetId notForType"]);
+        assert_eq!(rules(base(json!({"type": "standard", "insertionPoint": "preroll", "assetId": "a", "estimatedAdDuration": 5}))), vec!["creative.estimatedAdDuration notForType"]);
+        assert_eq!(rules(base(json!({"type": "iptv", "insertionPoint": "preroll", "estimatedAdDuration": 0}))), vec!["creative.estimatedAdDuration range"]);
+        assert_eq!(rules(base(json!({"type": "iptv", "insertionPoint": "preroll", "estimatedAdDuration": 10000}))), vec!["creative.estimatedAdDuration range"]);
+        assert_eq!(rules(base(json!({"type": "spotPlaceholder", "insertionPoint": "seekroll"}))), vec!["creative.insertionPoint enum"]);
+        assert_eq!(rules(base(json!({"type": "pausePlaceholder", "clickDestinationUri": "javascript:alert(1)"}))), vec!["creative.clickDestinationUri url"]);
+        let mut v = base(json!({"type": "placeholder"}));
+        v["weight"] = json!(0);
+        assert_eq!(rules(v.clone()), vec!["weight range"]);
+        v["weight"] = json!(100.01);
+        assert_eq!(rules(v.clone()), vec!["weight range"]);
+        v["weight"] = json!(0.01);
+        assert!(rules(v.clone()).is_empty());
+        v["name"] = json!("n".repeat(251));
+        assert_eq!(rules(v.clone()), vec!["name maxLength"]);
+        v["name"] = json!("n".repeat(250));
+        v["start"] = json!("2030-01-02T00:00:00Z");
+        v["end"] = json!("2030-01-01T00:00:00Z");
+        assert_eq!(rules(v), vec!["end afterStart"]);
+    }
+
+    #[test]
+    fn tracker_events_per_creative_type() {
+        let with = |t: &str, ev: &str| {
+            let mut c = match t {
+                "standard" => json!({"type": t, "insertionPoint": "preroll", "assetId": "a"}),
+                "pause" => json!({"type": t, "assetId": "a"}),
+                _ => json!({"type": t}),
+            };
+            if t == "spotPlaceholder" || t == "iptvPlaceholder" || t == "iptv" {
+                c["insertionPoint"] = json!("preroll");
+            }
+            if t == "thirdparty" {
+                c["insertionPoint"] = json!("preroll");
+                c["vastUri"] = json!("https://v.example/x");
+            }
+            let mut v = base(c);
+            v["externalTrackers"] = json!([{"url": "https://t.example/p", "event": ev}]);
+            rules(v)
+        };
+        for t in ["standard", "iptv", "thirdparty", "spotPlaceholder", "iptvPlaceholder"] {
+            assert!(with(t, "SKIP").is_empty(), "{t}");
+            assert_eq!(with(t, "EXPAND"), vec!["externalTrackers[0].event event"], "{t}");
+        }
+        for t in ["pause", "pausePlaceholder"] {
+            assert!(with(t, "CLOSE").is_empty(), "{t}");
+            assert_eq!(with(t, "AD_START"), vec!["externalTrackers[0].event event"], "{t}");
+        }
+        assert!(with("placeholder", "EXPAND").is_empty());
+        assert_eq!(with("placeholder", "NONSENSE"), vec!["externalTrackers[0].event event"]);
+    }
+
+    #[test]
+    fn v3_event_names() {
+        assert_eq!(event_v3("IMPRESSION"), "impression");
+        assert_eq!(event_v3("AD_START"), "start");
+        assert_eq!(event_v3("AD_FIRST_QUARTILE"), "firstQuartile");
+        assert_eq!(event_v3("CLICK_THROUGH"), "clickThrough");
+        assert_eq!(event_v3("PAUSE"), "pause");
+    }
+
+    #[test]
+    fn proportional_weights() {
+        let s = |id: &str, f: &str, w: Option<f64>| AdSummary { id: id.into(), enabled: true, format: f.into(), weight: w };
+        // The seed's example: two proportional pre-rolls and one at 50 → 25 each.
+        let w = weights(&[s("a", "preroll", None), s("b", "preroll", None), s("c", "preroll", Some(50.0)), s("m", "midroll", None)]);
+        assert_eq!(w["a"], Weight { proportional: true, total_overridden: 50.0, value: 25.0 });
+        assert_eq!(w["b"].value, 25.0);
+        assert_eq!(w["c"], Weight { proportional: false, total_overridden: 50.0, value: 50.0 });
+        // Another format is its own pool.
+        assert_eq!(w["m"], Weight { proportional: true, total_overridden: 0.0, value: 100.0 });
+        let three = weights(&[s("a", "preroll", None), s("b", "preroll", None), s("c", "preroll", None)]);
+        assert_eq!(three["a"].value, 33.3333);
+        assert_eq!(explicit_sum(&[s("a", "preroll", Some(30.0)), s("b", "preroll", Some(20.0)), s("c", "midroll", Some(5.0))], "preroll", "b"), 30.0);
+    }
+
+    #[test]
+    fn patch_reads_only_its_fields() {
+        let p = parse_patch(&json!({"id": "x", "name": "N", "customId": null, "weight": 5, "goalId": "ignored", "creative": {"type": "nonsense"}})).unwrap();
+        assert_eq!(p.name.as_deref(), Some("N"));
+        assert_eq!(p.custom_id, Some(None));
+        assert_eq!(p.weight, Some(Some(5.0)));
+        assert_eq!(p.description, None);
+        assert!(parse_patch(&json!({"name": "N"})).is_err());
+        assert!(parse_patch(&json!({"id": "x", "weight": 500})).is_err());
+        assert!(parse_patch(&json!({"id": "x", "name": ""})).is_err());
+    }
+}
