@@ -144,3 +144,13 @@ impl IntoResponse for AppError {
 }
 
 pub type AppResult<T> = Result<T, AppError>;
+
+/// `"<field> <rule>"` for each field error of a result (tests of the validation rules).
+#[cfg(test)]
+pub fn rule_list<T>(r: Result<T, AppError>) -> Vec<String> {
+    match r {
+        Ok(_) => vec![],
+        Err(AppError::Validation(e)) => e.into_iter().map(|e| format!("{} {}", e.field, e.rule)).collect(),
+        Err(e) => vec![format!("{e:?}")],
+    }
+}

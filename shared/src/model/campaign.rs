@@ -282,11 +282,7 @@ mod tests {
     use chrono::TimeZone;
 
     fn rules(xml: &str) -> Vec<String> {
-        match parse_bean(&parse(xml.as_bytes()).unwrap()) {
-            Ok(_) => vec![],
-            Err(AppError::Validation(e)) => e.into_iter().map(|e| format!("{} {}", e.field, e.rule)).collect(),
-            Err(e) => vec![format!("{e:?}")],
-        }
+        crate::error::rule_list(parse_bean(&parse(xml.as_bytes()).unwrap()))
     }
 
     fn bean(extra: &str) -> String {

@@ -121,11 +121,7 @@ mod tests {
     use crate::xml::parse;
 
     fn rules(xml: &str) -> Vec<String> {
-        match parse_bean(&parse(xml.as_bytes()).unwrap()) {
-            Ok(_) => vec![],
-            Err(AppError::Validation(e)) => e.into_iter().map(|e| format!("{} {}", e.field, e.rule)).collect(),
-            Err(e) => vec![format!("{e:?}")],
-        }
+        crate::error::rule_list(parse_bean(&parse(xml.as_bytes()).unwrap()))
     }
 
     #[test]

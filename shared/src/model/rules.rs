@@ -417,11 +417,7 @@ mod tests {
     }
 
     fn rules(xml: &str, parent: Parent) -> Vec<String> {
-        match parse_bean(&parse(xml.as_bytes()).unwrap(), parent, &known()) {
-            Ok(_) => vec![],
-            Err(AppError::Validation(e)) => e.into_iter().map(|e| format!("{} {}", e.field, e.rule)).collect(),
-            Err(e) => vec![format!("{e:?}")],
-        }
+        crate::error::rule_list(parse_bean(&parse(xml.as_bytes()).unwrap(), parent, &known()))
     }
 
     fn t(active: bool, fh: u32, fm: u32, th: u32, tm: u32) -> TimeRule {
@@ -499,8 +495,8 @@ mod tests {
     fn end_minute_is_exclusive_and_midnight_means_next_day() {
         // 05:59 as the end: the last minute delivered is 05:58.
         let r = t(true, 5, 0, 5, 59);
-        assert!(time_allows(&[r.clone()], "MONDAY", 5 * 60 + 58));
-        assert!(!time_allows(&[r.clone()], "MONDAY", 5 * 60 + 59));
+        assert!(time_allows(std::slice::from_ref(&r), "MONDAY", 5 * 60 + 58));
+        assert!(!time_allows(std::slice::from_ref(&r), "MONDAY", 5 * 60 + 59));
         // 06:00 includes 05:59.
         assert!(time_allows(&[t(true, 5, 0, 6, 0)], "MONDAY", 5 * 60 + 59));
         // 00:00 as the end runs to midnight.
@@ -514,15 +510,15 @@ mod tests {
         assert!(time_allows(&[], "SUNDAY", 0));
         // An active window makes the rest inactive.
         let day = t(true, 8, 0, 18, 0);
-        assert!(time_allows(&[day.clone()], "MONDAY", 9 * 60));
-        assert!(!time_allows(&[day.clone()], "MONDAY", 19 * 60));
-        assert!(!time_allows(&[day.clone()], "TUESDAY", 9 * 60));
+        assert!(time_allows(std::slice::from_ref(&day), "MONDAY", 9 * 60));
+        assert!(!time_allows(std::slice::from_ref(&day), "MONDAY", 19 * 60));
+        assert!(!time_allows(std::slice::from_ref(&day), "TUESDAY", 9 * 60));
         // An inactive rule carves a hole out of it.
         let lunch = t(false, 12, 0, 13, 0);
         assert!(!time_allows(&[day.clone(), lunch.clone()], "MONDAY", 12 * 60 + 30));
         assert!(time_allows(&[day, lunch.clone()], "MONDAY", 13 * 60));
         // Inactive rules alone: everything else is allowed.
-        assert!(!time_allows(&[lunch.clone()], "MONDAY", 12 * 60));
+        assert!(!time_allows(std::slice::from_ref(&lunch), "MONDAY", 12 * 60));
         assert!(time_allows(&[lunch], "MONDAY", 14 * 60));
     }
 
