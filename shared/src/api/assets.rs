@@ -160,7 +160,7 @@ async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Strin
         ("failureReason", x.failure_reason.clone().map(serde_json::Value::from)),
         ("size", x.size.map(serde_json::Value::from)),
         ("contentType", x.content_type.clone().map(serde_json::Value::from)),
-        ("expires", if x.linked { None } else { x.expires.map(|e| serde_json::Value::from(e.to_rfc3339())) }),
+        ("expires", if x.linked { None } else { x.expires.map(|e| json!(e)) }),
     ] {
         if let Some(val) = val {
             body[k] = val;
