@@ -80,6 +80,11 @@ impl AppState {
         self
     }
 
+    pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
+        self.blobs = blobs;
+        self
+    }
+
     pub fn with_settings(mut self, settings: Settings) -> Self {
         self.settings = Arc::new(settings);
         self

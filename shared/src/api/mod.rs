@@ -315,7 +315,7 @@ pub fn single<'a>(pairs: &'a [(String, String)], name: &str) -> Result<Option<&'
 
 /// The loop of an optimistic read-modify-write:
 ///
-/// ```ignore
+/// ```text
 /// let mut tries = Attempts::new("client", &id, if_match(&headers)?);
 /// loop {
 ///     let cur = load(..).await?;
