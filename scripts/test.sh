@@ -20,7 +20,8 @@ echo "== cfn-lint template.yaml"
 echo "cfn-lint: template.yaml clean"
 
 PORT=$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$VENV/bin/moto_server" -H 127.0.0.1 -p "$PORT" > target/moto.log 2>&1 &
+# moto through a launcher that serialises its DynamoDB backend (see scripts/moto_server.py)
+"$VENV/bin/python" scripts/moto_server.py -H 127.0.0.1 -p "$PORT" > target/moto.log 2>&1 &
 MOTO_PID=$!
 trap 'kill "$MOTO_PID" 2>/dev/null || true; wait "$MOTO_PID" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
