@@ -355,3 +355,14 @@ impl TestApp {
         (loc, v)
     }
 }
+
+impl TestApp {
+    /// Changes an account's settings in the store (what the admin command would do).
+    pub async fn set_account(&self, id: &str, change: impl FnOnce(&mut shared::model::account::Account)) {
+        let key = shared::keys::account(id);
+        let cur = shared::repo::get::<shared::model::account::Account>(self.store.as_ref(), &key).await.unwrap().unwrap();
+        let mut a = cur.value.clone();
+        change(&mut a);
+        self.store.put(shared::repo::next(&cur.item, &a).unwrap(), shared::store::Cond::Version(cur.version())).await.unwrap();
+    }
+}

@@ -43,3 +43,10 @@ pub const ASSET: &str = "ASSET";
 pub fn ads_by_created(a: &str) -> String {
     format!("A#{a}#ADS_BY_CREATED")
 }
+
+pub const POLICY: &str = "POLICY";
+
+/// The account's insertion-policy ranking (one record, highest first).
+pub fn policy_ranking(a: &str) -> crate::store::Key {
+    crate::store::Key::new(format!("A#{a}"), "POLICY_RANKING")
+}

@@ -10,4 +10,5 @@ mod errors;
 mod goals;
 mod rules;
 mod lambda_events;
+mod policies;
 mod store_contract;

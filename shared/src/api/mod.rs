@@ -22,6 +22,7 @@ pub mod campaigns;
 pub mod clients;
 pub mod contacts;
 pub mod goals;
+pub mod policies;
 pub mod rules;
 
 /// Largest request body read (XML beans are a few KB).
@@ -29,7 +30,7 @@ pub const MAX_BODY: usize = 1 << 20;
 pub const API_KEY_HEADER: &str = "x-o-api-key";
 
 /// Every resource group, by the name its Lambda uses.
-pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads"];
+pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy"];
 
 /// The router of one group (a Lambda serves one).
 pub fn group(name: &str) -> Option<Router<AppState>> {
@@ -40,6 +41,7 @@ pub fn group(name: &str) -> Option<Router<AppState>> {
         "goals" => Some(goals::router()),
         "assets" => Some(assets::router()),
         "ads" => Some(ads::router()),
+        "insertion-policy" => Some(policies::router()),
         _ => None,
     }
 }
@@ -382,6 +384,53 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         }
         let bytes = read_body(req).await?;
         serde_json::from_slice(&bytes).map(JsonBody).map_err(|e| AppError::Malformed(format!("malformed JSON: {e}")))
+    }
+}
+
+/// A JSON request body as raw bytes (for typed parsing with field paths).
+pub struct JsonBytes(pub axum::body::Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBytes {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, AppError> {
+        let mt = media_type(req.headers());
+        if mt != "application/json" {
+            return Err(AppError::UnsupportedMediaType { expected: "application/json", got: content_type(req.headers()) });
+        }
+        let bytes = read_body(req).await?;
+        serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).map_err(|e| AppError::Malformed(format!("malformed JSON: {e}")))?;
+        Ok(JsonBytes(bytes))
+    }
+}
+
+/// `pageSize` (1-100, default 10) and `pageNumber` (≥ 1, default 1).
+pub fn paging(pairs: &[(String, String)]) -> Result<(usize, usize), AppError> {
+    let mut errors = Vec::new();
+    let size = match single(pairs, "pageSize")? {
+        None => 10,
+        Some(v) => match v.parse::<usize>() {
+            Ok(n) if (1..=100).contains(&n) => n,
+            _ => {
+                errors.push(crate::error::FieldError::new("pageSize", "range", format!("pageSize must be an integer 1 to 100 (got {v:?})")));
+                0
+            }
+        },
+    };
+    let number = match single(pairs, "pageNumber")? {
+        None => 1,
+        Some(v) => match v.parse::<usize>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                errors.push(crate::error::FieldError::new("pageNumber", "range", format!("pageNumber must be an integer of at least 1 (got {v:?})")));
+                0
+            }
+        },
+    };
+    if errors.is_empty() {
+        Ok((size, number))
+    } else {
+        Err(AppError::Validation(errors))
     }
 }
 

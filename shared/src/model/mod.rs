@@ -9,4 +9,5 @@ pub mod common;
 pub mod contact;
 pub mod goal;
 pub mod notification;
+pub mod policy;
 pub mod rules;
