@@ -25,6 +25,8 @@ pub struct Settings {
     pub asset_expiry: chrono::Duration,
     /// `UPLOAD_MAX_BYTES`: the largest octet-stream upload through the API.
     pub upload_max_bytes: usize,
+    /// `AD_REQUEST_BASE_URL`: where this service's ad-request endpoint is (VAST URLs).
+    pub ad_request_base_url: String,
 }
 
 impl Default for Settings {
@@ -35,6 +37,7 @@ impl Default for Settings {
             asset_download_timeout: Duration::from_secs(300),
             asset_expiry: chrono::Duration::hours(24),
             upload_max_bytes: 64 * 1024 * 1024,
+            ad_request_base_url: "http://127.0.0.1:3000".into(),
         }
     }
 }
@@ -49,6 +52,7 @@ impl Settings {
             asset_download_timeout: num("ASSET_DOWNLOAD_TIMEOUT_SECS").map(Duration::from_secs).unwrap_or(d.asset_download_timeout),
             asset_expiry: d.asset_expiry,
             upload_max_bytes: num("UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.upload_max_bytes),
+            ad_request_base_url: env("AD_REQUEST_BASE_URL").map(|u| u.trim_end_matches('/').to_string()).unwrap_or(d.ad_request_base_url),
         }
     }
 }

@@ -12,3 +12,4 @@ mod rules;
 mod lambda_events;
 mod policies;
 mod store_contract;
+mod vast;

@@ -23,6 +23,7 @@ pub mod clients;
 pub mod contacts;
 pub mod goals;
 pub mod policies;
+pub mod queries;
 pub mod rules;
 
 /// Largest request body read (XML beans are a few KB).
@@ -30,7 +31,7 @@ pub const MAX_BODY: usize = 1 << 20;
 pub const API_KEY_HEADER: &str = "x-o-api-key";
 
 /// Every resource group, by the name its Lambda uses.
-pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy"];
+pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy", "queries"];
 
 /// The router of one group (a Lambda serves one).
 pub fn group(name: &str) -> Option<Router<AppState>> {
@@ -42,6 +43,7 @@ pub fn group(name: &str) -> Option<Router<AppState>> {
         "assets" => Some(assets::router()),
         "ads" => Some(ads::router()),
         "insertion-policy" => Some(policies::router()),
+        "queries" => Some(queries::router()),
         _ => None,
     }
 }
