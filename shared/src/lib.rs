@@ -10,6 +10,7 @@ pub mod error;
 pub mod ids;
 pub mod json;
 pub mod keys;
+pub mod metrics;
 pub mod lambda;
 pub mod model;
 pub mod queue;

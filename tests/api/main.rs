@@ -11,5 +11,6 @@ mod goals;
 mod rules;
 mod lambda_events;
 mod policies;
+mod queries;
 mod store_contract;
 mod vast;

@@ -11,7 +11,14 @@ use crate::error::AppResult;
 use crate::model::ad::Ad;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/v3/ads/{ad_id}/vasturl/{kind}/{id}", get(vast_url))
+    Router::new()
+        .route("/v3/campaigns", get(campaigns))
+        .route("/v3/campaigns/{id}", get(campaign_one))
+        .route("/v3/goals", get(goals))
+        .route("/v3/goals/{id}", get(goal_one))
+        .route("/v3/ads", get(ads))
+        .route("/v3/ads/{ad_id}", get(ad_one))
+        .route("/v3/ads/{ad_id}/vasturl/{kind}/{id}", get(vast_url))
 }
 
 pub const RESPONSE_TYPES: &[&str] = &["VAST_2_0", "VAST_2_0_1", "VAST_3_0", "VMAP_1_0"];
@@ -63,4 +70,706 @@ async fn vast_url(State(st): State<AppState>, Auth(a): Auth, Path((ad_id, kind, 
     }
     let url = build_vast_url(&st.settings.ad_request_base_url, &a.id, &ad, (param, &id), rt);
     Ok(Json(json!({"formatType": ad.creative.format(), "vastUrl": url})).into_response())
+}
+
+// ---------------------------------------------------------------------------------------
+// /v3/campaigns, /v3/goals, /v3/ads (seed 000 §2.5, §4.5-§4.9)
+// ---------------------------------------------------------------------------------------
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+
+use crate::error::FieldError;
+use crate::metrics::{self, Counters, Level};
+use crate::model::account::Account;
+use crate::model::ad::{event_v3, weights};
+use crate::model::campaign::Campaign;
+use crate::model::goal::Goal;
+use crate::store::{Key, Query};
+
+const CAMPAIGN_METRICS: &[&str] = &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"];
+const AD_METRICS: &[&str] = &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "delivered"];
+const GOAL_METRICS: &[&str] = &[
+    "impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "delivered", "ctr",
+    "completionRate", "ecpm",
+];
+const SORTINGS: &[&str] = &["priority", "type", "booked", "start", "end", "goalName", "campaignName"];
+
+fn href(kind: &str, id: &str) -> String {
+    format!("/v3/{kind}/{id}")
+}
+
+fn link(kind: &str, id: &str) -> Value {
+    json!({"id": id, "href": href(kind, id)})
+}
+
+/// The query string, checked: every parameter known, every value valid.
+struct Params {
+    pairs: Vec<(String, String)>,
+    errors: Vec<FieldError>,
+}
+
+impl Params {
+    fn new(raw: Option<&str>, known: &[&str]) -> AppResult<Params> {
+        let pairs = query_pairs(raw)?;
+        let mut errors = Vec::new();
+        for (k, _) in &pairs {
+            if !known.contains(&k.as_str()) {
+                errors.push(FieldError::new(k.clone(), "unknown", format!("unknown query parameter {k} (known: {})", known.join(", "))));
+            }
+        }
+        Ok(Params { pairs, errors })
+    }
+    fn all(&self, name: &str) -> Vec<String> {
+        self.pairs.iter().filter(|(k, _)| k == name).flat_map(|(_, v)| v.split(',').map(|s| s.trim().to_string())).filter(|s| !s.is_empty()).collect()
+    }
+    fn one(&mut self, name: &str) -> Option<String> {
+        match single(&self.pairs, name) {
+            Ok(v) => v.map(str::to_string),
+            Err(AppError::Validation(mut e)) => {
+                self.errors.append(&mut e);
+                None
+            }
+            Err(_) => None,
+        }
+    }
+    fn values_in(&mut self, name: &str, allowed: &[&str]) -> Vec<String> {
+        let vals = self.all(name);
+        for v in &vals {
+            if !allowed.contains(&v.as_str()) {
+                self.errors.push(FieldError::new(name, "enum", format!("{name} must be one of {} (got {v:?})", allowed.join(", "))));
+            }
+        }
+        vals
+    }
+    fn date(&mut self, name: &str) -> Option<DateTime<Utc>> {
+        let v = self.one(name)?;
+        match DateTime::parse_from_rfc3339(&v) {
+            Ok(d) => Some(d.with_timezone(&Utc)),
+            Err(_) => {
+                self.errors.push(FieldError::new(name, "dateTime", format!("{name} must be an ISO-8601 date-time (got {v:?})")));
+                None
+            }
+        }
+    }
+    fn flag(&mut self, name: &str) -> bool {
+        match self.one(name).as_deref() {
+            None => false,
+            Some("" | "true") => true,
+            Some("false") => false,
+            Some(v) => {
+                self.errors.push(FieldError::new(name, "boolean", format!("{name} is a flag: true, false or no value (got {v:?})")));
+                false
+            }
+        }
+    }
+    fn paging(&mut self) -> (usize, usize) {
+        match paging(&self.pairs) {
+            Ok(p) => p,
+            Err(AppError::Validation(mut e)) => {
+                self.errors.append(&mut e);
+                (10, 1)
+            }
+            Err(_) => (10, 1),
+        }
+    }
+    fn finish(self) -> AppResult<()> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(AppError::Validation(self.errors))
+        }
+    }
+}
+
+/// Which counters to show: the requested ones, or all of the level's.
+fn pick(all: &[&str], requested: &[String]) -> Vec<String> {
+    if requested.is_empty() {
+        all.iter().map(|s| s.to_string()).collect()
+    } else {
+        requested.to_vec()
+    }
+}
+
+fn origin(entity: &str, id: &str) -> Value {
+    match entity {
+        "site" => json!({"id": id, "entity": "site"}),
+        "campaign" => json!({"id": id, "href": href("campaigns", id), "entity": "campaign"}),
+        _ => json!({"id": id, "href": href("goals", id), "entity": entity}),
+    }
+}
+
+fn inherited(value: u8, own: Option<(&str, &str)>, parent: Option<(&str, &str)>, site: &str) -> Value {
+    let o = match (own, parent) {
+        (Some((e, id)), _) | (None, Some((e, id))) => origin(e, id),
+        (None, None) => origin("site", site),
+    };
+    json!({"value": value, "origin": o})
+}
+
+fn metrics_json(c: &Counters, names: &[String], goal: Option<&Goal>) -> Value {
+    let mut m = Map::new();
+    for n in names {
+        let v = match n.as_str() {
+            "ctr" => json!(ratio(c.get("clickThrough"), c.get("impression"))),
+            "completionRate" => json!(ratio(c.get("complete"), c.get("start"))),
+            "ecpm" => json!(goal.map(|g| ecpm(g, c)).unwrap_or(0.0)),
+            other => json!(c.get(other)),
+        };
+        m.insert(n.clone(), v);
+    }
+    Value::Object(m)
+}
+
+fn ratio(a: i64, b: i64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        ((a as f64 / b as f64) * 10_000.0).round() / 10_000.0
+    }
+}
+
+/// Revenue per thousand impressions from the goal's pricing (docs/queries.md).
+pub fn ecpm(g: &Goal, c: &Counters) -> f64 {
+    let price = g.pricing_value.unwrap_or(0.0);
+    let per_thousand = |events: i64| events as f64 * price / 1000.0;
+    let revenue = match g.pricing_model.as_str() {
+        "CPM" => per_thousand(c.get("impression")),
+        "CPMV_25" => per_thousand(c.get("firstQuartile")),
+        "CPMV_50" => per_thousand(c.get("midpoint")),
+        "CPMV_75" => per_thousand(c.get("thirdQuartile")),
+        "CPMV_100" => per_thousand(c.get("complete")),
+        "CPC" => c.get("clickThrough") as f64 * price,
+        "BUDGET" => g.goal_value.map_or(0.0, |v| if v > 0.0 { price * (c.get("delivered") as f64 / v).min(1.0) } else { 0.0 }),
+        _ => 0.0,
+    };
+    let imps = c.get("impression");
+    if imps == 0 {
+        0.0
+    } else {
+        ((revenue / imps as f64 * 1000.0) * 100.0).round() / 100.0
+    }
+}
+
+/// Linear projection of delivery over the whole flight: delivered so far, scaled by
+/// flight ÷ elapsed; before the start 0, after the end what was delivered; no end: none.
+pub fn projected_delivery(g: &Goal, delivered: i64, now: DateTime<Utc>) -> Option<f64> {
+    let end = g.end?;
+    if now <= g.start {
+        return Some(0.0);
+    }
+    if now >= end {
+        return Some(delivered as f64);
+    }
+    let elapsed = (now - g.start).num_seconds().max(1) as f64;
+    let flight = (end - g.start).num_seconds().max(1) as f64;
+    Some((delivered as f64 * flight / elapsed).round())
+}
+
+fn goal_type_v3(t: &str) -> String {
+    let lower = t.to_lowercase();
+    let mut out = String::new();
+    for (i, part) in lower.split('_').enumerate() {
+        if i == 0 {
+            out.push_str(part);
+        } else {
+            let mut c = part.chars();
+            if let Some(f) = c.next() {
+                out.extend(f.to_uppercase());
+                out.push_str(c.as_str());
+            }
+        }
+    }
+    out
+}
+
+struct Ctx<'a> {
+    account: &'a Account,
+    now: DateTime<Utc>,
+}
+
+fn ad_json(cx: &Ctx, ad: &Ad, g: &Goal, c: &Campaign, nested: bool, metrics: Option<&Value>) -> Value {
+    let mut o = Map::new();
+    o.insert("id".into(), json!(ad.id));
+    o.insert("name".into(), json!(ad.name));
+    if let Some(d) = &ad.description {
+        o.insert("description".into(), json!(d));
+    }
+    if let Some(x) = &ad.custom_id {
+        o.insert("customId".into(), json!(x));
+    }
+    let mut cr = Map::new();
+    if let Some(p) = &ad.creative.insertion_point {
+        cr.insert("insertionPoint".into(), json!(p));
+    }
+    if let Some(a) = &ad.creative.asset_id {
+        cr.insert("asset".into(), json!({"id": a, "href": format!("/v1/assets/video/{a}")}));
+    }
+    if let Some(u) = &ad.creative.click_destination_uri {
+        cr.insert("clickDestinationUri".into(), json!(u));
+    }
+    let t = if ad.creative.kind == "spotPlaceholder" { "standardPlaceholder" } else { ad.creative.kind.as_str() };
+    cr.insert("type".into(), json!(t));
+    o.insert("creative".into(), Value::Object(cr));
+    o.insert("enabled".into(), json!(ad.enabled));
+    if !nested {
+        o.insert("campaign".into(), link("campaigns", &c.id));
+        o.insert("goal".into(), link("goals", &g.id));
+    }
+    if let Some(m) = metrics {
+        o.insert("metrics".into(), m.clone());
+    }
+    let w = weights(&g.ads).get(&ad.id).copied();
+    if let Some(w) = w {
+        o.insert("weight".into(), serde_json::to_value(w).unwrap_or(Value::Null));
+    }
+    let dated = |own: Option<DateTime<Utc>>, inherited: Option<DateTime<Utc>>| match own {
+        Some(v) => json!({"value": v}),
+        None => json!({"value": inherited, "origin": origin("goal", &g.id)}),
+    };
+    o.insert("start".into(), dated(ad.start, Some(g.start)));
+    o.insert("end".into(), dated(ad.end, g.end));
+    let trackers: Vec<Value> = ad.external_trackers.iter().map(|t| json!({"id": t.id, "url": t.url, "event": event_v3(&t.event)})).collect();
+    o.insert("externalTrackers".into(), Value::Array(trackers));
+    let _ = cx;
+    let dcs: Vec<Value> = ad.device_containers.clone().unwrap_or_default().iter().map(|d| json!({"id": d})).collect();
+    o.insert("deviceContainers".into(), Value::Array(dcs));
+    o.insert("created".into(), json!(ad.created));
+    o.insert("modified".into(), json!(ad.modified));
+    Value::Object(o)
+}
+
+fn goal_json(cx: &Ctx, g: &Goal, c: &Campaign, ads: Option<Vec<Value>>, metrics: Option<&Value>, projection: Option<Option<f64>>) -> Value {
+    let a = cx.account;
+    let mut o = Map::new();
+    o.insert("id".into(), json!(g.id));
+    o.insert("name".into(), json!(g.name.clone().unwrap_or_default()));
+    if let Some(d) = &g.description {
+        o.insert("description".into(), json!(d));
+    }
+    if let Some(x) = &g.custom_id {
+        o.insert("customId".into(), json!(x));
+    }
+    o.insert("campaign".into(), link("campaigns", &c.id));
+    let unit = if g.kind == "SHARE_OF_VOICE" { "percent" } else { "impression" };
+    let value = match (g.kind.as_str(), g.goal_value) {
+        ("SHARE_OF_VOICE", Some(v)) => json!((v * 10_000.0).round() / 100.0),
+        (_, Some(v)) => json!(v),
+        (_, None) => Value::Null,
+    };
+    o.insert("target".into(), json!({"value": value, "unit": unit}));
+    o.insert("start".into(), json!(g.start));
+    if let Some(e) = g.end {
+        o.insert("end".into(), json!(e));
+    }
+    o.insert("pricing".into(), json!({"value": g.pricing_value.unwrap_or(0.0), "pricingModel": g.pricing_model.to_lowercase()}));
+    let ads = ads.unwrap_or_else(|| g.ads.iter().map(|s| link("ads", &s.id)).collect());
+    o.insert("ads".into(), Value::Array(ads));
+    o.insert("type".into(), json!(goal_type_v3(&g.kind)));
+    o.insert("deleted".into(), json!(g.deleted_at.is_some() || c.deleted_at.is_some()));
+    let prio_parent = c.priority.map(|_| ("campaign", c.id.as_str()));
+    let fl_parent = c.front_load_factor.map(|_| ("campaign", c.id.as_str()));
+    o.insert("priority".into(), inherited(g.effective_priority(c, a), g.priority.map(|_| ("goal", g.id.as_str())), prio_parent, &a.id));
+    o.insert("frontload".into(), inherited(g.effective_frontload(c, a), g.front_load_factor.map(|_| ("goal", g.id.as_str())), fl_parent, &a.id));
+    if let Some(m) = metrics {
+        o.insert("metrics".into(), m.clone());
+    }
+    o.insert("adPosition".into(), json!("any"));
+    if g.variant == "BUMPER" {
+        o.insert("sponsorPlacement".into(), json!("default"));
+    }
+    if let Some(p) = projection {
+        o.insert("projectedDelivery".into(), json!(p));
+    }
+    if let Some(cap) = g.caps.first() {
+        o.insert("cap".into(), json!({"capType": cap.kind, "capValue": cap.value}));
+    }
+    o.insert("goalMode".into(), json!(if g.variant == "BUMPER" { "sponsor" } else { "normal" }));
+    Value::Object(o)
+}
+
+fn campaign_json(cx: &Ctx, c: &Campaign, goals: Option<Vec<Value>>, metrics: Option<&Value>, include_deleted_goals: bool) -> Value {
+    let a = cx.account;
+    let mut o = Map::new();
+    o.insert("id".into(), json!(c.id));
+    o.insert("name".into(), json!(c.name));
+    if let Some(d) = &c.description {
+        o.insert("description".into(), json!(d));
+    }
+    if let Some(x) = &c.custom_id {
+        o.insert("customId".into(), json!(x));
+    }
+    if let Some(s) = c.start {
+        o.insert("start".into(), json!(s));
+    }
+    if let Some(e) = c.end {
+        o.insert("end".into(), json!(e));
+    }
+    o.insert("advertiser".into(), json!({"id": c.advertiser_id}));
+    if let Some(x) = &c.agency_id {
+        o.insert("agency".into(), json!({"id": x}));
+    }
+    if let Some(x) = &c.brand_id {
+        o.insert("brand".into(), json!({"id": x}));
+    }
+    o.insert("state".into(), json!(c.state()));
+    o.insert("ignoreGlobalExternalTrackers".into(), json!(false));
+    o.insert("includedInForecast".into(), json!(c.include_in_forecast));
+    o.insert("exclusive".into(), json!(c.exclusive));
+    o.insert("deleted".into(), json!(c.deleted_at.is_some()));
+    o.insert("sequenceScope".into(), json!("session"));
+    let goals = goals.unwrap_or_else(|| {
+        c.goals.iter().filter(|g| include_deleted_goals || !g.deleted).map(|g| link("goals", &g.id)).collect()
+    });
+    o.insert("goals".into(), Value::Array(goals));
+    o.insert("priority".into(), inherited(c.effective_priority(a), c.priority.map(|_| ("campaign", c.id.as_str())), None, &a.id));
+    o.insert("frontload".into(), inherited(c.effective_frontload(a), c.front_load_factor.map(|_| ("campaign", c.id.as_str())), None, &a.id));
+    if let Some(m) = metrics {
+        o.insert("metrics".into(), m.clone());
+    }
+    Value::Object(o)
+}
+
+fn pagination(total: usize, size: usize, number: usize) -> Value {
+    json!({"totalCount": total, "pageSize": size, "pageNumber": number})
+}
+
+fn page<T: Clone>(all: &[T], size: usize, number: usize) -> Vec<T> {
+    all.iter().skip((number - 1).saturating_mul(size)).take(size).cloned().collect()
+}
+
+async fn all_campaigns(st: &AppState, account: &str) -> AppResult<Vec<Campaign>> {
+    let found: Vec<crate::repo::Versioned<Campaign>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::CAMPAIGN))).await?;
+    Ok(found.into_iter().map(|v| v.value).collect())
+}
+
+async fn batch<T: serde::de::DeserializeOwned>(st: &AppState, keys: Vec<Key>) -> AppResult<Vec<T>> {
+    let mut out = Vec::with_capacity(keys.len());
+    for item in st.store.batch_get(&keys).await? {
+        out.push(repo::decode::<T>(item)?.value);
+    }
+    Ok(out)
+}
+
+async fn goals_by_id(st: &AppState, account: &str, ids: &[String]) -> AppResult<HashMap<String, Goal>> {
+    let keys = ids.iter().map(|id| keys::record(account, keys::GOAL, id)).collect();
+    Ok(batch::<Goal>(st, keys).await?.into_iter().map(|g| (g.id.clone(), g)).collect())
+}
+
+async fn ads_by_id(st: &AppState, account: &str, ids: &[String]) -> AppResult<HashMap<String, Ad>> {
+    let keys = ids.iter().map(|id| keys::record(account, keys::AD, id)).collect();
+    Ok(batch::<Ad>(st, keys).await?.into_iter().map(|a| (a.id.clone(), a)).collect())
+}
+
+struct CampaignOpts {
+    expand_goals: bool,
+    expand_ads: bool,
+    metrics: Option<Vec<String>>,
+    include_deleted_goals: bool,
+}
+
+fn campaign_opts(p: &mut Params) -> CampaignOpts {
+    let expand = p.values_in("expand", &["goals", "ads"]);
+    let expand_goals = expand.iter().any(|e| e == "goals");
+    let expand_ads = expand.iter().any(|e| e == "ads");
+    if expand_ads && !expand_goals {
+        p.errors.push(FieldError::new("expand", "expand", "expand=ads needs expand=goals on campaigns"));
+    }
+    let embed = p.values_in("embed", &["metrics"]);
+    let names = p.values_in("metrics", CAMPAIGN_METRICS);
+    let metrics = embed.iter().any(|e| e == "metrics").then(|| pick(CAMPAIGN_METRICS, &names));
+    CampaignOpts { expand_goals, expand_ads, metrics, include_deleted_goals: p.flag("includeDeletedGoals") }
+}
+
+/// Campaign objects for a page: goals (and their ads) expanded with batch gets, metrics
+/// from the campaigns' own counters.
+async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &CampaignOpts) -> AppResult<Vec<Value>> {
+    let a = cx.account;
+    let mut goals: HashMap<String, Goal> = HashMap::new();
+    let mut ads: HashMap<String, Ad> = HashMap::new();
+    if o.expand_goals {
+        let ids: Vec<String> = list.iter().flat_map(|c| c.goals.iter().filter(|g| o.include_deleted_goals || !g.deleted).map(|g| g.id.clone())).collect();
+        goals = goals_by_id(st, &a.id, &ids).await?;
+        if o.expand_ads {
+            let ad_ids: Vec<String> = goals.values().flat_map(|g| g.ads.iter().map(|s| s.id.clone())).collect();
+            ads = ads_by_id(st, &a.id, &ad_ids).await?;
+        }
+    }
+    let counters = match &o.metrics {
+        Some(_) => metrics::read(st.store.as_ref(), &a.id, Level::Campaign, &list.iter().map(|c| c.id.clone()).collect::<Vec<_>>()).await?,
+        None => HashMap::new(),
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for c in list {
+        let expanded = o.expand_goals.then(|| {
+            c.goals
+                .iter()
+                .filter(|f| o.include_deleted_goals || !f.deleted)
+                .filter_map(|f| goals.get(&f.id))
+                .map(|g| {
+                    let nested = o.expand_ads.then(|| g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json(cx, ad, g, c, true, None)).collect());
+                    goal_json(cx, g, c, nested, None, None)
+                })
+                .collect()
+        });
+        let m = o.metrics.as_ref().map(|names| metrics_json(counters.get(&c.id).unwrap_or(&Counters::default()), names, None));
+        out.push(campaign_json(cx, c, expanded, m.as_ref(), o.include_deleted_goals));
+    }
+    Ok(out)
+}
+
+#[tracing::instrument(skip_all, fields(account = %a.id))]
+async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p = Params::new(q.as_deref(), &[
+        "expand", "embed", "metrics", "includeDeletedGoals", "includeDeletedCampaigns", "campaigns.started.before",
+        "campaigns.started.after", "campaigns.ended.before", "campaigns.ended.after", "campaign.state", "campaign.name", "ids",
+        "pageSize", "pageNumber",
+    ])?;
+    let o = campaign_opts(&mut p);
+    let include_deleted = p.flag("includeDeletedCampaigns");
+    let (sb, sa, eb, ea) = (p.date("campaigns.started.before"), p.date("campaigns.started.after"), p.date("campaigns.ended.before"), p.date("campaigns.ended.after"));
+    let states = p.values_in("campaign.state", &["enabled", "disabled", "archived"]);
+    let name = p.one("campaign.name").map(|n| n.to_lowercase());
+    let ids = p.all("ids");
+    let (size, number) = p.paging();
+    p.finish()?;
+    let mut all: Vec<Campaign> = all_campaigns(&st, &a.id)
+        .await?
+        .into_iter()
+        .filter(|c| include_deleted || c.deleted_at.is_none())
+        .filter(|c| states.is_empty() || states.iter().any(|s| s == c.state()))
+        .filter(|c| name.as_ref().is_none_or(|n| c.name.to_lowercase().contains(n)))
+        .filter(|c| ids.is_empty() || ids.contains(&c.id))
+        .filter(|c| sb.is_none_or(|d| c.start.is_some_and(|s| s < d)) && sa.is_none_or(|d| c.start.is_some_and(|s| s > d)))
+        .filter(|c| eb.is_none_or(|d| c.end.is_some_and(|e| e < d)) && ea.is_none_or(|d| c.end.is_some_and(|e| e > d)))
+        .collect();
+    all.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    let list = render_campaigns(&st, &cx, &page(&all, size, number), &o).await?;
+    Ok(Json(json!({"campaigns": list, "pagination": pagination(all.len(), size, number)})).into_response())
+}
+
+/// `GET /v3/campaigns/{id}`: one campaign object, the list's expand/embed parameters.
+#[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
+async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics", "includeDeletedGoals"])?;
+    let o = campaign_opts(&mut p);
+    p.finish()?;
+    if !crate::ids::plausible_id(&id) {
+        return Err(AppError::not_found("campaign", &id));
+    }
+    let c: Campaign = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::CAMPAIGN, &id)).await?.ok_or_else(|| AppError::not_found("campaign", &id))?.value;
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    let mut list = render_campaigns(&st, &cx, std::slice::from_ref(&c), &o).await?;
+    Ok(Json(list.pop().unwrap_or(Value::Null)).into_response())
+}
+
+struct GoalOpts {
+    expand_ads: bool,
+    metrics: Option<Vec<String>>,
+    projections: bool,
+}
+
+fn goal_opts(p: &mut Params) -> GoalOpts {
+    let expand = p.values_in("expand", &["ads"]);
+    let embed = p.values_in("embed", &["metrics", "projections"]);
+    let names = p.values_in("metrics", GOAL_METRICS);
+    GoalOpts {
+        expand_ads: !expand.is_empty(),
+        metrics: embed.iter().any(|e| e == "metrics").then(|| pick(GOAL_METRICS, &names)),
+        projections: embed.iter().any(|e| e == "projections"),
+    }
+}
+
+async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)], o: &GoalOpts) -> AppResult<Vec<Value>> {
+    let a = cx.account;
+    let ads = if o.expand_ads {
+        ads_by_id(st, &a.id, &list.iter().flat_map(|(g, _)| g.ads.iter().map(|s| s.id.clone())).collect::<Vec<_>>()).await?
+    } else {
+        HashMap::new()
+    };
+    let counters = if o.metrics.is_some() || o.projections {
+        metrics::read(st.store.as_ref(), &a.id, Level::Goal, &list.iter().map(|(g, _)| g.id.clone()).collect::<Vec<_>>()).await?
+    } else {
+        HashMap::new()
+    };
+    let none = Counters::default();
+    Ok(list
+        .iter()
+        .map(|(g, c)| {
+            let cn = counters.get(&g.id).unwrap_or(&none);
+            let nested = o.expand_ads.then(|| g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json(cx, ad, g, c, true, None)).collect());
+            let m = o.metrics.as_ref().map(|names| metrics_json(cn, names, Some(g)));
+            let proj = o.projections.then(|| projected_delivery(g, cn.get("delivered"), cx.now));
+            goal_json(cx, g, c, nested, m.as_ref(), proj)
+        })
+        .collect())
+}
+
+#[tracing::instrument(skip_all, fields(account = %a.id))]
+async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p = Params::new(q.as_deref(), &[
+        "expand", "embed", "metrics", "goals.started.before", "goals.started.after", "goals.ended.before", "goals.ended.after",
+        "goal.name", "campaign.name", "campaign.id", "campaign.state", "includeDeletedGoals", "includeDeletedCampaigns",
+        "pageSize", "pageNumber", "sorting", "sortingOrder",
+    ])?;
+    let o = goal_opts(&mut p);
+    let (sb, sa, eb, ea) = (p.date("goals.started.before"), p.date("goals.started.after"), p.date("goals.ended.before"), p.date("goals.ended.after"));
+    let goal_name = p.one("goal.name").map(|n| n.to_lowercase());
+    let campaign_name = p.one("campaign.name").map(|n| n.to_lowercase());
+    let campaign_id = p.one("campaign.id");
+    let states = p.values_in("campaign.state", &["enabled", "disabled", "archived"]);
+    let include_deleted_goals = p.flag("includeDeletedGoals");
+    let include_deleted_campaigns = p.flag("includeDeletedCampaigns");
+    let sorting = p.one("sorting").unwrap_or_else(|| "goalName".into());
+    if !SORTINGS.contains(&sorting.as_str()) {
+        p.errors.push(FieldError::new("sorting", "enum", format!("sorting must be one of {} (got {sorting:?})", SORTINGS.join(", "))));
+    }
+    let order = p.one("sortingOrder").unwrap_or_else(|| "ascending".into());
+    if order != "ascending" && order != "descending" {
+        p.errors.push(FieldError::new("sortingOrder", "enum", format!("sortingOrder must be ascending or descending (got {order:?})")));
+    }
+    let (size, number) = p.paging();
+    p.finish()?;
+    // One campaign: its goal list; otherwise every goal and campaign of the account.
+    let (goals, campaigns): (Vec<Goal>, HashMap<String, Campaign>) = match &campaign_id {
+        Some(cid) if crate::ids::plausible_id(cid) => {
+            match repo::get::<Campaign>(st.store.as_ref(), &keys::record(&a.id, keys::CAMPAIGN, cid)).await? {
+                Some(c) => {
+                    let ids: Vec<String> = c.value.goals.iter().map(|g| g.id.clone()).collect();
+                    let g = goals_by_id(&st, &a.id, &ids).await?.into_values().collect();
+                    (g, HashMap::from([(c.value.id.clone(), c.value)]))
+                }
+                None => (vec![], HashMap::new()),
+            }
+        }
+        Some(_) => (vec![], HashMap::new()),
+        None => {
+            let g: Vec<crate::repo::Versioned<Goal>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::GOAL))).await?;
+            let c = all_campaigns(&st, &a.id).await?;
+            (g.into_iter().map(|v| v.value).collect(), c.into_iter().map(|c| (c.id.clone(), c)).collect())
+        }
+    };
+    let mut all: Vec<(Goal, Campaign)> = goals
+        .into_iter()
+        .filter_map(|g| campaigns.get(&g.campaign_id).cloned().map(|c| (g, c)))
+        .filter(|(g, _)| include_deleted_goals || g.deleted_at.is_none())
+        .filter(|(_, c)| include_deleted_campaigns || c.deleted_at.is_none())
+        .filter(|(_, c)| states.is_empty() || states.iter().any(|s| s == c.state()))
+        .filter(|(g, _)| goal_name.as_ref().is_none_or(|n| g.name.clone().unwrap_or_default().to_lowercase().contains(n)))
+        .filter(|(_, c)| campaign_name.as_ref().is_none_or(|n| c.name.to_lowercase().contains(n)))
+        .filter(|(g, _)| sb.is_none_or(|d| g.start < d) && sa.is_none_or(|d| g.start > d))
+        .filter(|(g, _)| eb.is_none_or(|d| g.end.is_some_and(|e| e < d)) && ea.is_none_or(|d| g.end.is_some_and(|e| e > d)))
+        .collect();
+    let a2 = a.clone();
+    all.sort_by(|(x, xc), (y, yc)| {
+        let ord = match sorting.as_str() {
+            "priority" => x.effective_priority(xc, &a2).cmp(&y.effective_priority(yc, &a2)),
+            "type" => x.kind.cmp(&y.kind),
+            "booked" => x.goal_value.unwrap_or(0.0).total_cmp(&y.goal_value.unwrap_or(0.0)),
+            "start" => x.start.cmp(&y.start),
+            "end" => x.end.unwrap_or(DateTime::<Utc>::MAX_UTC).cmp(&y.end.unwrap_or(DateTime::<Utc>::MAX_UTC)),
+            "campaignName" => xc.name.to_lowercase().cmp(&yc.name.to_lowercase()),
+            _ => x.name.clone().unwrap_or_default().to_lowercase().cmp(&y.name.clone().unwrap_or_default().to_lowercase()),
+        };
+        let ord = if order == "descending" { ord.reverse() } else { ord };
+        ord.then(x.id.cmp(&y.id))
+    });
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    let list = render_goals(&st, &cx, &page(&all, size, number), &o).await?;
+    Ok(Json(json!({"goals": list, "pagination": pagination(all.len(), size, number)})).into_response())
+}
+
+#[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
+async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics"])?;
+    let o = goal_opts(&mut p);
+    p.finish()?;
+    if !crate::ids::plausible_id(&id) {
+        return Err(AppError::not_found("goal", &id));
+    }
+    let g: Goal = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::GOAL, &id)).await?.ok_or_else(|| AppError::not_found("goal", &id))?.value;
+    let c: Campaign = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::CAMPAIGN, &g.campaign_id)).await?.ok_or_else(|| AppError::not_found("goal", &id))?.value;
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    let mut list = render_goals(&st, &cx, &[(g, c)], &o).await?;
+    Ok(Json(list.pop().unwrap_or(Value::Null)).into_response())
+}
+
+fn ad_metrics_names(p: &mut Params) -> Option<Vec<String>> {
+    let embed = p.values_in("embed", &["metrics"]);
+    let names = p.values_in("metrics", AD_METRICS);
+    embed.iter().any(|e| e == "metrics").then(|| pick(AD_METRICS, &names))
+}
+
+async fn render_ads(st: &AppState, cx: &Ctx<'_>, list: &[(Ad, Goal, Campaign)], names: &Option<Vec<String>>) -> AppResult<Vec<Value>> {
+    let counters = match names {
+        Some(_) => metrics::read(st.store.as_ref(), &cx.account.id, Level::Ad, &list.iter().map(|(ad, _, _)| ad.id.clone()).collect::<Vec<_>>()).await?,
+        None => HashMap::new(),
+    };
+    let none = Counters::default();
+    Ok(list
+        .iter()
+        .map(|(ad, g, c)| {
+            let m = names.as_ref().map(|n| metrics_json(counters.get(&ad.id).unwrap_or(&none), n, None));
+            ad_json(cx, ad, g, c, false, m.as_ref())
+        })
+        .collect())
+}
+
+#[tracing::instrument(skip_all, fields(account = %a.id))]
+async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p = Params::new(q.as_deref(), &["embed", "metrics", "ads.created.before", "ads.created.after", "goal.id", "pageSize", "pageNumber"])?;
+    let names = ad_metrics_names(&mut p);
+    let (before, after) = (p.date("ads.created.before"), p.date("ads.created.after"));
+    let goal_id = p.one("goal.id");
+    let (size, number) = p.paging();
+    p.finish()?;
+    let (ads, goals, campaigns): (Vec<Ad>, HashMap<String, Goal>, HashMap<String, Campaign>) = match &goal_id {
+        Some(gid) => match super::goals::load(&st, &a.id, gid).await {
+            Ok((g, c)) => {
+                let ids: Vec<String> = g.value.ads.iter().map(|s| s.id.clone()).collect();
+                let ads = ads_by_id(&st, &a.id, &ids).await?;
+                let ordered = ids.iter().filter_map(|id| ads.get(id).cloned()).collect();
+                (ordered, HashMap::from([(g.value.id.clone(), g.value)]), HashMap::from([(c.value.id.clone(), c.value)]))
+            }
+            Err(AppError::NotFound { .. }) => (vec![], HashMap::new(), HashMap::new()),
+            Err(e) => return Err(e),
+        },
+        None => {
+            let found = st.store.query(Query::gsi2(keys::ads_by_created(&a.id)).backward()).await?;
+            let ads: Vec<Ad> = found.items.into_iter().map(|i| repo::decode::<Ad>(i).map(|v| v.value)).collect::<AppResult<_>>()?;
+            let g: Vec<crate::repo::Versioned<Goal>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::GOAL))).await?;
+            let c = all_campaigns(&st, &a.id).await?;
+            (ads, g.into_iter().map(|v| (v.value.id.clone(), v.value)).collect(), c.into_iter().map(|c| (c.id.clone(), c)).collect())
+        }
+    };
+    let all: Vec<(Ad, Goal, Campaign)> = ads
+        .into_iter()
+        .filter(|ad| before.is_none_or(|d| ad.created < d) && after.is_none_or(|d| ad.created > d))
+        .filter_map(|ad| {
+            let g = goals.get(&ad.goal_id).filter(|g| g.deleted_at.is_none())?.clone();
+            let c = campaigns.get(&g.campaign_id).filter(|c| c.deleted_at.is_none())?.clone();
+            Some((ad, g, c))
+        })
+        .collect();
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    let list = render_ads(&st, &cx, &page(&all, size, number), &names).await?;
+    Ok(Json(json!({"ads": list, "pagination": pagination(all.len(), size, number)})).into_response())
+}
+
+#[tracing::instrument(skip_all, fields(account = %a.id, id = %ad_id))]
+async fn ad_one(State(st): State<AppState>, Auth(a): Auth, Path(ad_id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p = Params::new(q.as_deref(), &["embed", "metrics"])?;
+    let names = ad_metrics_names(&mut p);
+    p.finish()?;
+    if !crate::ids::plausible_id(&ad_id) {
+        return Err(AppError::not_found("ad", &ad_id));
+    }
+    let ad: Ad = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::AD, &ad_id)).await?.ok_or_else(|| AppError::not_found("ad", &ad_id))?.value;
+    let (g, c) = super::goals::load(&st, &a.id, &ad.goal_id).await.map_err(|_| AppError::not_found("ad", &ad_id))?;
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    let mut list = render_ads(&st, &cx, &[(ad, g.value, c.value)], &names).await?;
+    Ok(Json(list.pop().unwrap_or(Value::Null)).into_response())
 }
