@@ -256,3 +256,20 @@ async fn embedded_store_keeps_data_across_restarts() {
     assert_eq!(s.query(Query::gsi1("g")).await.unwrap().items.len(), 1);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+store_contract! {
+    async fn batch_put_writes_many_items_with_their_indexes(s: Store) {
+        let pk = uniq();
+        let g = uniq();
+        let items: Vec<Item> = (0..60)
+            .map(|i| Item { gsi1: Some((g.clone(), format!("{i:03}"))), ..item(&pk, &format!("{i:03}"), &i.to_string()) })
+            .collect();
+        let before = s.round_trips();
+        s.batch_put(items).await.unwrap();
+        assert_eq!(s.round_trips() - before, 3, "25 items per request");
+        assert_eq!(s.query(Query::partition(&pk)).await.unwrap().items.len(), 60);
+        let via_index = s.query(Query::gsi1(&g).sk(SkCond::Between("010".into(), "019".into()))).await.unwrap();
+        assert_eq!(via_index.items.len(), 10);
+        assert_eq!(s.get(&Key::new(&pk, "042")).await.unwrap().unwrap().body, "42");
+    }
+}

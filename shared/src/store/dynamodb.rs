@@ -520,6 +520,50 @@ impl Store for DynamoStore {
         }
     }
 
+    async fn batch_put(&self, items: Vec<Item>) -> StoreResult<()> {
+        use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+        for chunk in items.chunks(25) {
+            let mut pending: Vec<WriteRequest> = Vec::with_capacity(chunk.len());
+            for item in chunk {
+                let mut attrs = key_attrs(&item.key());
+                attrs.insert("ver".into(), n(item.version));
+                attrs.insert("body".into(), s(&item.body));
+                for (a, b, v) in [("g1pk", "g1sk", &item.gsi1), ("g2pk", "g2sk", &item.gsi2)] {
+                    if let Some((x, y)) = v {
+                        attrs.insert(a.into(), s(x));
+                        attrs.insert(b.into(), s(y));
+                    }
+                }
+                if let Some(e) = item.expires_at {
+                    attrs.insert("exp".into(), n(e));
+                }
+                let put = PutRequest::builder().set_item(Some(attrs)).build().map_err(be)?;
+                pending.push(WriteRequest::builder().put_request(put).build());
+            }
+            for attempt in 0..10u32 {
+                self.trips.inc();
+                let out = self
+                    .client
+                    .batch_write_item()
+                    .request_items(&self.table, pending.clone())
+                    .send()
+                    .await
+                    .map_err(sdk_err)?;
+                match out.unprocessed_items().and_then(|u| u.get(&self.table)) {
+                    Some(rest) if !rest.is_empty() => {
+                        pending = rest.clone();
+                        tokio::time::sleep(Duration::from_millis(20 << attempt.min(6))).await;
+                    }
+                    _ => break,
+                }
+                if attempt == 9 {
+                    return Err(StoreError::Backend("batch write: unprocessed items after retries".into()));
+                }
+            }
+        }
+        Ok(())
+    }
+
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
         self.trips.inc();
         let (e, update) = add_expr(deltas, &cond)?;

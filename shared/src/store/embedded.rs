@@ -387,6 +387,19 @@ impl Store for EmbeddedStore {
         })
     }
 
+    async fn batch_put(&self, items: Vec<Item>) -> StoreResult<()> {
+        for _ in items.chunks(25) {
+            self.trips.inc();
+        }
+        in_write(&self.db, |t| {
+            for item in &items {
+                let old = t.current(&item.key())?;
+                t.write(old.as_ref(), item)?;
+            }
+            Ok(())
+        })
+    }
+
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
         self.trips.inc();
         in_write(&self.db, |t| {

@@ -1,0 +1,172 @@
+//! The /v3 query benchmark (issue: /v3 queries). Seeds one account with 2,000 campaigns,
+//! 10,000 goals and 50,000 ads, then measures three requests through the real router:
+//! store round trips per request (counted by the store port) on both adapters — DynamoDB
+//! against the emulator when `AWS_ENDPOINT_URL` is set — and median/p99 latency on the
+//! embedded store. Run: ./scripts/bench.sh (starts moto) or `cargo bench -p api-tests
+//! --bench queries` (embedded only).
+
+use std::time::{Duration, Instant};
+
+use api_tests::chrono::{Duration as Days, Utc};
+use api_tests::{Backend, TestApp};
+use shared::model::ad::{Ad, Creative};
+use shared::model::campaign::{Campaign, GoalFlight};
+use shared::model::goal::Goal;
+use shared::store::Item;
+
+const CAMPAIGNS: usize = 2_000;
+const GOALS_PER_CAMPAIGN: usize = 5;
+const ADS_PER_GOAL: usize = 5;
+
+struct Seeded {
+    goal: String,
+}
+
+async fn seed(app: &TestApp) -> Seeded {
+    let a = &app.a.id;
+    let now = Utc::now();
+    let adv = app.client("Bench advertiser", "ADVERTISER").await;
+    let mut items: Vec<Item> = Vec::new();
+    let mut sample_goal = String::new();
+    let t0 = Instant::now();
+    for c in 0..CAMPAIGNS {
+        let cid = uuid::Uuid::new_v4().to_string();
+        let mut goals = Vec::new();
+        let mut flights = Vec::new();
+        for g in 0..GOALS_PER_CAMPAIGN {
+            let gid = uuid::Uuid::new_v4().to_string();
+            let start = now + Days::days((c % 30) as i64) + Days::hours(g as i64);
+            let end = start + Days::days(14);
+            let mut summaries = Vec::new();
+            for k in 0..ADS_PER_GOAL {
+                let id = uuid::Uuid::new_v4().to_string();
+                let created = now - Days::seconds((c * 100 + g * 10 + k) as i64);
+                let ad = Ad {
+                    id: id.clone(),
+                    goal_id: gid.clone(),
+                    name: format!("Ad {c:04}-{g}-{k}"),
+                    custom_id: None,
+                    description: Some("A benchmark ad with a realistic description".into()),
+                    enabled: k % 2 == 0,
+                    weight: if k == 0 { Some(40.0) } else { None },
+                    creative: Creative {
+                        kind: "spotPlaceholder".into(),
+                        insertion_point: Some(["preroll", "midroll", "postroll"][k % 3].into()),
+                        asset_id: None,
+                        click_destination_uri: Some("https://brand.example/landing?utm=bench".into()),
+                        video_creative_id: None,
+                        vast_uri: None,
+                        vpaid_strict: None,
+                        vpaid_countdown: None,
+                        estimated_ad_duration: None,
+                    },
+                    start: None,
+                    end: None,
+                    external_trackers: vec![],
+                    device_containers: None,
+                    created,
+                    modified: created,
+                    creative_modified: created,
+                };
+                summaries.push(ad.summary());
+                let mut item = shared::repo::item(shared::keys::record(a, shared::keys::AD, &id), &ad, 1).unwrap();
+                item.gsi2 = Some((shared::keys::ads_by_created(a), format!("{}#{id}", created.to_rfc3339_opts(api_tests::chrono::SecondsFormat::Micros, true))));
+                items.push(item);
+            }
+            let goal = Goal {
+                id: gid.clone(),
+                campaign_id: cid.clone(),
+                kind: ["IMPRESSION", "SHARE_OF_VOICE", "COMPLETE", "RTB", "CLICK_THROUGH"][g].into(),
+                variant: "NORMAL".into(),
+                goal_value: Some(100_000.0 + (c * 7 + g) as f64),
+                start,
+                end: Some(end),
+                pricing_model: "CPM".into(),
+                pricing_value: Some(12.5),
+                custom_id: None,
+                description: None,
+                name: Some(format!("Goal {c:04}-{g}")),
+                front_load_factor: None,
+                priority: Some(((c + g) % 10 + 1) as u8),
+                caps: vec![],
+                midroll_breaks: vec![],
+                unlimited_impressions: false,
+                ads: summaries,
+                deleted_at: None,
+                created: now,
+                modified: now,
+            };
+            flights.push(GoalFlight { id: gid.clone(), start, end: Some(end), deleted: false });
+            items.push(shared::repo::item(shared::keys::record(a, shared::keys::GOAL, &gid), &goal, 1).unwrap());
+            if c == CAMPAIGNS / 2 && g == 0 {
+                sample_goal = gid.clone();
+            }
+            goals.push(goal);
+        }
+        let input = shared::model::campaign::parse_bean(&shared::xml::parse(
+            format!("<campaignBean><name>Campaign {:04}</name><advertiserId>{adv}</advertiserId></campaignBean>", (c * 7919) % CAMPAIGNS).as_bytes(),
+        ).unwrap()).unwrap();
+        let mut camp = Campaign::from_input(cid.clone(), &input, now);
+        for f in flights {
+            camp.set_goal(f);
+        }
+        items.push(shared::repo::item(shared::keys::record(a, shared::keys::CAMPAIGN, &cid), &camp, 1).unwrap());
+        if items.len() >= 2_000 {
+            app.store.batch_put(std::mem::take(&mut items)).await.unwrap();
+        }
+    }
+    app.store.batch_put(items).await.unwrap();
+    println!("  seeded {} campaigns, {} goals, {} ads into the {} store in {:.1} s", CAMPAIGNS, CAMPAIGNS * GOALS_PER_CAMPAIGN,
+        CAMPAIGNS * GOALS_PER_CAMPAIGN * ADS_PER_GOAL, app.store.kind(), t0.elapsed().as_secs_f64());
+    Seeded { goal: sample_goal }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+async fn measure(app: &TestApp, label: &str, path: &str, runs: usize) {
+    // Warm: the key is cached after the first request, as on a warm Lambda.
+    let first = app.get(path).await;
+    assert_eq!(first.status, 200, "{path}: {}", first.body);
+    let before = app.store.round_trips();
+    let r = app.get(path).await;
+    let trips = app.store.round_trips() - before;
+    let bytes = r.body.len();
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        let r = app.get(path).await;
+        times.push(t.elapsed());
+        assert_eq!(r.status, 200);
+    }
+    times.sort();
+    println!(
+        "  {label:<44} round trips {trips:>3}   median {:>7.2} ms   p99 {:>7.2} ms   ({runs} runs, {} KB)",
+        percentile(&times, 0.5).as_secs_f64() * 1e3,
+        percentile(&times, 0.99).as_secs_f64() * 1e3,
+        bytes / 1024
+    );
+}
+
+async fn run(backend: Backend, runs: usize) {
+    println!("{backend:?} store:");
+    let app = TestApp::spawn(backend).await;
+    let s = seed(&app).await;
+    measure(&app, "/v3/campaigns?expand=goals&expand=ads&pageSize=100", "/v3/campaigns?expand=goals&expand=ads&pageSize=100", runs).await;
+    measure(&app, "/v3/goals?sorting=campaignName&pageSize=100&pageNumber=50", "/v3/goals?sorting=campaignName&pageSize=100&pageNumber=50", runs).await;
+    measure(&app, "/v3/ads?goal.id=<goal>", &format!("/v3/ads?goal.id={}", s.goal), runs).await;
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    rt.block_on(async {
+        run(Backend::Embedded, 200).await;
+        if std::env::var("AWS_ENDPOINT_URL").is_ok() {
+            run(Backend::DynamoDb, 3).await;
+        } else {
+            println!("(AWS_ENDPOINT_URL not set: the DynamoDB round trips need ./scripts/bench.sh)");
+        }
+    });
+}
