@@ -165,7 +165,7 @@ both_stores! {
         let v = app.get(&format!("/v3/goals?campaign.id={}&embed=metrics&metrics=ctr", w.campaign)).await.json();
         assert_eq!(v["pagination"]["totalCount"], 2);
         assert_eq!(v["goals"][1]["metrics"], json!({"ctr": 0.005}));
-        let v = app.get(&format!("/v3/goals?goal.name=B&expand=ads")).await.json();
+        let v = app.get("/v3/goals?goal.name=B&expand=ads").await.json();
         assert_eq!(v["pagination"]["totalCount"], 1);
         assert_eq!(v["goals"][0]["ads"][0]["name"], "ad one");
     }

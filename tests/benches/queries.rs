@@ -127,6 +127,9 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 }
 
 async fn measure(app: &TestApp, label: &str, path: &str, runs: usize) {
+    if std::env::var("BENCH_ONLY").is_ok_and(|only| !path.contains(&only)) {
+        return;
+    }
     // Warm: the key is cached after the first request, as on a warm Lambda.
     let first = app.get(path).await;
     assert_eq!(first.status, 200, "{path}: {}", first.body);
@@ -162,8 +165,9 @@ async fn run(backend: Backend, runs: usize) {
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
-        run(Backend::Embedded, 200).await;
-        if std::env::var("AWS_ENDPOINT_URL").is_ok() {
+        let runs = std::env::var("BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+        run(Backend::Embedded, runs).await;
+        if std::env::var("AWS_ENDPOINT_URL").is_ok() && std::env::var("BENCH_EMBEDDED_ONLY").is_err() {
             run(Backend::DynamoDb, 3).await;
         } else {
             println!("(AWS_ENDPOINT_URL not set: the DynamoDB round trips need ./scripts/bench.sh)");

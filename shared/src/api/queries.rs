@@ -79,6 +79,7 @@ async fn vast_url(State(st): State<AppState>, Auth(a): Auth, Path((ad_id, kind, 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::FieldError;
@@ -101,9 +102,6 @@ fn href(kind: &str, id: &str) -> String {
     format!("/v3/{kind}/{id}")
 }
 
-fn link(kind: &str, id: &str) -> Value {
-    json!({"id": id, "href": href(kind, id)})
-}
 
 /// The query string, checked: every parameter known, every value valid.
 struct Params {
@@ -193,21 +191,7 @@ fn pick(all: &[&str], requested: &[String]) -> Vec<String> {
     }
 }
 
-fn origin(entity: &str, id: &str) -> Value {
-    match entity {
-        "site" => json!({"id": id, "entity": "site"}),
-        "campaign" => json!({"id": id, "href": href("campaigns", id), "entity": "campaign"}),
-        _ => json!({"id": id, "href": href("goals", id), "entity": entity}),
-    }
-}
 
-fn inherited(value: u8, own: Option<(&str, &str)>, parent: Option<(&str, &str)>, site: &str) -> Value {
-    let o = match (own, parent) {
-        (Some((e, id)), _) | (None, Some((e, id))) => origin(e, id),
-        (None, None) => origin("site", site),
-    };
-    json!({"value": value, "origin": o})
-}
 
 fn metrics_json(c: &Counters, names: &[String], goal: Option<&Goal>) -> Value {
     let mut m = Map::new();
@@ -290,146 +274,327 @@ struct Ctx<'a> {
     now: DateTime<Utc>,
 }
 
-fn ad_json(cx: &Ctx, ad: &Ad, g: &Goal, c: &Campaign, nested: bool, metrics: Option<&Value>) -> Value {
-    let mut o = Map::new();
-    o.insert("id".into(), json!(ad.id));
-    o.insert("name".into(), json!(ad.name));
-    if let Some(d) = &ad.description {
-        o.insert("description".into(), json!(d));
-    }
-    if let Some(x) = &ad.custom_id {
-        o.insert("customId".into(), json!(x));
-    }
-    let mut cr = Map::new();
-    if let Some(p) = &ad.creative.insertion_point {
-        cr.insert("insertionPoint".into(), json!(p));
-    }
-    if let Some(a) = &ad.creative.asset_id {
-        cr.insert("asset".into(), json!({"id": a, "href": format!("/v1/assets/video/{a}")}));
-    }
-    if let Some(u) = &ad.creative.click_destination_uri {
-        cr.insert("clickDestinationUri".into(), json!(u));
-    }
-    let t = if ad.creative.kind == "spotPlaceholder" { "standardPlaceholder" } else { ad.creative.kind.as_str() };
-    cr.insert("type".into(), json!(t));
-    o.insert("creative".into(), Value::Object(cr));
-    o.insert("enabled".into(), json!(ad.enabled));
-    if !nested {
-        o.insert("campaign".into(), link("campaigns", &c.id));
-        o.insert("goal".into(), link("goals", &g.id));
-    }
-    if let Some(m) = metrics {
-        o.insert("metrics".into(), m.clone());
-    }
+#[derive(Serialize)]
+struct LinkOut<'a> {
+    id: &'a str,
+    href: String,
+}
+
+fn link_out<'a>(kind: &str, id: &'a str) -> LinkOut<'a> {
+    LinkOut { id, href: href(kind, id) }
+}
+
+#[derive(Serialize)]
+struct IdOut<'a> {
+    id: &'a str,
+}
+
+#[derive(Serialize)]
+struct OriginOut<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    href: Option<String>,
+    entity: &'static str,
+}
+
+fn origin_out<'a>(entity: &'static str, id: &'a str) -> OriginOut<'a> {
+    let href = match entity {
+        "site" => None,
+        "campaign" => Some(href("campaigns", id)),
+        _ => Some(href("goals", id)),
+    };
+    OriginOut { id, href, entity }
+}
+
+#[derive(Serialize)]
+struct InheritedOut<'a> {
+    value: u8,
+    origin: OriginOut<'a>,
+}
+
+fn inherited_out<'a>(value: u8, own: Option<(&'static str, &'a str)>, parent: Option<(&'static str, &'a str)>, site: &'a str) -> InheritedOut<'a> {
+    let origin = match (own, parent) {
+        (Some((e, id)), _) | (None, Some((e, id))) => origin_out(e, id),
+        (None, None) => origin_out("site", site),
+    };
+    InheritedOut { value, origin }
+}
+
+#[derive(Serialize)]
+struct DatedOut<'a> {
+    value: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: Option<OriginOut<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CreativeOut<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    insertion_point: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    asset: Option<LinkOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    click_destination_uri: Option<&'a str>,
+    #[serde(rename = "type")]
+    kind: &'a str,
+}
+
+#[derive(Serialize)]
+struct TrackerOut<'a> {
+    id: &'a str,
+    url: &'a str,
+    event: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AdOut<'a> {
+    id: &'a str,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    custom_id: Option<&'a str>,
+    creative: CreativeOut<'a>,
+    enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    campaign: Option<LinkOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    goal: Option<LinkOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metrics: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    weight: Option<crate::model::ad::Weight>,
+    start: DatedOut<'a>,
+    end: DatedOut<'a>,
+    external_trackers: Vec<TrackerOut<'a>>,
+    device_containers: Vec<IdOut<'a>>,
+    created: DateTime<Utc>,
+    modified: DateTime<Utc>,
+}
+
+fn ad_json<'a>(ad: &'a Ad, g: &'a Goal, c: &'a Campaign, nested: bool, metrics: Option<Value>) -> AdOut<'a> {
     let w = weights(&g.ads).get(&ad.id).copied();
-    if let Some(w) = w {
-        o.insert("weight".into(), serde_json::to_value(w).unwrap_or(Value::Null));
-    }
+    ad_json_w(ad, g, c, nested, metrics, w)
+}
+
+/// The same with the ad's weight already computed (callers rendering many ads of one goal
+/// compute the goal's weights once).
+fn ad_json_w<'a>(ad: &'a Ad, g: &'a Goal, c: &'a Campaign, nested: bool, metrics: Option<Value>, weight: Option<crate::model::ad::Weight>) -> AdOut<'a> {
+    let kind = if ad.creative.kind == "spotPlaceholder" { "standardPlaceholder" } else { ad.creative.kind.as_str() };
     let dated = |own: Option<DateTime<Utc>>, inherited: Option<DateTime<Utc>>| match own {
-        Some(v) => json!({"value": v}),
-        None => json!({"value": inherited, "origin": origin("goal", &g.id)}),
+        Some(v) => DatedOut { value: Some(v), origin: None },
+        None => DatedOut { value: inherited, origin: Some(origin_out("goal", &g.id)) },
     };
-    o.insert("start".into(), dated(ad.start, Some(g.start)));
-    o.insert("end".into(), dated(ad.end, g.end));
-    let trackers: Vec<Value> = ad.external_trackers.iter().map(|t| json!({"id": t.id, "url": t.url, "event": event_v3(&t.event)})).collect();
-    o.insert("externalTrackers".into(), Value::Array(trackers));
-    let _ = cx;
-    let dcs: Vec<Value> = ad.device_containers.clone().unwrap_or_default().iter().map(|d| json!({"id": d})).collect();
-    o.insert("deviceContainers".into(), Value::Array(dcs));
-    o.insert("created".into(), json!(ad.created));
-    o.insert("modified".into(), json!(ad.modified));
-    Value::Object(o)
+    AdOut {
+        id: &ad.id,
+        name: &ad.name,
+        description: ad.description.as_deref(),
+        custom_id: ad.custom_id.as_deref(),
+        creative: CreativeOut {
+            insertion_point: ad.creative.insertion_point.as_deref(),
+            asset: ad.creative.asset_id.as_deref().map(|a| LinkOut { id: a, href: format!("/v1/assets/video/{a}") }),
+            click_destination_uri: ad.creative.click_destination_uri.as_deref(),
+            kind,
+        },
+        enabled: ad.enabled,
+        campaign: (!nested).then(|| link_out("campaigns", &c.id)),
+        goal: (!nested).then(|| link_out("goals", &g.id)),
+        metrics,
+        weight,
+        start: dated(ad.start, Some(g.start)),
+        end: dated(ad.end, g.end),
+        external_trackers: ad.external_trackers.iter().map(|t| TrackerOut { id: &t.id, url: &t.url, event: event_v3(&t.event) }).collect(),
+        device_containers: ad.device_containers.as_deref().unwrap_or(&[]).iter().map(|d| IdOut { id: d }).collect(),
+        created: ad.created,
+        modified: ad.modified,
+    }
 }
 
-fn goal_json(cx: &Ctx, g: &Goal, c: &Campaign, ads: Option<Vec<Value>>, metrics: Option<&Value>, projection: Option<Option<f64>>) -> Value {
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Children<'a, T> {
+    Links(Vec<LinkOut<'a>>),
+    Full(Vec<T>),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TargetOut {
+    value: Option<f64>,
+    unit: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PricingOut {
+    value: f64,
+    pricing_model: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CapOut<'a> {
+    cap_type: &'a str,
+    cap_value: f64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GoalOut<'a> {
+    id: &'a str,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    custom_id: Option<&'a str>,
+    campaign: LinkOut<'a>,
+    target: TargetOut,
+    start: DateTime<Utc>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<DateTime<Utc>>,
+    pricing: PricingOut,
+    ads: Children<'a, AdOut<'a>>,
+    #[serde(rename = "type")]
+    kind: String,
+    deleted: bool,
+    priority: InheritedOut<'a>,
+    frontload: InheritedOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metrics: Option<Value>,
+    ad_position: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sponsor_placement: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    projected_delivery: Option<Option<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cap: Option<CapOut<'a>>,
+    goal_mode: &'static str,
+}
+
+fn goal_json<'a>(
+    cx: &Ctx<'a>,
+    g: &'a Goal,
+    c: &'a Campaign,
+    ads: Option<Vec<AdOut<'a>>>,
+    metrics: Option<Value>,
+    projection: Option<Option<f64>>,
+) -> GoalOut<'a> {
     let a = cx.account;
-    let mut o = Map::new();
-    o.insert("id".into(), json!(g.id));
-    o.insert("name".into(), json!(g.name.clone().unwrap_or_default()));
-    if let Some(d) = &g.description {
-        o.insert("description".into(), json!(d));
-    }
-    if let Some(x) = &g.custom_id {
-        o.insert("customId".into(), json!(x));
-    }
-    o.insert("campaign".into(), link("campaigns", &c.id));
-    let unit = if g.kind == "SHARE_OF_VOICE" { "percent" } else { "impression" };
     let value = match (g.kind.as_str(), g.goal_value) {
-        ("SHARE_OF_VOICE", Some(v)) => json!((v * 10_000.0).round() / 100.0),
-        (_, Some(v)) => json!(v),
-        (_, None) => Value::Null,
+        ("SHARE_OF_VOICE", Some(v)) => Some((v * 10_000.0).round() / 100.0),
+        (_, v) => v,
     };
-    o.insert("target".into(), json!({"value": value, "unit": unit}));
-    o.insert("start".into(), json!(g.start));
-    if let Some(e) = g.end {
-        o.insert("end".into(), json!(e));
+    GoalOut {
+        id: &g.id,
+        name: g.name.as_deref().unwrap_or(""),
+        description: g.description.as_deref(),
+        custom_id: g.custom_id.as_deref(),
+        campaign: link_out("campaigns", &c.id),
+        target: TargetOut { value, unit: if g.kind == "SHARE_OF_VOICE" { "percent" } else { "impression" } },
+        start: g.start,
+        end: g.end,
+        pricing: PricingOut { value: g.pricing_value.unwrap_or(0.0), pricing_model: g.pricing_model.to_lowercase() },
+        ads: match ads {
+            Some(full) => Children::Full(full),
+            None => Children::Links(g.ads.iter().map(|s| link_out("ads", &s.id)).collect()),
+        },
+        kind: goal_type_v3(&g.kind),
+        deleted: g.deleted_at.is_some() || c.deleted_at.is_some(),
+        priority: inherited_out(
+            g.effective_priority(c, a),
+            g.priority.map(|_| ("goal", g.id.as_str())),
+            c.priority.map(|_| ("campaign", c.id.as_str())),
+            &a.id,
+        ),
+        frontload: inherited_out(
+            g.effective_frontload(c, a),
+            g.front_load_factor.map(|_| ("goal", g.id.as_str())),
+            c.front_load_factor.map(|_| ("campaign", c.id.as_str())),
+            &a.id,
+        ),
+        metrics,
+        ad_position: "any",
+        sponsor_placement: (g.variant == "BUMPER").then_some("default"),
+        projected_delivery: projection,
+        cap: g.caps.first().map(|cap| CapOut { cap_type: &cap.kind, cap_value: cap.value }),
+        goal_mode: if g.variant == "BUMPER" { "sponsor" } else { "normal" },
     }
-    o.insert("pricing".into(), json!({"value": g.pricing_value.unwrap_or(0.0), "pricingModel": g.pricing_model.to_lowercase()}));
-    let ads = ads.unwrap_or_else(|| g.ads.iter().map(|s| link("ads", &s.id)).collect());
-    o.insert("ads".into(), Value::Array(ads));
-    o.insert("type".into(), json!(goal_type_v3(&g.kind)));
-    o.insert("deleted".into(), json!(g.deleted_at.is_some() || c.deleted_at.is_some()));
-    let prio_parent = c.priority.map(|_| ("campaign", c.id.as_str()));
-    let fl_parent = c.front_load_factor.map(|_| ("campaign", c.id.as_str()));
-    o.insert("priority".into(), inherited(g.effective_priority(c, a), g.priority.map(|_| ("goal", g.id.as_str())), prio_parent, &a.id));
-    o.insert("frontload".into(), inherited(g.effective_frontload(c, a), g.front_load_factor.map(|_| ("goal", g.id.as_str())), fl_parent, &a.id));
-    if let Some(m) = metrics {
-        o.insert("metrics".into(), m.clone());
-    }
-    o.insert("adPosition".into(), json!("any"));
-    if g.variant == "BUMPER" {
-        o.insert("sponsorPlacement".into(), json!("default"));
-    }
-    if let Some(p) = projection {
-        o.insert("projectedDelivery".into(), json!(p));
-    }
-    if let Some(cap) = g.caps.first() {
-        o.insert("cap".into(), json!({"capType": cap.kind, "capValue": cap.value}));
-    }
-    o.insert("goalMode".into(), json!(if g.variant == "BUMPER" { "sponsor" } else { "normal" }));
-    Value::Object(o)
 }
 
-fn campaign_json(cx: &Ctx, c: &Campaign, goals: Option<Vec<Value>>, metrics: Option<&Value>, include_deleted_goals: bool) -> Value {
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CampaignOut<'a> {
+    id: &'a str,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    custom_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<DateTime<Utc>>,
+    advertiser: IdOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agency: Option<IdOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    brand: Option<IdOut<'a>>,
+    state: &'static str,
+    ignore_global_external_trackers: bool,
+    included_in_forecast: bool,
+    exclusive: bool,
+    deleted: bool,
+    sequence_scope: &'static str,
+    goals: Children<'a, GoalOut<'a>>,
+    priority: InheritedOut<'a>,
+    frontload: InheritedOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metrics: Option<Value>,
+}
+
+fn campaign_json<'a>(cx: &Ctx<'a>, c: &'a Campaign, goals: Option<Vec<GoalOut<'a>>>, metrics: Option<Value>, include_deleted_goals: bool) -> CampaignOut<'a> {
     let a = cx.account;
-    let mut o = Map::new();
-    o.insert("id".into(), json!(c.id));
-    o.insert("name".into(), json!(c.name));
-    if let Some(d) = &c.description {
-        o.insert("description".into(), json!(d));
+    CampaignOut {
+        id: &c.id,
+        name: &c.name,
+        description: c.description.as_deref(),
+        custom_id: c.custom_id.as_deref(),
+        start: c.start,
+        end: c.end,
+        advertiser: IdOut { id: &c.advertiser_id },
+        agency: c.agency_id.as_deref().map(|id| IdOut { id }),
+        brand: c.brand_id.as_deref().map(|id| IdOut { id }),
+        state: c.state(),
+        ignore_global_external_trackers: false,
+        included_in_forecast: c.include_in_forecast,
+        exclusive: c.exclusive,
+        deleted: c.deleted_at.is_some(),
+        sequence_scope: "session",
+        goals: match goals {
+            Some(full) => Children::Full(full),
+            None => Children::Links(c.goals.iter().filter(|g| include_deleted_goals || !g.deleted).map(|g| link_out("goals", &g.id)).collect()),
+        },
+        priority: inherited_out(c.effective_priority(a), c.priority.map(|_| ("campaign", c.id.as_str())), None, &a.id),
+        frontload: inherited_out(c.effective_frontload(a), c.front_load_factor.map(|_| ("campaign", c.id.as_str())), None, &a.id),
+        metrics,
     }
-    if let Some(x) = &c.custom_id {
-        o.insert("customId".into(), json!(x));
-    }
-    if let Some(s) = c.start {
-        o.insert("start".into(), json!(s));
-    }
-    if let Some(e) = c.end {
-        o.insert("end".into(), json!(e));
-    }
-    o.insert("advertiser".into(), json!({"id": c.advertiser_id}));
-    if let Some(x) = &c.agency_id {
-        o.insert("agency".into(), json!({"id": x}));
-    }
-    if let Some(x) = &c.brand_id {
-        o.insert("brand".into(), json!({"id": x}));
-    }
-    o.insert("state".into(), json!(c.state()));
-    o.insert("ignoreGlobalExternalTrackers".into(), json!(false));
-    o.insert("includedInForecast".into(), json!(c.include_in_forecast));
-    o.insert("exclusive".into(), json!(c.exclusive));
-    o.insert("deleted".into(), json!(c.deleted_at.is_some()));
-    o.insert("sequenceScope".into(), json!("session"));
-    let goals = goals.unwrap_or_else(|| {
-        c.goals.iter().filter(|g| include_deleted_goals || !g.deleted).map(|g| link("goals", &g.id)).collect()
-    });
-    o.insert("goals".into(), Value::Array(goals));
-    o.insert("priority".into(), inherited(c.effective_priority(a), c.priority.map(|_| ("campaign", c.id.as_str())), None, &a.id));
-    o.insert("frontload".into(), inherited(c.effective_frontload(a), c.front_load_factor.map(|_| ("campaign", c.id.as_str())), None, &a.id));
-    if let Some(m) = metrics {
-        o.insert("metrics".into(), m.clone());
-    }
-    Value::Object(o)
+}
+
+/// Serialises typed response items straight to JSON text.
+fn to_json<T: Serialize>(items: &[T]) -> AppResult<Vec<String>> {
+    items.iter().map(|i| serde_json::to_string(i).map_err(AppError::from)).collect()
+}
+
+/// `{"<key>": [items], "pagination": {...}}` from already serialised items.
+fn page_response(key: &str, items: &[String], total: usize, size: usize, number: usize) -> Response {
+    let body = format!("{{\"{key}\":[{}],\"pagination\":{}}}", items.join(","), pagination(total, size, number));
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+fn one_response(items: Vec<String>) -> Response {
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], items.into_iter().next().unwrap_or_else(|| "null".into())).into_response()
 }
 
 fn pagination(total: usize, size: usize, number: usize) -> Value {
@@ -438,6 +603,77 @@ fn pagination(total: usize, size: usize, number: usize) -> Value {
 
 fn page<T: Clone>(all: &[T], size: usize, number: usize) -> Vec<T> {
     all.iter().skip((number - 1).saturating_mul(size)).take(size).cloned().collect()
+}
+
+/// What filtering and sorting read of a campaign: decoded without its goal list, so a
+/// query over thousands of campaigns pays for the page it shows, not for every record.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CampaignRow {
+    id: String,
+    name: String,
+    enabled: bool,
+    #[serde(default)]
+    archived_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    deleted_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    start: Option<DateTime<Utc>>,
+    #[serde(default)]
+    end: Option<DateTime<Utc>>,
+    #[serde(default)]
+    priority: Option<u8>,
+}
+
+impl CampaignRow {
+    fn state(&self) -> &'static str {
+        if self.archived_at.is_some() {
+            "archived"
+        } else if self.enabled {
+            "enabled"
+        } else {
+            "disabled"
+        }
+    }
+}
+
+/// What filtering and sorting read of a goal (its ad summaries are skipped).
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GoalRow {
+    id: String,
+    campaign_id: String,
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    goal_value: Option<f64>,
+    start: DateTime<Utc>,
+    #[serde(default)]
+    end: Option<DateTime<Utc>>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    priority: Option<u8>,
+    #[serde(default)]
+    deleted_at: Option<DateTime<Utc>>,
+}
+
+fn rows<T: serde::de::DeserializeOwned>(items: &[crate::store::Item]) -> AppResult<Vec<T>> {
+    items
+        .iter()
+        .map(|i| serde_json::from_str(&i.body).map_err(|e| AppError::Internal(format!("corrupt record {}/{}: {e}", i.pk, i.sk))))
+        .collect()
+}
+
+fn full<T: serde::de::DeserializeOwned>(item: &crate::store::Item) -> AppResult<T> {
+    Ok(repo::decode::<T>(item.clone())?.value)
+}
+
+/// A precomputed sort key (no allocation in the comparator).
+#[derive(PartialEq, PartialOrd)]
+enum SortKey {
+    Num(f64),
+    Text(String),
 }
 
 async fn all_campaigns(st: &AppState, account: &str) -> AppResult<Vec<Campaign>> {
@@ -485,7 +721,7 @@ fn campaign_opts(p: &mut Params) -> CampaignOpts {
 
 /// Campaign objects for a page: goals (and their ads) expanded with batch gets, metrics
 /// from the campaigns' own counters.
-async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &CampaignOpts) -> AppResult<Vec<Value>> {
+async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &CampaignOpts) -> AppResult<Vec<String>> {
     let a = cx.account;
     let mut goals: HashMap<String, Goal> = HashMap::new();
     let mut ads: HashMap<String, Ad> = HashMap::new();
@@ -509,13 +745,16 @@ async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &Ca
                 .filter(|f| o.include_deleted_goals || !f.deleted)
                 .filter_map(|f| goals.get(&f.id))
                 .map(|g| {
-                    let nested = o.expand_ads.then(|| g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json(cx, ad, g, c, true, None)).collect());
+                    let nested = o.expand_ads.then(|| {
+                        let w = weights(&g.ads);
+                        g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json_w(ad, g, c, true, None, w.get(&ad.id).copied())).collect()
+                    });
                     goal_json(cx, g, c, nested, None, None)
                 })
                 .collect()
         });
         let m = o.metrics.as_ref().map(|names| metrics_json(counters.get(&c.id).unwrap_or(&Counters::default()), names, None));
-        out.push(campaign_json(cx, c, expanded, m.as_ref(), o.include_deleted_goals));
+        out.push(serde_json::to_string(&campaign_json(cx, c, expanded, m, o.include_deleted_goals))?);
     }
     Ok(out)
 }
@@ -535,20 +774,25 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
     let ids = p.all("ids");
     let (size, number) = p.paging();
     p.finish()?;
-    let mut all: Vec<Campaign> = all_campaigns(&st, &a.id)
-        .await?
-        .into_iter()
-        .filter(|c| include_deleted || c.deleted_at.is_none())
-        .filter(|c| states.is_empty() || states.iter().any(|s| s == c.state()))
-        .filter(|c| name.as_ref().is_none_or(|n| c.name.to_lowercase().contains(n)))
-        .filter(|c| ids.is_empty() || ids.contains(&c.id))
-        .filter(|c| sb.is_none_or(|d| c.start.is_some_and(|s| s < d)) && sa.is_none_or(|d| c.start.is_some_and(|s| s > d)))
-        .filter(|c| eb.is_none_or(|d| c.end.is_some_and(|e| e < d)) && ea.is_none_or(|d| c.end.is_some_and(|e| e > d)))
+    let items = st.store.query(Query::partition(keys::partition(&a.id, keys::CAMPAIGN))).await?.items;
+    let all: Vec<CampaignRow> = rows(&items)?;
+    let mut picked: Vec<(usize, String)> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| include_deleted || c.deleted_at.is_none())
+        .filter(|(_, c)| states.is_empty() || states.iter().any(|s| s == c.state()))
+        .filter(|(_, c)| name.as_ref().is_none_or(|n| c.name.to_lowercase().contains(n)))
+        .filter(|(_, c)| ids.is_empty() || ids.contains(&c.id))
+        .filter(|(_, c)| sb.is_none_or(|d| c.start.is_some_and(|s| s < d)) && sa.is_none_or(|d| c.start.is_some_and(|s| s > d)))
+        .filter(|(_, c)| eb.is_none_or(|d| c.end.is_some_and(|e| e < d)) && ea.is_none_or(|d| c.end.is_some_and(|e| e > d)))
+        .map(|(i, c)| (i, c.name.to_lowercase()))
         .collect();
-    all.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
+    picked.sort_by(|(i, x), (j, y)| x.cmp(y).then(all[*i].id.cmp(&all[*j].id)));
+    let total = picked.len();
+    let shown: Vec<Campaign> = page(&picked, size, number).iter().map(|(i, _)| full(&items[*i])).collect::<AppResult<_>>()?;
     let cx = Ctx { account: &a, now: st.clock.now() };
-    let list = render_campaigns(&st, &cx, &page(&all, size, number), &o).await?;
-    Ok(Json(json!({"campaigns": list, "pagination": pagination(all.len(), size, number)})).into_response())
+    let list = render_campaigns(&st, &cx, &shown, &o).await?;
+    Ok(page_response("campaigns", &list, total, size, number))
 }
 
 /// `GET /v3/campaigns/{id}`: one campaign object, the list's expand/embed parameters.
@@ -562,8 +806,7 @@ async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<
     }
     let c: Campaign = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::CAMPAIGN, &id)).await?.ok_or_else(|| AppError::not_found("campaign", &id))?.value;
     let cx = Ctx { account: &a, now: st.clock.now() };
-    let mut list = render_campaigns(&st, &cx, std::slice::from_ref(&c), &o).await?;
-    Ok(Json(list.pop().unwrap_or(Value::Null)).into_response())
+    Ok(one_response(render_campaigns(&st, &cx, std::slice::from_ref(&c), &o).await?))
 }
 
 struct GoalOpts {
@@ -583,7 +826,7 @@ fn goal_opts(p: &mut Params) -> GoalOpts {
     }
 }
 
-async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)], o: &GoalOpts) -> AppResult<Vec<Value>> {
+async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)], o: &GoalOpts) -> AppResult<Vec<String>> {
     let a = cx.account;
     let ads = if o.expand_ads {
         ads_by_id(st, &a.id, &list.iter().flat_map(|(g, _)| g.ads.iter().map(|s| s.id.clone())).collect::<Vec<_>>()).await?
@@ -596,16 +839,20 @@ async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)], o:
         HashMap::new()
     };
     let none = Counters::default();
-    Ok(list
+    let outs: Vec<GoalOut> = list
         .iter()
         .map(|(g, c)| {
             let cn = counters.get(&g.id).unwrap_or(&none);
-            let nested = o.expand_ads.then(|| g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json(cx, ad, g, c, true, None)).collect());
+            let nested = o.expand_ads.then(|| {
+                let w = weights(&g.ads);
+                g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json_w(ad, g, c, true, None, w.get(&ad.id).copied())).collect()
+            });
             let m = o.metrics.as_ref().map(|names| metrics_json(cn, names, Some(g)));
             let proj = o.projections.then(|| projected_delivery(g, cn.get("delivered"), cx.now));
-            goal_json(cx, g, c, nested, m.as_ref(), proj)
+            goal_json(cx, g, c, nested, m, proj)
         })
-        .collect())
+        .collect();
+    to_json(&outs)
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id))]
@@ -633,53 +880,72 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
     }
     let (size, number) = p.paging();
     p.finish()?;
-    // One campaign: its goal list; otherwise every goal and campaign of the account.
-    let (goals, campaigns): (Vec<Goal>, HashMap<String, Campaign>) = match &campaign_id {
-        Some(cid) if crate::ids::plausible_id(cid) => {
-            match repo::get::<Campaign>(st.store.as_ref(), &keys::record(&a.id, keys::CAMPAIGN, cid)).await? {
-                Some(c) => {
-                    let ids: Vec<String> = c.value.goals.iter().map(|g| g.id.clone()).collect();
-                    let g = goals_by_id(&st, &a.id, &ids).await?.into_values().collect();
-                    (g, HashMap::from([(c.value.id.clone(), c.value)]))
-                }
-                None => (vec![], HashMap::new()),
+    // One campaign: its goals; otherwise every goal and campaign of the account.
+    let (goal_items, campaign_items): (Vec<crate::store::Item>, Vec<crate::store::Item>) = match &campaign_id {
+        Some(cid) if crate::ids::plausible_id(cid) => match st.store.get(&keys::record(&a.id, keys::CAMPAIGN, cid)).await? {
+            Some(citem) => {
+                let c: Campaign = full(&citem)?;
+                let keys: Vec<Key> = c.goals.iter().map(|g| keys::record(&a.id, keys::GOAL, &g.id)).collect();
+                (st.store.batch_get(&keys).await?, vec![citem])
             }
-        }
-        Some(_) => (vec![], HashMap::new()),
-        None => {
-            let g: Vec<crate::repo::Versioned<Goal>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::GOAL))).await?;
-            let c = all_campaigns(&st, &a.id).await?;
-            (g.into_iter().map(|v| v.value).collect(), c.into_iter().map(|c| (c.id.clone(), c)).collect())
-        }
+            None => (vec![], vec![]),
+        },
+        Some(_) => (vec![], vec![]),
+        None => (
+            st.store.query(Query::partition(keys::partition(&a.id, keys::GOAL))).await?.items,
+            st.store.query(Query::partition(keys::partition(&a.id, keys::CAMPAIGN))).await?.items,
+        ),
     };
-    let mut all: Vec<(Goal, Campaign)> = goals
-        .into_iter()
-        .filter_map(|g| campaigns.get(&g.campaign_id).cloned().map(|c| (g, c)))
-        .filter(|(g, _)| include_deleted_goals || g.deleted_at.is_none())
-        .filter(|(_, c)| include_deleted_campaigns || c.deleted_at.is_none())
-        .filter(|(_, c)| states.is_empty() || states.iter().any(|s| s == c.state()))
-        .filter(|(g, _)| goal_name.as_ref().is_none_or(|n| g.name.clone().unwrap_or_default().to_lowercase().contains(n)))
-        .filter(|(_, c)| campaign_name.as_ref().is_none_or(|n| c.name.to_lowercase().contains(n)))
-        .filter(|(g, _)| sb.is_none_or(|d| g.start < d) && sa.is_none_or(|d| g.start > d))
-        .filter(|(g, _)| eb.is_none_or(|d| g.end.is_some_and(|e| e < d)) && ea.is_none_or(|d| g.end.is_some_and(|e| e > d)))
+    let goal_rows: Vec<GoalRow> = rows(&goal_items)?;
+    let campaign_rows: Vec<CampaignRow> = rows(&campaign_items)?;
+    let by_id: HashMap<&str, usize> = campaign_rows.iter().enumerate().map(|(i, c)| (c.id.as_str(), i)).collect();
+    let global = a.global_priority;
+    let mut picked: Vec<(usize, usize, SortKey)> = goal_rows
+        .iter()
+        .enumerate()
+        .filter_map(|(gi, g)| by_id.get(g.campaign_id.as_str()).map(|ci| (gi, *ci)))
+        .filter(|(gi, ci)| {
+            let (g, c) = (&goal_rows[*gi], &campaign_rows[*ci]);
+            (include_deleted_goals || g.deleted_at.is_none())
+                && (include_deleted_campaigns || c.deleted_at.is_none())
+                && (states.is_empty() || states.iter().any(|s| s == c.state()))
+                && goal_name.as_ref().is_none_or(|n| g.name.as_deref().unwrap_or("").to_lowercase().contains(n))
+                && campaign_name.as_ref().is_none_or(|n| c.name.to_lowercase().contains(n))
+                && sb.is_none_or(|d| g.start < d)
+                && sa.is_none_or(|d| g.start > d)
+                && eb.is_none_or(|d| g.end.is_some_and(|e| e < d))
+                && ea.is_none_or(|d| g.end.is_some_and(|e| e > d))
+        })
+        .map(|(gi, ci)| {
+            let (g, c) = (&goal_rows[gi], &campaign_rows[ci]);
+            let key = match sorting.as_str() {
+                "priority" => SortKey::Num(f64::from(g.priority.or(c.priority).unwrap_or(global))),
+                "type" => SortKey::Text(g.kind.clone()),
+                "booked" => SortKey::Num(g.goal_value.unwrap_or(0.0)),
+                "start" => SortKey::Num(g.start.timestamp_millis() as f64),
+                "end" => SortKey::Num(g.end.map_or(f64::MAX, |e| e.timestamp_millis() as f64)),
+                "campaignName" => SortKey::Text(c.name.to_lowercase()),
+                _ => SortKey::Text(g.name.as_deref().unwrap_or("").to_lowercase()),
+            };
+            (gi, ci, key)
+        })
         .collect();
-    let a2 = a.clone();
-    all.sort_by(|(x, xc), (y, yc)| {
-        let ord = match sorting.as_str() {
-            "priority" => x.effective_priority(xc, &a2).cmp(&y.effective_priority(yc, &a2)),
-            "type" => x.kind.cmp(&y.kind),
-            "booked" => x.goal_value.unwrap_or(0.0).total_cmp(&y.goal_value.unwrap_or(0.0)),
-            "start" => x.start.cmp(&y.start),
-            "end" => x.end.unwrap_or(DateTime::<Utc>::MAX_UTC).cmp(&y.end.unwrap_or(DateTime::<Utc>::MAX_UTC)),
-            "campaignName" => xc.name.to_lowercase().cmp(&yc.name.to_lowercase()),
-            _ => x.name.clone().unwrap_or_default().to_lowercase().cmp(&y.name.clone().unwrap_or_default().to_lowercase()),
-        };
-        let ord = if order == "descending" { ord.reverse() } else { ord };
-        ord.then(x.id.cmp(&y.id))
+    let descending = order == "descending";
+    picked.sort_by(|(gx, _, kx), (gy, _, ky)| {
+        let ord = kx.partial_cmp(ky).unwrap_or(std::cmp::Ordering::Equal);
+        let ord = if descending { ord.reverse() } else { ord };
+        ord.then(goal_rows[*gx].id.cmp(&goal_rows[*gy].id))
     });
+    let total = picked.len();
+    let shown: Vec<(Goal, Campaign)> = picked
+        .iter()
+        .skip((number - 1).saturating_mul(size))
+        .take(size)
+        .map(|(gi, ci, _)| Ok((full::<Goal>(&goal_items[*gi])?, full::<Campaign>(&campaign_items[*ci])?)))
+        .collect::<AppResult<_>>()?;
     let cx = Ctx { account: &a, now: st.clock.now() };
-    let list = render_goals(&st, &cx, &page(&all, size, number), &o).await?;
-    Ok(Json(json!({"goals": list, "pagination": pagination(all.len(), size, number)})).into_response())
+    let list = render_goals(&st, &cx, &shown, &o).await?;
+    Ok(page_response("goals", &list, total, size, number))
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
@@ -693,8 +959,7 @@ async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
     let g: Goal = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::GOAL, &id)).await?.ok_or_else(|| AppError::not_found("goal", &id))?.value;
     let c: Campaign = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::CAMPAIGN, &g.campaign_id)).await?.ok_or_else(|| AppError::not_found("goal", &id))?.value;
     let cx = Ctx { account: &a, now: st.clock.now() };
-    let mut list = render_goals(&st, &cx, &[(g, c)], &o).await?;
-    Ok(Json(list.pop().unwrap_or(Value::Null)).into_response())
+    Ok(one_response(render_goals(&st, &cx, &[(g, c)], &o).await?))
 }
 
 fn ad_metrics_names(p: &mut Params) -> Option<Vec<String>> {
@@ -703,19 +968,20 @@ fn ad_metrics_names(p: &mut Params) -> Option<Vec<String>> {
     embed.iter().any(|e| e == "metrics").then(|| pick(AD_METRICS, &names))
 }
 
-async fn render_ads(st: &AppState, cx: &Ctx<'_>, list: &[(Ad, Goal, Campaign)], names: &Option<Vec<String>>) -> AppResult<Vec<Value>> {
+async fn render_ads(st: &AppState, cx: &Ctx<'_>, list: &[(Ad, Goal, Campaign)], names: &Option<Vec<String>>) -> AppResult<Vec<String>> {
     let counters = match names {
         Some(_) => metrics::read(st.store.as_ref(), &cx.account.id, Level::Ad, &list.iter().map(|(ad, _, _)| ad.id.clone()).collect::<Vec<_>>()).await?,
         None => HashMap::new(),
     };
     let none = Counters::default();
-    Ok(list
+    let outs: Vec<AdOut> = list
         .iter()
         .map(|(ad, g, c)| {
             let m = names.as_ref().map(|n| metrics_json(counters.get(&ad.id).unwrap_or(&none), n, None));
-            ad_json(cx, ad, g, c, false, m.as_ref())
+            ad_json(ad, g, c, false, m)
         })
-        .collect())
+        .collect();
+    to_json(&outs)
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id))]
@@ -756,7 +1022,7 @@ async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -
         .collect();
     let cx = Ctx { account: &a, now: st.clock.now() };
     let list = render_ads(&st, &cx, &page(&all, size, number), &names).await?;
-    Ok(Json(json!({"ads": list, "pagination": pagination(all.len(), size, number)})).into_response())
+    Ok(page_response("ads", &list, all.len(), size, number))
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id, id = %ad_id))]
@@ -770,6 +1036,5 @@ async fn ad_one(State(st): State<AppState>, Auth(a): Auth, Path(ad_id): Path<Str
     let ad: Ad = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::AD, &ad_id)).await?.ok_or_else(|| AppError::not_found("ad", &ad_id))?.value;
     let (g, c) = super::goals::load(&st, &a.id, &ad.goal_id).await.map_err(|_| AppError::not_found("ad", &ad_id))?;
     let cx = Ctx { account: &a, now: st.clock.now() };
-    let mut list = render_ads(&st, &cx, &[(ad, g.value, c.value)], &names).await?;
-    Ok(Json(list.pop().unwrap_or(Value::Null)).into_response())
+    Ok(one_response(render_ads(&st, &cx, &[(ad, g.value, c.value)], &names).await?))
 }
