@@ -7,6 +7,7 @@ pub mod clock;
 pub mod config;
 pub mod download;
 pub mod error;
+pub mod fasttime;
 pub mod ids;
 pub mod json;
 pub mod keys;

@@ -609,23 +609,25 @@ fn page<T: Clone>(all: &[T], size: usize, number: usize) -> Vec<T> {
 /// query over thousands of campaigns pays for the page it shows, not for every record.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct CampaignRow {
-    id: String,
-    name: String,
+struct CampaignRow<'a> {
+    #[serde(borrow)]
+    id: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    name: std::borrow::Cow<'a, str>,
     enabled: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::fasttime::opt")]
     archived_at: Option<DateTime<Utc>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::fasttime::opt")]
     deleted_at: Option<DateTime<Utc>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::fasttime::opt")]
     start: Option<DateTime<Utc>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::fasttime::opt")]
     end: Option<DateTime<Utc>>,
     #[serde(default)]
     priority: Option<u8>,
 }
 
-impl CampaignRow {
+impl CampaignRow<'_> {
     fn state(&self) -> &'static str {
         if self.archived_at.is_some() {
             "archived"
@@ -640,25 +642,29 @@ impl CampaignRow {
 /// What filtering and sorting read of a goal (its ad summaries are skipped).
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GoalRow {
-    id: String,
-    campaign_id: String,
-    #[serde(rename = "type")]
-    kind: String,
+struct GoalRow<'a> {
+    #[serde(borrow)]
+    id: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    campaign_id: std::borrow::Cow<'a, str>,
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
     #[serde(default)]
     goal_value: Option<f64>,
+    #[serde(deserialize_with = "crate::fasttime::req")]
     start: DateTime<Utc>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::fasttime::opt")]
     end: Option<DateTime<Utc>>,
-    #[serde(default)]
-    name: Option<String>,
+    #[serde(default, borrow)]
+    name: Option<std::borrow::Cow<'a, str>>,
     #[serde(default)]
     priority: Option<u8>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::fasttime::opt")]
     deleted_at: Option<DateTime<Utc>>,
 }
 
-fn rows<T: serde::de::DeserializeOwned>(items: &[crate::store::Item]) -> AppResult<Vec<T>> {
+/// Rows borrowing from the items' bodies (no copies of the strings).
+fn rows<'a, T: serde::Deserialize<'a>>(items: &'a [crate::store::Item]) -> AppResult<Vec<T>> {
     items
         .iter()
         .map(|i| serde_json::from_str(&i.body).map_err(|e| AppError::Internal(format!("corrupt record {}/{}: {e}", i.pk, i.sk))))
@@ -782,7 +788,7 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
         .filter(|(_, c)| include_deleted || c.deleted_at.is_none())
         .filter(|(_, c)| states.is_empty() || states.iter().any(|s| s == c.state()))
         .filter(|(_, c)| name.as_ref().is_none_or(|n| c.name.to_lowercase().contains(n)))
-        .filter(|(_, c)| ids.is_empty() || ids.contains(&c.id))
+        .filter(|(_, c)| ids.is_empty() || ids.iter().any(|i| i == &c.id))
         .filter(|(_, c)| sb.is_none_or(|d| c.start.is_some_and(|s| s < d)) && sa.is_none_or(|d| c.start.is_some_and(|s| s > d)))
         .filter(|(_, c)| eb.is_none_or(|d| c.end.is_some_and(|e| e < d)) && ea.is_none_or(|d| c.end.is_some_and(|e| e > d)))
         .map(|(i, c)| (i, c.name.to_lowercase()))
@@ -898,12 +904,22 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
     };
     let goal_rows: Vec<GoalRow> = rows(&goal_items)?;
     let campaign_rows: Vec<CampaignRow> = rows(&campaign_items)?;
-    let by_id: HashMap<&str, usize> = campaign_rows.iter().enumerate().map(|(i, c)| (c.id.as_str(), i)).collect();
+    let by_id: HashMap<&str, usize> = campaign_rows.iter().enumerate().map(|(i, c)| (c.id.as_ref(), i)).collect();
+    // Campaign names sort once; a goal sorts by its campaign's rank.
+    let mut by_name: Vec<usize> = (0..campaign_rows.len()).collect();
+    if sorting == "campaignName" {
+        let lower: Vec<String> = campaign_rows.iter().map(|c| c.name.to_lowercase()).collect();
+        by_name.sort_by(|x, y| lower[*x].cmp(&lower[*y]));
+    }
+    let mut rank = vec![0usize; campaign_rows.len()];
+    for (r, ci) in by_name.iter().enumerate() {
+        rank[*ci] = r;
+    }
     let global = a.global_priority;
     let mut picked: Vec<(usize, usize, SortKey)> = goal_rows
         .iter()
         .enumerate()
-        .filter_map(|(gi, g)| by_id.get(g.campaign_id.as_str()).map(|ci| (gi, *ci)))
+        .filter_map(|(gi, g)| by_id.get(g.campaign_id.as_ref()).map(|ci| (gi, *ci)))
         .filter(|(gi, ci)| {
             let (g, c) = (&goal_rows[*gi], &campaign_rows[*ci]);
             (include_deleted_goals || g.deleted_at.is_none())
@@ -920,11 +936,11 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
             let (g, c) = (&goal_rows[gi], &campaign_rows[ci]);
             let key = match sorting.as_str() {
                 "priority" => SortKey::Num(f64::from(g.priority.or(c.priority).unwrap_or(global))),
-                "type" => SortKey::Text(g.kind.clone()),
+                "type" => SortKey::Text(g.kind.to_string()),
                 "booked" => SortKey::Num(g.goal_value.unwrap_or(0.0)),
                 "start" => SortKey::Num(g.start.timestamp_millis() as f64),
                 "end" => SortKey::Num(g.end.map_or(f64::MAX, |e| e.timestamp_millis() as f64)),
-                "campaignName" => SortKey::Text(c.name.to_lowercase()),
+                "campaignName" => SortKey::Num(rank[ci] as f64),
                 _ => SortKey::Text(g.name.as_deref().unwrap_or("").to_lowercase()),
             };
             (gi, ci, key)

@@ -126,17 +126,22 @@ pub struct Ad {
     pub creative: Creative,
     /// Explicit start; absent: the goal's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "crate::fasttime::opt")]
     pub start: Option<DateTime<Utc>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "crate::fasttime::opt")]
     pub end: Option<DateTime<Utc>>,
     #[serde(default)]
     pub external_trackers: Vec<Tracker>,
     /// Explicit device containers; absent: all of the account's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_containers: Option<Vec<String>>,
+    #[serde(deserialize_with = "crate::fasttime::req")]
     pub created: DateTime<Utc>,
+    #[serde(deserialize_with = "crate::fasttime::req")]
     pub modified: DateTime<Utc>,
     /// When the creative was last changed (the list item's creative dates).
+    #[serde(deserialize_with = "crate::fasttime::req")]
     pub creative_modified: DateTime<Utc>,
 }
 

@@ -42,22 +42,28 @@ pub struct Campaign {
     pub priority: Option<u8>,
     pub vast_enabled: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "crate::fasttime::opt")]
     pub archived_at: Option<DateTime<Utc>>,
     /// `yyyy-mm` of `archived_at` in the account's time zone (the archived list's month).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub archive_month: Option<String>,
     /// Tombstone: deleted campaigns stay for the /v3 queries (`includeDeletedCampaigns`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "crate::fasttime::opt")]
     pub deleted_at: Option<DateTime<Utc>>,
     /// The campaign's goals and their flights, kept with every goal write.
     #[serde(default)]
     pub goals: Vec<GoalFlight>,
     /// Derived from the goals: earliest goal start, latest goal end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "crate::fasttime::opt")]
     pub start: Option<DateTime<Utc>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "crate::fasttime::opt")]
     pub end: Option<DateTime<Utc>>,
+    #[serde(deserialize_with = "crate::fasttime::req")]
     pub created: DateTime<Utc>,
+    #[serde(deserialize_with = "crate::fasttime::req")]
     pub modified: DateTime<Utc>,
 }
 
@@ -65,8 +71,10 @@ pub struct Campaign {
 #[serde(rename_all = "camelCase")]
 pub struct GoalFlight {
     pub id: String,
+    #[serde(deserialize_with = "crate::fasttime::req")]
     pub start: DateTime<Utc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "crate::fasttime::opt")]
     pub end: Option<DateTime<Utc>>,
     #[serde(default)]
     pub deleted: bool,

@@ -67,8 +67,10 @@ pub struct Goal {
     pub variant: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal_value: Option<f64>,
+    #[serde(deserialize_with = "crate::fasttime::req")]
     pub start: DateTime<Utc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "crate::fasttime::opt")]
     pub end: Option<DateTime<Utc>>,
     pub pricing_model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,8 +94,11 @@ pub struct Goal {
     #[serde(default)]
     pub ads: Vec<AdSummary>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "crate::fasttime::opt")]
     pub deleted_at: Option<DateTime<Utc>>,
+    #[serde(deserialize_with = "crate::fasttime::req")]
     pub created: DateTime<Utc>,
+    #[serde(deserialize_with = "crate::fasttime::req")]
     pub modified: DateTime<Utc>,
 }
 
