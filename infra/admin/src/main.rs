@@ -4,6 +4,8 @@
 //!   admin seed <file.json>            upsert every account of the file; prints the keys
 //!   admin create-key <account-id>     a new key for an existing account; prints it
 //!   admin create-table                create the DynamoDB table (emulators; SAM owns it on AWS)
+//!   admin record-metrics <account-id> <ad-id> impression=100 complete=40 ...
+//!                                     add delivery counts to an ad (and its goal and campaign)
 //!
 //! The store comes from the environment: STORE (embedded|dynamodb), DATA_DIR, TABLE_NAME,
 //! AWS_ENDPOINT_URL.
@@ -23,7 +25,7 @@ async fn main() {
     }
 }
 
-const USAGE: &str = "usage: admin seed <file.json> | admin create-key <account-id> | admin create-table";
+const USAGE: &str = "usage: admin seed <file.json> | admin create-key <account-id> | admin create-table | admin record-metrics <account-id> <ad-id> <counter>=<n>...";
 
 async fn run(args: &[String]) -> Result<(), String> {
     let cmd = args.first().ok_or(USAGE)?;
@@ -55,8 +57,43 @@ async fn run(args: &[String]) -> Result<(), String> {
             }
             _ => Err("create-table needs STORE=dynamodb".into()),
         },
+        "record-metrics" => {
+            let (Some(account), Some(ad)) = (args.get(1), args.get(2)) else { return Err(USAGE.into()) };
+            let store = cfg.open().await?;
+            record_metrics(store.as_ref(), account, ad, &args[3..]).await
+        }
         _ => Err(USAGE.into()),
     }
+}
+
+async fn record_metrics(store: &dyn Store, account: &str, ad_id: &str, pairs: &[String]) -> Result<(), String> {
+    use shared::model::ad::Ad;
+    use shared::model::goal::Goal;
+    let mut deltas = Vec::new();
+    for p in pairs {
+        let (name, n) = p.split_once('=').ok_or_else(|| format!("{p:?}: expected <counter>=<n>"))?;
+        if !shared::metrics::COUNTERS.contains(&name) {
+            return Err(format!("unknown counter {name:?} (known: {})", shared::metrics::COUNTERS.join(", ")));
+        }
+        let n: i64 = n.parse().map_err(|_| format!("{p:?}: the count must be an integer"))?;
+        deltas.push((name.to_string(), n));
+    }
+    if deltas.is_empty() {
+        return Err(USAGE.into());
+    }
+    let ad: Ad = shared::repo::get(store, &shared::keys::record(account, shared::keys::AD, ad_id))
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no ad {ad_id} in account {account}"))?
+        .value;
+    let goal: Goal = shared::repo::get(store, &shared::keys::record(account, shared::keys::GOAL, &ad.goal_id))
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("the ad's goal {} is missing", ad.goal_id))?
+        .value;
+    shared::metrics::record(store, account, &goal.campaign_id, &goal.id, &ad.id, &deltas).await.map_err(|e| e.to_string())?;
+    eprintln!("recorded {} counter(s) for ad {ad_id} (goal {}, campaign {})", deltas.len(), goal.id, goal.campaign_id);
+    Ok(())
 }
 
 async fn create_key(store: &dyn Store, account: &str) -> Result<(), String> {
