@@ -108,6 +108,8 @@ both_stores! {
         assert_eq!(ids(&app.get(&format!("/v3/campaigns?campaigns.started.before={}", at(1))).await.json()["campaigns"]), vec![w.campaign.clone()]);
         assert_eq!(app.get(&format!("/v3/campaigns?campaigns.started.after={}", at(1))).await.json()["pagination"]["totalCount"], 0);
         assert_eq!(app.get(&format!("/v3/campaigns?campaigns.ended.after={}", at(30))).await.json()["pagination"]["totalCount"], 0);
+        assert_eq!(ids(&app.get(&format!("/v3/campaigns?campaigns.ended.before={}", at(30))).await.json()["campaigns"]), vec![w.campaign.clone()]);
+        assert_eq!(app.get(&format!("/v3/campaigns?campaigns.ended.before={}", at(5))).await.json()["pagination"]["totalCount"], 0);
         // Deleted: hidden, or shown with deleted: true.
         app.delete(&format!("/api/1.0/campaign/by_campaign_id;id={}", others[0])).await.expect(204);
         assert_eq!(app.get("/v3/campaigns").await.json()["pagination"]["totalCount"], 11);
@@ -165,6 +167,17 @@ both_stores! {
         let v = app.get(&format!("/v3/goals?campaign.id={}&embed=metrics&metrics=ctr", w.campaign)).await.json();
         assert_eq!(v["pagination"]["totalCount"], 2);
         assert_eq!(v["goals"][1]["metrics"], json!({"ctr": 0.005}));
+        // Date filters: goal 0 runs from creation (a day ago now) to day 9 of the original
+        // clock, goal 1 from day 2 to day 20.
+        let at = |d: i64| (app.clock.now() + Duration::days(d)).to_rfc3339_opts(api_tests::chrono::SecondsFormat::Secs, true);
+        assert_eq!(ids(&app.get(&format!("/v3/goals?campaign.id={}&goals.started.before={}", w.campaign, at(0))).await.json()["goals"]), vec![w.goals[0].clone()]);
+        assert_eq!(ids(&app.get(&format!("/v3/goals?campaign.id={}&goals.started.after={}", w.campaign, at(0))).await.json()["goals"]), vec![w.goals[1].clone()]);
+        assert_eq!(ids(&app.get(&format!("/v3/goals?campaign.id={}&goals.ended.before={}", w.campaign, at(10))).await.json()["goals"]), vec![w.goals[0].clone()]);
+        assert_eq!(ids(&app.get(&format!("/v3/goals?campaign.id={}&goals.ended.after={}", w.campaign, at(10))).await.json()["goals"]), vec![w.goals[1].clone()]);
+        assert_eq!(app.get("/v3/goals?campaign.name=alpha&campaign.state=enabled").await.json()["pagination"]["totalCount"], 2);
+        assert_eq!(app.get("/v3/goals?campaign.name=ZETA").await.json()["pagination"]["totalCount"], 1);
+        assert_eq!(app.get("/v3/goals?campaign.state=archived").await.json()["pagination"]["totalCount"], 0);
+        assert_eq!(app.get("/v3/goals?campaign.name=nomatch").await.json()["pagination"]["totalCount"], 0);
         let v = app.get("/v3/goals?goal.name=B&expand=ads").await.json();
         assert_eq!(v["pagination"]["totalCount"], 1);
         assert_eq!(v["goals"][0]["ads"][0]["name"], "ad one");
