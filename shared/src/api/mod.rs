@@ -379,12 +379,8 @@ pub struct JsonBody(pub serde_json::Value);
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = AppError;
 
-    async fn from_request(req: Request, _: &S) -> Result<Self, AppError> {
-        let mt = media_type(req.headers());
-        if mt != "application/json" {
-            return Err(AppError::UnsupportedMediaType { expected: "application/json", got: content_type(req.headers()) });
-        }
-        let bytes = read_body(req).await?;
+    async fn from_request(req: Request, state: &S) -> Result<Self, AppError> {
+        let JsonBytes(bytes) = JsonBytes::from_request(req, state).await?;
         serde_json::from_slice(&bytes).map(JsonBody).map_err(|e| AppError::Malformed(format!("malformed JSON: {e}")))
     }
 }
