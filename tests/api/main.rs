@@ -12,5 +12,6 @@ mod rules;
 mod lambda_events;
 mod policies;
 mod queries;
+mod reference;
 mod store_contract;
 mod vast;

@@ -24,6 +24,7 @@ pub mod contacts;
 pub mod goals;
 pub mod policies;
 pub mod queries;
+pub mod reference;
 pub mod rules;
 
 /// Largest request body read (XML beans are a few KB).
@@ -31,7 +32,7 @@ pub const MAX_BODY: usize = 1 << 20;
 pub const API_KEY_HEADER: &str = "x-o-api-key";
 
 /// Every resource group, by the name its Lambda uses.
-pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy", "queries"];
+pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy", "queries", "reference"];
 
 /// The router of one group (a Lambda serves one).
 pub fn group(name: &str) -> Option<Router<AppState>> {
@@ -44,6 +45,7 @@ pub fn group(name: &str) -> Option<Router<AppState>> {
         "ads" => Some(ads::router()),
         "insertion-policy" => Some(policies::router()),
         "queries" => Some(queries::router()),
+        "reference" => Some(reference::router()),
         _ => None,
     }
 }
