@@ -3,6 +3,7 @@
 
 mod ads;
 mod assets;
+mod audience;
 mod campaigns;
 mod clients;
 mod contacts;

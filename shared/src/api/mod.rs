@@ -18,6 +18,7 @@ use crate::xml::{self, Element, XmlOut};
 
 pub mod ads;
 pub mod assets;
+pub mod audience;
 pub mod campaigns;
 pub mod clients;
 pub mod contacts;
@@ -32,7 +33,7 @@ pub const MAX_BODY: usize = 1 << 20;
 pub const API_KEY_HEADER: &str = "x-o-api-key";
 
 /// Every resource group, by the name its Lambda uses.
-pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy", "queries", "reference"];
+pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy", "queries", "reference", "audience"];
 
 /// The router of one group (a Lambda serves one).
 pub fn group(name: &str) -> Option<Router<AppState>> {
@@ -46,6 +47,7 @@ pub fn group(name: &str) -> Option<Router<AppState>> {
         "insertion-policy" => Some(policies::router()),
         "queries" => Some(queries::router()),
         "reference" => Some(reference::router()),
+        "audience" => Some(audience::router()),
         _ => None,
     }
 }

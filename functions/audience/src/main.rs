@@ -1,0 +1,6 @@
+//! Lambda for the audience resource group (seed 001): the shared router behind API Gateway.
+
+#[tokio::main]
+async fn main() -> Result<(), shared::lambda::LambdaError> {
+    shared::lambda::serve("audience").await
+}
