@@ -173,7 +173,11 @@ fn build(id: String, i: &AdInput, prev: Option<&Ad>, now: DateTime<Utc>) -> Ad {
 }
 
 async fn render(st: &AppState, account: &str, ad: &Ad, goal: &Goal, status: StatusCode, version: u64) -> AppResult<Response> {
-    let all = reference_ids(st, account, keys::DEVICE).await?;
+    // The account's containers are shown only for an ad that names none of its own.
+    let all = match ad.device_containers {
+        Some(_) => Vec::new(),
+        None => reference_ids(st, account, keys::DEVICE).await?,
+    };
     let mut res = (status, Json(ad.to_json(goal, &all))).into_response();
     if status == StatusCode::CREATED {
         if let Ok(v) = HeaderValue::from_str(&format!("/v1/ads/{}", ad.id)) {

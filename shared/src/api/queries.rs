@@ -374,14 +374,9 @@ struct AdOut<'a> {
     modified: DateTime<Utc>,
 }
 
-fn ad_json<'a>(ad: &'a Ad, g: &'a Goal, c: &'a Campaign, nested: bool, metrics: Option<Value>) -> AdOut<'a> {
-    let w = weights(&g.ads).get(&ad.id).copied();
-    ad_json_w(ad, g, c, nested, metrics, w)
-}
-
-/// The same with the ad's weight already computed (callers rendering many ads of one goal
-/// compute the goal's weights once).
-fn ad_json_w<'a>(ad: &'a Ad, g: &'a Goal, c: &'a Campaign, nested: bool, metrics: Option<Value>, weight: Option<crate::model::ad::Weight>) -> AdOut<'a> {
+/// An ad's v3 object; `weight` comes from its goal's weights, which callers compute once
+/// per goal (`model::ad::weights`).
+fn ad_json<'a>(ad: &'a Ad, g: &'a Goal, c: &'a Campaign, nested: bool, metrics: Option<Value>, weight: Option<crate::model::ad::Weight>) -> AdOut<'a> {
     let kind = if ad.creative.kind == "spotPlaceholder" { "standardPlaceholder" } else { ad.creative.kind.as_str() };
     let dated = |own: Option<DateTime<Utc>>, inherited: Option<DateTime<Utc>>| match own {
         Some(v) => DatedOut { value: Some(v), origin: None },
@@ -753,7 +748,7 @@ async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &Ca
                 .map(|g| {
                     let nested = o.expand_ads.then(|| {
                         let w = weights(&g.ads);
-                        g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json_w(ad, g, c, true, None, w.get(&ad.id).copied())).collect()
+                        g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied())).collect()
                     });
                     goal_json(cx, g, c, nested, None, None)
                 })
@@ -851,7 +846,7 @@ async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)], o:
             let cn = counters.get(&g.id).unwrap_or(&none);
             let nested = o.expand_ads.then(|| {
                 let w = weights(&g.ads);
-                g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json_w(ad, g, c, true, None, w.get(&ad.id).copied())).collect()
+                g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied())).collect()
             });
             let m = o.metrics.as_ref().map(|names| metrics_json(cn, names, Some(g)));
             let proj = o.projections.then(|| projected_delivery(g, cn.get("delivered"), cx.now));
@@ -990,11 +985,16 @@ async fn render_ads(st: &AppState, cx: &Ctx<'_>, list: &[(Ad, Goal, Campaign)], 
         None => HashMap::new(),
     };
     let none = Counters::default();
+    let mut by_goal: HashMap<&str, HashMap<String, crate::model::ad::Weight>> = HashMap::new();
+    for (_, g, _) in list {
+        by_goal.entry(g.id.as_str()).or_insert_with(|| weights(&g.ads));
+    }
     let outs: Vec<AdOut> = list
         .iter()
         .map(|(ad, g, c)| {
             let m = names.as_ref().map(|n| metrics_json(counters.get(&ad.id).unwrap_or(&none), n, None));
-            ad_json(ad, g, c, false, m)
+            let w = by_goal.get(g.id.as_str()).and_then(|w| w.get(&ad.id)).copied();
+            ad_json(ad, g, c, false, m, w)
         })
         .collect();
     to_json(&outs)
