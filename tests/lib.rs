@@ -129,12 +129,17 @@ impl TestApp {
         let (blobs, queue, workers): (Arc<dyn Blobs>, Arc<dyn Queue>, Workers) = match backend {
             Backend::Embedded => {
                 let (q, rx) = InProcessQueue::new();
-                (Arc::new(MemoryBlobs::default()), Arc::new(q), Workers::InProcess(rx))
+                let q: Arc<dyn Queue> = Arc::new(q);
+                (shared::config::notifying(Arc::new(MemoryBlobs::default()), &q), q, Workers::InProcess(rx))
             }
             Backend::DynamoDb => {
-                let b = S3Blobs::from_env(std::env::var("TEST_BUCKET_NAME").unwrap_or_else(|_| "adserver-test".into())).await;
+                // A bucket and queues per test: the bucket notification names one queue.
+                let name = format!("t{}", uuid::Uuid::new_v4().simple());
+                let b = S3Blobs::from_env(name.clone()).await;
                 b.create_bucket_if_missing().await.expect("test bucket");
-                let q = Arc::new(SqsQueue::create(&format!("t{}", uuid::Uuid::new_v4().simple())).await.expect("test queues"));
+                let q = Arc::new(SqsQueue::create(&name).await.expect("test queues"));
+                let arn = q.arn(shared::queue::QueueName::Audience).await.expect("queue ARN");
+                b.notify_queue(&arn, shared::workers::audience::PREFIX).await.expect("bucket notification");
                 (Arc::new(b), q.clone(), Workers::Sqs(q))
             }
         };
@@ -364,5 +369,65 @@ impl TestApp {
         let mut a = cur.value.clone();
         change(&mut a);
         self.store.put(shared::repo::next(&cur.item, &a).unwrap(), shared::store::Cond::Version(cur.version())).await.unwrap();
+    }
+}
+
+/// `both_stores!` with the app's settings given.
+#[macro_export]
+macro_rules! both_stores_with {
+    ($settings:expr; $(async fn $name:ident($app:ident : TestApp) $body:block)*) => {
+        $(
+            async fn $name($app: $crate::TestApp) $body
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn embedded() {
+                    super::$name($crate::TestApp::spawn_with($crate::Backend::Embedded, $settings).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn dynamodb() {
+                    super::$name($crate::TestApp::spawn_with($crate::Backend::DynamoDb, $settings).await).await
+                }
+            }
+        )*
+    };
+}
+
+impl TestApp {
+    /// Moves the service clock.
+    pub fn advance(&self, d: chrono::Duration) {
+        let now = shared::clock::Clock::now(self.clock.as_ref());
+        self.clock.set(now + d);
+    }
+
+    /// Uploads a batch file (as account `a`).
+    pub async fn upload_batch(&self, query: &str, body: Vec<u8>, gzip: bool) -> Res {
+        let mut req = Request::builder()
+            .method(Method::POST)
+            .uri(format!("/v1/audience/batch?{query}"))
+            .header("x-o-api-key", &self.a.key)
+            .header("content-type", "text/csv");
+        if gzip {
+            req = req.header("content-encoding", "gzip");
+        }
+        let res = self.router.clone().oneshot(req.body(Body::from(body)).expect("request")).await.expect("infallible");
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let bytes = res.into_body().collect().await.expect("body").to_bytes();
+        Res { status, headers, body: String::from_utf8_lossy(&bytes).into_owned() }
+    }
+
+    /// Polls a batch until it is finished or cancelled; returns its progress object.
+    pub async fn wait_batch(&self, link: &str) -> serde_json::Value {
+        for _ in 0..400 {
+            let r = self.get(link).await;
+            if r.status == 200 {
+                let v = r.json();
+                if v["status"] == "PROCESSING_FINISHED" || v["status"] == "CANCELLED" {
+                    return v;
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("batch {link} did not finish: {}", self.get(link).await.body);
     }
 }

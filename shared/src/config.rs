@@ -108,6 +108,13 @@ impl Workers {
     }
 }
 
+const AUDIENCE_PREFIX: &str = crate::workers::audience::PREFIX;
+
+/// An in-process blob store that sends the bucket notification's S3 events itself.
+pub fn notifying(inner: Arc<dyn Blobs>, queue: &Arc<dyn Queue>) -> Arc<dyn Blobs> {
+    Arc::new(crate::blobs::Notifying { inner, queue: queue.clone(), target: QueueName::Audience, prefix: AUDIENCE_PREFIX })
+}
+
 /// `BUCKET_NAME`, default `adserver-assets`.
 pub fn bucket_name() -> String {
     env("BUCKET_NAME").unwrap_or_else(|| "adserver-assets".into())
@@ -120,20 +127,25 @@ pub async fn build_local(cfg: &StoreConfig) -> Result<(AppState, Workers), Strin
     match cfg {
         StoreConfig::Embedded(path) => {
             let dir = path.parent().map(|p| p.join("blobs")).unwrap_or_else(|| PathBuf::from(".data/blobs"));
-            let blobs: Arc<dyn Blobs> = Arc::new(LocalBlobs::new(dir));
             let (q, rx) = InProcessQueue::new();
             let queue: Arc<dyn Queue> = Arc::new(q);
+            crate::blobs::watch_dir(dir.clone(), AUDIENCE_PREFIX, queue.clone(), QueueName::Audience);
+            let blobs = notifying(Arc::new(LocalBlobs::new(dir)), &queue);
             Ok((AppState::new(store, blobs, queue), Workers::InProcess(rx)))
         }
         StoreConfig::Memory => {
             let (q, rx) = InProcessQueue::new();
-            Ok((AppState::new(store, Arc::new(MemoryBlobs::default()), Arc::new(q)), Workers::InProcess(rx)))
+            let queue: Arc<dyn Queue> = Arc::new(q);
+            Ok((AppState::new(store, notifying(Arc::new(MemoryBlobs::default()), &queue), queue), Workers::InProcess(rx)))
         }
         StoreConfig::DynamoDb { create, .. } => {
             let blobs = S3Blobs::from_env(bucket_name()).await;
             let queue = if *create {
                 blobs.create_bucket_if_missing().await.map_err(|e| e.to_string())?;
-                SqsQueue::create(&env("QUEUE_PREFIX").unwrap_or_else(|| "adserver".into())).await.map_err(|e| e.to_string())?
+                let q = SqsQueue::create(&env("QUEUE_PREFIX").unwrap_or_else(|| "adserver".into())).await.map_err(|e| e.to_string())?;
+                let arn = q.arn(QueueName::Audience).await.map_err(|e| e.to_string())?;
+                blobs.notify_queue(&arn, AUDIENCE_PREFIX).await.map_err(|e| e.to_string())?;
+                q
             } else {
                 SqsQueue::from_env().await
             };

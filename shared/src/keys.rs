@@ -50,3 +50,23 @@ pub const POLICY: &str = "POLICY";
 pub fn policy_ranking(a: &str) -> crate::store::Key {
     crate::store::Key::new(format!("A#{a}"), "POLICY_RANKING")
 }
+
+pub const BATCH: &str = "BATCH";
+
+/// GSI1 partition of a provider's batches, newest last (`created` + id as sort key).
+pub fn provider_batches(a: &str, provider: &str) -> String {
+    format!("A#{a}#BATCHES#{provider}")
+}
+
+/// A provider's one-batch-per-day slot.
+pub fn batch_day(a: &str, provider: &str, day: &str) -> Key {
+    Key::new(format!("A#{a}#BATCHDAY"), format!("{provider}#{day}"))
+}
+
+/// One viewer's data from one provider: a query on the partition reads every provider's.
+pub fn viewer(a: &str, pid: &str, provider: &str) -> Key {
+    Key::new(viewer_partition(a, pid), provider)
+}
+pub fn viewer_partition(a: &str, pid: &str) -> String {
+    format!("A#{a}#VIEWER#{pid}")
+}

@@ -27,6 +27,12 @@ pub struct Settings {
     pub upload_max_bytes: usize,
     /// `AD_REQUEST_BASE_URL`: where this service's ad-request endpoint is (VAST URLs).
     pub ad_request_base_url: String,
+    /// `AUDIENCE_REGION`: the audience region this deployment serves (`eu` or `asia`).
+    pub audience_region: String,
+    /// `AUDIENCE_CHUNK_BYTES`: the size of the byte-range chunks a batch file is cut into.
+    pub audience_chunk_bytes: u64,
+    /// `AUDIENCE_UPLOAD_MAX_BYTES`: the largest batch file uploaded through the API.
+    pub audience_upload_max_bytes: usize,
 }
 
 impl Default for Settings {
@@ -38,6 +44,9 @@ impl Default for Settings {
             asset_expiry: chrono::Duration::hours(24),
             upload_max_bytes: 64 * 1024 * 1024,
             ad_request_base_url: "http://127.0.0.1:3000".into(),
+            audience_region: "eu".into(),
+            audience_chunk_bytes: 32 * 1024 * 1024,
+            audience_upload_max_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -53,6 +62,9 @@ impl Settings {
             asset_expiry: d.asset_expiry,
             upload_max_bytes: num("UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.upload_max_bytes),
             ad_request_base_url: env("AD_REQUEST_BASE_URL").map(|u| u.trim_end_matches('/').to_string()).unwrap_or(d.ad_request_base_url),
+            audience_region: env("AUDIENCE_REGION").map(|r| r.to_ascii_lowercase()).unwrap_or(d.audience_region),
+            audience_chunk_bytes: num("AUDIENCE_CHUNK_BYTES").filter(|n| *n >= 1).unwrap_or(d.audience_chunk_bytes),
+            audience_upload_max_bytes: num("AUDIENCE_UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.audience_upload_max_bytes),
         }
     }
 }

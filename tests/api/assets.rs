@@ -170,6 +170,9 @@ impl shared::blobs::Blobs for DownBlobs {
     async fn size(&self, _: &str) -> Result<Option<u64>, shared::blobs::BlobError> {
         Ok(None)
     }
+    async fn open_from(&self, _: &str, _: u64) -> Result<Option<shared::blobs::BlobReader>, shared::blobs::BlobError> {
+        Err(shared::blobs::BlobError("bucket unavailable".into()))
+    }
     fn kind(&self) -> &'static str {
         "down"
     }

@@ -4,6 +4,7 @@
 mod ads;
 mod assets;
 mod audience;
+mod batches;
 mod campaigns;
 mod clients;
 mod contacts;

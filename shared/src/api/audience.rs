@@ -1,23 +1,32 @@
 //! Audience providers, read-only (seed 002 §2.9, §4.3; docs/audience.md): created by the
 //! admin command's seed file. The `segmentations` link resolves to
 //! `/v1/audience/provider/{id}/segmentations`, listing the keys a batch file must use.
+//! Audience batches: upload, progress, cancel, list; the worker is `workers::audience`.
+
+use std::io::Write;
 
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
 use super::*;
 use crate::error::AppResult;
 use crate::model::account::AudienceProvider;
-use crate::store::Query;
+use crate::model::audience::{self as m, Batch};
+use crate::store::{Cond, Query, StoreError, TxOp};
+use crate::workers::audience as w;
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/audience/provider", get(list))
         .route("/v1/audience/provider/{id}", get(get_one))
         .route("/v1/audience/provider/{id}/segmentations", get(segmentations))
+        .route("/v1/audience/batch", post(upload).get(list_batches))
+        .route("/v1/audience/provider/batch", post(upload))
+        .route("/v1/audience/batch/{id}", get(progress))
+        .route("/v1/audience/batch/{id}/cancel", post(cancel))
 }
 
 fn provider_json(p: &AudienceProvider) -> Value {
@@ -73,4 +82,198 @@ async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Strin
 async fn segmentations(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let p = load(&st, &a.id, &id).await?;
     Ok(Json(json!({"providerId": p.id, "segmentations": p.segmentations})).into_response())
+}
+
+pub const REGIONS: &[&str] = &["eu", "asia"];
+
+/// Seed 002 §5: batch endpoints need the regional address of the account's region.
+fn check_account_region(st: &AppState, a: &crate::model::account::Account) -> AppResult<()> {
+    match &a.region {
+        Some(r) if !r.eq_ignore_ascii_case(&st.settings.audience_region) => Err(AppError::Forbidden(format!(
+            "this account's audience data lives in the {r} region; use the {r} address (this is the {} address)",
+            st.settings.audience_region
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Seconds from now to the next local midnight (when a provider's next batch is allowed).
+fn seconds_to_next_day(st: &AppState, a: &crate::model::account::Account) -> i64 {
+    use chrono::{Duration, TimeZone};
+    let tz = a.tz();
+    let now = st.clock.now().with_timezone(&tz);
+    let tomorrow = now.date_naive() + Duration::days(1);
+    let midnight = tomorrow.and_hms_opt(0, 0, 0).and_then(|t| tz.from_local_datetime(&t).earliest());
+    midnight.map_or(86_400, |m| (m.with_timezone(&chrono::Utc) - st.clock.now()).num_seconds().max(1))
+}
+
+fn gzip_ok(body: &[u8]) -> bool {
+    let mut dec = flate2::write::MultiGzDecoder::new(std::io::sink());
+    dec.write_all(body).is_ok() && dec.try_finish().is_ok()
+}
+
+/// POST `/v1/audience/batch?providerId=&region=` (also `/v1/audience/provider/batch`).
+#[tracing::instrument(skip_all, fields(account = %a.id))]
+async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
+    let pairs = query_pairs(q.as_deref())?;
+    let mut errors = Vec::new();
+    for (k, _) in &pairs {
+        if k != "providerId" && k != "region" {
+            errors.push(crate::error::FieldError::new(k, "unknown", format!("unknown query parameter {k}; expected providerId, region")));
+        }
+    }
+    let provider_id = single(&pairs, "providerId")?.map(str::trim).unwrap_or("");
+    if provider_id.is_empty() {
+        errors.push(crate::error::FieldError::new("providerId", "required", "query parameter providerId is required"));
+    }
+    if let Some(r) = single(&pairs, "region")? {
+        let r = r.trim().to_ascii_lowercase();
+        if !REGIONS.contains(&r.as_str()) {
+            errors.push(crate::error::FieldError::new("region", "enum", format!("region must be eu or asia (got {r:?})")));
+        } else if r != st.settings.audience_region {
+            errors.push(crate::error::FieldError::new(
+                "region",
+                "region",
+                format!("region {r} does not match this address, which serves {}; upload to the {r} address", st.settings.audience_region),
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(AppError::Validation(errors));
+    }
+    check_account_region(&st, &a)?;
+    let mt = media_type(req.headers());
+    if mt != "text/csv" && mt != "text/plain" {
+        return Err(AppError::UnsupportedMediaType { expected: "text/csv", got: content_type(req.headers()) });
+    }
+    let encoding = req.headers().get(header::CONTENT_ENCODING).and_then(|v| v.to_str().ok()).unwrap_or("").trim().to_ascii_lowercase();
+    let gzip = match encoding.as_str() {
+        "" | "identity" => false,
+        "gzip" | "x-gzip" => true,
+        other => return Err(AppError::UnsupportedMediaType { expected: "Content-Encoding gzip or none", got: other.to_string() }),
+    };
+    let max = st.settings.audience_upload_max_bytes;
+    let body = axum::body::to_bytes(req.into_body(), max).await.map_err(|_| AppError::PayloadTooLarge(max))?;
+    if body.is_empty() {
+        return Err(AppError::field("body", "required", "the batch file is empty"));
+    }
+    if gzip && !gzip_ok(&body) {
+        return Err(AppError::field("body", "gzip", "Content-Encoding is gzip but the body does not decompress"));
+    }
+    let provider = load(&st, &a.id, provider_id).await?;
+    if !provider.enabled {
+        return Err(AppError::Conflict(format!("audience provider {provider_id} is disabled")));
+    }
+    let id = crate::ids::new_id();
+    let key = w::api_object_key(&a.id, &provider.id, &id);
+    let batch = w::new_batch(&st, &a, &provider.id, &id, &key, "api");
+    match w::create_batch(&st, batch.clone()).await.map_err(AppError::Internal)? {
+        w::Created::New(_) => {}
+        w::Created::SlotTaken(other) => {
+            let mut res = AppError::TooManyRequests(format!(
+                "audience provider {} already has batch {other} for {} (one batch file per provider per day); try again tomorrow",
+                provider.id, batch.day
+            ))
+            .into_response();
+            if let Ok(v) = HeaderValue::from_str(&seconds_to_next_day(&st, &a).to_string()) {
+                res.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            return Ok(res);
+        }
+    }
+    // The record exists before the object, so the object's event finds it.
+    if let Err(e) = st.blobs.put_bytes(&key, body.to_vec(), "text/csv").await {
+        let undo = vec![
+            TxOp::Delete(w::batch_key(&a.id, &id), Cond::None),
+            TxOp::Delete(keys::batch_day(&a.id, &provider.id, &batch.day), Cond::None),
+        ];
+        if let Err(u) = st.store.transact(undo).await {
+            tracing::error!(error = %u, batch = %id, "could not undo a batch whose file was not stored");
+        }
+        return Err(e.into());
+    }
+    tracing::info!(batch = %id, provider = %provider.id, bytes = body.len(), gzip, "batch uploaded");
+    let mut res = (StatusCode::ACCEPTED, Json(json!({"batchId": id, "status": m::UPLOADED, "link": batch.link()}))).into_response();
+    if let Ok(v) = HeaderValue::from_str(&batch.link()) {
+        res.headers_mut().insert(header::LOCATION, v);
+    }
+    Ok(res)
+}
+
+async fn load_batch(st: &AppState, account: &str, id: &str) -> AppResult<crate::repo::Versioned<Batch>> {
+    if !crate::ids::plausible_id(id) {
+        return Err(AppError::not_found("audience batch", id));
+    }
+    w::load_batch(st, account, id).await.map_err(AppError::Internal)?.ok_or_else(|| AppError::not_found("audience batch", id))
+}
+
+#[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
+async fn progress(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+    check_account_region(&st, &a)?;
+    Ok(Json(load_batch(&st, &a.id, &id).await?.value.progress_json()).into_response())
+}
+
+/// Below 100 %: CANCELLED (200, also again); at 100 %: 400 `{errors: [{message}]}`.
+#[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
+async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+    check_account_region(&st, &a)?;
+    for _ in 0..WRITE_ATTEMPTS {
+        let cur = load_batch(&st, &a.id, &id).await?;
+        match cur.value.status.as_str() {
+            m::FINISHED => {
+                let message = format!("Batch {id} is already 100% processed and cannot be cancelled");
+                return Ok((StatusCode::BAD_REQUEST, Json(json!({"errors": [{"message": message}]}))).into_response());
+            }
+            m::CANCELLED => return Ok(Json(cur.value.progress_json()).into_response()),
+            _ => {}
+        }
+        let mut next = cur.value.clone();
+        next.status = m::CANCELLED.into();
+        next.lease = None;
+        match st.store.put(w::batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
+            Ok(()) => {
+                tracing::info!(batch = %id, "batch cancelled");
+                return Ok(Json(next.progress_json()).into_response());
+            }
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(conflict())
+}
+
+/// GET `/v1/audience/batch?providerId=`: the batches, newest first (ours; for bucket drops).
+#[tracing::instrument(skip_all, fields(account = %a.id))]
+async fn list_batches(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+    check_account_region(&st, &a)?;
+    let pairs = query_pairs(q.as_deref())?;
+    if let Some((k, _)) = pairs.iter().find(|(k, _)| k != "providerId") {
+        return Err(AppError::field(k, "unknown", format!("unknown query parameter {k}; expected providerId")));
+    }
+    let providers: Vec<String> = match single(&pairs, "providerId")? {
+        Some(p) => vec![load(&st, &a.id, p).await?.id],
+        None => {
+            let all: Vec<crate::repo::Versioned<AudienceProvider>> =
+                repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::PROVIDER))).await?;
+            all.into_iter().map(|p| p.value.id).collect()
+        }
+    };
+    let mut batches: Vec<Batch> = Vec::new();
+    for p in providers {
+        let found: Vec<crate::repo::Versioned<Batch>> =
+            repo::query_all(st.store.as_ref(), Query::gsi1(keys::provider_batches(&a.id, &p)).backward()).await?;
+        batches.extend(found.into_iter().map(|v| v.value));
+    }
+    batches.sort_by(|x, y| y.created.cmp(&x.created).then(y.id.cmp(&x.id)));
+    let out: Vec<Value> = batches
+        .iter()
+        .map(|b| {
+            let mut v = b.progress_json();
+            v["providerId"] = json!(b.provider_id);
+            v["created"] = json!(b.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+            v["source"] = json!(b.source);
+            v
+        })
+        .collect();
+    Ok(Json(json!({"batches": out})).into_response())
 }

@@ -144,11 +144,11 @@ impl FromRequestParts<AppState> for Auth {
     }
 }
 
-fn content_type(headers: &HeaderMap) -> String {
+pub(crate) fn content_type(headers: &HeaderMap) -> String {
     headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase()
 }
 
-fn media_type(headers: &HeaderMap) -> String {
+pub(crate) fn media_type(headers: &HeaderMap) -> String {
     content_type(headers).split(';').next().unwrap_or("").trim().to_string()
 }
 

@@ -35,7 +35,73 @@ pub trait Blobs: Send + Sync {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError>;
     /// The object's size, when it exists.
     async fn size(&self, key: &str) -> Result<Option<u64>, BlobError>;
+    /// The object from byte `start` to its end, streamed (`None` when it does not exist).
+    async fn open_from(&self, key: &str, start: u64) -> Result<Option<BlobReader>, BlobError>;
     fn kind(&self) -> &'static str;
+}
+
+/// A streamed object body.
+pub type BlobReader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
+
+/// The S3 event of an object created under `key` (the `s3:ObjectCreated:Put` record shape
+/// S3 sends to SQS), for the in-process blob stores that stand in for the bucket
+/// notification.
+pub fn object_created_event(bucket: &str, key: &str, size: u64) -> String {
+    let encoded: String = percent_encoding::utf8_percent_encode(key, percent_encoding::NON_ALPHANUMERIC)
+        .to_string()
+        .replace("%2F", "/")
+        .replace("%2D", "-")
+        .replace("%2E", ".")
+        .replace("%5F", "_");
+    serde_json::json!({"Records": [{
+        "eventSource": "aws:s3", "eventName": "ObjectCreated:Put",
+        "s3": {"bucket": {"name": bucket}, "object": {"key": encoded, "size": size}},
+    }]})
+    .to_string()
+}
+
+/// Wraps an in-process blob store so that objects created under `prefix` send the S3 event
+/// to a queue, as the bucket notification does on AWS (and on the emulator).
+pub struct Notifying {
+    pub inner: std::sync::Arc<dyn Blobs>,
+    pub queue: std::sync::Arc<dyn crate::queue::Queue>,
+    pub target: crate::queue::QueueName,
+    pub prefix: &'static str,
+}
+
+impl Notifying {
+    async fn notify(&self, key: &str, size: u64) -> Result<(), BlobError> {
+        if key.starts_with(self.prefix) {
+            self.queue.send(self.target, object_created_event("local", key, size)).await.map_err(|e| BlobError(e.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Blobs for Notifying {
+    async fn put_file(&self, key: &str, path: &Path, content_type: &str) -> Result<u64, BlobError> {
+        let n = self.inner.put_file(key, path, content_type).await?;
+        self.notify(key, n).await?;
+        Ok(n)
+    }
+    async fn put_bytes(&self, key: &str, bytes: Vec<u8>, content_type: &str) -> Result<(), BlobError> {
+        let n = bytes.len() as u64;
+        self.inner.put_bytes(key, bytes, content_type).await?;
+        self.notify(key, n).await
+    }
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
+        self.inner.get(key).await
+    }
+    async fn size(&self, key: &str) -> Result<Option<u64>, BlobError> {
+        self.inner.size(key).await
+    }
+    async fn open_from(&self, key: &str, start: u64) -> Result<Option<BlobReader>, BlobError> {
+        self.inner.open_from(key, start).await
+    }
+    fn kind(&self) -> &'static str {
+        self.inner.kind()
+    }
 }
 
 /// Keys are `/`-separated relative paths; nothing may climb out of the root.
@@ -112,8 +178,74 @@ impl Blobs for LocalBlobs {
         }
     }
 
+    async fn open_from(&self, key: &str, start: u64) -> Result<Option<BlobReader>, BlobError> {
+        use tokio::io::AsyncSeekExt;
+        match tokio::fs::File::open(self.path_of(key)?).await {
+            Ok(mut f) => {
+                f.seek(std::io::SeekFrom::Start(start)).await.map_err(io)?;
+                Ok(Some(Box::new(f)))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io(e)),
+        }
+    }
+
     fn kind(&self) -> &'static str {
         "local"
+    }
+}
+
+/// Watches `<root>/<prefix>` for files placed there by hand (the local server's stand-in
+/// for dropping an object into the bucket): a file whose size and modification time were
+/// the same on two scans gets its S3 event sent, once per version of the file.
+pub fn watch_dir(root: PathBuf, prefix: &'static str, queue: std::sync::Arc<dyn crate::queue::Queue>, target: crate::queue::QueueName) {
+    tokio::spawn(async move {
+        let mut seen: HashMap<String, (u64, u128, bool)> = HashMap::new();
+        loop {
+            let base = root.join(prefix.trim_end_matches('/'));
+            let root2 = root.clone();
+            let files = tokio::task::spawn_blocking(move || {
+                let mut out = Vec::new();
+                walk(&root2, &base, &mut out);
+                out
+            })
+            .await
+            .unwrap_or_default();
+            for (key, size, mtime) in files {
+                let e = seen.entry(key.clone()).or_insert((size, mtime, false));
+                if (e.0, e.1) != (size, mtime) {
+                    *e = (size, mtime, false);
+                } else if !e.2 {
+                    e.2 = true;
+                    let mut ev: serde_json::Value = serde_json::from_str(&object_created_event("local", &key, size)).unwrap_or_default();
+                    ev["Records"][0]["s3"]["object"]["eTag"] = serde_json::json!(mtime.to_string());
+                    if let Err(err) = queue.send(target, ev.to_string()).await {
+                        tracing::warn!(key, error = %err, "could not queue a dropped file");
+                    } else {
+                        tracing::info!(key, size, "dropped file picked up");
+                    }
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+    });
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, u64, u128)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let path = e.path();
+        let Ok(meta) = e.metadata() else { continue };
+        if meta.is_dir() {
+            walk(root, &path, out);
+        } else if meta.is_file() && path.extension().is_none_or(|x| x != "partial") {
+            let Ok(rel) = path.strip_prefix(root) else { continue };
+            let key = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/");
+            let mtime = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
+            if check_key(&key).is_ok() {
+                out.push((key, meta.len(), mtime));
+            }
+        }
     }
 }
 
@@ -140,6 +272,13 @@ impl Blobs for MemoryBlobs {
     }
     async fn size(&self, key: &str) -> Result<Option<u64>, BlobError> {
         Ok(self.0.lock().map_err(|_| BlobError("poisoned".into()))?.get(key).map(|b| b.len() as u64))
+    }
+    async fn open_from(&self, key: &str, start: u64) -> Result<Option<BlobReader>, BlobError> {
+        let map = self.0.lock().map_err(|_| BlobError("poisoned".into()))?;
+        Ok(map.get(key).map(|b| {
+            let tail = b.get(start as usize..).unwrap_or_default().to_vec();
+            Box::new(std::io::Cursor::new(tail)) as BlobReader
+        }))
     }
     fn kind(&self) -> &'static str {
         "memory"

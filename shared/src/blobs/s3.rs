@@ -51,6 +51,29 @@ impl S3Blobs {
     }
 }
 
+impl S3Blobs {
+    /// Sends `s3:ObjectCreated:*` events of keys under `prefix` to the queue (emulators,
+    /// tests and the local server over AWS services; on AWS the template declares it).
+    pub async fn notify_queue(&self, queue_arn: &str, prefix: &str) -> Result<(), BlobError> {
+        use aws_sdk_s3::types::{
+            Event, FilterRule, FilterRuleName, NotificationConfiguration, NotificationConfigurationFilter, QueueConfiguration,
+            S3KeyFilter,
+        };
+        let filter = NotificationConfigurationFilter::builder()
+            .key(S3KeyFilter::builder().filter_rules(FilterRule::builder().name(FilterRuleName::Prefix).value(prefix).build()).build())
+            .build();
+        let qc = QueueConfiguration::builder().queue_arn(queue_arn).events(Event::S3ObjectCreated).filter(filter).build().map_err(err)?;
+        self.client
+            .put_bucket_notification_configuration()
+            .bucket(&self.bucket)
+            .notification_configuration(NotificationConfiguration::builder().queue_configurations(qc).build())
+            .send()
+            .await
+            .map_err(err)?;
+        Ok(())
+    }
+}
+
 #[async_trait]
 impl Blobs for S3Blobs {
     async fn put_file(&self, key: &str, path: &Path, content_type: &str) -> Result<u64, BlobError> {
@@ -95,6 +118,20 @@ impl Blobs for S3Blobs {
         match self.client.head_object().bucket(&self.bucket).key(key).send().await {
             Ok(out) => Ok(Some(out.content_length().unwrap_or(0).max(0) as u64)),
             Err(e) if e.as_service_error().is_some_and(|s| s.is_not_found()) => Ok(None),
+            Err(e) => Err(err(e)),
+        }
+    }
+
+    async fn open_from(&self, key: &str, start: u64) -> Result<Option<super::BlobReader>, BlobError> {
+        let mut req = self.client.get_object().bucket(&self.bucket).key(key);
+        if start > 0 {
+            req = req.range(format!("bytes={start}-"));
+        }
+        match req.send().await {
+            Ok(out) => Ok(Some(Box::new(out.body.into_async_read()))),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_no_such_key()) => Ok(None),
+            // A range starting at the end of the object.
+            Err(e) if e.raw_response().is_some_and(|r| r.status().as_u16() == 416) => Ok(Some(Box::new(std::io::Cursor::new(Vec::new())))),
             Err(e) => Err(err(e)),
         }
     }

@@ -11,3 +11,4 @@ pub mod goal;
 pub mod notification;
 pub mod policy;
 pub mod rules;
+pub mod audience;

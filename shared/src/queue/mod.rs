@@ -15,21 +15,25 @@ pub mod sqs;
 pub enum QueueName {
     /// Asset downloads (`workers::assets`).
     Assets,
+    /// Audience batch S3 events and chunk jobs (`workers::audience`).
+    Audience,
 }
 
 impl QueueName {
-    pub const ALL: &'static [QueueName] = &[QueueName::Assets];
+    pub const ALL: &'static [QueueName] = &[QueueName::Assets, QueueName::Audience];
 
     /// The environment variable holding the queue's URL on AWS.
     pub fn url_var(self) -> &'static str {
         match self {
             QueueName::Assets => "ASSET_QUEUE_URL",
+            QueueName::Audience => "AUDIENCE_QUEUE_URL",
         }
     }
 
     pub fn short(self) -> &'static str {
         match self {
             QueueName::Assets => "assets",
+            QueueName::Audience => "audience",
         }
     }
 }

@@ -46,6 +46,17 @@ impl SqsQueue {
         Ok(SqsQueue { client, urls })
     }
 
+    /// The queue's ARN (for the bucket notification).
+    pub async fn arn(&self, q: QueueName) -> Result<String, QueueError> {
+        use aws_sdk_sqs::types::QueueAttributeName;
+        let url = self.url(q).ok_or_else(|| QueueError(format!("no URL for queue {q:?}")))?;
+        let out = self.client.get_queue_attributes().queue_url(url).attribute_names(QueueAttributeName::QueueArn).send().await.map_err(err)?;
+        out.attributes()
+            .and_then(|a| a.get(&QueueAttributeName::QueueArn))
+            .cloned()
+            .ok_or_else(|| QueueError(format!("queue {url} has no ARN")))
+    }
+
     pub fn url(&self, q: QueueName) -> Option<&str> {
         self.urls.get(&q).map(String::as_str)
     }

@@ -4,6 +4,9 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+/// BatchWriteItem requests one `batch_write` keeps in flight.
+const BATCH_WRITE_CONCURRENCY: usize = 16;
+
 use async_trait::async_trait;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::{
@@ -186,6 +189,27 @@ fn add_expr(deltas: &[(String, i64)], cond: &Cond) -> StoreResult<(Expr, String)
 }
 
 impl DynamoStore {
+    /// One BatchWriteItem of ≤ 25 requests, retrying unprocessed items with backoff.
+    async fn batch_write_25(&self, mut pending: Vec<aws_sdk_dynamodb::types::WriteRequest>) -> StoreResult<()> {
+        for attempt in 0..10u32 {
+            self.trips.inc();
+            let out = self
+                .client
+                .batch_write_item()
+                .request_items(&self.table, pending.clone())
+                .send()
+                .await
+                .map_err(sdk_err)?;
+            match out.unprocessed_items().and_then(|u| u.get(&self.table)) {
+                Some(rest) if !rest.is_empty() => {
+                    pending = rest.clone();
+                    tokio::time::sleep(Duration::from_millis(20 << attempt.min(6))).await;
+                }
+                _ => return Ok(()),
+            }
+        }
+        Err(StoreError::Backend("batch write: unprocessed items after retries".into()))
+    }
     pub fn new(client: Client, table: impl Into<String>) -> Self {
         DynamoStore { client, table: table.into(), trips: RoundTrips::default() }
     }
@@ -520,48 +544,35 @@ impl Store for DynamoStore {
         }
     }
 
-    async fn batch_put(&self, items: Vec<Item>) -> StoreResult<()> {
-        use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
-        for chunk in items.chunks(25) {
-            let mut pending: Vec<WriteRequest> = Vec::with_capacity(chunk.len());
-            for item in chunk {
-                let mut attrs = key_attrs(&item.key());
-                attrs.insert("ver".into(), n(item.version));
-                attrs.insert("body".into(), s(&item.body));
-                for (a, b, v) in [("g1pk", "g1sk", &item.gsi1), ("g2pk", "g2sk", &item.gsi2)] {
-                    if let Some((x, y)) = v {
-                        attrs.insert(a.into(), s(x));
-                        attrs.insert(b.into(), s(y));
-                    }
-                }
-                if let Some(e) = item.expires_at {
-                    attrs.insert("exp".into(), n(e));
-                }
-                let put = PutRequest::builder().set_item(Some(attrs)).build().map_err(be)?;
-                pending.push(WriteRequest::builder().put_request(put).build());
-            }
-            for attempt in 0..10u32 {
-                self.trips.inc();
-                let out = self
-                    .client
-                    .batch_write_item()
-                    .request_items(&self.table, pending.clone())
-                    .send()
-                    .await
-                    .map_err(sdk_err)?;
-                match out.unprocessed_items().and_then(|u| u.get(&self.table)) {
-                    Some(rest) if !rest.is_empty() => {
-                        pending = rest.clone();
-                        tokio::time::sleep(Duration::from_millis(20 << attempt.min(6))).await;
-                    }
-                    _ => break,
-                }
-                if attempt == 9 {
-                    return Err(StoreError::Backend("batch write: unprocessed items after retries".into()));
+    async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
+        use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
+        use futures_util::stream::{self, TryStreamExt};
+        let mut requests: Vec<WriteRequest> = Vec::with_capacity(puts.len() + deletes.len());
+        for item in &puts {
+            let mut attrs = key_attrs(&item.key());
+            attrs.insert("ver".into(), n(item.version));
+            attrs.insert("body".into(), s(&item.body));
+            for (a, b, v) in [("g1pk", "g1sk", &item.gsi1), ("g2pk", "g2sk", &item.gsi2)] {
+                if let Some((x, y)) = v {
+                    attrs.insert(a.into(), s(x));
+                    attrs.insert(b.into(), s(y));
                 }
             }
+            if let Some(e) = item.expires_at {
+                attrs.insert("exp".into(), n(e));
+            }
+            let put = PutRequest::builder().set_item(Some(attrs)).build().map_err(be)?;
+            requests.push(WriteRequest::builder().put_request(put).build());
         }
-        Ok(())
+        for k in &deletes {
+            let del = DeleteRequest::builder().set_key(Some(key_attrs(k))).build().map_err(be)?;
+            requests.push(WriteRequest::builder().delete_request(del).build());
+        }
+        // BatchWriteItem takes 25 requests; up to BATCH_WRITE_CONCURRENCY of them in flight.
+        let chunks: Vec<Vec<WriteRequest>> = requests.chunks(25).map(<[WriteRequest]>::to_vec).collect();
+        stream::iter(chunks.into_iter().map(Ok))
+            .try_for_each_concurrent(BATCH_WRITE_CONCURRENCY, |chunk| self.batch_write_25(chunk))
+            .await
     }
 
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {

@@ -488,14 +488,19 @@ impl Store for EmbeddedStore {
         })
     }
 
-    async fn batch_put(&self, items: Vec<Item>) -> StoreResult<()> {
-        for _ in items.chunks(25) {
+    async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
+        for _ in 0..(puts.len() + deletes.len()).div_ceil(25) {
             self.trips.inc();
         }
         in_write(&self.db, |t| {
-            for item in &items {
+            for item in &puts {
                 let old = t.current(&item.key())?;
                 t.write(old.as_ref(), item)?;
+            }
+            for k in &deletes {
+                if let Some(old) = t.current(k)? {
+                    t.remove(&old)?;
+                }
             }
             Ok(())
         })

@@ -209,9 +209,13 @@ pub trait Store: Send + Sync {
     /// Items for the keys that exist, in no particular order.
     async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>>;
     async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()>;
-    /// Unconditional puts of many items (bulk loads): not atomic as a whole; the DynamoDB
-    /// adapter sends 25 per request and retries unprocessed items. Counters are not written.
-    async fn batch_put(&self, items: Vec<Item>) -> StoreResult<()>;
+    /// Unconditional puts and deletes of many items (bulk loads): not atomic as a whole; the
+    /// DynamoDB adapter sends 25 per BatchWriteItem, several in flight, and retries
+    /// unprocessed items. Counters are not written. A key may appear once only.
+    async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()>;
+    async fn batch_put(&self, items: Vec<Item>) -> StoreResult<()> {
+        self.batch_write(items, Vec::new()).await
+    }
     /// Atomic counter deltas; creates the counters (and the item, when `cond` allows) at 0.
     /// The version is not changed.
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item>;

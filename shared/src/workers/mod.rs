@@ -7,6 +7,7 @@ use crate::queue::{QueueName, Receivers};
 use crate::state::AppState;
 
 pub mod assets;
+pub mod audience;
 
 /// Handles one message. `Err` means "try again later" (the message is redelivered);
 /// a malformed message is logged and dropped (retrying cannot fix it).
@@ -19,6 +20,7 @@ pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> Result<(), Str
                 Ok(())
             }
         },
+        QueueName::Audience => audience::dispatch(st, body).await,
     }
 }
 

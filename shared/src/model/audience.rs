@@ -1,0 +1,439 @@
+//! Audience batches (seed 002 §2.8, §3; docs/audience.md): the batch record, the provider's
+//! key catalogue, and the row parser the worker and the benchmark share.
+//!
+//! The parser works on a block of bytes holding whole rows, allocates nothing per valid
+//! row, and validates a pair with one hash lookup of its `key=value` text.
+
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::account::AudienceProvider;
+
+pub const UPLOADED: &str = "UPLOADED";
+pub const PROCESSING: &str = "PROCESSING";
+pub const CANCELLED: &str = "CANCELLED";
+pub const FINISHED: &str = "PROCESSING_FINISHED";
+
+/// Longest PID accepted (bytes).
+pub const MAX_PID: usize = 256;
+/// Distinct invalid pairs kept on a batch (the count of rows is exact).
+pub const MAX_INVALID_KEPT: usize = 1000;
+
+/// A byte range of an object: the rows that start in `[start, end)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chunk {
+    pub key: String,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// Who is working on a chunk, until when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lease {
+    pub chunk: u32,
+    pub token: String,
+    pub until: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Batch {
+    pub id: String,
+    pub account_id: String,
+    pub provider_id: String,
+    /// The uploaded object (`audience/<account>/<provider>/<name>`).
+    pub object_key: String,
+    pub status: String,
+    pub created: DateTime<Utc>,
+    /// The day (account time zone) whose one-batch slot this batch holds.
+    pub day: String,
+    /// `api` or `bucket`.
+    pub source: String,
+    #[serde(default)]
+    pub total_bytes: u64,
+    #[serde(default)]
+    pub chunks: Vec<Chunk>,
+    #[serde(default)]
+    pub chunks_done: u32,
+    /// Bytes of committed chunks.
+    #[serde(default)]
+    pub bytes_done: u64,
+    /// Position inside the running chunk (progress only; recomputed on a re-run).
+    #[serde(default)]
+    pub running_bytes: u64,
+    #[serde(default)]
+    pub stats: Stats,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease: Option<Lease>,
+    /// Why a batch was refused or stopped (bucket drops over the daily limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished: Option<DateTime<Utc>>,
+}
+
+impl Batch {
+    pub fn percentage(&self) -> u64 {
+        if self.status == FINISHED {
+            return 100;
+        }
+        if self.total_bytes == 0 {
+            return 0;
+        }
+        ((self.bytes_done + self.running_bytes).saturating_mul(100) / self.total_bytes).min(99)
+    }
+
+    pub fn link(&self) -> String {
+        format!("/v1/audience/batch/{}", self.id)
+    }
+
+    /// The progress object (seed 002 §2.8); a batch not picked up yet reads PROCESSING.
+    pub fn progress_json(&self) -> Value {
+        let status = if self.status == UPLOADED { PROCESSING } else { self.status.as_str() };
+        let mut details = json!({
+            "rowsWithInvalidSegments": self.stats.rows_with_invalid_segments,
+            "invalidRows": self.stats.invalid_rows,
+        });
+        if self.stats.rows_with_invalid_segments > 0 {
+            details["invalidSegments"] = json!(self.stats.invalid_segments);
+        }
+        let mut v = json!({
+            "batchId": self.id, "status": status, "progressPercentage": self.percentage(),
+            "details": details, "link": self.link(),
+        });
+        if let Some(m) = &self.message {
+            v["message"] = json!(m);
+        }
+        v
+    }
+}
+
+/// What a chunk (or a whole file) found.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    pub rows: u64,
+    pub rows_with_invalid_segments: u64,
+    pub invalid_rows: u64,
+    /// Distinct invalid pairs, sorted, at most [`MAX_INVALID_KEPT`].
+    pub invalid_segments: Vec<String>,
+}
+
+impl Stats {
+    pub fn merge(&mut self, other: &Stats) {
+        self.rows += other.rows;
+        self.rows_with_invalid_segments += other.rows_with_invalid_segments;
+        self.invalid_rows += other.invalid_rows;
+        let mut all: BTreeSet<String> = self.invalid_segments.drain(..).collect();
+        all.extend(other.invalid_segments.iter().cloned());
+        self.invalid_segments = all.into_iter().take(MAX_INVALID_KEPT).collect();
+    }
+}
+
+/// FxHash (as in rustc): the pair lookups are the parser's hot path, and keys come from
+/// the provider's own catalogue, so a fast non-keyed hash is fine here.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, mut bytes: &[u8]) {
+        while bytes.len() >= 8 {
+            let (h, t) = bytes.split_at(8);
+            self.add(u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]));
+            bytes = t;
+        }
+        if bytes.len() >= 4 {
+            let (h, t) = bytes.split_at(4);
+            self.add(u64::from(u32::from_le_bytes([h[0], h[1], h[2], h[3]])));
+            bytes = t;
+        }
+        for b in bytes {
+            self.add(u64::from(*b));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Fx = BuildHasherDefault<FxHasher>;
+
+/// A provider's keys: `segmentationKey=segmentKey` → (segmentation, segment) indexes.
+pub struct Catalog {
+    pairs: HashMap<Box<[u8]>, (u16, u32), Fx>,
+    /// Segmentation ids, by index.
+    pub segmentation_ids: Vec<String>,
+    /// Segment ids, by index.
+    pub segment_ids: Vec<String>,
+}
+
+impl Catalog {
+    pub fn new(p: &AudienceProvider) -> Catalog {
+        let mut pairs = HashMap::default();
+        let mut segmentation_ids = Vec::new();
+        let mut segment_ids = Vec::new();
+        for (i, s) in p.segmentations.iter().enumerate() {
+            segmentation_ids.push(s.id.clone());
+            for g in &s.segments {
+                let text = format!("{}={}", s.key, g.key);
+                pairs.insert(text.into_bytes().into_boxed_slice(), (i as u16, segment_ids.len() as u32));
+                segment_ids.push(g.id.clone());
+            }
+        }
+        Catalog { pairs, segmentation_ids, segment_ids }
+    }
+
+    #[inline]
+    pub fn lookup(&self, pair: &[u8]) -> Option<(u16, u32)> {
+        self.pairs.get(pair).copied()
+    }
+}
+
+/// What one row asks for.
+#[derive(Debug, PartialEq)]
+pub enum Row<'a> {
+    /// Replace the PID's data with these (segmentation, segment) pairs, one per segmentation.
+    Replace(&'a [u8], &'a [(u16, u32)]),
+    /// PID alone: delete its data.
+    Delete(&'a [u8]),
+    /// Only invalid pairs: leave the PID alone.
+    Keep(&'a [u8]),
+}
+
+/// Per-parse state: counts and the distinct invalid pairs.
+#[derive(Default)]
+pub struct Tally {
+    pub rows: u64,
+    pub rows_with_invalid_segments: u64,
+    pub invalid_rows: u64,
+    invalid: BTreeSet<Vec<u8>>,
+}
+
+impl Tally {
+    fn invalid_pair(&mut self, pair: &[u8]) {
+        if self.invalid.len() < MAX_INVALID_KEPT && !self.invalid.contains(pair) {
+            self.invalid.insert(pair.to_vec());
+        }
+    }
+
+    pub fn stats(&self) -> Stats {
+        Stats {
+            rows: self.rows,
+            rows_with_invalid_segments: self.rows_with_invalid_segments,
+            invalid_rows: self.invalid_rows,
+            invalid_segments: self.invalid.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect(),
+        }
+    }
+}
+
+/// A PID: 1-256 bytes of UTF-8 without control characters.
+pub fn valid_pid(pid: &[u8]) -> bool {
+    !pid.is_empty() && pid.len() <= MAX_PID && pid.iter().all(|b| *b >= 0x20 && *b != 0x7f) && std::str::from_utf8(pid).is_ok()
+}
+
+/// Parses one row (without its line end) and hands it to `f`. `pairs` is scratch space.
+#[inline]
+pub fn parse_row(line: &[u8], cat: &Catalog, tally: &mut Tally, pairs: &mut Vec<(u16, u32)>, f: &mut impl FnMut(Row<'_>)) {
+    let line = match line.last() {
+        Some(b'\r') => &line[..line.len() - 1],
+        _ => line,
+    };
+    if line.is_empty() {
+        return;
+    }
+    tally.rows += 1;
+    let mut fields = line.split(|b| *b == b'|');
+    let pid = fields.next().unwrap_or_default();
+    if !valid_pid(pid) {
+        tally.invalid_rows += 1;
+        return;
+    }
+    pairs.clear();
+    let mut any_pair = false;
+    let mut any_invalid = false;
+    for pair in fields {
+        if pair.is_empty() {
+            continue;
+        }
+        any_pair = true;
+        match cat.lookup(pair) {
+            Some((seg, segment)) => match pairs.iter_mut().find(|(s, _)| *s == seg) {
+                // One segment per segmentation: the later pair wins.
+                Some(slot) => slot.1 = segment,
+                None => pairs.push((seg, segment)),
+            },
+            None => {
+                any_invalid = true;
+                tally.invalid_pair(pair);
+            }
+        }
+    }
+    if any_invalid {
+        tally.rows_with_invalid_segments += 1;
+    }
+    if !any_pair {
+        f(Row::Delete(pid));
+    } else if pairs.is_empty() {
+        f(Row::Keep(pid));
+    } else {
+        f(Row::Replace(pid, pairs));
+    }
+}
+
+/// Parses the whole rows of `block` (its last row may lack a line end).
+pub fn parse_block(block: &[u8], cat: &Catalog, tally: &mut Tally, f: &mut impl FnMut(Row<'_>)) {
+    let mut scratch = Vec::with_capacity(8);
+    let mut start = 0;
+    for nl in memchr::Memchr::new(b'\n', block) {
+        parse_row(&block[start..nl], cat, tally, &mut scratch, f);
+        start = nl + 1;
+    }
+    if start < block.len() {
+        parse_row(&block[start..], cat, tally, &mut scratch, f);
+    }
+}
+
+/// The stored viewer data of one PID from one provider.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Viewer {
+    /// Segmentation id → segment id.
+    pub segments: std::collections::BTreeMap<String, String>,
+    pub batch: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::account::{Segment, Segmentation};
+
+    fn provider() -> AudienceProvider {
+        let seg = |id: &str, key: &str, segs: &[(&str, &str)]| Segmentation {
+            id: id.into(),
+            key: key.into(),
+            name: key.into(),
+            segments: segs.iter().map(|(i, k)| Segment { id: (*i).into(), key: (*k).into(), name: (*k).into() }).collect(),
+        };
+        AudienceProvider {
+            id: "p".into(),
+            name: "P".into(),
+            url_identifier: "p".into(),
+            enabled: true,
+            segmentations: vec![seg("sa", "age", &[("a1", "18-24"), ("a2", "25-34")]), seg("sg", "gender", &[("gm", "m"), ("gf", "f")])],
+        }
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum Out {
+        Replace(String, Vec<(u16, u32)>),
+        Delete(String),
+        Keep(String),
+    }
+
+    fn run(text: &str) -> (Vec<Out>, Stats) {
+        let cat = Catalog::new(&provider());
+        let mut t = Tally::default();
+        let mut out = Vec::new();
+        parse_block(text.as_bytes(), &cat, &mut t, &mut |r| {
+            out.push(match r {
+                Row::Replace(p, s) => Out::Replace(String::from_utf8_lossy(p).into(), s.to_vec()),
+                Row::Delete(p) => Out::Delete(String::from_utf8_lossy(p).into()),
+                Row::Keep(p) => Out::Keep(String::from_utf8_lossy(p).into()),
+            })
+        });
+        (out, t.stats())
+    }
+
+    #[test]
+    fn the_six_row_rules() {
+        // 1: case-sensitive keys; invalid pairs reported, not ingested.
+        let (o, s) = run("v1|age=18-24|Age=18-24|age=18-24x\n");
+        assert_eq!(o, vec![Out::Replace("v1".into(), vec![(0, 0)])]);
+        assert_eq!(s.rows_with_invalid_segments, 1);
+        assert_eq!(s.invalid_segments, vec!["Age=18-24", "age=18-24x"]);
+        // 2: only invalid pairs: keep.
+        assert_eq!(run("v1|x=y\n").0, vec![Out::Keep("v1".into())]);
+        // 3/4: valid + invalid: replace with the valid ones.
+        assert_eq!(run("v1|gender=f|bad\n").0, vec![Out::Replace("v1".into(), vec![(1, 3)])]);
+        // PID alone: delete (also with a trailing pipe).
+        assert_eq!(run("v1\nv2|\n").0, vec![Out::Delete("v1".into()), Out::Delete("v2".into())]);
+        // 5: duplicate pairs collapse.
+        assert_eq!(run("v1|age=18-24|age=18-24\n").0, vec![Out::Replace("v1".into(), vec![(0, 0)])]);
+        // 6: one segment per segmentation: the later pair wins.
+        assert_eq!(run("v1|age=18-24|gender=m|age=25-34\n").0, vec![Out::Replace("v1".into(), vec![(0, 1), (1, 2)])]);
+    }
+
+    #[test]
+    fn line_ends_empty_lines_bad_pids_and_a_last_row_without_newline() {
+        let (o, s) = run("a|age=18-24\r\n\n\r\n|age=18-24\nb|gender=m");
+        assert_eq!(o, vec![Out::Replace("a".into(), vec![(0, 0)]), Out::Replace("b".into(), vec![(1, 2)])]);
+        assert_eq!((s.rows, s.invalid_rows, s.rows_with_invalid_segments), (3, 1, 0));
+        let long = "x".repeat(MAX_PID + 1);
+        assert_eq!(run(&format!("{long}|age=18-24\n")).1.invalid_rows, 1);
+        assert_eq!(run("a\u{1}b|age=18-24\n").1.invalid_rows, 1);
+    }
+
+    #[test]
+    fn progress_object_shapes() {
+        let mut b = Batch {
+            id: "b1".into(),
+            account_id: "a".into(),
+            provider_id: "p".into(),
+            object_key: "k".into(),
+            status: UPLOADED.into(),
+            created: Utc::now(),
+            day: "2026-01-01".into(),
+            source: "api".into(),
+            total_bytes: 200,
+            chunks: vec![],
+            chunks_done: 0,
+            bytes_done: 100,
+            running_bytes: 99,
+            stats: Stats::default(),
+            lease: None,
+            message: None,
+            finished: None,
+        };
+        let v = b.progress_json();
+        assert_eq!(v["status"], PROCESSING);
+        assert_eq!(v["progressPercentage"], 99);
+        assert!(v["details"].get("invalidSegments").is_none());
+        b.status = FINISHED.into();
+        b.stats.rows_with_invalid_segments = 2;
+        b.stats.invalid_segments = vec!["x=y".into()];
+        let v = b.progress_json();
+        assert_eq!(v["progressPercentage"], 100);
+        assert_eq!(v["details"]["invalidSegments"], json!(["x=y"]));
+        assert_eq!(v["link"], "/v1/audience/batch/b1");
+    }
+
+    #[test]
+    fn stats_merge_keeps_invalid_pairs_distinct() {
+        let mut a = Stats { rows: 1, rows_with_invalid_segments: 1, invalid_rows: 0, invalid_segments: vec!["b=1".into()] };
+        a.merge(&Stats { rows: 2, rows_with_invalid_segments: 1, invalid_rows: 1, invalid_segments: vec!["a=1".into(), "b=1".into()] });
+        assert_eq!((a.rows, a.rows_with_invalid_segments, a.invalid_rows), (3, 2, 1));
+        assert_eq!(a.invalid_segments, vec!["a=1", "b=1"]);
+    }
+}

@@ -1,0 +1,686 @@
+//! The audience batch worker (docs/audience.md): S3 events plan a batch into byte-range
+//! chunks; chunk jobs stream their rows into viewer records, one chunk after another.
+//! At-least-once delivery: every step is conditional on the batch record's version, counts
+//! are added only when a chunk commits, and a chunk runs under a lease.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tokio::io::AsyncReadExt;
+
+use crate::keys;
+use crate::model::account::{Account, AudienceProvider};
+use crate::model::audience::{self as m, Batch, Catalog, Chunk, Lease, Row, Stats, Tally, Viewer};
+use crate::queue::QueueName;
+use crate::repo::{self, Versioned};
+use crate::state::AppState;
+use crate::store::{Cond, Item, Key, StoreError, TxOp};
+
+/// Objects under this prefix are batch files (the bucket notification's filter).
+pub const PREFIX: &str = "audience/";
+/// Decompressed chunks of gzip files (outside the notified prefix).
+pub const WORK_PREFIX: &str = "audience-work/";
+/// Rows pending before a batch write (distinct PIDs: the last row of a PID wins).
+const FLUSH_ROWS: usize = 2000;
+/// How often a running chunk records its position.
+const PROGRESS_EVERY: Duration = Duration::from_secs(2);
+/// How long a chunk's lease holds (longer than the worker Lambda's timeout).
+const LEASE: chrono::Duration = chrono::Duration::minutes(16);
+const READ_BLOCK: usize = 1 << 20;
+
+type WResult<T> = Result<T, String>;
+
+fn se(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// A chunk job: `{"chunk": {...}}` on the audience queue.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ChunkJob {
+    pub account: String,
+    pub batch: String,
+    pub index: u32,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct ChunkMessage {
+    chunk: ChunkJob,
+}
+
+/// The fields of an S3 event record we need (emulators leave others out).
+#[derive(Debug, Default, Deserialize)]
+struct S3Event {
+    #[serde(rename = "Records", default)]
+    records: Vec<S3Record>,
+    #[serde(rename = "Event", default)]
+    event: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct S3Record {
+    #[serde(rename = "eventName", default)]
+    event_name: String,
+    #[serde(default)]
+    s3: S3Entity,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct S3Entity {
+    #[serde(default)]
+    object: S3Object,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct S3Object {
+    #[serde(default)]
+    key: String,
+    #[serde(rename = "eTag", default)]
+    etag: Option<String>,
+}
+
+/// Handles one message of the audience queue.
+pub async fn dispatch(st: &AppState, body: &str) -> WResult<()> {
+    if let Ok(msg) = serde_json::from_str::<ChunkMessage>(body) {
+        return process_chunk(st, &msg.chunk).await;
+    }
+    let ev: S3Event = match serde_json::from_str(body) {
+        Ok(ev) => ev,
+        Err(e) => {
+            tracing::error!(error = %e, body, "malformed audience message dropped");
+            return Ok(());
+        }
+    };
+    if ev.event.as_deref() == Some("s3:TestEvent") {
+        return Ok(());
+    }
+    for r in ev.records {
+        if !r.event_name.starts_with("ObjectCreated") {
+            continue;
+        }
+        plan(st, &decode_key(&r.s3.object.key), r.s3.object.etag.as_deref()).await?;
+    }
+    Ok(())
+}
+
+/// Keys in S3 events are URL-encoded, with `+` or `%20` for a space.
+pub fn decode_key(raw: &str) -> String {
+    percent_encoding::percent_decode_str(&raw.replace('+', " ")).decode_utf8_lossy().into_owned()
+}
+
+/// `audience/<account>/<provider>/<name>` → its parts.
+pub fn parse_key(key: &str) -> Option<(&str, &str, &str)> {
+    let rest = key.strip_prefix(PREFIX)?;
+    let mut parts = rest.splitn(3, '/');
+    let (a, p, n) = (parts.next()?, parts.next()?, parts.next()?);
+    (!a.is_empty() && !p.is_empty() && !n.is_empty()).then_some((a, p, n))
+}
+
+/// The object key of a batch uploaded through the API.
+pub fn api_object_key(account: &str, provider: &str, batch: &str) -> String {
+    format!("{PREFIX}{account}/{provider}/{batch}.csv")
+}
+
+/// The batch id of a file dropped in the bucket: the same object yields the same id.
+pub fn dropped_batch_id(key: &str, etag: Option<&str>) -> String {
+    let d = Sha256::digest(format!("{key}\u{0}{}", etag.unwrap_or("")).as_bytes());
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&d[..16]);
+    uuid::Builder::from_custom_bytes(b).into_uuid().to_string()
+}
+
+pub fn batch_key(account: &str, id: &str) -> Key {
+    keys::record(account, keys::BATCH, id)
+}
+
+pub async fn load_batch(st: &AppState, account: &str, id: &str) -> WResult<Option<Versioned<Batch>>> {
+    repo::get(st.store.as_ref(), &batch_key(account, id)).await.map_err(se)
+}
+
+/// The item of a batch record (with its listing index).
+pub fn batch_item(b: &Batch, version: u64) -> Result<Item, serde_json::Error> {
+    let mut item = repo::item(batch_key(&b.account_id, &b.id), b, version)?;
+    item.gsi1 = Some((keys::provider_batches(&b.account_id, &b.provider_id), format!("{}#{}", b.created.to_rfc3339(), b.id)));
+    Ok(item)
+}
+
+/// The batch already holding a provider's day.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DaySlot {
+    pub batch: String,
+}
+
+pub enum Created {
+    New(Versioned<Batch>),
+    /// The day's slot is taken by this batch.
+    SlotTaken(String),
+}
+
+/// Creates a batch (UPLOADED) and takes its provider's day slot, atomically.
+pub async fn create_batch(st: &AppState, b: Batch) -> WResult<Created> {
+    let slot = keys::batch_day(&b.account_id, &b.provider_id, &b.day);
+    let ops = vec![
+        TxOp::Put(batch_item(&b, 1).map_err(se)?, Cond::NotExists),
+        TxOp::Put(repo::item(slot.clone(), &DaySlot { batch: b.id.clone() }, 1).map_err(se)?, Cond::NotExists),
+    ];
+    match st.store.transact(ops).await {
+        Ok(()) => Ok(Created::New(Versioned { value: b.clone(), item: batch_item(&b, 1).map_err(se)? })),
+        Err(StoreError::TransactionCanceled { .. }) => {
+            if let Some(existing) = load_batch(st, &b.account_id, &b.id).await? {
+                return Ok(Created::New(existing));
+            }
+            let other = repo::get::<DaySlot>(st.store.as_ref(), &slot).await.map_err(se)?.map(|v| v.value.batch).unwrap_or_default();
+            Ok(Created::SlotTaken(other))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The day a batch counts against: the account's local date.
+pub fn day_of(st: &AppState, account: &Account) -> String {
+    st.clock.now().with_timezone(&account.tz()).format("%Y-%m-%d").to_string()
+}
+
+pub fn new_batch(st: &AppState, account: &Account, provider: &str, id: &str, object_key: &str, source: &str) -> Batch {
+    Batch {
+        id: id.to_string(),
+        account_id: account.id.clone(),
+        provider_id: provider.to_string(),
+        object_key: object_key.to_string(),
+        status: m::UPLOADED.into(),
+        created: st.clock.now(),
+        day: day_of(st, account),
+        source: source.into(),
+        total_bytes: 0,
+        chunks: vec![],
+        chunks_done: 0,
+        bytes_done: 0,
+        running_bytes: 0,
+        stats: Stats::default(),
+        lease: None,
+        message: None,
+        finished: None,
+    }
+}
+
+/// An S3 event: find or create the batch, cut it into chunks, start the first.
+async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
+    let Some((account_id, provider_id, name)) = parse_key(key) else {
+        tracing::warn!(key, "object outside audience/<account>/<provider>/<name>; ignored");
+        return Ok(());
+    };
+    let Some(account) = repo::get::<Account>(st.store.as_ref(), &keys::account(account_id)).await.map_err(se)? else {
+        tracing::warn!(key, "batch file for an unknown account; ignored");
+        return Ok(());
+    };
+    let account = account.value;
+    let provider_key = keys::record(&account.id, keys::PROVIDER, provider_id);
+    if repo::get::<AudienceProvider>(st.store.as_ref(), &provider_key).await.map_err(se)?.is_none() {
+        tracing::warn!(key, "batch file for an unknown audience provider; ignored");
+        return Ok(());
+    }
+    if st.blobs.size(key).await.map_err(se)?.is_none() {
+        tracing::warn!(key, "batch file gone before processing; ignored");
+        return Ok(());
+    }
+    let api_id = name.strip_suffix(".csv").filter(|id| uuid::Uuid::parse_str(id).is_ok());
+    let mut batch = None;
+    if let Some(id) = api_id {
+        batch = load_batch(st, &account.id, id).await?.filter(|b| b.value.object_key == key);
+    }
+    let batch = match batch {
+        Some(b) => b,
+        None => {
+            let id = dropped_batch_id(key, etag);
+            match load_batch(st, &account.id, &id).await? {
+                Some(b) => b,
+                None => match create_batch(st, new_batch(st, &account, provider_id, &id, key, "bucket")).await? {
+                    Created::New(b) => b,
+                    Created::SlotTaken(other) => {
+                        let mut b = new_batch(st, &account, provider_id, &id, key, "bucket");
+                        b.status = m::CANCELLED.into();
+                        b.message = Some(format!(
+                            "audience provider {provider_id} already has batch {other} for {}; one batch file per provider per day",
+                            b.day
+                        ));
+                        match st.store.put(batch_item(&b, 1).map_err(se)?, Cond::NotExists).await {
+                            Ok(()) | Err(StoreError::ConditionFailed) => {}
+                            Err(e) => return Err(e.to_string()),
+                        }
+                        tracing::warn!(key, batch = %id, "dropped batch file over the daily limit; recorded as CANCELLED");
+                        return Ok(());
+                    }
+                },
+            }
+        }
+    };
+    advance(st, batch).await
+}
+
+/// Moves an UPLOADED batch to PROCESSING (with its chunks) and sends the next chunk job.
+async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
+    for _ in 0..10 {
+        match cur.value.status.as_str() {
+            m::UPLOADED => {
+                let mut next = cur.value.clone();
+                match cut(st, &cur.value).await? {
+                    Ok((chunks, total)) => {
+                        next.chunks = chunks;
+                        next.total_bytes = total;
+                        if next.chunks.is_empty() {
+                            next.status = m::FINISHED.into();
+                            next.finished = Some(st.clock.now());
+                        } else {
+                            next.status = m::PROCESSING.into();
+                        }
+                    }
+                    Err(why) => {
+                        next.status = m::CANCELLED.into();
+                        next.message = Some(why);
+                    }
+                }
+                match st.store.put(batch_item(&next, cur.version() + 1).map_err(se)?, Cond::Version(cur.version())).await {
+                    Ok(()) => {
+                        tracing::info!(batch = %next.id, chunks = next.chunks.len(), total = next.total_bytes, "batch planned");
+                        cur = Versioned { item: batch_item(&next, cur.version() + 1).map_err(se)?, value: next };
+                    }
+                    Err(StoreError::ConditionFailed) => {
+                        cur = load_batch(st, &cur.value.account_id, &cur.value.id).await?.ok_or("batch vanished")?;
+                    }
+                    Err(e) => return Err(e.to_string()),
+                }
+            }
+            m::PROCESSING => return send_chunk(st, &cur.value).await,
+            _ => return Ok(()),
+        }
+    }
+    Err(format!("batch {} kept changing", cur.value.id))
+}
+
+async fn send_chunk(st: &AppState, b: &Batch) -> WResult<()> {
+    if (b.chunks_done as usize) < b.chunks.len() {
+        let msg = ChunkMessage { chunk: ChunkJob { account: b.account_id.clone(), batch: b.id.clone(), index: b.chunks_done } };
+        st.queue.send(QueueName::Audience, serde_json::to_string(&msg).map_err(se)?).await.map_err(se)?;
+    }
+    Ok(())
+}
+
+/// The chunks of a batch file: byte ranges of a plain file; decompressed chunk objects of a
+/// gzip file. `Ok(Err(why))` when the file cannot be processed at all.
+async fn cut(st: &AppState, b: &Batch) -> WResult<Result<(Vec<Chunk>, u64), String>> {
+    let size = st.blobs.size(&b.object_key).await.map_err(se)?.unwrap_or(0);
+    let cb = st.settings.audience_chunk_bytes.max(1);
+    let mut head = [0u8; 2];
+    let mut n = 0;
+    if size >= 2 {
+        let mut r = st.blobs.open_from(&b.object_key, 0).await.map_err(se)?.ok_or("batch file gone")?;
+        while n < 2 {
+            let k = r.read(&mut head[n..]).await.map_err(se)?;
+            if k == 0 {
+                break;
+            }
+            n += k;
+        }
+    }
+    if n == 2 && head == [0x1f, 0x8b] {
+        return gunzip_into_chunks(st, b, cb).await;
+    }
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    while start < size {
+        let end = (start + cb).min(size);
+        chunks.push(Chunk { key: b.object_key.clone(), start, end });
+        start = end;
+    }
+    Ok(Ok((chunks, size)))
+}
+
+/// Streams a gzip file through the decoder into chunk objects of about `cb` bytes, each
+/// ending at a row end (memory: one chunk).
+async fn gunzip_into_chunks(st: &AppState, b: &Batch, cb: u64) -> WResult<Result<(Vec<Chunk>, u64), String>> {
+    let mut r = st.blobs.open_from(&b.object_key, 0).await.map_err(se)?.ok_or("batch file gone")?;
+    let mut dec = flate2::write::MultiGzDecoder::new(Vec::new());
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut chunks = Vec::new();
+    let mut total = 0u64;
+    let cb = usize::try_from(cb).unwrap_or(usize::MAX);
+    loop {
+        let k = r.read(&mut buf).await.map_err(se)?;
+        if k == 0 {
+            break;
+        }
+        if dec.write_all(&buf[..k]).is_err() {
+            return Ok(Err("the file starts like gzip but does not decompress".into()));
+        }
+        while dec.get_ref().len() >= cb {
+            let out = dec.get_mut();
+            // Cut after the last row end inside the chunk size (or the whole row when one
+            // row is longer than a chunk).
+            let cut = memchr::memrchr(b'\n', &out[..cb]).or_else(|| memchr::memchr(b'\n', out)).map(|i| i + 1);
+            let Some(cut) = cut else { break };
+            let rest = out.split_off(cut);
+            let part = std::mem::replace(out, rest);
+            total += part.len() as u64;
+            chunks.push(put_work_chunk(st, b, chunks.len(), part).await?);
+        }
+    }
+    if dec.try_finish().is_err() {
+        return Ok(Err("the gzip file is truncated".into()));
+    }
+    let last = std::mem::take(dec.get_mut());
+    if !last.is_empty() {
+        total += last.len() as u64;
+        chunks.push(put_work_chunk(st, b, chunks.len(), last).await?);
+    }
+    Ok(Ok((chunks, total)))
+}
+
+async fn put_work_chunk(st: &AppState, b: &Batch, n: usize, bytes: Vec<u8>) -> WResult<Chunk> {
+    let key = format!("{WORK_PREFIX}{}/{}/{n:05}", b.account_id, b.id);
+    let len = bytes.len() as u64;
+    st.blobs.put_bytes(&key, bytes, "text/csv").await.map_err(se)?;
+    Ok(Chunk { key, start: 0, end: len })
+}
+
+enum Leased {
+    Mine(Versioned<Batch>),
+    /// Nothing to do (finished, cancelled, already done, stale job).
+    Skip,
+}
+
+async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Leased> {
+    for _ in 0..10 {
+        let Some(cur) = load_batch(st, &job.account, &job.batch).await? else { return Ok(Leased::Skip) };
+        let b = &cur.value;
+        if b.status != m::PROCESSING {
+            return Ok(Leased::Skip);
+        }
+        if job.index < b.chunks_done {
+            // A redelivered job of a finished chunk: make sure the next one was sent.
+            send_chunk(st, b).await?;
+            return Ok(Leased::Skip);
+        }
+        if job.index > b.chunks_done || job.index as usize >= b.chunks.len() {
+            return Ok(Leased::Skip);
+        }
+        if let Some(l) = &b.lease {
+            if l.chunk == job.index && l.token != token && l.until > st.clock.now() {
+                return Err(format!("chunk {} of batch {} is being processed by another worker", job.index, b.id));
+            }
+        }
+        let mut next = b.clone();
+        next.lease = Some(Lease { chunk: job.index, token: token.to_string(), until: st.clock.now() + LEASE });
+        next.running_bytes = 0;
+        let item = batch_item(&next, cur.version() + 1).map_err(se)?;
+        match st.store.put(item.clone(), Cond::Version(cur.version())).await {
+            Ok(()) => return Ok(Leased::Mine(Versioned { value: next, item })),
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Err(format!("batch {} kept changing", job.batch))
+}
+
+/// Whether the batch is still ours to work on; refreshes `cur` when it changed.
+async fn still_mine(st: &AppState, cur: &mut Versioned<Batch>, token: &str) -> WResult<bool> {
+    let Some(fresh) = load_batch(st, &cur.value.account_id, &cur.value.id).await? else { return Ok(false) };
+    let mine = fresh.value.status == m::PROCESSING && fresh.value.lease.as_ref().is_some_and(|l| l.token == token);
+    *cur = fresh;
+    Ok(mine)
+}
+
+/// Records the running chunk's position; `false` when the batch was cancelled or taken over.
+async fn record_progress(st: &AppState, cur: &mut Versioned<Batch>, token: &str, running: u64) -> WResult<bool> {
+    for _ in 0..10 {
+        if cur.value.status != m::PROCESSING || !cur.value.lease.as_ref().is_some_and(|l| l.token == token) {
+            return Ok(false);
+        }
+        let mut next = cur.value.clone();
+        next.running_bytes = running;
+        let item = batch_item(&next, cur.version() + 1).map_err(se)?;
+        match st.store.put(item.clone(), Cond::Version(cur.version())).await {
+            Ok(()) => {
+                *cur = Versioned { value: next, item };
+                return Ok(true);
+            }
+            Err(StoreError::ConditionFailed) => {
+                if !still_mine(st, cur, token).await? {
+                    return Ok(false);
+                }
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Err("the batch kept changing".into())
+}
+
+/// Writes of rows not yet flushed, by PID (so the last row of a PID wins).
+pub struct Pending {
+    account: String,
+    provider: String,
+    batch: String,
+    rows: HashMap<Vec<u8>, Option<Vec<(u16, u32)>>>,
+}
+
+impl Pending {
+    pub fn new(account: &str, provider: &str, batch: &str) -> Pending {
+        Pending { account: account.into(), provider: provider.into(), batch: batch.into(), rows: HashMap::with_capacity(FLUSH_ROWS) }
+    }
+
+    pub fn row(&mut self, r: Row<'_>) {
+        match r {
+            Row::Replace(pid, pairs) => {
+                self.rows.insert(pid.to_vec(), Some(pairs.to_vec()));
+            }
+            Row::Delete(pid) => {
+                self.rows.insert(pid.to_vec(), None);
+            }
+            Row::Keep(_) => {}
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Writes the pending rows (puts and deletes) with batch writes.
+    pub async fn flush(&mut self, st: &AppState, cat: &Catalog) -> WResult<()> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let mut puts = Vec::new();
+        let mut deletes = Vec::new();
+        for (pid, op) in self.rows.drain() {
+            let pid = String::from_utf8_lossy(&pid);
+            let key = keys::viewer(&self.account, &pid, &self.provider);
+            match op {
+                None => deletes.push(key),
+                Some(pairs) => {
+                    let segments = pairs
+                        .iter()
+                        .map(|(s, g)| (cat.segmentation_ids[*s as usize].clone(), cat.segment_ids[*g as usize].clone()))
+                        .collect();
+                    puts.push(repo::item(key, &Viewer { segments, batch: self.batch.clone() }, 1).map_err(se)?);
+                }
+            }
+        }
+        st.store.batch_write(puts, deletes).await.map_err(se)
+    }
+}
+
+/// Streams the rows a chunk owns (those starting in `[start, end)`), a block of whole rows
+/// at a time: it skips the partial row at `start` and finishes the row crossing `end`.
+pub struct ChunkReader {
+    r: crate::blobs::BlobReader,
+    buf: Vec<u8>,
+    /// File offset of `buf[0]`.
+    pos: u64,
+    start: u64,
+    end: u64,
+    skipping: bool,
+    eof: bool,
+    done: bool,
+}
+
+impl ChunkReader {
+    pub async fn open(st: &AppState, chunk: &Chunk) -> WResult<ChunkReader> {
+        let open_at = chunk.start.saturating_sub(1);
+        let r = st.blobs.open_from(&chunk.key, open_at).await.map_err(se)?.ok_or("batch file gone")?;
+        Ok(ChunkReader {
+            r,
+            buf: Vec::with_capacity(READ_BLOCK * 2),
+            pos: open_at,
+            start: chunk.start,
+            end: chunk.end,
+            skipping: chunk.start > 0,
+            eof: false,
+            done: chunk.start >= chunk.end,
+        })
+    }
+
+    /// The next block of whole rows, and how many bytes of the chunk are behind it.
+    pub async fn next_block(&mut self) -> WResult<Option<(Vec<u8>, u64)>> {
+        while !self.done {
+            if !self.eof {
+                let old = self.buf.len();
+                self.buf.resize(old + READ_BLOCK, 0);
+                let k = self.r.read(&mut self.buf[old..]).await.map_err(se)?;
+                self.buf.truncate(old + k);
+                self.eof = k == 0;
+            }
+            if self.skipping {
+                // The row crossing `start` belongs to the previous chunk.
+                match memchr::memchr(b'\n', &self.buf) {
+                    Some(nl) => {
+                        self.buf.drain(..=nl);
+                        self.pos += nl as u64 + 1;
+                        self.skipping = false;
+                    }
+                    None => {
+                        self.pos += self.buf.len() as u64;
+                        self.buf.clear();
+                        self.done = self.eof;
+                        continue;
+                    }
+                }
+            }
+            if self.pos >= self.end {
+                self.done = true;
+                break;
+            }
+            let last_owned = (self.end - 1 - self.pos) as usize;
+            let whole = |buf: &[u8]| memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
+            let (cut, done) = if last_owned < self.buf.len() {
+                match memchr::memchr(b'\n', &self.buf[last_owned..]) {
+                    Some(i) => (last_owned + i + 1, true),
+                    None if self.eof => (self.buf.len(), true),
+                    None => (whole(&self.buf), false),
+                }
+            } else if self.eof {
+                (self.buf.len(), true)
+            } else {
+                (whole(&self.buf), false)
+            };
+            self.done = done;
+            if cut > 0 {
+                let rest = self.buf.split_off(cut);
+                let block = std::mem::replace(&mut self.buf, rest);
+                self.pos += cut as u64;
+                return Ok(Some((block, self.pos.saturating_sub(self.start))));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Processes one chunk under a lease, then commits it (counts added once) and sends the next.
+pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
+    let token = uuid::Uuid::new_v4().to_string();
+    let mut cur = match take_lease(st, job, &token).await? {
+        Leased::Mine(b) => b,
+        Leased::Skip => return Ok(()),
+    };
+    let provider_key = keys::record(&job.account, keys::PROVIDER, &cur.value.provider_id);
+    let Some(provider) = repo::get::<AudienceProvider>(st.store.as_ref(), &provider_key).await.map_err(se)? else {
+        tracing::warn!(batch = %job.batch, "audience provider gone; batch stopped");
+        return Ok(());
+    };
+    let cat = Catalog::new(&provider.value);
+    let chunk = cur.value.chunks[job.index as usize].clone();
+    let mut tally = Tally::default();
+    let mut pending = Pending::new(&job.account, &cur.value.provider_id, &job.batch);
+    let mut last_progress = Instant::now();
+    let started = Instant::now();
+    let mut reader = ChunkReader::open(st, &chunk).await?;
+    while let Some((block, consumed)) = reader.next_block().await? {
+        let mut sink = |r: Row<'_>| pending.row(r);
+        m::parse_block(&block, &cat, &mut tally, &mut sink);
+        if pending.len() >= FLUSH_ROWS {
+            pending.flush(st, &cat).await?;
+        }
+        if last_progress.elapsed() >= PROGRESS_EVERY {
+            last_progress = Instant::now();
+            if !record_progress(st, &mut cur, &token, consumed).await? {
+                tracing::info!(batch = %job.batch, chunk = job.index, "batch cancelled; chunk stopped");
+                return Ok(());
+            }
+        }
+    }
+    pending.flush(st, &cat).await?;
+    let stats = tally.stats();
+    // Commit: counts, position and the next state, in one conditional write.
+    for _ in 0..10 {
+        if cur.value.status != m::PROCESSING || !cur.value.lease.as_ref().is_some_and(|l| l.token == token) {
+            if !still_mine(st, &mut cur, &token).await? {
+                tracing::info!(batch = %job.batch, chunk = job.index, "batch cancelled or taken over; chunk not committed");
+                return Ok(());
+            }
+        }
+        let mut next = cur.value.clone();
+        next.chunks_done += 1;
+        next.bytes_done += chunk.end - chunk.start;
+        next.running_bytes = 0;
+        next.lease = None;
+        next.stats.merge(&stats);
+        if next.chunks_done as usize >= next.chunks.len() {
+            next.status = m::FINISHED.into();
+            next.finished = Some(st.clock.now());
+        }
+        let item = batch_item(&next, cur.version() + 1).map_err(se)?;
+        match st.store.put(item, Cond::Version(cur.version())).await {
+            Ok(()) => {
+                tracing::info!(batch = %job.batch, chunk = job.index, rows = stats.rows, ms = started.elapsed().as_millis() as u64, "chunk committed");
+                return send_chunk(st, &next).await;
+            }
+            Err(StoreError::ConditionFailed) => {
+                if !still_mine(st, &mut cur, &token).await? {
+                    return Ok(());
+                }
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Err(format!("batch {} kept changing", job.batch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_parse_and_decode() {
+        assert_eq!(parse_key("audience/a1/p1/file.csv"), Some(("a1", "p1", "file.csv")));
+        assert_eq!(parse_key("audience/a1/p1/sub/dir.csv"), Some(("a1", "p1", "sub/dir.csv")));
+        assert_eq!(parse_key("audience/a1/p1/"), None);
+        assert_eq!(parse_key("a1/assets/x"), None);
+        assert_eq!(decode_key("audience/a/p/my+file%20x.csv"), "audience/a/p/my file x.csv");
+        assert_eq!(dropped_batch_id("k", Some("e")), dropped_batch_id("k", Some("e")));
+        assert_ne!(dropped_batch_id("k", Some("e")), dropped_batch_id("k", Some("f")));
+    }
+}
