@@ -152,6 +152,10 @@ fn be<E: std::fmt::Display>(e: E) -> StoreError {
     StoreError::Backend(e.to_string())
 }
 
+/// redb's page cache (its default is 1 GiB): bounded so a large audience batch does not
+/// grow the process with the data it writes.
+const CACHE_BYTES: usize = 64 * 1024 * 1024;
+
 pub struct EmbeddedStore {
     db: Database,
     trips: RoundTrips,
@@ -165,7 +169,7 @@ impl EmbeddedStore {
                 std::fs::create_dir_all(dir).map_err(be)?;
             }
         }
-        let db = Database::create(path).map_err(be)?;
+        let db = Database::builder().set_cache_size(CACHE_BYTES).create(path).map_err(be)?;
         Self::init(db)
     }
 
@@ -253,7 +257,14 @@ impl WriteTables<'_> {
 
 /// Runs `f` in one redb write transaction; it commits only when `f` returns Ok.
 fn in_write<T>(db: &Database, f: impl FnOnce(&mut WriteTables) -> StoreResult<T>) -> StoreResult<T> {
-    let tx = db.begin_write().map_err(be)?;
+    in_write_with(db, redb::Durability::Immediate, f)
+}
+
+/// `in_write` with a chosen durability: bulk writes commit without an fsync of their own
+/// (`Eventual`); the next `Immediate` commit makes them durable with it.
+fn in_write_with<T>(db: &Database, durability: redb::Durability, f: impl FnOnce(&mut WriteTables) -> StoreResult<T>) -> StoreResult<T> {
+    let mut tx = db.begin_write().map_err(be)?;
+    tx.set_durability(durability);
     let out = {
         let mut t = WriteTables {
             main: tx.open_table(MAIN).map_err(be)?,
@@ -492,7 +503,9 @@ impl Store for EmbeddedStore {
         for _ in 0..(puts.len() + deletes.len()).div_ceil(25) {
             self.trips.inc();
         }
-        in_write(&self.db, |t| {
+        // Bulk writes: durable with the next ordinary write (the audience worker's chunk
+        // commit, which comes after its batch writes; a crash before it re-runs the chunk).
+        in_write_with(&self.db, redb::Durability::Eventual, |t| {
             for item in &puts {
                 let old = t.current(&item.key())?;
                 t.write(old.as_ref(), item)?;

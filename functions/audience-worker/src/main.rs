@@ -1,0 +1,6 @@
+//! SQS-fed Lambda: the audience batch worker (shared::workers::audience).
+
+#[tokio::main]
+async fn main() -> Result<(), shared::lambda::WorkerError> {
+    shared::lambda::serve_worker(shared::queue::QueueName::Audience).await
+}
