@@ -70,3 +70,20 @@ pub fn viewer(a: &str, pid: &str, provider: &str) -> Key {
 pub fn viewer_partition(a: &str, pid: &str) -> String {
     format!("A#{a}#VIEWER#{pid}")
 }
+
+pub const TEMPLATE: &str = "TEMPLATE";
+
+/// The account's count of targeting templates (counter `n`, for the limit).
+pub fn template_count(a: &str) -> Key {
+    Key::new(format!("A#{a}"), "TEMPLATE_COUNT")
+}
+
+/// The links of one template: `sk` is `CAMPAIGN#<id>` or `GOAL#<id>`.
+pub fn template_links(a: &str, template: &str) -> String {
+    format!("A#{a}#TLINK#{template}")
+}
+
+/// GSI1 partition of the templates linked to one campaign or goal (`kind` CAMPAIGN|GOAL).
+pub fn linked_templates(a: &str, kind: &str, target: &str) -> String {
+    format!("A#{a}#TLINKS#{kind}#{target}")
+}

@@ -16,4 +16,5 @@ mod policies;
 mod queries;
 mod reference;
 mod store_contract;
+mod templates;
 mod vast;

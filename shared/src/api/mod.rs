@@ -27,13 +27,14 @@ pub mod policies;
 pub mod queries;
 pub mod reference;
 pub mod rules;
+pub mod templates;
 
 /// Largest request body read (XML beans are a few KB).
 pub const MAX_BODY: usize = 1 << 20;
 pub const API_KEY_HEADER: &str = "x-o-api-key";
 
 /// Every resource group, by the name its Lambda uses.
-pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy", "queries", "reference", "audience"];
+pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy", "queries", "reference", "audience", "targeting-template"];
 
 /// The router of one group (a Lambda serves one).
 pub fn group(name: &str) -> Option<Router<AppState>> {
@@ -48,6 +49,7 @@ pub fn group(name: &str) -> Option<Router<AppState>> {
         "queries" => Some(queries::router()),
         "reference" => Some(reference::router()),
         "audience" => Some(audience::router()),
+        "targeting-template" => Some(templates::router()),
         _ => None,
     }
 }

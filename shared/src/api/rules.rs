@@ -31,10 +31,19 @@ pub async fn known(st: &AppState, account: &str) -> AppResult<Known> {
     let partners: Vec<Versioned<ContentPartner>> =
         repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::PARTNER))).await?;
     let acps: Vec<Versioned<CustomParameter>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::ACP))).await?;
+    let providers: Vec<Versioned<crate::model::account::AudienceProvider>> =
+        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::PROVIDER))).await?;
     Ok(Known {
         categories: cats.into_iter().map(|c| c.value.id).collect(),
         partners: partners.into_iter().map(|c| c.value.id).collect(),
         custom_parameters: acps.into_iter().map(|c| c.value.name).collect(),
+        providers: providers
+            .into_iter()
+            .map(|p| {
+                let sgs = p.value.segmentations.iter().map(|s| (s.id.clone(), s.segments.iter().map(|g| g.id.clone()).collect())).collect();
+                (p.value.id, sgs)
+            })
+            .collect(),
     })
 }
 
@@ -55,21 +64,32 @@ async fn replace(st: &AppState, account: &str, parent: Parent, id: &str, doc: &c
         ));
     }
     rules.parent_id = id.to_string();
+    update(st, account, parent, id, |r| {
+        *r = rules.clone();
+        Ok(())
+    })
+    .await?;
+    Ok(no_content())
+}
+
+/// Changes a parent's rules with a conditional write (re-read and re-applied on a lost race).
+pub async fn update(st: &AppState, account: &str, parent: Parent, id: &str, change: impl Fn(&mut Rules) -> AppResult<()>) -> AppResult<()> {
     let key = rules_key(account, parent, id);
     let mut tries = Attempts::new("rules", id, None);
     loop {
         let cur = st.store.get(&key).await?;
         tries.check(cur.as_ref().map_or(0, |c| c.version))?;
-        let (version, cond) = match &cur {
-            Some(c) => (c.version + 1, Cond::Version(c.version)),
-            None => (1, Cond::NotExists),
+        let (mut rules, version, cond) = match &cur {
+            Some(c) => (repo::decode::<Rules>(c.clone())?.value, c.version + 1, Cond::Version(c.version)),
+            None => (Rules::empty(id), 1, Cond::NotExists),
         };
+        change(&mut rules)?;
+        rules.parent_id = id.to_string();
         let ops = vec![TxOp::Put(repo::item(key.clone(), &rules, version)?, cond)];
         if tries.commit(st.store.as_ref(), ops).await? {
-            break;
+            return Ok(());
         }
     }
-    Ok(no_content())
 }
 
 fn matrix_id(seg: &str, name: &str, prefix: &str) -> AppResult<String> {

@@ -12,3 +12,4 @@ pub mod notification;
 pub mod policy;
 pub mod rules;
 pub mod audience;
+pub mod template;

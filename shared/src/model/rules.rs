@@ -11,8 +11,11 @@ use crate::xml::{BeanReader, Element, XmlOut};
 pub const RULE_TYPES: &[&str] = &["ALL_OF", "AT_LEAST_ONE_OF", "NONE_OF"];
 pub const ACP_RULE_TYPES: &[&str] = &["AT_LEAST_ONE_OF", "NONE_OF"];
 pub const DAYS: &[&str] = &["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"];
-pub const LOCATION_TYPES: &[&str] = &["COUNTRY", "REGION", "CITY"];
-const UNITS: &[&str] = &["FIVE_MINUTES", "TEN_MINUTES", "QUARTER_HOUR", "HALF_HOUR", "HOUR", "DAY", "WEEK", "MONTH"];
+pub const LOCATION_TYPES: &[&str] = &["COUNTRY", "REGION", "CITY", "METRO"];
+pub const ACCESS: &[&str] = &["ALLOW", "DENY"];
+pub const BROWSERS: &[&str] = &["IE", "FIREFOX", "CHROME", "SAFARI", "OPERA", "OTHER"];
+pub const OPERATING_SYSTEMS: &[&str] = &["WINDOWS", "MACOSX", "LINUX", "IOS", "ANDROID", "OTHER"];
+pub const UNITS: &[&str] = &["FIVE_MINUTES", "TEN_MINUTES", "QUARTER_HOUR", "HALF_HOUR", "HOUR", "DAY", "WEEK", "MONTH"];
 pub const MAX_ACP_VALUES: usize = 20;
 /// Characters an account custom parameter value may not hold (seed 002 §2.2 rule 3).
 pub const ACP_FORBIDDEN: &[char] = &[' ', ',', ';', '"', '\'', '\\', '|', '~', '&'];
@@ -102,6 +105,84 @@ pub struct AcpRule {
     pub rules: Vec<AcpValueRule>,
 }
 
+/// IpRuleBean: `a.b.c.d`, `a.b.c.d-e` (a range of the last octet) or `a.b.c.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IpRule {
+    pub ip_matcher: String,
+    pub access: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserAgentRule {
+    pub browsers: Vec<String>,
+    pub operating_systems: Vec<String>,
+    pub access: String,
+}
+
+/// AudienceSegmentRuleBean: `segmentId` is `<provider_id>[<segmentation_id>]=<segment_id>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AudienceRule {
+    pub segment_id: String,
+    pub rule_type: String,
+}
+
+impl AudienceRule {
+    pub fn provider(&self) -> &str {
+        self.segment_id.split('[').next().unwrap_or("")
+    }
+}
+
+/// Whether an IpRuleBean matcher has one of the three forms.
+pub fn valid_ip_matcher(m: &str) -> bool {
+    let parts: Vec<&str> = m.split('.').collect();
+    if parts.len() != 4 {
+        return false;
+    }
+    let octet = |p: &str| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|n| n <= 255);
+    if !parts[..3].iter().all(|p| octet(p)) {
+        return false;
+    }
+    let last = parts[3];
+    if last == "*" {
+        return true;
+    }
+    match last.split_once('-') {
+        Some((a, b)) => octet(a) && octet(b) && a.parse::<u16>().ok() <= b.parse::<u16>().ok(),
+        None => octet(last),
+    }
+}
+
+/// `<provider_id>[<segmentation_id>]=<segment_id>` → its three ids.
+pub fn parse_segment_id(s: &str) -> Option<(&str, &str, &str)> {
+    let (provider, rest) = s.split_once('[')?;
+    let (segmentation, rest) = rest.split_once(']')?;
+    let segment = rest.strip_prefix('=')?;
+    (!provider.is_empty() && !segmentation.is_empty() && !segment.is_empty()).then_some((provider, segmentation, segment))
+}
+
+/// Checks an audience segment id against the account's providers: the message when not.
+pub fn check_segment_id(known: &Known, id: &str, provider_key: Option<&str>) -> Result<(), (&'static str, String)> {
+    let Some((p, sg, seg)) = parse_segment_id(id) else {
+        return Err(("format", format!("segmentId must be <provider_id>[<segmentation_id>]=<segment_id> (got {id:?})")));
+    };
+    if let Some(k) = provider_key {
+        if k != p {
+            return Err(("provider", format!("segmentId {id} names provider {p}, not {k}")));
+        }
+    }
+    let Some(segmentations) = known.providers.get(p) else {
+        return Err(("reference", format!("no audience provider {p} in this account")));
+    };
+    match segmentations.get(sg) {
+        None => Err(("reference", format!("audience provider {p} has no segmentation {sg}"))),
+        Some(segments) if !segments.contains(seg) => Err(("reference", format!("segmentation {sg} of provider {p} has no segment {seg}"))),
+        Some(_) => Ok(()),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct Rules {
@@ -128,6 +209,12 @@ pub struct Rules {
     pub ignore_parent_tag_rules: bool,
     #[serde(default)]
     pub ignore_parent_time_rules: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ip_rules: Vec<IpRule>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_agent_rules: Vec<UserAgentRule>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audience_rules: Vec<AudienceRule>,
 }
 
 /// The account's reference data the rules may name.
@@ -137,14 +224,19 @@ pub struct Known {
     pub partners: HashSet<String>,
     /// Custom parameter names without `acp.`.
     pub custom_parameters: HashSet<String>,
+    /// Audience provider id → segmentation id → segment ids.
+    pub providers: std::collections::HashMap<String, std::collections::HashMap<String, HashSet<String>>>,
 }
 
 const FIELDS: &[&str] = &[
     "parentId", "content", "frequencyCappings", "locations", "timeRestrictions", "tags", "accountCustomParameters",
     "ignoreParentContentRules", "ignoreParentFrequencyRules", "ignoreParentLocationRules", "ignoreParentTagRules",
-    "ignoreParentTimeRules",
+    "ignoreParentTimeRules", "ipRules", "userAgentRules", "audienceRules",
 ];
-const REPEATABLE: &[&str] = &["content", "frequencyCappings", "locations", "timeRestrictions", "tags", "accountCustomParameters"];
+const REPEATABLE: &[&str] = &[
+    "content", "frequencyCappings", "locations", "timeRestrictions", "tags", "accountCustomParameters", "ipRules", "userAgentRules",
+    "audienceRules",
+];
 
 fn indexed(r: &BeanReader, name: &str, i: usize) -> String {
     format!("{}[{}]", r.at(name), i + 1)
@@ -328,6 +420,65 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
         r.errors.append(&mut b.errors);
     }
 
+    for (i, c) in children.iter().filter(|c| c.name == "ipRules").enumerate() {
+        let mut b = BeanReader::new(c, indexed(&r, "ipRules", i), &["ipMatcher", "access"], &[]);
+        let m = b.required_max("ipMatcher", 64);
+        if let Some(v) = &m {
+            if !valid_ip_matcher(v) {
+                b.err("ipMatcher", "format", format!("{} must be a.b.c.d, a.b.c.d-e or a.b.c.* (got {v:?})", b.at("ipMatcher")));
+            }
+        }
+        let access = b.enumeration("access", ACCESS);
+        required_enum(&mut b, "access", &access);
+        if let (Some(ip_matcher), Some(access), true) = (m, access, b.errors.is_empty()) {
+            out.ip_rules.push(IpRule { ip_matcher, access });
+        }
+        r.errors.append(&mut b.errors);
+    }
+
+    for (i, c) in children.iter().filter(|c| c.name == "userAgentRules").enumerate() {
+        let mut b = BeanReader::new(c, indexed(&r, "userAgentRules", i), &["browsers", "operatingSystems", "access"], &["browsers", "operatingSystems"]);
+        let mut lists = [Vec::new(), Vec::new()];
+        for (k, (name, allowed)) in [("browsers", BROWSERS), ("operatingSystems", OPERATING_SYSTEMS)].iter().enumerate() {
+            for d in c.children_named(name) {
+                match d.value() {
+                    Some(v) if allowed.contains(&v) => {
+                        if !lists[k].iter().any(|x: &String| x == v) {
+                            lists[k].push(v.to_string());
+                        }
+                    }
+                    other => b.err(name, "enum", format!("{} must be one of {} (got {:?})", b.at(name), allowed.join(", "), other.unwrap_or(""))),
+                }
+            }
+        }
+        if lists[0].is_empty() && lists[1].is_empty() && b.errors.is_empty() {
+            b.err("browsers", "required", format!("{} needs at least one browser or operating system", b.at("")));
+        }
+        let access = b.enumeration("access", ACCESS);
+        required_enum(&mut b, "access", &access);
+        if let (Some(access), true) = (access, b.errors.is_empty()) {
+            let [browsers, operating_systems] = lists;
+            out.user_agent_rules.push(UserAgentRule { browsers, operating_systems, access });
+        }
+        r.errors.append(&mut b.errors);
+    }
+
+    for (i, c) in children.iter().filter(|c| c.name == "audienceRules").enumerate() {
+        let mut b = BeanReader::new(c, indexed(&r, "audienceRules", i), &["segmentId", "segmentName", "ruleType"], &[]);
+        let id = b.required_max("segmentId", 255);
+        if let Some(v) = &id {
+            if let Err((rule, msg)) = check_segment_id(known, v, None) {
+                b.err("segmentId", rule, format!("{}: {msg}", b.at("segmentId")));
+            }
+        }
+        let rule_type = b.enumeration("ruleType", RULE_TYPES);
+        required_enum(&mut b, "ruleType", &rule_type);
+        if let (Some(segment_id), Some(rule_type), true) = (id, rule_type, b.errors.is_empty()) {
+            out.audience_rules.push(AudienceRule { segment_id, rule_type });
+        }
+        r.errors.append(&mut b.errors);
+    }
+
     let flags: Vec<bool> = IGNORE_FLAGS.iter().map(|f| r.bool(f).unwrap_or(false)).collect();
     out.ignore_parent_content_rules = flags[0];
     out.ignore_parent_frequency_rules = flags[1];
@@ -387,7 +538,92 @@ impl Rules {
             }
             o.close("accountCustomParameters");
         }
+        for ip in &self.ip_rules {
+            o.open("ipRules").leaf("ipMatcher", &ip.ip_matcher).leaf("access", &ip.access).close("ipRules");
+        }
+        for ua in &self.user_agent_rules {
+            o.open("userAgentRules");
+            for b in &ua.browsers {
+                o.leaf("browsers", b);
+            }
+            for os in &ua.operating_systems {
+                o.leaf("operatingSystems", os);
+            }
+            o.leaf("access", &ua.access).close("userAgentRules");
+        }
+        for a in &self.audience_rules {
+            o.open("audienceRules").leaf("segmentId", &a.segment_id).leaf("ruleType", &a.rule_type).close("audienceRules");
+        }
         o.close("rulesBean");
+    }
+}
+
+fn upsert<T: Clone>(into: &mut Vec<T>, item: &T, same: impl Fn(&T, &T) -> bool) {
+    match into.iter_mut().find(|x| same(x, item)) {
+        Some(slot) => *slot = item.clone(),
+        None => into.push(item.clone()),
+    }
+}
+
+impl Rules {
+    /// Imports a template's rules (copied: later template edits do not reach them). A rule on
+    /// the same resource replaces the target's; the rest are added. Frequency caps replace
+    /// the cap of the same unit; custom parameter values are united (at most 20).
+    pub fn merge(&mut self, from: &Rules, parent: Parent) -> Result<(), AppError> {
+        let other = match parent {
+            Parent::Campaign => Parent::Goal.lifetime(),
+            Parent::Goal => Parent::Campaign.lifetime(),
+        };
+        if let Some(f) = from.frequency_cappings.iter().find(|f| f.time_unit == other) {
+            return Err(AppError::Conflict(format!(
+                "the template's frequency rule per {} cannot apply to a {}; remove it from the template or import into a {}",
+                f.time_unit,
+                if parent == Parent::Campaign { "campaign" } else { "goal" },
+                if parent == Parent::Campaign { "goal" } else { "campaign" }
+            )));
+        }
+        for c in &from.content {
+            upsert(&mut self.content, c, |a, b| a.resource_id == b.resource_id);
+        }
+        for t in &from.tags {
+            upsert(&mut self.tags, t, |a, b| a.resource_id == b.resource_id && a.variable_type == b.variable_type);
+        }
+        for f in &from.frequency_cappings {
+            upsert(&mut self.frequency_cappings, f, |a, b| a.time_unit == b.time_unit);
+        }
+        for l in &from.locations {
+            upsert(&mut self.locations, l, |a, b| a.id == b.id && a.location_type == b.location_type);
+        }
+        for t in &from.time_restrictions {
+            upsert(&mut self.time_restrictions, t, |a, b| a == b);
+        }
+        for ip in &from.ip_rules {
+            upsert(&mut self.ip_rules, ip, |a, b| a.ip_matcher == b.ip_matcher);
+        }
+        for ua in &from.user_agent_rules {
+            upsert(&mut self.user_agent_rules, ua, |a, b| a == b);
+        }
+        for au in &from.audience_rules {
+            upsert(&mut self.audience_rules, au, |a, b| a.segment_id == b.segment_id);
+        }
+        for acp in &from.account_custom_parameters {
+            match self.account_custom_parameters.iter_mut().find(|a| a.parameter_name == acp.parameter_name) {
+                Some(mine) => {
+                    for v in &acp.rules {
+                        upsert(&mut mine.rules, v, |a, b| a.value == b.value);
+                    }
+                    if mine.rules.len() > MAX_ACP_VALUES {
+                        return Err(AppError::Conflict(format!(
+                            "importing would give {} {} values; at most {MAX_ACP_VALUES} per account custom parameter",
+                            mine.rules.len(),
+                            acp.parameter_name
+                        )));
+                    }
+                }
+                None => self.account_custom_parameters.push(acp.clone()),
+            }
+        }
+        Ok(())
     }
 }
 
@@ -413,6 +649,7 @@ mod tests {
             categories: ["cat1".to_string()].into(),
             partners: ["cp1".to_string()].into(),
             custom_parameters: ["genre".to_string()].into(),
+            ..Known::default()
         }
     }
 
@@ -463,7 +700,7 @@ mod tests {
         assert_eq!(rules(&c("cat1", "ANY_OF"), Parent::Goal), vec!["rulesBean/content[1]/ruleType enum"]);
         let tag = "<rulesBean><tags><resourceId>cpX</resourceId><ruleType>ALL_OF</ruleType><variableType>CONTENT_PARTNER</variableType></tags></rulesBean>";
         assert_eq!(rules(tag, Parent::Goal), vec!["rulesBean/tags[1]/resourceId reference"]);
-        let loc = "<rulesBean><locations><allowed>maybe</allowed><id>x</id><iso2>SWE</iso2><locationType>METRO</locationType></locations></rulesBean>";
+        let loc = "<rulesBean><locations><allowed>maybe</allowed><id>x</id><iso2>SWE</iso2><locationType>STATE</locationType></locations></rulesBean>";
         assert_eq!(
             rules(loc, Parent::Goal),
             vec!["rulesBean/locations[1]/allowed boolean", "rulesBean/locations[1]/iso2 format", "rulesBean/locations[1]/locationType enum"]

@@ -1,0 +1,6 @@
+//! Lambda for the targeting-template resource group (seed 002 §4.1): the shared router behind API Gateway.
+
+#[tokio::main]
+async fn main() -> Result<(), shared::lambda::LambdaError> {
+    shared::lambda::serve("targeting-template").await
+}
