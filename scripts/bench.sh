@@ -16,3 +16,4 @@ trap 'kill "$MOTO_PID" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/moto-api/" > /dev/null 2>&1 && break; sleep 0.1; done
 export AWS_ENDPOINT_URL="http://127.0.0.1:$PORT" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
 cargo bench -p api-tests --bench queries
+cargo bench -p api-tests --bench audience
