@@ -277,3 +277,48 @@ both_stores_with! { super::settings();
         app.get("/v1/audience/provider").await.expect(200);
     }
 }
+
+/// The worker Lambda's handler on a recorded SQS event carrying a moto-shaped S3 record (no
+/// userIdentity/requestParameters, `+` for a space in the key): the batch is created and
+/// processed; a retryable failure (the bucket down) is reported as a batch item failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_worker_lambda_handles_s3_event_records() {
+    let app = TestApp::spawn_with(api_tests::Backend::Embedded, settings()).await;
+    let a = app.a.id.clone();
+    // Stored without a notification: the event below is the only one.
+    let inner = shared::blobs::MemoryBlobs::default();
+    let key = format!("audience/{a}/{a}-ap-dmp/nightly export.csv");
+    shared::blobs::Blobs::put_bytes(&inner, &key, b"l1|gender=f\nl2|age=25-34\n".to_vec(), "text/csv").await.unwrap();
+    // Its own queue, drained below as the event source would.
+    let (q, mut rx) = shared::queue::InProcessQueue::new();
+    let st = shared::state::AppState::new(app.store.clone(), std::sync::Arc::new(inner), std::sync::Arc::new(q))
+        .with_clock(app.clock.clone())
+        .with_settings(settings());
+    let s3 = json!({"Records": [{"eventVersion": "2.1", "eventSource": "aws:s3", "awsRegion": "us-east-1",
+        "eventTime": "2026-11-22T10:00:00.000Z", "eventName": "ObjectCreated:Put",
+        "s3": {"s3SchemaVersion": "1.0", "configurationId": "audience", "bucket": {"name": "b", "arn": "arn:aws:s3:::b"},
+               "object": {"key": format!("audience/{a}/{a}-ap-dmp/nightly+export.csv"), "size": 26, "eTag": "abc"}}}]});
+    let record = |id: &str, body: String| json!({
+        "messageId": id, "receiptHandle": "AQEB-handle", "body": body,
+        "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1795342542000", "SenderId": "AIDAEXAMPLE", "ApproximateFirstReceiveTimestamp": "1795342542001"},
+        "messageAttributes": {}, "md5OfBody": "0", "eventSource": "aws:sqs",
+        "eventSourceARN": "arn:aws:sqs:eu-west-1:123456789012:video-ad-campaigns-AudienceQueue", "awsRegion": "eu-west-1"
+    });
+    let event: aws_lambda_events::sqs::SqsEvent =
+        serde_json::from_value(json!({"Records": [record("m1", s3.to_string()), record("m2", r#"{"Event":"s3:TestEvent"}"#.into())]})).unwrap();
+    let res = shared::lambda::handle_batch(&st, shared::queue::QueueName::Audience, event).await;
+    assert!(res.batch_item_failures.is_empty());
+    // The chunk jobs it sent, one after another (each sends the next).
+    let (_, mut jobs) = rx.0.drain(..).find(|(q, _)| *q == shared::queue::QueueName::Audience).unwrap();
+    let mut n = 0;
+    while let Ok(job) = jobs.try_recv() {
+        let event: aws_lambda_events::sqs::SqsEvent = serde_json::from_value(json!({"Records": [record("c", job)]})).unwrap();
+        assert!(shared::lambda::handle_batch(&st, shared::queue::QueueName::Audience, event).await.batch_item_failures.is_empty());
+        n += 1;
+    }
+    assert!(n >= 1);
+    let id = shared::workers::audience::dropped_batch_id(&key, Some("abc"));
+    let v = app.get(&format!("/v1/audience/batch/{id}")).await.json();
+    assert_eq!(v["status"], "PROCESSING_FINISHED", "{v}");
+    assert_eq!(viewer(&app, "l1").await, segs(&[("gender", "g-f")]));
+}

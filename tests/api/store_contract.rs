@@ -272,4 +272,20 @@ store_contract! {
         assert_eq!(via_index.items.len(), 10);
         assert_eq!(s.get(&Key::new(&pk, "042")).await.unwrap().unwrap().body, "42");
     }
+
+    async fn batch_write_puts_and_deletes_together(s: Store) {
+        let pk = uniq();
+        let first: Vec<Item> = (0..40).map(|i| item(&pk, &format!("{i:03}"), "v1")).collect();
+        s.batch_write(first, Vec::new()).await.unwrap();
+        // Overwrite 0-19, delete 20-39 and a key that does not exist, in one call.
+        let puts: Vec<Item> = (0..20).map(|i| item(&pk, &format!("{i:03}"), "v2")).collect();
+        let mut deletes: Vec<Key> = (20..40).map(|i| Key::new(&pk, format!("{i:03}"))).collect();
+        deletes.push(Key::new(&pk, "missing"));
+        let before = s.round_trips();
+        s.batch_write(puts, deletes).await.unwrap();
+        assert_eq!(s.round_trips() - before, 2, "41 requests in two BatchWriteItems");
+        let left = s.query(Query::partition(&pk)).await.unwrap().items;
+        assert_eq!(left.len(), 20);
+        assert!(left.iter().all(|i| i.body == "v2"));
+    }
 }

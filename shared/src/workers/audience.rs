@@ -608,8 +608,15 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
     };
     let provider_key = keys::record(&job.account, keys::PROVIDER, &cur.value.provider_id);
     let Some(provider) = repo::get::<AudienceProvider>(st.store.as_ref(), &provider_key).await.map_err(se)? else {
-        tracing::warn!(batch = %job.batch, "audience provider gone; batch stopped");
-        return Ok(());
+        tracing::warn!(batch = %job.batch, "audience provider gone; batch cancelled");
+        let mut next = cur.value.clone();
+        next.status = m::CANCELLED.into();
+        next.lease = None;
+        next.message = Some(format!("audience provider {} no longer exists", next.provider_id));
+        match st.store.put(batch_item(&next, cur.version() + 1).map_err(se)?, Cond::Version(cur.version())).await {
+            Ok(()) | Err(StoreError::ConditionFailed) => return Ok(()),
+            Err(e) => return Err(e.to_string()),
+        }
     };
     let cat = Catalog::new(&provider.value);
     let chunk = cur.value.chunks[job.index as usize].clone();
