@@ -135,6 +135,22 @@ impl AudienceRule {
     }
 }
 
+pub fn ip_matcher_message(path: &str, v: &str) -> String {
+    format!("{path} must be a.b.c.d, a.b.c.d-e or a.b.c.* (got {v:?})")
+}
+
+/// A time rule whose window is not empty, or the message saying why (the end minute is
+/// exclusive; `00:00` as the end is midnight).
+pub fn time_rule(active: bool, days: Vec<String>, [fh, fm, th, tm]: [u32; 4]) -> Result<TimeRule, String> {
+    let rule = TimeRule { active, days, from_hour: fh, from_minute: fm, to_hour: th, to_minute: tm };
+    let (from, to) = rule.window();
+    if from >= to {
+        Err(format!("the window {fh:02}:{fm:02}-{th:02}:{tm:02} is empty; end after start (00:00 ends at midnight; across midnight use two rules)"))
+    } else {
+        Ok(rule)
+    }
+}
+
 /// Whether an IpRuleBean matcher has one of the three forms.
 pub fn valid_ip_matcher(m: &str) -> bool {
     let parts: Vec<&str> = m.split('.').collect();
@@ -338,16 +354,9 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
         let th = num(&mut b, "toHour", 23);
         let tm = num(&mut b, "toMinute", 59);
         if let (Some(active), Some(fh), Some(fm), Some(th), Some(tm), true) = (active, fh, fm, th, tm, b.errors.is_empty()) {
-            let rule = TimeRule { active, days, from_hour: fh, from_minute: fm, to_hour: th, to_minute: tm };
-            let (from, to) = rule.window();
-            if from >= to {
-                b.err(
-                    "toHour",
-                    "window",
-                    format!("{}: the window {fh:02}:{fm:02}-{th:02}:{tm:02} is empty; end after start (00:00 ends at midnight; across midnight use two rules)", b.at("")),
-                );
-            } else {
-                out.time_restrictions.push(rule);
+            match time_rule(active, days, [fh, fm, th, tm]) {
+                Ok(rule) => out.time_restrictions.push(rule),
+                Err(msg) => b.err("toHour", "window", format!("{}: {msg}", b.at(""))),
             }
         }
         r.errors.append(&mut b.errors);
@@ -423,10 +432,8 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
     for (i, c) in children.iter().filter(|c| c.name == "ipRules").enumerate() {
         let mut b = BeanReader::new(c, indexed(&r, "ipRules", i), &["ipMatcher", "access"], &[]);
         let m = b.required_max("ipMatcher", 64);
-        if let Some(v) = &m {
-            if !valid_ip_matcher(v) {
-                b.err("ipMatcher", "format", format!("{} must be a.b.c.d, a.b.c.d-e or a.b.c.* (got {v:?})", b.at("ipMatcher")));
-            }
+        if let Some(v) = m.as_deref().filter(|v| !valid_ip_matcher(v)) {
+            b.err("ipMatcher", "format", ip_matcher_message(&b.at("ipMatcher"), v));
         }
         let access = b.enumeration("access", ACCESS);
         required_enum(&mut b, "access", &access);

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::rules::{
-    check_segment_id, valid_ip_matcher, AcpRule, AcpValueRule, AudienceRule, FrequencyCap, IpRule, Known, LocationRule, ResourceRule,
-    Rules, TimeRule, UserAgentRule, ACCESS, ACP_FORBIDDEN, ACP_RULE_TYPES, BROWSERS, DAYS, LOCATION_TYPES, MAX_ACP_VALUES,
+    check_segment_id, ip_matcher_message, time_rule, valid_ip_matcher, AcpRule, AcpValueRule, AudienceRule, FrequencyCap, IpRule, Known, LocationRule, ResourceRule,
+    Rules, UserAgentRule, ACCESS, ACP_FORBIDDEN, ACP_RULE_TYPES, BROWSERS, DAYS, LOCATION_TYPES, MAX_ACP_VALUES,
     OPERATING_SYSTEMS, RULE_TYPES, UNITS,
 };
 use crate::error::{AppError, FieldError};
@@ -136,16 +136,9 @@ pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules,
         let th = num(&mut b, "toHour", 23);
         let tm = num(&mut b, "toMinute", 59);
         if let (Some(active), Some(fh), Some(fm), Some(th), Some(tm), true) = (active, fh, fm, th, tm, b.errors.is_empty()) {
-            let rule = TimeRule { active, days, from_hour: fh, from_minute: fm, to_hour: th, to_minute: tm };
-            let (from, to) = rule.window();
-            if from >= to {
-                b.err(
-                    "toHour",
-                    "window",
-                    format!("{path}: the window {fh:02}:{fm:02}-{th:02}:{tm:02} is empty; end after start (00:00 ends at midnight; across midnight use two rules)"),
-                );
-            } else {
-                out.time_restrictions.push(rule);
+            match time_rule(active, days, [fh, fm, th, tm]) {
+                Ok(rule) => out.time_restrictions.push(rule),
+                Err(msg) => b.err("toHour", "window", format!("{path}: {msg}")),
             }
         }
         r.errors.append(&mut b.errors);
@@ -220,10 +213,8 @@ pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules,
     for (path, item) in items(&mut r, "ipRules") {
         let mut b = ObjReader::new(item, &path, &["ipMatcher", "access"]);
         let m = b.str_req("ipMatcher", 64);
-        if let Some(v) = &m {
-            if !valid_ip_matcher(v) {
-                b.err("ipMatcher", "format", format!("{} must be a.b.c.d, a.b.c.d-e or a.b.c.* (got {v:?})", b.at("ipMatcher")));
-            }
+        if let Some(v) = m.as_deref().filter(|v| !valid_ip_matcher(v)) {
+            b.err("ipMatcher", "format", ip_matcher_message(&b.at("ipMatcher"), v));
         }
         let access = b.enum_opt("access", ACCESS);
         required(&mut b, "access", &access);
