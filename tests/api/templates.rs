@@ -237,3 +237,32 @@ both_stores! {
         assert_eq!(app.get(&format!("{BASE}/{id}")).await.json()["name"], "Mine");
     }
 }
+
+both_stores! {
+    async fn campaign_rules_xml_carries_ip_user_agent_and_audience_rules(app: TestApp) {
+        let a = app.a.id.clone();
+        let (_, c) = app.advertiser_campaign().await;
+        let path = format!("/api/1.0/campaign/rules/by_campaign_id;id={c}");
+        let ok = format!("<rulesBean><ipRules><ipMatcher>192.168.1.10-20</ipMatcher><access>ALLOW</access></ipRules>\
+            <userAgentRules><operatingSystems>ANDROID</operatingSystems><access>DENY</access></userAgentRules>\
+            <audienceRules><segmentId>{a}-ap-dmp[{a}-sg-gender]={a}-s-g-f</segmentId><ruleType>NONE_OF</ruleType></audienceRules>\
+            <locations><allowed>true</allowed><id>nyc</id><locationType>METRO</locationType></locations></rulesBean>");
+        app.put_xml(&path, &ok).await.expect(204);
+        let xml = app.get(&path).await.body;
+        assert_eq!(xml_texts(&xml, "ipMatcher"), vec!["192.168.1.10-20"]);
+        assert_eq!(xml_texts(&xml, "segmentId"), vec![format!("{a}-ap-dmp[{a}-sg-gender]={a}-s-g-f")]);
+        let bad = format!("<rulesBean><ipRules><ipMatcher>192.168.1.*-2</ipMatcher><access>ALLOW</access></ipRules>\
+            <userAgentRules><browsers>LYNX</browsers><access>SOMETIMES</access></userAgentRules>\
+            <audienceRules><segmentId>{a}-ap-dmp[{a}-sg-gender]=nope</segmentId><ruleType>NONE_OF</ruleType></audienceRules></rulesBean>");
+        let r = app.put_xml(&path, &bad).await;
+        r.expect(400);
+        let fields: Vec<String> = xml_texts(&r.body, "field").into_iter().zip(xml_texts(&r.body, "rule")).map(|(f, r)| format!("{f} {r}")).collect();
+        assert_eq!(fields, vec![
+            "rulesBean/ipRules[1]/ipMatcher format",
+            "rulesBean/userAgentRules[1]/browsers enum",
+            "rulesBean/userAgentRules[1]/access enum",
+            "rulesBean/audienceRules[1]/segmentId reference",
+        ]);
+        assert_eq!(app.get(&path).await.body, xml);
+    }
+}
