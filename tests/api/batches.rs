@@ -209,6 +209,31 @@ both_stores_with! { super::settings();
         assert_eq!(app.get(&link).await.json()["status"], "CANCELLED");
     }
 
+    async fn a_providers_batches_run_one_at_a_time_in_upload_order(app: TestApp) {
+        // An earlier batch still running (as a worker leaves it between chunks).
+        let a = app.a.id.clone();
+        let account: shared::model::account::Account = shared::repo::get(app.store.as_ref(), &shared::keys::account(&a)).await.unwrap().unwrap().value;
+        let mut first = shared::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "0b0c6c3e-1111-4222-8333-944445555666", "audience/x/y/z.csv", "bucket");
+        first.status = "PROCESSING".into();
+        first.day = "1999-01-01".into();
+        first.total_bytes = 10;
+        first.chunks = vec![shared::model::audience::Chunk { key: "audience/x/y/z.csv".into(), start: 0, end: 10 }];
+        app.store.put(shared::workers::audience::batch_item(&first, 1).unwrap(), shared::store::Cond::NotExists).await.unwrap();
+        app.advance(chrono::Duration::seconds(1));
+        // The next file waits: it stays at 0 % while the first runs.
+        let r = app.upload_batch(&format!("providerId={a}-ap-dmp"), b"w1|age=18-24\n".to_vec(), false).await;
+        r.expect(202);
+        let link = r.json()["link"].as_str().unwrap().to_string();
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        let p = app.get(&link).await.json();
+        assert_eq!((p["status"].as_str(), p["progressPercentage"].as_u64()), (Some("PROCESSING"), Some(0)), "{p}");
+        assert_eq!(viewer(&app, "w1").await, None);
+        // The first ends (cancelled here): the waiting one starts and finishes.
+        app.send("POST", &format!("/v1/audience/batch/{}/cancel", first.id), Some(&app.a.key), None, "").await.expect(200);
+        assert_eq!(app.wait_batch(&link).await["status"], "PROCESSING_FINISHED");
+        assert_eq!(viewer(&app, "w1").await, segs(&[("age", "age-18")]));
+    }
+
     async fn redelivered_messages_do_not_double_count(app: TestApp) {
         let a = app.a.id.clone();
         let done = upload_and_wait(&app, "r1|age=18-24|bad=1\nr2|gender=m\nr3|zz=9\n").await;

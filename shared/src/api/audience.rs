@@ -233,6 +233,10 @@ async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
         match st.store.put(w::batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
             Ok(()) => {
                 tracing::info!(batch = %id, "batch cancelled");
+                // A batch of the provider may be waiting for this one.
+                if let Err(e) = w::start_next(&st, &a.id, &next.provider_id).await {
+                    tracing::error!(error = %e, batch = %id, "could not start the provider's next batch");
+                }
                 return Ok(Json(next.progress_json()).into_response());
             }
             Err(StoreError::ConditionFailed) => continue,

@@ -50,6 +50,18 @@ struct ChunkMessage {
     chunk: ChunkJob,
 }
 
+/// Start (plan) a batch that waited for an earlier batch of its provider.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PlanJob {
+    pub account: String,
+    pub batch: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct PlanMessage {
+    plan: PlanJob,
+}
+
 /// The fields of an S3 event record we need (emulators leave others out).
 #[derive(Debug, Default, Deserialize)]
 struct S3Event {
@@ -85,6 +97,12 @@ struct S3Object {
 pub async fn dispatch(st: &AppState, body: &str) -> WResult<()> {
     if let Ok(msg) = serde_json::from_str::<ChunkMessage>(body) {
         return process_chunk(st, &msg.chunk).await;
+    }
+    if let Ok(msg) = serde_json::from_str::<PlanMessage>(body) {
+        return match load_batch(st, &msg.plan.account, &msg.plan.batch).await? {
+            Some(b) => advance(st, b).await,
+            None => Ok(()),
+        };
     }
     let ev: S3Event = match serde_json::from_str(body) {
         Ok(ev) => ev,
@@ -264,6 +282,13 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
     for _ in 0..10 {
         match cur.value.status.as_str() {
             m::UPLOADED => {
+                // One batch of a provider at a time, in upload order, so a newer file's rows
+                // are never overwritten by an older one still running; the running batch
+                // starts this one when it ends (`start_next`).
+                if let Some(other) = running_before(st, &cur.value).await? {
+                    tracing::info!(batch = %cur.value.id, waiting_for = %other, "batch waits for the provider's earlier batch");
+                    return Ok(());
+                }
                 let mut next = cur.value.clone();
                 match cut(st, &cur.value).await? {
                     Ok((chunks, total)) => {
@@ -297,6 +322,29 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
         }
     }
     Err(format!("batch {} kept changing", cur.value.id))
+}
+
+/// The provider's batches, oldest first.
+async fn provider_batches(st: &AppState, account: &str, provider: &str) -> WResult<Vec<Batch>> {
+    let found: Vec<Versioned<Batch>> =
+        repo::query_all(st.store.as_ref(), crate::store::Query::gsi1(keys::provider_batches(account, provider))).await.map_err(se)?;
+    Ok(found.into_iter().map(|v| v.value).collect())
+}
+
+/// An earlier batch of the same provider that is still being processed.
+async fn running_before(st: &AppState, b: &Batch) -> WResult<Option<String>> {
+    let all = provider_batches(st, &b.account_id, &b.provider_id).await?;
+    Ok(all.into_iter().find(|o| o.id != b.id && o.status == m::PROCESSING && (o.created, &o.id) < (b.created, &b.id)).map(|o| o.id))
+}
+
+/// After a batch ends (finished or cancelled): starts the provider's oldest waiting batch.
+pub async fn start_next(st: &AppState, account: &str, provider: &str) -> WResult<()> {
+    let all = provider_batches(st, account, provider).await?;
+    if let Some(next) = all.into_iter().find(|b| b.status == m::UPLOADED) {
+        let msg = PlanMessage { plan: PlanJob { account: account.to_string(), batch: next.id } };
+        st.queue.send(QueueName::Audience, serde_json::to_string(&msg).map_err(se)?).await.map_err(se)?;
+    }
+    Ok(())
 }
 
 async fn send_chunk(st: &AppState, b: &Batch) -> WResult<()> {
@@ -663,6 +711,9 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
         match st.store.put(item, Cond::Version(cur.version())).await {
             Ok(()) => {
                 tracing::info!(batch = %job.batch, chunk = job.index, rows = stats.rows, ms = started.elapsed().as_millis() as u64, "chunk committed");
+                if next.status == m::FINISHED {
+                    return start_next(st, &next.account_id, &next.provider_id).await;
+                }
                 return send_chunk(st, &next).await;
             }
             Err(StoreError::ConditionFailed) => {
