@@ -152,6 +152,11 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
         "gzip" | "x-gzip" => true,
         other => return Err(AppError::UnsupportedMediaType { expected: "Content-Encoding gzip or none", got: other.to_string() }),
     };
+    // The provider before the body: a wrong id costs no upload.
+    let provider = load(&st, &a.id, provider_id).await?;
+    if !provider.enabled {
+        return Err(AppError::Conflict(format!("audience provider {provider_id} is disabled")));
+    }
     let max = st.settings.audience_upload_max_bytes;
     let body = axum::body::to_bytes(req.into_body(), max).await.map_err(|_| AppError::PayloadTooLarge(max))?;
     if body.is_empty() {
@@ -159,10 +164,6 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     }
     if gzip && !gzip_ok(&body) {
         return Err(AppError::field("body", "gzip", "Content-Encoding is gzip but the body does not decompress"));
-    }
-    let provider = load(&st, &a.id, provider_id).await?;
-    if !provider.enabled {
-        return Err(AppError::Conflict(format!("audience provider {provider_id} is disabled")));
     }
     let id = crate::ids::new_id();
     let key = w::api_object_key(&a.id, &provider.id, &id);
