@@ -110,11 +110,7 @@ fn fresh_seed() -> (SeedFile, Vec<Account>) {
 impl TestApp {
     /// Settings of the tests: the downloader may reach the tests' own loopback servers.
     pub fn settings() -> Settings {
-        Settings {
-            asset_allow_private_urls: true,
-            asset_download_timeout: std::time::Duration::from_secs(5),
-            ..Settings::default()
-        }
+        Settings { asset_allow_private_urls: true, asset_download_timeout: std::time::Duration::from_secs(5), ..Settings::default() }
     }
 
     pub async fn spawn(backend: Backend) -> TestApp {
@@ -319,14 +315,18 @@ pub async fn spawn_file_server() -> String {
         .route("/clip.mp4", get(|| async { ([(header::CONTENT_TYPE, "video/mp4")], CLIP) }))
         .route("/big.mp4", get(|| async { CLIP.repeat(10) }))
         .route("/moved.mp4", get(|| async { (StatusCode::FOUND, [(header::LOCATION, "/clip.mp4")]).into_response() }))
-        .route("/to-metadata.mp4", get(|| async {
-            (StatusCode::FOUND, [(header::LOCATION, "http://169.254.169.254/latest/meta-data/")]).into_response()
-        }))
+        .route(
+            "/to-metadata.mp4",
+            get(|| async { (StatusCode::FOUND, [(header::LOCATION, "http://169.254.169.254/latest/meta-data/")]).into_response() }),
+        )
         .route("/missing.mp4", get(|| async { StatusCode::NOT_FOUND }))
-        .route("/slow.mp4", get(|| async {
-            tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-            CLIP
-        }));
+        .route(
+            "/slow.mp4",
+            get(|| async {
+                tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+                CLIP
+            }),
+        );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     tokio::spawn(async move {

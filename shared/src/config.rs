@@ -48,9 +48,7 @@ impl StoreConfig {
 
     pub async fn open(&self) -> Result<Arc<dyn Store>, String> {
         match self {
-            StoreConfig::Embedded(path) => {
-                Ok(Arc::new(EmbeddedStore::open(path).map_err(|e| format!("opening {}: {e}", path.display()))?))
-            }
+            StoreConfig::Embedded(path) => Ok(Arc::new(EmbeddedStore::open(path).map_err(|e| format!("opening {}: {e}", path.display()))?)),
             StoreConfig::Memory => Ok(Arc::new(EmbeddedStore::in_memory().map_err(|e| e.to_string())?)),
             StoreConfig::DynamoDb { table, create } => {
                 let s = DynamoStore::from_env(table.clone()).await;
@@ -66,10 +64,9 @@ impl StoreConfig {
         match self {
             StoreConfig::Embedded(p) => format!("embedded store at {}", p.display()),
             StoreConfig::Memory => "in-memory store".into(),
-            StoreConfig::DynamoDb { table, .. } => format!(
-                "DynamoDB table {table}{}",
-                env("AWS_ENDPOINT_URL").map(|e| format!(" at {e}")).unwrap_or_default()
-            ),
+            StoreConfig::DynamoDb { table, .. } => {
+                format!("DynamoDB table {table}{}", env("AWS_ENDPOINT_URL").map(|e| format!(" at {e}")).unwrap_or_default())
+            }
         }
     }
 }

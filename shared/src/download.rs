@@ -212,11 +212,8 @@ async fn fetch(url: &str, p: &Policy, dest: &Path) -> Result<Downloaded, Downloa
         };
         let status = res.status();
         if status.is_redirection() {
-            let loc = res
-                .headers()
-                .get(hyper::header::LOCATION)
-                .and_then(|v| v.to_str().ok())
-                .ok_or(DownloadError::Status(status.as_u16()))?;
+            let loc =
+                res.headers().get(hyper::header::LOCATION).and_then(|v| v.to_str().ok()).ok_or(DownloadError::Status(status.as_u16()))?;
             current = if loc.starts_with("http://") || loc.starts_with("https://") {
                 loc.to_string()
             } else if loc.starts_with('/') {
@@ -229,7 +226,9 @@ async fn fetch(url: &str, p: &Policy, dest: &Path) -> Result<Downloaded, Downloa
         if !status.is_success() {
             return Err(DownloadError::Status(status.as_u16()));
         }
-        if let Some(len) = res.headers().get(hyper::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok()) {
+        if let Some(len) =
+            res.headers().get(hyper::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
+        {
             if len > p.max_bytes {
                 return Err(DownloadError::TooLarge(p.max_bytes));
             }
@@ -262,9 +261,25 @@ mod tests {
     #[test]
     fn internal_addresses_are_forbidden() {
         for ip in [
-            "127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "0.0.0.0",
-            "100.64.0.1", "255.255.255.255", "224.0.0.1", "::1", "::", "fe80::1", "fd00::1", "fc00::1",
-            "::ffff:127.0.0.1", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::1",
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "255.255.255.255",
+            "224.0.0.1",
+            "::1",
+            "::",
+            "fe80::1",
+            "fd00::1",
+            "fc00::1",
+            "::ffff:127.0.0.1",
+            "::ffff:169.254.169.254",
+            "64:ff9b::a9fe:a9fe",
+            "2002:a9fe:a9fe::1",
         ] {
             assert!(forbidden(ip.parse().unwrap()), "{ip}");
         }
@@ -277,7 +292,15 @@ mod tests {
     fn only_http_and_https_urls() {
         assert!(check_url("https://cdn.example.com/a.mp4").is_ok());
         assert!(check_url("http://cdn.example.com:8080/a.mp4?x=1").is_ok());
-        for bad in ["ftp://x/a.mp4", "file:///etc/passwd", "gopher://x", "javascript:alert(1)", "cdn.example.com/a.mp4", "http:///a.mp4", "https://user:pw@x.com/a.mp4"] {
+        for bad in [
+            "ftp://x/a.mp4",
+            "file:///etc/passwd",
+            "gopher://x",
+            "javascript:alert(1)",
+            "cdn.example.com/a.mp4",
+            "http:///a.mp4",
+            "https://user:pw@x.com/a.mp4",
+        ] {
             assert!(check_url(bad).is_err(), "{bad}");
         }
     }

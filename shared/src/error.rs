@@ -32,14 +32,20 @@ pub enum AppError {
     Unauthorized(String),
     Forbidden(String),
     /// 404: `what` (e.g. `campaign`) with this id is not in the caller's account.
-    NotFound { what: &'static str, id: String },
+    NotFound {
+        what: &'static str,
+        id: String,
+    },
     /// 404: no such route.
     NoRoute(String),
     MethodNotAllowed,
     Conflict(String),
     PreconditionFailed(String),
     PayloadTooLarge(usize),
-    UnsupportedMediaType { expected: &'static str, got: String },
+    UnsupportedMediaType {
+        expected: &'static str,
+        got: String,
+    },
     TooManyRequests(String),
     Internal(String),
 }

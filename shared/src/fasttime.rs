@@ -57,8 +57,18 @@ mod tests {
             let s = s.trim_matches('"');
             assert_eq!(parse_canonical(s), Some(d), "{s}");
         }
-        assert_eq!(parse("2026-01-31T23:30:00+01:00"), DateTime::parse_from_rfc3339("2026-01-31T23:30:00+01:00").ok().map(|d| d.with_timezone(&Utc)));
-        for bad in ["2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01 00:00:00Z", "x", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00.1234567891Z"] {
+        assert_eq!(
+            parse("2026-01-31T23:30:00+01:00"),
+            DateTime::parse_from_rfc3339("2026-01-31T23:30:00+01:00").ok().map(|d| d.with_timezone(&Utc))
+        );
+        for bad in [
+            "2026-13-01T00:00:00Z",
+            "2026-02-30T00:00:00Z",
+            "2026-01-01 00:00:00Z",
+            "x",
+            "2026-01-01T00:00:00.Z",
+            "2026-01-01T00:00:00.1234567891Z",
+        ] {
             assert!(parse_canonical(bad).is_none(), "{bad}");
         }
     }

@@ -193,8 +193,13 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                "creative.extra unknown", "creative.name type", "creative.n range", "creative.e enum", "creative.when dateTime",
-                "creative.b type", "creative.missing required"
+                "creative.extra unknown",
+                "creative.name type",
+                "creative.n range",
+                "creative.e enum",
+                "creative.when dateTime",
+                "creative.b type",
+                "creative.missing required"
             ]
         );
     }

@@ -12,7 +12,8 @@ use serde::Serialize;
 use crate::store::{Cond, Key, Store, StoreResult, TxOp};
 
 pub const SHARDS: u32 = 4;
-pub const COUNTERS: &[&str] = &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "delivered"];
+pub const COUNTERS: &[&str] =
+    &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "delivered"];
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Level {

@@ -29,8 +29,7 @@ pub fn next<T: Serialize>(prev: &Item, value: &T) -> AppResult<Item> {
 }
 
 pub fn decode<T: DeserializeOwned>(item: Item) -> AppResult<Versioned<T>> {
-    let value = serde_json::from_str(&item.body)
-        .map_err(|e| AppError::Internal(format!("corrupt record {}/{}: {e}", item.pk, item.sk)))?;
+    let value = serde_json::from_str(&item.body).map_err(|e| AppError::Internal(format!("corrupt record {}/{}: {e}", item.pk, item.sk)))?;
     Ok(Versioned { value, item })
 }
 

@@ -266,7 +266,11 @@ impl<'a> BeanReader<'a> {
             Ok(d) => Some(d.with_timezone(&chrono::Utc)),
             Err(_) => {
                 let p = self.at(name);
-                self.errors.push(FieldError::new(p.clone(), "dateTime", format!("{p} must be an ISO-8601 date-time with offset (got {v:?})")));
+                self.errors.push(FieldError::new(
+                    p.clone(),
+                    "dateTime",
+                    format!("{p} must be an ISO-8601 date-time with offset (got {v:?})"),
+                ));
                 None
             }
         }
@@ -385,7 +389,14 @@ mod tests {
         let rules: Vec<(&str, &str)> = r.errors.iter().map(|e| (e.field.as_str(), e.rule.as_str())).collect();
         assert_eq!(
             rules,
-            vec![("bean/x", "unknown"), ("bean/p", "single"), ("bean/m", "required"), ("bean/n", "maxLength"), ("bean/p", "range"), ("bean/e", "boolean")]
+            vec![
+                ("bean/x", "unknown"),
+                ("bean/p", "single"),
+                ("bean/m", "required"),
+                ("bean/n", "maxLength"),
+                ("bean/p", "range"),
+                ("bean/e", "boolean")
+            ]
         );
     }
 

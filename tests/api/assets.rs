@@ -149,9 +149,24 @@ macro_rules! failure_case {
     };
 }
 
-failure_case!(private_addresses_are_refused, Settings { asset_allow_private_urls: false, ..TestApp::settings() }, "/clip.mp4", "internal address");
-failure_case!(files_over_the_cap_fail, Settings { asset_max_bytes: 100, ..TestApp::settings() }, "/big.mp4", "larger than the limit of 100 bytes");
-failure_case!(slow_downloads_time_out, Settings { asset_download_timeout: std::time::Duration::from_secs(1), ..TestApp::settings() }, "/slow.mp4", "did not finish within 1 s");
+failure_case!(
+    private_addresses_are_refused,
+    Settings { asset_allow_private_urls: false, ..TestApp::settings() },
+    "/clip.mp4",
+    "internal address"
+);
+failure_case!(
+    files_over_the_cap_fail,
+    Settings { asset_max_bytes: 100, ..TestApp::settings() },
+    "/big.mp4",
+    "larger than the limit of 100 bytes"
+);
+failure_case!(
+    slow_downloads_time_out,
+    Settings { asset_download_timeout: std::time::Duration::from_secs(1), ..TestApp::settings() },
+    "/slow.mp4",
+    "did not finish within 1 s"
+);
 
 /// A bucket that is down.
 struct DownBlobs;
@@ -206,17 +221,20 @@ async fn sqs_batches_report_only_the_failed_messages() {
     let item = shared::repo::item(shared::keys::record(&app.a.id, shared::keys::ASSET, &asset.id), &asset, 1).unwrap();
     app.store.put(item, shared::store::Cond::NotExists).await.unwrap();
     let down = app.state.clone().with_blobs(std::sync::Arc::new(DownBlobs));
-    let record = |id: &str, body: String| json!({
-        "messageId": id, "receiptHandle": "AQEB-handle", "body": body,
-        "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1795342542000", "SenderId": "AIDAEXAMPLE", "ApproximateFirstReceiveTimestamp": "1795342542001"},
-        "messageAttributes": {}, "md5OfBody": "0", "eventSource": "aws:sqs",
-        "eventSourceARN": "arn:aws:sqs:eu-west-1:123456789012:video-ad-campaigns-AssetQueue", "awsRegion": "eu-west-1"
-    });
+    let record = |id: &str, body: String| {
+        json!({
+            "messageId": id, "receiptHandle": "AQEB-handle", "body": body,
+            "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1795342542000", "SenderId": "AIDAEXAMPLE", "ApproximateFirstReceiveTimestamp": "1795342542001"},
+            "messageAttributes": {}, "md5OfBody": "0", "eventSource": "aws:sqs",
+            "eventSourceARN": "arn:aws:sqs:eu-west-1:123456789012:video-ad-campaigns-AssetQueue", "awsRegion": "eu-west-1"
+        })
+    };
     let event: aws_lambda_events::sqs::SqsEvent = api_tests::serde_json::from_value(json!({"Records": [
         record("m-fails", json!({"account": app.a.id, "asset": asset.id}).to_string()),
         record("m-gone", json!({"account": app.a.id, "asset": "no-such-asset"}).to_string()),
         record("m-garbage", "not json".into()),
-    ]})).unwrap();
+    ]}))
+    .unwrap();
     let res = shared::lambda::handle_batch(&down, shared::queue::QueueName::Assets, event).await;
     let failed: Vec<String> = res.batch_item_failures.iter().map(|f| f.item_identifier.clone()).collect();
     assert_eq!(failed, vec!["m-fails".to_string()]);
@@ -225,7 +243,8 @@ async fn sqs_batches_report_only_the_failed_messages() {
     // The redelivery, with the bucket back, finishes it.
     let again: aws_lambda_events::sqs::SqsEvent = api_tests::serde_json::from_value(json!({"Records": [
         record("m-fails", json!({"account": app.a.id, "asset": asset.id}).to_string()),
-    ]})).unwrap();
+    ]}))
+    .unwrap();
     let res = shared::lambda::handle_batch(&app.state, shared::queue::QueueName::Assets, again).await;
     assert!(res.batch_item_failures.is_empty());
     assert_eq!(app.get(&format!("/v1/assets/video/{}", asset.id)).await.json()["status"], "READY");

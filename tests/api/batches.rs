@@ -323,14 +323,17 @@ async fn the_worker_lambda_handles_s3_event_records() {
         "eventTime": "2026-11-22T10:00:00.000Z", "eventName": "ObjectCreated:Put",
         "s3": {"s3SchemaVersion": "1.0", "configurationId": "audience", "bucket": {"name": "b", "arn": "arn:aws:s3:::b"},
                "object": {"key": format!("audience/{a}/{a}-ap-dmp/nightly+export.csv"), "size": 26, "eTag": "abc"}}}]});
-    let record = |id: &str, body: String| json!({
-        "messageId": id, "receiptHandle": "AQEB-handle", "body": body,
-        "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1795342542000", "SenderId": "AIDAEXAMPLE", "ApproximateFirstReceiveTimestamp": "1795342542001"},
-        "messageAttributes": {}, "md5OfBody": "0", "eventSource": "aws:sqs",
-        "eventSourceARN": "arn:aws:sqs:eu-west-1:123456789012:video-ad-campaigns-AudienceQueue", "awsRegion": "eu-west-1"
-    });
+    let record = |id: &str, body: String| {
+        json!({
+            "messageId": id, "receiptHandle": "AQEB-handle", "body": body,
+            "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1795342542000", "SenderId": "AIDAEXAMPLE", "ApproximateFirstReceiveTimestamp": "1795342542001"},
+            "messageAttributes": {}, "md5OfBody": "0", "eventSource": "aws:sqs",
+            "eventSourceARN": "arn:aws:sqs:eu-west-1:123456789012:video-ad-campaigns-AudienceQueue", "awsRegion": "eu-west-1"
+        })
+    };
     let event: aws_lambda_events::sqs::SqsEvent =
-        serde_json::from_value(json!({"Records": [record("m1", s3.to_string()), record("m2", r#"{"Event":"s3:TestEvent"}"#.into())]})).unwrap();
+        serde_json::from_value(json!({"Records": [record("m1", s3.to_string()), record("m2", r#"{"Event":"s3:TestEvent"}"#.into())]}))
+            .unwrap();
     let res = shared::lambda::handle_batch(&st, shared::queue::QueueName::Audience, event).await;
     assert!(res.batch_item_failures.is_empty());
     // The chunk jobs it sent, one after another (each sends the next).

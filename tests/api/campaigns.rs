@@ -14,9 +14,12 @@ async fn ids(app: &TestApp, url: &str) -> Vec<String> {
 }
 
 async fn archive(app: &TestApp, id: &str, adv: &str) {
-    app.put_xml(&path(id), &format!("<campaignBean><id>{id}</id><name>C</name><advertiserId>{adv}</advertiserId><status>ARCHIVED</status></campaignBean>"))
-        .await
-        .expect(204);
+    app.put_xml(
+        &path(id),
+        &format!("<campaignBean><id>{id}</id><name>C</name><advertiserId>{adv}</advertiserId><status>ARCHIVED</status></campaignBean>"),
+    )
+    .await
+    .expect(204);
 }
 
 both_stores! {

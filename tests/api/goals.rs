@@ -243,4 +243,3 @@ both_stores! {
         app.get(&gpath(&g)).await.expect(200);
     }
 }
-

@@ -16,8 +16,24 @@ async fn world(app: &TestApp) -> World {
     let adv = app.client("Adv", "ADVERTISER").await;
     let campaign = app.create_xml("/api/1.0/campaign", &format!(
         "<campaignBean><name>Alpha Launch</name><advertiserId>{adv}</advertiserId><priority>7</priority><enabled>true</enabled></campaignBean>")).await;
-    let g1 = app.goal(&campaign, "IMPRESSION", -1, Some(9), "<name>Goal B</name><pricingModel>CPM</pricingModel><pricingValue><value>10</value></pricingValue><priority>3</priority>").await;
-    let g2 = app.goal(&campaign, "SHARE_OF_VOICE", 2, Some(20), "<name>goal a</name><caps><cap><type>dailyCap</type><value>100</value></cap></caps>").await;
+    let g1 = app
+        .goal(
+            &campaign,
+            "IMPRESSION",
+            -1,
+            Some(9),
+            "<name>Goal B</name><pricingModel>CPM</pricingModel><pricingValue><value>10</value></pricingValue><priority>3</priority>",
+        )
+        .await;
+    let g2 = app
+        .goal(
+            &campaign,
+            "SHARE_OF_VOICE",
+            2,
+            Some(20),
+            "<name>goal a</name><caps><cap><type>dailyCap</type><value>100</value></cap></caps>",
+        )
+        .await;
     let mut ads = Vec::new();
     for (goal, name, weight) in [(&g1, "ad one", Some(50.0)), (&g1, "ad two", None), (&g2, "ad three", None)] {
         let mut body = json!({"name": name, "goalId": goal, "creative": {"type": "spotPlaceholder", "insertionPoint": "preroll"},

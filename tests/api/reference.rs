@@ -1,7 +1,7 @@
 //! Reference data: seed 002 §2.10, §4.4 (loaded by the seed file).
 
-use api_tests::serde_json::json;
 use api_tests::both_stores;
+use api_tests::serde_json::json;
 
 both_stores! {
     async fn categories_form_one_tree(app: TestApp) {

@@ -13,7 +13,10 @@ async fn create(app: &TestApp, name: &str) -> Value {
 }
 
 fn fields(r: &api_tests::Res) -> Vec<String> {
-    r.json()["errors"].as_array().map(|a| a.iter().map(|e| format!("{} {}", e["field"].as_str().unwrap(), e["rule"].as_str().unwrap())).collect()).unwrap_or_default()
+    r.json()["errors"]
+        .as_array()
+        .map(|a| a.iter().map(|e| format!("{} {}", e["field"].as_str().unwrap(), e["rule"].as_str().unwrap())).collect())
+        .unwrap_or_default()
 }
 
 fn full_rules(a: &str) -> Value {

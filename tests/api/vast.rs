@@ -6,7 +6,9 @@ use api_tests::{both_stores, TestApp};
 async fn ad(app: &TestApp, insertion: &str) -> String {
     let (_, c) = app.advertiser_campaign().await;
     let g = app.goal(&c, "IMPRESSION", 1, Some(9), "").await;
-    let r = app.post_json("/v1/ads", &json!({"name": "A", "goalId": g, "creative": {"type": "spotPlaceholder", "insertionPoint": insertion}})).await;
+    let r = app
+        .post_json("/v1/ads", &json!({"name": "A", "goalId": g, "creative": {"type": "spotPlaceholder", "insertionPoint": insertion}}))
+        .await;
     r.expect(201);
     r.json()["id"].as_str().unwrap().to_string()
 }

@@ -39,7 +39,9 @@ fn provider(id: &str) -> AudienceProvider {
                 id: format!("sg{s}"),
                 key: format!("seg{s}"),
                 name: format!("Segmentation {s}"),
-                segments: (0..SEGMENTS).map(|g| Segment { id: format!("s{s}-{g}"), key: format!("v{g}"), name: format!("Value {g}") }).collect(),
+                segments: (0..SEGMENTS)
+                    .map(|g| Segment { id: format!("s{s}-{g}"), key: format!("v{g}"), name: format!("Value {g}") })
+                    .collect(),
             })
             .collect(),
     }
@@ -175,7 +177,10 @@ async fn child(rows: u64, dir: PathBuf) {
     let account = seed.accounts[0].id.clone();
     let p = provider("bench-dmp");
     store
-        .put(shared::repo::item(shared::keys::record(&account, shared::keys::PROVIDER, &p.id), &p, 1).expect("item"), shared::store::Cond::None)
+        .put(
+            shared::repo::item(shared::keys::record(&account, shared::keys::PROVIDER, &p.id), &p, 1).expect("item"),
+            shared::store::Cond::None,
+        )
         .await
         .expect("provider");
     let key = format!("audience/{account}/{}/export.csv", p.id);

@@ -70,7 +70,10 @@ async fn seed(app: &TestApp) -> Seeded {
                 };
                 summaries.push(ad.summary());
                 let mut item = shared::repo::item(shared::keys::record(a, shared::keys::AD, &id), &ad, 1).unwrap();
-                item.gsi2 = Some((shared::keys::ads_by_created(a), format!("{}#{id}", created.to_rfc3339_opts(api_tests::chrono::SecondsFormat::Micros, true))));
+                item.gsi2 = Some((
+                    shared::keys::ads_by_created(a),
+                    format!("{}#{id}", created.to_rfc3339_opts(api_tests::chrono::SecondsFormat::Micros, true)),
+                ));
                 items.push(item);
             }
             let goal = Goal {
@@ -103,9 +106,17 @@ async fn seed(app: &TestApp) -> Seeded {
             }
             goals.push(goal);
         }
-        let input = shared::model::campaign::parse_bean(&shared::xml::parse(
-            format!("<campaignBean><name>Campaign {:04}</name><advertiserId>{adv}</advertiserId></campaignBean>", (c * 7919) % CAMPAIGNS).as_bytes(),
-        ).unwrap()).unwrap();
+        let input = shared::model::campaign::parse_bean(
+            &shared::xml::parse(
+                format!(
+                    "<campaignBean><name>Campaign {:04}</name><advertiserId>{adv}</advertiserId></campaignBean>",
+                    (c * 7919) % CAMPAIGNS
+                )
+                .as_bytes(),
+            )
+            .unwrap(),
+        )
+        .unwrap();
         let mut camp = Campaign::from_input(cid.clone(), &input, now);
         for f in flights {
             camp.set_goal(f);
@@ -116,8 +127,14 @@ async fn seed(app: &TestApp) -> Seeded {
         }
     }
     app.store.batch_put(items).await.unwrap();
-    println!("  seeded {} campaigns, {} goals, {} ads into the {} store in {:.1} s", CAMPAIGNS, CAMPAIGNS * GOALS_PER_CAMPAIGN,
-        CAMPAIGNS * GOALS_PER_CAMPAIGN * ADS_PER_GOAL, app.store.kind(), t0.elapsed().as_secs_f64());
+    println!(
+        "  seeded {} campaigns, {} goals, {} ads into the {} store in {:.1} s",
+        CAMPAIGNS,
+        CAMPAIGNS * GOALS_PER_CAMPAIGN,
+        CAMPAIGNS * GOALS_PER_CAMPAIGN * ADS_PER_GOAL,
+        app.store.kind(),
+        t0.elapsed().as_secs_f64()
+    );
     Seeded { goal: sample_goal }
 }
 
@@ -162,7 +179,13 @@ async fn run(backend: Backend, runs: usize) {
     let app = TestApp::spawn(backend).await;
     let s = seed(&app).await;
     measure(&app, "/v3/campaigns?expand=goals&expand=ads&pageSize=100", "/v3/campaigns?expand=goals&expand=ads&pageSize=100", runs).await;
-    measure(&app, "/v3/goals?sorting=campaignName&pageSize=100&pageNumber=50", "/v3/goals?sorting=campaignName&pageSize=100&pageNumber=50", runs).await;
+    measure(
+        &app,
+        "/v3/goals?sorting=campaignName&pageSize=100&pageNumber=50",
+        "/v3/goals?sorting=campaignName&pageSize=100&pageNumber=50",
+        runs,
+    )
+    .await;
     measure(&app, "/v3/ads?goal.id=<goal>", &format!("/v3/ads?goal.id={}", s.goal), runs).await;
 }
 

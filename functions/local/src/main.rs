@@ -49,8 +49,10 @@ async fn run() -> Result<(), String> {
             println!("  account {:<12} {:<26} x-o-api-key: {k}", s.account_id, s.name);
         }
     }
-    println!("Try: curl -H 'x-o-api-key: {}' http://{addr}/api/1.0/client",
-        seeded.first().and_then(|s| s.api_keys.first()).cloned().unwrap_or_default());
+    println!(
+        "Try: curl -H 'x-o-api-key: {}' http://{addr}/api/1.0/client",
+        seeded.first().and_then(|s| s.api_keys.first()).cloned().unwrap_or_default()
+    );
     axum::serve(listener, app)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;

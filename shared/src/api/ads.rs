@@ -50,19 +50,17 @@ fn sort_key(ad: &Ad) -> String {
 
 /// Checks the ad against its goal and the account, then builds the conditional writes:
 /// the ad, the goal's ad summary, and the asset it links.
-async fn plan(
-    st: &AppState,
-    account: &str,
-    cur: Option<&Versioned<Ad>>,
-    ad: &Ad,
-    goal: &Versioned<Goal>,
-) -> AppResult<Vec<TxOp>> {
+async fn plan(st: &AppState, account: &str, cur: Option<&Versioned<Ad>>, ad: &Ad, goal: &Versioned<Goal>) -> AppResult<Vec<TxOp>> {
     let g = &goal.value;
     let mut errors: Vec<FieldError> = Vec::new();
     // Flight: within the goal's.
     if let Some(s) = ad.start {
         if s < g.start {
-            errors.push(FieldError::new("start", "withinGoal", format!("start must not be before the goal's start ({})", g.start.to_rfc3339())));
+            errors.push(FieldError::new(
+                "start",
+                "withinGoal",
+                format!("start must not be before the goal's start ({})", g.start.to_rfc3339()),
+            ));
         }
     }
     if let (Some(e), Some(ge)) = (ad.end, g.end) {
@@ -94,7 +92,11 @@ async fn plan(
         let known = reference_ids(st, account, keys::DEVICE).await?;
         for d in dcs {
             if !known.contains(d) {
-                errors.push(FieldError::new("deviceContainers", "reference", format!("deviceContainers: no device container {d} in this account")));
+                errors.push(FieldError::new(
+                    "deviceContainers",
+                    "reference",
+                    format!("deviceContainers: no device container {d} in this account"),
+                ));
             }
         }
     }
@@ -111,9 +113,11 @@ async fn plan(
                 item.expires_at = None;
                 ops.push(TxOp::Put(item, Cond::Version(asset.version())));
             }
-            Err(AppError::NotFound { .. }) => {
-                errors.push(FieldError::new("creative.assetId", "reference", format!("creative.assetId: no asset {asset_id} in this account (or it expired)")))
-            }
+            Err(AppError::NotFound { .. }) => errors.push(FieldError::new(
+                "creative.assetId",
+                "reference",
+                format!("creative.assetId: no asset {asset_id} in this account (or it expired)"),
+            )),
             Err(e) => return Err(e),
         }
     }

@@ -71,7 +71,16 @@ async fn save(st: &AppState, account: &str, a: &Asset) -> AppResult<()> {
 /// `application/octet-stream` with `?name=`.
 #[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
-    let mt = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let mt = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     match mt.as_str() {
         "application/json" => {
             let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY).await.map_err(|_| AppError::PayloadTooLarge(MAX_BODY))?;
@@ -116,7 +125,11 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
             let pairs = query_pairs(q.as_deref())?;
             let name = single(&pairs, "name")?.map(str::to_string);
             let Some(name) = name.filter(|n| !n.trim().is_empty()) else {
-                return Err(AppError::field("name", "required", "query parameter name (the file name, e.g. spot.mp4) is required for an octet-stream upload"));
+                return Err(AppError::field(
+                    "name",
+                    "required",
+                    "query parameter name (the file name, e.g. spot.mp4) is required for an octet-stream upload",
+                ));
             };
             if name.chars().count() > 255 {
                 return Err(AppError::field("name", "maxLength", "name is longer than 255 characters"));
@@ -140,10 +153,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
             save(&st, &a.id, &asset).await?;
             Ok(created(&id))
         }
-        _ => Err(AppError::UnsupportedMediaType {
-            expected: "application/json or application/octet-stream",
-            got: mt,
-        }),
+        _ => Err(AppError::UnsupportedMediaType { expected: "application/json or application/octet-stream", got: mt }),
     }
 }
 

@@ -68,7 +68,8 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
         "previous": (number > 1).then(|| page_link(size, (number - 1).min(last))),
         "last": page_link(size, last),
     });
-    Ok(Json(json!({"pagination": {"totalCount": total, "pageSize": size, "pageNumber": number, "links": links}, "providers": providers})).into_response())
+    Ok(Json(json!({"pagination": {"totalCount": total, "pageSize": size, "pageNumber": number, "links": links}, "providers": providers}))
+        .into_response())
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]

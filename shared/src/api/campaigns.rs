@@ -92,7 +92,12 @@ fn campaign_item(a: &str, c: &Campaign, base: Item) -> AppResult<Item> {
 }
 
 /// The clients a bean names, each checked for its type; every bad reference reported.
-async fn resolve_refs(st: &AppState, account: &str, i: &CampaignInput, only: &BTreeSet<String>) -> AppResult<Vec<Versioned<crate::model::client::Client>>> {
+async fn resolve_refs(
+    st: &AppState,
+    account: &str,
+    i: &CampaignInput,
+    only: &BTreeSet<String>,
+) -> AppResult<Vec<Versioned<crate::model::client::Client>>> {
     let mut wanted = vec![(i.advertiser_id.clone(), "ADVERTISER", "advertiserId")];
     if let Some(x) = &i.agency_id {
         wanted.push((x.clone(), "AGENCY", "agencyId"));
@@ -143,7 +148,8 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody
         if archive_now {
             archive(&mut c, &a, now);
         }
-        let item = campaign_item(&a.id, &c, Item { pk: keys::partition(&a.id, keys::CAMPAIGN), sk: id.clone(), version: 1, ..Item::default() })?;
+        let item =
+            campaign_item(&a.id, &c, Item { pk: keys::partition(&a.id, keys::CAMPAIGN), sk: id.clone(), version: 1, ..Item::default() })?;
         let mut tx = vec![TxOp::Put(item, Cond::NotExists)];
         tx.extend(ref_adds(&a.id, &refs, 1));
         match st.store.transact(tx).await {
@@ -174,7 +180,11 @@ fn list_filter(raw: Option<&str>) -> AppResult<ListFilter> {
         if ["active", "recent", "upcoming"].contains(&s.as_str()) {
             f.status = Some(s.to_ascii_uppercase());
         } else {
-            errors.push(FieldError::new("status", "enum", format!("query parameter status must be active, recent or upcoming (got {s:?})")));
+            errors.push(FieldError::new(
+                "status",
+                "enum",
+                format!("query parameter status must be active, recent or upcoming (got {s:?})"),
+            ));
         }
     }
     if let Some(s) = single(&pairs, "state")? {
@@ -182,7 +192,11 @@ fn list_filter(raw: Option<&str>) -> AppResult<ListFilter> {
         if ["archived", "disabled", "enabled"].contains(&s.as_str()) {
             f.state = Some(s);
         } else {
-            errors.push(FieldError::new("state", "enum", format!("query parameter state must be archived, disabled or enabled (got {s:?})")));
+            errors.push(FieldError::new(
+                "state",
+                "enum",
+                format!("query parameter state must be archived, disabled or enabled (got {s:?})"),
+            ));
         }
     }
     if errors.is_empty() {
@@ -201,7 +215,8 @@ fn sort_campaigns(list: &mut [Campaign]) {
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let f = list_filter(q.as_deref())?;
     let now = st.clock.now();
-    let all: Vec<Versioned<Campaign>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::CAMPAIGN))).await?;
+    let all: Vec<Versioned<Campaign>> =
+        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::CAMPAIGN))).await?;
     let mut list: Vec<Campaign> = all
         .into_iter()
         .map(|v| v.value)

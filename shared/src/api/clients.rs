@@ -19,18 +19,14 @@ use crate::xml::expect_root;
 pub const REFS: &str = "campaigns";
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/1.0/client", get(list).post(create))
-        .route("/api/1.0/client/{seg}", get(get_by).put(update).delete(remove))
+    Router::new().route("/api/1.0/client", get(list).post(create)).route("/api/1.0/client/{seg}", get(get_by).put(update).delete(remove))
 }
 
 pub async fn load(st: &AppState, account: &str, id: &str) -> AppResult<Versioned<Client>> {
     if !plausible_id(id) {
         return Err(AppError::not_found("client", id));
     }
-    repo::get(st.store.as_ref(), &keys::record(account, keys::CLIENT, id))
-        .await?
-        .ok_or_else(|| AppError::not_found("client", id))
+    repo::get(st.store.as_ref(), &keys::record(account, keys::CLIENT, id)).await?.ok_or_else(|| AppError::not_found("client", id))
 }
 
 fn collection(clients: &[Client]) -> String {
@@ -156,8 +152,7 @@ async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
     // The contacts associated with it are no longer associated (best effort: a contact
     // changed concurrently keeps a link to a client that no longer exists, which no
     // read shows).
-    let linked: Vec<Versioned<Contact>> =
-        repo::query_all(st.store.as_ref(), Query::gsi1(keys::client_contacts(&a.id, &id))).await?;
+    let linked: Vec<Versioned<Contact>> = repo::query_all(st.store.as_ref(), Query::gsi1(keys::client_contacts(&a.id, &id))).await?;
     for v in linked {
         let mut c = v.value.clone();
         c.client_id = None;

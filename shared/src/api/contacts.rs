@@ -25,9 +25,7 @@ async fn load(st: &AppState, account: &str, id: &str) -> AppResult<Versioned<Con
     if !plausible_id(id) {
         return Err(AppError::not_found("contact", id));
     }
-    repo::get(st.store.as_ref(), &keys::record(account, keys::CONTACT, id))
-        .await?
-        .ok_or_else(|| AppError::not_found("contact", id))
+    repo::get(st.store.as_ref(), &keys::record(account, keys::CONTACT, id)).await?.ok_or_else(|| AppError::not_found("contact", id))
 }
 
 fn contact_id(seg: &str) -> AppResult<String> {
@@ -109,12 +107,7 @@ async fn update(
 /// `PUT /api/1.0/contact/associate/by_contact_id`, form body `contactId=..;clientId=..`.
 /// A contact is associated with one client at a time; associating it again moves it.
 #[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
-async fn associate(
-    State(st): State<AppState>,
-    Auth(a): Auth,
-    Path(seg): Path<String>,
-    FormPairs(pairs): FormPairs,
-) -> AppResult<Response> {
+async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>, FormPairs(pairs): FormPairs) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     if m.name != "by_contact_id" {
         return Err(AppError::NoRoute(format!("/api/1.0/contact/associate/{seg}")));
@@ -123,7 +116,11 @@ async fn associate(
     let mut errors = Vec::new();
     for (k, _) in &pairs {
         if k != "contactId" && k != "clientId" {
-            errors.push(crate::error::FieldError::new(k.clone(), "unknown", format!("unknown form field {k:?} (expected contactId and clientId)")));
+            errors.push(crate::error::FieldError::new(
+                k.clone(),
+                "unknown",
+                format!("unknown form field {k:?} (expected contactId and clientId)"),
+            ));
         }
     }
     let contact_id = field("contactId").or_else(|| m.get("id").map(str::to_string).filter(|v| !v.is_empty()));

@@ -33,9 +33,7 @@ pub async fn load(st: &AppState, account: &str, id: &str) -> AppResult<(Versione
         _ => return Err(AppError::not_found("goal", id)),
     };
     // A deleted campaign takes its goals with it.
-    let campaign = super::campaigns::load(st, account, &goal.value.campaign_id)
-        .await
-        .map_err(|_| AppError::not_found("goal", id))?;
+    let campaign = super::campaigns::load(st, account, &goal.value.campaign_id).await.map_err(|_| AppError::not_found("goal", id))?;
     Ok((goal, campaign))
 }
 
@@ -80,11 +78,9 @@ fn collection(goals: &[Goal], c: &Campaign, a: &Account) -> String {
 
 fn campaign_ref(st_err: AppError, id: &str) -> AppError {
     match st_err {
-        AppError::NotFound { .. } => AppError::field(
-            "goalBean/campaignId",
-            "reference",
-            format!("goalBean/campaignId: no campaign with id {id} in this account"),
-        ),
+        AppError::NotFound { .. } => {
+            AppError::field("goalBean/campaignId", "reference", format!("goalBean/campaignId: no campaign with id {id} in this account"))
+        }
         other => other,
     }
 }
@@ -138,11 +134,7 @@ pub fn goal_id(seg: &str) -> AppResult<String> {
 
 fn check_update(input: &GoalInput, stored: &Goal, now: chrono::DateTime<chrono::Utc>) -> AppResult<()> {
     if input.campaign_id != stored.campaign_id {
-        return Err(AppError::field(
-            "goalBean/campaignId",
-            "immutable",
-            "goalBean/campaignId cannot change: a goal stays in its campaign",
-        ));
+        return Err(AppError::field("goalBean/campaignId", "immutable", "goalBean/campaignId cannot change: a goal stays in its campaign"));
     }
     check_start_update(stored, input.start, now)
 }

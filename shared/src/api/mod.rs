@@ -34,7 +34,19 @@ pub const MAX_BODY: usize = 1 << 20;
 pub const API_KEY_HEADER: &str = "x-o-api-key";
 
 /// Every resource group, by the name its Lambda uses.
-pub const GROUPS: &[&str] = &["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy", "queries", "reference", "audience", "targeting-template"];
+pub const GROUPS: &[&str] = &[
+    "clients",
+    "contacts",
+    "campaigns",
+    "goals",
+    "assets",
+    "ads",
+    "insertion-policy",
+    "queries",
+    "reference",
+    "audience",
+    "targeting-template",
+];
 
 /// The router of one group (a Lambda serves one).
 pub fn group(name: &str) -> Option<Router<AppState>> {
@@ -132,10 +144,8 @@ impl FromRequestParts<AppState> for Auth {
         if let Some(a) = st.auth_cache.get(&h) {
             return Ok(Auth(a));
         }
-        let rec: KeyRecord = repo::get(st.store.as_ref(), &keys::api_key(&h))
-            .await?
-            .ok_or_else(|| AppError::Unauthorized("unknown API key".into()))?
-            .value;
+        let rec: KeyRecord =
+            repo::get(st.store.as_ref(), &keys::api_key(&h)).await?.ok_or_else(|| AppError::Unauthorized("unknown API key".into()))?.value;
         let account: Account = repo::get(st.store.as_ref(), &keys::account(&rec.account_id))
             .await?
             .ok_or_else(|| AppError::Unauthorized("unknown API key".into()))?
@@ -183,10 +193,7 @@ impl<S: Send + Sync> FromRequest<S> for FormPairs {
     async fn from_request(req: Request, _: &S) -> Result<Self, AppError> {
         let mt = media_type(req.headers());
         if mt != "application/x-www-form-urlencoded" {
-            return Err(AppError::UnsupportedMediaType {
-                expected: "application/x-www-form-urlencoded",
-                got: content_type(req.headers()),
-            });
+            return Err(AppError::UnsupportedMediaType { expected: "application/x-www-form-urlencoded", got: content_type(req.headers()) });
         }
         let bytes = read_body(req).await?;
         let text = std::str::from_utf8(&bytes).map_err(|_| AppError::Malformed("form body is not UTF-8".into()))?;
@@ -211,9 +218,7 @@ fn decode_form(s: &str) -> Result<String, AppError> {
 pub fn if_match(headers: &HeaderMap) -> Result<Option<u64>, AppError> {
     let Some(v) = headers.get(header::IF_MATCH) else { return Ok(None) };
     let s = v.to_str().unwrap_or("").trim().trim_start_matches("W/").trim_matches('"');
-    s.parse::<u64>()
-        .map(Some)
-        .map_err(|_| AppError::field("If-Match", "etag", "If-Match must be an ETag returned by a GET of this record"))
+    s.parse::<u64>().map(Some).map_err(|_| AppError::field("If-Match", "etag", "If-Match must be an ETag returned by a GET of this record"))
 }
 
 /// A matrix path segment `name;k=v;...`: the value of `id` when the name matches.
@@ -275,11 +280,9 @@ pub fn no_content() -> Response {
 /// Requires the update's body id (when sent) to be the path's id.
 pub fn check_body_id(root: &str, body_id: &Option<String>, path_id: &str) -> Result<(), AppError> {
     match body_id {
-        Some(b) if b != path_id => Err(AppError::field(
-            format!("{root}/id"),
-            "matchesPath",
-            format!("{root}/id ({b}) must equal the id in the path ({path_id})"),
-        )),
+        Some(b) if b != path_id => {
+            Err(AppError::field(format!("{root}/id"), "matchesPath", format!("{root}/id ({b}) must equal the id in the path ({path_id})")))
+        }
         _ => Ok(()),
     }
 }
@@ -301,7 +304,6 @@ pub const WRITE_ATTEMPTS: usize = 5;
 pub fn conflict() -> AppError {
     AppError::Conflict("the record was changed concurrently by another request; retry".into())
 }
-
 
 /// Query-string pairs, in order, percent-decoded (repeatable keys are kept).
 pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, AppError> {
@@ -348,10 +350,7 @@ impl Attempts {
 
     pub fn check(&mut self, version: u64) -> Result<(), AppError> {
         if self.expected.is_some_and(|v| v != version) {
-            return Err(AppError::PreconditionFailed(format!(
-                "{} {} has changed since the ETag was read",
-                self.what, self.id
-            )));
+            return Err(AppError::PreconditionFailed(format!("{} {} has changed since the ETag was read", self.what, self.id)));
         }
         if self.left == 0 {
             return Err(conflict());
@@ -416,7 +415,11 @@ pub fn paging(pairs: &[(String, String)]) -> Result<(usize, usize), AppError> {
         Some(v) => match v.parse::<usize>() {
             Ok(n) if (1..=100).contains(&n) => n,
             _ => {
-                errors.push(crate::error::FieldError::new("pageSize", "range", format!("pageSize must be an integer 1 to 100 (got {v:?})")));
+                errors.push(crate::error::FieldError::new(
+                    "pageSize",
+                    "range",
+                    format!("pageSize must be an integer 1 to 100 (got {v:?})"),
+                ));
                 0
             }
         },
@@ -426,7 +429,11 @@ pub fn paging(pairs: &[(String, String)]) -> Result<(usize, usize), AppError> {
         Some(v) => match v.parse::<usize>() {
             Ok(n) if n >= 1 => n,
             _ => {
-                errors.push(crate::error::FieldError::new("pageNumber", "range", format!("pageNumber must be an integer of at least 1 (got {v:?})")));
+                errors.push(crate::error::FieldError::new(
+                    "pageNumber",
+                    "range",
+                    format!("pageNumber must be an integer of at least 1 (got {v:?})"),
+                ));
                 0
             }
         },

@@ -101,10 +101,8 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBytes(body): Json
             )));
         }
         r.ids.push(id.clone());
-        let ops = vec![
-            TxOp::Put(repo::item(keys::record(&a.id, keys::POLICY, &id), &p, 1)?, Cond::NotExists),
-            ranking_op(&a.id, &r, &prev)?,
-        ];
+        let ops =
+            vec![TxOp::Put(repo::item(keys::record(&a.id, keys::POLICY, &id), &p, 1)?, Cond::NotExists), ranking_op(&a.id, &r, &prev)?];
         if tries.commit(st.store.as_ref(), ops).await? {
             break;
         }
@@ -117,7 +115,12 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBytes(body): Json
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id))]
-async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: axum::http::HeaderMap, JsonBytes(body): JsonBytes) -> AppResult<Response> {
+async fn replace(
+    State(st): State<AppState>,
+    Auth(a): Auth,
+    headers: axum::http::HeaderMap,
+    JsonBytes(body): JsonBytes,
+) -> AppResult<Response> {
     require_feature(&a)?;
     let expected = if_match(&headers)?;
     let p = checked(&st, &a, &body).await?;
@@ -201,7 +204,11 @@ async fn put_ranking(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): Jso
         let mut b_sorted = cur.ids.clone();
         b_sorted.sort();
         if a_sorted != b_sorted {
-            return Err(AppError::field("ids", "permutation", format!("ids must list each of the account's {} policies exactly once", cur.ids.len())));
+            return Err(AppError::field(
+                "ids",
+                "permutation",
+                format!("ids must list each of the account's {} policies exactly once", cur.ids.len()),
+            ));
         }
         let next = Ranking { ids: wanted.clone() };
         if tries.commit(st.store.as_ref(), vec![ranking_op(&a.id, &next, &prev)?]).await? {

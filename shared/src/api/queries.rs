@@ -49,7 +49,12 @@ pub fn build_vast_url(base: &str, account: &str, ad: &Ad, target: (&str, &str), 
 
 /// `GET /v3/ads/{adId}/vasturl/category/{id}` and `.../content-partner/{id}`, `rt`.
 #[tracing::instrument(skip_all, fields(account = %a.id))]
-async fn vast_url(State(st): State<AppState>, Auth(a): Auth, Path((ad_id, kind, id)): Path<(String, String, String)>, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn vast_url(
+    State(st): State<AppState>,
+    Auth(a): Auth,
+    Path((ad_id, kind, id)): Path<(String, String, String)>,
+    RawQuery(q): RawQuery,
+) -> AppResult<Response> {
     let (ref_kind, param, what) = match kind.as_str() {
         "category" => (keys::CATEGORY, "category", "category"),
         "content-partner" => (keys::PARTNER, "contentPartner", "content partner"),
@@ -63,7 +68,8 @@ async fn vast_url(State(st): State<AppState>, Auth(a): Auth, Path((ad_id, kind, 
     if !crate::ids::plausible_id(&ad_id) {
         return Err(AppError::not_found("ad", &ad_id));
     }
-    let ad: Ad = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::AD, &ad_id)).await?.ok_or_else(|| AppError::not_found("ad", &ad_id))?.value;
+    let ad: Ad =
+        repo::get(st.store.as_ref(), &keys::record(&a.id, keys::AD, &ad_id)).await?.ok_or_else(|| AppError::not_found("ad", &ad_id))?.value;
     super::goals::load(&st, &a.id, &ad.goal_id).await.map_err(|_| AppError::not_found("ad", &ad_id))?;
     if !crate::ids::plausible_id(&id) || st.store.get(&keys::record(&a.id, ref_kind, &id)).await?.is_none() {
         return Err(AppError::not_found(what, &id));
@@ -93,15 +99,23 @@ use crate::store::{Key, Query};
 const CAMPAIGN_METRICS: &[&str] = &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"];
 const AD_METRICS: &[&str] = &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "delivered"];
 const GOAL_METRICS: &[&str] = &[
-    "impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "delivered", "ctr",
-    "completionRate", "ecpm",
+    "impression",
+    "clickThrough",
+    "start",
+    "firstQuartile",
+    "midpoint",
+    "thirdQuartile",
+    "complete",
+    "delivered",
+    "ctr",
+    "completionRate",
+    "ecpm",
 ];
 const SORTINGS: &[&str] = &["priority", "type", "booked", "start", "end", "goalName", "campaignName"];
 
 fn href(kind: &str, id: &str) -> String {
     format!("/v3/{kind}/{id}")
 }
-
 
 /// The query string, checked: every parameter known, every value valid.
 struct Params {
@@ -121,7 +135,12 @@ impl Params {
         Ok(Params { pairs, errors })
     }
     fn all(&self, name: &str) -> Vec<String> {
-        self.pairs.iter().filter(|(k, _)| k == name).flat_map(|(_, v)| v.split(',').map(|s| s.trim().to_string())).filter(|s| !s.is_empty()).collect()
+        self.pairs
+            .iter()
+            .filter(|(k, _)| k == name)
+            .flat_map(|(_, v)| v.split(',').map(|s| s.trim().to_string()))
+            .filter(|s| !s.is_empty())
+            .collect()
     }
     fn one(&mut self, name: &str) -> Option<String> {
         match single(&self.pairs, name) {
@@ -190,8 +209,6 @@ fn pick(all: &[&str], requested: &[String]) -> Vec<String> {
         requested.to_vec()
     }
 }
-
-
 
 fn metrics_json(c: &Counters, names: &[String], goal: Option<&Goal>) -> Value {
     let mut m = Map::new();
@@ -312,7 +329,12 @@ struct InheritedOut<'a> {
     origin: OriginOut<'a>,
 }
 
-fn inherited_out<'a>(value: u8, own: Option<(&'static str, &'a str)>, parent: Option<(&'static str, &'a str)>, site: &'a str) -> InheritedOut<'a> {
+fn inherited_out<'a>(
+    value: u8,
+    own: Option<(&'static str, &'a str)>,
+    parent: Option<(&'static str, &'a str)>,
+    site: &'a str,
+) -> InheritedOut<'a> {
     let origin = match (own, parent) {
         (Some((e, id)), _) | (None, Some((e, id))) => origin_out(e, id),
         (None, None) => origin_out("site", site),
@@ -376,7 +398,14 @@ struct AdOut<'a> {
 
 /// An ad's v3 object; `weight` comes from its goal's weights, which callers compute once
 /// per goal (`model::ad::weights`).
-fn ad_json<'a>(ad: &'a Ad, g: &'a Goal, c: &'a Campaign, nested: bool, metrics: Option<Value>, weight: Option<crate::model::ad::Weight>) -> AdOut<'a> {
+fn ad_json<'a>(
+    ad: &'a Ad,
+    g: &'a Goal,
+    c: &'a Campaign,
+    nested: bool,
+    metrics: Option<Value>,
+    weight: Option<crate::model::ad::Weight>,
+) -> AdOut<'a> {
     let kind = if ad.creative.kind == "spotPlaceholder" { "standardPlaceholder" } else { ad.creative.kind.as_str() };
     let dated = |own: Option<DateTime<Utc>>, inherited: Option<DateTime<Utc>>| match own {
         Some(v) => DatedOut { value: Some(v), origin: None },
@@ -549,7 +578,13 @@ struct CampaignOut<'a> {
     metrics: Option<Value>,
 }
 
-fn campaign_json<'a>(cx: &Ctx<'a>, c: &'a Campaign, goals: Option<Vec<GoalOut<'a>>>, metrics: Option<Value>, include_deleted_goals: bool) -> CampaignOut<'a> {
+fn campaign_json<'a>(
+    cx: &Ctx<'a>,
+    c: &'a Campaign,
+    goals: Option<Vec<GoalOut<'a>>>,
+    metrics: Option<Value>,
+    include_deleted_goals: bool,
+) -> CampaignOut<'a> {
     let a = cx.account;
     CampaignOut {
         id: &c.id,
@@ -569,7 +604,9 @@ fn campaign_json<'a>(cx: &Ctx<'a>, c: &'a Campaign, goals: Option<Vec<GoalOut<'a
         sequence_scope: "session",
         goals: match goals {
             Some(full) => Children::Full(full),
-            None => Children::Links(c.goals.iter().filter(|g| include_deleted_goals || !g.deleted).map(|g| link_out("goals", &g.id)).collect()),
+            None => {
+                Children::Links(c.goals.iter().filter(|g| include_deleted_goals || !g.deleted).map(|g| link_out("goals", &g.id)).collect())
+            }
         },
         priority: inherited_out(c.effective_priority(a), c.priority.map(|_| ("campaign", c.id.as_str())), None, &a.id),
         frontload: inherited_out(c.effective_frontload(a), c.front_load_factor.map(|_| ("campaign", c.id.as_str())), None, &a.id),
@@ -678,7 +715,8 @@ enum SortKey {
 }
 
 async fn all_campaigns(st: &AppState, account: &str) -> AppResult<Vec<Campaign>> {
-    let found: Vec<crate::repo::Versioned<Campaign>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::CAMPAIGN))).await?;
+    let found: Vec<crate::repo::Versioned<Campaign>> =
+        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::CAMPAIGN))).await?;
     Ok(found.into_iter().map(|v| v.value).collect())
 }
 
@@ -727,7 +765,8 @@ async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &Ca
     let mut goals: HashMap<String, Goal> = HashMap::new();
     let mut ads: HashMap<String, Ad> = HashMap::new();
     if o.expand_goals {
-        let ids: Vec<String> = list.iter().flat_map(|c| c.goals.iter().filter(|g| o.include_deleted_goals || !g.deleted).map(|g| g.id.clone())).collect();
+        let ids: Vec<String> =
+            list.iter().flat_map(|c| c.goals.iter().filter(|g| o.include_deleted_goals || !g.deleted).map(|g| g.id.clone())).collect();
         goals = goals_by_id(st, &a.id, &ids).await?;
         if o.expand_ads {
             let ad_ids: Vec<String> = goals.values().flat_map(|g| g.ads.iter().map(|s| s.id.clone())).collect();
@@ -748,7 +787,11 @@ async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &Ca
                 .map(|g| {
                     let nested = o.expand_ads.then(|| {
                         let w = weights(&g.ads);
-                        g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied())).collect()
+                        g.ads
+                            .iter()
+                            .filter_map(|s| ads.get(&s.id))
+                            .map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied()))
+                            .collect()
                     });
                     goal_json(cx, g, c, nested, None, None)
                 })
@@ -762,14 +805,33 @@ async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &Ca
 
 #[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
-    let mut p = Params::new(q.as_deref(), &[
-        "expand", "embed", "metrics", "includeDeletedGoals", "includeDeletedCampaigns", "campaigns.started.before",
-        "campaigns.started.after", "campaigns.ended.before", "campaigns.ended.after", "campaign.state", "campaign.name", "ids",
-        "pageSize", "pageNumber",
-    ])?;
+    let mut p = Params::new(
+        q.as_deref(),
+        &[
+            "expand",
+            "embed",
+            "metrics",
+            "includeDeletedGoals",
+            "includeDeletedCampaigns",
+            "campaigns.started.before",
+            "campaigns.started.after",
+            "campaigns.ended.before",
+            "campaigns.ended.after",
+            "campaign.state",
+            "campaign.name",
+            "ids",
+            "pageSize",
+            "pageNumber",
+        ],
+    )?;
     let o = campaign_opts(&mut p);
     let include_deleted = p.flag("includeDeletedCampaigns");
-    let (sb, sa, eb, ea) = (p.date("campaigns.started.before"), p.date("campaigns.started.after"), p.date("campaigns.ended.before"), p.date("campaigns.ended.after"));
+    let (sb, sa, eb, ea) = (
+        p.date("campaigns.started.before"),
+        p.date("campaigns.started.after"),
+        p.date("campaigns.ended.before"),
+        p.date("campaigns.ended.after"),
+    );
     let states = p.values_in("campaign.state", &["enabled", "disabled", "archived"]);
     let name = p.one("campaign.name").map(|n| n.to_lowercase());
     let ids = p.all("ids");
@@ -805,7 +867,10 @@ async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<
     if !crate::ids::plausible_id(&id) {
         return Err(AppError::not_found("campaign", &id));
     }
-    let c: Campaign = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::CAMPAIGN, &id)).await?.ok_or_else(|| AppError::not_found("campaign", &id))?.value;
+    let c: Campaign = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::CAMPAIGN, &id))
+        .await?
+        .ok_or_else(|| AppError::not_found("campaign", &id))?
+        .value;
     let cx = Ctx { account: &a, now: st.clock.now() };
     Ok(one_response(render_campaigns(&st, &cx, std::slice::from_ref(&c), &o).await?))
 }
@@ -858,13 +923,31 @@ async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)], o:
 
 #[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
-    let mut p = Params::new(q.as_deref(), &[
-        "expand", "embed", "metrics", "goals.started.before", "goals.started.after", "goals.ended.before", "goals.ended.after",
-        "goal.name", "campaign.name", "campaign.id", "campaign.state", "includeDeletedGoals", "includeDeletedCampaigns",
-        "pageSize", "pageNumber", "sorting", "sortingOrder",
-    ])?;
+    let mut p = Params::new(
+        q.as_deref(),
+        &[
+            "expand",
+            "embed",
+            "metrics",
+            "goals.started.before",
+            "goals.started.after",
+            "goals.ended.before",
+            "goals.ended.after",
+            "goal.name",
+            "campaign.name",
+            "campaign.id",
+            "campaign.state",
+            "includeDeletedGoals",
+            "includeDeletedCampaigns",
+            "pageSize",
+            "pageNumber",
+            "sorting",
+            "sortingOrder",
+        ],
+    )?;
     let o = goal_opts(&mut p);
-    let (sb, sa, eb, ea) = (p.date("goals.started.before"), p.date("goals.started.after"), p.date("goals.ended.before"), p.date("goals.ended.after"));
+    let (sb, sa, eb, ea) =
+        (p.date("goals.started.before"), p.date("goals.started.after"), p.date("goals.ended.before"), p.date("goals.ended.after"));
     let goal_name = p.one("goal.name").map(|n| n.to_lowercase());
     let campaign_name = p.one("campaign.name").map(|n| n.to_lowercase());
     let campaign_id = p.one("campaign.id");
@@ -967,8 +1050,12 @@ async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
     if !crate::ids::plausible_id(&id) {
         return Err(AppError::not_found("goal", &id));
     }
-    let g: Goal = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::GOAL, &id)).await?.ok_or_else(|| AppError::not_found("goal", &id))?.value;
-    let c: Campaign = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::CAMPAIGN, &g.campaign_id)).await?.ok_or_else(|| AppError::not_found("goal", &id))?.value;
+    let g: Goal =
+        repo::get(st.store.as_ref(), &keys::record(&a.id, keys::GOAL, &id)).await?.ok_or_else(|| AppError::not_found("goal", &id))?.value;
+    let c: Campaign = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::CAMPAIGN, &g.campaign_id))
+        .await?
+        .ok_or_else(|| AppError::not_found("goal", &id))?
+        .value;
     let cx = Ctx { account: &a, now: st.clock.now() };
     Ok(one_response(render_goals(&st, &cx, &[(g, c)], &o).await?))
 }
@@ -981,7 +1068,10 @@ fn ad_metrics_names(p: &mut Params) -> Option<Vec<String>> {
 
 async fn render_ads(st: &AppState, cx: &Ctx<'_>, list: &[(Ad, Goal, Campaign)], names: &Option<Vec<String>>) -> AppResult<Vec<String>> {
     let counters = match names {
-        Some(_) => metrics::read(st.store.as_ref(), &cx.account.id, Level::Ad, &list.iter().map(|(ad, _, _)| ad.id.clone()).collect::<Vec<_>>()).await?,
+        Some(_) => {
+            metrics::read(st.store.as_ref(), &cx.account.id, Level::Ad, &list.iter().map(|(ad, _, _)| ad.id.clone()).collect::<Vec<_>>())
+                .await?
+        }
         None => HashMap::new(),
     };
     let none = Counters::default();
@@ -1002,7 +1092,8 @@ async fn render_ads(st: &AppState, cx: &Ctx<'_>, list: &[(Ad, Goal, Campaign)], 
 
 #[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
-    let mut p = Params::new(q.as_deref(), &["embed", "metrics", "ads.created.before", "ads.created.after", "goal.id", "pageSize", "pageNumber"])?;
+    let mut p =
+        Params::new(q.as_deref(), &["embed", "metrics", "ads.created.before", "ads.created.after", "goal.id", "pageSize", "pageNumber"])?;
     let names = ad_metrics_names(&mut p);
     let (before, after) = (p.date("ads.created.before"), p.date("ads.created.after"));
     let goal_id = p.one("goal.id");
@@ -1022,7 +1113,8 @@ async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -
         None => {
             let found = st.store.query(Query::gsi2(keys::ads_by_created(&a.id)).backward()).await?;
             let ads: Vec<Ad> = found.items.into_iter().map(|i| repo::decode::<Ad>(i).map(|v| v.value)).collect::<AppResult<_>>()?;
-            let g: Vec<crate::repo::Versioned<Goal>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::GOAL))).await?;
+            let g: Vec<crate::repo::Versioned<Goal>> =
+                repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::GOAL))).await?;
             let c = all_campaigns(&st, &a.id).await?;
             (ads, g.into_iter().map(|v| (v.value.id.clone(), v.value)).collect(), c.into_iter().map(|c| (c.id.clone(), c)).collect())
         }
@@ -1049,7 +1141,8 @@ async fn ad_one(State(st): State<AppState>, Auth(a): Auth, Path(ad_id): Path<Str
     if !crate::ids::plausible_id(&ad_id) {
         return Err(AppError::not_found("ad", &ad_id));
     }
-    let ad: Ad = repo::get(st.store.as_ref(), &keys::record(&a.id, keys::AD, &ad_id)).await?.ok_or_else(|| AppError::not_found("ad", &ad_id))?.value;
+    let ad: Ad =
+        repo::get(st.store.as_ref(), &keys::record(&a.id, keys::AD, &ad_id)).await?.ok_or_else(|| AppError::not_found("ad", &ad_id))?.value;
     let (g, c) = super::goals::load(&st, &a.id, &ad.goal_id).await.map_err(|_| AppError::not_found("ad", &ad_id))?;
     let cx = Ctx { account: &a, now: st.clock.now() };
     Ok(one_response(render_ads(&st, &cx, &[(ad, g.value, c.value)], &names).await?))

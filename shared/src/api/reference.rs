@@ -24,11 +24,18 @@ pub fn router() -> Router<AppState> {
 }
 
 async fn all<T: DeserializeOwned>(st: &AppState, account: &str, kind: &str) -> AppResult<Vec<T>> {
-    let found: Vec<crate::repo::Versioned<T>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, kind))).await?;
+    let found: Vec<crate::repo::Versioned<T>> =
+        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, kind))).await?;
     Ok(found.into_iter().map(|v| v.value).collect())
 }
 
-async fn one<T: DeserializeOwned + Serialize>(st: &AppState, account: &str, kind: &str, what: &'static str, id: &str) -> AppResult<Response> {
+async fn one<T: DeserializeOwned + Serialize>(
+    st: &AppState,
+    account: &str,
+    kind: &str,
+    what: &'static str,
+    id: &str,
+) -> AppResult<Response> {
     if !crate::ids::plausible_id(id) {
         return Err(AppError::not_found(what, id));
     }

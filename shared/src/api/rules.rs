@@ -27,10 +27,12 @@ pub async fn read(st: &AppState, account: &str, parent: Parent, id: &str) -> App
 
 /// The account's reference data that rules may name.
 pub async fn known(st: &AppState, account: &str) -> AppResult<Known> {
-    let cats: Vec<Versioned<Category>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::CATEGORY))).await?;
+    let cats: Vec<Versioned<Category>> =
+        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::CATEGORY))).await?;
     let partners: Vec<Versioned<ContentPartner>> =
         repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::PARTNER))).await?;
-    let acps: Vec<Versioned<CustomParameter>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::ACP))).await?;
+    let acps: Vec<Versioned<CustomParameter>> =
+        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::ACP))).await?;
     let providers: Vec<Versioned<crate::model::account::AudienceProvider>> =
         repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::PROVIDER))).await?;
     Ok(Known {

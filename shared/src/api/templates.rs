@@ -54,7 +54,8 @@ async fn usage(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response>
     let active = active_count(&st, &a.id).await?;
     let max = a.limits.targeting_templates;
     let reached = active >= i64::from(max);
-    let (title, body) = if reached { ("Targeting template limit reached".to_string(), limit_message(active, max)) } else { (String::new(), String::new()) };
+    let (title, body) =
+        if reached { ("Targeting template limit reached".to_string(), limit_message(active, max)) } else { (String::new(), String::new()) };
     Ok(Json(json!({"active": active, "max": max, "messageTitle": title, "messageBody": body})).into_response())
 }
 
@@ -92,7 +93,11 @@ fn kind(p: Parent) -> &'static str {
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let mut templates: Vec<Template> = match target(&st, &a, &pairs, false).await? {
-        None => repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::TEMPLATE))).await?.into_iter().map(|v| v.value).collect(),
+        None => repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::TEMPLATE)))
+            .await?
+            .into_iter()
+            .map(|v| v.value)
+            .collect(),
         Some((parent, id)) => {
             let links = st.store.query(Query::gsi1(keys::linked_templates(&a.id, kind(parent), &id))).await?;
             let ids: Vec<Key> = links.items.iter().filter_map(|i| i.gsi1.as_ref().map(|(_, t)| template_key(&a.id, t))).collect();
@@ -238,8 +243,10 @@ async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
 }
 
 async fn names(st: &AppState, account: &str) -> AppResult<(Vec<String>, Vec<String>)> {
-    let providers: Vec<Versioned<AudienceProvider>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::PROVIDER))).await?;
-    let acps: Vec<Versioned<CustomParameter>> = repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::ACP))).await?;
+    let providers: Vec<Versioned<AudienceProvider>> =
+        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::PROVIDER))).await?;
+    let acps: Vec<Versioned<CustomParameter>> =
+        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, keys::ACP))).await?;
     Ok((providers.into_iter().map(|p| p.value.id).collect(), acps.into_iter().map(|c| c.value.name).collect()))
 }
 
@@ -285,7 +292,8 @@ async fn link(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>,
         return Err(AppError::field("campaignId", "required", "query parameter campaignId or goalId is required"));
     };
     let k = kind(parent);
-    let mut item = Item { pk: keys::template_links(&a.id, &id), sk: format!("{k}#{target_id}"), version: 1, body: "{}".into(), ..Item::default() };
+    let mut item =
+        Item { pk: keys::template_links(&a.id, &id), sk: format!("{k}#{target_id}"), version: 1, body: "{}".into(), ..Item::default() };
     item.gsi1 = Some((keys::linked_templates(&a.id, k, &target_id), id.clone()));
     let ops = vec![TxOp::Check(template_key(&a.id, &id), Cond::Exists), TxOp::Put(item, Cond::None)];
     match st.store.transact(ops).await {

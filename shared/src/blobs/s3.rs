@@ -56,8 +56,7 @@ impl S3Blobs {
     /// tests and the local server over AWS services; on AWS the template declares it).
     pub async fn notify_queue(&self, queue_arn: &str, prefix: &str) -> Result<(), BlobError> {
         use aws_sdk_s3::types::{
-            Event, FilterRule, FilterRuleName, NotificationConfiguration, NotificationConfigurationFilter, QueueConfiguration,
-            S3KeyFilter,
+            Event, FilterRule, FilterRuleName, NotificationConfiguration, NotificationConfigurationFilter, QueueConfiguration, S3KeyFilter,
         };
         let filter = NotificationConfigurationFilter::builder()
             .key(S3KeyFilter::builder().filter_rules(FilterRule::builder().name(FilterRuleName::Prefix).value(prefix).build()).build())
@@ -80,15 +79,7 @@ impl Blobs for S3Blobs {
         check_key(key)?;
         let size = tokio::fs::metadata(path).await.map_err(err)?.len();
         let body = ByteStream::from_path(path).await.map_err(err)?;
-        self.client
-            .put_object()
-            .bucket(&self.bucket)
-            .key(key)
-            .content_type(content_type)
-            .body(body)
-            .send()
-            .await
-            .map_err(err)?;
+        self.client.put_object().bucket(&self.bucket).key(key).content_type(content_type).body(body).send().await.map_err(err)?;
         Ok(size)
     }
 

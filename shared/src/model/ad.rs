@@ -16,13 +16,40 @@ pub const CREATIVE_TYPES: &[&str] =
 pub const INSERTION_POINTS: &[&str] = &["preroll", "midroll", "postroll"];
 
 const SPOT_EVENTS: &[&str] = &[
-    "IMPRESSION", "CLICK_THROUGH", "AD_START", "AD_FIRST_QUARTILE", "AD_MIDPOINT", "AD_THIRD_QUARTILE", "AD_COMPLETE",
-    "CLOSE", "MUTE", "UNMUTE", "PAUSE", "RESUME", "REWIND", "FULLSCREEN", "SKIP",
+    "IMPRESSION",
+    "CLICK_THROUGH",
+    "AD_START",
+    "AD_FIRST_QUARTILE",
+    "AD_MIDPOINT",
+    "AD_THIRD_QUARTILE",
+    "AD_COMPLETE",
+    "CLOSE",
+    "MUTE",
+    "UNMUTE",
+    "PAUSE",
+    "RESUME",
+    "REWIND",
+    "FULLSCREEN",
+    "SKIP",
 ];
 const PAUSE_EVENTS: &[&str] = &["IMPRESSION", "CLICK_THROUGH", "CLOSE"];
 const PLACEHOLDER_EVENTS: &[&str] = &[
-    "IMPRESSION", "CLICK_THROUGH", "AD_START", "AD_FIRST_QUARTILE", "AD_MIDPOINT", "AD_THIRD_QUARTILE", "AD_COMPLETE",
-    "CLOSE", "MUTE", "UNMUTE", "PAUSE", "RESUME", "REWIND", "FULLSCREEN", "SKIP", "EXPAND",
+    "IMPRESSION",
+    "CLICK_THROUGH",
+    "AD_START",
+    "AD_FIRST_QUARTILE",
+    "AD_MIDPOINT",
+    "AD_THIRD_QUARTILE",
+    "AD_COMPLETE",
+    "CLOSE",
+    "MUTE",
+    "UNMUTE",
+    "PAUSE",
+    "RESUME",
+    "REWIND",
+    "FULLSCREEN",
+    "SKIP",
+    "EXPAND",
 ];
 
 /// The external tracker events a creative type allows (§2.2).
@@ -40,7 +67,9 @@ fn creative_fields(t: &str) -> (&'static [&'static str], &'static [&'static str]
         "standard" => (&["insertionPoint", "assetId", "clickDestinationUri"], &["insertionPoint", "assetId"]),
         "pause" => (&["assetId", "clickDestinationUri"], &["assetId"]),
         "iptv" => (&["insertionPoint", "videoCreativeId", "clickDestinationUri", "estimatedAdDuration"], &["insertionPoint"]),
-        "thirdparty" => (&["insertionPoint", "vastUri", "vpaidStrict", "vpaidCountdown", "estimatedAdDuration"], &["insertionPoint", "vastUri"]),
+        "thirdparty" => {
+            (&["insertionPoint", "vastUri", "vpaidStrict", "vpaidCountdown", "estimatedAdDuration"], &["insertionPoint", "vastUri"])
+        }
         "placeholder" => (&[], &[]),
         "spotPlaceholder" => (&["insertionPoint", "clickDestinationUri"], &["insertionPoint"]),
         "pausePlaceholder" => (&["clickDestinationUri"], &[]),
@@ -164,7 +193,17 @@ pub struct AdInput {
 }
 
 const FIELDS: &[&str] = &[
-    "id", "name", "goalId", "customId", "description", "enabled", "weight", "creative", "start", "end", "externalTrackers",
+    "id",
+    "name",
+    "goalId",
+    "customId",
+    "description",
+    "enabled",
+    "weight",
+    "creative",
+    "start",
+    "end",
+    "externalTrackers",
     "deviceContainers",
 ];
 
@@ -246,7 +285,11 @@ fn read_trackers(r: &mut ObjReader, creative_type: Option<&str>) -> Vec<(String,
         let event = tr.str_req("event", 64);
         if let (Some(e), Some(ct)) = (&event, creative_type) {
             if !allowed_events(ct).contains(&e.as_str()) {
-                tr.err("event", "event", format!("{path}.event {e} is not allowed for a {ct} creative (allowed: {})", allowed_events(ct).join(", ")));
+                tr.err(
+                    "event",
+                    "event",
+                    format!("{path}.event {e} is not allowed for a {ct} creative (allowed: {})", allowed_events(ct).join(", ")),
+                );
             }
         }
         let ok = tr.errors.is_empty();
@@ -297,7 +340,10 @@ pub fn parse_write(v: &Value) -> Result<AdInput, Vec<FieldError>> {
     let mut cerrs = Vec::new();
     let creative = read_creative(r.get("creative"), &mut cerrs);
     r.errors.append(&mut cerrs);
-    let ct = creative.as_ref().map(|c| c.kind.clone()).or_else(|| v.get("creative").and_then(|c| c.get("type")).and_then(Value::as_str).map(str::to_string));
+    let ct = creative
+        .as_ref()
+        .map(|c| c.kind.clone())
+        .or_else(|| v.get("creative").and_then(|c| c.get("type")).and_then(Value::as_str).map(str::to_string));
     let external_trackers = read_trackers(&mut r, ct.as_deref().filter(|t| CREATIVE_TYPES.contains(t)));
     let device_containers = read_containers(&mut r);
     match (name, goal_id, creative) {
@@ -525,11 +571,23 @@ mod tests {
     #[test]
     fn fields_of_other_types_and_ranges() {
         assert_eq!(rules(base(json!({"type": "placeholder", "assetId": "a"}))), vec!["creative.assetId notForType"]);
-        assert_eq!(rules(base(json!({"type": "standard", "insertionPoint": "preroll", "assetId": "a", "estimatedAdDuration": 5}))), vec!["creative.estimatedAdDuration notForType"]);
-        assert_eq!(rules(base(json!({"type": "iptv", "insertionPoint": "preroll", "estimatedAdDuration": 0}))), vec!["creative.estimatedAdDuration range"]);
-        assert_eq!(rules(base(json!({"type": "iptv", "insertionPoint": "preroll", "estimatedAdDuration": 10000}))), vec!["creative.estimatedAdDuration range"]);
+        assert_eq!(
+            rules(base(json!({"type": "standard", "insertionPoint": "preroll", "assetId": "a", "estimatedAdDuration": 5}))),
+            vec!["creative.estimatedAdDuration notForType"]
+        );
+        assert_eq!(
+            rules(base(json!({"type": "iptv", "insertionPoint": "preroll", "estimatedAdDuration": 0}))),
+            vec!["creative.estimatedAdDuration range"]
+        );
+        assert_eq!(
+            rules(base(json!({"type": "iptv", "insertionPoint": "preroll", "estimatedAdDuration": 10000}))),
+            vec!["creative.estimatedAdDuration range"]
+        );
         assert_eq!(rules(base(json!({"type": "spotPlaceholder", "insertionPoint": "seekroll"}))), vec!["creative.insertionPoint enum"]);
-        assert_eq!(rules(base(json!({"type": "pausePlaceholder", "clickDestinationUri": "javascript:alert(1)"}))), vec!["creative.clickDestinationUri url"]);
+        assert_eq!(
+            rules(base(json!({"type": "pausePlaceholder", "clickDestinationUri": "javascript:alert(1)"}))),
+            vec!["creative.clickDestinationUri url"]
+        );
         let mut v = base(json!({"type": "placeholder"}));
         v["weight"] = json!(0);
         assert_eq!(rules(v.clone()), vec!["weight range"]);
@@ -597,12 +655,18 @@ mod tests {
         assert_eq!(w["m"], Weight { proportional: true, total_overridden: 0.0, value: 100.0 });
         let three = weights(&[s("a", "preroll", None), s("b", "preroll", None), s("c", "preroll", None)]);
         assert_eq!(three["a"].value, 33.3333);
-        assert_eq!(explicit_sum(&[s("a", "preroll", Some(30.0)), s("b", "preroll", Some(20.0)), s("c", "midroll", Some(5.0))], "preroll", "b"), 30.0);
+        assert_eq!(
+            explicit_sum(&[s("a", "preroll", Some(30.0)), s("b", "preroll", Some(20.0)), s("c", "midroll", Some(5.0))], "preroll", "b"),
+            30.0
+        );
     }
 
     #[test]
     fn patch_reads_only_its_fields() {
-        let p = parse_patch(&json!({"id": "x", "name": "N", "customId": null, "weight": 5, "goalId": "ignored", "creative": {"type": "nonsense"}})).unwrap();
+        let p = parse_patch(
+            &json!({"id": "x", "name": "N", "customId": null, "weight": 5, "goalId": "ignored", "creative": {"type": "nonsense"}}),
+        )
+        .unwrap();
         assert_eq!(p.name.as_deref(), Some("N"));
         assert_eq!(p.custom_id, Some(None));
         assert_eq!(p.weight, Some(Some(5.0)));

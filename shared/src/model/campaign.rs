@@ -102,9 +102,27 @@ pub struct CampaignInput {
 }
 
 const FIELDS: &[&str] = &[
-    "advertiserId", "agencyId", "brandId", "budget", "cpmHigh", "cpmLow", "customId", "description", "enabled",
-    "start", "end", "exclusive", "frontLoadFactor", "goalTotal", "goalType", "id", "includeInForecast", "name",
-    "priority", "status", "vastEnabled",
+    "advertiserId",
+    "agencyId",
+    "brandId",
+    "budget",
+    "cpmHigh",
+    "cpmLow",
+    "customId",
+    "description",
+    "enabled",
+    "start",
+    "end",
+    "exclusive",
+    "frontLoadFactor",
+    "goalTotal",
+    "goalType",
+    "id",
+    "includeInForecast",
+    "name",
+    "priority",
+    "status",
+    "vastEnabled",
 ];
 
 /// Frontload factors are 0 to 100 in steps of 10.

@@ -46,9 +46,7 @@ pub struct ClientInput {
     pub visiting_address: Option<Address>,
 }
 
-const FIELDS: &[&str] = &[
-    "id", "name", "type", "comments", "email", "faxNumber", "phoneNumber", "postalAddress", "visitingAddress",
-];
+const FIELDS: &[&str] = &["id", "name", "type", "comments", "email", "faxNumber", "phoneNumber", "postalAddress", "visitingAddress"];
 
 pub fn parse_bean(el: &Element) -> Result<ClientInput, AppError> {
     let mut r = BeanReader::new(el, "clientBean", FIELDS, &[]);
@@ -65,17 +63,9 @@ pub fn parse_bean(el: &Element) -> Result<ClientInput, AppError> {
     let postal_address = read_address(&mut r, "postalAddress");
     let visiting_address = read_address(&mut r, "visitingAddress");
     match (name, kind) {
-        (Some(name), Some(kind)) if r.errors.is_empty() => Ok(ClientInput {
-            id,
-            name,
-            kind,
-            comments,
-            email,
-            fax_number,
-            phone_number,
-            postal_address,
-            visiting_address,
-        }),
+        (Some(name), Some(kind)) if r.errors.is_empty() => {
+            Ok(ClientInput { id, name, kind, comments, email, fax_number, phone_number, postal_address, visiting_address })
+        }
         _ => Err(AppError::Validation(r.errors)),
     }
 }

@@ -43,8 +43,7 @@ pub struct ContactInput {
     pub work_phone_number: Option<Phone>,
 }
 
-const FIELDS: &[&str] =
-    &["id", "firstName", "lastName", "description", "email", "faxNumber", "mobilePhoneNumber", "workPhoneNumber"];
+const FIELDS: &[&str] = &["id", "firstName", "lastName", "description", "email", "faxNumber", "mobilePhoneNumber", "workPhoneNumber"];
 
 pub fn parse_bean(el: &Element) -> Result<ContactInput, AppError> {
     let mut r = BeanReader::new(el, "contactBean", FIELDS, &[]);
@@ -57,16 +56,9 @@ pub fn parse_bean(el: &Element) -> Result<ContactInput, AppError> {
     let mobile_phone_number = read_phone(&mut r, "mobilePhoneNumber");
     let work_phone_number = read_phone(&mut r, "workPhoneNumber");
     match first_name {
-        Some(first_name) if r.errors.is_empty() => Ok(ContactInput {
-            id,
-            first_name,
-            last_name,
-            description,
-            email,
-            fax_number,
-            mobile_phone_number,
-            work_phone_number,
-        }),
+        Some(first_name) if r.errors.is_empty() => {
+            Ok(ContactInput { id, first_name, last_name, description, email, fax_number, mobile_phone_number, work_phone_number })
+        }
         _ => Err(AppError::Validation(r.errors)),
     }
 }

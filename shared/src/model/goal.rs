@@ -10,8 +10,15 @@ use crate::error::AppError;
 use crate::xml::{BeanReader, Element, XmlOut};
 
 pub const GOAL_TYPES: &[&str] = &[
-    "SHARE_OF_VOICE", "IMPRESSION", "UNLIMITED_IMPRESSION", "RTB", "FIRST_QUARTILE", "SECOND_QUARTILE",
-    "THIRD_QUARTILE", "COMPLETE", "CLICK_THROUGH",
+    "SHARE_OF_VOICE",
+    "IMPRESSION",
+    "UNLIMITED_IMPRESSION",
+    "RTB",
+    "FIRST_QUARTILE",
+    "SECOND_QUARTILE",
+    "THIRD_QUARTILE",
+    "COMPLETE",
+    "CLICK_THROUGH",
 ];
 pub const VARIANTS: &[&str] = &["NORMAL", "BUMPER"];
 pub const PRICING_MODELS: &[&str] = &["NO_PRICING", "BUDGET", "CPM", "CPMV_25", "CPMV_50", "CPMV_75", "CPMV_100", "CPC"];
@@ -124,8 +131,24 @@ pub struct GoalInput {
 }
 
 const FIELDS: &[&str] = &[
-    "campaignId", "type", "variant", "goalValue", "start", "end", "pricingModel", "pricingValue", "cpm", "customId",
-    "description", "name", "frontLoadFactor", "priority", "caps", "midrollBreakTargeting", "unlimitedImpressions", "id",
+    "campaignId",
+    "type",
+    "variant",
+    "goalValue",
+    "start",
+    "end",
+    "pricingModel",
+    "pricingValue",
+    "cpm",
+    "customId",
+    "description",
+    "name",
+    "frontLoadFactor",
+    "priority",
+    "caps",
+    "midrollBreakTargeting",
+    "unlimitedImpressions",
+    "id",
     "formatType",
 ];
 
@@ -505,7 +528,10 @@ mod tests {
             vec!["goalBean/midrollBreakTargeting/midrollBreakNumber maxCount"]
         );
         assert_eq!(
-            rules(&bean("IMPRESSION", &format!("{v}<midrollBreakTargeting><midrollBreakNumber>0</midrollBreakNumber></midrollBreakTargeting>"))),
+            rules(&bean(
+                "IMPRESSION",
+                &format!("{v}<midrollBreakTargeting><midrollBreakNumber>0</midrollBreakNumber></midrollBreakTargeting>")
+            )),
             vec!["goalBean/midrollBreakTargeting/midrollBreakNumber range"]
         );
     }
@@ -540,7 +566,17 @@ mod tests {
     #[test]
     fn cpm_and_format() {
         let now = Utc::now();
-        let i = parse_bean(&parse(bean("IMPRESSION", "<goalValue>200000</goalValue><pricingModel>BUDGET</pricingModel><pricingValue><value>1000</value></pricingValue>").as_bytes()).unwrap()).unwrap();
+        let i = parse_bean(
+            &parse(
+                bean(
+                    "IMPRESSION",
+                    "<goalValue>200000</goalValue><pricingModel>BUDGET</pricingModel><pricingValue><value>1000</value></pricingValue>",
+                )
+                .as_bytes(),
+            )
+            .unwrap(),
+        )
+        .unwrap();
         let mut g = Goal::from_input("g".into(), &i, now);
         assert_eq!(g.cpm(), Some(5.0));
         g.pricing_model = "CPMV_75".into();

@@ -3,6 +3,7 @@
 pub mod account;
 pub mod ad;
 pub mod asset;
+pub mod audience;
 pub mod campaign;
 pub mod client;
 pub mod common;
@@ -11,5 +12,4 @@ pub mod goal;
 pub mod notification;
 pub mod policy;
 pub mod rules;
-pub mod audience;
 pub mod template;

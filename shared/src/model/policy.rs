@@ -270,7 +270,11 @@ pub fn validate(p: &Policy, a: &Account, categories: &HashSet<String>) -> Vec<Fi
     }
     let cats = &p.category_rule.one_of;
     if cats.len() > a.limits.categories_per_policy as usize {
-        c.fail("categoryRule.oneOf", "maxCount", format!("holds at most {} categories (got {})", a.limits.categories_per_policy, cats.len()));
+        c.fail(
+            "categoryRule.oneOf",
+            "maxCount",
+            format!("holds at most {} categories (got {})", a.limits.categories_per_policy, cats.len()),
+        );
     }
     for (i, id) in cats.iter().enumerate() {
         if !categories.contains(id) {
@@ -297,16 +301,28 @@ pub fn validate(p: &Policy, a: &Account, categories: &HashSet<String>) -> Vec<Fi
     c.format("adBreakSettings.midroll.enabled", m.enabled, "midroll", a);
     let rules = &m.advanced_rules.rules;
     if rules.len() > MAX_ADVANCED_RULES {
-        c.fail("adBreakSettings.midroll.advancedRules.rules", "maxCount", format!("holds at most {MAX_ADVANCED_RULES} rules (got {})", rules.len()));
+        c.fail(
+            "adBreakSettings.midroll.advancedRules.rules",
+            "maxCount",
+            format!("holds at most {MAX_ADVANCED_RULES} rules (got {})", rules.len()),
+        );
     }
     if m.advanced_rules.enabled && rules.is_empty() {
-        c.fail("adBreakSettings.midroll.advancedRules.rules", "required", "needs at least one rule when advancedRules.enabled is true".into());
+        c.fail(
+            "adBreakSettings.midroll.advancedRules.rules",
+            "required",
+            "needs at least one rule when advancedRules.enabled is true".into(),
+        );
     }
     let mut numbers = HashSet::new();
     for (i, r) in rules.iter().enumerate() {
         let f = format!("adBreakSettings.midroll.advancedRules.rules[{i}]");
         if r.midroll_break_number <= 1 {
-            c.fail(&format!("{f}.midrollBreakNumber"), "range", format!("must be an integer greater than 1 (got {})", r.midroll_break_number));
+            c.fail(
+                &format!("{f}.midrollBreakNumber"),
+                "range",
+                format!("must be an integer greater than 1 (got {})", r.midroll_break_number),
+            );
         } else if !numbers.insert(r.midroll_break_number) {
             c.fail(&format!("{f}.midrollBreakNumber"), "unique", format!("repeats break {}", r.midroll_break_number));
         }
@@ -333,7 +349,8 @@ mod tests {
     use serde_json::json;
 
     fn account() -> Account {
-        serde_json::from_value(json!({"id": "a", "name": "A", "adFormats": ["preroll", "midroll"], "features": {"insertionPolicy": true}})).unwrap()
+        serde_json::from_value(json!({"id": "a", "name": "A", "adFormats": ["preroll", "midroll"], "features": {"insertionPolicy": true}}))
+            .unwrap()
     }
 
     fn rules(v: serde_json::Value) -> Vec<String> {
@@ -350,7 +367,10 @@ mod tests {
         let t = serde_json::to_value(Policy::default()).unwrap();
         assert_eq!(t["name"], "");
         assert_eq!(t["tagRule"]["oneOf"], json!([]));
-        assert_eq!(t["globalSettings"], json!({"skipButton": {"showWhen": "NEVER", "resetAfter": 86400, "skipOffset": {"value": 0, "unit": "SECONDS"}}, "minimumTimeBetweenAds": 180}));
+        assert_eq!(
+            t["globalSettings"],
+            json!({"skipButton": {"showWhen": "NEVER", "resetAfter": 86400, "skipOffset": {"value": 0, "unit": "SECONDS"}}, "minimumTimeBetweenAds": 180})
+        );
         let b = &t["adBreakSettings"];
         assert_eq!((b["standardSpotsEnabled"].as_bool(), b["interactiveSpotsEnabled"].as_bool()), (Some(true), Some(false)));
         assert_eq!(b["preroll"], json!({"enabled": false, "timeLimit": {"enabled": false, "seconds": 30}, "adsPerBreak": 1}));
@@ -369,7 +389,10 @@ mod tests {
 
     #[test]
     fn unknown_fields_and_types_name_their_path() {
-        assert_eq!(rules(json!({"name": "P", "adBreakSettings": {"preroll": {"adsPerBrake": 2}}})), vec!["adBreakSettings.preroll.adsPerBrake unknown"]);
+        assert_eq!(
+            rules(json!({"name": "P", "adBreakSettings": {"preroll": {"adsPerBrake": 2}}})),
+            vec!["adBreakSettings.preroll.adsPerBrake unknown"]
+        );
         assert_eq!(rules(json!({"name": "P", "overlaySettings": {"duration": "long"}})), vec!["overlaySettings.duration type"]);
     }
 
@@ -378,16 +401,31 @@ mod tests {
         let cases = [
             (json!({"globalSettings": {"skipButton": {"showWhen": "SOMETIMES"}}}), "globalSettings.skipButton.showWhen enum"),
             (json!({"globalSettings": {"skipButton": {"resetAfter": 100}}}), "globalSettings.skipButton.resetAfter enum"),
-            (json!({"globalSettings": {"skipButton": {"skipOffset": {"value": 101, "unit": "PERCENT"}}}}), "globalSettings.skipButton.skipOffset.value range"),
-            (json!({"globalSettings": {"skipButton": {"skipOffset": {"unit": "FRAMES"}}}}), "globalSettings.skipButton.skipOffset.unit enum"),
+            (
+                json!({"globalSettings": {"skipButton": {"skipOffset": {"value": 101, "unit": "PERCENT"}}}}),
+                "globalSettings.skipButton.skipOffset.value range",
+            ),
+            (
+                json!({"globalSettings": {"skipButton": {"skipOffset": {"unit": "FRAMES"}}}}),
+                "globalSettings.skipButton.skipOffset.unit enum",
+            ),
             (json!({"globalSettings": {"minimumTimeBetweenAds": 90}}), "globalSettings.minimumTimeBetweenAds enum"),
             (json!({"adBreakSettings": {"preroll": {"adsPerBreak": 51}}}), "adBreakSettings.preroll.adsPerBreak range"),
             (json!({"adBreakSettings": {"postroll": {"timeLimit": {"seconds": 1}}}}), "adBreakSettings.postroll.timeLimit.seconds range"),
             (json!({"adBreakSettings": {"seekroll": {"adsPerBreak": 0}}}), "adBreakSettings.seekroll.adsPerBreak range"),
             (json!({"adBreakSettings": {"seekroll": {"minSeekEvents": 26}}}), "adBreakSettings.seekroll.minSeekEvents range"),
-            (json!({"adBreakSettings": {"midroll": {"advancedRules": {"enabled": true}}}}), "adBreakSettings.midroll.advancedRules.rules required"),
-            (json!({"adBreakSettings": {"midroll": {"advancedRules": {"rules": [{"midrollBreakNumber": 1}]}}}}), "adBreakSettings.midroll.advancedRules.rules[0].midrollBreakNumber range"),
-            (json!({"adBreakSettings": {"midroll": {"advancedRules": {"rules": [{"midrollBreakNumber": 2, "adsPerBreak": 0}]}}}}), "adBreakSettings.midroll.advancedRules.rules[0].adsPerBreak range"),
+            (
+                json!({"adBreakSettings": {"midroll": {"advancedRules": {"enabled": true}}}}),
+                "adBreakSettings.midroll.advancedRules.rules required",
+            ),
+            (
+                json!({"adBreakSettings": {"midroll": {"advancedRules": {"rules": [{"midrollBreakNumber": 1}]}}}}),
+                "adBreakSettings.midroll.advancedRules.rules[0].midrollBreakNumber range",
+            ),
+            (
+                json!({"adBreakSettings": {"midroll": {"advancedRules": {"rules": [{"midrollBreakNumber": 2, "adsPerBreak": 0}]}}}}),
+                "adBreakSettings.midroll.advancedRules.rules[0].adsPerBreak range",
+            ),
             (json!({"overlaySettings": {"duration": 12}}), "overlaySettings.duration enum"),
             (json!({"overlaySettings": {"firstInsertion": 65}}), "overlaySettings.firstInsertion enum"),
             (json!({"overlaySettings": {"frequency": 90}}), "overlaySettings.frequency enum"),

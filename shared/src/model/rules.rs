@@ -20,7 +20,10 @@ pub const MAX_ACP_VALUES: usize = 20;
 /// Characters an account custom parameter value may not hold (seed 002 §2.2 rule 3).
 pub const ACP_FORBIDDEN: &[char] = &[' ', ',', ';', '"', '\'', '\\', '|', '~', '&'];
 const IGNORE_FLAGS: &[&str] = &[
-    "ignoreParentContentRules", "ignoreParentFrequencyRules", "ignoreParentLocationRules", "ignoreParentTagRules",
+    "ignoreParentContentRules",
+    "ignoreParentFrequencyRules",
+    "ignoreParentLocationRules",
+    "ignoreParentTagRules",
     "ignoreParentTimeRules",
 ];
 
@@ -145,7 +148,9 @@ pub fn time_rule(active: bool, days: Vec<String>, [fh, fm, th, tm]: [u32; 4]) ->
     let rule = TimeRule { active, days, from_hour: fh, from_minute: fm, to_hour: th, to_minute: tm };
     let (from, to) = rule.window();
     if from >= to {
-        Err(format!("the window {fh:02}:{fm:02}-{th:02}:{tm:02} is empty; end after start (00:00 ends at midnight; across midnight use two rules)"))
+        Err(format!(
+            "the window {fh:02}:{fm:02}-{th:02}:{tm:02} is empty; end after start (00:00 ends at midnight; across midnight use two rules)"
+        ))
     } else {
         Ok(rule)
     }
@@ -157,7 +162,8 @@ pub fn valid_ip_matcher(m: &str) -> bool {
     if parts.len() != 4 {
         return false;
     }
-    let octet = |p: &str| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|n| n <= 255);
+    let octet =
+        |p: &str| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|n| n <= 255);
     if !parts[..3].iter().all(|p| octet(p)) {
         return false;
     }
@@ -245,12 +251,31 @@ pub struct Known {
 }
 
 const FIELDS: &[&str] = &[
-    "parentId", "content", "frequencyCappings", "locations", "timeRestrictions", "tags", "accountCustomParameters",
-    "ignoreParentContentRules", "ignoreParentFrequencyRules", "ignoreParentLocationRules", "ignoreParentTagRules",
-    "ignoreParentTimeRules", "ipRules", "userAgentRules", "audienceRules",
+    "parentId",
+    "content",
+    "frequencyCappings",
+    "locations",
+    "timeRestrictions",
+    "tags",
+    "accountCustomParameters",
+    "ignoreParentContentRules",
+    "ignoreParentFrequencyRules",
+    "ignoreParentLocationRules",
+    "ignoreParentTagRules",
+    "ignoreParentTimeRules",
+    "ipRules",
+    "userAgentRules",
+    "audienceRules",
 ];
 const REPEATABLE: &[&str] = &[
-    "content", "frequencyCappings", "locations", "timeRestrictions", "tags", "accountCustomParameters", "ipRules", "userAgentRules",
+    "content",
+    "frequencyCappings",
+    "locations",
+    "timeRestrictions",
+    "tags",
+    "accountCustomParameters",
+    "ipRules",
+    "userAgentRules",
     "audienceRules",
 ];
 
@@ -396,7 +421,9 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
                         b.err("parameterName", "single", format!("{n} is given twice"));
                     }
                 }
-                Some(p) => b.err("parameterName", "reference", format!("{}: the account has no custom parameter {p:?}", b.at("parameterName"))),
+                Some(p) => {
+                    b.err("parameterName", "reference", format!("{}: the account has no custom parameter {p:?}", b.at("parameterName")))
+                }
                 None => b.err("parameterName", "format", format!("{} must be acp.<parameter name> (got {n:?})", b.at("parameterName"))),
             }
         }
@@ -444,7 +471,12 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
     }
 
     for (i, c) in children.iter().filter(|c| c.name == "userAgentRules").enumerate() {
-        let mut b = BeanReader::new(c, indexed(&r, "userAgentRules", i), &["browsers", "operatingSystems", "access"], &["browsers", "operatingSystems"]);
+        let mut b = BeanReader::new(
+            c,
+            indexed(&r, "userAgentRules", i),
+            &["browsers", "operatingSystems", "access"],
+            &["browsers", "operatingSystems"],
+        );
         let mut lists = [Vec::new(), Vec::new()];
         for (k, (name, allowed)) in [("browsers", BROWSERS), ("operatingSystems", OPERATING_SYSTEMS)].iter().enumerate() {
             for d in c.children_named(name) {
@@ -454,7 +486,9 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
                             lists[k].push(v.to_string());
                         }
                     }
-                    other => b.err(name, "enum", format!("{} must be one of {} (got {:?})", b.at(name), allowed.join(", "), other.unwrap_or(""))),
+                    other => {
+                        b.err(name, "enum", format!("{} must be one of {} (got {:?})", b.at(name), allowed.join(", "), other.unwrap_or("")))
+                    }
                 }
             }
         }
@@ -513,7 +547,11 @@ impl Rules {
     pub fn write(&self, o: &mut XmlOut) {
         o.open("rulesBean");
         for c in &self.content {
-            o.open("content").leaf("resourceId", &c.resource_id).leaf("ruleType", &c.rule_type).leaf("variableType", &c.variable_type).close("content");
+            o.open("content")
+                .leaf("resourceId", &c.resource_id)
+                .leaf("ruleType", &c.rule_type)
+                .leaf("variableType", &c.variable_type)
+                .close("content");
         }
         for f in &self.frequency_cappings {
             o.open("frequencyCappings").leaf("impressions", f.impressions).leaf("timeUnit", &f.time_unit).close("frequencyCappings");
@@ -524,11 +562,20 @@ impl Rules {
             .leaf("ignoreParentTagRules", self.ignore_parent_tag_rules)
             .leaf("ignoreParentTimeRules", self.ignore_parent_time_rules);
         for l in &self.locations {
-            o.open("locations").leaf("allowed", l.allowed).leaf("id", &l.id).leaf_opt("iso2", l.iso2.as_ref()).leaf("locationType", &l.location_type).close("locations");
+            o.open("locations")
+                .leaf("allowed", l.allowed)
+                .leaf("id", &l.id)
+                .leaf_opt("iso2", l.iso2.as_ref())
+                .leaf("locationType", &l.location_type)
+                .close("locations");
         }
         o.leaf("parentId", &self.parent_id);
         for t in &self.tags {
-            o.open("tags").leaf("resourceId", &t.resource_id).leaf("ruleType", &t.rule_type).leaf("variableType", &t.variable_type).close("tags");
+            o.open("tags")
+                .leaf("resourceId", &t.resource_id)
+                .leaf("ruleType", &t.rule_type)
+                .leaf("variableType", &t.variable_type)
+                .close("tags");
         }
         for t in &self.time_restrictions {
             o.open("timeRestrictions").leaf("active", t.active);
@@ -691,7 +738,9 @@ mod tests {
 
     #[test]
     fn lifetime_unit_depends_on_the_parent() {
-        let f = |u: &str| format!("<rulesBean><frequencyCappings><impressions>1</impressions><timeUnit>{u}</timeUnit></frequencyCappings></rulesBean>");
+        let f = |u: &str| {
+            format!("<rulesBean><frequencyCappings><impressions>1</impressions><timeUnit>{u}</timeUnit></frequencyCappings></rulesBean>")
+        };
         assert!(rules(&f("CAMPAIGN_LIFETIME"), Parent::Campaign).is_empty());
         assert_eq!(rules(&f("GOAL_LIFETIME"), Parent::Campaign), vec!["rulesBean/frequencyCappings[1]/timeUnit enum"]);
         assert!(rules(&f("GOAL_LIFETIME"), Parent::Goal).is_empty());
@@ -702,7 +751,9 @@ mod tests {
 
     #[test]
     fn references_and_enumerations() {
-        let c = |id: &str, rt: &str| format!("<rulesBean><content><resourceId>{id}</resourceId><ruleType>{rt}</ruleType><variableType>SITE</variableType></content></rulesBean>");
+        let c = |id: &str, rt: &str| {
+            format!("<rulesBean><content><resourceId>{id}</resourceId><ruleType>{rt}</ruleType><variableType>SITE</variableType></content></rulesBean>")
+        };
         assert_eq!(rules(&c("nope", "ALL_OF"), Parent::Goal), vec!["rulesBean/content[1]/resourceId reference"]);
         assert_eq!(rules(&c("cat1", "ANY_OF"), Parent::Goal), vec!["rulesBean/content[1]/ruleType enum"]);
         let tag = "<rulesBean><tags><resourceId>cpX</resourceId><ruleType>ALL_OF</ruleType><variableType>CONTENT_PARTNER</variableType></tags></rulesBean>";
@@ -710,7 +761,11 @@ mod tests {
         let loc = "<rulesBean><locations><allowed>maybe</allowed><id>x</id><iso2>SWE</iso2><locationType>STATE</locationType></locations></rulesBean>";
         assert_eq!(
             rules(loc, Parent::Goal),
-            vec!["rulesBean/locations[1]/allowed boolean", "rulesBean/locations[1]/iso2 format", "rulesBean/locations[1]/locationType enum"]
+            vec![
+                "rulesBean/locations[1]/allowed boolean",
+                "rulesBean/locations[1]/iso2 format",
+                "rulesBean/locations[1]/locationType enum"
+            ]
         );
     }
 
@@ -718,7 +773,10 @@ mod tests {
     fn time_restriction_ranges_and_windows() {
         let tr = |inner: &str| format!("<rulesBean><timeRestrictions><active>true</active>{inner}</timeRestrictions></rulesBean>");
         assert_eq!(
-            rules(&tr("<days>MONDAY</days><fromHour>24</fromHour><fromMinute>60</fromMinute><toHour>5</toHour><toMinute>0</toMinute>"), Parent::Goal),
+            rules(
+                &tr("<days>MONDAY</days><fromHour>24</fromHour><fromMinute>60</fromMinute><toHour>5</toHour><toMinute>0</toMinute>"),
+                Parent::Goal
+            ),
             vec!["rulesBean/timeRestrictions[1]/fromHour range", "rulesBean/timeRestrictions[1]/fromMinute range"]
         );
         assert_eq!(
@@ -726,11 +784,17 @@ mod tests {
             vec!["rulesBean/timeRestrictions[1]/days required"]
         );
         assert_eq!(
-            rules(&tr("<days>FUNDAY</days><fromHour>1</fromHour><fromMinute>0</fromMinute><toHour>5</toHour><toMinute>0</toMinute>"), Parent::Goal),
+            rules(
+                &tr("<days>FUNDAY</days><fromHour>1</fromHour><fromMinute>0</fromMinute><toHour>5</toHour><toMinute>0</toMinute>"),
+                Parent::Goal
+            ),
             vec!["rulesBean/timeRestrictions[1]/days enum"]
         );
         assert_eq!(
-            rules(&tr("<days>MONDAY</days><fromHour>22</fromHour><fromMinute>0</fromMinute><toHour>2</toHour><toMinute>0</toMinute>"), Parent::Goal),
+            rules(
+                &tr("<days>MONDAY</days><fromHour>22</fromHour><fromMinute>0</fromMinute><toHour>2</toHour><toMinute>0</toMinute>"),
+                Parent::Goal
+            ),
             vec!["rulesBean/timeRestrictions[1]/toHour window"]
         );
     }
@@ -769,7 +833,8 @@ mod tests {
     #[test]
     fn custom_parameter_rules() {
         let acp = |name: &str, n: usize, value: &str| {
-            let rs: String = (0..n).map(|i| format!("<rules><ruleType>AT_LEAST_ONE_OF</ruleType><value>{value}{i}</value></rules>")).collect();
+            let rs: String =
+                (0..n).map(|i| format!("<rules><ruleType>AT_LEAST_ONE_OF</ruleType><value>{value}{i}</value></rules>")).collect();
             format!("<rulesBean><accountCustomParameters><parameterName>{name}</parameterName>{rs}</accountCustomParameters></rulesBean>")
         };
         assert!(rules(&acp("acp.genre", 20, "v"), Parent::Goal).is_empty());
@@ -777,7 +842,11 @@ mod tests {
         assert_eq!(rules(&acp("genre", 1, "v"), Parent::Goal), vec!["rulesBean/accountCustomParameters[1]/parameterName format"]);
         assert_eq!(rules(&acp("acp.mood", 1, "v"), Parent::Goal), vec!["rulesBean/accountCustomParameters[1]/parameterName reference"]);
         for bad in ["a b", "a,b", "a;b", "a|b", "a~b", "a&amp;b", "a'b", "a\\b", "a&quot;b"] {
-            assert_eq!(rules(&acp("acp.genre", 1, bad), Parent::Goal), vec!["rulesBean/accountCustomParameters[1]/rules[1]/value format"], "{bad}");
+            assert_eq!(
+                rules(&acp("acp.genre", 1, bad), Parent::Goal),
+                vec!["rulesBean/accountCustomParameters[1]/rules[1]/value format"],
+                "{bad}"
+            );
         }
         let all_of = "<rulesBean><accountCustomParameters><parameterName>acp.genre</parameterName><rules><ruleType>ALL_OF</ruleType><value>x</value></rules></accountCustomParameters></rulesBean>";
         assert_eq!(rules(all_of, Parent::Goal), vec!["rulesBean/accountCustomParameters[1]/rules[1]/ruleType enum"]);

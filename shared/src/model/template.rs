@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::rules::{
-    check_segment_id, ip_matcher_message, time_rule, valid_ip_matcher, AcpRule, AcpValueRule, AudienceRule, FrequencyCap, IpRule, Known, LocationRule, ResourceRule,
-    Rules, UserAgentRule, ACCESS, ACP_FORBIDDEN, ACP_RULE_TYPES, BROWSERS, DAYS, LOCATION_TYPES, MAX_ACP_VALUES,
-    OPERATING_SYSTEMS, RULE_TYPES, UNITS,
+    check_segment_id, ip_matcher_message, time_rule, valid_ip_matcher, AcpRule, AcpValueRule, AudienceRule, FrequencyCap, IpRule, Known,
+    LocationRule, ResourceRule, Rules, UserAgentRule, ACCESS, ACP_FORBIDDEN, ACP_RULE_TYPES, BROWSERS, DAYS, LOCATION_TYPES,
+    MAX_ACP_VALUES, OPERATING_SYSTEMS, RULE_TYPES, UNITS,
 };
 use crate::error::{AppError, FieldError};
 use crate::json::ObjReader;
@@ -40,8 +40,15 @@ impl Template {
 }
 
 const RULE_KEYS: &[&str] = &[
-    "frequencyRules", "locationRules", "timeRules", "tagAndPartnerRules", "categoryRules", "ipRules", "userAgentRules",
-    "audienceRules", "accountCustomParameterRules",
+    "frequencyRules",
+    "locationRules",
+    "timeRules",
+    "tagAndPartnerRules",
+    "categoryRules",
+    "ipRules",
+    "userAgentRules",
+    "audienceRules",
+    "accountCustomParameterRules",
 ];
 
 /// The frequency units a template may use: both lifetimes (checked when imported).
@@ -354,7 +361,10 @@ pub fn rules_json(rules: &Rules, providers: &[String], custom_parameters: &[Stri
     }
     let mut acp: Map<String, Value> = custom_parameters.iter().map(|p| (format!("acp.{p}"), json!([]))).collect();
     for a in &rules.account_custom_parameters {
-        acp.insert(a.parameter_name.clone(), json!(a.rules.iter().map(|r| json!({"value": r.value, "ruleType": r.rule_type})).collect::<Vec<_>>()));
+        acp.insert(
+            a.parameter_name.clone(),
+            json!(a.rules.iter().map(|r| json!({"value": r.value, "ruleType": r.rule_type})).collect::<Vec<_>>()),
+        );
     }
     json!({
         "frequencyRules": rules.frequency_cappings.iter().map(|f| json!({"impressions": f.impressions, "timeUnit": f.time_unit})).collect::<Vec<_>>(),
@@ -434,28 +444,57 @@ mod tests {
         let one = json!([{"tag": "a", "resourceType": "TAG", "ruleType": "AT_LEAST_ONE_OF"}]);
         assert_eq!(rules(with("tagAndPartnerRules", one)), vec!["tagAndPartnerRules atLeastTwoTags"]);
         // Categories and custom parameters refuse ALL_OF.
-        assert_eq!(rules(with("categoryRules", json!([{"categoryId": "cat1", "ruleType": "ALL_OF"}]))), vec!["categoryRules[0].ruleType enum"]);
+        assert_eq!(
+            rules(with("categoryRules", json!([{"categoryId": "cat1", "ruleType": "ALL_OF"}]))),
+            vec!["categoryRules[0].ruleType enum"]
+        );
         let acp = |v: Value| with("accountCustomParameterRules", json!({"acp.genre": v}));
-        assert_eq!(rules(acp(json!([{"value": "x", "ruleType": "ALL_OF"}]))), vec!["accountCustomParameterRules.acp.genre[0].ruleType enum"]);
+        assert_eq!(
+            rules(acp(json!([{"value": "x", "ruleType": "ALL_OF"}]))),
+            vec!["accountCustomParameterRules.acp.genre[0].ruleType enum"]
+        );
         // 3. ≤ 20 values, forbidden characters.
         let many: Vec<Value> = (0..21).map(|i| json!({"value": format!("v{i}"), "ruleType": "NONE_OF"})).collect();
         assert_eq!(rules(acp(json!(many))), vec!["accountCustomParameterRules.acp.genre maxCount"]);
         for bad in ["a b", "a,b", "a;b", "a\"b", "a'b", "a\\b", "a|b", "a~b", "a&b"] {
-            assert_eq!(rules(acp(json!([{"value": bad, "ruleType": "NONE_OF"}]))), vec!["accountCustomParameterRules.acp.genre[0].value format"], "{bad}");
+            assert_eq!(
+                rules(acp(json!([{"value": bad, "ruleType": "NONE_OF"}]))),
+                vec!["accountCustomParameterRules.acp.genre[0].value format"],
+                "{bad}"
+            );
         }
-        assert_eq!(rules(with("accountCustomParameterRules", json!({"acp.mood": []}))), vec!["accountCustomParameterRules.acp.mood reference"]);
+        assert_eq!(
+            rules(with("accountCustomParameterRules", json!({"acp.mood": []}))),
+            vec!["accountCustomParameterRules.acp.mood reference"]
+        );
         // Ranges and enumerations.
         let t = json!([{"active": true, "days": ["FUNDAY"], "fromHour": 24, "fromMinute": 0, "toHour": 5, "toMinute": 60}]);
-        assert_eq!(rules(with("timeRules", t)), vec!["timeRules[0].days[0] enum", "timeRules[0].fromHour range", "timeRules[0].toMinute range"]);
-        assert_eq!(rules(with("frequencyRules", json!([{"impressions": 0, "timeUnit": "YEAR"}]))), vec!["frequencyRules[0].impressions range", "frequencyRules[0].timeUnit enum"]);
-        assert_eq!(rules(with("locationRules", json!([{"locationId": "x", "locationType": "STATE", "access": "MAYBE"}]))), vec!["locationRules[0].locationType enum", "locationRules[0].access enum"]);
-        assert_eq!(rules(with("userAgentRules", json!([{"browsers": ["NETSCAPE"], "access": "ALLOW"}]))), vec!["userAgentRules[0].browsers[0] enum"]);
+        assert_eq!(
+            rules(with("timeRules", t)),
+            vec!["timeRules[0].days[0] enum", "timeRules[0].fromHour range", "timeRules[0].toMinute range"]
+        );
+        assert_eq!(
+            rules(with("frequencyRules", json!([{"impressions": 0, "timeUnit": "YEAR"}]))),
+            vec!["frequencyRules[0].impressions range", "frequencyRules[0].timeUnit enum"]
+        );
+        assert_eq!(
+            rules(with("locationRules", json!([{"locationId": "x", "locationType": "STATE", "access": "MAYBE"}]))),
+            vec!["locationRules[0].locationType enum", "locationRules[0].access enum"]
+        );
+        assert_eq!(
+            rules(with("userAgentRules", json!([{"browsers": ["NETSCAPE"], "access": "ALLOW"}]))),
+            vec!["userAgentRules[0].browsers[0] enum"]
+        );
         // IP matcher forms.
         for ok in ["10.1.2.3", "10.1.2.0-255", "10.1.2.*"] {
             assert!(rules(with("ipRules", json!([{"ipMatcher": ok, "access": "ALLOW"}]))).is_empty(), "{ok}");
         }
         for bad in ["10.1.2", "10.1.*.3", "10.1.2.9-3", "10.1.2.256", "::1", "10.1.2.3/24"] {
-            assert_eq!(rules(with("ipRules", json!([{"ipMatcher": bad, "access": "ALLOW"}]))), vec!["ipRules[0].ipMatcher format"], "{bad}");
+            assert_eq!(
+                rules(with("ipRules", json!([{"ipMatcher": bad, "access": "ALLOW"}]))),
+                vec!["ipRules[0].ipMatcher format"],
+                "{bad}"
+            );
         }
         // Audience segment ids: form, provider, segmentation, segment.
         let aud = |id: &str| with("audienceRules", json!({"p1": [{"segmentId": id, "ruleType": "NONE_OF"}]}));

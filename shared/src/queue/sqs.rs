@@ -50,7 +50,8 @@ impl SqsQueue {
     pub async fn arn(&self, q: QueueName) -> Result<String, QueueError> {
         use aws_sdk_sqs::types::QueueAttributeName;
         let url = self.url(q).ok_or_else(|| QueueError(format!("no URL for queue {q:?}")))?;
-        let out = self.client.get_queue_attributes().queue_url(url).attribute_names(QueueAttributeName::QueueArn).send().await.map_err(err)?;
+        let out =
+            self.client.get_queue_attributes().queue_url(url).attribute_names(QueueAttributeName::QueueArn).send().await.map_err(err)?;
         out.attributes()
             .and_then(|a| a.get(&QueueAttributeName::QueueArn))
             .cloned()

@@ -10,9 +10,8 @@ const BATCH_WRITE_CONCURRENCY: usize = 16;
 use async_trait::async_trait;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex, KeySchemaElement,
-    KeyType, KeysAndAttributes, Projection, ProjectionType, ReturnValue, ScalarAttributeType,
-    TimeToLiveSpecification, TransactWriteItem, Update,
+    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex, KeySchemaElement, KeyType,
+    KeysAndAttributes, Projection, ProjectionType, ReturnValue, ScalarAttributeType, TimeToLiveSpecification, TransactWriteItem, Update,
 };
 use aws_sdk_dynamodb::Client;
 
@@ -193,13 +192,7 @@ impl DynamoStore {
     async fn batch_write_25(&self, mut pending: Vec<aws_sdk_dynamodb::types::WriteRequest>) -> StoreResult<()> {
         for attempt in 0..10u32 {
             self.trips.inc();
-            let out = self
-                .client
-                .batch_write_item()
-                .request_items(&self.table, pending.clone())
-                .send()
-                .await
-                .map_err(sdk_err)?;
+            let out = self.client.batch_write_item().request_items(&self.table, pending.clone()).send().await.map_err(sdk_err)?;
             match out.unprocessed_items().and_then(|u| u.get(&self.table)) {
                 Some(rest) if !rest.is_empty() => {
                     pending = rest.clone();
@@ -232,9 +225,8 @@ impl DynamoStore {
             return Ok(());
         }
         let ks = |name: &str, t: KeyType| KeySchemaElement::builder().attribute_name(name).key_type(t).build().map_err(be);
-        let ad = |name: &str| {
-            AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build().map_err(be)
-        };
+        let ad =
+            |name: &str| AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build().map_err(be);
         let gsi = |name: &str, h: &str, r: &str| -> StoreResult<GlobalSecondaryIndex> {
             GlobalSecondaryIndex::builder()
                 .index_name(name)
@@ -433,13 +425,7 @@ impl Store for DynamoStore {
                 .map_err(be)?;
             for attempt in 0..10u32 {
                 self.trips.inc();
-                let res = self
-                    .client
-                    .batch_get_item()
-                    .request_items(&self.table, pending.clone())
-                    .send()
-                    .await
-                    .map_err(sdk_err)?;
+                let res = self.client.batch_get_item().request_items(&self.table, pending.clone()).send().await.map_err(sdk_err)?;
                 if let Some(found) = res.responses().and_then(|r| r.get(&self.table)) {
                     for m in found {
                         out.push(from_attrs(m)?);
@@ -528,10 +514,7 @@ impl Store for DynamoStore {
                 if let Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(tc)) =
                     err.as_service_error()
                 {
-                    let index = tc
-                        .cancellation_reasons()
-                        .iter()
-                        .position(|r| r.code() == Some("ConditionalCheckFailed"));
+                    let index = tc.cancellation_reasons().iter().position(|r| r.code() == Some("ConditionalCheckFailed"));
                     if index.is_some() {
                         return Err(StoreError::TransactionCanceled { index });
                     }
@@ -570,9 +553,7 @@ impl Store for DynamoStore {
         }
         // BatchWriteItem takes 25 requests; up to BATCH_WRITE_CONCURRENCY of them in flight.
         let chunks: Vec<Vec<WriteRequest>> = requests.chunks(25).map(<[WriteRequest]>::to_vec).collect();
-        stream::iter(chunks.into_iter().map(Ok))
-            .try_for_each_concurrent(BATCH_WRITE_CONCURRENCY, |chunk| self.batch_write_25(chunk))
-            .await
+        stream::iter(chunks.into_iter().map(Ok)).try_for_each_concurrent(BATCH_WRITE_CONCURRENCY, |chunk| self.batch_write_25(chunk)).await
     }
 
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {

@@ -393,18 +393,16 @@ impl Store for EmbeddedStore {
                     }
                     items.push(decode(pk, sk, v.value())?);
                 }
-                let next = if more {
-                    items.last().map(|i: &Item| Cursor { pk: i.pk.clone(), sk: i.sk.clone(), index_key: None })
-                } else {
-                    None
-                };
+                let next =
+                    if more { items.last().map(|i: &Item| Cursor { pk: i.pk.clone(), sk: i.sk.clone(), index_key: None }) } else { None };
                 Ok(Page { items, next })
             }
             Index::Gsi1 | Index::Gsi2 => {
                 let gsi = tx.open_table(if q.index == Index::Gsi1 { GSI1 } else { GSI2 }).map_err(be)?;
                 let start = sk_start(&q.sk).to_string();
                 type K4<'a> = (&'a str, &'a str, &'a str, &'a str);
-                let cursor = q.start_after.as_ref().and_then(|c| c.index_key.as_ref().map(|(_, isk)| (isk.as_str(), c.pk.as_str(), c.sk.as_str())));
+                let cursor =
+                    q.start_after.as_ref().and_then(|c| c.index_key.as_ref().map(|(_, isk)| (isk.as_str(), c.pk.as_str(), c.sk.as_str())));
                 let lower: Bound<K4> = match (cursor, q.forward) {
                     (Some((isk, pk, sk)), true) => Bound::Excluded((q.pk.as_str(), isk, pk, sk)),
                     _ => Bound::Included((q.pk.as_str(), start.as_str(), "", "")),

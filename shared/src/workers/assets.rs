@@ -68,7 +68,11 @@ pub async fn process(st: &AppState, job: &AssetJob) -> Result<(), String> {
     let outcome = match result {
         Ok(d) => {
             let object_key = Asset::object_key(&job.account, &job.asset, &cur.value.name);
-            let ct = d.content_type.clone().filter(|c| c.starts_with("video/")).unwrap_or_else(|| asset::content_type_for(&cur.value.name).into());
+            let ct = d
+                .content_type
+                .clone()
+                .filter(|c| c.starts_with("video/"))
+                .unwrap_or_else(|| asset::content_type_for(&cur.value.name).into());
             match st.blobs.put_file(&object_key, &tmp, &ct).await {
                 Ok(size) => {
                     tracing::info!(asset = %job.asset, size, "asset downloaded");
