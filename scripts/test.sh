@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: unit tests, the store contract and the HTTP tests on the embedded store
-# and on the moto emulator (DynamoDB wire protocol), plus cfn-lint on template.yaml.
+# and on the moto emulator (DynamoDB wire protocol), plus the gates: cargo fmt --check,
+# cargo clippy -D warnings, cfn-lint on template.yaml.
 # Installs what it needs (a venv with moto and cfn-lint), starts moto on a free loopback
 # port, and stops it on exit, also when tests fail.
 set -euo pipefail
@@ -14,6 +15,11 @@ if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/cfn-lint" ]; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'moto[server]>=5.1,<6' 'cfn-lint>=1,<2'
 fi
+
+echo "== cargo fmt --check"
+cargo fmt --all --check
+echo "== cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cfn-lint template.yaml"
 "$VENV/bin/cfn-lint" template.yaml

@@ -11,10 +11,10 @@ use axum::Router;
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
+use shared::assemble::Workers;
 use shared::blobs::s3::S3Blobs;
 use shared::blobs::{Blobs, MemoryBlobs};
 use shared::clock::ManualClock;
-use shared::config::Workers;
 use shared::queue::sqs::SqsQueue;
 use shared::queue::{InProcessQueue, Queue};
 use shared::seed::{self, SeedFile};
@@ -126,7 +126,7 @@ impl TestApp {
             Backend::Embedded => {
                 let (q, rx) = InProcessQueue::new();
                 let q: Arc<dyn Queue> = Arc::new(q);
-                (shared::config::notifying(Arc::new(MemoryBlobs::default()), &q), q, Workers::InProcess(rx))
+                (shared::assemble::notifying(Arc::new(MemoryBlobs::default()), &q), q, Workers::InProcess(rx))
             }
             Backend::DynamoDb => {
                 // A bucket and queues per test: the bucket notification names one queue.

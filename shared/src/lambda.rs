@@ -1,69 +1,61 @@
-//! The entry point every HTTP Lambda shares: config and SDK clients built once, outside the
-//! handler, then the group's router handed to `lambda_http`.
-
-use std::sync::Arc;
+//! The entry points every Lambda shares: settings and SDK clients built once, outside the
+//! handler, then the function's own router (chosen at compile time by its `main`, so the
+//! linker drops every other group) handed to `lambda_http`, or its worker to `lambda_runtime`.
 
 use aws_lambda_events::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
+use axum::Router;
 use lambda_runtime::{service_fn, LambdaEvent};
+use tracing::Instrument;
 
-use crate::blobs::s3::S3Blobs;
-use crate::config::{bucket_name, env};
-use crate::queue::sqs::SqsQueue;
+use crate::assemble::{self, Create};
 use crate::queue::QueueName;
+use crate::settings::Settings;
 use crate::state::AppState;
-use crate::store::dynamodb::DynamoStore;
-
-/// The ports on AWS: DynamoDB (`TABLE_NAME`), S3 (`BUCKET_NAME`), SQS (`*_QUEUE_URL`).
-async fn state_from_env() -> Result<AppState, String> {
-    let table = env("TABLE_NAME").ok_or("TABLE_NAME is not set")?;
-    let store = DynamoStore::from_env(table).await;
-    let blobs = S3Blobs::from_env(bucket_name()).await;
-    let queue = SqsQueue::from_env().await;
-    Ok(AppState::new(Arc::new(store), Arc::new(blobs), Arc::new(queue)))
-}
-
-pub async fn serve(group: &str) -> Result<(), lambda_http::Error> {
-    crate::telemetry::init();
-    let state = state_from_env().await?;
-    let app = crate::api::group_app(group, state).ok_or_else(|| format!("unknown resource group {group}"))?;
-    lambda_http::run(app).await
-}
 
 pub type LambdaError = lambda_http::Error;
+pub type WorkerError = lambda_runtime::Error;
+
+/// An HTTP function: `shared::lambda::serve(shared::api::groups::clients)`.
+pub async fn serve(group: fn() -> Router<AppState>) -> Result<(), LambdaError> {
+    crate::telemetry::init();
+    let (state, _) = assemble::aws(&Settings::from_env(), Create::No).await?;
+    lambda_http::run(crate::api::finish(group(), state)).await
+}
 
 /// An SQS-fed worker: the batch's messages run concurrently, each in its own span, and
 /// only the failed ones are reported back (`ReportBatchItemFailures`) to be redelivered.
-pub async fn serve_worker(q: QueueName) -> Result<(), lambda_runtime::Error> {
+pub async fn serve_worker(q: QueueName) -> Result<(), WorkerError> {
     crate::telemetry::init();
-    let state = state_from_env().await?;
+    let (state, _) = assemble::aws(&Settings::from_env(), Create::No).await?;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
         let state = state.clone();
-        async move { Ok::<_, lambda_runtime::Error>(handle_batch(&state, q, event.payload).await) }
+        async move { Ok::<_, WorkerError>(handle_batch(&state, q, event.payload).await) }
     }))
     .await
 }
 
-/// One SQS batch: every message dispatched, failures listed by message id.
+/// One SQS batch: every message dispatched inside its own span (message id, queue), failures
+/// listed by message id.
 pub async fn handle_batch(state: &AppState, q: QueueName, event: SqsEvent) -> SqsBatchResponse {
     let mut set = tokio::task::JoinSet::new();
     for record in event.records {
         let state = state.clone();
-        set.spawn(async move {
-            let id = record.message_id.clone().unwrap_or_default();
-            let span = tracing::info_span!("message", id = %id, queue = q.short());
-            let _guard = span.enter();
-            let body = record.body.unwrap_or_default();
-            drop(_guard);
-            let r = crate::workers::dispatch(&state, q, &body).await;
-            (id, r)
-        });
+        let id = record.message_id.clone().unwrap_or_default();
+        let span = tracing::info_span!("message", id = %id, queue = q.short());
+        set.spawn(
+            async move {
+                let body = record.body.unwrap_or_default();
+                let done = crate::workers::settle(&state, q, &body).await;
+                (id, done)
+            }
+            .instrument(span),
+        );
     }
     let mut failures = Vec::new();
     while let Some(done) = set.join_next().await {
         match done {
-            Ok((_, Ok(()))) => {}
-            Ok((id, Err(e))) => {
-                tracing::warn!(message = %id, error = %e, "message failed; SQS will redeliver it");
+            Ok((_, true)) => {}
+            Ok((id, false)) => {
                 let mut f = BatchItemFailure::default();
                 f.item_identifier = id;
                 failures.push(f);
@@ -75,4 +67,3 @@ pub async fn handle_batch(state: &AppState, q: QueueName, event: SqsEvent) -> Sq
     res.batch_item_failures = failures;
     res
 }
-pub type WorkerError = lambda_runtime::Error;

@@ -2,9 +2,9 @@
 //! one axum router per resource group.
 
 pub mod api;
+pub mod assemble;
 pub mod blobs;
 pub mod clock;
-pub mod config;
 pub mod download;
 pub mod error;
 pub mod fasttime;
@@ -17,6 +17,7 @@ pub mod model;
 pub mod queue;
 pub mod repo;
 pub mod seed;
+pub mod settings;
 pub mod state;
 pub mod store;
 pub mod telemetry;

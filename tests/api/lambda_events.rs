@@ -20,7 +20,8 @@ async fn invoke(app: &TestApp, group: &str, method: &str, path: &str, query: &st
     let req = lambda_http::request::from_str(&event).expect("a valid API Gateway event");
     let req = req.map(|b| axum::body::Body::from(b.to_vec()));
     // The router of the one group this Lambda serves, over the test's store.
-    let router = shared::api::group_app(group, app.state.clone()).expect("group");
+    let (_, routes) = shared::api::groups::ALL.iter().find(|(name, _)| *name == group).expect("group");
+    let router = shared::api::finish(routes(), app.state.clone());
     let res = router.oneshot(req).await.expect("infallible");
     let status = res.status().as_u16();
     let bytes = res.into_body().collect().await.expect("body").to_bytes();
@@ -44,5 +45,8 @@ both_stores! {
         // A group's Lambda does not answer another group's paths.
         let (status, body) = invoke(&app, "clients", "GET", "/api/1.0/campaign", "", "").await;
         assert_eq!(status, 404, "{body}");
+        // The rules routes are part of the campaigns group.
+        let (status, body) = invoke(&app, "campaigns", "GET", &format!("/api/1.0/campaign/rules/by_campaign_id;id={id}"), "", "").await;
+        assert_eq!(status, 200, "{body}");
     }
 }

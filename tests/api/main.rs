@@ -8,6 +8,7 @@ mod batches;
 mod campaigns;
 mod clients;
 mod contacts;
+mod echo_and_isolation;
 mod errors;
 mod goals;
 mod lambda_events;

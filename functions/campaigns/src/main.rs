@@ -2,5 +2,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve("campaigns").await
+    shared::lambda::serve(shared::api::groups::campaigns).await
 }

@@ -6,8 +6,8 @@
 
 use std::net::SocketAddr;
 
-use shared::config::{build_local, env, StoreConfig};
 use shared::seed::{self, SeedFile};
+use shared::settings::{env, Settings, StoreConfig};
 
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
@@ -35,7 +35,7 @@ async fn run() -> Result<(), String> {
     };
     let seed_file = SeedFile::parse(&seed_text)?;
     let cfg = StoreConfig::from_env("embedded")?;
-    let (state, workers) = build_local(&cfg).await?;
+    let (state, workers) = shared::assemble::local(&cfg, &Settings::from_env()).await?;
     let seeded = seed::apply(state.store.as_ref(), &seed_file).await?;
     // The workers (asset downloads, ...) run in this process.
     workers.start(state.clone());

@@ -2,5 +2,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve("queries").await
+    shared::lambda::serve(shared::api::groups::queries).await
 }

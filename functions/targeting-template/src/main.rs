@@ -2,5 +2,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve("targeting-template").await
+    shared::lambda::serve(shared::api::groups::targeting_template).await
 }

@@ -10,10 +10,10 @@
 //! The store comes from the environment: STORE (embedded|dynamodb), DATA_DIR, TABLE_NAME,
 //! AWS_ENDPOINT_URL.
 
-use shared::config::StoreConfig;
 use shared::ids::{hash_key, new_api_key};
 use shared::model::account::KeyRecord;
 use shared::seed::{self, SeedFile};
+use shared::settings::StoreConfig;
 use shared::store::{Cond, Store};
 
 #[tokio::main]
@@ -35,7 +35,7 @@ async fn run(args: &[String]) -> Result<(), String> {
             let path = args.get(1).ok_or(USAGE)?;
             let text = std::fs::read_to_string(path).map_err(|e| format!("reading {path}: {e}"))?;
             let file = SeedFile::parse(&text)?;
-            let store = cfg.open().await?;
+            let store = shared::assemble::open_store(&cfg).await?;
             for s in seed::apply(store.as_ref(), &file).await? {
                 for k in s.api_keys {
                     println!("{}\t{}\t{k}", s.account_id, s.name);
@@ -46,12 +46,12 @@ async fn run(args: &[String]) -> Result<(), String> {
         }
         "create-key" => {
             let account = args.get(1).ok_or(USAGE)?;
-            let store = cfg.open().await?;
+            let store = shared::assemble::open_store(&cfg).await?;
             create_key(store.as_ref(), account).await
         }
         "create-table" => match cfg {
             StoreConfig::DynamoDb { table, .. } => {
-                StoreConfig::DynamoDb { table: table.clone(), create: true }.open().await?;
+                shared::assemble::open_store(&StoreConfig::DynamoDb { table: table.clone(), create: true }).await?;
                 eprintln!("table {table} ready");
                 Ok(())
             }
@@ -59,7 +59,7 @@ async fn run(args: &[String]) -> Result<(), String> {
         },
         "record-metrics" => {
             let (Some(account), Some(ad)) = (args.get(1), args.get(2)) else { return Err(USAGE.into()) };
-            let store = cfg.open().await?;
+            let store = shared::assemble::open_store(&cfg).await?;
             record_metrics(store.as_ref(), account, ad, &args[3..]).await
         }
         _ => Err(USAGE.into()),

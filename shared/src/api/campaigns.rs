@@ -24,7 +24,6 @@ pub fn router() -> Router<AppState> {
         .route("/api/1.0/campaign", get(list).post(create))
         .route("/api/1.0/campaign/archived", get(archived))
         .route("/api/1.0/campaign/notification/{seg}", get(notification))
-        .route("/api/1.0/campaign/rules/{seg}", get(super::rules::get_campaign_rules).put(super::rules::put_campaign_rules))
         .route("/api/1.0/campaign/{seg}", get(get_one).put(update).delete(remove))
 }
 

@@ -17,10 +17,7 @@ use crate::store::{Cond, Item, TxOp};
 use crate::xml::expect_root;
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/1.0.cpvext/goal", post(create))
-        .route("/api/1.0.cpvext/goal/rules/{seg}", get(super::rules::get_goal_rules).put(super::rules::put_goal_rules))
-        .route("/api/1.0.cpvext/goal/{seg}", get(get_by).put(update).delete(remove))
+    Router::new().route("/api/1.0.cpvext/goal", post(create)).route("/api/1.0.cpvext/goal/{seg}", get(get_by).put(update).delete(remove))
 }
 
 /// A live goal of the account with its (live) campaign; else 404.

@@ -33,56 +33,74 @@ pub mod templates;
 pub const MAX_BODY: usize = 1 << 20;
 pub const API_KEY_HEADER: &str = "x-o-api-key";
 
-/// Every resource group, by the name its Lambda uses.
-pub const GROUPS: &[&str] = &[
-    "clients",
-    "contacts",
-    "campaigns",
-    "goals",
-    "assets",
-    "ads",
-    "insertion-policy",
-    "queries",
-    "reference",
-    "audience",
-    "targeting-template",
-];
+/// The resource groups, one per Lambda: each function's `main` names its own, so nothing
+/// chooses a group at run time and the linker keeps only that group's code.
+pub mod groups {
+    use super::*;
 
-/// The router of one group (a Lambda serves one).
-pub fn group(name: &str) -> Option<Router<AppState>> {
-    match name {
-        "clients" => Some(clients::router()),
-        "contacts" => Some(contacts::router()),
-        "campaigns" => Some(campaigns::router()),
-        "goals" => Some(goals::router()),
-        "assets" => Some(assets::router()),
-        "ads" => Some(ads::router()),
-        "insertion-policy" => Some(policies::router()),
-        "queries" => Some(queries::router()),
-        "reference" => Some(reference::router()),
-        "audience" => Some(audience::router()),
-        "targeting-template" => Some(templates::router()),
-        _ => None,
+    pub fn clients() -> Router<AppState> {
+        super::clients::router()
     }
+    pub fn contacts() -> Router<AppState> {
+        super::contacts::router()
+    }
+    /// Campaigns with the campaign rules routes.
+    pub fn campaigns() -> Router<AppState> {
+        super::campaigns::router().merge(super::rules::campaign_router())
+    }
+    /// Goals with the goal rules routes.
+    pub fn goals() -> Router<AppState> {
+        super::goals::router().merge(super::rules::goal_router())
+    }
+    pub fn assets() -> Router<AppState> {
+        super::assets::router()
+    }
+    pub fn ads() -> Router<AppState> {
+        super::ads::router()
+    }
+    pub fn insertion_policy() -> Router<AppState> {
+        super::policies::router()
+    }
+    pub fn queries() -> Router<AppState> {
+        super::queries::router()
+    }
+    pub fn reference() -> Router<AppState> {
+        super::reference::router()
+    }
+    pub fn audience() -> Router<AppState> {
+        super::audience::router()
+    }
+    pub fn targeting_template() -> Router<AppState> {
+        super::templates::router()
+    }
+
+    /// A group's router builder.
+    pub type Group = fn() -> Router<AppState>;
+
+    /// Every group by the name of its Lambda (the local server, the recorded-event tests).
+    pub const ALL: &[(&str, Group)] = &[
+        ("clients", clients),
+        ("contacts", contacts),
+        ("campaigns", campaigns),
+        ("goals", goals),
+        ("assets", assets),
+        ("ads", ads),
+        ("insertion-policy", insertion_policy),
+        ("queries", queries),
+        ("reference", reference),
+        ("audience", audience),
+        ("targeting-template", targeting_template),
+    ];
 }
 
 /// Every group on one router (the local server), with the shared fallbacks.
 pub fn app(state: AppState) -> Router {
-    let mut r = Router::new();
-    for g in GROUPS {
-        if let Some(gr) = group(g) {
-            r = r.merge(gr);
-        }
-    }
+    let r = groups::ALL.iter().fold(Router::new(), |r, (_, group)| r.merge(group()));
     finish(r, state)
 }
 
-/// One group with the shared fallbacks (a Lambda).
-pub fn group_app(name: &str, state: AppState) -> Option<Router> {
-    group(name).map(|r| finish(r, state))
-}
-
-fn finish(r: Router<AppState>, state: AppState) -> Router {
+/// A group's routes with the fallbacks and error rendering every function shares.
+pub fn finish(r: Router<AppState>, state: AppState) -> Router {
     r.fallback(no_route)
         .method_not_allowed_fallback(|| async { AppError::MethodNotAllowed })
         .layer(axum::middleware::map_response(render_errors))

@@ -405,6 +405,7 @@ fn ad_json<'a>(
     nested: bool,
     metrics: Option<Value>,
     weight: Option<crate::model::ad::Weight>,
+    devices: &'a [String],
 ) -> AdOut<'a> {
     let kind = if ad.creative.kind == "spotPlaceholder" { "standardPlaceholder" } else { ad.creative.kind.as_str() };
     let dated = |own: Option<DateTime<Utc>>, inherited: Option<DateTime<Utc>>| match own {
@@ -430,7 +431,7 @@ fn ad_json<'a>(
         start: dated(ad.start, Some(g.start)),
         end: dated(ad.end, g.end),
         external_trackers: ad.external_trackers.iter().map(|t| TrackerOut { id: &t.id, url: &t.url, event: event_v3(&t.event) }).collect(),
-        device_containers: ad.device_containers.as_deref().unwrap_or(&[]).iter().map(|d| IdOut { id: d }).collect(),
+        device_containers: ad.device_containers_or(devices).iter().map(|d| IdOut { id: d }).collect(),
         created: ad.created,
         modified: ad.modified,
     }
@@ -773,6 +774,7 @@ async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &Ca
             ads = ads_by_id(st, &a.id, &ad_ids).await?;
         }
     }
+    let devices = account_devices(st, &a.id, ads.values()).await?;
     let counters = match &o.metrics {
         Some(_) => metrics::read(st.store.as_ref(), &a.id, Level::Campaign, &list.iter().map(|c| c.id.clone()).collect::<Vec<_>>()).await?,
         None => HashMap::new(),
@@ -790,7 +792,7 @@ async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &Ca
                         g.ads
                             .iter()
                             .filter_map(|s| ads.get(&s.id))
-                            .map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied()))
+                            .map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied(), &devices))
                             .collect()
                     });
                     goal_json(cx, g, c, nested, None, None)
@@ -904,6 +906,7 @@ async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)], o:
     } else {
         HashMap::new()
     };
+    let devices = account_devices(st, &a.id, ads.values()).await?;
     let none = Counters::default();
     let outs: Vec<GoalOut> = list
         .iter()
@@ -911,7 +914,11 @@ async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)], o:
             let cn = counters.get(&g.id).unwrap_or(&none);
             let nested = o.expand_ads.then(|| {
                 let w = weights(&g.ads);
-                g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied())).collect()
+                g.ads
+                    .iter()
+                    .filter_map(|s| ads.get(&s.id))
+                    .map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied(), &devices))
+                    .collect()
             });
             let m = o.metrics.as_ref().map(|names| metrics_json(cn, names, Some(g)));
             let proj = o.projections.then(|| projected_delivery(g, cn.get("delivered"), cx.now));
@@ -1066,6 +1073,16 @@ fn ad_metrics_names(p: &mut Params) -> Option<Vec<String>> {
     embed.iter().any(|e| e == "metrics").then(|| pick(AD_METRICS, &names))
 }
 
+/// The account's device containers, read only when one of `ads` names none of its own
+/// (those run on all of them).
+async fn account_devices<'a>(st: &AppState, account: &str, mut ads: impl Iterator<Item = &'a Ad>) -> AppResult<Vec<String>> {
+    if ads.any(|ad| ad.device_containers.is_none()) {
+        reference_ids(st, account, keys::DEVICE).await
+    } else {
+        Ok(Vec::new())
+    }
+}
+
 async fn render_ads(st: &AppState, cx: &Ctx<'_>, list: &[(Ad, Goal, Campaign)], names: &Option<Vec<String>>) -> AppResult<Vec<String>> {
     let counters = match names {
         Some(_) => {
@@ -1074,6 +1091,7 @@ async fn render_ads(st: &AppState, cx: &Ctx<'_>, list: &[(Ad, Goal, Campaign)], 
         }
         None => HashMap::new(),
     };
+    let devices = account_devices(st, &cx.account.id, list.iter().map(|(ad, _, _)| ad)).await?;
     let none = Counters::default();
     let mut by_goal: HashMap<&str, HashMap<String, crate::model::ad::Weight>> = HashMap::new();
     for (_, g, _) in list {
@@ -1084,7 +1102,7 @@ async fn render_ads(st: &AppState, cx: &Ctx<'_>, list: &[(Ad, Goal, Campaign)], 
         .map(|(ad, g, c)| {
             let m = names.as_ref().map(|n| metrics_json(counters.get(&ad.id).unwrap_or(&none), n, None));
             let w = by_goal.get(g.id.as_str()).and_then(|w| w.get(&ad.id)).copied();
-            ad_json(ad, g, c, false, m, w)
+            ad_json(ad, g, c, false, m, w, &devices)
         })
         .collect();
     to_json(&outs)

@@ -3,6 +3,8 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
 
 use super::*;
 use crate::error::AppResult;
@@ -11,6 +13,16 @@ use crate::model::rules::{parse_bean, Known, Parent, Rules};
 use crate::repo::Versioned;
 use crate::store::{Cond, Key, Query, TxOp};
 use crate::xml::expect_root;
+
+/// `/api/1.0/campaign/rules/by_campaign_id;id=` (merged into the campaigns group).
+pub fn campaign_router() -> Router<AppState> {
+    Router::new().route("/api/1.0/campaign/rules/{seg}", get(get_campaign_rules).put(put_campaign_rules))
+}
+
+/// `/api/1.0.cpvext/goal/rules/by_goal_id;id=` (merged into the goals group).
+pub fn goal_router() -> Router<AppState> {
+    Router::new().route("/api/1.0.cpvext/goal/rules/{seg}", get(get_goal_rules).put(put_goal_rules))
+}
 
 fn rules_key(account: &str, parent: Parent, id: &str) -> Key {
     let kind = match parent {
@@ -103,14 +115,14 @@ fn matrix_id(seg: &str, name: &str, prefix: &str) -> AppResult<String> {
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
-pub async fn get_campaign_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+async fn get_campaign_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = matrix_id(&seg, "by_campaign_id", "/api/1.0/campaign/rules")?;
     super::campaigns::load(&st, &a.id, &id).await?;
     Ok(render(&read(&st, &a.id, Parent::Campaign, &id).await?))
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
-pub async fn put_campaign_rules(
+async fn put_campaign_rules(
     State(st): State<AppState>,
     Auth(a): Auth,
     Path(seg): Path<String>,
@@ -122,19 +134,14 @@ pub async fn put_campaign_rules(
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
-pub async fn get_goal_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+async fn get_goal_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = matrix_id(&seg, "by_goal_id", "/api/1.0.cpvext/goal/rules")?;
     super::goals::load(&st, &a.id, &id).await?;
     Ok(render(&read(&st, &a.id, Parent::Goal, &id).await?))
 }
 
 #[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
-pub async fn put_goal_rules(
-    State(st): State<AppState>,
-    Auth(a): Auth,
-    Path(seg): Path<String>,
-    XmlBody(doc): XmlBody,
-) -> AppResult<Response> {
+async fn put_goal_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let id = matrix_id(&seg, "by_goal_id", "/api/1.0.cpvext/goal/rules")?;
     super::goals::load(&st, &a.id, &id).await?;
     replace(&st, &a.id, Parent::Goal, &id, &doc).await

@@ -175,6 +175,8 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonB
 /// PUT `{id, name, siteId}`: only the name changes; 204.
 #[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
 async fn update(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, JsonBody(body): JsonBody) -> AppResult<Response> {
+    // Found in the caller's account first (404), then the body is validated.
+    load(&st, &a.id, &id).await?;
     let mut r = ObjReader::new(&body, "", &["id", "name", "siteId", "created"]);
     let name = name_of(&mut r);
     if let Some(v) = r.get("id") {

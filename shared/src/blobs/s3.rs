@@ -19,9 +19,14 @@ fn err<E: std::fmt::Debug>(e: E) -> BlobError {
 }
 
 impl S3Blobs {
+    /// Client from the environment (`AWS_ENDPOINT_URL`, `AWS_REGION`, credentials chain).
     pub async fn from_env(bucket: impl Into<String>) -> Self {
-        let conf = aws_config::load_from_env().await;
-        let mut b = aws_sdk_s3::config::Builder::from(&conf);
+        Self::new(&aws_config::load_from_env().await, bucket)
+    }
+
+    /// Path-style addressing when an endpoint is overridden (emulators: no DNS per bucket).
+    pub fn new(conf: &aws_config::SdkConfig, bucket: impl Into<String>) -> Self {
+        let mut b = aws_sdk_s3::config::Builder::from(conf);
         if std::env::var("AWS_ENDPOINT_URL").is_ok() || std::env::var("AWS_ENDPOINT_URL_S3").is_ok() {
             b = b.force_path_style(true);
         }

@@ -433,6 +433,12 @@ impl Ad {
     }
 
     /// The write shape with id (responses of POST, PUT, and GET /v1/ads/{id}).
+    /// The device containers the ad runs on: its own list, or every one of the account's
+    /// when it names none (seed 000 §2.2: the default is all available device containers).
+    pub fn device_containers_or<'a>(&'a self, all: &'a [String]) -> &'a [String] {
+        self.device_containers.as_deref().unwrap_or(all)
+    }
+
     pub fn to_json(&self, g: &Goal, all_containers: &[String]) -> Value {
         let mut o = Map::new();
         o.insert("id".into(), json!(self.id));
@@ -455,8 +461,7 @@ impl Ad {
         }
         let trackers: Vec<Value> = self.external_trackers.iter().map(|t| json!({"url": t.url, "event": t.event})).collect();
         o.insert("externalTrackers".into(), Value::Array(trackers));
-        let dcs = self.device_containers.clone().unwrap_or_else(|| all_containers.to_vec());
-        o.insert("deviceContainers".into(), json!(dcs));
+        o.insert("deviceContainers".into(), json!(self.device_containers_or(all_containers)));
         o.insert("created".into(), json!(self.created));
         o.insert("modified".into(), json!(self.modified));
         Value::Object(o)

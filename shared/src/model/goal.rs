@@ -408,11 +408,18 @@ impl Goal {
     }
 }
 
+/// An instant at the precision the service shows (RFC 3339 with milliseconds).
+pub fn to_millis(t: DateTime<Utc>) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(t.timestamp_millis()).unwrap_or(t)
+}
+
 /// The start a new goal gets (start rule 1).
 pub fn start_on_create(start: DateTime<Utc>, end: Option<DateTime<Utc>>, now: DateTime<Utc>) -> DateTime<Utc> {
     let inactive = end.is_some_and(|e| e < now);
     if start < now && !inactive {
-        now
+        // Stored at the precision it is shown with (milliseconds), so a client that echoes
+        // the value it read sends back exactly what is stored.
+        to_millis(now)
     } else {
         start
     }
@@ -426,7 +433,7 @@ pub fn check_start_update(stored: &Goal, new_start: DateTime<Utc>, now: DateTime
     }
     if stored.start <= now {
         // Active: unchanged or future only.
-        if new_start == stored.start {
+        if to_millis(new_start) == to_millis(stored.start) {
             return Ok(());
         }
         return Err(AppError::field(
@@ -561,6 +568,22 @@ mod tests {
         g.start = now - d(9);
         g.end = Some(now - d(1));
         assert!(check_start_update(&g, now - d(5), now).is_ok());
+    }
+
+    #[test]
+    fn active_start_compared_at_the_shown_precision() {
+        let now = Utc.with_ymd_and_hms(2026, 5, 1, 12, 0, 0).unwrap();
+        let created = now - Duration::hours(1) + Duration::nanoseconds(123_456_789);
+        // A goal created now stores the start it will show.
+        assert_eq!(start_on_create(now - Duration::days(1), None, created), to_millis(created));
+        let i = parse_bean(&parse(bean("RTB", "").as_bytes()).unwrap()).unwrap();
+        let mut g = Goal::from_input("g".into(), &i, now);
+        // A record stored before that (sub-millisecond start) accepts its shown value back.
+        g.start = created;
+        let shown =
+            DateTime::parse_from_rfc3339(&created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)).unwrap().with_timezone(&Utc);
+        assert!(check_start_update(&g, shown, now).is_ok());
+        assert!(check_start_update(&g, shown - Duration::milliseconds(1), now).is_err());
     }
 
     #[test]

@@ -22,11 +22,11 @@ pub enum QueueName {
 impl QueueName {
     pub const ALL: &'static [QueueName] = &[QueueName::Assets, QueueName::Audience];
 
-    /// The environment variable holding the queue's URL on AWS.
-    pub fn url_var(self) -> &'static str {
+    /// The queue's URL on AWS (`ASSET_QUEUE_URL`, `AUDIENCE_QUEUE_URL`).
+    pub fn url_in(self, s: &crate::settings::Settings) -> Option<&str> {
         match self {
-            QueueName::Assets => "ASSET_QUEUE_URL",
-            QueueName::Audience => "AUDIENCE_QUEUE_URL",
+            QueueName::Assets => s.asset_queue_url.as_deref(),
+            QueueName::Audience => s.audience_queue_url.as_deref(),
         }
     }
 

@@ -19,25 +19,19 @@ fn err<E: std::fmt::Debug>(e: E) -> QueueError {
 }
 
 impl SqsQueue {
-    pub async fn client_from_env() -> Client {
-        Client::new(&aws_config::load_from_env().await)
-    }
-
-    /// Queue URLs from `ASSET_QUEUE_URL` (and the other queues' variables); a function
-    /// without one cannot send to that queue (an error when it tries).
-    pub async fn from_env() -> SqsQueue {
-        let mut urls = HashMap::new();
-        for q in QueueName::ALL {
-            if let Some(url) = crate::config::env(q.url_var()) {
-                urls.insert(*q, url);
-            }
-        }
-        SqsQueue { client: Self::client_from_env().await, urls }
+    /// The queues at these URLs; a function without a queue's URL cannot send to it (an
+    /// error when it tries).
+    pub fn new(conf: &aws_config::SdkConfig, urls: HashMap<QueueName, String>) -> SqsQueue {
+        SqsQueue { client: Client::new(conf), urls }
     }
 
     /// Creates `<prefix>-<queue>` queues when missing (emulators, tests).
     pub async fn create(prefix: &str) -> Result<SqsQueue, QueueError> {
-        let client = Self::client_from_env().await;
+        Self::create_with(&aws_config::load_from_env().await, prefix).await
+    }
+
+    pub async fn create_with(conf: &aws_config::SdkConfig, prefix: &str) -> Result<SqsQueue, QueueError> {
+        let client = Client::new(conf);
         let mut urls = HashMap::new();
         for q in QueueName::ALL {
             let out = client.create_queue().queue_name(format!("{prefix}-{}", q.short())).send().await.map_err(err)?;

@@ -171,7 +171,7 @@ pub struct DaySlot {
 }
 
 pub enum Created {
-    New(Versioned<Batch>),
+    New(Box<Versioned<Batch>>),
     /// The day's slot is taken by this batch.
     SlotTaken(String),
 }
@@ -184,10 +184,10 @@ pub async fn create_batch(st: &AppState, b: Batch) -> WResult<Created> {
         TxOp::Put(repo::item(slot.clone(), &DaySlot { batch: b.id.clone() }, 1).map_err(se)?, Cond::NotExists),
     ];
     match st.store.transact(ops).await {
-        Ok(()) => Ok(Created::New(Versioned { value: b.clone(), item: batch_item(&b, 1).map_err(se)? })),
+        Ok(()) => Ok(Created::New(Box::new(Versioned { value: b.clone(), item: batch_item(&b, 1).map_err(se)? }))),
         Err(StoreError::TransactionCanceled { .. }) => {
             if let Some(existing) = load_batch(st, &b.account_id, &b.id).await? {
-                return Ok(Created::New(existing));
+                return Ok(Created::New(Box::new(existing)));
             }
             let other = repo::get::<DaySlot>(st.store.as_ref(), &slot).await.map_err(se)?.map(|v| v.value.batch).unwrap_or_default();
             Ok(Created::SlotTaken(other))
@@ -255,7 +255,7 @@ async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
             match load_batch(st, &account.id, &id).await? {
                 Some(b) => b,
                 None => match create_batch(st, new_batch(st, &account, provider_id, &id, key, "bucket")).await? {
-                    Created::New(b) => b,
+                    Created::New(b) => *b,
                     Created::SlotTaken(other) => {
                         let mut b = new_batch(st, &account, provider_id, &id, key, "bucket");
                         b.status = m::CANCELLED.into();
@@ -433,7 +433,7 @@ async fn put_work_chunk(st: &AppState, b: &Batch, n: usize, bytes: Vec<u8>) -> W
 }
 
 enum Leased {
-    Mine(Versioned<Batch>),
+    Mine(Box<Versioned<Batch>>),
     /// Nothing to do (finished, cancelled, already done, stale job).
     Skip,
 }
@@ -463,7 +463,7 @@ async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Lease
         next.running_bytes = 0;
         let item = batch_item(&next, cur.version() + 1).map_err(se)?;
         match st.store.put(item.clone(), Cond::Version(cur.version())).await {
-            Ok(()) => return Ok(Leased::Mine(Versioned { value: next, item })),
+            Ok(()) => return Ok(Leased::Mine(Box::new(Versioned { value: next, item }))),
             Err(StoreError::ConditionFailed) => continue,
             Err(e) => return Err(e.to_string()),
         }
@@ -482,7 +482,7 @@ async fn still_mine(st: &AppState, cur: &mut Versioned<Batch>, token: &str) -> W
 /// Records the running chunk's position; `false` when the batch was cancelled or taken over.
 async fn record_progress(st: &AppState, cur: &mut Versioned<Batch>, token: &str, running: u64) -> WResult<bool> {
     for _ in 0..10 {
-        if cur.value.status != m::PROCESSING || !cur.value.lease.as_ref().is_some_and(|l| l.token == token) {
+        if cur.value.status != m::PROCESSING || cur.value.lease.as_ref().is_none_or(|l| l.token != token) {
             return Ok(false);
         }
         let mut next = cur.value.clone();
@@ -691,11 +691,11 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
     let stats = tally.stats();
     // Commit: counts, position and the next state, in one conditional write.
     for _ in 0..10 {
-        if cur.value.status != m::PROCESSING || !cur.value.lease.as_ref().is_some_and(|l| l.token == token) {
-            if !still_mine(st, &mut cur, &token).await? {
-                tracing::info!(batch = %job.batch, chunk = job.index, "batch cancelled or taken over; chunk not committed");
-                return Ok(());
-            }
+        if (cur.value.status != m::PROCESSING || cur.value.lease.as_ref().is_none_or(|l| l.token != token))
+            && !still_mine(st, &mut cur, &token).await?
+        {
+            tracing::info!(batch = %job.batch, chunk = job.index, "batch cancelled or taken over; chunk not committed");
+            return Ok(());
         }
         let mut next = cur.value.clone();
         next.chunks_done += 1;

@@ -24,6 +24,17 @@ pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> Result<(), Str
     }
 }
 
+/// Runs one message and says whether it is done (`false`: leave it for redelivery).
+pub async fn settle(st: &AppState, q: QueueName, body: &str) -> bool {
+    match dispatch(st, q, body).await {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::warn!(queue = q.short(), error = %e, "job failed; SQS will redeliver it");
+            false
+        }
+    }
+}
+
 /// Runs the workers in this process (local server, tests): each message is tried up to
 /// five times with backoff, like SQS redelivery before the dead-letter queue.
 pub fn run_in_process(st: AppState, receivers: Receivers) {

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds every Lambda (release profile: LTO, opt-level z, one codegen unit, stripped) and
+# the baseline function, then times their cold starts under an emulated Lambda Runtime API
+# (infra/lambda-bench): binary size, spawn → first /next, first invoke, peak RSS, each
+# against infra/lambda-baseline run alternately. RUNS=N sets the starts per function.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+HTTP=(clients contacts campaigns goals assets ads insertion-policy queries reference audience targeting-template)
+WORKERS=(asset-worker audience-worker)
+pkgs=()
+for f in "${HTTP[@]}" "${WORKERS[@]}" lambda-baseline lambda-bench; do pkgs+=(-p "$f"); done
+cargo build --release --locked "${pkgs[@]}"
+args=()
+for f in "${HTTP[@]}" "${WORKERS[@]}"; do args+=("$f=target/release/$f"); done
+exec target/release/lambda-bench --runs "${RUNS:-15}" --baseline target/release/lambda-baseline "${args[@]}"

@@ -1,0 +1,129 @@
+//! Assembly: settings in, ports out. The one place adapters are chosen and built, used by
+//! the Lambdas, the local server and the admin command (docs/architecture.md).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::blobs::s3::S3Blobs;
+use crate::blobs::{Blobs, LocalBlobs, MemoryBlobs};
+use crate::queue::sqs::SqsQueue;
+use crate::queue::{InProcessQueue, Queue, QueueName, Receivers};
+use crate::settings::{Settings, StoreConfig};
+use crate::state::AppState;
+use crate::store::dynamodb::DynamoStore;
+use crate::store::embedded::EmbeddedStore;
+use crate::store::Store;
+
+const AUDIENCE_PREFIX: &str = crate::workers::audience::PREFIX;
+
+/// Whether the AWS resources are created when missing (emulators) or must exist (AWS,
+/// where the template owns them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Create {
+    No,
+    IfMissing,
+}
+
+/// The AWS ports: DynamoDB, S3 and SQS over one SDK configuration (loaded once: each load
+/// reads the environment and builds a credentials chain).
+pub async fn aws(settings: &Settings, create: Create) -> Result<(AppState, Arc<SqsQueue>), String> {
+    let conf = aws_config::load_from_env().await;
+    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&conf), settings.table_name.clone());
+    let blobs = S3Blobs::new(&conf, settings.bucket_name.clone());
+    let queue = match create {
+        Create::No => {
+            let urls: HashMap<QueueName, String> =
+                QueueName::ALL.iter().filter_map(|q| q.url_in(settings).map(|u| (*q, u.to_string()))).collect();
+            SqsQueue::new(&conf, urls)
+        }
+        Create::IfMissing => {
+            let t = &settings.table_name;
+            store.create_table_if_missing().await.map_err(|e| format!("creating table {t}: {e}"))?;
+            blobs.create_bucket_if_missing().await.map_err(|e| e.to_string())?;
+            let q = SqsQueue::create_with(&conf, &settings.queue_prefix).await.map_err(|e| e.to_string())?;
+            let arn = q.arn(QueueName::Audience).await.map_err(|e| e.to_string())?;
+            blobs.notify_queue(&arn, AUDIENCE_PREFIX).await.map_err(|e| e.to_string())?;
+            q
+        }
+    };
+    let queue = Arc::new(queue);
+    let state = AppState::new(Arc::new(store), Arc::new(blobs), queue.clone()).with_settings(settings.clone());
+    Ok((state, queue))
+}
+
+/// The store alone (the admin command).
+pub async fn open_store(cfg: &StoreConfig) -> Result<Arc<dyn Store>, String> {
+    match cfg {
+        StoreConfig::Embedded(path) => Ok(Arc::new(EmbeddedStore::open(path).map_err(|e| format!("opening {}: {e}", path.display()))?)),
+        StoreConfig::Memory => Ok(Arc::new(EmbeddedStore::in_memory().map_err(|e| e.to_string())?)),
+        StoreConfig::DynamoDb { table, create } => {
+            let s = DynamoStore::from_env(table.clone()).await;
+            if *create {
+                s.create_table_if_missing().await.map_err(|e| format!("creating table {table}: {e}"))?;
+            }
+            Ok(Arc::new(s))
+        }
+    }
+}
+
+/// How the workers get their messages outside Lambda.
+pub enum Workers {
+    InProcess(Receivers),
+    Sqs(Arc<SqsQueue>),
+}
+
+impl Workers {
+    /// Starts the workers in this process: channel consumers, or SQS pollers that play the
+    /// part of the Lambda event source.
+    pub fn start(self, st: AppState) {
+        match self {
+            Workers::InProcess(r) => crate::workers::run_in_process(st, r),
+            Workers::Sqs(q) => {
+                for qn in QueueName::ALL {
+                    let qn = *qn;
+                    let st = st.clone();
+                    q.spawn_poller(qn, move |body| {
+                        let st = st.clone();
+                        async move { crate::workers::settle(&st, qn, &body).await }
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// An in-process blob store that sends the bucket notification's S3 events itself.
+pub fn notifying(inner: Arc<dyn Blobs>, queue: &Arc<dyn Queue>) -> Arc<dyn Blobs> {
+    Arc::new(crate::blobs::Notifying { inner, queue: queue.clone(), target: QueueName::Audience, prefix: AUDIENCE_PREFIX })
+}
+
+/// The ports of the local server: the embedded store with a blob directory (or memory) and
+/// in-process queues, or the AWS ports (an emulator, LocalStack or AWS) with SQS pollers.
+pub async fn local(cfg: &StoreConfig, settings: &Settings) -> Result<(AppState, Workers), String> {
+    let in_process = |store: Arc<dyn Store>, blobs: Option<PathBuf>| {
+        let (q, rx) = InProcessQueue::new();
+        let queue: Arc<dyn Queue> = Arc::new(q);
+        let inner: Arc<dyn Blobs> = match blobs {
+            Some(dir) => {
+                crate::blobs::watch_dir(dir.clone(), AUDIENCE_PREFIX, queue.clone(), QueueName::Audience);
+                Arc::new(LocalBlobs::new(dir))
+            }
+            None => Arc::new(MemoryBlobs::default()),
+        };
+        let state = AppState::new(store, notifying(inner, &queue), queue).with_settings(settings.clone());
+        (state, Workers::InProcess(rx))
+    };
+    match cfg {
+        StoreConfig::Embedded(path) => {
+            let dir = path.parent().map(|p| p.join("blobs")).unwrap_or_else(|| PathBuf::from(".data/blobs"));
+            Ok(in_process(open_store(cfg).await?, Some(dir)))
+        }
+        StoreConfig::Memory => Ok(in_process(open_store(cfg).await?, None)),
+        StoreConfig::DynamoDb { table, create } => {
+            let settings = Settings { table_name: table.clone(), ..settings.clone() };
+            let (state, queue) = aws(&settings, if *create { Create::IfMissing } else { Create::No }).await?;
+            Ok((state, Workers::Sqs(queue)))
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Settings: the environment, read once, in one place (README "Configuration"). A leaf
+//! module: it imports nothing of the crate, and everything else receives the values from
+//! here through `assemble.rs` and `AppState`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A variable's value; unset and blank are the same.
+pub fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Which store a process opens (the Lambdas always use DynamoDB).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoreConfig {
+    /// redb file (kept across restarts).
+    Embedded(PathBuf),
+    /// redb in memory (gone on exit).
+    Memory,
+    /// DynamoDB (or an emulator through `AWS_ENDPOINT_URL`); create the table, bucket and
+    /// queues when missing.
+    DynamoDb { table: String, create: bool },
+}
+
+impl StoreConfig {
+    /// `STORE` = embedded (default) | memory | dynamodb; `DATA_DIR`; `TABLE_NAME`;
+    /// `CREATE_TABLE` = 1 to create the table (emulators).
+    pub fn from_env(default_kind: &str) -> Result<StoreConfig, String> {
+        let kind = env("STORE").unwrap_or_else(|| default_kind.to_string());
+        match kind.as_str() {
+            "embedded" => {
+                let dir = PathBuf::from(env("DATA_DIR").unwrap_or_else(|| ".data".into()));
+                Ok(StoreConfig::Embedded(dir.join("store.redb")))
+            }
+            "memory" => Ok(StoreConfig::Memory),
+            "dynamodb" => Ok(StoreConfig::DynamoDb {
+                table: env("TABLE_NAME").unwrap_or_else(|| "adserver".into()),
+                create: env("CREATE_TABLE").is_some_and(|v| v == "1" || v == "true"),
+            }),
+            other => Err(format!("STORE must be embedded, memory or dynamodb (got {other:?})")),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            StoreConfig::Embedded(p) => format!("embedded store at {}", p.display()),
+            StoreConfig::Memory => "in-memory store".into(),
+            StoreConfig::DynamoDb { table, .. } => {
+                format!("DynamoDB table {table}{}", env("AWS_ENDPOINT_URL").map(|e| format!(" at {e}")).unwrap_or_default())
+            }
+        }
+    }
+}
+
+/// Tunables from the environment (README "Configuration").
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `TABLE_NAME`: the DynamoDB table.
+    pub table_name: String,
+    /// `BUCKET_NAME`: the S3 bucket of assets and audience batch files.
+    pub bucket_name: String,
+    /// `ASSET_QUEUE_URL`, `AUDIENCE_QUEUE_URL`: the SQS queues (Lambdas; locally created as
+    /// `<QUEUE_PREFIX>-<queue>` when `CREATE_TABLE=1`).
+    pub asset_queue_url: Option<String>,
+    pub audience_queue_url: Option<String>,
+    /// `QUEUE_PREFIX`: name prefix of the queues created locally.
+    pub queue_prefix: String,
+    /// `ASSET_ALLOW_PRIVATE_URLS=1`: let the downloader reach loopback/private addresses
+    /// (local testing only).
+    pub asset_allow_private_urls: bool,
+    /// `ASSET_MAX_BYTES`: the largest asset downloaded.
+    pub asset_max_bytes: u64,
+    /// `ASSET_DOWNLOAD_TIMEOUT_SECS`.
+    pub asset_download_timeout: Duration,
+    /// How long an unlinked asset lives.
+    pub asset_expiry: chrono::Duration,
+    /// `UPLOAD_MAX_BYTES`: the largest octet-stream upload through the API.
+    pub upload_max_bytes: usize,
+    /// `AD_REQUEST_BASE_URL`: where this service's ad-request endpoint is (VAST URLs).
+    pub ad_request_base_url: String,
+    /// `AUDIENCE_REGION`: the audience region this deployment serves (`eu` or `asia`).
+    pub audience_region: String,
+    /// `AUDIENCE_CHUNK_BYTES`: the size of the byte-range chunks a batch file is cut into.
+    pub audience_chunk_bytes: u64,
+    /// `AUDIENCE_UPLOAD_MAX_BYTES`: the largest batch file uploaded through the API.
+    pub audience_upload_max_bytes: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            table_name: "adserver".into(),
+            bucket_name: "adserver-assets".into(),
+            asset_queue_url: None,
+            audience_queue_url: None,
+            queue_prefix: "adserver".into(),
+            asset_allow_private_urls: false,
+            asset_max_bytes: 512 * 1024 * 1024,
+            asset_download_timeout: Duration::from_secs(300),
+            asset_expiry: chrono::Duration::hours(24),
+            upload_max_bytes: 64 * 1024 * 1024,
+            ad_request_base_url: "http://127.0.0.1:3000".into(),
+            audience_region: "eu".into(),
+            audience_chunk_bytes: 32 * 1024 * 1024,
+            audience_upload_max_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+impl Settings {
+    pub fn from_env() -> Settings {
+        let d = Settings::default();
+        let num = |k: &str| env(k).and_then(|v| v.parse::<u64>().ok());
+        Settings {
+            table_name: env("TABLE_NAME").unwrap_or(d.table_name),
+            bucket_name: env("BUCKET_NAME").unwrap_or(d.bucket_name),
+            asset_queue_url: env("ASSET_QUEUE_URL"),
+            audience_queue_url: env("AUDIENCE_QUEUE_URL"),
+            queue_prefix: env("QUEUE_PREFIX").unwrap_or(d.queue_prefix),
+            asset_allow_private_urls: env("ASSET_ALLOW_PRIVATE_URLS").is_some_and(|v| v == "1" || v == "true"),
+            asset_max_bytes: num("ASSET_MAX_BYTES").unwrap_or(d.asset_max_bytes),
+            asset_download_timeout: num("ASSET_DOWNLOAD_TIMEOUT_SECS").map(Duration::from_secs).unwrap_or(d.asset_download_timeout),
+            asset_expiry: d.asset_expiry,
+            upload_max_bytes: num("UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.upload_max_bytes),
+            ad_request_base_url: env("AD_REQUEST_BASE_URL").map(|u| u.trim_end_matches('/').to_string()).unwrap_or(d.ad_request_base_url),
+            audience_region: env("AUDIENCE_REGION").map(|r| r.to_ascii_lowercase()).unwrap_or(d.audience_region),
+            audience_chunk_bytes: num("AUDIENCE_CHUNK_BYTES").filter(|n| *n >= 1).unwrap_or(d.audience_chunk_bytes),
+            audience_upload_max_bytes: num("AUDIENCE_UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.audience_upload_max_bytes),
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Behaviours a client relies on (issue 9): what a GET shows can be sent back, defaults the
+//! seeds state appear in every view of a record, and another account's record is a 404
+//! before anything in the body is looked at.
+
+use api_tests::chrono::{Duration, SecondsFormat};
+use api_tests::serde_json::{json, Value};
+use api_tests::{both_stores, xml_text};
+use shared::clock::Clock;
+
+fn gpath(id: &str) -> String {
+    format!("/api/1.0.cpvext/goal/by_goal_id;id={id}")
+}
+
+both_stores! {
+    async fn an_active_goal_accepts_the_start_it_shows(app: TestApp) {
+        // A clock with sub-millisecond precision, as the system clock has.
+        app.clock.set(app.clock.now() + Duration::nanoseconds(123_456_789));
+        let (_, c) = app.advertiser_campaign().await;
+        // Past start: the goal starts at its creation time (start rule 1), and is active.
+        let id = app.goal(&c, "RTB", -1, Some(10), "").await;
+        app.advance(Duration::minutes(5));
+        let shown = xml_text(&app.get(&gpath(&id)).await.body, "start").unwrap();
+        assert_eq!(shown.len(), 24, "milliseconds, UTC: {shown}");
+        let end = (app.clock.now() + Duration::days(10)).to_rfc3339_opts(SecondsFormat::Secs, true);
+        let body = format!(
+            "<goalBean><id>{id}</id><campaignId>{c}</campaignId><type>RTB</type><variant>NORMAL</variant><start>{shown}</start><end>{end}</end></goalBean>"
+        );
+        app.put_xml(&gpath(&id), &body).await.expect(204);
+        assert_eq!(xml_text(&app.get(&gpath(&id)).await.body, "start").unwrap(), shown);
+        // One millisecond off is a move into the past: still refused.
+        let earlier = api_tests::chrono::DateTime::parse_from_rfc3339(&shown).unwrap() - Duration::milliseconds(1);
+        let moved = body.replace(&shown, &earlier.to_rfc3339_opts(SecondsFormat::Millis, true));
+        let r = app.put_xml(&gpath(&id), &moved).await;
+        r.expect(400);
+        assert_eq!(xml_text(&r.body, "rule").as_deref(), Some("startRule"));
+    }
+
+    async fn v3_ads_show_every_device_container_by_default(app: TestApp) {
+        let (_, campaign) = app.advertiser_campaign().await;
+        let goal = app.goal(&campaign, "IMPRESSION", 1, Some(30), "").await;
+        let r = app.send("POST", "/v1/assets/video?name=spot.mp4", Some(&app.a.key), Some("application/octet-stream"), "video").await;
+        let asset = r.header("location").unwrap().rsplit('/').next().unwrap().to_string();
+        let creative = json!({"type": "standard", "insertionPoint": "preroll", "assetId": asset});
+        let all = app.post_json("/v1/ads", &json!({"name": "All", "goalId": goal, "creative": creative})).await;
+        all.expect(201);
+        let own = format!("{}-dc-ctv", app.a.id);
+        let one = app.post_json("/v1/ads", &json!({"name": "One", "goalId": goal, "creative": creative, "deviceContainers": [own]})).await;
+        one.expect(201);
+        let every: Vec<String> = ["desktop", "mobile", "ctv"].iter().map(|d| format!("{}-dc-{d}", app.a.id)).collect();
+        let ids = |v: &Value| -> Vec<String> {
+            let mut l: Vec<String> = v["deviceContainers"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap().to_string()).collect();
+            l.sort();
+            l
+        };
+        let mut sorted = every;
+        sorted.sort();
+        // /v1 and every /v3 view agree.
+        assert_eq!(all.json()["deviceContainers"], json!(sorted));
+        let (all_id, one_id) = (all.json()["id"].as_str().unwrap().to_string(), one.json()["id"].as_str().unwrap().to_string());
+        let v3 = app.get(&format!("/v3/ads/{all_id}")).await;
+        v3.expect(200);
+        assert_eq!(ids(&v3.json()), sorted);
+        assert_eq!(ids(&app.get(&format!("/v3/ads/{one_id}")).await.json()), vec![own.clone()]);
+        let listed = app.get(&format!("/v3/ads?goal.id={goal}")).await.json();
+        let by_name = |list: &Value, name: &str| list.as_array().unwrap().iter().find(|a| a["name"] == name).cloned().unwrap();
+        assert_eq!(ids(&by_name(&listed["ads"], "All")), sorted);
+        assert_eq!(ids(&by_name(&listed["ads"], "One")), vec![own.clone()]);
+        let g = app.get(&format!("/v3/goals/{goal}?expand=ads")).await.json();
+        assert_eq!(ids(&by_name(&g["ads"], "All")), sorted, "{g}");
+        let c = app.get(&format!("/v3/campaigns/{campaign}?expand=goals&expand=ads")).await.json();
+        assert_eq!(ids(&by_name(&c["goals"][0]["ads"], "All")), sorted, "{c}");
+    }
+
+    async fn another_accounts_template_is_404_before_body_checks(app: TestApp) {
+        let base = "/api/2.0/targeting-template";
+        let t = app.post_json(base, &json!({"name": "Mine"})).await.json();
+        let id = t["id"].as_str().unwrap();
+        // The other tenant sends a body that would fail validation in its own account.
+        let body = json!({"id": id, "name": "Theirs", "siteId": app.b.id});
+        let r = app.send("PUT", &format!("{base}/{id}"), Some(&app.b.key), Some("application/json"), &body.to_string()).await;
+        r.expect(404);
+        assert!(!r.body.contains(&app.a.id), "nothing of the owner leaks: {}", r.body);
+        let r = app.send("PUT", &format!("{base}/{id}/rules"), Some(&app.b.key), Some("application/json"), "{}").await;
+        r.expect(404);
+        assert_eq!(app.get(&format!("{base}/{id}")).await.json()["name"], "Mine");
+    }
+}
