@@ -87,3 +87,12 @@ pub fn template_links(a: &str, template: &str) -> String {
 pub fn linked_templates(a: &str, kind: &str, target: &str) -> String {
     format!("A#{a}#TLINKS#{kind}#{target}")
 }
+
+/// The rules of a campaign or a goal.
+pub fn rules(a: &str, parent: crate::model::rules::Parent, id: &str) -> Key {
+    let kind = match parent {
+        crate::model::rules::Parent::Campaign => "CAMPAIGN",
+        crate::model::rules::Parent::Goal => "GOAL",
+    };
+    Key::new(partition(a, RULES), format!("{kind}#{id}"))
+}

@@ -7,8 +7,10 @@
 
 use std::collections::HashMap;
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::model::goal::Goal;
 use crate::store::{Cond, Key, Store, StoreResult, TxOp};
 
 pub const SHARDS: u32 = 4;
@@ -83,6 +85,54 @@ pub async fn read(store: &dyn Store, account: &str, level: Level, ids: &[String]
         }
     }
     Ok(out)
+}
+
+// ---- formulas of the /v3 metrics (docs/queries.md) ----
+
+/// `a / b` rounded to four decimals; 0 when nothing was counted (ctr, completion rate).
+pub fn ratio(a: i64, b: i64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        ((a as f64 / b as f64) * 10_000.0).round() / 10_000.0
+    }
+}
+
+/// Revenue per thousand impressions from the goal's pricing (docs/queries.md).
+pub fn ecpm(g: &Goal, c: &Counters) -> f64 {
+    let price = g.pricing_value.unwrap_or(0.0);
+    let per_thousand = |events: i64| events as f64 * price / 1000.0;
+    let revenue = match g.pricing_model.as_str() {
+        "CPM" => per_thousand(c.get("impression")),
+        "CPMV_25" => per_thousand(c.get("firstQuartile")),
+        "CPMV_50" => per_thousand(c.get("midpoint")),
+        "CPMV_75" => per_thousand(c.get("thirdQuartile")),
+        "CPMV_100" => per_thousand(c.get("complete")),
+        "CPC" => c.get("clickThrough") as f64 * price,
+        "BUDGET" => g.goal_value.map_or(0.0, |v| if v > 0.0 { price * (c.get("delivered") as f64 / v).min(1.0) } else { 0.0 }),
+        _ => 0.0,
+    };
+    let imps = c.get("impression");
+    if imps == 0 {
+        0.0
+    } else {
+        ((revenue / imps as f64 * 1000.0) * 100.0).round() / 100.0
+    }
+}
+
+/// Linear projection of delivery over the whole flight: delivered so far, scaled by
+/// flight ÷ elapsed; before the start 0, after the end what was delivered; no end: none.
+pub fn projected_delivery(g: &Goal, delivered: i64, now: DateTime<Utc>) -> Option<f64> {
+    let end = g.end?;
+    if now <= g.start {
+        return Some(0.0);
+    }
+    if now >= end {
+        return Some(delivered as f64);
+    }
+    let elapsed = (now - g.start).num_seconds().max(1) as f64;
+    let flight = (end - g.start).num_seconds().max(1) as f64;
+    Some((delivered as f64 * flight / elapsed).round())
 }
 
 #[cfg(test)]

@@ -10,27 +10,14 @@ use serde_json::json;
 use super::*;
 use crate::download::check_url;
 use crate::error::AppResult;
-use crate::ids::{new_id, plausible_id};
+use crate::ids::new_id;
 use crate::json::ObjReader;
 use crate::model::asset::{self, check_name, content_type_for, Asset};
 use crate::queue::QueueName;
-use crate::repo::Versioned;
-use crate::store::Cond;
 use crate::workers::assets::AssetJob;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/v1/assets/video", post(create)).route("/v1/assets/video/{id}", get(get_one))
-}
-
-/// A visible asset of the account (expired unlinked ones are gone: 404).
-pub async fn load(st: &AppState, account: &str, id: &str) -> AppResult<Versioned<Asset>> {
-    if !plausible_id(id) {
-        return Err(AppError::not_found("asset", id));
-    }
-    match repo::get::<Asset>(st.store.as_ref(), &keys::record(account, keys::ASSET, id)).await? {
-        Some(a) if a.value.visible(st.clock.now()) => Ok(a),
-        _ => Err(AppError::not_found("asset", id)),
-    }
 }
 
 fn created(id: &str) -> Response {
@@ -60,16 +47,8 @@ fn new_asset(st: &AppState, id: &str, name: String, source: &str) -> Asset {
     }
 }
 
-async fn save(st: &AppState, account: &str, a: &Asset) -> AppResult<()> {
-    let mut item = repo::item(keys::record(account, keys::ASSET, &a.id), a, 1)?;
-    item.expires_at = a.expires.map(|e| e.timestamp());
-    st.store.put(item, Cond::NotExists).await?;
-    Ok(())
-}
-
 /// `POST /v1/assets/video`: JSON `{name, downloadUri}` (download queued), or the bytes as
 /// `application/octet-stream` with `?name=`.
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
     let mt = req
         .headers()
@@ -104,18 +83,16 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
             let id = new_id();
             let mut asset = new_asset(&st, &id, name, "url");
             asset.download_uri = Some(uri);
-            save(&st, &a.id, &asset).await?;
+            repo::assets::create(st.store.as_ref(), &a.id, &asset).await?;
             let job = serde_json::to_string(&AssetJob { account: a.id.clone(), asset: id.clone() })?;
             if let Err(e) = st.queue.send(QueueName::Assets, job).await {
                 // Without a queued job the asset would stay PENDING: record the failure.
                 tracing::error!(error = %e, asset = %id, "could not queue the download");
-                let key = keys::record(&a.id, keys::ASSET, &id);
-                if let Some(cur) = repo::get::<Asset>(st.store.as_ref(), &key).await? {
-                    let mut failed = cur.value.clone();
+                repo::assets::update(st.store.as_ref(), &a.id, &id, |failed| {
                     failed.status = asset::FAILED.into();
                     failed.failure_reason = Some("the download could not be queued; upload again".into());
-                    let _ = st.store.put(repo::next(&cur.item, &failed)?, Cond::Version(cur.version())).await;
-                }
+                })
+                .await?;
                 return Err(AppError::Internal(e.to_string()));
             }
             tracing::info!(asset = %id, "asset download queued");
@@ -150,16 +127,15 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
             asset.size = Some(size);
             asset.content_type = Some(ct.into());
             asset.object_key = Some(key);
-            save(&st, &a.id, &asset).await?;
+            repo::assets::create(st.store.as_ref(), &a.id, &asset).await?;
             Ok(created(&id))
         }
         _ => Err(AppError::UnsupportedMediaType { expected: "application/json or application/octet-stream", got: mt }),
     }
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    let v = load(&st, &a.id, &id).await?;
+    let v = repo::assets::load(st.store.as_ref(), &a.id, &id, st.clock.now()).await?;
     let x = &v.value;
     let mut body = json!({
         "id": x.id, "name": x.name, "status": x.status, "source": x.source, "linked": x.linked,

@@ -15,7 +15,7 @@ use super::*;
 use crate::error::AppResult;
 use crate::model::account::AudienceProvider;
 use crate::model::audience::{self as m, Batch};
-use crate::store::{Cond, Query, StoreError, TxOp};
+use crate::repo::audience::Created;
 use crate::workers::audience as w;
 
 pub fn router() -> Router<AppState> {
@@ -37,13 +37,7 @@ fn provider_json(p: &AudienceProvider) -> Value {
 }
 
 async fn load(st: &AppState, account: &str, id: &str) -> AppResult<AudienceProvider> {
-    if !crate::ids::plausible_id(id) {
-        return Err(AppError::not_found("audience provider", id));
-    }
-    Ok(repo::get::<AudienceProvider>(st.store.as_ref(), &keys::record(account, keys::PROVIDER, id))
-        .await?
-        .ok_or_else(|| AppError::not_found("audience provider", id))?
-        .value)
+    repo::audience::provider(st.store.as_ref(), account, id).await
 }
 
 fn page_link(size: usize, number: usize) -> String {
@@ -52,12 +46,9 @@ fn page_link(size: usize, number: usize) -> String {
 
 /// `{pagination {totalCount, pageSize, pageNumber, links {first, next, previous, last}}, providers}`;
 /// `next`/`previous` are null at the ends.
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let (size, number) = paging(&query_pairs(q.as_deref())?)?;
-    let found: Vec<crate::repo::Versioned<AudienceProvider>> =
-        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::PROVIDER))).await?;
-    let mut all: Vec<AudienceProvider> = found.into_iter().map(|v| v.value).collect();
+    let mut all = repo::audience::providers(st.store.as_ref(), &a.id).await?;
     all.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
     let total = all.len();
     let last = total.div_ceil(size).max(1);
@@ -72,14 +63,12 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
         .into_response())
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     Ok(Json(provider_json(&load(&st, &a.id, &id).await?)).into_response())
 }
 
 /// `[{id, key, name, segments: [{id, key, name}]}]`: the keys are what a batch file's
 /// `<segmentationKey>=<segmentKey>` pairs must match (case-sensitively).
-#[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
 async fn segmentations(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let p = load(&st, &a.id, &id).await?;
     Ok(Json(json!({"providerId": p.id, "segmentations": p.segmentations})).into_response())
@@ -114,7 +103,6 @@ fn gzip_ok(body: &[u8]) -> bool {
 }
 
 /// POST `/v1/audience/batch?providerId=&region=` (also `/v1/audience/provider/batch`).
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let mut errors = Vec::new();
@@ -169,9 +157,9 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     let id = crate::ids::new_id();
     let key = w::api_object_key(&a.id, &provider.id, &id);
     let batch = w::new_batch(&st, &a, &provider.id, &id, &key, "api");
-    match w::create_batch(&st, batch.clone()).await.map_err(AppError::Internal)? {
-        w::Created::New(_) => {}
-        w::Created::SlotTaken(other) => {
+    match repo::audience::create(st.store.as_ref(), &batch).await? {
+        Created::New(_) => {}
+        Created::SlotTaken(other) => {
             let mut res = AppError::TooManyRequests(format!(
                 "audience provider {} already has batch {other} for {} (one batch file per provider per day); try again tomorrow",
                 provider.id, batch.day
@@ -185,11 +173,7 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     }
     // The record exists before the object, so the object's event finds it.
     if let Err(e) = st.blobs.put_bytes(&key, body.to_vec(), "text/csv").await {
-        let undo = vec![
-            TxOp::Delete(w::batch_key(&a.id, &id), Cond::None),
-            TxOp::Delete(keys::batch_day(&a.id, &provider.id, &batch.day), Cond::None),
-        ];
-        if let Err(u) = st.store.transact(undo).await {
+        if let Err(u) = repo::audience::undo_create(st.store.as_ref(), &batch).await {
             tracing::error!(error = %u, batch = %id, "could not undo a batch whose file was not stored");
         }
         return Err(e.into());
@@ -202,25 +186,16 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     Ok(res)
 }
 
-async fn load_batch(st: &AppState, account: &str, id: &str) -> AppResult<crate::repo::Versioned<Batch>> {
-    if !crate::ids::plausible_id(id) {
-        return Err(AppError::not_found("audience batch", id));
-    }
-    w::load_batch(st, account, id).await.map_err(AppError::Internal)?.ok_or_else(|| AppError::not_found("audience batch", id))
-}
-
-#[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
 async fn progress(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     check_account_region(&st, &a)?;
-    Ok(Json(load_batch(&st, &a.id, &id).await?.value.progress_json()).into_response())
+    Ok(Json(repo::audience::load(st.store.as_ref(), &a.id, &id).await?.value.progress_json()).into_response())
 }
 
 /// Below 100 %: CANCELLED (200, also again); at 100 %: 400 `{errors: [{message}]}`.
-#[tracing::instrument(skip_all, fields(account = %a.id, id = %id))]
 async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     check_account_region(&st, &a)?;
-    for _ in 0..WRITE_ATTEMPTS {
-        let cur = load_batch(&st, &a.id, &id).await?;
+    for _ in 0..repo::WRITE_ATTEMPTS {
+        let cur = repo::audience::load(st.store.as_ref(), &a.id, &id).await?;
         match cur.value.status.as_str() {
             m::FINISHED => {
                 let message = format!("Batch {id} is already 100% processed and cannot be cancelled");
@@ -232,24 +207,19 @@ async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
         let mut next = cur.value.clone();
         next.status = m::CANCELLED.into();
         next.lease = None;
-        match st.store.put(w::batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
-            Ok(()) => {
-                tracing::info!(batch = %id, "batch cancelled");
-                // A batch of the provider may be waiting for this one.
-                if let Err(e) = w::start_next(&st, &a.id, &next.provider_id).await {
-                    tracing::error!(error = %e, batch = %id, "could not start the provider's next batch");
-                }
-                return Ok(Json(next.progress_json()).into_response());
+        if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await? {
+            tracing::info!(batch = %id, "batch cancelled");
+            // A batch of the provider may be waiting for this one.
+            if let Err(e) = w::start_next(&st, &a.id, &next.provider_id).await {
+                tracing::error!(error = %e, batch = %id, "could not start the provider's next batch");
             }
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => return Err(e.into()),
+            return Ok(Json(next.progress_json()).into_response());
         }
     }
-    Err(conflict())
+    Err(repo::conflict())
 }
 
 /// GET `/v1/audience/batch?providerId=`: the batches, newest first (ours; for bucket drops).
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn list_batches(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     check_account_region(&st, &a)?;
     let pairs = query_pairs(q.as_deref())?;
@@ -258,17 +228,11 @@ async fn list_batches(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): Ra
     }
     let providers: Vec<String> = match single(&pairs, "providerId")? {
         Some(p) => vec![load(&st, &a.id, p).await?.id],
-        None => {
-            let all: Vec<crate::repo::Versioned<AudienceProvider>> =
-                repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::PROVIDER))).await?;
-            all.into_iter().map(|p| p.value.id).collect()
-        }
+        None => repo::audience::providers(st.store.as_ref(), &a.id).await?.into_iter().map(|p| p.id).collect(),
     };
     let mut batches: Vec<Batch> = Vec::new();
     for p in providers {
-        let found: Vec<crate::repo::Versioned<Batch>> =
-            repo::query_all(st.store.as_ref(), Query::gsi1(keys::provider_batches(&a.id, &p)).backward()).await?;
-        batches.extend(found.into_iter().map(|v| v.value));
+        batches.extend(repo::audience::of_provider(st.store.as_ref(), &a.id, &p).await?);
     }
     batches.sort_by(|x, y| y.created.cmp(&x.created).then(y.id.cmp(&x.id)));
     let out: Vec<Value> = batches

@@ -1,7 +1,5 @@
 //! Campaigns (seed 001 §4.1, §2.1, §2.5, §3), XML.
 
-use std::collections::BTreeSet;
-
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -9,14 +7,11 @@ use axum::routing::get;
 use axum::Router;
 use chrono::{DateTime, Datelike, Utc};
 
-use super::clients::{load_typed, REFS};
 use super::*;
 use crate::error::{AppResult, FieldError};
-use crate::ids::{new_id, plausible_id};
-use crate::model::campaign::{parse_bean, Campaign, CampaignInput};
+use crate::ids::new_id;
+use crate::model::campaign::{parse_bean, Campaign};
 use crate::model::notification::{notifications, write_map, GoalSummary};
-use crate::repo::Versioned;
-use crate::store::{Cond, Item, Query, StoreError, TxOp};
 use crate::xml::expect_root;
 
 pub fn router() -> Router<AppState> {
@@ -25,17 +20,6 @@ pub fn router() -> Router<AppState> {
         .route("/api/1.0/campaign/archived", get(archived))
         .route("/api/1.0/campaign/notification/{seg}", get(notification))
         .route("/api/1.0/campaign/{seg}", get(get_one).put(update).delete(remove))
-}
-
-/// A live (not deleted) campaign of the account, else 404.
-pub async fn load(st: &AppState, account: &str, id: &str) -> AppResult<Versioned<Campaign>> {
-    if !plausible_id(id) {
-        return Err(AppError::not_found("campaign", id));
-    }
-    match repo::get::<Campaign>(st.store.as_ref(), &keys::record(account, keys::CAMPAIGN, id)).await? {
-        Some(c) if c.value.deleted_at.is_none() => Ok(c),
-        _ => Err(AppError::not_found("campaign", id)),
-    }
 }
 
 fn campaign_id(seg: &str) -> AppResult<String> {
@@ -81,87 +65,17 @@ fn archive(c: &mut Campaign, a: &crate::model::account::Account, now: DateTime<U
     c.archive_month = Some(format!("{:04}-{:02}", local.year(), local.month()));
 }
 
-fn campaign_item(a: &str, c: &Campaign, base: Item) -> AppResult<Item> {
-    let mut item = Item { body: serde_json::to_string(c)?, ..base };
-    item.gsi1 = match (&c.archive_month, c.deleted_at) {
-        (Some(m), None) => Some((keys::archived_month(a, m), c.id.clone())),
-        _ => None,
-    };
-    Ok(item)
-}
-
-/// The clients a bean names, each checked for its type; every bad reference reported.
-async fn resolve_refs(
-    st: &AppState,
-    account: &str,
-    i: &CampaignInput,
-    only: &BTreeSet<String>,
-) -> AppResult<Vec<Versioned<crate::model::client::Client>>> {
-    let mut wanted = vec![(i.advertiser_id.clone(), "ADVERTISER", "advertiserId")];
-    if let Some(x) = &i.agency_id {
-        wanted.push((x.clone(), "AGENCY", "agencyId"));
-    }
-    if let Some(x) = &i.brand_id {
-        wanted.push((x.clone(), "BRAND", "brandId"));
-    }
-    let mut out = Vec::new();
-    let mut errors: Vec<FieldError> = Vec::new();
-    for (id, kind, field) in wanted {
-        if !only.contains(&id) {
-            continue;
-        }
-        match load_typed(st, account, &id, kind, field).await {
-            Ok(c) => out.push(c),
-            Err(AppError::Validation(mut e)) => errors.append(&mut e),
-            Err(e) => return Err(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(AppError::Validation(errors))
-    }
-}
-
-fn ref_adds(account: &str, refs: &[Versioned<crate::model::client::Client>], delta: i64) -> Vec<TxOp> {
-    refs.iter()
-        .map(|c| TxOp::Add(keys::record(account, keys::CLIENT, &c.value.id), vec![(REFS.to_string(), delta)], Cond::Version(c.version())))
-        .collect()
-}
-
-fn ref_drops(account: &str, ids: &BTreeSet<String>) -> Vec<TxOp> {
-    ids.iter().map(|id| TxOp::Add(keys::record(account, keys::CLIENT, id), vec![(REFS.to_string(), -1)], Cond::Exists)).collect()
-}
-
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "campaignBean")?)?;
     reject_id_on_create("campaignBean", &input.id)?;
-    let id = new_id();
-    for _ in 0..WRITE_ATTEMPTS {
-        let now = st.clock.now();
-        let mut c = Campaign::from_input(id.clone(), &input, now);
-        let archive_now = status_move(input.status.as_deref(), &c, now)?;
-        let all: BTreeSet<String> = c.client_ids().into_iter().collect();
-        let refs = resolve_refs(&st, &a.id, &input, &all).await?;
-        if archive_now {
-            archive(&mut c, &a, now);
-        }
-        let item =
-            campaign_item(&a.id, &c, Item { pk: keys::partition(&a.id, keys::CAMPAIGN), sk: id.clone(), version: 1, ..Item::default() })?;
-        let mut tx = vec![TxOp::Put(item, Cond::NotExists)];
-        tx.extend(ref_adds(&a.id, &refs, 1));
-        match st.store.transact(tx).await {
-            Ok(()) => {
-                tracing::info!(campaign = %id, "campaign created");
-                return Ok(text_response(StatusCode::OK, id));
-            }
-            // A named client changed meanwhile: check the references again.
-            Err(StoreError::TransactionCanceled { .. }) => continue,
-            Err(e) => return Err(e.into()),
-        }
+    let now = st.clock.now();
+    let mut c = Campaign::from_input(new_id(), &input, now);
+    if status_move(input.status.as_deref(), &c, now)? {
+        archive(&mut c, &a, now);
     }
-    Err(conflict())
+    repo::campaigns::create(st.store.as_ref(), &a.id, &c).await?;
+    tracing::info!(campaign = %c.id, "campaign created");
+    Ok(text_response(StatusCode::OK, c.id))
 }
 
 #[derive(Default)]
@@ -210,15 +124,12 @@ fn sort_campaigns(list: &mut [Campaign]) {
 }
 
 /// `GET /api/1.0/campaign`: live campaigns; archived ones only with `state=archived`.
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let f = list_filter(q.as_deref())?;
     let now = st.clock.now();
-    let all: Vec<Versioned<Campaign>> =
-        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(&a.id, keys::CAMPAIGN))).await?;
-    let mut list: Vec<Campaign> = all
+    let mut list: Vec<Campaign> = repo::campaigns::all(st.store.as_ref(), &a.id)
+        .await?
         .into_iter()
-        .map(|v| v.value)
         .filter(|c| c.deleted_at.is_none())
         .filter(|c| match &f.state {
             Some(s) => c.state() == s,
@@ -232,7 +143,6 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 
 /// `GET /api/1.0/campaign/archived?year=&month=`: campaigns archived in that month of the
 /// account's time zone; default the current month.
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let now = st.clock.now();
@@ -260,21 +170,17 @@ async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQue
         return Err(AppError::Validation(errors));
     };
     let ym = format!("{year:04}-{month:02}");
-    let found: Vec<Versioned<Campaign>> = repo::query_all(st.store.as_ref(), Query::gsi1(keys::archived_month(&a.id, &ym))).await?;
-    let mut list: Vec<Campaign> =
-        found.into_iter().map(|v| v.value).filter(|c| c.deleted_at.is_none() && c.archive_month.as_deref() == Some(ym.as_str())).collect();
+    let mut list = repo::campaigns::archived_in(st.store.as_ref(), &a.id, &ym).await?;
     sort_campaigns(&mut list);
     Ok(xml_response(StatusCode::OK, collection(&list, &a, now)))
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
-    let c = load(&st, &a.id, &campaign_id(&seg)?).await?;
+    let c = repo::campaigns::load(st.store.as_ref(), &a.id, &campaign_id(&seg)?).await?;
     let body = collection(std::slice::from_ref(&c.value), &a, st.clock.now());
     Ok(with_etag(xml_response(StatusCode::OK, body), c.version()))
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
 async fn update(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -284,63 +190,35 @@ async fn update(
 ) -> AppResult<Response> {
     let id = campaign_id(&seg)?;
     let expected = if_match(&headers)?;
+    let cur = repo::campaigns::load(st.store.as_ref(), &a.id, &id).await?;
     let input = parse_bean(expect_root(&doc, "campaignBean")?)?;
     check_body_id("campaignBean", &input.id, &id)?;
-    let mut tries = Attempts::new("campaign", &id, expected);
-    loop {
-        let cur = load(&st, &a.id, &id).await?;
-        tries.check(cur.version())?;
+    repo::campaigns::update(st.store.as_ref(), &a.id, cur, expected, |stored| {
         let now = st.clock.now();
-        let archive_now = status_move(input.status.as_deref(), &cur.value, now)?;
-        let mut c = cur.value.clone();
+        let archive_now = status_move(input.status.as_deref(), stored, now)?;
+        let mut c = stored.clone();
         c.replace(&input, now);
         if archive_now {
             archive(&mut c, &a, now);
         }
-        let old: BTreeSet<String> = cur.value.client_ids().into_iter().collect();
-        let new: BTreeSet<String> = c.client_ids().into_iter().collect();
-        let added: BTreeSet<String> = new.difference(&old).cloned().collect();
-        let dropped: BTreeSet<String> = old.difference(&new).cloned().collect();
-        let refs = resolve_refs(&st, &a.id, &input, &added).await?;
-        let item = campaign_item(&a.id, &c, Item { version: cur.version() + 1, ..cur.item.clone() })?;
-        let mut tx = vec![TxOp::Put(item, Cond::Version(cur.version()))];
-        tx.extend(ref_adds(&a.id, &refs, 1));
-        tx.extend(ref_drops(&a.id, &dropped));
-        let ops = tx;
-        if tries.commit(st.store.as_ref(), ops).await? {
-            break;
-        }
-    }
+        Ok(c)
+    })
+    .await?;
     Ok(no_content())
 }
 
 /// Deleting keeps a tombstone (the /v3 queries can show deleted campaigns) and releases the
 /// campaign's clients.
-#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = campaign_id(&seg)?;
-    let mut tries = Attempts::new("campaign", &id, None);
-    loop {
-        let cur = load(&st, &a.id, &id).await?;
-        tries.check(cur.version())?;
-        let mut c = cur.value.clone();
-        c.deleted_at = Some(st.clock.now());
-        let item = campaign_item(&a.id, &c, Item { version: cur.version() + 1, ..cur.item.clone() })?;
-        let mut tx = vec![TxOp::Put(item, Cond::Version(cur.version()))];
-        tx.extend(ref_drops(&a.id, &cur.value.client_ids().into_iter().collect()));
-        let ops = tx;
-        if tries.commit(st.store.as_ref(), ops).await? {
-            break;
-        }
-    }
+    repo::campaigns::remove(st.store.as_ref(), &a.id, &id, st.clock.now()).await?;
     tracing::info!(campaign = %id, "campaign deleted");
     Ok(no_content())
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
 async fn notification(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
-    let c = load(&st, &a.id, &campaign_id(&seg)?).await?.value;
-    let goals = super::goals::load_many(&st, &a.id, &c.live_goal_ids()).await?;
+    let c = repo::campaigns::load(st.store.as_ref(), &a.id, &campaign_id(&seg)?).await?.value;
+    let goals = repo::goals::load_many(st.store.as_ref(), &a.id, &c.live_goal_ids()).await?;
     let summaries: Vec<GoalSummary> = goals
         .into_iter()
         .map(|g| GoalSummary {

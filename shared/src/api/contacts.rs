@@ -8,10 +8,8 @@ use axum::Router;
 
 use super::*;
 use crate::error::AppResult;
-use crate::ids::{new_id, plausible_id};
+use crate::ids::new_id;
 use crate::model::contact::{parse_bean, Contact};
-use crate::repo::Versioned;
-use crate::store::{Cond, Query, StoreError, TxOp};
 use crate::xml::expect_root;
 
 pub fn router() -> Router<AppState> {
@@ -19,13 +17,6 @@ pub fn router() -> Router<AppState> {
         .route("/api/1.0/contact", post(create))
         .route("/api/1.0/contact/associate/{seg}", put(associate))
         .route("/api/1.0/contact/{seg}", axum::routing::get(get_by).put(update).delete(remove))
-}
-
-async fn load(st: &AppState, account: &str, id: &str) -> AppResult<Versioned<Contact>> {
-    if !plausible_id(id) {
-        return Err(AppError::not_found("contact", id));
-    }
-    repo::get(st.store.as_ref(), &keys::record(account, keys::CONTACT, id)).await?.ok_or_else(|| AppError::not_found("contact", id))
 }
 
 fn contact_id(seg: &str) -> AppResult<String> {
@@ -36,22 +27,20 @@ fn contact_id(seg: &str) -> AppResult<String> {
     m.id()
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "contactBean")?)?;
     reject_id_on_create("contactBean", &input.id)?;
     let c = Contact::from_input(new_id(), input, st.clock.now());
-    st.store.put(repo::item(keys::record(&a.id, keys::CONTACT, &c.id), &c, 1)?, Cond::NotExists).await?;
+    repo::contacts::create(st.store.as_ref(), &a.id, &c).await?;
     tracing::info!(contact = %c.id, "contact created");
     Ok(text_response(StatusCode::OK, c.id))
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
 async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     match m.name.as_str() {
         "by_contact_id" => {
-            let c = load(&st, &a.id, &m.id()?).await?;
+            let c = repo::contacts::load(st.store.as_ref(), &a.id, &m.id()?).await?;
             let mut o = XmlOut::new();
             o.open("collection");
             c.value.write_as(&mut o, "contactBean");
@@ -59,11 +48,8 @@ async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
             Ok(with_etag(xml_response(StatusCode::OK, o.finish()), c.version()))
         }
         "by_client_id" => {
-            let client = super::clients::load(&st, &a.id, &m.id()?).await?.value;
-            let linked: Vec<Versioned<Contact>> =
-                repo::query_all(st.store.as_ref(), Query::gsi1(keys::client_contacts(&a.id, &client.id))).await?;
-            let mut list: Vec<Contact> =
-                linked.into_iter().map(|v| v.value).filter(|c| c.client_id.as_deref() == Some(client.id.as_str())).collect();
+            let client = repo::clients::load(st.store.as_ref(), &a.id, &m.id()?).await?.value;
+            let mut list = repo::contacts::of_client(st.store.as_ref(), &a.id, &client.id).await?;
             list.sort_by(|x, y| x.first_name.to_lowercase().cmp(&y.first_name.to_lowercase()).then(x.id.cmp(&y.id)));
             let mut o = XmlOut::new();
             o.open("contacts").open_attr("contacts", "clientId", &client.id).open("contactList");
@@ -77,7 +63,6 @@ async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
     }
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
 async fn update(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -87,26 +72,16 @@ async fn update(
 ) -> AppResult<Response> {
     let id = contact_id(&seg)?;
     let expected = if_match(&headers)?;
+    let cur = repo::contacts::load(st.store.as_ref(), &a.id, &id).await?;
     let input = parse_bean(expect_root(&doc, "contactBean")?)?;
     check_body_id("contactBean", &input.id, &id)?;
     let now = st.clock.now();
-    let mut tries = Attempts::new("contact", &id, expected);
-    loop {
-        let cur = load(&st, &a.id, &id).await?;
-        tries.check(cur.version())?;
-        let mut c = cur.value.clone();
-        c.replace(input.clone(), now);
-        let ops = vec![TxOp::Put(repo::next(&cur.item, &c)?, Cond::Version(cur.version()))];
-        if tries.commit(st.store.as_ref(), ops).await? {
-            break;
-        }
-    }
+    repo::contacts::update(st.store.as_ref(), &a.id, cur, expected, |c| c.replace(input.clone(), now)).await?;
     Ok(no_content())
 }
 
 /// `PUT /api/1.0/contact/associate/by_contact_id`, form body `contactId=..;clientId=..`.
 /// A contact is associated with one client at a time; associating it again moves it.
-#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
 async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>, FormPairs(pairs): FormPairs) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     if m.name != "by_contact_id" {
@@ -142,36 +117,13 @@ async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<St
     if !errors.is_empty() {
         return Err(AppError::Validation(errors));
     }
-    let client_key = keys::record(&a.id, keys::CLIENT, &client_id);
-    let now = st.clock.now();
-    // Either record may change or vanish meanwhile: the write checks both, and a retry
-    // reads them again (a vanished one answers 404).
-    let mut tries = Attempts::new("contact", &contact_id, None);
-    loop {
-        let contact = load(&st, &a.id, &contact_id).await?;
-        tries.check(contact.version())?;
-        super::clients::load(&st, &a.id, &client_id).await?;
-        let mut c = contact.value.clone();
-        c.client_id = Some(client_id.clone());
-        c.modified = now;
-        let mut item = repo::next(&contact.item, &c)?;
-        item.gsi1 = Some((keys::client_contacts(&a.id, &client_id), c.id.clone()));
-        let ops = vec![TxOp::Put(item, Cond::Version(contact.version())), TxOp::Check(client_key.clone(), Cond::Exists)];
-        if tries.commit(st.store.as_ref(), ops).await? {
-            break;
-        }
-    }
+    repo::contacts::associate(st.store.as_ref(), &a.id, &contact_id, &client_id, st.clock.now()).await?;
     tracing::info!(contact = %contact_id, client = %client_id, "contact associated");
     Ok(no_content())
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id, seg = %seg))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = contact_id(&seg)?;
-    load(&st, &a.id, &id).await?;
-    match st.store.delete(&keys::record(&a.id, keys::CONTACT, &id), Cond::Exists).await {
-        Ok(()) => Ok(no_content()),
-        Err(StoreError::ConditionFailed) => Err(AppError::not_found("contact", &id)),
-        Err(e) => Err(e.into()),
-    }
+    repo::contacts::remove(st.store.as_ref(), &a.id, &id).await?;
+    Ok(no_content())
 }

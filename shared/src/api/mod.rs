@@ -7,11 +7,11 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
+use tracing::Instrument;
 
 use crate::error::{AppError, ErrorBody};
 use crate::ids::hash_key;
-use crate::keys;
-use crate::model::account::{Account, KeyRecord};
+use crate::model::account::Account;
 use crate::repo;
 use crate::state::AppState;
 use crate::xml::{self, Element, XmlOut};
@@ -104,7 +104,37 @@ pub fn finish(r: Router<AppState>, state: AppState) -> Router {
     r.fallback(no_route)
         .method_not_allowed_fallback(|| async { AppError::MethodNotAllowed })
         .layer(axum::middleware::map_response(render_errors))
+        .layer(axum::middleware::from_fn(request_span))
         .with_state(state)
+}
+
+/// One span per request: method, route (the matched pattern, not the raw path), the
+/// request id (API Gateway's, or one made here) and the account, recorded by `Auth` once
+/// the key is known. Every log line of the request carries them; the response logs status
+/// and latency.
+async fn request_span(req: Request, next: axum::middleware::Next) -> Response {
+    let route = req.extensions().get::<axum::extract::MatchedPath>().map(|p| p.as_str().to_string()).unwrap_or_else(|| "-".into());
+    let request_id = req
+        .headers()
+        .get("x-amzn-requestid")
+        .or_else(|| req.headers().get("x-request-id"))
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| {
+            req.extensions().get::<lambda_http::request::RequestContext>().and_then(|c| match c {
+                lambda_http::request::RequestContext::ApiGatewayV2(c) => c.request_id.clone(),
+                lambda_http::request::RequestContext::ApiGatewayV1(c) => c.request_id.clone(),
+                #[allow(unreachable_patterns)]
+                _ => None,
+            })
+        })
+        .unwrap_or_else(crate::ids::new_id);
+    let span =
+        tracing::info_span!("request", method = %req.method(), route = %route, request_id = %request_id, account = tracing::field::Empty);
+    let started = std::time::Instant::now();
+    let res = next.run(req).instrument(span.clone()).await;
+    span.in_scope(|| tracing::info!(status = res.status().as_u16(), ms = started.elapsed().as_millis() as u64, "request"));
+    res
 }
 
 async fn no_route(req: Request) -> AppError {
@@ -159,17 +189,18 @@ impl FromRequestParts<AppState> for Auth {
             return Err(AppError::Unauthorized("unknown API key".into()));
         }
         let h = hash_key(key);
-        if let Some(a) = st.auth_cache.get(&h) {
-            return Ok(Auth(a));
-        }
-        let rec: KeyRecord =
-            repo::get(st.store.as_ref(), &keys::api_key(&h)).await?.ok_or_else(|| AppError::Unauthorized("unknown API key".into()))?.value;
-        let account: Account = repo::get(st.store.as_ref(), &keys::account(&rec.account_id))
-            .await?
-            .ok_or_else(|| AppError::Unauthorized("unknown API key".into()))?
-            .value;
+        let account = match st.auth_cache.get(&h) {
+            Some(a) => a,
+            None => {
+                let a = repo::accounts::by_key_hash(st.store.as_ref(), &h)
+                    .await?
+                    .ok_or_else(|| AppError::Unauthorized("unknown API key".into()))?;
+                st.auth_cache.put(h, a.clone());
+                a
+            }
+        };
+        // The request span (see `request_span`) carries the account from here on.
         tracing::Span::current().record("account", account.id.as_str());
-        st.auth_cache.put(h, account.clone());
         Ok(Auth(account))
     }
 }
@@ -316,13 +347,6 @@ pub fn reject_id_on_create(root: &str, body_id: &Option<String>) -> Result<(), A
     Ok(())
 }
 
-/// How many times a read-modify-write retries a lost race before answering 409.
-pub const WRITE_ATTEMPTS: usize = 5;
-
-pub fn conflict() -> AppError {
-    AppError::Conflict("the record was changed concurrently by another request; retry".into())
-}
-
 /// Query-string pairs, in order, percent-decoded (repeatable keys are kept).
 pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, AppError> {
     let mut out = Vec::new();
@@ -341,59 +365,6 @@ pub fn single<'a>(pairs: &'a [(String, String)], name: &str) -> Result<Option<&'
         return Err(AppError::field(name, "single", format!("query parameter {name} may be given only once")));
     }
     Ok(first)
-}
-
-/// The loop of an optimistic read-modify-write:
-///
-/// ```text
-/// let mut tries = Attempts::new("client", &id, if_match(&headers)?);
-/// loop {
-///     let cur = load(..).await?;
-///     tries.check(cur.version())?;          // 412 on a stale If-Match, 409 when out of tries
-///     let ops = /* the conditional writes */;
-///     if tries.commit(store, ops).await? { break; }   // false: lost a race, read again
-/// }
-/// ```
-pub struct Attempts {
-    left: usize,
-    expected: Option<u64>,
-    what: &'static str,
-    id: String,
-}
-
-impl Attempts {
-    pub fn new(what: &'static str, id: &str, expected: Option<u64>) -> Self {
-        Attempts { left: WRITE_ATTEMPTS, expected, what, id: id.to_string() }
-    }
-
-    pub fn check(&mut self, version: u64) -> Result<(), AppError> {
-        if self.expected.is_some_and(|v| v != version) {
-            return Err(AppError::PreconditionFailed(format!("{} {} has changed since the ETag was read", self.what, self.id)));
-        }
-        if self.left == 0 {
-            return Err(conflict());
-        }
-        self.left -= 1;
-        Ok(())
-    }
-
-    /// Writes `ops` (one put, or a transaction); `Ok(false)` when a condition failed.
-    pub async fn commit(&self, store: &dyn crate::store::Store, mut ops: Vec<crate::store::TxOp>) -> Result<bool, AppError> {
-        use crate::store::{StoreError, TxOp};
-        let r = match (ops.len(), ops.pop()) {
-            (1, Some(TxOp::Put(item, cond))) => store.put(item, cond).await,
-            (_, Some(op)) => {
-                ops.push(op);
-                store.transact(ops).await
-            }
-            (_, None) => Ok(()),
-        };
-        match r {
-            Ok(()) => Ok(true),
-            Err(StoreError::ConditionFailed | StoreError::TransactionCanceled { .. }) => Ok(false),
-            Err(e) => Err(e.into()),
-        }
-    }
 }
 
 /// A JSON request body (`application/json`), parsed.
@@ -461,12 +432,6 @@ pub fn paging(pairs: &[(String, String)]) -> Result<(usize, usize), AppError> {
     } else {
         Err(AppError::Validation(errors))
     }
-}
-
-/// The ids of one kind of the account's reference data (e.g. its device containers).
-pub async fn reference_ids(st: &AppState, account: &str, kind: &str) -> Result<Vec<String>, AppError> {
-    let page = st.store.query(crate::store::Query::partition(keys::partition(account, kind))).await?;
-    Ok(page.items.into_iter().map(|i| i.sk).collect())
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::*;
 use crate::error::AppResult;
 use crate::model::account::{BannerArea, Category, ContentPartner};
-use crate::store::Query;
+use crate::repo::reference::Kind;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -23,59 +23,44 @@ pub fn router() -> Router<AppState> {
         .route("/v3/banner-areas/{id}", get(banner_area))
 }
 
-async fn all<T: DeserializeOwned>(st: &AppState, account: &str, kind: &str) -> AppResult<Vec<T>> {
-    let found: Vec<crate::repo::Versioned<T>> =
-        repo::query_all(st.store.as_ref(), Query::partition(keys::partition(account, kind))).await?;
-    Ok(found.into_iter().map(|v| v.value).collect())
-}
-
 async fn one<T: DeserializeOwned + Serialize>(
     st: &AppState,
     account: &str,
-    kind: &str,
+    kind: Kind,
     what: &'static str,
     id: &str,
 ) -> AppResult<Response> {
-    if !crate::ids::plausible_id(id) {
-        return Err(AppError::not_found(what, id));
-    }
-    let v: T = repo::get(st.store.as_ref(), &keys::record(account, kind, id)).await?.ok_or_else(|| AppError::not_found(what, id))?.value;
+    let v: T = repo::reference::one(st.store.as_ref(), account, kind, id, what).await?;
     Ok(Json(v).into_response())
 }
 
 /// The account's category tree: the root first, then by name.
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn categories(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
-    let mut list: Vec<Category> = all(&st, &a.id, keys::CATEGORY).await?;
+    let mut list: Vec<Category> = repo::reference::all(st.store.as_ref(), &a.id, Kind::Category).await?;
     list.sort_by(|x, y| (!x.parents.is_empty()).cmp(&!y.parents.is_empty()).then(x.name.to_lowercase().cmp(&y.name.to_lowercase())));
     Ok(Json(list).into_response())
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn category(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    one::<Category>(&st, &a.id, keys::CATEGORY, "category", &id).await
+    one::<Category>(&st, &a.id, Kind::Category, "category", &id).await
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn partners(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
-    let mut list: Vec<ContentPartner> = all(&st, &a.id, keys::PARTNER).await?;
+    let mut list: Vec<ContentPartner> = repo::reference::all(st.store.as_ref(), &a.id, Kind::ContentPartner).await?;
     list.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
     Ok(Json(list).into_response())
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn partner(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    one::<ContentPartner>(&st, &a.id, keys::PARTNER, "content partner", &id).await
+    one::<ContentPartner>(&st, &a.id, Kind::ContentPartner, "content partner", &id).await
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn banner_areas(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
-    let mut list: Vec<BannerArea> = all(&st, &a.id, keys::BANNER).await?;
+    let mut list: Vec<BannerArea> = repo::reference::all(st.store.as_ref(), &a.id, Kind::BannerArea).await?;
     list.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
     Ok(Json(list).into_response())
 }
 
-#[tracing::instrument(skip_all, fields(account = %a.id))]
 async fn banner_area(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    one::<BannerArea>(&st, &a.id, keys::BANNER, "banner area", &id).await
+    one::<BannerArea>(&st, &a.id, Kind::BannerArea, "banner area", &id).await
 }

@@ -529,6 +529,47 @@ pub fn weights(ads: &[AdSummary]) -> HashMap<String, Weight> {
 }
 
 /// The sum of explicit weights of one format in a goal, without the ad `except`.
+/// The rules an ad obeys inside its goal (seed 000 §2.3, §3): its flight within the goal's,
+/// end after start, explicit weights of one format summing to at most 100, and at most
+/// `MAX_ADS_PER_GOAL` ads in a goal (`is_new`: the ad is not in the goal yet).
+pub fn check_in_goal(ad: &Ad, g: &Goal, is_new: bool) -> Vec<FieldError> {
+    let mut errors: Vec<FieldError> = Vec::new();
+    if let Some(s) = ad.start {
+        if s < g.start {
+            errors.push(FieldError::new(
+                "start",
+                "withinGoal",
+                format!("start must not be before the goal's start ({})", g.start.to_rfc3339()),
+            ));
+        }
+    }
+    if let (Some(e), Some(ge)) = (ad.end, g.end) {
+        if e > ge {
+            errors.push(FieldError::new("end", "withinGoal", format!("end must not be after the goal's end ({})", ge.to_rfc3339())));
+        }
+    }
+    if let Some(e) = ad.effective_end(g) {
+        if e <= ad.effective_start(g) && errors.is_empty() {
+            errors.push(FieldError::new("end", "afterStart", "end must be after start (with the goal's dates where the ad has none)"));
+        }
+    }
+    if let Some(w) = ad.weight {
+        let fmt = ad.creative.format();
+        let others = explicit_sum(&g.ads, &fmt, &ad.id);
+        if others + w > 100.0 + 1e-9 {
+            errors.push(FieldError::new(
+                "weight",
+                "weightSum",
+                format!("the explicit weights of the goal's {fmt} ads would sum to {} (at most 100; the others hold {others})", others + w),
+            ));
+        }
+    }
+    if is_new && g.ads.len() >= super::goal::MAX_ADS_PER_GOAL {
+        errors.push(FieldError::new("goalId", "maxAds", format!("a goal holds at most {} ads", super::goal::MAX_ADS_PER_GOAL)));
+    }
+    errors
+}
+
 pub fn explicit_sum(ads: &[AdSummary], format: &str, except: &str) -> f64 {
     ads.iter().filter(|a| a.format == format && a.id != except).filter_map(|a| a.weight).sum()
 }

@@ -451,3 +451,20 @@ mod tests {
         assert!(rules(ok).is_empty());
     }
 }
+
+/// The account's insertion policies in rank order, highest first (one record).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Ranking {
+    pub ids: Vec<String>,
+}
+
+impl Ranking {
+    /// Whether `wanted` lists every policy of this ranking exactly once.
+    pub fn is_permutation(&self, wanted: &[String]) -> bool {
+        let mut a = wanted.to_vec();
+        a.sort();
+        let mut b = self.ids.clone();
+        b.sort();
+        a == b
+    }
+}

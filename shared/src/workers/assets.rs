@@ -5,11 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::download::{download, Policy};
-use crate::keys;
 use crate::model::asset::{self, Asset};
-use crate::repo::{self, Versioned};
+use crate::repo;
 use crate::state::AppState;
-use crate::store::{Cond, StoreError};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AssetJob {
@@ -21,31 +19,19 @@ fn store_err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
-/// Applies `change` to the current record with a conditional write, re-reading on a lost
-/// race (an ad may link the asset meanwhile). `None` when the asset is gone.
+/// Applies `change` (and the modification time) to the stored asset; `None` when it is gone.
 async fn update(st: &AppState, job: &AssetJob, change: impl Fn(&mut Asset)) -> Result<Option<Asset>, String> {
-    let key = keys::record(&job.account, keys::ASSET, &job.asset);
-    for _ in 0..10 {
-        let Some(cur): Option<Versioned<Asset>> = repo::get(st.store.as_ref(), &key).await.map_err(store_err)? else {
-            return Ok(None);
-        };
-        let mut next = cur.value.clone();
-        change(&mut next);
-        next.modified = st.clock.now();
-        let mut item = repo::next(&cur.item, &next).map_err(store_err)?;
-        item.expires_at = next.expires.map(|e| e.timestamp());
-        match st.store.put(item, Cond::Version(cur.version())).await {
-            Ok(()) => return Ok(Some(next)),
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => return Err(e.to_string()),
-        }
-    }
-    Err(format!("asset {} kept changing", job.asset))
+    let now = st.clock.now();
+    repo::assets::update(st.store.as_ref(), &job.account, &job.asset, |a| {
+        change(a);
+        a.modified = now;
+    })
+    .await
+    .map_err(store_err)
 }
 
 pub async fn process(st: &AppState, job: &AssetJob) -> Result<(), String> {
-    let key = keys::record(&job.account, keys::ASSET, &job.asset);
-    let Some(cur): Option<Versioned<Asset>> = repo::get(st.store.as_ref(), &key).await.map_err(store_err)? else {
+    let Some(cur) = repo::assets::get(st.store.as_ref(), &job.account, &job.asset).await.map_err(store_err)? else {
         tracing::info!(asset = %job.asset, "asset gone; nothing to do");
         return Ok(());
     };

@@ -12,12 +12,13 @@ use sha2::{Digest, Sha256};
 use tokio::io::AsyncReadExt;
 
 use crate::keys;
-use crate::model::account::{Account, AudienceProvider};
+use crate::model::account::Account;
 use crate::model::audience::{self as m, Batch, Catalog, Chunk, Lease, Row, Stats, Tally, Viewer};
 use crate::queue::QueueName;
+use crate::repo::audience::Created;
 use crate::repo::{self, Versioned};
 use crate::state::AppState;
-use crate::store::{Cond, Item, Key, StoreError, TxOp};
+use crate::store::{Cond, Item, StoreError};
 
 /// Objects under this prefix are batch files (the bucket notification's filter).
 pub const PREFIX: &str = "audience/";
@@ -149,51 +150,17 @@ pub fn dropped_batch_id(key: &str, etag: Option<&str>) -> String {
     uuid::Builder::from_custom_bytes(b).into_uuid().to_string()
 }
 
-pub fn batch_key(account: &str, id: &str) -> Key {
-    keys::record(account, keys::BATCH, id)
-}
-
 pub async fn load_batch(st: &AppState, account: &str, id: &str) -> WResult<Option<Versioned<Batch>>> {
-    repo::get(st.store.as_ref(), &batch_key(account, id)).await.map_err(se)
+    repo::audience::get(st.store.as_ref(), account, id).await.map_err(se)
 }
 
 /// The item of a batch record (with its listing index).
-pub fn batch_item(b: &Batch, version: u64) -> Result<Item, serde_json::Error> {
-    let mut item = repo::item(batch_key(&b.account_id, &b.id), b, version)?;
-    item.gsi1 = Some((keys::provider_batches(&b.account_id, &b.provider_id), format!("{}#{}", b.created.to_rfc3339(), b.id)));
-    Ok(item)
+pub fn batch_item(b: &Batch, version: u64) -> WResult<Item> {
+    repo::audience::item(b, version).map_err(se)
 }
 
-/// The batch already holding a provider's day.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct DaySlot {
-    pub batch: String,
-}
-
-pub enum Created {
-    New(Box<Versioned<Batch>>),
-    /// The day's slot is taken by this batch.
-    SlotTaken(String),
-}
-
-/// Creates a batch (UPLOADED) and takes its provider's day slot, atomically.
-pub async fn create_batch(st: &AppState, b: Batch) -> WResult<Created> {
-    let slot = keys::batch_day(&b.account_id, &b.provider_id, &b.day);
-    let ops = vec![
-        TxOp::Put(batch_item(&b, 1).map_err(se)?, Cond::NotExists),
-        TxOp::Put(repo::item(slot.clone(), &DaySlot { batch: b.id.clone() }, 1).map_err(se)?, Cond::NotExists),
-    ];
-    match st.store.transact(ops).await {
-        Ok(()) => Ok(Created::New(Box::new(Versioned { value: b.clone(), item: batch_item(&b, 1).map_err(se)? }))),
-        Err(StoreError::TransactionCanceled { .. }) => {
-            if let Some(existing) = load_batch(st, &b.account_id, &b.id).await? {
-                return Ok(Created::New(Box::new(existing)));
-            }
-            let other = repo::get::<DaySlot>(st.store.as_ref(), &slot).await.map_err(se)?.map(|v| v.value.batch).unwrap_or_default();
-            Ok(Created::SlotTaken(other))
-        }
-        Err(e) => Err(e.to_string()),
-    }
+async fn create_batch(st: &AppState, b: Batch) -> WResult<Created> {
+    repo::audience::create(st.store.as_ref(), &b).await.map_err(se)
 }
 
 /// The day a batch counts against: the account's local date.
@@ -229,13 +196,11 @@ async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
         tracing::warn!(key, "object outside audience/<account>/<provider>/<name>; ignored");
         return Ok(());
     };
-    let Some(account) = repo::get::<Account>(st.store.as_ref(), &keys::account(account_id)).await.map_err(se)? else {
+    let Some(account) = repo::accounts::get(st.store.as_ref(), account_id).await.map_err(se)? else {
         tracing::warn!(key, "batch file for an unknown account; ignored");
         return Ok(());
     };
-    let account = account.value;
-    let provider_key = keys::record(&account.id, keys::PROVIDER, provider_id);
-    if repo::get::<AudienceProvider>(st.store.as_ref(), &provider_key).await.map_err(se)?.is_none() {
+    if !repo::reference::exists(st.store.as_ref(), &account.id, repo::reference::Kind::AudienceProvider, provider_id).await.map_err(se)? {
         tracing::warn!(key, "batch file for an unknown audience provider; ignored");
         return Ok(());
     }
@@ -263,7 +228,7 @@ async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
                             "audience provider {provider_id} already has batch {other} for {}; one batch file per provider per day",
                             b.day
                         ));
-                        match st.store.put(batch_item(&b, 1).map_err(se)?, Cond::NotExists).await {
+                        match st.store.put(batch_item(&b, 1)?, Cond::NotExists).await {
                             Ok(()) | Err(StoreError::ConditionFailed) => {}
                             Err(e) => return Err(e.to_string()),
                         }
@@ -306,10 +271,10 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
                         next.message = Some(why);
                     }
                 }
-                match st.store.put(batch_item(&next, cur.version() + 1).map_err(se)?, Cond::Version(cur.version())).await {
+                match st.store.put(batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
                     Ok(()) => {
                         tracing::info!(batch = %next.id, chunks = next.chunks.len(), total = next.total_bytes, "batch planned");
-                        cur = Versioned { item: batch_item(&next, cur.version() + 1).map_err(se)?, value: next };
+                        cur = Versioned { item: batch_item(&next, cur.version() + 1)?, value: next };
                     }
                     Err(StoreError::ConditionFailed) => {
                         cur = load_batch(st, &cur.value.account_id, &cur.value.id).await?.ok_or("batch vanished")?;
@@ -326,9 +291,7 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
 
 /// The provider's batches, oldest first.
 async fn provider_batches(st: &AppState, account: &str, provider: &str) -> WResult<Vec<Batch>> {
-    let found: Vec<Versioned<Batch>> =
-        repo::query_all(st.store.as_ref(), crate::store::Query::gsi1(keys::provider_batches(account, provider))).await.map_err(se)?;
-    Ok(found.into_iter().map(|v| v.value).collect())
+    repo::audience::of_provider(st.store.as_ref(), account, provider).await.map_err(se)
 }
 
 /// An earlier batch of the same provider that is still being processed.
@@ -461,7 +424,7 @@ async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Lease
         let mut next = b.clone();
         next.lease = Some(Lease { chunk: job.index, token: token.to_string(), until: st.clock.now() + LEASE });
         next.running_bytes = 0;
-        let item = batch_item(&next, cur.version() + 1).map_err(se)?;
+        let item = batch_item(&next, cur.version() + 1)?;
         match st.store.put(item.clone(), Cond::Version(cur.version())).await {
             Ok(()) => return Ok(Leased::Mine(Box::new(Versioned { value: next, item }))),
             Err(StoreError::ConditionFailed) => continue,
@@ -487,7 +450,7 @@ async fn record_progress(st: &AppState, cur: &mut Versioned<Batch>, token: &str,
         }
         let mut next = cur.value.clone();
         next.running_bytes = running;
-        let item = batch_item(&next, cur.version() + 1).map_err(se)?;
+        let item = batch_item(&next, cur.version() + 1)?;
         match st.store.put(item.clone(), Cond::Version(cur.version())).await {
             Ok(()) => {
                 *cur = Versioned { value: next, item };
@@ -654,19 +617,23 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
         Leased::Mine(b) => b,
         Leased::Skip => return Ok(()),
     };
-    let provider_key = keys::record(&job.account, keys::PROVIDER, &cur.value.provider_id);
-    let Some(provider) = repo::get::<AudienceProvider>(st.store.as_ref(), &provider_key).await.map_err(se)? else {
+    let provider = match repo::audience::provider(st.store.as_ref(), &job.account, &cur.value.provider_id).await {
+        Ok(p) => Some(p),
+        Err(crate::error::AppError::NotFound { .. }) => None,
+        Err(e) => return Err(se(e)),
+    };
+    let Some(provider) = provider else {
         tracing::warn!(batch = %job.batch, "audience provider gone; batch cancelled");
         let mut next = cur.value.clone();
         next.status = m::CANCELLED.into();
         next.lease = None;
         next.message = Some(format!("audience provider {} no longer exists", next.provider_id));
-        match st.store.put(batch_item(&next, cur.version() + 1).map_err(se)?, Cond::Version(cur.version())).await {
+        match st.store.put(batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
             Ok(()) | Err(StoreError::ConditionFailed) => return Ok(()),
             Err(e) => return Err(e.to_string()),
         }
     };
-    let cat = Catalog::new(&provider.value);
+    let cat = Catalog::new(&provider);
     let chunk = cur.value.chunks[job.index as usize].clone();
     let mut tally = Tally::default();
     let mut pending = Pending::new(&job.account, &cur.value.provider_id, &job.batch);
@@ -707,7 +674,7 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
             next.status = m::FINISHED.into();
             next.finished = Some(st.clock.now());
         }
-        let item = batch_item(&next, cur.version() + 1).map_err(se)?;
+        let item = batch_item(&next, cur.version() + 1)?;
         match st.store.put(item, Cond::Version(cur.version())).await {
             Ok(()) => {
                 tracing::info!(batch = %job.batch, chunk = job.index, rows = stats.rows, ms = started.elapsed().as_millis() as u64, "chunk committed");

@@ -1,0 +1,214 @@
+//! The `/v3` read interfaces (seed 000 §4.5-§4.10): campaigns, goals and ads with their
+//! expansions, metrics and projections (`params` reads the query string, `rows` filters
+//! and sorts, `render` writes the wire shapes), and the VAST URL export (`vast`).
+
+use std::collections::HashMap;
+
+use axum::extract::{Path, RawQuery, State};
+use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
+
+use super::*;
+use crate::error::{AppResult, FieldError};
+use crate::model::ad::Ad;
+use crate::model::campaign::Campaign;
+use crate::model::goal::Goal;
+
+mod params;
+mod render;
+mod rows;
+mod vast;
+
+pub use vast::{build_vast_url, RANDOM_TOKEN, RESPONSE_TYPES};
+
+use params::*;
+use render::*;
+use rows::*;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v3/campaigns", get(campaigns))
+        .route("/v3/campaigns/{id}", get(campaign_one))
+        .route("/v3/goals", get(goals))
+        .route("/v3/goals/{id}", get(goal_one))
+        .route("/v3/ads", get(ads))
+        .route("/v3/ads/{ad_id}", get(ad_one))
+        .route("/v3/ads/{ad_id}/vasturl/{kind}/{id}", get(vast::vast_url))
+}
+
+async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p = Params::new(
+        q.as_deref(),
+        &[
+            "expand",
+            "embed",
+            "metrics",
+            "includeDeletedGoals",
+            "includeDeletedCampaigns",
+            "campaigns.started.before",
+            "campaigns.started.after",
+            "campaigns.ended.before",
+            "campaigns.ended.after",
+            "campaign.state",
+            "campaign.name",
+            "ids",
+            "pageSize",
+            "pageNumber",
+        ],
+    )?;
+    let o = campaign_opts(&mut p);
+    let f = CampaignFilter {
+        include_deleted: p.flag("includeDeletedCampaigns"),
+        started_before: p.date("campaigns.started.before"),
+        started_after: p.date("campaigns.started.after"),
+        ended_before: p.date("campaigns.ended.before"),
+        ended_after: p.date("campaigns.ended.after"),
+        states: p.values_in("campaign.state", &["enabled", "disabled", "archived"]),
+        name: p.one("campaign.name").map(|n| n.to_lowercase()),
+        ids: p.all("ids"),
+    };
+    let (size, number) = p.paging();
+    p.finish()?;
+    let stored = repo::campaigns::stored(st.store.as_ref(), &a.id).await?;
+    let picked = select_campaigns(&stored.rows::<CampaignRow>()?, &f);
+    let shown: Vec<Campaign> = page(&picked, size, number).iter().map(|i| stored.full(*i)).collect::<AppResult<_>>()?;
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    let list = render_campaigns(&st, &cx, &shown, &o).await?;
+    Ok(page_response("campaigns", &list, picked.len(), size, number))
+}
+
+/// `GET /v3/campaigns/{id}`: one campaign object, the list's expand/embed parameters.
+async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics", "includeDeletedGoals"])?;
+    let o = campaign_opts(&mut p);
+    p.finish()?;
+    let c = repo::campaigns::get_any(st.store.as_ref(), &a.id, &id).await?.ok_or_else(|| AppError::not_found("campaign", &id))?;
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    Ok(one_response(render_campaigns(&st, &cx, std::slice::from_ref(&c), &o).await?))
+}
+
+async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p = Params::new(
+        q.as_deref(),
+        &[
+            "expand",
+            "embed",
+            "metrics",
+            "goals.started.before",
+            "goals.started.after",
+            "goals.ended.before",
+            "goals.ended.after",
+            "goal.name",
+            "campaign.name",
+            "campaign.id",
+            "campaign.state",
+            "includeDeletedGoals",
+            "includeDeletedCampaigns",
+            "pageSize",
+            "pageNumber",
+            "sorting",
+            "sortingOrder",
+        ],
+    )?;
+    let o = goal_opts(&mut p);
+    let sorting = p.one("sorting").unwrap_or_else(|| "goalName".into());
+    let sorting = Sorting::parse(&sorting).unwrap_or_else(|| {
+        let allowed = Sorting::NAMES.join(", ");
+        p.errors.push(FieldError::new("sorting", "enum", format!("sorting must be one of {allowed} (got {sorting:?})")));
+        Sorting::GoalName
+    });
+    let order = p.one("sortingOrder").unwrap_or_else(|| "ascending".into());
+    if order != "ascending" && order != "descending" {
+        p.errors.push(FieldError::new("sortingOrder", "enum", format!("sortingOrder must be ascending or descending (got {order:?})")));
+    }
+    let f = GoalFilter {
+        started_before: p.date("goals.started.before"),
+        started_after: p.date("goals.started.after"),
+        ended_before: p.date("goals.ended.before"),
+        ended_after: p.date("goals.ended.after"),
+        goal_name: p.one("goal.name").map(|n| n.to_lowercase()),
+        campaign_name: p.one("campaign.name").map(|n| n.to_lowercase()),
+        states: p.values_in("campaign.state", &["enabled", "disabled", "archived"]),
+        include_deleted_goals: p.flag("includeDeletedGoals"),
+        include_deleted_campaigns: p.flag("includeDeletedCampaigns"),
+        sorting,
+        descending: order == "descending",
+        global_priority: a.global_priority,
+    };
+    let campaign_id = p.one("campaign.id");
+    let (size, number) = p.paging();
+    p.finish()?;
+    // One campaign: its goals; otherwise every goal and campaign of the account.
+    let (goals, campaigns) = match &campaign_id {
+        Some(cid) => repo::goals::stored_of_campaign(st.store.as_ref(), &a.id, cid).await?,
+        None => (repo::goals::stored(st.store.as_ref(), &a.id).await?, repo::campaigns::stored(st.store.as_ref(), &a.id).await?),
+    };
+    let picked = select_goals(&goals.rows::<GoalRow>()?, &campaigns.rows::<CampaignRow>()?, &f);
+    let shown: Vec<(Goal, Campaign)> = page(&picked, size, number)
+        .iter()
+        .map(|(gi, ci)| Ok((goals.full::<Goal>(*gi)?, campaigns.full::<Campaign>(*ci)?)))
+        .collect::<AppResult<_>>()?;
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    let list = render_goals(&st, &cx, &shown, &o).await?;
+    Ok(page_response("goals", &list, picked.len(), size, number))
+}
+
+async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics"])?;
+    let o = goal_opts(&mut p);
+    p.finish()?;
+    let (g, c) = repo::goals::get_any(st.store.as_ref(), &a.id, &id).await?.ok_or_else(|| AppError::not_found("goal", &id))?;
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    Ok(one_response(render_goals(&st, &cx, &[(g, c)], &o).await?))
+}
+
+async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p =
+        Params::new(q.as_deref(), &["embed", "metrics", "ads.created.before", "ads.created.after", "goal.id", "pageSize", "pageNumber"])?;
+    let names = ad_metrics_names(&mut p);
+    let (before, after) = (p.date("ads.created.before"), p.date("ads.created.after"));
+    let goal_id = p.one("goal.id");
+    let (size, number) = p.paging();
+    p.finish()?;
+    let (ads, goals, campaigns): (Vec<Ad>, HashMap<String, Goal>, HashMap<String, Campaign>) = match &goal_id {
+        Some(gid) => match repo::goals::load(st.store.as_ref(), &a.id, gid).await {
+            Ok((g, c)) => {
+                let ids: Vec<String> = g.value.ads.iter().map(|s| s.id.clone()).collect();
+                let ads = ads_by_id(&st, &a.id, &ids).await?;
+                let ordered = ids.iter().filter_map(|id| ads.get(id).cloned()).collect();
+                (ordered, HashMap::from([(g.value.id.clone(), g.value)]), HashMap::from([(c.value.id.clone(), c.value)]))
+            }
+            Err(AppError::NotFound { .. }) => (vec![], HashMap::new(), HashMap::new()),
+            Err(e) => return Err(e),
+        },
+        None => {
+            let ads = repo::ads::all_newest_first(st.store.as_ref(), &a.id).await?;
+            let g = repo::goals::all(st.store.as_ref(), &a.id).await?;
+            let c = repo::campaigns::all(st.store.as_ref(), &a.id).await?;
+            (ads, g.into_iter().map(|g| (g.id.clone(), g)).collect(), c.into_iter().map(|c| (c.id.clone(), c)).collect())
+        }
+    };
+    let all: Vec<(Ad, Goal, Campaign)> = ads
+        .into_iter()
+        .filter(|ad| before.is_none_or(|d| ad.created < d) && after.is_none_or(|d| ad.created > d))
+        .filter_map(|ad| {
+            let g = goals.get(&ad.goal_id).filter(|g| g.deleted_at.is_none())?.clone();
+            let c = campaigns.get(&g.campaign_id).filter(|c| c.deleted_at.is_none())?.clone();
+            Some((ad, g, c))
+        })
+        .collect();
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    let list = render_ads(&st, &cx, &page(&all, size, number), &names).await?;
+    Ok(page_response("ads", &list, all.len(), size, number))
+}
+
+async fn ad_one(State(st): State<AppState>, Auth(a): Auth, Path(ad_id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut p = Params::new(q.as_deref(), &["embed", "metrics"])?;
+    let names = ad_metrics_names(&mut p);
+    p.finish()?;
+    let ad = repo::ads::load(st.store.as_ref(), &a.id, &ad_id).await?.value;
+    let (g, c) = repo::goals::load(st.store.as_ref(), &a.id, &ad.goal_id).await.map_err(|_| AppError::not_found("ad", &ad_id))?;
+    let cx = Ctx { account: &a, now: st.clock.now() };
+    Ok(one_response(render_ads(&st, &cx, &[(ad, g.value, c.value)], &names).await?))
+}

@@ -1,0 +1,163 @@
+//! The /v3 query strings: every parameter known, every value checked, field errors
+//! collected; the expand/embed/metrics options of each resource.
+
+use chrono::{DateTime, Utc};
+
+use crate::api::{paging, query_pairs, single};
+use crate::error::{AppError, AppResult, FieldError};
+
+pub const CAMPAIGN_METRICS: &[&str] = &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"];
+pub const AD_METRICS: &[&str] =
+    &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "delivered"];
+pub const GOAL_METRICS: &[&str] = &[
+    "impression",
+    "clickThrough",
+    "start",
+    "firstQuartile",
+    "midpoint",
+    "thirdQuartile",
+    "complete",
+    "delivered",
+    "ctr",
+    "completionRate",
+    "ecpm",
+];
+
+pub fn href(kind: &str, id: &str) -> String {
+    format!("/v3/{kind}/{id}")
+}
+/// The query string, checked: every parameter known, every value valid.
+pub struct Params {
+    pairs: Vec<(String, String)>,
+    pub errors: Vec<FieldError>,
+}
+
+impl Params {
+    pub fn new(raw: Option<&str>, known: &[&str]) -> AppResult<Params> {
+        let pairs = query_pairs(raw)?;
+        let mut errors = Vec::new();
+        for (k, _) in &pairs {
+            if !known.contains(&k.as_str()) {
+                errors.push(FieldError::new(k.clone(), "unknown", format!("unknown query parameter {k} (known: {})", known.join(", "))));
+            }
+        }
+        Ok(Params { pairs, errors })
+    }
+    pub fn all(&self, name: &str) -> Vec<String> {
+        self.pairs
+            .iter()
+            .filter(|(k, _)| k == name)
+            .flat_map(|(_, v)| v.split(',').map(|s| s.trim().to_string()))
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+    pub fn one(&mut self, name: &str) -> Option<String> {
+        match single(&self.pairs, name) {
+            Ok(v) => v.map(str::to_string),
+            Err(AppError::Validation(mut e)) => {
+                self.errors.append(&mut e);
+                None
+            }
+            Err(_) => None,
+        }
+    }
+    pub fn values_in(&mut self, name: &str, allowed: &[&str]) -> Vec<String> {
+        let vals = self.all(name);
+        for v in &vals {
+            if !allowed.contains(&v.as_str()) {
+                self.errors.push(FieldError::new(name, "enum", format!("{name} must be one of {} (got {v:?})", allowed.join(", "))));
+            }
+        }
+        vals
+    }
+    pub fn date(&mut self, name: &str) -> Option<DateTime<Utc>> {
+        let v = self.one(name)?;
+        match DateTime::parse_from_rfc3339(&v) {
+            Ok(d) => Some(d.with_timezone(&Utc)),
+            Err(_) => {
+                self.errors.push(FieldError::new(name, "dateTime", format!("{name} must be an ISO-8601 date-time (got {v:?})")));
+                None
+            }
+        }
+    }
+    pub fn flag(&mut self, name: &str) -> bool {
+        match self.one(name).as_deref() {
+            None => false,
+            Some("" | "true") => true,
+            Some("false") => false,
+            Some(v) => {
+                self.errors.push(FieldError::new(name, "boolean", format!("{name} is a flag: true, false or no value (got {v:?})")));
+                false
+            }
+        }
+    }
+    pub fn paging(&mut self) -> (usize, usize) {
+        match paging(&self.pairs) {
+            Ok(p) => p,
+            Err(AppError::Validation(mut e)) => {
+                self.errors.append(&mut e);
+                (10, 1)
+            }
+            Err(_) => (10, 1),
+        }
+    }
+    pub fn finish(self) -> AppResult<()> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(AppError::Validation(self.errors))
+        }
+    }
+}
+
+/// Which counters to show: the requested ones, or all of the level's.
+fn pick(all: &[&str], requested: &[String]) -> Vec<String> {
+    if requested.is_empty() {
+        all.iter().map(|s| s.to_string()).collect()
+    } else {
+        requested.to_vec()
+    }
+}
+
+pub struct CampaignOpts {
+    pub expand_goals: bool,
+    pub expand_ads: bool,
+    pub metrics: Option<Vec<String>>,
+    pub include_deleted_goals: bool,
+}
+
+pub fn campaign_opts(p: &mut Params) -> CampaignOpts {
+    let expand = p.values_in("expand", &["goals", "ads"]);
+    let expand_goals = expand.iter().any(|e| e == "goals");
+    let expand_ads = expand.iter().any(|e| e == "ads");
+    if expand_ads && !expand_goals {
+        p.errors.push(FieldError::new("expand", "expand", "expand=ads needs expand=goals on campaigns"));
+    }
+    let embed = p.values_in("embed", &["metrics"]);
+    let names = p.values_in("metrics", CAMPAIGN_METRICS);
+    let metrics = embed.iter().any(|e| e == "metrics").then(|| pick(CAMPAIGN_METRICS, &names));
+    CampaignOpts { expand_goals, expand_ads, metrics, include_deleted_goals: p.flag("includeDeletedGoals") }
+}
+
+pub struct GoalOpts {
+    pub expand_ads: bool,
+    pub metrics: Option<Vec<String>>,
+    pub projections: bool,
+}
+
+pub fn goal_opts(p: &mut Params) -> GoalOpts {
+    let expand = p.values_in("expand", &["ads"]);
+    let embed = p.values_in("embed", &["metrics", "projections"]);
+    let names = p.values_in("metrics", GOAL_METRICS);
+    GoalOpts {
+        expand_ads: !expand.is_empty(),
+        metrics: embed.iter().any(|e| e == "metrics").then(|| pick(GOAL_METRICS, &names)),
+        projections: embed.iter().any(|e| e == "projections"),
+    }
+}
+
+pub fn ad_metrics_names(p: &mut Params) -> Option<Vec<String>> {
+    let embed = p.values_in("embed", &["metrics"]);
+    let names = p.values_in("metrics", AD_METRICS);
+    embed.iter().any(|e| e == "metrics").then(|| pick(AD_METRICS, &names))
+}

@@ -1,0 +1,523 @@
+//! The /v3 wire shapes (seed 000 §2.5, §4.5-§4.9): typed response objects serialised
+//! straight to JSON text, and the expansion of a page (goals, ads, metrics) with batch reads.
+
+use std::collections::HashMap;
+
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::params::{href, CampaignOpts, GoalOpts};
+use crate::error::{AppError, AppResult};
+use crate::metrics::{self, ecpm, projected_delivery, ratio, Counters, Level};
+use crate::model::account::Account;
+use crate::model::ad::{event_v3, weights, Ad};
+use crate::model::campaign::Campaign;
+use crate::model::goal::Goal;
+use crate::repo;
+use crate::repo::reference::Kind;
+use crate::state::AppState;
+
+fn metrics_json(c: &Counters, names: &[String], goal: Option<&Goal>) -> Value {
+    let mut m = Map::new();
+    for n in names {
+        let v = match n.as_str() {
+            "ctr" => json!(ratio(c.get("clickThrough"), c.get("impression"))),
+            "completionRate" => json!(ratio(c.get("complete"), c.get("start"))),
+            "ecpm" => json!(goal.map(|g| ecpm(g, c)).unwrap_or(0.0)),
+            other => json!(c.get(other)),
+        };
+        m.insert(n.clone(), v);
+    }
+    Value::Object(m)
+}
+
+fn goal_type_v3(t: &str) -> String {
+    let lower = t.to_lowercase();
+    let mut out = String::new();
+    for (i, part) in lower.split('_').enumerate() {
+        if i == 0 {
+            out.push_str(part);
+        } else {
+            let mut c = part.chars();
+            if let Some(f) = c.next() {
+                out.extend(f.to_uppercase());
+                out.push_str(c.as_str());
+            }
+        }
+    }
+    out
+}
+
+pub struct Ctx<'a> {
+    pub account: &'a Account,
+    pub now: DateTime<Utc>,
+}
+
+#[derive(Serialize)]
+struct LinkOut<'a> {
+    id: &'a str,
+    href: String,
+}
+
+fn link_out<'a>(kind: &str, id: &'a str) -> LinkOut<'a> {
+    LinkOut { id, href: href(kind, id) }
+}
+
+#[derive(Serialize)]
+struct IdOut<'a> {
+    id: &'a str,
+}
+
+#[derive(Serialize)]
+struct OriginOut<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    href: Option<String>,
+    entity: &'static str,
+}
+
+fn origin_out<'a>(entity: &'static str, id: &'a str) -> OriginOut<'a> {
+    let href = match entity {
+        "site" => None,
+        "campaign" => Some(href("campaigns", id)),
+        _ => Some(href("goals", id)),
+    };
+    OriginOut { id, href, entity }
+}
+
+#[derive(Serialize)]
+struct InheritedOut<'a> {
+    value: u8,
+    origin: OriginOut<'a>,
+}
+
+fn inherited_out<'a>(
+    value: u8,
+    own: Option<(&'static str, &'a str)>,
+    parent: Option<(&'static str, &'a str)>,
+    site: &'a str,
+) -> InheritedOut<'a> {
+    let origin = match (own, parent) {
+        (Some((e, id)), _) | (None, Some((e, id))) => origin_out(e, id),
+        (None, None) => origin_out("site", site),
+    };
+    InheritedOut { value, origin }
+}
+
+#[derive(Serialize)]
+struct DatedOut<'a> {
+    value: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: Option<OriginOut<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CreativeOut<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    insertion_point: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    asset: Option<LinkOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    click_destination_uri: Option<&'a str>,
+    #[serde(rename = "type")]
+    kind: &'a str,
+}
+
+#[derive(Serialize)]
+struct TrackerOut<'a> {
+    id: &'a str,
+    url: &'a str,
+    event: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AdOut<'a> {
+    id: &'a str,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    custom_id: Option<&'a str>,
+    creative: CreativeOut<'a>,
+    enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    campaign: Option<LinkOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    goal: Option<LinkOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metrics: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    weight: Option<crate::model::ad::Weight>,
+    start: DatedOut<'a>,
+    end: DatedOut<'a>,
+    external_trackers: Vec<TrackerOut<'a>>,
+    device_containers: Vec<IdOut<'a>>,
+    created: DateTime<Utc>,
+    modified: DateTime<Utc>,
+}
+
+/// An ad's v3 object; `weight` comes from its goal's weights, which callers compute once
+/// per goal (`model::ad::weights`).
+fn ad_json<'a>(
+    ad: &'a Ad,
+    g: &'a Goal,
+    c: &'a Campaign,
+    nested: bool,
+    metrics: Option<Value>,
+    weight: Option<crate::model::ad::Weight>,
+    devices: &'a [String],
+) -> AdOut<'a> {
+    let kind = if ad.creative.kind == "spotPlaceholder" { "standardPlaceholder" } else { ad.creative.kind.as_str() };
+    let dated = |own: Option<DateTime<Utc>>, inherited: Option<DateTime<Utc>>| match own {
+        Some(v) => DatedOut { value: Some(v), origin: None },
+        None => DatedOut { value: inherited, origin: Some(origin_out("goal", &g.id)) },
+    };
+    AdOut {
+        id: &ad.id,
+        name: &ad.name,
+        description: ad.description.as_deref(),
+        custom_id: ad.custom_id.as_deref(),
+        creative: CreativeOut {
+            insertion_point: ad.creative.insertion_point.as_deref(),
+            asset: ad.creative.asset_id.as_deref().map(|a| LinkOut { id: a, href: format!("/v1/assets/video/{a}") }),
+            click_destination_uri: ad.creative.click_destination_uri.as_deref(),
+            kind,
+        },
+        enabled: ad.enabled,
+        campaign: (!nested).then(|| link_out("campaigns", &c.id)),
+        goal: (!nested).then(|| link_out("goals", &g.id)),
+        metrics,
+        weight,
+        start: dated(ad.start, Some(g.start)),
+        end: dated(ad.end, g.end),
+        external_trackers: ad.external_trackers.iter().map(|t| TrackerOut { id: &t.id, url: &t.url, event: event_v3(&t.event) }).collect(),
+        device_containers: ad.device_containers_or(devices).iter().map(|d| IdOut { id: d }).collect(),
+        created: ad.created,
+        modified: ad.modified,
+    }
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Children<'a, T> {
+    Links(Vec<LinkOut<'a>>),
+    Full(Vec<T>),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TargetOut {
+    value: Option<f64>,
+    unit: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PricingOut {
+    value: f64,
+    pricing_model: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CapOut<'a> {
+    cap_type: &'a str,
+    cap_value: f64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GoalOut<'a> {
+    id: &'a str,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    custom_id: Option<&'a str>,
+    campaign: LinkOut<'a>,
+    target: TargetOut,
+    start: DateTime<Utc>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<DateTime<Utc>>,
+    pricing: PricingOut,
+    ads: Children<'a, AdOut<'a>>,
+    #[serde(rename = "type")]
+    kind: String,
+    deleted: bool,
+    priority: InheritedOut<'a>,
+    frontload: InheritedOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metrics: Option<Value>,
+    ad_position: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sponsor_placement: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    projected_delivery: Option<Option<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cap: Option<CapOut<'a>>,
+    goal_mode: &'static str,
+}
+
+fn goal_json<'a>(
+    cx: &Ctx<'a>,
+    g: &'a Goal,
+    c: &'a Campaign,
+    ads: Option<Vec<AdOut<'a>>>,
+    metrics: Option<Value>,
+    projection: Option<Option<f64>>,
+) -> GoalOut<'a> {
+    let a = cx.account;
+    let value = match (g.kind.as_str(), g.goal_value) {
+        ("SHARE_OF_VOICE", Some(v)) => Some((v * 10_000.0).round() / 100.0),
+        (_, v) => v,
+    };
+    GoalOut {
+        id: &g.id,
+        name: g.name.as_deref().unwrap_or(""),
+        description: g.description.as_deref(),
+        custom_id: g.custom_id.as_deref(),
+        campaign: link_out("campaigns", &c.id),
+        target: TargetOut { value, unit: if g.kind == "SHARE_OF_VOICE" { "percent" } else { "impression" } },
+        start: g.start,
+        end: g.end,
+        pricing: PricingOut { value: g.pricing_value.unwrap_or(0.0), pricing_model: g.pricing_model.to_lowercase() },
+        ads: match ads {
+            Some(full) => Children::Full(full),
+            None => Children::Links(g.ads.iter().map(|s| link_out("ads", &s.id)).collect()),
+        },
+        kind: goal_type_v3(&g.kind),
+        deleted: g.deleted_at.is_some() || c.deleted_at.is_some(),
+        priority: inherited_out(
+            g.effective_priority(c, a),
+            g.priority.map(|_| ("goal", g.id.as_str())),
+            c.priority.map(|_| ("campaign", c.id.as_str())),
+            &a.id,
+        ),
+        frontload: inherited_out(
+            g.effective_frontload(c, a),
+            g.front_load_factor.map(|_| ("goal", g.id.as_str())),
+            c.front_load_factor.map(|_| ("campaign", c.id.as_str())),
+            &a.id,
+        ),
+        metrics,
+        ad_position: "any",
+        sponsor_placement: (g.variant == "BUMPER").then_some("default"),
+        projected_delivery: projection,
+        cap: g.caps.first().map(|cap| CapOut { cap_type: &cap.kind, cap_value: cap.value }),
+        goal_mode: if g.variant == "BUMPER" { "sponsor" } else { "normal" },
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CampaignOut<'a> {
+    id: &'a str,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    custom_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<DateTime<Utc>>,
+    advertiser: IdOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agency: Option<IdOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    brand: Option<IdOut<'a>>,
+    state: &'static str,
+    ignore_global_external_trackers: bool,
+    included_in_forecast: bool,
+    exclusive: bool,
+    deleted: bool,
+    sequence_scope: &'static str,
+    goals: Children<'a, GoalOut<'a>>,
+    priority: InheritedOut<'a>,
+    frontload: InheritedOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metrics: Option<Value>,
+}
+
+fn campaign_json<'a>(
+    cx: &Ctx<'a>,
+    c: &'a Campaign,
+    goals: Option<Vec<GoalOut<'a>>>,
+    metrics: Option<Value>,
+    include_deleted_goals: bool,
+) -> CampaignOut<'a> {
+    let a = cx.account;
+    CampaignOut {
+        id: &c.id,
+        name: &c.name,
+        description: c.description.as_deref(),
+        custom_id: c.custom_id.as_deref(),
+        start: c.start,
+        end: c.end,
+        advertiser: IdOut { id: &c.advertiser_id },
+        agency: c.agency_id.as_deref().map(|id| IdOut { id }),
+        brand: c.brand_id.as_deref().map(|id| IdOut { id }),
+        state: c.state(),
+        ignore_global_external_trackers: false,
+        included_in_forecast: c.include_in_forecast,
+        exclusive: c.exclusive,
+        deleted: c.deleted_at.is_some(),
+        sequence_scope: "session",
+        goals: match goals {
+            Some(full) => Children::Full(full),
+            None => {
+                Children::Links(c.goals.iter().filter(|g| include_deleted_goals || !g.deleted).map(|g| link_out("goals", &g.id)).collect())
+            }
+        },
+        priority: inherited_out(c.effective_priority(a), c.priority.map(|_| ("campaign", c.id.as_str())), None, &a.id),
+        frontload: inherited_out(c.effective_frontload(a), c.front_load_factor.map(|_| ("campaign", c.id.as_str())), None, &a.id),
+        metrics,
+    }
+}
+
+/// Serialises typed response items straight to JSON text.
+pub fn to_json<T: Serialize>(items: &[T]) -> AppResult<Vec<String>> {
+    items.iter().map(|i| serde_json::to_string(i).map_err(AppError::from)).collect()
+}
+
+/// `{"<key>": [items], "pagination": {...}}` from already serialised items.
+pub fn page_response(key: &str, items: &[String], total: usize, size: usize, number: usize) -> Response {
+    let body = format!("{{\"{key}\":[{}],\"pagination\":{}}}", items.join(","), pagination(total, size, number));
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+pub fn one_response(items: Vec<String>) -> Response {
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], items.into_iter().next().unwrap_or_else(|| "null".into())).into_response()
+}
+
+fn pagination(total: usize, size: usize, number: usize) -> Value {
+    json!({"totalCount": total, "pageSize": size, "pageNumber": number})
+}
+
+pub fn page<T: Clone>(all: &[T], size: usize, number: usize) -> Vec<T> {
+    all.iter().skip((number - 1).saturating_mul(size)).take(size).cloned().collect()
+}
+
+/// Campaign objects for a page: goals (and their ads) expanded with batch gets, metrics
+/// from the campaigns' own counters.
+pub async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &CampaignOpts) -> AppResult<Vec<String>> {
+    let a = cx.account;
+    let mut goals: HashMap<String, Goal> = HashMap::new();
+    let mut ads: HashMap<String, Ad> = HashMap::new();
+    if o.expand_goals {
+        let ids: Vec<String> =
+            list.iter().flat_map(|c| c.goals.iter().filter(|g| o.include_deleted_goals || !g.deleted).map(|g| g.id.clone())).collect();
+        goals = repo::goals::by_ids(st.store.as_ref(), &a.id, &ids).await?.into_iter().map(|g| (g.id.clone(), g)).collect();
+        if o.expand_ads {
+            let ad_ids: Vec<String> = goals.values().flat_map(|g| g.ads.iter().map(|s| s.id.clone())).collect();
+            ads = ads_by_id(st, &a.id, &ad_ids).await?;
+        }
+    }
+    let devices = account_devices(st, &a.id, ads.values()).await?;
+    let counters = match &o.metrics {
+        Some(_) => metrics::read(st.store.as_ref(), &a.id, Level::Campaign, &list.iter().map(|c| c.id.clone()).collect::<Vec<_>>()).await?,
+        None => HashMap::new(),
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for c in list {
+        let expanded = o.expand_goals.then(|| {
+            c.goals
+                .iter()
+                .filter(|f| o.include_deleted_goals || !f.deleted)
+                .filter_map(|f| goals.get(&f.id))
+                .map(|g| {
+                    let nested = o.expand_ads.then(|| {
+                        let w = weights(&g.ads);
+                        g.ads
+                            .iter()
+                            .filter_map(|s| ads.get(&s.id))
+                            .map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied(), &devices))
+                            .collect()
+                    });
+                    goal_json(cx, g, c, nested, None, None)
+                })
+                .collect()
+        });
+        let m = o.metrics.as_ref().map(|names| metrics_json(counters.get(&c.id).unwrap_or(&Counters::default()), names, None));
+        out.push(serde_json::to_string(&campaign_json(cx, c, expanded, m, o.include_deleted_goals))?);
+    }
+    Ok(out)
+}
+
+pub async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)], o: &GoalOpts) -> AppResult<Vec<String>> {
+    let a = cx.account;
+    let ads = if o.expand_ads {
+        ads_by_id(st, &a.id, &list.iter().flat_map(|(g, _)| g.ads.iter().map(|s| s.id.clone())).collect::<Vec<_>>()).await?
+    } else {
+        HashMap::new()
+    };
+    let counters = if o.metrics.is_some() || o.projections {
+        metrics::read(st.store.as_ref(), &a.id, Level::Goal, &list.iter().map(|(g, _)| g.id.clone()).collect::<Vec<_>>()).await?
+    } else {
+        HashMap::new()
+    };
+    let devices = account_devices(st, &a.id, ads.values()).await?;
+    let none = Counters::default();
+    let outs: Vec<GoalOut> = list
+        .iter()
+        .map(|(g, c)| {
+            let cn = counters.get(&g.id).unwrap_or(&none);
+            let nested = o.expand_ads.then(|| {
+                let w = weights(&g.ads);
+                g.ads
+                    .iter()
+                    .filter_map(|s| ads.get(&s.id))
+                    .map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied(), &devices))
+                    .collect()
+            });
+            let m = o.metrics.as_ref().map(|names| metrics_json(cn, names, Some(g)));
+            let proj = o.projections.then(|| projected_delivery(g, cn.get("delivered"), cx.now));
+            goal_json(cx, g, c, nested, m, proj)
+        })
+        .collect();
+    to_json(&outs)
+}
+
+/// The account's device containers, read only when one of `ads` names none of its own
+/// (those run on all of them).
+async fn account_devices<'a>(st: &AppState, account: &str, mut ads: impl Iterator<Item = &'a Ad>) -> AppResult<Vec<String>> {
+    if ads.any(|ad| ad.device_containers.is_none()) {
+        repo::reference::ids(st.store.as_ref(), account, Kind::DeviceContainer).await
+    } else {
+        Ok(Vec::new())
+    }
+}
+
+pub async fn render_ads(st: &AppState, cx: &Ctx<'_>, list: &[(Ad, Goal, Campaign)], names: &Option<Vec<String>>) -> AppResult<Vec<String>> {
+    let counters = match names {
+        Some(_) => {
+            metrics::read(st.store.as_ref(), &cx.account.id, Level::Ad, &list.iter().map(|(ad, _, _)| ad.id.clone()).collect::<Vec<_>>())
+                .await?
+        }
+        None => HashMap::new(),
+    };
+    let devices = account_devices(st, &cx.account.id, list.iter().map(|(ad, _, _)| ad)).await?;
+    let none = Counters::default();
+    let mut by_goal: HashMap<&str, HashMap<String, crate::model::ad::Weight>> = HashMap::new();
+    for (_, g, _) in list {
+        by_goal.entry(g.id.as_str()).or_insert_with(|| weights(&g.ads));
+    }
+    let outs: Vec<AdOut> = list
+        .iter()
+        .map(|(ad, g, c)| {
+            let m = names.as_ref().map(|n| metrics_json(counters.get(&ad.id).unwrap_or(&none), n, None));
+            let w = by_goal.get(g.id.as_str()).and_then(|w| w.get(&ad.id)).copied();
+            ad_json(ad, g, c, false, m, w, &devices)
+        })
+        .collect();
+    to_json(&outs)
+}
+
+/// Ads by id (batch gets), keyed by id.
+pub async fn ads_by_id(st: &AppState, account: &str, ids: &[String]) -> AppResult<HashMap<String, Ad>> {
+    Ok(repo::ads::by_ids(st.store.as_ref(), account, ids).await?.into_iter().map(|a| (a.id.clone(), a)).collect())
+}

@@ -1,0 +1,63 @@
+//! VAST URL export (seed 000 §4.10): the ad-request URL a player or a third-party ad
+//! server calls for one ad, targeted at a category or a content partner.
+
+use axum::extract::{Path, RawQuery, State};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use crate::api::*;
+use crate::error::AppResult;
+use crate::model::ad::Ad;
+use crate::repo::reference::Kind;
+
+pub const RESPONSE_TYPES: &[&str] = &["VAST_2_0", "VAST_2_0_1", "VAST_3_0", "VMAP_1_0"];
+/// The token the caller replaces with a random number (cache busting).
+pub const RANDOM_TOKEN: &str = "[RANDOM_NUMBER]";
+
+/// Everything but RFC 3986's unreserved characters is encoded.
+const QUERY_VALUE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+fn encode(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, QUERY_VALUE).to_string()
+}
+
+/// The ad request URL a player or a third-party ad server calls for this ad
+/// (docs/queries.md): account, ad, the targeted category or content partner, format, the
+/// response type, and the random-number token.
+pub fn build_vast_url(base: &str, account: &str, ad: &Ad, target: (&str, &str), rt: &str) -> String {
+    format!(
+        "{base}/v1/adrequest?account={}&ad={}&{}={}&format={}&rt={}&rnd={RANDOM_TOKEN}",
+        encode(account),
+        encode(&ad.id),
+        target.0,
+        encode(target.1),
+        encode(&ad.creative.format()),
+        rt.to_ascii_lowercase()
+    )
+}
+
+/// `GET /v3/ads/{adId}/vasturl/category/{id}` and `.../content-partner/{id}`, `rt`.
+pub(super) async fn vast_url(
+    State(st): State<AppState>,
+    Auth(a): Auth,
+    Path((ad_id, kind, id)): Path<(String, String, String)>,
+    RawQuery(q): RawQuery,
+) -> AppResult<Response> {
+    let (ref_kind, param, what) = match kind.as_str() {
+        "category" => (Kind::Category, "category", "category"),
+        "content-partner" => (Kind::ContentPartner, "contentPartner", "content partner"),
+        _ => return Err(AppError::NoRoute(format!("/v3/ads/{ad_id}/vasturl/{kind}/{id}"))),
+    };
+    let pairs = query_pairs(q.as_deref())?;
+    let rt = single(&pairs, "rt")?.unwrap_or("VAST_3_0");
+    if !RESPONSE_TYPES.contains(&rt) {
+        return Err(AppError::field("rt", "enum", format!("rt must be one of {} (got {rt:?})", RESPONSE_TYPES.join(", "))));
+    }
+    let ad = repo::ads::load_live(st.store.as_ref(), &a.id, &ad_id).await?.0.value;
+    if !repo::reference::exists(st.store.as_ref(), &a.id, ref_kind, &id).await? {
+        return Err(AppError::not_found(what, &id));
+    }
+    let url = build_vast_url(&st.settings.ad_request_base_url, &a.id, &ad, (param, &id), rt);
+    Ok(Json(json!({"formatType": ad.creative.format(), "vastUrl": url})).into_response())
+}

@@ -1,0 +1,68 @@
+//! Video assets: the record with its expiry (DynamoDB TTL on the item, and a check on read,
+//! since TTL deletes lag).
+
+use chrono::{DateTime, Utc};
+
+use crate::error::{AppError, AppResult};
+use crate::ids::plausible_id;
+use crate::keys;
+use crate::model::asset::Asset;
+use crate::store::{Cond, Key, Store, StoreError, TxOp};
+
+use super::Versioned;
+
+fn key(account: &str, id: &str) -> Key {
+    keys::record(account, keys::ASSET, id)
+}
+
+/// A visible asset of the account (expired unlinked ones are gone: 404).
+pub async fn load(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>) -> AppResult<Versioned<Asset>> {
+    if !plausible_id(id) {
+        return Err(AppError::not_found("asset", id));
+    }
+    match super::get::<Asset>(store, &key(account, id)).await? {
+        Some(a) if a.value.visible(now) => Ok(a),
+        _ => Err(AppError::not_found("asset", id)),
+    }
+}
+
+/// The stored record whatever its expiry (the download worker).
+pub async fn get(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<Versioned<Asset>>> {
+    super::get::<Asset>(store, &key(account, id)).await
+}
+
+pub async fn create(store: &dyn Store, account: &str, a: &Asset) -> AppResult<()> {
+    let mut item = super::item(key(account, &a.id), a, 1)?;
+    item.expires_at = a.expires.map(|e| e.timestamp());
+    store.put(item, Cond::NotExists).await?;
+    Ok(())
+}
+
+/// Applies `change` to the stored record with a conditional write, re-reading on a lost
+/// race (an ad may link the asset meanwhile); the TTL follows `expires`. `None` when the
+/// asset is gone.
+pub async fn update(store: &dyn Store, account: &str, id: &str, change: impl Fn(&mut Asset)) -> AppResult<Option<Asset>> {
+    for _ in 0..10 {
+        let Some(cur) = get(store, account, id).await? else { return Ok(None) };
+        let mut next = cur.value.clone();
+        change(&mut next);
+        let mut item = super::next(&cur.item, &next)?;
+        item.expires_at = next.expires.map(|e| e.timestamp());
+        match store.put(item, Cond::Version(cur.version())).await {
+            Ok(()) => return Ok(Some(next)),
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(super::conflict())
+}
+
+/// The write that links an asset to an ad (in the ad's transaction): it stops expiring.
+pub fn link_op(asset: &Versioned<Asset>) -> AppResult<TxOp> {
+    let mut linked: Asset = asset.value.clone();
+    linked.linked = true;
+    linked.expires = None;
+    let mut item = super::next(&asset.item, &linked)?;
+    item.expires_at = None;
+    Ok(TxOp::Put(item, Cond::Version(asset.version())))
+}

@@ -1,0 +1,111 @@
+//! Audience batches: the record (GSI1: a provider's batches by creation), the provider's
+//! one-batch-per-day slot, taken in the same transaction; and the audience providers.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{AppError, AppResult};
+use crate::keys;
+use crate::model::account::AudienceProvider;
+use crate::model::audience::Batch;
+use crate::store::{Cond, Item, Key, Query, Store, StoreError, TxOp};
+
+use super::reference::{self, Kind};
+use super::Versioned;
+
+pub async fn provider(store: &dyn Store, account: &str, id: &str) -> AppResult<AudienceProvider> {
+    reference::one(store, account, Kind::AudienceProvider, id, "audience provider").await
+}
+
+pub async fn providers(store: &dyn Store, account: &str) -> AppResult<Vec<AudienceProvider>> {
+    reference::all(store, account, Kind::AudienceProvider).await
+}
+
+fn key(account: &str, id: &str) -> Key {
+    keys::record(account, keys::BATCH, id)
+}
+
+pub async fn get(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<Versioned<Batch>>> {
+    super::get(store, &key(account, id)).await
+}
+
+/// A batch of the account, else 404.
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<Versioned<Batch>> {
+    if !crate::ids::plausible_id(id) {
+        return Err(AppError::not_found("audience batch", id));
+    }
+    get(store, account, id).await?.ok_or_else(|| AppError::not_found("audience batch", id))
+}
+
+/// The item of a batch record (with its listing index).
+pub fn item(b: &Batch, version: u64) -> AppResult<Item> {
+    let mut item = super::item(key(&b.account_id, &b.id), b, version)?;
+    item.gsi1 = Some((keys::provider_batches(&b.account_id, &b.provider_id), format!("{}#{}", b.created.to_rfc3339(), b.id)));
+    Ok(item)
+}
+
+/// Writes the next version of a batch read at `version`; `false` when it changed meanwhile.
+pub async fn put_next(store: &dyn Store, b: &Batch, version: u64) -> AppResult<bool> {
+    match store.put(item(b, version + 1)?, Cond::Version(version)).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::ConditionFailed) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Writes a batch that must not exist yet; `false` when it does.
+pub async fn put_new(store: &dyn Store, b: &Batch) -> AppResult<bool> {
+    match store.put(item(b, 1)?, Cond::NotExists).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::ConditionFailed) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The batch already holding a provider's day.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DaySlot {
+    pub batch: String,
+}
+
+pub enum Created {
+    New(Box<Versioned<Batch>>),
+    /// The day's slot is taken by this batch.
+    SlotTaken(String),
+}
+
+/// Creates a batch (UPLOADED) and takes its provider's day slot, atomically. Creating the
+/// same batch again (a redelivered event) finds it.
+pub async fn create(store: &dyn Store, b: &Batch) -> AppResult<Created> {
+    let slot = keys::batch_day(&b.account_id, &b.provider_id, &b.day);
+    let ops = vec![
+        TxOp::Put(item(b, 1)?, Cond::NotExists),
+        TxOp::Put(super::item(slot.clone(), &DaySlot { batch: b.id.clone() }, 1)?, Cond::NotExists),
+    ];
+    match store.transact(ops).await {
+        Ok(()) => Ok(Created::New(Box::new(Versioned { value: b.clone(), item: item(b, 1)? }))),
+        Err(StoreError::TransactionCanceled { .. }) => {
+            if let Some(existing) = get(store, &b.account_id, &b.id).await? {
+                return Ok(Created::New(Box::new(existing)));
+            }
+            let other = super::get::<DaySlot>(store, &slot).await?.map(|v| v.value.batch).unwrap_or_default();
+            Ok(Created::SlotTaken(other))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Undoes a create whose file could not be stored: the batch and its day slot go.
+pub async fn undo_create(store: &dyn Store, b: &Batch) -> AppResult<()> {
+    let undo = vec![
+        TxOp::Delete(key(&b.account_id, &b.id), Cond::None),
+        TxOp::Delete(keys::batch_day(&b.account_id, &b.provider_id, &b.day), Cond::None),
+    ];
+    store.transact(undo).await?;
+    Ok(())
+}
+
+/// A provider's batches, oldest first.
+pub async fn of_provider(store: &dyn Store, account: &str, provider: &str) -> AppResult<Vec<Batch>> {
+    let found: Vec<Versioned<Batch>> = super::query_all(store, Query::gsi1(keys::provider_batches(account, provider))).await?;
+    Ok(found.into_iter().map(|v| v.value).collect())
+}

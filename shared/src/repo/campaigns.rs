@@ -1,0 +1,162 @@
+//! Campaigns: the record (with its goals' flights), the archived-month index (GSI1), and
+//! the reference counts on the clients it names, written in one transaction.
+
+use std::collections::BTreeSet;
+
+use crate::error::{AppError, AppResult, FieldError};
+use crate::ids::plausible_id;
+use crate::keys;
+use crate::model::campaign::Campaign;
+use crate::model::client::Client;
+use crate::store::{Cond, Item, Key, Query, Store, StoreError, TxOp};
+
+use super::Versioned;
+
+fn key(account: &str, id: &str) -> Key {
+    keys::record(account, keys::CAMPAIGN, id)
+}
+
+/// A live (not deleted) campaign of the account, else 404.
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<Versioned<Campaign>> {
+    if !plausible_id(id) {
+        return Err(AppError::not_found("campaign", id));
+    }
+    match super::get::<Campaign>(store, &key(account, id)).await? {
+        Some(c) if c.value.deleted_at.is_none() => Ok(c),
+        _ => Err(AppError::not_found("campaign", id)),
+    }
+}
+
+/// Every campaign of the account, deleted ones (tombstones) included.
+pub async fn all(store: &dyn Store, account: &str) -> AppResult<Vec<Campaign>> {
+    let all: Vec<Versioned<Campaign>> = super::query_all(store, Query::partition(keys::partition(account, keys::CAMPAIGN))).await?;
+    Ok(all.into_iter().map(|v| v.value).collect())
+}
+
+/// Live campaigns archived in a month (`yyyy-mm`, the account's zone).
+pub async fn archived_in(store: &dyn Store, account: &str, month: &str) -> AppResult<Vec<Campaign>> {
+    let found: Vec<Versioned<Campaign>> = super::query_all(store, Query::gsi1(keys::archived_month(account, month))).await?;
+    Ok(found.into_iter().map(|v| v.value).filter(|c| c.deleted_at.is_none() && c.archive_month.as_deref() == Some(month)).collect())
+}
+
+/// Campaigns by id (batch gets), in no particular order; missing ones left out.
+pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> AppResult<Vec<Campaign>> {
+    let keys: Vec<Key> = ids.iter().map(|id| key(account, id)).collect();
+    store.batch_get(&keys).await?.into_iter().map(|i| super::decode(i).map(|v| v.value)).collect()
+}
+
+fn item(account: &str, c: &Campaign, base: Item) -> AppResult<Item> {
+    let mut item = Item { body: serde_json::to_string(c)?, ..base };
+    item.gsi1 = match (&c.archive_month, c.deleted_at) {
+        (Some(m), None) => Some((keys::archived_month(account, m), c.id.clone())),
+        _ => None,
+    };
+    Ok(item)
+}
+
+/// The named clients among `only`, each checked for its type; every bad reference reported.
+async fn resolve_refs(store: &dyn Store, account: &str, c: &Campaign, only: &BTreeSet<String>) -> AppResult<Vec<Versioned<Client>>> {
+    let mut wanted = vec![(c.advertiser_id.clone(), "ADVERTISER", "advertiserId")];
+    if let Some(x) = &c.agency_id {
+        wanted.push((x.clone(), "AGENCY", "agencyId"));
+    }
+    if let Some(x) = &c.brand_id {
+        wanted.push((x.clone(), "BRAND", "brandId"));
+    }
+    let mut out = Vec::new();
+    let mut errors: Vec<FieldError> = Vec::new();
+    for (id, kind, field) in wanted {
+        if !only.contains(&id) {
+            continue;
+        }
+        match super::clients::load_typed(store, account, &id, kind, field).await {
+            Ok(c) => out.push(c),
+            Err(AppError::Validation(mut e)) => errors.append(&mut e),
+            Err(e) => return Err(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(AppError::Validation(errors))
+    }
+}
+
+/// Creates a campaign; the clients it names must exist with their types and gain a
+/// reference in the same transaction (a client changed meanwhile: checked again).
+pub async fn create(store: &dyn Store, account: &str, c: &Campaign) -> AppResult<()> {
+    let all: BTreeSet<String> = c.client_ids().into_iter().collect();
+    for _ in 0..super::WRITE_ATTEMPTS {
+        let refs = resolve_refs(store, account, c, &all).await?;
+        let base = Item { pk: keys::partition(account, keys::CAMPAIGN), sk: c.id.clone(), version: 1, ..Item::default() };
+        let mut tx = vec![TxOp::Put(item(account, c, base)?, Cond::NotExists)];
+        tx.extend(super::clients::ref_adds(account, &refs));
+        match store.transact(tx).await {
+            Ok(()) => return Ok(()),
+            Err(StoreError::TransactionCanceled { .. }) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(super::conflict())
+}
+
+/// Replaces a campaign read as `first` with what `change` makes of it; clients it starts
+/// naming are checked and counted, clients it stops naming released, all in one transaction.
+pub async fn update(
+    store: &dyn Store,
+    account: &str,
+    first: Versioned<Campaign>,
+    expected: Option<u64>,
+    change: impl Fn(&Campaign) -> AppResult<Campaign>,
+) -> AppResult<()> {
+    let id = first.value.id.clone();
+    let mut tries = super::Attempts::new("campaign", &id, expected);
+    let mut cur = first;
+    loop {
+        tries.check(cur.version())?;
+        let c = change(&cur.value)?;
+        let old: BTreeSet<String> = cur.value.client_ids().into_iter().collect();
+        let new: BTreeSet<String> = c.client_ids().into_iter().collect();
+        let added: BTreeSet<String> = new.difference(&old).cloned().collect();
+        let refs = resolve_refs(store, account, &c, &added).await?;
+        let base = Item { version: cur.version() + 1, ..cur.item.clone() };
+        let mut tx = vec![TxOp::Put(item(account, &c, base)?, Cond::Version(cur.version()))];
+        tx.extend(super::clients::ref_adds(account, &refs));
+        tx.extend(super::clients::ref_drops(account, old.difference(&new)));
+        if tries.commit(store, tx).await? {
+            return Ok(());
+        }
+        cur = load(store, account, &id).await?;
+    }
+}
+
+/// Deleting keeps a tombstone (the /v3 queries can show deleted campaigns) and releases the
+/// campaign's clients.
+pub async fn remove(store: &dyn Store, account: &str, id: &str, now: chrono::DateTime<chrono::Utc>) -> AppResult<()> {
+    let mut tries = super::Attempts::new("campaign", id, None);
+    loop {
+        let cur = load(store, account, id).await?;
+        tries.check(cur.version())?;
+        let mut c = cur.value.clone();
+        c.deleted_at = Some(now);
+        let base = Item { version: cur.version() + 1, ..cur.item.clone() };
+        let mut tx = vec![TxOp::Put(item(account, &c, base)?, Cond::Version(cur.version()))];
+        tx.extend(super::clients::ref_drops(account, &cur.value.client_ids()));
+        if tries.commit(store, tx).await? {
+            return Ok(());
+        }
+    }
+}
+
+/// Every campaign of the account as stored (the /v3 lists).
+pub async fn stored(store: &dyn Store, account: &str) -> AppResult<super::Stored> {
+    Ok(super::Stored(store.query(Query::partition(keys::partition(account, keys::CAMPAIGN))).await?.items))
+}
+
+/// A campaign, deleted or not (the /v3 reads show tombstones).
+pub async fn get_any(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<Campaign>> {
+    if !plausible_id(id) {
+        return Ok(None);
+    }
+    Ok(super::get::<Campaign>(store, &key(account, id)).await?.map(|v| v.value))
+}

@@ -1,0 +1,87 @@
+//! Contacts and their association with one client (GSI1: the client's contacts).
+
+use chrono::{DateTime, Utc};
+
+use crate::error::{AppError, AppResult};
+use crate::ids::plausible_id;
+use crate::keys;
+use crate::model::contact::Contact;
+use crate::store::{Cond, Key, Query, Store, StoreError, TxOp};
+
+use super::Versioned;
+
+fn key(account: &str, id: &str) -> Key {
+    keys::record(account, keys::CONTACT, id)
+}
+
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<Versioned<Contact>> {
+    if !plausible_id(id) {
+        return Err(AppError::not_found("contact", id));
+    }
+    super::get(store, &key(account, id)).await?.ok_or_else(|| AppError::not_found("contact", id))
+}
+
+pub async fn create(store: &dyn Store, account: &str, c: &Contact) -> AppResult<()> {
+    store.put(super::item(key(account, &c.id), c, 1)?, Cond::NotExists).await?;
+    Ok(())
+}
+
+/// The contacts associated with a client.
+pub async fn of_client(store: &dyn Store, account: &str, client: &str) -> AppResult<Vec<Contact>> {
+    let linked: Vec<Versioned<Contact>> = super::query_all(store, Query::gsi1(keys::client_contacts(account, client))).await?;
+    Ok(linked.into_iter().map(|v| v.value).filter(|c| c.client_id.as_deref() == Some(client)).collect())
+}
+
+pub async fn update(
+    store: &dyn Store,
+    account: &str,
+    first: Versioned<Contact>,
+    expected: Option<u64>,
+    change: impl Fn(&mut Contact),
+) -> AppResult<()> {
+    let id = first.value.id.clone();
+    super::rewrite(
+        store,
+        "contact",
+        first,
+        expected,
+        || load(store, account, &id),
+        |c| {
+            change(c);
+            Ok(())
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// Associates a contact with a client (moving it from any other). Either record may change
+/// or vanish meanwhile: the write checks both, and a retry reads them again (a vanished one
+/// answers 404).
+pub async fn associate(store: &dyn Store, account: &str, contact_id: &str, client_id: &str, now: DateTime<Utc>) -> AppResult<()> {
+    let client_key = keys::record(account, keys::CLIENT, client_id);
+    let mut tries = super::Attempts::new("contact", contact_id, None);
+    loop {
+        let contact = load(store, account, contact_id).await?;
+        tries.check(contact.version())?;
+        super::clients::load(store, account, client_id).await?;
+        let mut c = contact.value.clone();
+        c.client_id = Some(client_id.to_string());
+        c.modified = now;
+        let mut item = super::next(&contact.item, &c)?;
+        item.gsi1 = Some((keys::client_contacts(account, client_id), c.id.clone()));
+        let ops = vec![TxOp::Put(item, Cond::Version(contact.version())), TxOp::Check(client_key.clone(), Cond::Exists)];
+        if tries.commit(store, ops).await? {
+            return Ok(());
+        }
+    }
+}
+
+pub async fn remove(store: &dyn Store, account: &str, id: &str) -> AppResult<()> {
+    load(store, account, id).await?;
+    match store.delete(&key(account, id), Cond::Exists).await {
+        Ok(()) => Ok(()),
+        Err(StoreError::ConditionFailed) => Err(AppError::not_found("contact", id)),
+        Err(e) => Err(e.into()),
+    }
+}

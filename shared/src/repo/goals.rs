@@ -1,0 +1,143 @@
+//! Goals: the record, and its flight on the campaign (written in the same transaction, so
+//! the campaign's derived start/end/status are exact).
+
+use crate::error::{AppError, AppResult};
+use crate::ids::plausible_id;
+use crate::keys;
+use crate::model::campaign::{Campaign, GoalFlight};
+use crate::model::goal::Goal;
+use crate::store::{Cond, Key, Query, Store, TxOp};
+
+use super::Versioned;
+
+fn key(account: &str, id: &str) -> Key {
+    keys::record(account, keys::GOAL, id)
+}
+
+/// A live goal of the account with its (live) campaign; else 404.
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<(Versioned<Goal>, Versioned<Campaign>)> {
+    if !plausible_id(id) {
+        return Err(AppError::not_found("goal", id));
+    }
+    let goal: Versioned<Goal> = match super::get::<Goal>(store, &key(account, id)).await? {
+        Some(g) if g.value.deleted_at.is_none() => g,
+        _ => return Err(AppError::not_found("goal", id)),
+    };
+    // A deleted campaign takes its goals with it.
+    let campaign = super::campaigns::load(store, account, &goal.value.campaign_id).await.map_err(|_| AppError::not_found("goal", id))?;
+    Ok((goal, campaign))
+}
+
+/// Live goals by id (one batch get), in the order of `ids`.
+pub async fn load_many(store: &dyn Store, account: &str, ids: &[String]) -> AppResult<Vec<Goal>> {
+    let mut found: Vec<Goal> = by_ids(store, account, ids).await?.into_iter().filter(|g| g.deleted_at.is_none()).collect();
+    found.sort_by_key(|g| ids.iter().position(|i| i == &g.id));
+    Ok(found)
+}
+
+/// Goals by id (batch gets), deleted ones included, in no particular order.
+pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> AppResult<Vec<Goal>> {
+    let keys: Vec<Key> = ids.iter().map(|id| key(account, id)).collect();
+    store.batch_get(&keys).await?.into_iter().map(|i| super::decode(i).map(|v| v.value)).collect()
+}
+
+fn flight(g: &Goal) -> GoalFlight {
+    GoalFlight { id: g.id.clone(), start: g.start, end: g.end, deleted: g.deleted_at.is_some() }
+}
+
+/// The campaign's next version with the goal's flight recorded.
+fn campaign_with(c: &Versioned<Campaign>, g: &Goal) -> AppResult<TxOp> {
+    let mut next = c.value.clone();
+    next.set_goal(flight(g));
+    Ok(TxOp::Put(super::next(&c.item, &next)?, Cond::Version(c.version())))
+}
+
+/// Creates a goal in its campaign. `build` makes the goal from the campaign as read (a
+/// lost race reads the campaign again); a campaign that is not there is reported by
+/// `missing` (the caller's 400 for a bad reference).
+pub async fn create(
+    store: &dyn Store,
+    account: &str,
+    campaign_id: &str,
+    missing: impl Fn(AppError) -> AppError,
+    build: impl Fn() -> Goal,
+) -> AppResult<Goal> {
+    let mut tries = super::Attempts::new("campaign", campaign_id, None);
+    loop {
+        let campaign = super::campaigns::load(store, account, campaign_id).await.map_err(&missing)?;
+        tries.check(campaign.version())?;
+        let g = build();
+        let ops = vec![TxOp::Put(super::item(key(account, &g.id), &g, 1)?, Cond::NotExists), campaign_with(&campaign, &g)?];
+        if tries.commit(store, ops).await? {
+            return Ok(g);
+        }
+    }
+}
+
+/// Changes a goal read as `first` (with its campaign), and the flight on the campaign.
+pub async fn update(
+    store: &dyn Store,
+    account: &str,
+    first: (Versioned<Goal>, Versioned<Campaign>),
+    expected: Option<u64>,
+    change: impl Fn(&Goal) -> AppResult<Goal>,
+) -> AppResult<()> {
+    let id = first.0.value.id.clone();
+    let mut tries = super::Attempts::new("goal", &id, expected);
+    let (mut cur, mut campaign) = first;
+    loop {
+        tries.check(cur.version())?;
+        let g = change(&cur.value)?;
+        let ops = vec![TxOp::Put(super::next(&cur.item, &g)?, Cond::Version(cur.version())), campaign_with(&campaign, &g)?];
+        if tries.commit(store, ops).await? {
+            return Ok(());
+        }
+        (cur, campaign) = load(store, account, &id).await?;
+    }
+}
+
+/// Deleting keeps a tombstone (for `/v3 includeDeletedGoals`); the campaign's flight no
+/// longer counts it.
+pub async fn remove(store: &dyn Store, account: &str, id: &str, now: chrono::DateTime<chrono::Utc>) -> AppResult<()> {
+    let first = load(store, account, id).await?;
+    update(store, account, first, None, |g| {
+        let mut g = g.clone();
+        g.deleted_at = Some(now);
+        Ok(g)
+    })
+    .await
+}
+
+/// Every goal of the account as stored (the /v3 lists).
+pub async fn stored(store: &dyn Store, account: &str) -> AppResult<super::Stored> {
+    Ok(super::Stored(store.query(Query::partition(keys::partition(account, keys::GOAL))).await?.items))
+}
+
+/// One campaign's goals and the campaign itself, as stored (deleted ones included); empty
+/// when there is no such campaign.
+pub async fn stored_of_campaign(store: &dyn Store, account: &str, campaign: &str) -> AppResult<(super::Stored, super::Stored)> {
+    if !plausible_id(campaign) {
+        return Ok((super::Stored::empty(), super::Stored::empty()));
+    }
+    let Some(citem) = store.get(&keys::record(account, keys::CAMPAIGN, campaign)).await? else {
+        return Ok((super::Stored::empty(), super::Stored::empty()));
+    };
+    let c: Campaign = super::decode(citem.clone())?.value;
+    let keys: Vec<Key> = c.goals.iter().map(|g| key(account, &g.id)).collect();
+    Ok((super::Stored(store.batch_get(&keys).await?), super::Stored(vec![citem])))
+}
+
+/// Every goal of the account, deleted ones included.
+pub async fn all(store: &dyn Store, account: &str) -> AppResult<Vec<Goal>> {
+    let found: Vec<Versioned<Goal>> = super::query_all(store, Query::partition(keys::partition(account, keys::GOAL))).await?;
+    Ok(found.into_iter().map(|v| v.value).collect())
+}
+
+/// A goal, deleted or not, with its campaign (deleted or not): the /v3 reads show tombstones.
+pub async fn get_any(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<(Goal, Campaign)>> {
+    if !plausible_id(id) {
+        return Ok(None);
+    }
+    let Some(g) = super::get::<Goal>(store, &key(account, id)).await?.map(|v| v.value) else { return Ok(None) };
+    Ok(super::campaigns::get_any(store, account, &g.campaign_id).await?.map(|c| (g, c)))
+}
