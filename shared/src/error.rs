@@ -1,11 +1,13 @@
-//! One error type for the whole API. It renders as JSON by default; XML routers convert it
-//! (see `api::format`) so every group answers in its own format. Internal causes are
-//! logged, never shown.
+//! One error type for the whole API. It renders as JSON; on the XML interfaces the
+//! `render_errors` layer of `api/mod.rs` re-renders it as XML, so every group answers in its
+//! own format. Internal causes travel with the error (`Cause`, with their sources) to the
+//! log line, never to the client.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::cause::Cause;
 use crate::store::StoreError;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -47,12 +49,23 @@ pub enum AppError {
         got: String,
     },
     TooManyRequests(String),
-    Internal(String),
+    /// 500: a failure of the service itself; the cause is logged with its sources.
+    Internal(Cause),
 }
 
 impl AppError {
     pub fn field(field: impl Into<String>, rule: impl Into<String>, message: impl Into<String>) -> Self {
         AppError::Validation(vec![FieldError::new(field, rule, message)])
+    }
+
+    /// An internal failure caused by `e` (kept, with its sources, for the log).
+    pub fn internal(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        AppError::Internal(Cause::new(e))
+    }
+
+    /// An internal failure with only a message (an invariant broken, a corrupt record).
+    pub fn internal_msg(m: impl Into<String>) -> Self {
+        AppError::Internal(Cause::msg(m))
     }
 
     pub fn not_found(what: &'static str, id: impl Into<String>) -> Self {
@@ -116,28 +129,37 @@ pub struct ErrorBody {
 impl std::fmt::Display for AppError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            AppError::Internal(m) => write!(f, "internal: {m}"),
+            AppError::Internal(c) => write!(f, "internal: {c}"),
             other => write!(f, "{}", other.body().message),
+        }
+    }
+}
+
+impl std::error::Error for AppError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AppError::Internal(c) => Some(c),
+            _ => None,
         }
     }
 }
 
 impl From<StoreError> for AppError {
     fn from(e: StoreError) -> Self {
-        AppError::Internal(e.to_string())
+        AppError::internal(e)
     }
 }
 
 impl From<serde_json::Error> for AppError {
     fn from(e: serde_json::Error) -> Self {
-        AppError::Internal(format!("serialisation: {e}"))
+        AppError::internal(e)
     }
 }
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         if let AppError::Internal(cause) = &self {
-            tracing::error!(%cause, "internal error");
+            tracing::error!(cause = %cause.chain(), "internal error");
         }
         let body = self.body();
         let json = serde_json::to_vec(&body).unwrap_or_default();

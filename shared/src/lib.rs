@@ -4,6 +4,7 @@
 pub mod api;
 pub mod assemble;
 pub mod blobs;
+pub mod cause;
 pub mod clock;
 pub mod download;
 pub mod error;

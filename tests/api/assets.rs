@@ -174,10 +174,10 @@ struct DownBlobs;
 #[async_trait::async_trait]
 impl shared::blobs::Blobs for DownBlobs {
     async fn put_file(&self, _: &str, _: &std::path::Path, _: &str) -> Result<u64, shared::blobs::BlobError> {
-        Err(shared::blobs::BlobError("bucket unavailable".into()))
+        Err(shared::blobs::BlobError::msg("bucket unavailable"))
     }
     async fn put_bytes(&self, _: &str, _: Vec<u8>, _: &str) -> Result<(), shared::blobs::BlobError> {
-        Err(shared::blobs::BlobError("bucket unavailable".into()))
+        Err(shared::blobs::BlobError::msg("bucket unavailable"))
     }
     async fn get(&self, _: &str) -> Result<Option<Vec<u8>>, shared::blobs::BlobError> {
         Ok(None)
@@ -186,7 +186,7 @@ impl shared::blobs::Blobs for DownBlobs {
         Ok(None)
     }
     async fn open_from(&self, _: &str, _: u64) -> Result<Option<shared::blobs::BlobReader>, shared::blobs::BlobError> {
-        Err(shared::blobs::BlobError("bucket unavailable".into()))
+        Err(shared::blobs::BlobError::msg("bucket unavailable"))
     }
     fn kind(&self) -> &'static str {
         "down"

@@ -93,7 +93,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
                     failed.failure_reason = Some("the download could not be queued; upload again".into());
                 })
                 .await?;
-                return Err(AppError::Internal(e.to_string()));
+                return Err(e.into());
             }
             tracing::info!(asset = %id, "asset download queued");
             Ok(created(&id))

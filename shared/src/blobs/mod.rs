@@ -9,20 +9,27 @@ use async_trait::async_trait;
 
 pub mod s3;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct BlobError(pub String);
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("blob store: {context}")]
+pub struct BlobError {
+    pub context: String,
+    #[source]
+    pub source: Option<crate::cause::Cause>,
+}
 
-impl std::fmt::Display for BlobError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "blob store: {}", self.0)
+impl BlobError {
+    pub fn msg(context: impl Into<String>) -> BlobError {
+        BlobError { context: context.into(), source: None }
+    }
+
+    pub fn new(context: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> BlobError {
+        BlobError { context: context.into(), source: Some(crate::cause::Cause::new(source)) }
     }
 }
 
-impl std::error::Error for BlobError {}
-
 impl From<BlobError> for crate::error::AppError {
     fn from(e: BlobError) -> Self {
-        crate::error::AppError::Internal(e.to_string())
+        crate::error::AppError::internal(e)
     }
 }
 
@@ -72,7 +79,10 @@ pub struct Notifying {
 impl Notifying {
     async fn notify(&self, key: &str, size: u64) -> Result<(), BlobError> {
         if key.starts_with(self.prefix) {
-            self.queue.send(self.target, object_created_event("local", key, size)).await.map_err(|e| BlobError(e.to_string()))?;
+            self.queue
+                .send(self.target, object_created_event("local", key, size))
+                .await
+                .map_err(|e| BlobError::new("sending the object-created event", e))?;
         }
         Ok(())
     }
@@ -112,7 +122,7 @@ pub fn check_key(key: &str) -> Result<(), BlobError> {
         || key.contains('\\')
         || key.chars().any(char::is_control);
     if bad {
-        Err(BlobError(format!("invalid object key {key:?}")))
+        Err(BlobError::msg(format!("invalid object key {key:?}")))
     } else {
         Ok(())
     }
@@ -135,7 +145,7 @@ impl LocalBlobs {
 }
 
 fn io(e: std::io::Error) -> BlobError {
-    BlobError(e.to_string())
+    BlobError::new("local blob directory", e)
 }
 
 #[async_trait]
@@ -259,22 +269,22 @@ impl Blobs for MemoryBlobs {
         check_key(key)?;
         let b = tokio::fs::read(path).await.map_err(io)?;
         let n = b.len() as u64;
-        self.0.lock().map_err(|_| BlobError("poisoned".into()))?.insert(key.into(), b);
+        self.0.lock().map_err(|_| BlobError::msg("poisoned"))?.insert(key.into(), b);
         Ok(n)
     }
     async fn put_bytes(&self, key: &str, bytes: Vec<u8>, _ct: &str) -> Result<(), BlobError> {
         check_key(key)?;
-        self.0.lock().map_err(|_| BlobError("poisoned".into()))?.insert(key.into(), bytes);
+        self.0.lock().map_err(|_| BlobError::msg("poisoned"))?.insert(key.into(), bytes);
         Ok(())
     }
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
-        Ok(self.0.lock().map_err(|_| BlobError("poisoned".into()))?.get(key).cloned())
+        Ok(self.0.lock().map_err(|_| BlobError::msg("poisoned"))?.get(key).cloned())
     }
     async fn size(&self, key: &str) -> Result<Option<u64>, BlobError> {
-        Ok(self.0.lock().map_err(|_| BlobError("poisoned".into()))?.get(key).map(|b| b.len() as u64))
+        Ok(self.0.lock().map_err(|_| BlobError::msg("poisoned"))?.get(key).map(|b| b.len() as u64))
     }
     async fn open_from(&self, key: &str, start: u64) -> Result<Option<BlobReader>, BlobError> {
-        let map = self.0.lock().map_err(|_| BlobError("poisoned".into()))?;
+        let map = self.0.lock().map_err(|_| BlobError::msg("poisoned"))?;
         Ok(map.get(key).map(|b| {
             let tail = b.get(start as usize..).unwrap_or_default().to_vec();
             Box::new(std::io::Cursor::new(tail)) as BlobReader

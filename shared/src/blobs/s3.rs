@@ -14,8 +14,8 @@ pub struct S3Blobs {
     bucket: String,
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> BlobError {
-    BlobError(format!("{e:?}"))
+fn err<E: std::error::Error + Send + Sync + 'static>(e: E) -> BlobError {
+    BlobError::new("s3", e)
 }
 
 impl S3Blobs {

@@ -38,20 +38,27 @@ impl QueueName {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct QueueError(pub String);
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("queue: {context}")]
+pub struct QueueError {
+    pub context: String,
+    #[source]
+    pub source: Option<crate::cause::Cause>,
+}
 
-impl std::fmt::Display for QueueError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "queue: {}", self.0)
+impl QueueError {
+    pub fn msg(context: impl Into<String>) -> QueueError {
+        QueueError { context: context.into(), source: None }
+    }
+
+    pub fn new(context: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> QueueError {
+        QueueError { context: context.into(), source: Some(crate::cause::Cause::new(source)) }
     }
 }
 
-impl std::error::Error for QueueError {}
-
 impl From<QueueError> for crate::error::AppError {
     fn from(e: QueueError) -> Self {
-        crate::error::AppError::Internal(e.to_string())
+        crate::error::AppError::internal(e)
     }
 }
 
@@ -85,9 +92,9 @@ impl InProcessQueue {
 #[async_trait]
 impl Queue for InProcessQueue {
     async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError> {
-        let senders = self.senders.lock().map_err(|_| QueueError("poisoned".into()))?;
-        let tx = senders.get(&queue).ok_or_else(|| QueueError(format!("no queue {queue:?}")))?;
-        tx.send(body).map_err(|_| QueueError(format!("the {} worker has stopped", queue.short())))
+        let senders = self.senders.lock().map_err(|_| QueueError::msg("poisoned"))?;
+        let tx = senders.get(&queue).ok_or_else(|| QueueError::msg(format!("no queue {queue:?}")))?;
+        tx.send(body).map_err(|_| QueueError::msg(format!("the {} worker has stopped", queue.short())))
     }
 
     fn kind(&self) -> &'static str {

@@ -14,8 +14,8 @@ pub struct SqsQueue {
     urls: HashMap<QueueName, String>,
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> QueueError {
-    QueueError(format!("{e:?}"))
+fn err<E: std::error::Error + Send + Sync + 'static>(e: E) -> QueueError {
+    QueueError::new("sqs", e)
 }
 
 impl SqsQueue {
@@ -43,13 +43,13 @@ impl SqsQueue {
     /// The queue's ARN (for the bucket notification).
     pub async fn arn(&self, q: QueueName) -> Result<String, QueueError> {
         use aws_sdk_sqs::types::QueueAttributeName;
-        let url = self.url(q).ok_or_else(|| QueueError(format!("no URL for queue {q:?}")))?;
+        let url = self.url(q).ok_or_else(|| QueueError::msg(format!("no URL for queue {q:?}")))?;
         let out =
             self.client.get_queue_attributes().queue_url(url).attribute_names(QueueAttributeName::QueueArn).send().await.map_err(err)?;
         out.attributes()
             .and_then(|a| a.get(&QueueAttributeName::QueueArn))
             .cloned()
-            .ok_or_else(|| QueueError(format!("queue {url} has no ARN")))
+            .ok_or_else(|| QueueError::msg(format!("queue {url} has no ARN")))
     }
 
     pub fn url(&self, q: QueueName) -> Option<&str> {
@@ -101,7 +101,7 @@ impl SqsQueue {
 #[async_trait]
 impl Queue for SqsQueue {
     async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError> {
-        let url = self.urls.get(&queue).ok_or_else(|| QueueError(format!("no URL for queue {queue:?}")))?;
+        let url = self.urls.get(&queue).ok_or_else(|| QueueError::msg(format!("no URL for queue {queue:?}")))?;
         self.client.send_message().queue_url(url).message_body(body).send().await.map_err(err)?;
         Ok(())
     }

@@ -6,6 +6,7 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::cause::Cause;
 use crate::error::{AppError, AppResult};
 use crate::store::{Item, Key, Store};
 
@@ -45,7 +46,8 @@ pub fn next<T: Serialize>(prev: &Item, value: &T) -> AppResult<Item> {
 }
 
 pub fn decode<T: DeserializeOwned>(item: Item) -> AppResult<Versioned<T>> {
-    let value = serde_json::from_str(&item.body).map_err(|e| AppError::Internal(format!("corrupt record {}/{}: {e}", item.pk, item.sk)))?;
+    let value = serde_json::from_str(&item.body)
+        .map_err(|e| AppError::Internal(Cause::context(format!("corrupt record {}/{}", item.pk, item.sk), e)))?;
     Ok(Versioned { value, item })
 }
 
@@ -161,13 +163,16 @@ impl Stored {
     pub fn rows<'a, T: serde::Deserialize<'a>>(&'a self) -> AppResult<Vec<T>> {
         self.0
             .iter()
-            .map(|i| serde_json::from_str(&i.body).map_err(|e| AppError::Internal(format!("corrupt record {}/{}: {e}", i.pk, i.sk))))
+            .map(|i| {
+                serde_json::from_str(&i.body)
+                    .map_err(|e| AppError::Internal(Cause::context(format!("corrupt record {}/{}", i.pk, i.sk), e)))
+            })
             .collect()
     }
 
     /// The whole record at `index` (of the rows).
     pub fn full<T: DeserializeOwned>(&self, index: usize) -> AppResult<T> {
-        let item = self.0.get(index).ok_or_else(|| AppError::Internal(format!("no stored record at {index}")))?;
+        let item = self.0.get(index).ok_or_else(|| AppError::internal_msg(format!("no stored record at {index}")))?;
         Ok(decode::<T>(item.clone())?.value)
     }
 

@@ -28,14 +28,18 @@ pub struct DynamoStore {
     trips: RoundTrips,
 }
 
-fn be<E: std::fmt::Debug>(e: E) -> StoreError {
-    StoreError::Backend(format!("{e:?}"))
+fn be<E: std::error::Error + Send + Sync + 'static>(e: E) -> StoreError {
+    StoreError::backend("dynamodb", e)
 }
 
-fn sdk_err<E: ProvideErrorMetadata + std::fmt::Debug, R: std::fmt::Debug>(e: SdkError<E, R>) -> StoreError {
+fn sdk_err<E, R>(e: SdkError<E, R>) -> StoreError
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug + Send + Sync + 'static,
+{
     match e.as_service_error() {
-        Some(se) => StoreError::Backend(format!("{}: {}", se.code().unwrap_or("?"), se.message().unwrap_or(""))),
-        None => StoreError::Backend(format!("{e:?}")),
+        Some(se) => StoreError::backend_msg(format!("dynamodb {}: {}", se.code().unwrap_or("?"), se.message().unwrap_or(""))),
+        None => StoreError::backend("dynamodb request", e),
     }
 }
 
@@ -99,8 +103,8 @@ fn get_n(m: &Attrs, k: &str) -> Option<i64> {
 }
 
 fn from_attrs(m: &Attrs) -> StoreResult<Item> {
-    let pk = get_s(m, "pk").ok_or_else(|| StoreError::Backend("item without pk".into()))?;
-    let sk = get_s(m, "sk").ok_or_else(|| StoreError::Backend("item without sk".into()))?;
+    let pk = get_s(m, "pk").ok_or_else(|| StoreError::backend_msg("item without pk"))?;
+    let sk = get_s(m, "sk").ok_or_else(|| StoreError::backend_msg("item without sk"))?;
     let pair = |a: &str, b: &str| match (get_s(m, a), get_s(m, b)) {
         (Some(x), Some(y)) => Some((x, y)),
         _ => None,
@@ -201,7 +205,7 @@ impl DynamoStore {
                 _ => return Ok(()),
             }
         }
-        Err(StoreError::Backend("batch write: unprocessed items after retries".into()))
+        Err(StoreError::backend_msg("batch write: unprocessed items after retries"))
     }
     pub fn new(client: Client, table: impl Into<String>) -> Self {
         DynamoStore { client, table: table.into(), trips: RoundTrips::default() }
@@ -439,7 +443,7 @@ impl Store for DynamoStore {
                     _ => break,
                 }
                 if attempt == 9 {
-                    return Err(StoreError::Backend("batch get: unprocessed keys after retries".into()));
+                    return Err(StoreError::backend_msg("batch get: unprocessed keys after retries"));
                 }
             }
         }
@@ -574,7 +578,7 @@ impl Store for DynamoStore {
         match r {
             Ok(out) => match out.attributes() {
                 Some(m) => from_attrs(m),
-                None => Err(StoreError::Backend("update returned no attributes".into())),
+                None => Err(StoreError::backend_msg("update returned no attributes")),
             },
             Err(err) if err.as_service_error().is_some_and(|x| x.is_conditional_check_failed_exception()) => {
                 Err(StoreError::ConditionFailed)

@@ -127,7 +127,7 @@ fn decode_binary(pk: &str, sk: &str, bytes: &[u8]) -> Option<Item> {
 }
 
 fn decode(pk: &str, sk: &str, bytes: &[u8]) -> StoreResult<Item> {
-    let corrupt = |e: String| StoreError::Backend(format!("corrupt item {pk}/{sk}: {e}"));
+    let corrupt = |e: String| StoreError::backend_msg(format!("corrupt item {pk}/{sk}: {e}"));
     if bytes.first() == Some(&BINARY) {
         return decode_binary(pk, sk, bytes).ok_or_else(|| corrupt("truncated record".into()));
     }
@@ -148,8 +148,8 @@ fn decode(pk: &str, sk: &str, bytes: &[u8]) -> StoreResult<Item> {
     Ok(Item { pk: pk.into(), sk: sk.into(), gsi1: s.g1, gsi2: s.g2, version: s.v, expires_at: s.exp, counters: s.c, body })
 }
 
-fn be<E: std::fmt::Display>(e: E) -> StoreError {
-    StoreError::Backend(e.to_string())
+fn be<E: std::error::Error + Send + Sync + 'static>(e: E) -> StoreError {
+    StoreError::backend("embedded store", e)
 }
 
 /// redb's page cache (its default is 1 GiB): bounded so a large audience batch does not

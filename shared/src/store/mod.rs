@@ -173,30 +173,39 @@ impl TxOp {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StoreError {
     /// A single write's condition did not hold.
+    #[error("condition failed")]
     ConditionFailed,
-    /// A transaction was cancelled; `index` is the first action whose condition failed.
+    /// A transaction was cancelled because a condition failed; `index` is the first action
+    /// whose condition failed.
+    #[error("transaction cancelled (action {index:?})")]
     TransactionCanceled { index: Option<usize> },
     /// The request itself is invalid (limits of the port, e.g. two actions on one item).
+    #[error("invalid store request: {0}")]
     Invalid(String),
-    /// The backend failed (I/O, network, throttling after retries).
-    Backend(String),
+    /// The backend failed (I/O, network, throttling after retries, a transaction cancelled
+    /// for a reason other than a condition); `source` is the backend's own error.
+    #[error("store backend error: {context}")]
+    Backend {
+        context: String,
+        #[source]
+        source: Option<crate::cause::Cause>,
+    },
 }
 
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StoreError::ConditionFailed => write!(f, "condition failed"),
-            StoreError::TransactionCanceled { index } => write!(f, "transaction cancelled (action {index:?})"),
-            StoreError::Invalid(m) => write!(f, "invalid store request: {m}"),
-            StoreError::Backend(m) => write!(f, "store backend error: {m}"),
-        }
+impl StoreError {
+    /// A backend failure with its cause.
+    pub fn backend(context: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> StoreError {
+        StoreError::Backend { context: context.into(), source: Some(crate::cause::Cause::new(source)) }
+    }
+
+    /// A backend failure with no underlying error (a limit, an unexpected answer).
+    pub fn backend_msg(context: impl Into<String>) -> StoreError {
+        StoreError::Backend { context: context.into(), source: None }
     }
 }
-
-impl std::error::Error for StoreError {}
 
 pub type StoreResult<T> = Result<T, StoreError>;
 

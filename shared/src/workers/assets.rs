@@ -8,6 +8,7 @@ use crate::download::{download, Policy};
 use crate::model::asset::{self, Asset};
 use crate::repo;
 use crate::state::AppState;
+use crate::workers::{JobError, JobResult};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AssetJob {
@@ -15,23 +16,19 @@ pub struct AssetJob {
     pub asset: String,
 }
 
-fn store_err(e: impl std::fmt::Display) -> String {
-    e.to_string()
-}
-
 /// Applies `change` (and the modification time) to the stored asset; `None` when it is gone.
-async fn update(st: &AppState, job: &AssetJob, change: impl Fn(&mut Asset)) -> Result<Option<Asset>, String> {
+async fn update(st: &AppState, job: &AssetJob, change: impl Fn(&mut Asset)) -> JobResult<Option<Asset>> {
     let now = st.clock.now();
     repo::assets::update(st.store.as_ref(), &job.account, &job.asset, |a| {
         change(a);
         a.modified = now;
     })
     .await
-    .map_err(store_err)
+    .map_err(JobError::from)
 }
 
-pub async fn process(st: &AppState, job: &AssetJob) -> Result<(), String> {
-    let Some(cur) = repo::assets::get(st.store.as_ref(), &job.account, &job.asset).await.map_err(store_err)? else {
+pub async fn process(st: &AppState, job: &AssetJob) -> JobResult<()> {
+    let Some(cur) = repo::assets::get(st.store.as_ref(), &job.account, &job.asset).await? else {
         tracing::info!(asset = %job.asset, "asset gone; nothing to do");
         return Ok(());
     };
@@ -73,7 +70,7 @@ pub async fn process(st: &AppState, job: &AssetJob) -> Result<(), String> {
                     .map(|_| ())
                 }
                 // The bucket failed: let the message come back.
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(e.into()),
             }
         }
         Err(e) => {

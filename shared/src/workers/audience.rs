@@ -32,10 +32,10 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(2);
 const LEASE: chrono::Duration = chrono::Duration::minutes(16);
 const READ_BLOCK: usize = 1 << 20;
 
-type WResult<T> = Result<T, String>;
+type WResult<T> = super::JobResult<T>;
 
-fn se(e: impl std::fmt::Display) -> String {
-    e.to_string()
+fn se(e: impl Into<super::JobError>) -> super::JobError {
+    e.into()
 }
 
 /// A chunk job: `{"chunk": {...}}` on the audience queue.
@@ -105,13 +105,7 @@ pub async fn dispatch(st: &AppState, body: &str) -> WResult<()> {
             None => Ok(()),
         };
     }
-    let ev: S3Event = match serde_json::from_str(body) {
-        Ok(ev) => ev,
-        Err(e) => {
-            tracing::error!(error = %e, body, "malformed audience message dropped");
-            return Ok(());
-        }
-    };
+    let ev: S3Event = serde_json::from_str(body).map_err(|e| super::JobError::Drop(format!("malformed audience message: {e}")))?;
     if ev.event.as_deref() == Some("s3:TestEvent") {
         return Ok(());
     }
@@ -230,7 +224,7 @@ async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
                         ));
                         match st.store.put(batch_item(&b, 1)?, Cond::NotExists).await {
                             Ok(()) | Err(StoreError::ConditionFailed) => {}
-                            Err(e) => return Err(e.to_string()),
+                            Err(e) => return Err(e.into()),
                         }
                         tracing::warn!(key, batch = %id, "dropped batch file over the daily limit; recorded as CANCELLED");
                         return Ok(());
@@ -279,14 +273,14 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
                     Err(StoreError::ConditionFailed) => {
                         cur = load_batch(st, &cur.value.account_id, &cur.value.id).await?.ok_or("batch vanished")?;
                     }
-                    Err(e) => return Err(e.to_string()),
+                    Err(e) => return Err(e.into()),
                 }
             }
             m::PROCESSING => return send_chunk(st, &cur.value).await,
             _ => return Ok(()),
         }
     }
-    Err(format!("batch {} kept changing", cur.value.id))
+    Err(format!("batch {} kept changing", cur.value.id).into())
 }
 
 /// The provider's batches, oldest first.
@@ -418,7 +412,7 @@ async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Lease
         }
         if let Some(l) = &b.lease {
             if l.chunk == job.index && l.token != token && l.until > st.clock.now() {
-                return Err(format!("chunk {} of batch {} is being processed by another worker", job.index, b.id));
+                return Err(format!("chunk {} of batch {} is being processed by another worker", job.index, b.id).into());
             }
         }
         let mut next = b.clone();
@@ -428,10 +422,10 @@ async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Lease
         match st.store.put(item.clone(), Cond::Version(cur.version())).await {
             Ok(()) => return Ok(Leased::Mine(Box::new(Versioned { value: next, item }))),
             Err(StoreError::ConditionFailed) => continue,
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
     }
-    Err(format!("batch {} kept changing", job.batch))
+    Err(format!("batch {} kept changing", job.batch).into())
 }
 
 /// Whether the batch is still ours to work on; refreshes `cur` when it changed.
@@ -461,7 +455,7 @@ async fn record_progress(st: &AppState, cur: &mut Versioned<Batch>, token: &str,
                     return Ok(false);
                 }
             }
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
     }
     Err("the batch kept changing".into())
@@ -630,7 +624,7 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
         next.message = Some(format!("audience provider {} no longer exists", next.provider_id));
         match st.store.put(batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
             Ok(()) | Err(StoreError::ConditionFailed) => return Ok(()),
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
     };
     let cat = Catalog::new(&provider);
@@ -688,10 +682,10 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
                     return Ok(());
                 }
             }
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
     }
-    Err(format!("batch {} kept changing", job.batch))
+    Err(format!("batch {} kept changing", job.batch).into())
 }
 
 #[cfg(test)]

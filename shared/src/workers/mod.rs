@@ -3,23 +3,88 @@
 
 use std::time::Duration;
 
+use crate::cause::Cause;
 use crate::queue::{QueueName, Receivers};
 use crate::state::AppState;
 
 pub mod assets;
 pub mod audience;
 
-/// Handles one message. `Err` means "try again later" (the message is redelivered);
-/// a malformed message is logged and dropped (retrying cannot fix it).
-pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> Result<(), String> {
+/// Why a job did not finish, and what the queue should do with its message.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    /// Worth another delivery (a store or network failure, a lost race, a lease held by
+    /// another worker): the message stays on the queue and SQS delivers it again.
+    #[error("retry: {0}")]
+    Retry(#[source] Cause),
+    /// Can never succeed (a malformed message): logged and deleted.
+    #[error("drop: {0}")]
+    Drop(String),
+}
+
+pub type JobResult<T> = Result<T, JobError>;
+
+impl JobError {
+    pub fn retry(e: impl std::error::Error + Send + Sync + 'static) -> JobError {
+        JobError::Retry(Cause::new(e))
+    }
+}
+
+impl From<String> for JobError {
+    fn from(m: String) -> JobError {
+        JobError::Retry(Cause::msg(m))
+    }
+}
+
+impl From<&str> for JobError {
+    fn from(m: &str) -> JobError {
+        JobError::Retry(Cause::msg(m))
+    }
+}
+
+impl From<crate::error::AppError> for JobError {
+    fn from(e: crate::error::AppError) -> JobError {
+        JobError::retry(e)
+    }
+}
+
+impl From<crate::store::StoreError> for JobError {
+    fn from(e: crate::store::StoreError) -> JobError {
+        JobError::retry(e)
+    }
+}
+
+impl From<crate::blobs::BlobError> for JobError {
+    fn from(e: crate::blobs::BlobError) -> JobError {
+        JobError::retry(e)
+    }
+}
+
+impl From<crate::queue::QueueError> for JobError {
+    fn from(e: crate::queue::QueueError) -> JobError {
+        JobError::retry(e)
+    }
+}
+
+impl From<serde_json::Error> for JobError {
+    fn from(e: serde_json::Error) -> JobError {
+        JobError::retry(e)
+    }
+}
+
+impl From<std::io::Error> for JobError {
+    fn from(e: std::io::Error) -> JobError {
+        JobError::retry(e)
+    }
+}
+
+/// Handles one message of a queue.
+pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> {
     match q {
-        QueueName::Assets => match serde_json::from_str::<assets::AssetJob>(body) {
-            Ok(job) => assets::process(st, &job).await,
-            Err(e) => {
-                tracing::error!(error = %e, body, "malformed asset job dropped");
-                Ok(())
-            }
-        },
+        QueueName::Assets => {
+            let job = serde_json::from_str::<assets::AssetJob>(body).map_err(|e| JobError::Drop(format!("malformed asset job: {e}")))?;
+            assets::process(st, &job).await
+        }
         QueueName::Audience => audience::dispatch(st, body).await,
     }
 }
@@ -28,9 +93,13 @@ pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> Result<(), Str
 pub async fn settle(st: &AppState, q: QueueName, body: &str) -> bool {
     match dispatch(st, q, body).await {
         Ok(()) => true,
-        Err(e) => {
-            tracing::warn!(queue = q.short(), error = %e, "job failed; SQS will redeliver it");
+        Err(JobError::Retry(cause)) => {
+            tracing::warn!(queue = q.short(), cause = %cause.chain(), "job failed; the message will be delivered again");
             false
+        }
+        Err(JobError::Drop(reason)) => {
+            tracing::error!(queue = q.short(), %reason, body, "message dropped: retrying cannot help");
+            true
         }
     }
 }
@@ -45,13 +114,11 @@ pub fn run_in_process(st: AppState, receivers: Receivers) {
                 let st = st.clone();
                 tokio::spawn(async move {
                     for attempt in 0..5u32 {
-                        match dispatch(&st, q, &body).await {
-                            Ok(()) => return,
-                            Err(e) => {
-                                tracing::warn!(queue = q.short(), attempt, error = %e, "job failed; retrying");
-                                tokio::time::sleep(Duration::from_millis(200 << attempt)).await;
-                            }
+                        if settle(&st, q, &body).await {
+                            return;
                         }
+                        tracing::debug!(queue = q.short(), attempt, "retrying in process");
+                        tokio::time::sleep(Duration::from_millis(200 << attempt)).await;
                     }
                     tracing::error!(queue = q.short(), body, "job failed five times; dropped (dead letter)");
                 });
