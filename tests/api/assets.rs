@@ -126,7 +126,9 @@ both_stores! {
         assert_eq!(after.header("etag").unwrap(), etag, "a finished asset is not touched again");
         // A job for an asset that does not exist, or a malformed one, is dropped quietly.
         shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &json!({"account": app.a.id, "asset": "nope"}).to_string()).await.unwrap();
-        shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, "garbage").await.unwrap();
+        let r = shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, "garbage").await;
+        assert!(matches!(r, Err(shared::workers::JobError::Drop(_))), "malformed: dropped, not retried: {r:?}");
+        assert!(shared::workers::settle(&app.state, shared::queue::QueueName::Assets, "garbage").await, "the message is done with");
     }
 }
 

@@ -252,7 +252,9 @@ both_stores_with! { super::settings();
         assert_eq!(again["details"]["rowsWithInvalidSegments"], 2);
         // moto's TestEvent and unknown messages are dropped, not retried.
         shared::workers::dispatch(&app.state, q, r#"{"Event":"s3:TestEvent"}"#).await.unwrap();
-        shared::workers::dispatch(&app.state, q, "garbage").await.unwrap();
+        let r = shared::workers::dispatch(&app.state, q, "garbage").await;
+        assert!(matches!(r, Err(shared::workers::JobError::Drop(_))), "malformed: dropped, not retried: {r:?}");
+        assert!(shared::workers::settle(&app.state, q, "garbage").await, "the message is done with");
     }
 
     async fn upload_checks_change_nothing(app: TestApp) {

@@ -7,11 +7,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::rules::{
-    check_segment_id, ip_matcher_message, time_rule, valid_ip_matcher, AcpRule, AcpValueRule, AudienceRule, FrequencyCap, IpRule, Known,
-    LocationRule, ResourceRule, Rules, UserAgentRule, ACCESS, ACP_FORBIDDEN, ACP_RULE_TYPES, BROWSERS, DAYS, LOCATION_TYPES,
-    MAX_ACP_VALUES, OPERATING_SYSTEMS, RULE_TYPES, UNITS,
-};
+use super::enums::{Access, Day, LocationType, RuleType, TimeUnit, VariableType};
+use super::rules::check::{self, Fields};
+use super::rules::{AcpRule, Known, Rules};
 use crate::error::{AppError, FieldError};
 use crate::json::ObjReader;
 
@@ -51,146 +49,66 @@ const RULE_KEYS: &[&str] = &[
     "accountCustomParameterRules",
 ];
 
-/// The frequency units a template may use: both lifetimes (checked when imported).
-fn template_units() -> Vec<&'static str> {
-    UNITS.iter().copied().chain(["GOAL_LIFETIME", "CAMPAIGN_LIFETIME"]).collect()
-}
-
-fn items<'a>(r: &mut ObjReader<'a>, name: &str) -> Vec<(String, &'a Value)> {
+/// The objects of an array field, each with its own reader at `name[i]` (0-based).
+fn objects<'a>(r: &mut ObjReader<'a>, name: &str, known: &[&str]) -> Vec<ObjReader<'a>> {
     let path = r.at(name);
-    r.array_opt(name).map(|a| a.iter().enumerate().map(|(i, v)| (format!("{path}[{i}]"), v)).collect()).unwrap_or_default()
+    r.array_opt(name)
+        .map(|a| a.iter().enumerate().map(|(i, v)| ObjReader::new(v, &format!("{path}[{i}]"), known)).collect())
+        .unwrap_or_default()
 }
 
-fn required<T>(b: &mut ObjReader, name: &str, v: &Option<T>) {
-    if v.is_none() && !b.present(name) {
-        let p = b.at(name);
-        b.err(name, "required", format!("{p} is required"));
-    }
-}
-
-fn str_array(b: &mut ObjReader, name: &str, allowed: &[&str]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let path = b.at(name);
-    let Some(arr) = b.array_opt(name) else { return out };
-    for (i, v) in arr.iter().enumerate() {
-        match v.as_str() {
-            Some(s) if allowed.contains(&s) => {
-                if !out.iter().any(|x| x == s) {
-                    out.push(s.to_string());
-                }
-            }
-            _ => b.errors.push(FieldError::new(
-                format!("{path}[{i}]"),
-                "enum",
-                format!("{path}[{i}] must be one of {} (got {v})", allowed.join(", ")),
-            )),
-        }
-    }
-    out
-}
-
-/// Parses and validates the rules body (seed 002 §2.3) against the account's reference data.
+/// Parses and validates the rules body (seed 002 §2.3) against the account's reference
+/// data: the JSON reader of the rule kinds `rules::check` validates.
 pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules, AppError> {
     let mut r = ObjReader::new(v, "", RULE_KEYS);
     let mut out = Rules::empty(template_id);
 
-    let units = template_units();
-    for (path, item) in items(&mut r, "frequencyRules") {
-        let mut b = ObjReader::new(item, &path, &["impressions", "timeUnit"]);
+    // A template may hold both lifetimes (the import checks the one that applies).
+    let units = check::units(&[TimeUnit::GoalLifetime, TimeUnit::CampaignLifetime]);
+    for mut b in objects(&mut r, "frequencyRules", &["impressions", "timeUnit"]) {
         let n = b.int_opt("impressions", 1, i64::from(u32::MAX));
-        required(&mut b, "impressions", &n);
-        let unit = b.enum_opt("timeUnit", &units);
-        required(&mut b, "timeUnit", &unit);
-        if let Some(u) = &unit {
-            if out.frequency_cappings.iter().any(|f| &f.time_unit == u) {
-                b.err("timeUnit", "single", format!("a frequency rule per {u} is given twice"));
-            }
-        }
-        if let (Some(n), Some(time_unit), true) = (n, unit, b.errors.is_empty()) {
-            out.frequency_cappings.push(FrequencyCap { impressions: n as u32, time_unit });
-        }
+        out.frequency_cappings.extend(check::frequency_cap(&mut b, n, &units, &out.frequency_cappings));
         r.errors.append(&mut b.errors);
     }
 
-    for (path, item) in items(&mut r, "locationRules") {
-        let mut b = ObjReader::new(item, &path, &["locationId", "locationType", "locationName", "access"]);
+    for mut b in objects(&mut r, "locationRules", &["locationId", "locationType", "locationName", "access"]) {
         let id = b.str_req("locationId", 64);
-        let lt = b.enum_opt("locationType", LOCATION_TYPES);
-        required(&mut b, "locationType", &lt);
-        let access = b.enum_opt("access", ACCESS);
-        required(&mut b, "access", &access);
-        if let (Some(id), Some(location_type), Some(access), true) = (id, lt, access, b.errors.is_empty()) {
-            out.locations.push(LocationRule { allowed: access == "ALLOW", id, iso2: None, location_type });
-        }
+        let lt = b.one_of("locationType", LocationType::ALL);
+        let allowed = check::access(&mut b).map(|a| a == Access::Allow);
+        out.locations.extend(check::location(&mut b, id, lt, allowed, "access", None));
         r.errors.append(&mut b.errors);
     }
 
-    for (path, item) in items(&mut r, "timeRules") {
-        let mut b = ObjReader::new(item, &path, &["active", "days", "fromHour", "fromMinute", "toHour", "toMinute"]);
+    for mut b in objects(&mut r, "timeRules", &["active", "days", "fromHour", "fromMinute", "toHour", "toMinute"]) {
         let active = b.bool_opt("active");
-        required(&mut b, "active", &active);
-        let days = str_array(&mut b, "days", DAYS);
-        if days.is_empty() && b.errors.iter().all(|e| !e.field.starts_with(&b.at("days"))) {
-            b.err("days", "required", format!("{} needs at least one day", b.at("days")));
-        }
-        let num = |b: &mut ObjReader, name: &str, hi: i64| {
-            let v = b.int_opt(name, 0, hi);
-            required(b, name, &v);
-            v.map(|x| x as u32)
-        };
-        let fh = num(&mut b, "fromHour", 23);
-        let fm = num(&mut b, "fromMinute", 59);
-        let th = num(&mut b, "toHour", 23);
-        let tm = num(&mut b, "toMinute", 59);
-        if let (Some(active), Some(fh), Some(fm), Some(th), Some(tm), true) = (active, fh, fm, th, tm, b.errors.is_empty()) {
-            match time_rule(active, days, [fh, fm, th, tm]) {
-                Ok(rule) => out.time_restrictions.push(rule),
-                Err(msg) => b.err("toHour", "window", format!("{path}: {msg}")),
-            }
-        }
+        let days = b.list_of("days", Day::ALL);
+        let int = |b: &mut ObjReader, name: &str, hi: i64| b.int_opt(name, 0, hi).and_then(|v| u32::try_from(v).ok());
+        let clock = [int(&mut b, "fromHour", 23), int(&mut b, "fromMinute", 59), int(&mut b, "toHour", 23), int(&mut b, "toMinute", 59)];
+        out.time_restrictions.extend(check::time_restriction(&mut b, active, days, clock));
         r.errors.append(&mut b.errors);
     }
 
     let mut one_of_tags = 0;
-    for (path, item) in items(&mut r, "tagAndPartnerRules") {
-        let mut b = ObjReader::new(item, &path, &["tag", "partnerId", "partnerName", "resourceType", "ruleType"]);
-        let kind = b.enum_opt("resourceType", &["TAG", "CONTENT_PARTNER"]);
-        required(&mut b, "resourceType", &kind);
-        let rule_type = b.enum_opt("ruleType", RULE_TYPES);
-        required(&mut b, "ruleType", &rule_type);
-        let id = match kind.as_deref() {
-            Some("TAG") => {
-                if b.present("partnerId") {
-                    b.err("partnerId", "notAllowed", format!("{} belongs to CONTENT_PARTNER rules, not TAG", b.at("partnerId")));
-                }
-                let t = b.str_req("tag", 255);
-                if let Some(t) = &t {
-                    if t.chars().any(char::is_control) {
-                        b.err("tag", "format", format!("{} may not hold control characters", b.at("tag")));
-                    }
-                }
-                if rule_type.as_deref() == Some("AT_LEAST_ONE_OF") {
-                    one_of_tags += 1;
-                }
-                t
-            }
-            Some(_) => {
-                if b.present("tag") {
-                    b.err("tag", "notAllowed", format!("{} belongs to TAG rules, not CONTENT_PARTNER", b.at("tag")));
-                }
-                let p = b.str_req("partnerId", 64);
-                if let Some(p) = &p {
-                    if !known.partners.contains(p) {
-                        b.err("partnerId", "reference", format!("{}: no content partner {p} in this account", b.at("partnerId")));
-                    }
-                }
-                p
-            }
-            None => None,
+    for mut b in objects(&mut r, "tagAndPartnerRules", &["tag", "partnerId", "partnerName", "resourceType", "ruleType"]) {
+        let kind = b.one_of("resourceType", &[VariableType::Tag, VariableType::ContentPartner]);
+        b.required("resourceType", &kind);
+        let rule_type = b.one_of("ruleType", RuleType::ALL);
+        b.required("ruleType", &rule_type);
+        // The id is `tag` on a TAG rule and `partnerId` on a CONTENT_PARTNER rule.
+        let (field, other) = match kind {
+            Some(VariableType::ContentPartner) => ("partnerId", "tag"),
+            _ => ("tag", "partnerId"),
         };
-        if let (Some(resource_id), Some(rule_type), Some(variable_type), true) = (id, rule_type, kind, b.errors.is_empty()) {
-            out.tags.push(ResourceRule { resource_id, rule_type, variable_type });
+        if kind.is_some() && b.present(other) {
+            let p = b.at(other);
+            let (this_kind, that_kind) = if field == "tag" { ("TAG", "CONTENT_PARTNER") } else { ("CONTENT_PARTNER", "TAG") };
+            b.err(other, "notAllowed", format!("{p} belongs to {that_kind} rules, not {this_kind}"));
         }
+        let id = if kind.is_some() { b.str_req(field, if field == "tag" { 255 } else { 64 }) } else { None };
+        if kind == Some(VariableType::Tag) && rule_type == Some(RuleType::AtLeastOneOf) {
+            one_of_tags += 1;
+        }
+        out.tags.extend(check::tag_or_partner(&mut b, field, kind, id, rule_type, known));
         r.errors.append(&mut b.errors);
     }
     if one_of_tags == 1 {
@@ -201,48 +119,21 @@ pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules,
         );
     }
 
-    for (path, item) in items(&mut r, "categoryRules") {
-        let mut b = ObjReader::new(item, &path, &["categoryId", "categoryName", "ruleType"]);
+    for mut b in objects(&mut r, "categoryRules", &["categoryId", "categoryName", "ruleType"]) {
         let id = b.str_req("categoryId", 64);
-        if let Some(c) = &id {
-            if !known.categories.contains(c) {
-                b.err("categoryId", "reference", format!("{}: no category {c} in this account", b.at("categoryId")));
-            }
-        }
-        let rule_type = b.enum_opt("ruleType", ACP_RULE_TYPES);
-        required(&mut b, "ruleType", &rule_type);
-        if let (Some(resource_id), Some(rule_type), true) = (id, rule_type, b.errors.is_empty()) {
-            out.content.push(ResourceRule { resource_id, rule_type, variable_type: "SITE".into() });
-        }
+        // Seed 002: a category rule is AT_LEAST_ONE_OF or NONE_OF (a request has one category).
+        out.content.extend(check::category(&mut b, "categoryId", id, RuleType::SINGLE_VALUED, known));
         r.errors.append(&mut b.errors);
     }
 
-    for (path, item) in items(&mut r, "ipRules") {
-        let mut b = ObjReader::new(item, &path, &["ipMatcher", "access"]);
+    for mut b in objects(&mut r, "ipRules", &["ipMatcher", "access"]) {
         let m = b.str_req("ipMatcher", 64);
-        if let Some(v) = m.as_deref().filter(|v| !valid_ip_matcher(v)) {
-            b.err("ipMatcher", "format", ip_matcher_message(&b.at("ipMatcher"), v));
-        }
-        let access = b.enum_opt("access", ACCESS);
-        required(&mut b, "access", &access);
-        if let (Some(ip_matcher), Some(access), true) = (m, access, b.errors.is_empty()) {
-            out.ip_rules.push(IpRule { ip_matcher, access });
-        }
+        out.ip_rules.extend(check::ip(&mut b, m));
         r.errors.append(&mut b.errors);
     }
 
-    for (path, item) in items(&mut r, "userAgentRules") {
-        let mut b = ObjReader::new(item, &path, &["browsers", "operatingSystems", "access"]);
-        let browsers = str_array(&mut b, "browsers", BROWSERS);
-        let operating_systems = str_array(&mut b, "operatingSystems", OPERATING_SYSTEMS);
-        if browsers.is_empty() && operating_systems.is_empty() && b.errors.is_empty() {
-            b.err("browsers", "required", format!("{path} needs at least one browser or operating system"));
-        }
-        let access = b.enum_opt("access", ACCESS);
-        required(&mut b, "access", &access);
-        if let (Some(access), true) = (access, b.errors.is_empty()) {
-            out.user_agent_rules.push(UserAgentRule { browsers, operating_systems, access });
-        }
+    for mut b in objects(&mut r, "userAgentRules", &["browsers", "operatingSystems", "access"]) {
+        out.user_agent_rules.extend(check::user_agent(&mut b));
         r.errors.append(&mut b.errors);
     }
 
@@ -268,16 +159,7 @@ pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules,
                 for (i, item) in list.iter().enumerate() {
                     let mut b = ObjReader::new(item, &format!("{path}[{i}]"), &["segmentId", "segmentName", "ruleType"]);
                     let id = b.str_req("segmentId", 255);
-                    if let Some(v) = &id {
-                        if let Err((rule, msg)) = check_segment_id(known, v, Some(provider)) {
-                            b.err("segmentId", rule, format!("{}: {msg}", b.at("segmentId")));
-                        }
-                    }
-                    let rule_type = b.enum_opt("ruleType", RULE_TYPES);
-                    required(&mut b, "ruleType", &rule_type);
-                    if let (Some(segment_id), Some(rule_type), true) = (id, rule_type, b.errors.is_empty()) {
-                        out.audience_rules.push(AudienceRule { segment_id, rule_type });
-                    }
+                    out.audience_rules.extend(check::audience(&mut b, id, Some(provider), known));
                     r.errors.append(&mut b.errors);
                 }
             }
@@ -295,43 +177,23 @@ pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules,
         Some(Value::Object(map)) => {
             for (name, list) in map {
                 let path = format!("accountCustomParameterRules.{name}");
-                match name.strip_prefix("acp.") {
-                    Some(p) if known.custom_parameters.contains(p) => {}
-                    Some(p) => {
-                        r.errors.push(FieldError::new(&path, "reference", format!("{path}: the account has no custom parameter {p:?}")));
-                        continue;
-                    }
-                    None => {
-                        r.errors.push(FieldError::new(&path, "format", format!("{path}: keys are acp.<parameter name> (got {name:?})")));
-                        continue;
-                    }
+                if let Err((rule, msg)) = check::acp_name(name, known, &[]) {
+                    r.errors.push(FieldError::new(&path, rule, format!("{path}: {msg}")));
+                    continue;
                 }
                 let Some(list) = list.as_array() else {
                     r.errors.push(FieldError::new(&path, "type", format!("{path} must be an array")));
                     continue;
                 };
-                if list.len() > MAX_ACP_VALUES {
-                    r.errors.push(FieldError::new(
-                        &path,
-                        "maxCount",
-                        format!("at most {MAX_ACP_VALUES} values per account custom parameter (got {})", list.len()),
-                    ));
+                if let Err(msg) = check::acp_count(list.len()) {
+                    r.errors.push(FieldError::new(&path, "maxCount", msg));
                     continue;
                 }
                 let mut rules = Vec::new();
                 for (i, item) in list.iter().enumerate() {
                     let mut b = ObjReader::new(item, &format!("{path}[{i}]"), &["value", "ruleType"]);
                     let value = b.str_req("value", 255);
-                    if let Some(v) = &value {
-                        if let Some(bad) = v.chars().find(|ch| ACP_FORBIDDEN.contains(ch) || ch.is_whitespace()) {
-                            b.err("value", "format", format!("{} may not contain {bad:?} (no spaces or , ; \" ' \\ | ~ &)", b.at("value")));
-                        }
-                    }
-                    let rule_type = b.enum_opt("ruleType", ACP_RULE_TYPES);
-                    required(&mut b, "ruleType", &rule_type);
-                    if let (Some(value), Some(rule_type), true) = (value, rule_type, b.errors.is_empty()) {
-                        rules.push(AcpValueRule { rule_type, value });
-                    }
+                    rules.extend(check::acp_value(&mut b, value));
                     r.errors.append(&mut b.errors);
                 }
                 if !rules.is_empty() {
@@ -349,8 +211,8 @@ pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules,
     }
 }
 
-/// The rules body as read back: every key; unset arrays empty; the maps hold every
-/// provider and custom parameter of the account, with an empty array when unset.
+/// The rules as the GET of a template shows them (§2.3): every key, every provider and
+/// custom parameter listed (with `[]` when it has no rule), so the body can be PUT back.
 pub fn rules_json(rules: &Rules, providers: &[String], custom_parameters: &[String]) -> Value {
     let mut audience: Map<String, Value> = providers.iter().map(|p| (p.clone(), json!([]))).collect();
     for a in &rules.audience_rules {
@@ -372,7 +234,7 @@ pub fn rules_json(rules: &Rules, providers: &[String], custom_parameters: &[Stri
             "locationId": l.id, "locationType": l.location_type, "access": if l.allowed { "ALLOW" } else { "DENY" }})).collect::<Vec<_>>(),
         "timeRules": rules.time_restrictions.iter().map(|t| json!({"active": t.active, "days": t.days, "fromHour": t.from_hour,
             "fromMinute": t.from_minute, "toHour": t.to_hour, "toMinute": t.to_minute})).collect::<Vec<_>>(),
-        "tagAndPartnerRules": rules.tags.iter().map(|t| if t.variable_type == "TAG" {
+        "tagAndPartnerRules": rules.tags.iter().map(|t| if t.variable_type == VariableType::Tag {
             json!({"tag": t.resource_id, "resourceType": "TAG", "ruleType": t.rule_type})
         } else {
             json!({"partnerId": t.resource_id, "resourceType": "CONTENT_PARTNER", "ruleType": t.rule_type})

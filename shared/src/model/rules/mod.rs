@@ -1,31 +1,24 @@
-//! rulesBean: campaign rules and goal rules (seed 001 §2.6). Stored as validated, normalised
-//! records the delivery engine can evaluate (`time_allows`).
+//! Targeting rules: campaign and goal rules (seed 001 §2.6, the XML rulesBean) and the
+//! rules of targeting templates (seed 002 §2.2, JSON) are one model, stored as validated,
+//! typed records the delivery engine can evaluate (`time_allows`). `check` holds one
+//! validator per rule kind; `xml` and `template` are the two thin wire readers.
 
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
-use crate::xml::{BeanReader, Element, XmlOut};
+pub use crate::model::enums::{Access, Browser, Day, LocationType, OperatingSystem, RuleType, TimeUnit, VariableType};
+use crate::xml::XmlOut;
 
-pub const RULE_TYPES: &[&str] = &["ALL_OF", "AT_LEAST_ONE_OF", "NONE_OF"];
-pub const ACP_RULE_TYPES: &[&str] = &["AT_LEAST_ONE_OF", "NONE_OF"];
-pub const DAYS: &[&str] = &["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"];
-pub const LOCATION_TYPES: &[&str] = &["COUNTRY", "REGION", "CITY", "METRO"];
-pub const ACCESS: &[&str] = &["ALLOW", "DENY"];
-pub const BROWSERS: &[&str] = &["IE", "FIREFOX", "CHROME", "SAFARI", "OPERA", "OTHER"];
-pub const OPERATING_SYSTEMS: &[&str] = &["WINDOWS", "MACOSX", "LINUX", "IOS", "ANDROID", "OTHER"];
-pub const UNITS: &[&str] = &["FIVE_MINUTES", "TEN_MINUTES", "QUARTER_HOUR", "HALF_HOUR", "HOUR", "DAY", "WEEK", "MONTH"];
+pub mod check;
+mod xml;
+
+pub use xml::parse_bean;
+
 pub const MAX_ACP_VALUES: usize = 20;
 /// Characters an account custom parameter value may not hold (seed 002 §2.2 rule 3).
 pub const ACP_FORBIDDEN: &[char] = &[' ', ',', ';', '"', '\'', '\\', '|', '~', '&'];
-const IGNORE_FLAGS: &[&str] = &[
-    "ignoreParentContentRules",
-    "ignoreParentFrequencyRules",
-    "ignoreParentLocationRules",
-    "ignoreParentTagRules",
-    "ignoreParentTimeRules",
-];
 
 /// Whose rules these are: the lifetime unit differs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,10 +28,10 @@ pub enum Parent {
 }
 
 impl Parent {
-    pub fn lifetime(self) -> &'static str {
+    pub fn lifetime(self) -> TimeUnit {
         match self {
-            Parent::Campaign => "CAMPAIGN_LIFETIME",
-            Parent::Goal => "GOAL_LIFETIME",
+            Parent::Campaign => TimeUnit::CampaignLifetime,
+            Parent::Goal => TimeUnit::GoalLifetime,
         }
     }
 }
@@ -47,15 +40,15 @@ impl Parent {
 #[serde(rename_all = "camelCase")]
 pub struct ResourceRule {
     pub resource_id: String,
-    pub rule_type: String,
-    pub variable_type: String,
+    pub rule_type: RuleType,
+    pub variable_type: VariableType,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FrequencyCap {
     pub impressions: u32,
-    pub time_unit: String,
+    pub time_unit: TimeUnit,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,14 +58,14 @@ pub struct LocationRule {
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iso2: Option<String>,
-    pub location_type: String,
+    pub location_type: LocationType,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TimeRule {
     pub active: bool,
-    pub days: Vec<String>,
+    pub days: Vec<Day>,
     pub from_hour: u32,
     pub from_minute: u32,
     pub to_hour: u32,
@@ -87,16 +80,16 @@ impl TimeRule {
         (from, if to == 0 { 1440 } else { to })
     }
 
-    pub fn covers(&self, day: &str, minute: u32) -> bool {
+    pub fn covers(&self, day: Day, minute: u32) -> bool {
         let (from, to) = self.window();
-        self.days.iter().any(|d| d == day) && from <= minute && minute < to
+        self.days.contains(&day) && from <= minute && minute < to
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AcpValueRule {
-    pub rule_type: String,
+    pub rule_type: RuleType,
     pub value: String,
 }
 
@@ -113,15 +106,15 @@ pub struct AcpRule {
 #[serde(rename_all = "camelCase")]
 pub struct IpRule {
     pub ip_matcher: String,
-    pub access: String,
+    pub access: Access,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserAgentRule {
-    pub browsers: Vec<String>,
-    pub operating_systems: Vec<String>,
-    pub access: String,
+    pub browsers: Vec<Browser>,
+    pub operating_systems: Vec<OperatingSystem>,
+    pub access: Access,
 }
 
 /// AudienceSegmentRuleBean: `segmentId` is `<provider_id>[<segmentation_id>]=<segment_id>`.
@@ -129,7 +122,7 @@ pub struct UserAgentRule {
 #[serde(rename_all = "camelCase")]
 pub struct AudienceRule {
     pub segment_id: String,
-    pub rule_type: String,
+    pub rule_type: RuleType,
 }
 
 impl AudienceRule {
@@ -144,7 +137,7 @@ pub fn ip_matcher_message(path: &str, v: &str) -> String {
 
 /// A time rule whose window is not empty, or the message saying why (the end minute is
 /// exclusive; `00:00` as the end is midnight).
-pub fn time_rule(active: bool, days: Vec<String>, [fh, fm, th, tm]: [u32; 4]) -> Result<TimeRule, String> {
+pub fn time_rule(active: bool, days: Vec<Day>, [fh, fm, th, tm]: [u32; 4]) -> Result<TimeRule, String> {
     let rule = TimeRule { active, days, from_hour: fh, from_minute: fm, to_hour: th, to_minute: tm };
     let (from, to) = rule.window();
     if from >= to {
@@ -250,295 +243,6 @@ pub struct Known {
     pub providers: std::collections::HashMap<String, std::collections::HashMap<String, HashSet<String>>>,
 }
 
-const FIELDS: &[&str] = &[
-    "parentId",
-    "content",
-    "frequencyCappings",
-    "locations",
-    "timeRestrictions",
-    "tags",
-    "accountCustomParameters",
-    "ignoreParentContentRules",
-    "ignoreParentFrequencyRules",
-    "ignoreParentLocationRules",
-    "ignoreParentTagRules",
-    "ignoreParentTimeRules",
-    "ipRules",
-    "userAgentRules",
-    "audienceRules",
-];
-const REPEATABLE: &[&str] = &[
-    "content",
-    "frequencyCappings",
-    "locations",
-    "timeRestrictions",
-    "tags",
-    "accountCustomParameters",
-    "ipRules",
-    "userAgentRules",
-    "audienceRules",
-];
-
-fn indexed(r: &BeanReader, name: &str, i: usize) -> String {
-    format!("{}[{}]", r.at(name), i + 1)
-}
-
-pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, AppError> {
-    let mut r = BeanReader::new(el, "rulesBean", FIELDS, REPEATABLE);
-    let mut out = Rules { parent_id: r.text("parentId").unwrap_or_default(), ..Rules::default() };
-    let children: Vec<Element> = el.children.clone();
-
-    for (i, c) in children.iter().filter(|c| c.name == "content").enumerate() {
-        let mut b = BeanReader::new(c, indexed(&r, "content", i), &["resourceId", "resourceName", "ruleType", "variableType"], &[]);
-        let id = b.required_max("resourceId", 64);
-        let rule_type = b.enumeration("ruleType", RULE_TYPES);
-        required_enum(&mut b, "ruleType", &rule_type);
-        let vt = b.enumeration("variableType", &["SITE"]);
-        if let Some(id) = &id {
-            if !known.categories.contains(id) {
-                b.err("resourceId", "reference", format!("{}: no category {id} in this account", b.at("resourceId")));
-            }
-        }
-        if let (Some(resource_id), Some(rule_type), true) = (id, rule_type, b.errors.is_empty()) {
-            out.content.push(ResourceRule { resource_id, rule_type, variable_type: vt.unwrap_or_else(|| "SITE".into()) });
-        }
-        r.errors.append(&mut b.errors);
-    }
-
-    let units: Vec<&str> = UNITS.iter().copied().chain([parent.lifetime()]).collect();
-    for (i, c) in children.iter().filter(|c| c.name == "frequencyCappings").enumerate() {
-        let mut b = BeanReader::new(c, indexed(&r, "frequencyCappings", i), &["impressions", "timeUnit"], &[]);
-        let impressions = b.int("impressions", 1, i64::from(u32::MAX));
-        if impressions.is_none() && !b.present("impressions") {
-            b.err("impressions", "required", format!("{} is required", b.at("impressions")));
-        }
-        let unit = b.enumeration("timeUnit", &units);
-        required_enum(&mut b, "timeUnit", &unit);
-        if let Some(u) = &unit {
-            if out.frequency_cappings.iter().any(|f| &f.time_unit == u) {
-                b.err("timeUnit", "single", format!("a frequency cap per {u} is given twice"));
-            }
-        }
-        if let (Some(n), Some(time_unit), true) = (impressions, unit, b.errors.is_empty()) {
-            out.frequency_cappings.push(FrequencyCap { impressions: n as u32, time_unit });
-        }
-        r.errors.append(&mut b.errors);
-    }
-
-    for (i, c) in children.iter().filter(|c| c.name == "locations").enumerate() {
-        let mut b = BeanReader::new(c, indexed(&r, "locations", i), &["allowed", "id", "iso2", "locationType", "name"], &[]);
-        let allowed = b.bool("allowed");
-        if allowed.is_none() && !b.present("allowed") {
-            b.err("allowed", "required", format!("{} is required", b.at("allowed")));
-        }
-        let id = b.required_max("id", 64);
-        let iso2 = b.text("iso2");
-        if let Some(v) = &iso2 {
-            if v.len() != 2 || !v.chars().all(|ch| ch.is_ascii_alphabetic()) {
-                b.err("iso2", "format", format!("{} must be a two-letter country code (got {v:?})", b.at("iso2")));
-            }
-        }
-        let lt = b.enumeration("locationType", LOCATION_TYPES);
-        required_enum(&mut b, "locationType", &lt);
-        if let (Some(allowed), Some(id), Some(location_type), true) = (allowed, id, lt, b.errors.is_empty()) {
-            out.locations.push(LocationRule { allowed, id, iso2: iso2.map(|v| v.to_uppercase()), location_type });
-        }
-        r.errors.append(&mut b.errors);
-    }
-
-    for (i, c) in children.iter().filter(|c| c.name == "timeRestrictions").enumerate() {
-        let fields = &["active", "days", "fromHour", "fromMinute", "toHour", "toMinute"];
-        let mut b = BeanReader::new(c, indexed(&r, "timeRestrictions", i), fields, &["days"]);
-        let active = b.bool("active");
-        if active.is_none() && !b.present("active") {
-            b.err("active", "required", format!("{} is required", b.at("active")));
-        }
-        let mut days = Vec::new();
-        for d in c.children_named("days") {
-            match d.value() {
-                Some(v) if DAYS.contains(&v) => {
-                    if !days.iter().any(|x: &String| x == v) {
-                        days.push(v.to_string());
-                    }
-                }
-                other => b.err("days", "enum", format!("{} must be MONDAY to SUNDAY (got {:?})", b.at("days"), other.unwrap_or(""))),
-            }
-        }
-        if days.is_empty() && c.child("days").is_none() {
-            b.err("days", "required", format!("{} needs at least one day", b.at("days")));
-        }
-        let num = |b: &mut BeanReader, name: &str, hi: i64| {
-            let v = b.int(name, 0, hi);
-            if v.is_none() && !b.present(name) {
-                b.err(name, "required", format!("{} is required", b.at(name)));
-            }
-            v.map(|x| x as u32)
-        };
-        let fh = num(&mut b, "fromHour", 23);
-        let fm = num(&mut b, "fromMinute", 59);
-        let th = num(&mut b, "toHour", 23);
-        let tm = num(&mut b, "toMinute", 59);
-        if let (Some(active), Some(fh), Some(fm), Some(th), Some(tm), true) = (active, fh, fm, th, tm, b.errors.is_empty()) {
-            match time_rule(active, days, [fh, fm, th, tm]) {
-                Ok(rule) => out.time_restrictions.push(rule),
-                Err(msg) => b.err("toHour", "window", format!("{}: {msg}", b.at(""))),
-            }
-        }
-        r.errors.append(&mut b.errors);
-    }
-
-    for (i, c) in children.iter().filter(|c| c.name == "tags").enumerate() {
-        let mut b = BeanReader::new(c, indexed(&r, "tags", i), &["resourceId", "resourceName", "ruleType", "variableType"], &[]);
-        let id = b.required_max("resourceId", 255);
-        let rule_type = b.enumeration("ruleType", RULE_TYPES);
-        required_enum(&mut b, "ruleType", &rule_type);
-        let vt = b.enumeration("variableType", &["TAG", "CONTENT_PARTNER"]);
-        required_enum(&mut b, "variableType", &vt);
-        if let (Some(id), Some("CONTENT_PARTNER")) = (&id, vt.as_deref()) {
-            if !known.partners.contains(id) {
-                b.err("resourceId", "reference", format!("{}: no content partner {id} in this account", b.at("resourceId")));
-            }
-        }
-        if let Some(id) = &id {
-            if id.chars().any(char::is_control) {
-                b.err("resourceId", "format", format!("{} may not hold control characters", b.at("resourceId")));
-            }
-        }
-        if let (Some(resource_id), Some(rule_type), Some(variable_type), true) = (id, rule_type, vt, b.errors.is_empty()) {
-            out.tags.push(ResourceRule { resource_id, rule_type, variable_type });
-        }
-        r.errors.append(&mut b.errors);
-    }
-
-    for (i, c) in children.iter().filter(|c| c.name == "accountCustomParameters").enumerate() {
-        let mut b = BeanReader::new(c, indexed(&r, "accountCustomParameters", i), &["ignoreParent", "parameterName", "rules"], &["rules"]);
-        let ignore_parent = b.bool("ignoreParent").unwrap_or(false);
-        let name = b.required_max("parameterName", 128);
-        if let Some(n) = &name {
-            match n.strip_prefix("acp.") {
-                Some(p) if known.custom_parameters.contains(p) => {
-                    if out.account_custom_parameters.iter().any(|x| &x.parameter_name == n) {
-                        b.err("parameterName", "single", format!("{n} is given twice"));
-                    }
-                }
-                Some(p) => {
-                    b.err("parameterName", "reference", format!("{}: the account has no custom parameter {p:?}", b.at("parameterName")))
-                }
-                None => b.err("parameterName", "format", format!("{} must be acp.<parameter name> (got {n:?})", b.at("parameterName"))),
-            }
-        }
-        let all: Vec<&Element> = c.children_named("rules").collect();
-        if all.is_empty() {
-            b.err("rules", "required", format!("{} needs at least one rule", b.at("rules")));
-        }
-        if all.len() > MAX_ACP_VALUES {
-            b.err("rules", "maxCount", format!("at most {MAX_ACP_VALUES} values per account custom parameter (got {})", all.len()));
-        }
-        let mut rules = Vec::new();
-        for (j, rc) in all.iter().enumerate() {
-            let mut rb = BeanReader::new(rc, format!("{}[{}]", b.at("rules"), j + 1), &["ruleType", "value"], &[]);
-            let rt = rb.enumeration("ruleType", ACP_RULE_TYPES);
-            required_enum(&mut rb, "ruleType", &rt);
-            let value = rb.required_max("value", 255);
-            if let Some(v) = &value {
-                if let Some(bad) = v.chars().find(|ch| ACP_FORBIDDEN.contains(ch) || ch.is_whitespace()) {
-                    rb.err("value", "format", format!("{} may not contain {bad:?} (no spaces or , ; \" ' \\ | ~ &)", rb.at("value")));
-                }
-            }
-            if let (Some(rule_type), Some(value), true) = (rt, value, rb.errors.is_empty()) {
-                rules.push(AcpValueRule { rule_type, value });
-            }
-            b.errors.append(&mut rb.errors);
-        }
-        if let (Some(parameter_name), true) = (name, b.errors.is_empty()) {
-            out.account_custom_parameters.push(AcpRule { ignore_parent, parameter_name, rules });
-        }
-        r.errors.append(&mut b.errors);
-    }
-
-    for (i, c) in children.iter().filter(|c| c.name == "ipRules").enumerate() {
-        let mut b = BeanReader::new(c, indexed(&r, "ipRules", i), &["ipMatcher", "access"], &[]);
-        let m = b.required_max("ipMatcher", 64);
-        if let Some(v) = m.as_deref().filter(|v| !valid_ip_matcher(v)) {
-            b.err("ipMatcher", "format", ip_matcher_message(&b.at("ipMatcher"), v));
-        }
-        let access = b.enumeration("access", ACCESS);
-        required_enum(&mut b, "access", &access);
-        if let (Some(ip_matcher), Some(access), true) = (m, access, b.errors.is_empty()) {
-            out.ip_rules.push(IpRule { ip_matcher, access });
-        }
-        r.errors.append(&mut b.errors);
-    }
-
-    for (i, c) in children.iter().filter(|c| c.name == "userAgentRules").enumerate() {
-        let mut b = BeanReader::new(
-            c,
-            indexed(&r, "userAgentRules", i),
-            &["browsers", "operatingSystems", "access"],
-            &["browsers", "operatingSystems"],
-        );
-        let mut lists = [Vec::new(), Vec::new()];
-        for (k, (name, allowed)) in [("browsers", BROWSERS), ("operatingSystems", OPERATING_SYSTEMS)].iter().enumerate() {
-            for d in c.children_named(name) {
-                match d.value() {
-                    Some(v) if allowed.contains(&v) => {
-                        if !lists[k].iter().any(|x: &String| x == v) {
-                            lists[k].push(v.to_string());
-                        }
-                    }
-                    other => {
-                        b.err(name, "enum", format!("{} must be one of {} (got {:?})", b.at(name), allowed.join(", "), other.unwrap_or("")))
-                    }
-                }
-            }
-        }
-        if lists[0].is_empty() && lists[1].is_empty() && b.errors.is_empty() {
-            b.err("browsers", "required", format!("{} needs at least one browser or operating system", b.at("")));
-        }
-        let access = b.enumeration("access", ACCESS);
-        required_enum(&mut b, "access", &access);
-        if let (Some(access), true) = (access, b.errors.is_empty()) {
-            let [browsers, operating_systems] = lists;
-            out.user_agent_rules.push(UserAgentRule { browsers, operating_systems, access });
-        }
-        r.errors.append(&mut b.errors);
-    }
-
-    for (i, c) in children.iter().filter(|c| c.name == "audienceRules").enumerate() {
-        let mut b = BeanReader::new(c, indexed(&r, "audienceRules", i), &["segmentId", "segmentName", "ruleType"], &[]);
-        let id = b.required_max("segmentId", 255);
-        if let Some(v) = &id {
-            if let Err((rule, msg)) = check_segment_id(known, v, None) {
-                b.err("segmentId", rule, format!("{}: {msg}", b.at("segmentId")));
-            }
-        }
-        let rule_type = b.enumeration("ruleType", RULE_TYPES);
-        required_enum(&mut b, "ruleType", &rule_type);
-        if let (Some(segment_id), Some(rule_type), true) = (id, rule_type, b.errors.is_empty()) {
-            out.audience_rules.push(AudienceRule { segment_id, rule_type });
-        }
-        r.errors.append(&mut b.errors);
-    }
-
-    let flags: Vec<bool> = IGNORE_FLAGS.iter().map(|f| r.bool(f).unwrap_or(false)).collect();
-    out.ignore_parent_content_rules = flags[0];
-    out.ignore_parent_frequency_rules = flags[1];
-    out.ignore_parent_location_rules = flags[2];
-    out.ignore_parent_tag_rules = flags[3];
-    out.ignore_parent_time_rules = flags[4];
-    if r.errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(AppError::Validation(r.errors))
-    }
-}
-
-fn required_enum(b: &mut BeanReader, name: &str, v: &Option<String>) {
-    if v.is_none() && !b.present(name) {
-        b.err(name, "required", format!("{} is required", b.at(name)));
-    }
-}
-
 impl Rules {
     pub fn empty(parent_id: &str) -> Rules {
         Rules { parent_id: parent_id.to_string(), ..Rules::default() }
@@ -549,12 +253,12 @@ impl Rules {
         for c in &self.content {
             o.open("content")
                 .leaf("resourceId", &c.resource_id)
-                .leaf("ruleType", &c.rule_type)
-                .leaf("variableType", &c.variable_type)
+                .leaf("ruleType", c.rule_type)
+                .leaf("variableType", c.variable_type)
                 .close("content");
         }
         for f in &self.frequency_cappings {
-            o.open("frequencyCappings").leaf("impressions", f.impressions).leaf("timeUnit", &f.time_unit).close("frequencyCappings");
+            o.open("frequencyCappings").leaf("impressions", f.impressions).leaf("timeUnit", f.time_unit).close("frequencyCappings");
         }
         o.leaf("ignoreParentContentRules", self.ignore_parent_content_rules)
             .leaf("ignoreParentFrequencyRules", self.ignore_parent_frequency_rules)
@@ -566,15 +270,15 @@ impl Rules {
                 .leaf("allowed", l.allowed)
                 .leaf("id", &l.id)
                 .leaf_opt("iso2", l.iso2.as_ref())
-                .leaf("locationType", &l.location_type)
+                .leaf("locationType", l.location_type)
                 .close("locations");
         }
         o.leaf("parentId", &self.parent_id);
         for t in &self.tags {
             o.open("tags")
                 .leaf("resourceId", &t.resource_id)
-                .leaf("ruleType", &t.rule_type)
-                .leaf("variableType", &t.variable_type)
+                .leaf("ruleType", t.rule_type)
+                .leaf("variableType", t.variable_type)
                 .close("tags");
         }
         for t in &self.time_restrictions {
@@ -588,12 +292,12 @@ impl Rules {
         for a in &self.account_custom_parameters {
             o.open("accountCustomParameters").leaf("ignoreParent", a.ignore_parent).leaf("parameterName", &a.parameter_name);
             for r in &a.rules {
-                o.open("rules").leaf("ruleType", &r.rule_type).leaf("value", &r.value).close("rules");
+                o.open("rules").leaf("ruleType", r.rule_type).leaf("value", &r.value).close("rules");
             }
             o.close("accountCustomParameters");
         }
         for ip in &self.ip_rules {
-            o.open("ipRules").leaf("ipMatcher", &ip.ip_matcher).leaf("access", &ip.access).close("ipRules");
+            o.open("ipRules").leaf("ipMatcher", &ip.ip_matcher).leaf("access", ip.access).close("ipRules");
         }
         for ua in &self.user_agent_rules {
             o.open("userAgentRules");
@@ -603,10 +307,10 @@ impl Rules {
             for os in &ua.operating_systems {
                 o.leaf("operatingSystems", os);
             }
-            o.leaf("access", &ua.access).close("userAgentRules");
+            o.leaf("access", ua.access).close("userAgentRules");
         }
         for a in &self.audience_rules {
-            o.open("audienceRules").leaf("segmentId", &a.segment_id).leaf("ruleType", &a.rule_type).close("audienceRules");
+            o.open("audienceRules").leaf("segmentId", &a.segment_id).leaf("ruleType", a.rule_type).close("audienceRules");
         }
         o.close("rulesBean");
     }
@@ -684,7 +388,7 @@ impl Rules {
 /// Whether the time restrictions allow delivery at `minute` (0-1439) of `day` (account
 /// time zone): with any active rule, inside an active rule and no inactive one; with only
 /// inactive rules, inside none of them; without rules, always.
-pub fn time_allows(rules: &[TimeRule], day: &str, minute: u32) -> bool {
+pub fn time_allows(rules: &[TimeRule], day: Day, minute: u32) -> bool {
     let in_inactive = rules.iter().any(|r| !r.active && r.covers(day, minute));
     if in_inactive {
         return false;
@@ -696,7 +400,7 @@ pub fn time_allows(rules: &[TimeRule], day: &str, minute: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::xml::parse;
+    use crate::xml::{parse, XmlOut};
 
     fn known() -> Known {
         Known {
@@ -712,7 +416,7 @@ mod tests {
     }
 
     fn t(active: bool, fh: u32, fm: u32, th: u32, tm: u32) -> TimeRule {
-        TimeRule { active, days: vec!["MONDAY".into()], from_hour: fh, from_minute: fm, to_hour: th, to_minute: tm }
+        TimeRule { active, days: vec![Day::Monday], from_hour: fh, from_minute: fm, to_hour: th, to_minute: tm }
     }
 
     #[test]
@@ -803,31 +507,31 @@ mod tests {
     fn end_minute_is_exclusive_and_midnight_means_next_day() {
         // 05:59 as the end: the last minute delivered is 05:58.
         let r = t(true, 5, 0, 5, 59);
-        assert!(time_allows(std::slice::from_ref(&r), "MONDAY", 5 * 60 + 58));
-        assert!(!time_allows(std::slice::from_ref(&r), "MONDAY", 5 * 60 + 59));
+        assert!(time_allows(std::slice::from_ref(&r), Day::Monday, 5 * 60 + 58));
+        assert!(!time_allows(std::slice::from_ref(&r), Day::Monday, 5 * 60 + 59));
         // 06:00 includes 05:59.
-        assert!(time_allows(&[t(true, 5, 0, 6, 0)], "MONDAY", 5 * 60 + 59));
+        assert!(time_allows(&[t(true, 5, 0, 6, 0)], Day::Monday, 5 * 60 + 59));
         // 00:00 as the end runs to midnight.
-        assert!(time_allows(&[t(true, 20, 0, 0, 0)], "MONDAY", 23 * 60 + 59));
-        assert!(!time_allows(&[t(true, 20, 0, 0, 0)], "TUESDAY", 23 * 60 + 59));
+        assert!(time_allows(&[t(true, 20, 0, 0, 0)], Day::Monday, 23 * 60 + 59));
+        assert!(!time_allows(&[t(true, 20, 0, 0, 0)], Day::Tuesday, 23 * 60 + 59));
     }
 
     #[test]
     fn active_and_inactive_rules_combine() {
         // No rules: always.
-        assert!(time_allows(&[], "SUNDAY", 0));
+        assert!(time_allows(&[], Day::Sunday, 0));
         // An active window makes the rest inactive.
         let day = t(true, 8, 0, 18, 0);
-        assert!(time_allows(std::slice::from_ref(&day), "MONDAY", 9 * 60));
-        assert!(!time_allows(std::slice::from_ref(&day), "MONDAY", 19 * 60));
-        assert!(!time_allows(std::slice::from_ref(&day), "TUESDAY", 9 * 60));
+        assert!(time_allows(std::slice::from_ref(&day), Day::Monday, 9 * 60));
+        assert!(!time_allows(std::slice::from_ref(&day), Day::Monday, 19 * 60));
+        assert!(!time_allows(std::slice::from_ref(&day), Day::Tuesday, 9 * 60));
         // An inactive rule carves a hole out of it.
         let lunch = t(false, 12, 0, 13, 0);
-        assert!(!time_allows(&[day.clone(), lunch.clone()], "MONDAY", 12 * 60 + 30));
-        assert!(time_allows(&[day, lunch.clone()], "MONDAY", 13 * 60));
+        assert!(!time_allows(&[day.clone(), lunch.clone()], Day::Monday, 12 * 60 + 30));
+        assert!(time_allows(&[day, lunch.clone()], Day::Monday, 13 * 60));
         // Inactive rules alone: everything else is allowed.
-        assert!(!time_allows(std::slice::from_ref(&lunch), "MONDAY", 12 * 60));
-        assert!(time_allows(&[lunch], "MONDAY", 14 * 60));
+        assert!(!time_allows(std::slice::from_ref(&lunch), Day::Monday, 12 * 60));
+        assert!(time_allows(&[lunch], Day::Monday, 14 * 60));
     }
 
     #[test]

@@ -1,0 +1,260 @@
+//! The seeds' closed sets as enums. Each is written and stored as the exact string the
+//! seeds show (serde renames), so records stored before these types existed still read,
+//! and a `match` over one is exhaustive: a new value is a compile error wherever it
+//! matters, not a silent fall-through.
+
+/// A closed set of wire strings.
+pub trait WireEnum: Sized + Copy + 'static {
+    /// Every value's string, in the seeds' order (error messages list them).
+    const NAMES: &'static [&'static str];
+    fn parse(s: &str) -> Option<Self>;
+    fn as_str(self) -> &'static str;
+}
+
+macro_rules! wire_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $s:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $s)] $variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+        }
+
+        impl WireEnum for $name {
+            const NAMES: &'static [&'static str] = &[$($s),+];
+            fn parse(s: &str) -> Option<$name> {
+                match s {
+                    $($s => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+            fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $s),+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+wire_enum! {
+    /// How a rule's values combine (seed 001 §2.6, seed 002 §2.2).
+    RuleType { AllOf = "ALL_OF", AtLeastOneOf = "AT_LEAST_ONE_OF", NoneOf = "NONE_OF" }
+}
+
+impl RuleType {
+    /// The rule types of category, audience-less custom parameter and account custom
+    /// parameter rules (no ALL_OF: a request has one value of each).
+    pub const SINGLE_VALUED: &'static [RuleType] = &[RuleType::AtLeastOneOf, RuleType::NoneOf];
+}
+
+wire_enum! {
+    /// What a resource rule names.
+    VariableType { Site = "SITE", Tag = "TAG", ContentPartner = "CONTENT_PARTNER" }
+}
+
+wire_enum! {
+    Access { Allow = "ALLOW", Deny = "DENY" }
+}
+
+wire_enum! {
+    LocationType { Country = "COUNTRY", Region = "REGION", City = "CITY", Metro = "METRO" }
+}
+
+wire_enum! {
+    Day {
+        Monday = "MONDAY",
+        Tuesday = "TUESDAY",
+        Wednesday = "WEDNESDAY",
+        Thursday = "THURSDAY",
+        Friday = "FRIDAY",
+        Saturday = "SATURDAY",
+        Sunday = "SUNDAY",
+    }
+}
+
+wire_enum! {
+    Browser { Ie = "IE", Firefox = "FIREFOX", Chrome = "CHROME", Safari = "SAFARI", Opera = "OPERA", Other = "OTHER" }
+}
+
+wire_enum! {
+    OperatingSystem { Windows = "WINDOWS", MacOsX = "MACOSX", Linux = "LINUX", Ios = "IOS", Android = "ANDROID", Other = "OTHER" }
+}
+
+wire_enum! {
+    /// The unit of a frequency cap; the two lifetimes belong to campaign and goal rules.
+    TimeUnit {
+        FiveMinutes = "FIVE_MINUTES",
+        TenMinutes = "TEN_MINUTES",
+        QuarterHour = "QUARTER_HOUR",
+        HalfHour = "HALF_HOUR",
+        Hour = "HOUR",
+        Day = "DAY",
+        Week = "WEEK",
+        Month = "MONTH",
+        CampaignLifetime = "CAMPAIGN_LIFETIME",
+        GoalLifetime = "GOAL_LIFETIME",
+    }
+}
+
+impl TimeUnit {
+    /// The units every parent may use (the lifetimes depend on the parent).
+    pub const PERIODS: &'static [TimeUnit] = &[
+        TimeUnit::FiveMinutes,
+        TimeUnit::TenMinutes,
+        TimeUnit::QuarterHour,
+        TimeUnit::HalfHour,
+        TimeUnit::Hour,
+        TimeUnit::Day,
+        TimeUnit::Week,
+        TimeUnit::Month,
+    ];
+}
+
+wire_enum! {
+    /// goalBean/type (seed 001 §2.2).
+    GoalType {
+        ShareOfVoice = "SHARE_OF_VOICE",
+        Impression = "IMPRESSION",
+        UnlimitedImpression = "UNLIMITED_IMPRESSION",
+        Rtb = "RTB",
+        FirstQuartile = "FIRST_QUARTILE",
+        SecondQuartile = "SECOND_QUARTILE",
+        ThirdQuartile = "THIRD_QUARTILE",
+        Complete = "COMPLETE",
+        ClickThrough = "CLICK_THROUGH",
+    }
+}
+
+impl GoalType {
+    /// Whether goalValue counts anything (ignored for these two).
+    pub fn value_ignored(self) -> bool {
+        matches!(self, GoalType::UnlimitedImpression | GoalType::Rtb)
+    }
+
+    /// Goals counting a video event rather than impressions.
+    pub fn is_event(self) -> bool {
+        matches!(
+            self,
+            GoalType::FirstQuartile | GoalType::SecondQuartile | GoalType::ThirdQuartile | GoalType::Complete | GoalType::ClickThrough
+        )
+    }
+}
+
+wire_enum! {
+    GoalVariant { Normal = "NORMAL", Bumper = "BUMPER" }
+}
+
+wire_enum! {
+    PricingModel {
+        NoPricing = "NO_PRICING",
+        Budget = "BUDGET",
+        Cpm = "CPM",
+        Cpmv25 = "CPMV_25",
+        Cpmv50 = "CPMV_50",
+        Cpmv75 = "CPMV_75",
+        Cpmv100 = "CPMV_100",
+        Cpc = "CPC",
+    }
+}
+
+wire_enum! {
+    /// clientBean/type.
+    ClientType { Advertiser = "ADVERTISER", Agency = "AGENCY", Brand = "BRAND" }
+}
+
+wire_enum! {
+    /// An ad's creative type (seed 000 §2.1).
+    CreativeType {
+        Standard = "standard",
+        Pause = "pause",
+        Iptv = "iptv",
+        Thirdparty = "thirdparty",
+        Placeholder = "placeholder",
+        SpotPlaceholder = "spotPlaceholder",
+        PausePlaceholder = "pausePlaceholder",
+        IptvPlaceholder = "iptvPlaceholder",
+    }
+}
+
+wire_enum! {
+    /// Where a spot plays in the content.
+    InsertionPoint { Preroll = "preroll", Midroll = "midroll", Postroll = "postroll" }
+}
+
+wire_enum! {
+    /// A video asset's download state.
+    AssetStatus { Pending = "PENDING", Downloading = "DOWNLOADING", Ready = "READY", Failed = "FAILED" }
+}
+
+impl AssetStatus {
+    pub fn is_final(self) -> bool {
+        matches!(self, AssetStatus::Ready | AssetStatus::Failed)
+    }
+}
+
+wire_enum! {
+    /// An audience batch's state (seed 002 §2.8).
+    BatchStatus { Uploaded = "UPLOADED", Processing = "PROCESSING", Cancelled = "CANCELLED", Finished = "PROCESSING_FINISHED" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip<E: WireEnum + serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(all: &[E]) {
+        assert_eq!(all.len(), E::NAMES.len());
+        for (e, name) in all.iter().zip(E::NAMES) {
+            assert_eq!(e.as_str(), *name);
+            assert_eq!(E::parse(name), Some(*e));
+            // Stored and wire form: the seeds' string itself.
+            assert_eq!(serde_json::to_string(e).unwrap(), format!("\"{name}\""));
+            assert_eq!(serde_json::from_str::<E>(&format!("\"{name}\"")).unwrap(), *e);
+        }
+        assert_eq!(E::parse("nope"), None);
+    }
+
+    #[test]
+    fn every_enum_reads_and_writes_the_seed_strings() {
+        round_trip(RuleType::ALL);
+        round_trip(VariableType::ALL);
+        round_trip(Access::ALL);
+        round_trip(LocationType::ALL);
+        round_trip(Day::ALL);
+        round_trip(Browser::ALL);
+        round_trip(OperatingSystem::ALL);
+        round_trip(TimeUnit::ALL);
+        round_trip(GoalType::ALL);
+        round_trip(GoalVariant::ALL);
+        round_trip(PricingModel::ALL);
+        round_trip(ClientType::ALL);
+        round_trip(CreativeType::ALL);
+        round_trip(InsertionPoint::ALL);
+        round_trip(AssetStatus::ALL);
+        round_trip(BatchStatus::ALL);
+    }
+
+    #[test]
+    fn a_record_stored_with_strings_still_reads() {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Old {
+            rule_type: RuleType,
+            time_unit: TimeUnit,
+            days: Vec<Day>,
+        }
+        let old: Old = serde_json::from_str(r#"{"ruleType":"NONE_OF","timeUnit":"GOAL_LIFETIME","days":["MONDAY","SUNDAY"]}"#).unwrap();
+        assert_eq!(old.rule_type, RuleType::NoneOf);
+        assert_eq!(old.time_unit, TimeUnit::GoalLifetime);
+        assert_eq!(old.days, vec![Day::Monday, Day::Sunday]);
+    }
+}
