@@ -138,6 +138,20 @@ impl<'a> ObjReader<'a> {
         }
     }
 
+    /// A value of the closed set `allowed` (typed); another value is an `enum` error.
+    pub fn one_of<E: crate::model::enums::WireEnum>(&mut self, name: &str, allowed: &[E]) -> Option<E> {
+        let s = self.str_opt(name, 64)?;
+        match E::parse(&s).filter(|e| allowed.iter().any(|a| a.as_str() == e.as_str())) {
+            Some(e) => Some(e),
+            None => {
+                let p = self.at(name);
+                let names: Vec<&str> = allowed.iter().map(|e| e.as_str()).collect();
+                self.err(name, "enum", format!("{p} must be one of {} (got {s:?})", names.join(", ")));
+                None
+            }
+        }
+    }
+
     pub fn enum_opt(&mut self, name: &str, allowed: &[&str]) -> Option<String> {
         let s = self.str_opt(name, 64)?;
         if allowed.contains(&s.as_str()) {

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::model::enums::PricingModel;
 use crate::model::goal::Goal;
 use crate::store::{Cond, Key, Store, StoreResult, TxOp};
 
@@ -102,15 +103,15 @@ pub fn ratio(a: i64, b: i64) -> f64 {
 pub fn ecpm(g: &Goal, c: &Counters) -> f64 {
     let price = g.pricing_value.unwrap_or(0.0);
     let per_thousand = |events: i64| events as f64 * price / 1000.0;
-    let revenue = match g.pricing_model.as_str() {
-        "CPM" => per_thousand(c.get("impression")),
-        "CPMV_25" => per_thousand(c.get("firstQuartile")),
-        "CPMV_50" => per_thousand(c.get("midpoint")),
-        "CPMV_75" => per_thousand(c.get("thirdQuartile")),
-        "CPMV_100" => per_thousand(c.get("complete")),
-        "CPC" => c.get("clickThrough") as f64 * price,
-        "BUDGET" => g.goal_value.map_or(0.0, |v| if v > 0.0 { price * (c.get("delivered") as f64 / v).min(1.0) } else { 0.0 }),
-        _ => 0.0,
+    let revenue = match g.pricing_model {
+        PricingModel::Cpm => per_thousand(c.get("impression")),
+        PricingModel::Cpmv25 => per_thousand(c.get("firstQuartile")),
+        PricingModel::Cpmv50 => per_thousand(c.get("midpoint")),
+        PricingModel::Cpmv75 => per_thousand(c.get("thirdQuartile")),
+        PricingModel::Cpmv100 => per_thousand(c.get("complete")),
+        PricingModel::Cpc => c.get("clickThrough") as f64 * price,
+        PricingModel::Budget => g.goal_value.map_or(0.0, |v| if v > 0.0 { price * (c.get("delivered") as f64 / v).min(1.0) } else { 0.0 }),
+        PricingModel::NoPricing => 0.0,
     };
     let imps = c.get("impression");
     if imps == 0 {

@@ -249,6 +249,20 @@ impl<'a> BeanReader<'a> {
     }
 
     /// One of `allowed` (exact, case-sensitive as the seeds write them).
+    /// A value of the closed set `allowed` (typed); another value is an `enum` error.
+    pub fn one_of<E: crate::model::enums::WireEnum>(&mut self, name: &str, allowed: &[E]) -> Option<E> {
+        let v = self.text(name)?;
+        match E::parse(&v).filter(|e| allowed.iter().any(|a| a.as_str() == e.as_str())) {
+            Some(e) => Some(e),
+            None => {
+                let p = self.at(name);
+                let names: Vec<&str> = allowed.iter().map(|e| e.as_str()).collect();
+                self.errors.push(FieldError::new(p.clone(), "enum", format!("{p} must be one of {} (got {v:?})", names.join(", "))));
+                None
+            }
+        }
+    }
+
     pub fn enumeration(&mut self, name: &str, allowed: &[&str]) -> Option<String> {
         let v = self.text(name)?;
         if allowed.contains(&v.as_str()) {

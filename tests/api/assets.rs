@@ -210,7 +210,7 @@ async fn sqs_batches_report_only_the_failed_messages() {
         name: "a.mp4".into(),
         source: "url".into(),
         download_uri: Some(format!("{base}/clip.mp4")),
-        status: "PENDING".into(),
+        status: shared::model::asset::PENDING,
         failure_reason: None,
         size: None,
         content_type: None,

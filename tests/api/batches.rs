@@ -189,7 +189,7 @@ both_stores_with! { super::settings();
         // would notify; the planner would then run): write through the store port only.
         let account: shared::model::account::Account = shared::repo::get(app.store.as_ref(), &shared::keys::account(&a)).await.unwrap().unwrap().value;
         let mut b = shared::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "5b0c6c3e-1111-4222-8333-944445555666", &key, "bucket");
-        b.status = "PROCESSING".into();
+        b.status = shared::model::audience::PROCESSING;
         b.day = "1999-01-01".into();
         b.total_bytes = len;
         b.chunks = vec![shared::model::audience::Chunk { key: key.clone(), start: 0, end: len }];
@@ -214,7 +214,7 @@ both_stores_with! { super::settings();
         let a = app.a.id.clone();
         let account: shared::model::account::Account = shared::repo::get(app.store.as_ref(), &shared::keys::account(&a)).await.unwrap().unwrap().value;
         let mut first = shared::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "0b0c6c3e-1111-4222-8333-944445555666", "audience/x/y/z.csv", "bucket");
-        first.status = "PROCESSING".into();
+        first.status = shared::model::audience::PROCESSING;
         first.day = "1999-01-01".into();
         first.total_bytes = 10;
         first.chunks = vec![shared::model::audience::Chunk { key: "audience/x/y/z.csv".into(), start: 0, end: 10 }];

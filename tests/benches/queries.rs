@@ -5,6 +5,7 @@
 //! embedded store. Run: ./scripts/bench.sh (starts moto) or `cargo bench -p api-tests
 //! --bench queries` (embedded only).
 
+use shared::model::enums::{CreativeType, GoalType, GoalVariant, InsertionPoint, PricingModel};
 use std::time::{Duration, Instant};
 
 use api_tests::chrono::{Duration as Days, Utc};
@@ -50,8 +51,8 @@ async fn seed(app: &TestApp) -> Seeded {
                     enabled: k % 2 == 0,
                     weight: if k == 0 { Some(40.0) } else { None },
                     creative: Creative {
-                        kind: "spotPlaceholder".into(),
-                        insertion_point: Some(["preroll", "midroll", "postroll"][k % 3].into()),
+                        kind: CreativeType::SpotPlaceholder,
+                        insertion_point: Some([InsertionPoint::Preroll, InsertionPoint::Midroll, InsertionPoint::Postroll][k % 3]),
                         asset_id: None,
                         click_destination_uri: Some("https://brand.example/landing?utm=bench".into()),
                         video_creative_id: None,
@@ -79,12 +80,12 @@ async fn seed(app: &TestApp) -> Seeded {
             let goal = Goal {
                 id: gid.clone(),
                 campaign_id: cid.clone(),
-                kind: ["IMPRESSION", "SHARE_OF_VOICE", "COMPLETE", "RTB", "CLICK_THROUGH"][g].into(),
-                variant: "NORMAL".into(),
+                kind: [GoalType::Impression, GoalType::ShareOfVoice, GoalType::Complete, GoalType::Rtb, GoalType::ClickThrough][g],
+                variant: GoalVariant::Normal,
                 goal_value: Some(100_000.0 + (c * 7 + g) as f64),
                 start,
                 end: Some(end),
-                pricing_model: "CPM".into(),
+                pricing_model: PricingModel::Cpm,
                 pricing_value: Some(12.5),
                 custom_id: None,
                 description: None,

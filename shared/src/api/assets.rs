@@ -35,7 +35,7 @@ fn new_asset(st: &AppState, id: &str, name: String, source: &str) -> Asset {
         name,
         source: source.into(),
         download_uri: None,
-        status: asset::PENDING.into(),
+        status: asset::PENDING,
         failure_reason: None,
         size: None,
         content_type: None,
@@ -89,7 +89,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
                 // Without a queued job the asset would stay PENDING: record the failure.
                 tracing::error!(error = %e, asset = %id, "could not queue the download");
                 repo::assets::update(st.store.as_ref(), &a.id, &id, |failed| {
-                    failed.status = asset::FAILED.into();
+                    failed.status = asset::FAILED;
                     failed.failure_reason = Some("the download could not be queued; upload again".into());
                 })
                 .await?;
@@ -123,7 +123,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
             let size = bytes.len() as u64;
             st.blobs.put_bytes(&key, bytes.to_vec(), ct).await?;
             let mut asset = new_asset(&st, &id, name, "upload");
-            asset.status = asset::READY.into();
+            asset.status = asset::READY;
             asset.size = Some(size);
             asset.content_type = Some(ct.into());
             asset.object_key = Some(key);

@@ -196,7 +196,7 @@ async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
     check_account_region(&st, &a)?;
     for _ in 0..repo::WRITE_ATTEMPTS {
         let cur = repo::audience::load(st.store.as_ref(), &a.id, &id).await?;
-        match cur.value.status.as_str() {
+        match cur.value.status {
             m::FINISHED => {
                 let message = format!("Batch {id} is already 100% processed and cannot be cancelled");
                 return Ok((StatusCode::BAD_REQUEST, Json(json!({"errors": [{"message": message}]}))).into_response());
@@ -205,7 +205,7 @@ async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
             _ => {}
         }
         let mut next = cur.value.clone();
-        next.status = m::CANCELLED.into();
+        next.status = m::CANCELLED;
         next.lease = None;
         if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await? {
             tracing::info!(batch = %id, "batch cancelled");

@@ -7,13 +7,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::common::{SHORT_MAX, TEXT_MAX};
+use super::enums::{CreativeType, InsertionPoint, WireEnum};
 use super::goal::{AdSummary, Goal};
 use crate::error::FieldError;
 use crate::json::ObjReader;
-
-pub const CREATIVE_TYPES: &[&str] =
-    &["standard", "pause", "iptv", "thirdparty", "placeholder", "spotPlaceholder", "pausePlaceholder", "iptvPlaceholder"];
-pub const INSERTION_POINTS: &[&str] = &["preroll", "midroll", "postroll"];
 
 const SPOT_EVENTS: &[&str] = &[
     "IMPRESSION",
@@ -53,28 +50,29 @@ const PLACEHOLDER_EVENTS: &[&str] = &[
 ];
 
 /// The external tracker events a creative type allows (§2.2).
-pub fn allowed_events(creative_type: &str) -> &'static [&'static str] {
+pub fn allowed_events(creative_type: CreativeType) -> &'static [&'static str] {
+    use CreativeType::*;
     match creative_type {
-        "pause" | "pausePlaceholder" => PAUSE_EVENTS,
-        "placeholder" => PLACEHOLDER_EVENTS,
-        _ => SPOT_EVENTS,
+        Pause | PausePlaceholder => PAUSE_EVENTS,
+        Placeholder => PLACEHOLDER_EVENTS,
+        Standard | Iptv | Thirdparty | SpotPlaceholder | IptvPlaceholder => SPOT_EVENTS,
     }
 }
 
 /// The fields each creative type takes, and which of them are required.
-fn creative_fields(t: &str) -> (&'static [&'static str], &'static [&'static str]) {
+fn creative_fields(t: CreativeType) -> (&'static [&'static str], &'static [&'static str]) {
+    use CreativeType::*;
     match t {
-        "standard" => (&["insertionPoint", "assetId", "clickDestinationUri"], &["insertionPoint", "assetId"]),
-        "pause" => (&["assetId", "clickDestinationUri"], &["assetId"]),
-        "iptv" => (&["insertionPoint", "videoCreativeId", "clickDestinationUri", "estimatedAdDuration"], &["insertionPoint"]),
-        "thirdparty" => {
+        Standard => (&["insertionPoint", "assetId", "clickDestinationUri"], &["insertionPoint", "assetId"]),
+        Pause => (&["assetId", "clickDestinationUri"], &["assetId"]),
+        Iptv => (&["insertionPoint", "videoCreativeId", "clickDestinationUri", "estimatedAdDuration"], &["insertionPoint"]),
+        Thirdparty => {
             (&["insertionPoint", "vastUri", "vpaidStrict", "vpaidCountdown", "estimatedAdDuration"], &["insertionPoint", "vastUri"])
         }
-        "placeholder" => (&[], &[]),
-        "spotPlaceholder" => (&["insertionPoint", "clickDestinationUri"], &["insertionPoint"]),
-        "pausePlaceholder" => (&["clickDestinationUri"], &[]),
-        "iptvPlaceholder" => (&["insertionPoint", "clickDestinationUri"], &["insertionPoint"]),
-        _ => (&[], &[]),
+        Placeholder => (&[], &[]),
+        SpotPlaceholder => (&["insertionPoint", "clickDestinationUri"], &["insertionPoint"]),
+        PausePlaceholder => (&["clickDestinationUri"], &[]),
+        IptvPlaceholder => (&["insertionPoint", "clickDestinationUri"], &["insertionPoint"]),
     }
 }
 
@@ -101,9 +99,9 @@ pub fn event_v3(event: &str) -> String {
 #[serde(rename_all = "camelCase")]
 pub struct Creative {
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: CreativeType,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub insertion_point: Option<String>,
+    pub insertion_point: Option<InsertionPoint>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asset_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -123,10 +121,10 @@ pub struct Creative {
 impl Creative {
     /// The ad format weights are shared in: the insertion point, else the type.
     pub fn format(&self) -> String {
-        match (&self.insertion_point, self.kind.as_str()) {
-            (Some(p), _) => p.clone(),
-            (None, "pause" | "pausePlaceholder") => "pause".into(),
-            (None, k) => k.to_string(),
+        match (self.insertion_point, self.kind) {
+            (Some(p), _) => p.as_str().into(),
+            (None, CreativeType::Pause | CreativeType::PausePlaceholder) => "pause".into(),
+            (None, k) => k.as_str().into(),
         }
     }
 }
@@ -232,16 +230,16 @@ fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<Crea
         errors.push(FieldError::new("creative", "required", "creative is required"));
         return None;
     };
-    let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
-    if !CREATIVE_TYPES.contains(&kind) {
-        let msg = if kind.is_empty() {
+    let raw = v.get("type").and_then(Value::as_str).unwrap_or("");
+    let Some(kind) = CreativeType::parse(raw) else {
+        let msg = if raw.is_empty() {
             "creative.type is required".to_string()
         } else {
-            format!("creative.type must be one of {} (got {kind:?})", CREATIVE_TYPES.join(", "))
+            format!("creative.type must be one of {} (got {raw:?})", <CreativeType as WireEnum>::NAMES.join(", "))
         };
-        errors.push(FieldError::new("creative.type", if kind.is_empty() { "required" } else { "enum" }, msg));
+        errors.push(FieldError::new("creative.type", if raw.is_empty() { "required" } else { "enum" }, msg));
         return None;
-    }
+    };
     let (fields, required) = creative_fields(kind);
     let mut known: Vec<&str> = fields.to_vec();
     known.push("type");
@@ -257,8 +255,8 @@ fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<Crea
         }
     }
     let c = Creative {
-        kind: kind.to_string(),
-        insertion_point: r.enum_opt("insertionPoint", INSERTION_POINTS),
+        kind,
+        insertion_point: r.one_of("insertionPoint", InsertionPoint::ALL),
         asset_id: r.str_opt("assetId", 64),
         click_destination_uri: r.str_opt("clickDestinationUri", 2048),
         video_creative_id: r.str_opt("videoCreativeId", 255),
@@ -274,7 +272,7 @@ fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<Crea
     ok.then_some(c)
 }
 
-fn read_trackers(r: &mut ObjReader, creative_type: Option<&str>) -> Vec<(String, String)> {
+fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeType>) -> Vec<(String, String)> {
     let Some(list) = r.array_opt("externalTrackers") else { return vec![] };
     let mut out = Vec::new();
     for (i, t) in list.iter().enumerate() {
@@ -342,9 +340,9 @@ pub fn parse_write(v: &Value) -> Result<AdInput, Vec<FieldError>> {
     r.errors.append(&mut cerrs);
     let ct = creative
         .as_ref()
-        .map(|c| c.kind.clone())
-        .or_else(|| v.get("creative").and_then(|c| c.get("type")).and_then(Value::as_str).map(str::to_string));
-    let external_trackers = read_trackers(&mut r, ct.as_deref().filter(|t| CREATIVE_TYPES.contains(t)));
+        .map(|c| c.kind)
+        .or_else(|| v.get("creative").and_then(|c| c.get("type")).and_then(Value::as_str).and_then(CreativeType::parse));
+    let external_trackers = read_trackers(&mut r, ct);
     let device_containers = read_containers(&mut r);
     match (name, goal_id, creative) {
         (Some(name), Some(goal_id), Some(creative)) if r.errors.is_empty() => Ok(AdInput {
@@ -471,7 +469,7 @@ impl Ad {
     pub fn list_item(&self) -> Value {
         let mut creative = Map::new();
         creative.insert("type".into(), json!(self.creative.kind));
-        if let Some(p) = &self.creative.insertion_point {
+        if let Some(p) = self.creative.insertion_point {
             creative.insert("insertionPoint".into(), json!(p));
         }
         if let Some(a) = &self.creative.asset_id {

@@ -5,10 +5,11 @@ use serde::{Deserialize, Serialize};
 
 pub const VIDEO_EXTENSIONS: &[&str] = &["mp4", "m4v", "mov", "webm", "mkv", "avi", "wmv", "flv", "mpg", "mpeg", "ts", "3gp"];
 
-pub const PENDING: &str = "PENDING";
-pub const DOWNLOADING: &str = "DOWNLOADING";
-pub const READY: &str = "READY";
-pub const FAILED: &str = "FAILED";
+pub use super::enums::AssetStatus;
+pub const PENDING: AssetStatus = AssetStatus::Pending;
+pub const DOWNLOADING: AssetStatus = AssetStatus::Downloading;
+pub const READY: AssetStatus = AssetStatus::Ready;
+pub const FAILED: AssetStatus = AssetStatus::Failed;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -19,7 +20,7 @@ pub struct Asset {
     pub source: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub download_uri: Option<String>,
-    pub status: String,
+    pub status: AssetStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

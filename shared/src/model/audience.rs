@@ -13,10 +13,11 @@ use serde_json::{json, Value};
 
 use super::account::AudienceProvider;
 
-pub const UPLOADED: &str = "UPLOADED";
-pub const PROCESSING: &str = "PROCESSING";
-pub const CANCELLED: &str = "CANCELLED";
-pub const FINISHED: &str = "PROCESSING_FINISHED";
+pub use super::enums::BatchStatus;
+pub const UPLOADED: BatchStatus = BatchStatus::Uploaded;
+pub const PROCESSING: BatchStatus = BatchStatus::Processing;
+pub const CANCELLED: BatchStatus = BatchStatus::Cancelled;
+pub const FINISHED: BatchStatus = BatchStatus::Finished;
 
 /// Longest PID accepted (bytes).
 pub const MAX_PID: usize = 256;
@@ -47,7 +48,7 @@ pub struct Batch {
     pub provider_id: String,
     /// The uploaded object (`audience/<account>/<provider>/<name>`).
     pub object_key: String,
-    pub status: String,
+    pub status: BatchStatus,
     pub created: DateTime<Utc>,
     /// The day (account time zone) whose one-batch slot this batch holds.
     pub day: String,
@@ -93,7 +94,7 @@ impl Batch {
 
     /// The progress object (seed 002 §2.8); a batch not picked up yet reads PROCESSING.
     pub fn progress_json(&self) -> Value {
-        let status = if self.status == UPLOADED { PROCESSING } else { self.status.as_str() };
+        let status = if self.status == UPLOADED { PROCESSING } else { self.status };
         let mut details = json!({
             "rowsWithInvalidSegments": self.stats.rows_with_invalid_segments,
             "invalidRows": self.stats.invalid_rows,
@@ -402,7 +403,7 @@ mod tests {
             account_id: "a".into(),
             provider_id: "p".into(),
             object_key: "k".into(),
-            status: UPLOADED.into(),
+            status: UPLOADED,
             created: Utc::now(),
             day: "2026-01-01".into(),
             source: "api".into(),
@@ -417,10 +418,10 @@ mod tests {
             finished: None,
         };
         let v = b.progress_json();
-        assert_eq!(v["status"], PROCESSING);
+        assert_eq!(v["status"], PROCESSING.as_str());
         assert_eq!(v["progressPercentage"], 99);
         assert!(v["details"].get("invalidSegments").is_none());
-        b.status = FINISHED.into();
+        b.status = FINISHED;
         b.stats.rows_with_invalid_segments = 2;
         b.stats.invalid_segments = vec!["x=y".into()];
         let v = b.progress_json();

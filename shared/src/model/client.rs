@@ -3,11 +3,11 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::enums::ClientType;
+
 use super::common::*;
 use crate::error::AppError;
 use crate::xml::{BeanReader, Element, XmlOut};
-
-pub const CLIENT_TYPES: &[&str] = &["ADVERTISER", "AGENCY", "BRAND"];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -15,7 +15,7 @@ pub struct Client {
     pub id: String,
     pub name: String,
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: ClientType,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comments: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -37,7 +37,7 @@ pub struct Client {
 pub struct ClientInput {
     pub id: Option<String>,
     pub name: String,
-    pub kind: String,
+    pub kind: ClientType,
     pub comments: Option<String>,
     pub email: Option<String>,
     pub fax_number: Option<Phone>,
@@ -52,7 +52,7 @@ pub fn parse_bean(el: &Element) -> Result<ClientInput, AppError> {
     let mut r = BeanReader::new(el, "clientBean", FIELDS, &[]);
     let id = r.text("id");
     let name = r.required_max("name", 250);
-    let kind = r.enumeration("type", CLIENT_TYPES);
+    let kind: Option<ClientType> = r.one_of("type", ClientType::ALL);
     if kind.is_none() && !r.present("type") {
         r.err("type", "required", "clientBean/type is required (ADVERTISER, AGENCY or BRAND)");
     }
@@ -95,7 +95,7 @@ impl Client {
     }
 
     pub fn write(&self, o: &mut XmlOut) {
-        o.open("clientBean").leaf("id", &self.id).leaf("name", &self.name).leaf("type", &self.kind);
+        o.open("clientBean").leaf("id", &self.id).leaf("name", &self.name).leaf("type", self.kind);
         o.leaf_opt("comments", self.comments.as_ref()).leaf_opt("email", self.email.as_ref());
         write_phone(o, "faxNumber", &self.fax_number);
         write_phone(o, "phoneNumber", &self.phone_number);

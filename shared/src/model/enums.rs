@@ -21,20 +21,29 @@ macro_rules! wire_enum {
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
-        }
 
-        impl WireEnum for $name {
-            const NAMES: &'static [&'static str] = &[$($s),+];
-            fn parse(s: &str) -> Option<$name> {
+            /// The seeds' string of this value.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $s),+
+                }
+            }
+
+            pub fn parse(s: &str) -> Option<$name> {
                 match s {
                     $($s => Some($name::$variant),)+
                     _ => None,
                 }
             }
+        }
+
+        impl WireEnum for $name {
+            const NAMES: &'static [&'static str] = &[$($s),+];
+            fn parse(s: &str) -> Option<$name> {
+                $name::parse(s)
+            }
             fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $s),+
-                }
+                $name::as_str(self)
             }
         }
 

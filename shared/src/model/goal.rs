@@ -6,42 +6,24 @@ use serde::{Deserialize, Serialize};
 use super::account::Account;
 use super::campaign::{read_frontload, Campaign};
 use super::common::*;
+use super::enums::{GoalType, GoalVariant, PricingModel};
 use crate::error::AppError;
 use crate::xml::{BeanReader, Element, XmlOut};
 
-pub const GOAL_TYPES: &[&str] = &[
-    "SHARE_OF_VOICE",
-    "IMPRESSION",
-    "UNLIMITED_IMPRESSION",
-    "RTB",
-    "FIRST_QUARTILE",
-    "SECOND_QUARTILE",
-    "THIRD_QUARTILE",
-    "COMPLETE",
-    "CLICK_THROUGH",
-];
-pub const VARIANTS: &[&str] = &["NORMAL", "BUMPER"];
-pub const PRICING_MODELS: &[&str] = &["NO_PRICING", "BUDGET", "CPM", "CPMV_25", "CPMV_50", "CPMV_75", "CPMV_100", "CPC"];
 pub const CAP_TYPES: &[&str] = &["totalCap", "dailyCap", "hourlyCap", "dailyEventCap", "hourlyEventCap"];
 pub const FORMAT_TYPES: &[&str] = &["PREROLL", "MIDROLL", "POSTROLL"];
 pub const MAX_MIDROLL_BREAKS: usize = 10;
 pub const MAX_ADS_PER_GOAL: usize = 500;
 
-const EVENT_TYPES: &[&str] = &["FIRST_QUARTILE", "SECOND_QUARTILE", "THIRD_QUARTILE", "COMPLETE", "CLICK_THROUGH"];
-
 /// The goal types a cap type applies to (the table of §2.2).
-pub fn cap_allowed(cap: &str, goal_type: &str) -> bool {
+pub fn cap_allowed(cap: &str, goal_type: GoalType) -> bool {
+    use GoalType::*;
     match cap {
-        "totalCap" => goal_type == "SHARE_OF_VOICE" || EVENT_TYPES.contains(&goal_type),
-        "dailyCap" | "hourlyCap" => ["IMPRESSION", "SHARE_OF_VOICE", "UNLIMITED_IMPRESSION", "RTB"].contains(&goal_type),
-        "dailyEventCap" | "hourlyEventCap" => EVENT_TYPES.contains(&goal_type),
+        "totalCap" => goal_type == ShareOfVoice || goal_type.is_event(),
+        "dailyCap" | "hourlyCap" => matches!(goal_type, Impression | ShareOfVoice | UnlimitedImpression | Rtb),
+        "dailyEventCap" | "hourlyEventCap" => goal_type.is_event(),
         _ => false,
     }
-}
-
-/// Whether goalValue counts anything (ignored for these two).
-pub fn value_ignored(goal_type: &str) -> bool {
-    goal_type == "UNLIMITED_IMPRESSION" || goal_type == "RTB"
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,8 +52,8 @@ pub struct Goal {
     pub id: String,
     pub campaign_id: String,
     #[serde(rename = "type")]
-    pub kind: String,
-    pub variant: String,
+    pub kind: GoalType,
+    pub variant: GoalVariant,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal_value: Option<f64>,
     #[serde(deserialize_with = "crate::fasttime::req")]
@@ -79,7 +61,7 @@ pub struct Goal {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(deserialize_with = "crate::fasttime::opt")]
     pub end: Option<DateTime<Utc>>,
-    pub pricing_model: String,
+    pub pricing_model: PricingModel,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pricing_value: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -113,12 +95,12 @@ pub struct Goal {
 pub struct GoalInput {
     pub id: Option<String>,
     pub campaign_id: String,
-    pub kind: String,
-    pub variant: String,
+    pub kind: GoalType,
+    pub variant: GoalVariant,
     pub goal_value: Option<f64>,
     pub start: DateTime<Utc>,
     pub end: Option<DateTime<Utc>>,
-    pub pricing_model: Option<String>,
+    pub pricing_model: Option<PricingModel>,
     pub pricing_value: Option<f64>,
     pub custom_id: Option<String>,
     pub description: Option<String>,
@@ -156,21 +138,21 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, AppError> {
     let mut r = BeanReader::new(el, "goalBean", FIELDS, &[]);
     let id = r.text("id");
     let campaign_id = r.required_max("campaignId", 64);
-    let kind = r.enumeration("type", GOAL_TYPES);
+    let kind: Option<GoalType> = r.one_of("type", GoalType::ALL);
     if kind.is_none() && !r.present("type") {
         r.err("type", "required", "goalBean/type is required");
     }
-    let variant = r.enumeration("variant", VARIANTS);
+    let variant: Option<GoalVariant> = r.one_of("variant", GoalVariant::ALL);
     if variant.is_none() && !r.present("variant") {
         r.err("variant", "required", "goalBean/variant is required (NORMAL or BUMPER)");
     }
     let mut goal_value = None;
-    match kind.as_deref() {
-        Some(k) if value_ignored(k) => {}
+    match kind {
+        Some(k) if k.value_ignored() => {}
         Some(k) => {
             if !r.present("goalValue") {
                 r.err("goalValue", "required", "goalBean/goalValue is required");
-            } else if k == "SHARE_OF_VOICE" {
+            } else if k == GoalType::ShareOfVoice {
                 if let Some(v) = r.number("goalValue", f64::MIN) {
                     if (0.01..=1.0).contains(&v) {
                         goal_value = Some(v);
@@ -198,7 +180,7 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, AppError> {
             r.err("end", "afterStart", "goalBean/end must be after goalBean/start");
         }
     }
-    let pricing_model = r.enumeration("pricingModel", PRICING_MODELS);
+    let pricing_model: Option<PricingModel> = r.one_of("pricingModel", PricingModel::ALL);
     let pricing_value = r.value_number("pricingValue", 0.0);
     // cpm/value and formatType: accepted and ignored (§2.2).
     let custom_id = r.text_max("customId", SHORT_MAX);
@@ -206,7 +188,7 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, AppError> {
     let name = r.text_max("name", 255);
     let front_load_factor = read_frontload(&mut r, "frontLoadFactor");
     let priority = r.int("priority", 1, 10).map(|p| p as u8);
-    let caps = read_caps(&mut r, kind.as_deref());
+    let caps = read_caps(&mut r, kind);
     let midroll_breaks = read_breaks(&mut r);
     let unlimited_impressions = r.bool("unlimitedImpressions").unwrap_or(false);
     match (campaign_id, kind, variant, start) {
@@ -233,7 +215,7 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, AppError> {
     }
 }
 
-fn read_caps(r: &mut BeanReader, goal_type: Option<&str>) -> Vec<Cap> {
+fn read_caps(r: &mut BeanReader, goal_type: Option<GoalType>) -> Vec<Cap> {
     let Some(caps_el) = r.element().child("caps") else { return vec![] };
     let path = r.at("caps");
     let mut cr = BeanReader::new(caps_el, path, &["cap"], &["cap"]);
@@ -304,12 +286,12 @@ impl Goal {
         Goal {
             id,
             campaign_id: i.campaign_id.clone(),
-            kind: i.kind.clone(),
-            variant: i.variant.clone(),
+            kind: i.kind,
+            variant: i.variant,
             goal_value: i.goal_value,
             start: i.start,
             end: i.end,
-            pricing_model: i.pricing_model.clone().unwrap_or_else(|| "NO_PRICING".into()),
+            pricing_model: i.pricing_model.unwrap_or(PricingModel::NoPricing),
             pricing_value: i.pricing_value,
             custom_id: i.custom_id.clone(),
             description: i.description.clone(),
@@ -350,16 +332,14 @@ impl Goal {
     /// The CPM the goal's pricing amounts to, where it has one (docs/goals-ads-assets.md).
     pub fn cpm(&self) -> Option<f64> {
         let v = self.pricing_value?;
-        match self.pricing_model.as_str() {
-            "CPM" | "CPMV_25" | "CPMV_50" | "CPMV_75" | "CPMV_100" => Some(v),
-            "BUDGET" if ["IMPRESSION", "SHARE_OF_VOICE"].contains(&self.kind.as_str()) || EVENT_TYPES.contains(&self.kind.as_str()) => {
-                match (self.kind.as_str(), self.goal_value) {
-                    ("SHARE_OF_VOICE", _) => None,
-                    (_, Some(n)) if n > 0.0 => Some((v / n * 1000.0 * 100.0).round() / 100.0),
-                    _ => None,
-                }
-            }
-            _ => None,
+        match self.pricing_model {
+            PricingModel::Cpm | PricingModel::Cpmv25 | PricingModel::Cpmv50 | PricingModel::Cpmv75 | PricingModel::Cpmv100 => Some(v),
+            // A budget over a booked count of impressions or events.
+            PricingModel::Budget if self.kind == GoalType::Impression || self.kind.is_event() => match self.goal_value {
+                Some(n) if n > 0.0 => Some((v / n * 1000.0 * 100.0).round() / 100.0),
+                _ => None,
+            },
+            PricingModel::Budget | PricingModel::Cpc | PricingModel::NoPricing => None,
         }
     }
 
@@ -399,11 +379,11 @@ impl Goal {
             o.close("midrollBreakTargeting");
         }
         o.leaf_opt("name", self.name.as_ref());
-        o.leaf("pricingModel", &self.pricing_model);
+        o.leaf("pricingModel", self.pricing_model);
         o.value_opt("pricingValue", self.pricing_value);
         o.leaf("priority", self.effective_priority(c, a));
         o.leaf("start", ts(self.start));
-        o.leaf("type", &self.kind).leaf("unlimitedImpressions", self.unlimited_impressions).leaf("variant", &self.variant);
+        o.leaf("type", self.kind).leaf("unlimitedImpressions", self.unlimited_impressions).leaf("variant", self.variant);
         o.close("goalBean");
     }
 }
@@ -507,7 +487,7 @@ mod tests {
             ("hourlyEventCap", vec!["FIRST_QUARTILE", "SECOND_QUARTILE", "THIRD_QUARTILE", "COMPLETE", "CLICK_THROUGH"]),
         ];
         for (c, allowed) in table {
-            for gt in GOAL_TYPES {
+            for gt in <GoalType as crate::model::enums::WireEnum>::NAMES {
                 let body = if *gt == "SHARE_OF_VOICE" { cap(c).replace(">10<", ">0.5<") } else { cap(c) };
                 let got = rules(&bean(gt, &body));
                 if allowed.contains(gt) {
@@ -602,9 +582,9 @@ mod tests {
         .unwrap();
         let mut g = Goal::from_input("g".into(), &i, now);
         assert_eq!(g.cpm(), Some(5.0));
-        g.pricing_model = "CPMV_75".into();
+        g.pricing_model = PricingModel::Cpmv75;
         assert_eq!(g.cpm(), Some(1000.0));
-        g.pricing_model = "CPC".into();
+        g.pricing_model = PricingModel::Cpc;
         assert_eq!(g.cpm(), None);
         assert_eq!(g.format_type(), None);
         g.ads = vec![AdSummary { id: "a".into(), enabled: true, format: "midroll".into(), weight: None }];

@@ -8,6 +8,7 @@ use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::campaign::Campaign;
 use crate::model::client::Client;
+use crate::model::enums::ClientType;
 use crate::store::{Cond, Item, Key, Query, Store, StoreError, TxOp};
 
 use super::Versioned;
@@ -56,12 +57,12 @@ fn item(account: &str, c: &Campaign, base: Item) -> AppResult<Item> {
 
 /// The named clients among `only`, each checked for its type; every bad reference reported.
 async fn resolve_refs(store: &dyn Store, account: &str, c: &Campaign, only: &BTreeSet<String>) -> AppResult<Vec<Versioned<Client>>> {
-    let mut wanted = vec![(c.advertiser_id.clone(), "ADVERTISER", "advertiserId")];
+    let mut wanted = vec![(c.advertiser_id.clone(), ClientType::Advertiser, "advertiserId")];
     if let Some(x) = &c.agency_id {
-        wanted.push((x.clone(), "AGENCY", "agencyId"));
+        wanted.push((x.clone(), ClientType::Agency, "agencyId"));
     }
     if let Some(x) = &c.brand_id {
-        wanted.push((x.clone(), "BRAND", "brandId"));
+        wanted.push((x.clone(), ClientType::Brand, "brandId"));
     }
     let mut out = Vec::new();
     let mut errors: Vec<FieldError> = Vec::new();

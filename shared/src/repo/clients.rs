@@ -5,6 +5,7 @@ use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::client::Client;
 use crate::model::contact::Contact;
+use crate::model::enums::ClientType;
 use crate::store::{Cond, Key, Query, Store, StoreError, TxOp};
 
 use super::Versioned;
@@ -110,7 +111,7 @@ pub async fn remove(store: &dyn Store, account: &str, id: &str) -> AppResult<Cli
 
 /// A campaign's reference to a client: it must exist with the given type (`field` names
 /// the bean element in the 400).
-pub async fn load_typed(store: &dyn Store, account: &str, id: &str, kind: &str, field: &str) -> AppResult<Versioned<Client>> {
+pub async fn load_typed(store: &dyn Store, account: &str, id: &str, kind: ClientType, field: &str) -> AppResult<Versioned<Client>> {
     let bad = || {
         AppError::field(
             format!("campaignBean/{field}"),

@@ -39,7 +39,7 @@ pub async fn process(st: &AppState, job: &AssetJob) -> JobResult<()> {
     let Some(url) = cur.value.download_uri.clone() else {
         return Ok(());
     };
-    update(st, job, |a| a.status = asset::DOWNLOADING.into()).await?;
+    update(st, job, |a| a.status = asset::DOWNLOADING).await?;
     let policy = Policy {
         allow_private: st.settings.asset_allow_private_urls,
         max_bytes: st.settings.asset_max_bytes,
@@ -60,7 +60,7 @@ pub async fn process(st: &AppState, job: &AssetJob) -> JobResult<()> {
                 Ok(size) => {
                     tracing::info!(asset = %job.asset, size, "asset downloaded");
                     update(st, job, |a| {
-                        a.status = asset::READY.into();
+                        a.status = asset::READY;
                         a.size = Some(size);
                         a.content_type = Some(ct.clone());
                         a.object_key = Some(object_key.clone());
@@ -77,7 +77,7 @@ pub async fn process(st: &AppState, job: &AssetJob) -> JobResult<()> {
             tracing::warn!(asset = %job.asset, error = %e, "asset download failed");
             let reason = e.to_string();
             update(st, job, |a| {
-                a.status = asset::FAILED.into();
+                a.status = asset::FAILED;
                 a.failure_reason = Some(reason.clone());
             })
             .await

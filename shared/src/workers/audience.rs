@@ -168,7 +168,7 @@ pub fn new_batch(st: &AppState, account: &Account, provider: &str, id: &str, obj
         account_id: account.id.clone(),
         provider_id: provider.to_string(),
         object_key: object_key.to_string(),
-        status: m::UPLOADED.into(),
+        status: m::UPLOADED,
         created: st.clock.now(),
         day: day_of(st, account),
         source: source.into(),
@@ -217,7 +217,7 @@ async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
                     Created::New(b) => *b,
                     Created::SlotTaken(other) => {
                         let mut b = new_batch(st, &account, provider_id, &id, key, "bucket");
-                        b.status = m::CANCELLED.into();
+                        b.status = m::CANCELLED;
                         b.message = Some(format!(
                             "audience provider {provider_id} already has batch {other} for {}; one batch file per provider per day",
                             b.day
@@ -239,7 +239,7 @@ async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
 /// Moves an UPLOADED batch to PROCESSING (with its chunks) and sends the next chunk job.
 async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
     for _ in 0..10 {
-        match cur.value.status.as_str() {
+        match cur.value.status {
             m::UPLOADED => {
                 // One batch of a provider at a time, in upload order, so a newer file's rows
                 // are never overwritten by an older one still running; the running batch
@@ -254,14 +254,14 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
                         next.chunks = chunks;
                         next.total_bytes = total;
                         if next.chunks.is_empty() {
-                            next.status = m::FINISHED.into();
+                            next.status = m::FINISHED;
                             next.finished = Some(st.clock.now());
                         } else {
-                            next.status = m::PROCESSING.into();
+                            next.status = m::PROCESSING;
                         }
                     }
                     Err(why) => {
-                        next.status = m::CANCELLED.into();
+                        next.status = m::CANCELLED;
                         next.message = Some(why);
                     }
                 }
@@ -619,7 +619,7 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
     let Some(provider) = provider else {
         tracing::warn!(batch = %job.batch, "audience provider gone; batch cancelled");
         let mut next = cur.value.clone();
-        next.status = m::CANCELLED.into();
+        next.status = m::CANCELLED;
         next.lease = None;
         next.message = Some(format!("audience provider {} no longer exists", next.provider_id));
         match st.store.put(batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
@@ -665,7 +665,7 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
         next.lease = None;
         next.stats.merge(&stats);
         if next.chunks_done as usize >= next.chunks.len() {
-            next.status = m::FINISHED.into();
+            next.status = m::FINISHED;
             next.finished = Some(st.clock.now());
         }
         let item = batch_item(&next, cur.version() + 1)?;

@@ -14,6 +14,7 @@ use crate::metrics::{self, ecpm, projected_delivery, ratio, Counters, Level};
 use crate::model::account::Account;
 use crate::model::ad::{event_v3, weights, Ad};
 use crate::model::campaign::Campaign;
+use crate::model::enums::{CreativeType, GoalType, GoalVariant, InsertionPoint};
 use crate::model::goal::Goal;
 use crate::repo;
 use crate::repo::reference::Kind;
@@ -171,7 +172,8 @@ fn ad_json<'a>(
     weight: Option<crate::model::ad::Weight>,
     devices: &'a [String],
 ) -> AdOut<'a> {
-    let kind = if ad.creative.kind == "spotPlaceholder" { "standardPlaceholder" } else { ad.creative.kind.as_str() };
+    // v3 calls a spot placeholder a standard placeholder.
+    let kind = if ad.creative.kind == CreativeType::SpotPlaceholder { "standardPlaceholder" } else { ad.creative.kind.as_str() };
     let dated = |own: Option<DateTime<Utc>>, inherited: Option<DateTime<Utc>>| match own {
         Some(v) => DatedOut { value: Some(v), origin: None },
         None => DatedOut { value: inherited, origin: Some(origin_out("goal", &g.id)) },
@@ -182,7 +184,7 @@ fn ad_json<'a>(
         description: ad.description.as_deref(),
         custom_id: ad.custom_id.as_deref(),
         creative: CreativeOut {
-            insertion_point: ad.creative.insertion_point.as_deref(),
+            insertion_point: ad.creative.insertion_point.map(InsertionPoint::as_str),
             asset: ad.creative.asset_id.as_deref().map(|a| LinkOut { id: a, href: format!("/v1/assets/video/{a}") }),
             click_destination_uri: ad.creative.click_destination_uri.as_deref(),
             kind,
@@ -271,8 +273,8 @@ fn goal_json<'a>(
     projection: Option<Option<f64>>,
 ) -> GoalOut<'a> {
     let a = cx.account;
-    let value = match (g.kind.as_str(), g.goal_value) {
-        ("SHARE_OF_VOICE", Some(v)) => Some((v * 10_000.0).round() / 100.0),
+    let value = match (g.kind, g.goal_value) {
+        (GoalType::ShareOfVoice, Some(v)) => Some((v * 10_000.0).round() / 100.0),
         (_, v) => v,
     };
     GoalOut {
@@ -281,15 +283,15 @@ fn goal_json<'a>(
         description: g.description.as_deref(),
         custom_id: g.custom_id.as_deref(),
         campaign: link_out("campaigns", &c.id),
-        target: TargetOut { value, unit: if g.kind == "SHARE_OF_VOICE" { "percent" } else { "impression" } },
+        target: TargetOut { value, unit: if g.kind == GoalType::ShareOfVoice { "percent" } else { "impression" } },
         start: g.start,
         end: g.end,
-        pricing: PricingOut { value: g.pricing_value.unwrap_or(0.0), pricing_model: g.pricing_model.to_lowercase() },
+        pricing: PricingOut { value: g.pricing_value.unwrap_or(0.0), pricing_model: g.pricing_model.as_str().to_lowercase() },
         ads: match ads {
             Some(full) => Children::Full(full),
             None => Children::Links(g.ads.iter().map(|s| link_out("ads", &s.id)).collect()),
         },
-        kind: goal_type_v3(&g.kind),
+        kind: goal_type_v3(g.kind.as_str()),
         deleted: g.deleted_at.is_some() || c.deleted_at.is_some(),
         priority: inherited_out(
             g.effective_priority(c, a),
@@ -305,10 +307,10 @@ fn goal_json<'a>(
         ),
         metrics,
         ad_position: "any",
-        sponsor_placement: (g.variant == "BUMPER").then_some("default"),
+        sponsor_placement: (g.variant == GoalVariant::Bumper).then_some("default"),
         projected_delivery: projection,
         cap: g.caps.first().map(|cap| CapOut { cap_type: &cap.kind, cap_value: cap.value }),
-        goal_mode: if g.variant == "BUMPER" { "sponsor" } else { "normal" },
+        goal_mode: if g.variant == GoalVariant::Bumper { "sponsor" } else { "normal" },
     }
 }
 

@@ -61,15 +61,7 @@ impl Fields for BeanReader<'_> {
         &mut self.errors
     }
     fn one_of<E: WireEnum>(&mut self, name: &str, allowed: &[E]) -> Option<E> {
-        let v = self.text(name)?;
-        match E::parse(&v).filter(|e| allowed.iter().any(|a| a.as_str() == e.as_str())) {
-            Some(e) => Some(e),
-            None => {
-                let p = Fields::at(self, name);
-                Fields::err(self, name, "enum", format!("{p} must be one of {} (got {v:?})", names(allowed)));
-                None
-            }
-        }
+        BeanReader::one_of(self, name, allowed)
     }
     fn list_of<E: WireEnum + PartialEq>(&mut self, name: &str, allowed: &[E]) -> Vec<E> {
         let el = self.element();
@@ -106,15 +98,7 @@ impl Fields for ObjReader<'_> {
         &mut self.errors
     }
     fn one_of<E: WireEnum>(&mut self, name: &str, allowed: &[E]) -> Option<E> {
-        let s = self.str_opt(name, 64)?;
-        match E::parse(&s).filter(|e| allowed.iter().any(|a| a.as_str() == e.as_str())) {
-            Some(e) => Some(e),
-            None => {
-                let p = Fields::at(self, name);
-                Fields::err(self, name, "enum", format!("{p} must be one of {} (got {s:?})", names(allowed)));
-                None
-            }
-        }
+        ObjReader::one_of(self, name, allowed)
     }
     fn list_of<E: WireEnum + PartialEq>(&mut self, name: &str, allowed: &[E]) -> Vec<E> {
         let mut out: Vec<E> = Vec::new();
