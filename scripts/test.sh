@@ -21,6 +21,9 @@ cargo fmt --all --check
 echo "== cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+echo "== module import cycles (scripts/module-cycles.py)"
+python3 scripts/module-cycles.py
+
 echo "== cfn-lint template.yaml"
 "$VENV/bin/cfn-lint" template.yaml
 echo "cfn-lint: template.yaml clean"
@@ -29,7 +32,17 @@ PORT=$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0
 # moto through a launcher that serialises its DynamoDB backend (see scripts/moto_server.py)
 "$VENV/bin/python" scripts/moto_server.py -H 127.0.0.1 -p "$PORT" > target/moto.log 2>&1 &
 MOTO_PID=$!
-trap 'kill "$MOTO_PID" 2>/dev/null || true; wait "$MOTO_PID" 2>/dev/null || true' EXIT
+# Stop moto on exit: SIGTERM, then SIGKILL after 5 s (a busy moto can ignore SIGTERM).
+stop_moto() {
+  kill "$MOTO_PID" 2>/dev/null || true
+  for _ in $(seq 1 50); do
+    kill -0 "$MOTO_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -9 "$MOTO_PID" 2>/dev/null || true
+  wait "$MOTO_PID" 2>/dev/null || true
+}
+trap stop_moto EXIT
 for _ in $(seq 1 100); do
   if curl -sf "http://127.0.0.1:$PORT/moto-api/" > /dev/null 2>&1; then break; fi
   sleep 0.1

@@ -139,7 +139,7 @@ impl<'a> ObjReader<'a> {
     }
 
     /// A value of the closed set `allowed` (typed); another value is an `enum` error.
-    pub fn one_of<E: crate::model::enums::WireEnum>(&mut self, name: &str, allowed: &[E]) -> Option<E> {
+    pub fn one_of<E: crate::wire_enum::WireEnum>(&mut self, name: &str, allowed: &[E]) -> Option<E> {
         let s = self.str_opt(name, 64)?;
         match E::parse(&s).filter(|e| allowed.iter().any(|a| a.as_str() == e.as_str())) {
             Some(e) => Some(e),

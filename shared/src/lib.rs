@@ -22,5 +22,6 @@ pub mod settings;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod wire_enum;
 pub mod workers;
 pub mod xml;

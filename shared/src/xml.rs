@@ -250,7 +250,7 @@ impl<'a> BeanReader<'a> {
 
     /// One of `allowed` (exact, case-sensitive as the seeds write them).
     /// A value of the closed set `allowed` (typed); another value is an `enum` error.
-    pub fn one_of<E: crate::model::enums::WireEnum>(&mut self, name: &str, allowed: &[E]) -> Option<E> {
+    pub fn one_of<E: crate::wire_enum::WireEnum>(&mut self, name: &str, allowed: &[E]) -> Option<E> {
         let v = self.text(name)?;
         match E::parse(&v).filter(|e| allowed.iter().any(|a| a.as_str() == e.as_str())) {
             Some(e) => Some(e),

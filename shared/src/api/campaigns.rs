@@ -11,6 +11,7 @@ use super::*;
 use crate::error::{AppResult, FieldError};
 use crate::ids::new_id;
 use crate::model::campaign::{parse_bean, Campaign};
+use crate::model::enums::CampaignStatus;
 use crate::model::notification::{notifications, write_map, GoalSummary};
 use crate::xml::expect_root;
 
@@ -40,38 +41,13 @@ fn collection(list: &[Campaign], a: &crate::model::account::Account, now: DateTi
     o.finish()
 }
 
-/// Whether the bean's `status` archives the campaign; any other move is refused (§2.1, §3).
-fn status_move(status: Option<&str>, current: &Campaign, now: DateTime<Utc>) -> AppResult<bool> {
-    match status {
-        None => Ok(false),
-        Some("ARCHIVED") => Ok(!current.is_archived()),
-        Some(s) if current.is_archived() => Err(AppError::field(
-            "campaignBean/status",
-            "archived",
-            format!("campaignBean/status: the campaign is archived and cannot be set back to {s}"),
-        )),
-        Some(s) if s == current.status(now) => Ok(false),
-        Some(s) => Err(AppError::field(
-            "campaignBean/status",
-            "readOnly",
-            format!("campaignBean/status {s} is derived from the goals' flight and cannot be set; only ARCHIVED can be set"),
-        )),
-    }
-}
-
-fn archive(c: &mut Campaign, a: &crate::model::account::Account, now: DateTime<Utc>) {
-    let local = now.with_timezone(&a.tz());
-    c.archived_at = Some(now);
-    c.archive_month = Some(format!("{:04}-{:02}", local.year(), local.month()));
-}
-
 async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "campaignBean")?)?;
     reject_id_on_create("campaignBean", &input.id)?;
     let now = st.clock.now();
     let mut c = Campaign::from_input(new_id(), &input, now);
-    if status_move(input.status.as_deref(), &c, now)? {
-        archive(&mut c, &a, now);
+    if c.status_move(input.status, now)? {
+        c.archive(&a, now);
     }
     repo::campaigns::create(st.store.as_ref(), &a.id, &c).await?;
     tracing::info!(campaign = %c.id, "campaign created");
@@ -80,7 +56,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody
 
 #[derive(Default)]
 struct ListFilter {
-    status: Option<String>,
+    status: Option<CampaignStatus>,
     state: Option<String>,
 }
 
@@ -91,7 +67,7 @@ fn list_filter(raw: Option<&str>) -> AppResult<ListFilter> {
     if let Some(s) = single(&pairs, "status")? {
         let s = s.to_ascii_lowercase();
         if ["active", "recent", "upcoming"].contains(&s.as_str()) {
-            f.status = Some(s.to_ascii_uppercase());
+            f.status = CampaignStatus::parse(&s.to_ascii_uppercase());
         } else {
             errors.push(FieldError::new(
                 "status",
@@ -135,7 +111,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
             Some(s) => c.state() == s,
             None => !c.is_archived(),
         })
-        .filter(|c| f.status.as_deref().is_none_or(|s| c.status(now) == s))
+        .filter(|c| f.status.is_none_or(|s| c.status(now) == s))
         .collect();
     sort_campaigns(&mut list);
     Ok(xml_response(StatusCode::OK, collection(&list, &a, now)))
@@ -195,11 +171,11 @@ async fn update(
     check_body_id("campaignBean", &input.id, &id)?;
     repo::campaigns::update(st.store.as_ref(), &a.id, cur, expected, |stored| {
         let now = st.clock.now();
-        let archive_now = status_move(input.status.as_deref(), stored, now)?;
+        let archive_now = stored.status_move(input.status, now)?;
         let mut c = stored.clone();
         c.replace(&input, now);
         if archive_now {
-            archive(&mut c, &a, now);
+            c.archive(&a, now);
         }
         Ok(c)
     })

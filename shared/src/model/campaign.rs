@@ -3,13 +3,12 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::enums::{CampaignGoalType, CampaignStatus};
+
 use super::account::Account;
 use super::common::*;
 use crate::error::AppError;
 use crate::xml::{BeanReader, Element, XmlOut};
-
-pub const GOAL_TYPES: &[&str] = &["IMPRESSION", "MIXED", "SHARE_OF_VOICE"];
-pub const STATUSES: &[&str] = &["ACTIVE", "RECENT", "UPCOMING", "ARCHIVED"];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -35,7 +34,7 @@ pub struct Campaign {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal_total: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub goal_type: Option<String>,
+    pub goal_type: Option<CampaignGoalType>,
     pub include_in_forecast: bool,
     /// Set only when the campaign overrides the account's global priority.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -94,11 +93,11 @@ pub struct CampaignInput {
     pub exclusive: bool,
     pub front_load_factor: Option<u8>,
     pub goal_total: Option<f64>,
-    pub goal_type: Option<String>,
+    pub goal_type: Option<CampaignGoalType>,
     pub include_in_forecast: bool,
     pub priority: Option<u8>,
     pub vast_enabled: bool,
-    pub status: Option<String>,
+    pub status: Option<CampaignStatus>,
 }
 
 const FIELDS: &[&str] = &[
@@ -150,10 +149,10 @@ pub fn parse_bean(el: &Element) -> Result<CampaignInput, AppError> {
     let exclusive = r.bool("exclusive").unwrap_or(false);
     let front_load_factor = read_frontload(&mut r, "frontLoadFactor");
     let goal_total = r.number("goalTotal", 0.0);
-    let goal_type = r.enumeration("goalType", GOAL_TYPES);
+    let goal_type = r.one_of("goalType", CampaignGoalType::ALL);
     let include_in_forecast = r.bool("includeInForecast").unwrap_or(true);
     let priority = r.int("priority", 1, 10).map(|p| p as u8);
-    let status = r.enumeration("status", STATUSES);
+    let status = r.one_of("status", CampaignStatus::ALL);
     let vast_enabled = r.bool("vastEnabled").unwrap_or(false);
     match (name, advertiser_id) {
         (Some(name), Some(advertiser_id)) if r.errors.is_empty() => Ok(CampaignInput {
@@ -194,7 +193,7 @@ impl Campaign {
             exclusive: i.exclusive,
             front_load_factor: i.front_load_factor,
             goal_total: i.goal_total,
-            goal_type: i.goal_type.clone(),
+            goal_type: i.goal_type,
             include_in_forecast: i.include_in_forecast,
             priority: i.priority,
             vast_enabled: i.vast_enabled,
@@ -245,15 +244,43 @@ impl Campaign {
     /// ARCHIVED when archived; otherwise derived from the goals' flight (§2.1, §3):
     /// UPCOMING before the first goal starts (or with no goals), ACTIVE while running,
     /// RECENT once the last goal has ended.
-    pub fn status(&self, now: DateTime<Utc>) -> &'static str {
+    pub fn status(&self, now: DateTime<Utc>) -> CampaignStatus {
         if self.is_archived() {
-            return "ARCHIVED";
+            return CampaignStatus::Archived;
         }
         match (self.start, self.end) {
-            (Some(s), _) if now < s => "UPCOMING",
-            (Some(_), Some(e)) if now >= e => "RECENT",
-            (Some(_), _) => "ACTIVE",
-            (None, _) => "UPCOMING",
+            (Some(s), _) if now < s => CampaignStatus::Upcoming,
+            (Some(_), Some(e)) if now >= e => CampaignStatus::Recent,
+            (Some(_), _) => CampaignStatus::Active,
+            (None, _) => CampaignStatus::Upcoming,
+        }
+    }
+
+    /// Archives the campaign now, in the month of the account's time zone (the archived list).
+    pub fn archive(&mut self, a: &Account, now: DateTime<Utc>) {
+        use chrono::Datelike;
+        let local = now.with_timezone(&a.tz());
+        self.archived_at = Some(now);
+        self.archive_month = Some(format!("{:04}-{:02}", local.year(), local.month()));
+    }
+
+    /// Whether a bean's `status` archives the campaign: only ARCHIVED can be set, and an
+    /// archived campaign stays archived (§2.1, §3); sending the current status changes nothing.
+    pub fn status_move(&self, status: Option<CampaignStatus>, now: DateTime<Utc>) -> Result<bool, AppError> {
+        match status {
+            None => Ok(false),
+            Some(CampaignStatus::Archived) => Ok(!self.is_archived()),
+            Some(s) if self.is_archived() => Err(AppError::field(
+                "campaignBean/status",
+                "archived",
+                format!("campaignBean/status: the campaign is archived and cannot be set back to {s}"),
+            )),
+            Some(s) if s == self.status(now) => Ok(false),
+            Some(s) => Err(AppError::field(
+                "campaignBean/status",
+                "readOnly",
+                format!("campaignBean/status {s} is derived from the goals' flight and cannot be set; only ARCHIVED can be set"),
+            )),
         }
     }
 
@@ -351,17 +378,17 @@ mod tests {
         let now = Utc.with_ymd_and_hms(2026, 6, 15, 12, 0, 0).unwrap();
         let i = parse_bean(&parse(bean("").as_bytes()).unwrap()).unwrap();
         let mut c = Campaign::from_input("c".into(), &i, now);
-        assert_eq!(c.status(now), "UPCOMING");
+        assert_eq!(c.status(now).as_str(), "UPCOMING");
         c.start = Some(now - chrono::Duration::days(1));
         c.end = Some(now + chrono::Duration::days(1));
-        assert_eq!(c.status(now), "ACTIVE");
+        assert_eq!(c.status(now).as_str(), "ACTIVE");
         c.end = Some(now);
-        assert_eq!(c.status(now), "RECENT");
+        assert_eq!(c.status(now).as_str(), "RECENT");
         c.start = Some(now + chrono::Duration::hours(1));
         c.end = Some(now + chrono::Duration::days(1));
-        assert_eq!(c.status(now), "UPCOMING");
+        assert_eq!(c.status(now).as_str(), "UPCOMING");
         c.archived_at = Some(now);
-        assert_eq!(c.status(now), "ARCHIVED");
+        assert_eq!(c.status(now).as_str(), "ARCHIVED");
         assert_eq!(c.state(), "archived");
     }
 
@@ -374,15 +401,15 @@ mod tests {
         c.set_goal(GoalFlight { id: "a".into(), start: now + d(1), end: Some(now + d(5)), deleted: false });
         c.set_goal(GoalFlight { id: "b".into(), start: now - d(1), end: Some(now + d(2)), deleted: false });
         assert_eq!((c.start, c.end), (Some(now - d(1)), Some(now + d(5))));
-        assert_eq!(c.status(now), "ACTIVE");
+        assert_eq!(c.status(now).as_str(), "ACTIVE");
         c.set_goal(GoalFlight { id: "b".into(), start: now - d(1), end: Some(now + d(2)), deleted: true });
         assert_eq!((c.start, c.end), (Some(now + d(1)), Some(now + d(5))));
-        assert_eq!(c.status(now), "UPCOMING");
+        assert_eq!(c.status(now).as_str(), "UPCOMING");
         c.set_goal(GoalFlight { id: "z".into(), start: now - d(9), end: None, deleted: false });
         assert_eq!((c.start, c.end), (Some(now - d(9)), None));
         assert_eq!(c.live_goal_ids(), vec!["a".to_string(), "z".to_string()]);
         c.set_goal(GoalFlight { id: "a".into(), start: now - d(9), end: Some(now - d(8)), deleted: true });
         c.set_goal(GoalFlight { id: "z".into(), start: now - d(9), end: Some(now - d(1)), deleted: false });
-        assert_eq!(c.status(now), "RECENT");
+        assert_eq!(c.status(now).as_str(), "RECENT");
     }
 }

@@ -3,13 +3,7 @@
 //! and a `match` over one is exhaustive: a new value is a compile error wherever it
 //! matters, not a silent fall-through.
 
-/// A closed set of wire strings.
-pub trait WireEnum: Sized + Copy + 'static {
-    /// Every value's string, in the seeds' order (error messages list them).
-    const NAMES: &'static [&'static str];
-    fn parse(s: &str) -> Option<Self>;
-    fn as_str(self) -> &'static str;
-}
+pub use crate::wire_enum::WireEnum;
 
 macro_rules! wire_enum {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $s:literal),+ $(,)? }) => {
@@ -164,6 +158,16 @@ wire_enum! {
 }
 
 wire_enum! {
+    /// campaignBean/status: derived from the goals' flight, except ARCHIVED (seed 001 §2.1, §3).
+    CampaignStatus { Active = "ACTIVE", Recent = "RECENT", Upcoming = "UPCOMING", Archived = "ARCHIVED" }
+}
+
+wire_enum! {
+    /// campaignBean/goalType.
+    CampaignGoalType { Impression = "IMPRESSION", Mixed = "MIXED", ShareOfVoice = "SHARE_OF_VOICE" }
+}
+
+wire_enum! {
     PricingModel {
         NoPricing = "NO_PRICING",
         Budget = "BUDGET",
@@ -244,6 +248,8 @@ mod tests {
         round_trip(TimeUnit::ALL);
         round_trip(GoalType::ALL);
         round_trip(GoalVariant::ALL);
+        round_trip(CampaignStatus::ALL);
+        round_trip(CampaignGoalType::ALL);
         round_trip(PricingModel::ALL);
         round_trip(ClientType::ALL);
         round_trip(CreativeType::ALL);

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Import cycles between the modules of the `shared` crate.
+
+For every file it reads the paths it names (`crate::a::b`, `super::c`, `self::d`, in `use`
+lines and in code) and records an edge between the two *sibling* modules under their
+nearest common parent (a child using its parent's items, or a parent declaring its
+children, is not an edge). Then it reports every cycle among siblings; the exit code is 1
+when there is one. Usage: scripts/module-cycles.py [shared/src]
+"""
+import os
+import re
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "shared", "src")
+root = os.path.normpath(root)
+
+def module_of(path):
+    rel = os.path.relpath(path, root)[:-3].split(os.sep)
+    if rel[-1] in ("mod", "lib"):
+        rel = rel[:-1]
+    return tuple(rel)
+
+modules = {}
+for dirpath, _, files in os.walk(root):
+    for f in files:
+        if f.endswith(".rs"):
+            p = os.path.join(dirpath, f)
+            modules[module_of(p)] = p
+known = set(modules)
+
+def resolve(cur, path):
+    """A path like crate::a::b or super::c, from module `cur`, to the longest known module."""
+    parts = path.split("::")
+    if parts[0] == "crate":
+        base, rest = (), parts[1:]
+    elif parts[0] in ("super", "self"):
+        base = cur
+        while parts and parts[0] in ("super", "self"):
+            if parts[0] == "super":
+                base = base[:-1]
+            parts = parts[1:]
+        rest = parts
+    else:
+        return None
+    best = base
+    for i in range(1, len(rest) + 1):
+        cand = base + tuple(rest[:i])
+        if cand in known:
+            best = cand
+    return best
+
+edges = {}
+path_re = re.compile(r"\b((?:crate|super|self)(?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+group_re = re.compile(r"use\s+((?:crate|super|self)(?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{([^;]*)\};", re.S)
+for mod, p in modules.items():
+    src = open(p, encoding="utf-8").read()
+    src = re.split(r"#\[cfg\(test\)\]\s*mod tests", src)[0]  # tests may reach anywhere
+    src = re.sub(r"//[^\n]*", "", src)
+    targets = [m.group(1) for m in path_re.finditer(src)]
+    for m in group_re.finditer(src):
+        for item in re.split(r",", re.sub(r"\{[^}]*\}", "", m.group(2))):
+            item = item.strip().split(" as ")[0].strip()
+            if item and item != "self":
+                targets.append(m.group(1) + "::" + item)
+    for t in targets:
+        dst = resolve(mod, t)
+        if dst is None or dst == mod:
+            continue
+        # The two modules' branches under their nearest common parent.
+        i = 0
+        while i < min(len(mod), len(dst)) and mod[i] == dst[i]:
+            i += 1
+        if i == len(mod) or i == len(dst):
+            continue  # parent and descendant
+        a, b = mod[: i + 1], dst[: i + 1]
+        edges.setdefault(a, set()).add(b)
+
+# Cycles: strongly connected components with more than one module.
+index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
+def strong(v):
+    index[v] = low[v] = counter[0]
+    counter[0] += 1
+    stack.append(v)
+    on.add(v)
+    for w in edges.get(v, ()):
+        if w not in index:
+            strong(w)
+            low[v] = min(low[v], low[w])
+        elif w in on:
+            low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+        comp = []
+        while True:
+            w = stack.pop()
+            on.discard(w)
+            comp.append(w)
+            if w == v:
+                break
+        if len(comp) > 1:
+            sccs.append(comp)
+
+sys.setrecursionlimit(10000)
+for v in list(edges):
+    if v not in index:
+        strong(v)
+
+name = lambda m: "::".join(m) or "crate"
+n_edges = sum(len(v) for v in edges.values())
+if sccs:
+    for c in sccs:
+        inside = sorted(name(m) for m in c)
+        print("import cycle among: " + ", ".join(inside))
+        for a in c:
+            for b in sorted(edges.get(a, ())):
+                if b in c:
+                    print(f"  {name(a)} -> {name(b)}")
+    sys.exit(1)
+print(f"module-cycles: {len(modules)} modules, {n_edges} edges between siblings, no import cycle")
