@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::blobs::s3::S3Blobs;
-use crate::blobs::{Blobs, LocalBlobs, MemoryBlobs};
+use crate::blobs::{Blobs, LocalBlobs, MemoryBlobs, NoBlobs};
 use crate::queue::sqs::SqsQueue;
-use crate::queue::{InProcessQueue, Queue, QueueName, Receivers};
+use crate::queue::{InProcessQueue, NoQueue, Queue, QueueName, Receivers};
 use crate::settings::{Settings, StoreConfig};
 use crate::state::AppState;
 use crate::store::dynamodb::DynamoStore;
@@ -50,6 +50,15 @@ pub async fn aws(settings: &Settings, create: Create) -> Result<(AppState, Arc<S
     let queue = Arc::new(queue);
     let state = AppState::new(Arc::new(store), Arc::new(blobs), queue.clone()).with_settings(settings.clone());
     Ok((state, queue))
+}
+
+/// The table alone, for a function whose group stores no objects and sends no jobs: its
+/// blob and queue ports refuse every call, and the S3 and SQS clients (and their operation
+/// code) are not part of its binary.
+pub async fn aws_table_only(settings: &Settings) -> AppState {
+    let conf = aws_config::load_from_env().await;
+    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&conf), settings.table_name.clone());
+    AppState::new(Arc::new(store), Arc::new(NoBlobs), Arc::new(NoQueue)).with_settings(settings.clone())
 }
 
 /// The store alone (the admin command).

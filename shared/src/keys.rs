@@ -96,3 +96,13 @@ pub fn rules(a: &str, parent: crate::model::rules::Parent, id: &str) -> Key {
     };
     Key::new(partition(a, RULES), format!("{kind}#{id}"))
 }
+
+/// Prefix of the metric counter partitions of one level (`AD`, `GOAL`, `CAMPAIGN`).
+pub fn metrics_prefix(a: &str, level: &str) -> String {
+    format!("A#{a}#METRICS#{level}#")
+}
+
+/// One shard of one record's metric counters (`sk` is the shard number).
+pub fn metrics(a: &str, level: &str, id: &str, shard: u32) -> Key {
+    Key::new(format!("{}{id}", metrics_prefix(a, level)), shard.to_string())
+}

@@ -15,8 +15,17 @@ use crate::state::AppState;
 pub type LambdaError = lambda_http::Error;
 pub type WorkerError = lambda_runtime::Error;
 
-/// An HTTP function: `shared::lambda::serve(shared::api::groups::clients)`.
+/// An HTTP function whose group only uses the table:
+/// `shared::lambda::serve(shared::api::groups::clients)`.
 pub async fn serve(group: fn() -> Router<AppState>) -> Result<(), LambdaError> {
+    crate::telemetry::init();
+    let state = assemble::aws_table_only(&Settings::from_env()).await;
+    lambda_http::run(crate::api::finish(group(), state)).await
+}
+
+/// An HTTP function whose group also stores objects in the bucket and sends jobs to the
+/// queues (assets, audience).
+pub async fn serve_with_bucket_and_queues(group: fn() -> Router<AppState>) -> Result<(), LambdaError> {
     crate::telemetry::init();
     let (state, _) = assemble::aws(&Settings::from_env(), Create::No).await?;
     lambda_http::run(crate::api::finish(group(), state)).await

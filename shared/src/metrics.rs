@@ -36,7 +36,7 @@ impl Level {
 }
 
 pub fn key(account: &str, level: Level, id: &str, shard: u32) -> Key {
-    Key::new(format!("A#{account}#METRICS#{}#{id}", level.tag()), shard.to_string())
+    crate::keys::metrics(account, level.tag(), id, shard)
 }
 
 fn shard() -> u32 {
@@ -76,7 +76,7 @@ pub async fn read(store: &dyn Store, account: &str, level: Level, ids: &[String]
             keys.push(key(account, level, id, s));
         }
     }
-    let prefix = format!("A#{account}#METRICS#{}#", level.tag());
+    let prefix = crate::keys::metrics_prefix(account, level.tag());
     let mut out: HashMap<String, Counters> = ids.iter().map(|id| (id.clone(), Counters::default())).collect();
     for item in store.batch_get(&keys).await? {
         let Some(id) = item.pk.strip_prefix(&prefix) else { continue };

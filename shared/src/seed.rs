@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::ids::{hash_key, new_api_key, plausible_id};
 use crate::keys;
 use crate::model::account::*;
+use crate::model::zone::Zone;
 use crate::repo;
 use crate::store::{Cond, Store, StoreError};
 
@@ -60,12 +61,61 @@ fn five() -> u8 {
     5
 }
 
+/// The offsets of an IANA time zone from 1970 to 2100 as a transition table: the offset is
+/// sampled every six hours (no zone changes twice within that) and each change is narrowed
+/// to the second. Before 1970 the 1970 offset applies; after 2100 the last one. An unknown
+/// name is UTC (`validate` refuses it). Tables are kept per name for the process.
+pub fn zone_table(name: &str) -> Zone {
+    static TABLES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, Zone>>> = std::sync::OnceLock::new();
+    let tables = TABLES.get_or_init(Default::default);
+    if let Some(z) = tables.lock().ok().and_then(|t| t.get(name).cloned()) {
+        return z;
+    }
+    let z = compute_zone_table(name);
+    if let Ok(mut t) = tables.lock() {
+        t.insert(name.to_string(), z.clone());
+    }
+    z
+}
+
+fn compute_zone_table(name: &str) -> Zone {
+    use chrono::{Offset, TimeZone};
+    let Ok(tz) = name.parse::<chrono_tz::Tz>() else { return Zone::fixed(0) };
+    let offset = |t: i64| match chrono::DateTime::from_timestamp(t, 0) {
+        Some(d) => tz.offset_from_utc_datetime(&d.naive_utc()).fix().local_minus_utc(),
+        None => 0,
+    };
+    let (start, end) = (0i64, 4_102_444_800i64); // 1970-01-01 .. 2100-01-01
+    let mut transitions = vec![(i64::MIN, offset(start))];
+    let mut t = start;
+    while t < end {
+        let next = t + 6 * 3600;
+        let (a, b) = (offset(t), offset(next));
+        if a != b {
+            // The first second of the new offset.
+            let (mut lo, mut hi) = (t, next);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if offset(mid) == a {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            transitions.push((hi, b));
+        }
+        t = next;
+    }
+    Zone { transitions }
+}
+
 impl SeedAccount {
     pub fn account(&self) -> Account {
         Account {
             id: self.id.clone(),
             name: self.name.clone(),
             time_zone: self.time_zone.clone(),
+            zone: zone_table(&self.time_zone),
             global_priority: self.global_priority,
             global_frontload: self.global_frontload,
             region: self.region.clone(),
@@ -249,6 +299,24 @@ pub const DEMO_SEED: &str = include_str!("../../infra/seed/demo.json");
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn zone_tables_match_the_tz_database() {
+        use chrono::{Offset, TimeZone};
+        let z = zone_table("Europe/Stockholm");
+        // 2026: CEST from 29 March 01:00 UTC to 25 October 01:00 UTC.
+        assert!(z.transitions.contains(&(1_774_746_000, 7200)) && z.transitions.contains(&(1_792_890_000, 3600)));
+        // Every hour of 2020-2030 agrees with chrono-tz, for zones with and without DST.
+        for name in ["Europe/Stockholm", "Asia/Singapore", "America/New_York", "Australia/Lord_Howe", "UTC"] {
+            let z = zone_table(name);
+            let tz: chrono_tz::Tz = name.parse().unwrap();
+            for t in (1_577_836_800i64..1_893_456_000).step_by(3600) {
+                let d = chrono::DateTime::from_timestamp(t, 0).unwrap();
+                assert_eq!(z.offset_at(t), tz.offset_from_utc_datetime(&d.naive_utc()).fix().local_minus_utc(), "{name} at {d}");
+            }
+        }
+        assert_eq!(zone_table("Nowhere/Atlantis"), Zone::fixed(0));
+    }
     use super::*;
 
     #[test]

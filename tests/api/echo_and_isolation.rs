@@ -84,4 +84,41 @@ both_stores! {
         r.expect(404);
         assert_eq!(app.get(&format!("{base}/{id}")).await.json()["name"], "Mine");
     }
+
+    async fn every_update_finds_the_record_before_it_reads_the_body(app: TestApp) {
+        // Records of account a; account b sends bodies that are invalid as well.
+        let (adv, campaign) = app.advertiser_campaign().await;
+        let goal = app.goal(&campaign, "IMPRESSION", 1, Some(30), "").await;
+        let contact = app.create_xml("/api/1.0/contact", "<contactBean><firstName>Ann</firstName></contactBean>").await;
+        let r = app.send("POST", "/v1/assets/video?name=spot.mp4", Some(&app.a.key), Some("application/octet-stream"), "video").await;
+        let asset = r.header("location").unwrap().rsplit('/').next().unwrap().to_string();
+        let ad = app
+            .post_json("/v1/ads", &json!({"name": "A", "goalId": goal, "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": asset}}))
+            .await
+            .json();
+        let ad = ad["id"].as_str().unwrap().to_string();
+        let policy = app.post_json("/v1/insertion-policy", &json!({"name": "P"})).await.json();
+        let policy = policy["id"].as_str().unwrap().to_string();
+        let xml = Some("application/xml");
+        let bad_xml = |root: &str| format!("<{root}><name></name><type>NOPE</type><bogus/></{root}>");
+        let b = Some(app.b.key.as_str());
+        for (method, path, ct, body) in [
+            ("PUT", format!("/api/1.0/client/by_client_id;id={adv}"), xml, bad_xml("clientBean")),
+            ("PUT", format!("/api/1.0/contact/by_contact_id;id={contact}"), xml, bad_xml("contactBean")),
+            ("PUT", format!("/api/1.0/campaign/by_campaign_id;id={campaign}"), xml, bad_xml("campaignBean")),
+            ("PUT", format!("/api/1.0.cpvext/goal/by_goal_id;id={goal}"), xml, bad_xml("goalBean")),
+            ("PUT", format!("/api/1.0/campaign/rules/by_campaign_id;id={campaign}"), xml, bad_xml("rulesBean")),
+            ("PUT", format!("/api/1.0.cpvext/goal/rules/by_goal_id;id={goal}"), xml, bad_xml("rulesBean")),
+            ("PUT", "/v1/ads".to_string(), Some("application/json"), json!({"id": ad, "weight": -5, "bogus": 1}).to_string()),
+            ("PATCH", "/v1/ads".to_string(), Some("application/json"), json!({"id": ad, "weight": -5}).to_string()),
+            ("PUT", "/v1/insertion-policy".to_string(), Some("application/json"), json!({"id": policy, "bogus": true}).to_string()),
+        ] {
+            let r = app.send(method, &path, b, ct, &body).await;
+            assert_eq!(r.status, 404, "{method} {path}: {}", r.body);
+            assert!(!r.body.contains(&app.a.id), "nothing of the owner leaks: {}", r.body);
+        }
+        // Unchanged for the owner.
+        assert_eq!(app.get(&format!("/v1/ads/{ad}")).await.json()["name"], "A");
+        assert_eq!(app.get(&format!("/v1/insertion-policy/{policy}")).await.json()["name"], "P");
+    }
 }

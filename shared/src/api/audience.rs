@@ -15,7 +15,7 @@ use super::*;
 use crate::error::AppResult;
 use crate::model::account::AudienceProvider;
 use crate::model::audience::{self as m, Batch};
-use crate::repo::audience::Created;
+use crate::repo::audience::{Cancelled, Created};
 use crate::workers::audience as w;
 
 pub fn router() -> Router<AppState> {
@@ -91,7 +91,7 @@ fn check_account_region(st: &AppState, a: &crate::model::account::Account) -> Ap
 fn seconds_to_next_day(st: &AppState, a: &crate::model::account::Account) -> i64 {
     use chrono::{Duration, TimeZone};
     let tz = a.tz();
-    let now = st.clock.now().with_timezone(&tz);
+    let now = st.clock.now().with_timezone(tz);
     let tomorrow = now.date_naive() + Duration::days(1);
     let midnight = tomorrow.and_hms_opt(0, 0, 0).and_then(|t| tz.from_local_datetime(&t).earliest());
     midnight.map_or(86_400, |m| (m.with_timezone(&chrono::Utc) - st.clock.now()).num_seconds().max(1))
@@ -194,29 +194,21 @@ async fn progress(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
 /// Below 100 %: CANCELLED (200, also again); at 100 %: 400 `{errors: [{message}]}`.
 async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     check_account_region(&st, &a)?;
-    for _ in 0..repo::WRITE_ATTEMPTS {
-        let cur = repo::audience::load(st.store.as_ref(), &a.id, &id).await?;
-        match cur.value.status {
-            m::FINISHED => {
-                let message = format!("Batch {id} is already 100% processed and cannot be cancelled");
-                return Ok((StatusCode::BAD_REQUEST, Json(json!({"errors": [{"message": message}]}))).into_response());
-            }
-            m::CANCELLED => return Ok(Json(cur.value.progress_json()).into_response()),
-            _ => {}
+    match repo::audience::cancel(st.store.as_ref(), &a.id, &id).await? {
+        Cancelled::Finished => {
+            let message = format!("Batch {id} is already 100% processed and cannot be cancelled");
+            Ok((StatusCode::BAD_REQUEST, Json(json!({"errors": [{"message": message}]}))).into_response())
         }
-        let mut next = cur.value.clone();
-        next.status = m::CANCELLED;
-        next.lease = None;
-        if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await? {
+        Cancelled::Already(b) => Ok(Json(b.progress_json()).into_response()),
+        Cancelled::Now(b) => {
             tracing::info!(batch = %id, "batch cancelled");
             // A batch of the provider may be waiting for this one.
-            if let Err(e) = w::start_next(&st, &a.id, &next.provider_id).await {
+            if let Err(e) = w::start_next(&st, &a.id, &b.provider_id).await {
                 tracing::error!(error = %e, batch = %id, "could not start the provider's next batch");
             }
-            return Ok(Json(next.progress_json()).into_response());
+            Ok(Json(b.progress_json()).into_response())
         }
     }
-    Err(repo::conflict())
 }
 
 /// GET `/v1/audience/batch?providerId=`: the batches, newest first (ours; for bucket drops).

@@ -122,7 +122,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let now = st.clock.now();
-    let local = now.with_timezone(&a.tz());
+    let local = now.with_timezone(a.tz());
     let mut errors = Vec::new();
     let year = match single(&pairs, "year")? {
         None => Some(local.year()),

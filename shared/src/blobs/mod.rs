@@ -47,6 +47,32 @@ pub trait Blobs: Send + Sync {
     fn kind(&self) -> &'static str;
 }
 
+/// The blob port of a function that has no bucket (its group never stores objects): every
+/// call is an error, so a wiring mistake shows as a 500 naming it, not as lost data.
+pub struct NoBlobs;
+
+#[async_trait]
+impl Blobs for NoBlobs {
+    async fn put_file(&self, key: &str, _: &Path, _: &str) -> Result<u64, BlobError> {
+        Err(BlobError::msg(format!("this function has no bucket (storing {key})")))
+    }
+    async fn put_bytes(&self, key: &str, _: Vec<u8>, _: &str) -> Result<(), BlobError> {
+        Err(BlobError::msg(format!("this function has no bucket (storing {key})")))
+    }
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
+        Err(BlobError::msg(format!("this function has no bucket (reading {key})")))
+    }
+    async fn size(&self, key: &str) -> Result<Option<u64>, BlobError> {
+        Err(BlobError::msg(format!("this function has no bucket (reading {key})")))
+    }
+    async fn open_from(&self, key: &str, _: u64) -> Result<Option<BlobReader>, BlobError> {
+        Err(BlobError::msg(format!("this function has no bucket (reading {key})")))
+    }
+    fn kind(&self) -> &'static str {
+        "none"
+    }
+}
+
 /// A streamed object body.
 pub type BlobReader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
 

@@ -50,6 +50,9 @@ pub struct Account {
     pub name: String,
     #[serde(default = "utc")]
     pub time_zone: String,
+    /// `time_zone`'s offsets, computed when the account is seeded (model/zone.rs).
+    #[serde(default)]
+    pub zone: super::zone::Zone,
     #[serde(default = "five")]
     pub global_priority: u8,
     #[serde(default)]
@@ -66,8 +69,9 @@ pub struct Account {
 }
 
 impl Account {
-    pub fn tz(&self) -> chrono_tz::Tz {
-        self.time_zone.parse().unwrap_or(chrono_tz::UTC)
+    /// The account's time zone (its offsets table; UTC when the account has none yet).
+    pub fn tz(&self) -> &super::zone::Zone {
+        &self.zone
     }
 }
 

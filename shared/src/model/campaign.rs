@@ -259,7 +259,7 @@ impl Campaign {
     /// Archives the campaign now, in the month of the account's time zone (the archived list).
     pub fn archive(&mut self, a: &Account, now: DateTime<Utc>) {
         use chrono::Datelike;
-        let local = now.with_timezone(&a.tz());
+        let local = now.with_timezone(a.tz());
         self.archived_at = Some(now);
         self.archive_month = Some(format!("{:04}-{:02}", local.year(), local.month()));
     }

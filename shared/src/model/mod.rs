@@ -14,3 +14,4 @@ pub mod notification;
 pub mod policy;
 pub mod rules;
 pub mod template;
+pub mod zone;

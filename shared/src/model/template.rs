@@ -29,10 +29,10 @@ pub const MAX_NAME: usize = 255;
 impl Template {
     /// `{id, name, siteId, created}`; `created` with milliseconds and a numeric offset in the
     /// account's time zone.
-    pub fn to_json(&self, tz: chrono_tz::Tz) -> Value {
+    pub fn to_json(&self, tz: &crate::model::zone::Zone) -> Value {
         json!({
             "id": self.id, "name": self.name, "siteId": self.site_id,
-            "created": self.created.with_timezone(&tz).format("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string(),
+            "created": self.created.with_timezone(tz).format("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string(),
         })
     }
 }

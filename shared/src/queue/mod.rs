@@ -68,6 +68,19 @@ pub trait Queue: Send + Sync {
     fn kind(&self) -> &'static str;
 }
 
+/// The queue port of a function that sends no jobs: every send is an error.
+pub struct NoQueue;
+
+#[async_trait]
+impl Queue for NoQueue {
+    async fn send(&self, queue: QueueName, _: String) -> Result<(), QueueError> {
+        Err(QueueError::msg(format!("this function sends to no queue ({})", queue.short())))
+    }
+    fn kind(&self) -> &'static str {
+        "none"
+    }
+}
+
 /// Channels to workers in the same process.
 pub struct InProcessQueue {
     senders: Mutex<HashMap<QueueName, mpsc::UnboundedSender<String>>>,

@@ -109,3 +109,33 @@ pub async fn of_provider(store: &dyn Store, account: &str, provider: &str) -> Ap
     let found: Vec<Versioned<Batch>> = super::query_all(store, Query::gsi1(keys::provider_batches(account, provider))).await?;
     Ok(found.into_iter().map(|v| v.value).collect())
 }
+
+/// What a cancel found.
+pub enum Cancelled {
+    /// Cancelled now (the batch as written).
+    Now(Box<Batch>),
+    /// It was cancelled already.
+    Already(Box<Batch>),
+    /// It is 100 % processed: too late.
+    Finished,
+}
+
+/// Cancels a batch below 100 % (its lease dropped, so no worker commits another chunk).
+pub async fn cancel(store: &dyn Store, account: &str, id: &str) -> AppResult<Cancelled> {
+    use crate::model::audience::{CANCELLED, FINISHED};
+    for _ in 0..super::WRITE_ATTEMPTS {
+        let cur = load(store, account, id).await?;
+        match cur.value.status {
+            FINISHED => return Ok(Cancelled::Finished),
+            CANCELLED => return Ok(Cancelled::Already(Box::new(cur.value))),
+            _ => {}
+        }
+        let mut next = cur.value.clone();
+        next.status = CANCELLED;
+        next.lease = None;
+        if put_next(store, &next, cur.version()).await? {
+            return Ok(Cancelled::Now(Box::new(next)));
+        }
+    }
+    Err(super::conflict())
+}

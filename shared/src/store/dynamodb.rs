@@ -176,7 +176,8 @@ fn opt_map<V>(m: HashMap<String, V>) -> Option<HashMap<String, V>> {
     }
 }
 
-/// The `ADD` update for counter deltas (and the version bump every add makes).
+/// The `ADD` update for counter deltas. It leaves `ver` alone: a record's version moves
+/// with its body only (store/mod.rs, `Item::counters`).
 fn add_expr(deltas: &[(String, i64)], cond: &Cond) -> StoreResult<(Expr, String)> {
     if deltas.is_empty() {
         return Err(StoreError::Invalid("an add needs at least one counter".into()));

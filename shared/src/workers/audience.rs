@@ -159,7 +159,7 @@ async fn create_batch(st: &AppState, b: Batch) -> WResult<Created> {
 
 /// The day a batch counts against: the account's local date.
 pub fn day_of(st: &AppState, account: &Account) -> String {
-    st.clock.now().with_timezone(&account.tz()).format("%Y-%m-%d").to_string()
+    st.clock.now().with_timezone(account.tz()).format("%Y-%m-%d").to_string()
 }
 
 pub fn new_batch(st: &AppState, account: &Account, provider: &str, id: &str, object_key: &str, source: &str) -> Batch {

@@ -381,6 +381,12 @@ fn campaign_json<'a>(
     }
 }
 
+/// A goal's ads, expanded inside it (in the goal's order, with their weights).
+fn nested_ads<'a>(g: &'a Goal, c: &'a Campaign, ads: &'a HashMap<String, Ad>, devices: &'a [String]) -> Vec<AdOut<'a>> {
+    let w = weights(&g.ads);
+    g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied(), devices)).collect()
+}
+
 /// Serialises typed response items straight to JSON text.
 pub fn to_json<T: Serialize>(items: &[T]) -> AppResult<Vec<String>> {
     items.iter().map(|i| serde_json::to_string(i).map_err(AppError::from)).collect()
@@ -432,14 +438,7 @@ pub async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o:
                 .filter(|f| o.include_deleted_goals || !f.deleted)
                 .filter_map(|f| goals.get(&f.id))
                 .map(|g| {
-                    let nested = o.expand_ads.then(|| {
-                        let w = weights(&g.ads);
-                        g.ads
-                            .iter()
-                            .filter_map(|s| ads.get(&s.id))
-                            .map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied(), &devices))
-                            .collect()
-                    });
+                    let nested = o.expand_ads.then(|| nested_ads(g, c, &ads, &devices));
                     goal_json(cx, g, c, nested, None, None)
                 })
                 .collect()
@@ -468,14 +467,7 @@ pub async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)]
         .iter()
         .map(|(g, c)| {
             let cn = counters.get(&g.id).unwrap_or(&none);
-            let nested = o.expand_ads.then(|| {
-                let w = weights(&g.ads);
-                g.ads
-                    .iter()
-                    .filter_map(|s| ads.get(&s.id))
-                    .map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied(), &devices))
-                    .collect()
-            });
+            let nested = o.expand_ads.then(|| nested_ads(g, c, &ads, &devices));
             let m = o.metrics.as_ref().map(|names| metrics_json(cn, names, Some(g)));
             let proj = o.projections.then(|| projected_delivery(g, cn.get("delivered"), cx.now));
             goal_json(cx, g, c, nested, m, proj)
