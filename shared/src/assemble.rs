@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::blobs::s3::S3Blobs;
-use crate::blobs::{Blobs, LocalBlobs, MemoryBlobs, NoBlobs};
+use crate::blobs::{Blobs, LocalBlobs, MemoryBlobs, NoBlobs, UploadsOnly};
 use crate::queue::sqs::SqsQueue;
 use crate::queue::{InProcessQueue, NoQueue, Queue, QueueName, Receivers};
 use crate::settings::{Settings, StoreConfig};
@@ -17,37 +17,43 @@ use crate::store::Store;
 
 const AUDIENCE_PREFIX: &str = crate::workers::audience::PREFIX;
 
-/// Whether the AWS resources are created when missing (emulators) or must exist (AWS,
-/// where the template owns them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Create {
-    No,
-    IfMissing,
+/// The AWS ports: DynamoDB, S3 and SQS over one SDK configuration (loaded once: each load
+/// reads the environment and builds a credentials chain). The resources must exist (on AWS
+/// the template owns them); the queue URLs come from the settings.
+pub async fn aws(settings: &Settings) -> (AppState, Arc<SqsQueue>) {
+    let conf = aws_config::load_from_env().await;
+    let urls: HashMap<QueueName, String> = QueueName::ALL.iter().filter_map(|q| q.url_in(settings).map(|u| (*q, u.to_string()))).collect();
+    let queue = Arc::new(SqsQueue::new(&conf, urls));
+    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&conf), settings.table_name.clone());
+    let state = AppState::new(Arc::new(store), Arc::new(S3Blobs::new(&conf, settings.bucket_name.clone())), queue.clone())
+        .with_settings(settings.clone());
+    (state, queue)
 }
 
-/// The AWS ports: DynamoDB, S3 and SQS over one SDK configuration (loaded once: each load
-/// reads the environment and builds a credentials chain).
-pub async fn aws(settings: &Settings, create: Create) -> Result<(AppState, Arc<SqsQueue>), String> {
+/// The AWS ports of an HTTP function that stores uploads and sends jobs (assets, audience):
+/// like `aws`, with a blob port that only stores.
+pub async fn aws_uploads(settings: &Settings) -> AppState {
+    let conf = aws_config::load_from_env().await;
+    let urls: HashMap<QueueName, String> = QueueName::ALL.iter().filter_map(|q| q.url_in(settings).map(|u| (*q, u.to_string()))).collect();
+    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&conf), settings.table_name.clone());
+    let blobs = UploadsOnly(S3Blobs::new(&conf, settings.bucket_name.clone()));
+    AppState::new(Arc::new(store), Arc::new(blobs), Arc::new(SqsQueue::new(&conf, urls))).with_settings(settings.clone())
+}
+
+/// The AWS ports on an emulator (moto, LocalStack): the table, the bucket, the queues and
+/// the bucket notification are created when missing. Kept apart from `aws` so that no
+/// Lambda links the resource-creating calls.
+pub async fn aws_creating_resources(settings: &Settings) -> Result<(AppState, Arc<SqsQueue>), String> {
     let conf = aws_config::load_from_env().await;
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&conf), settings.table_name.clone());
     let blobs = S3Blobs::new(&conf, settings.bucket_name.clone());
-    let queue = match create {
-        Create::No => {
-            let urls: HashMap<QueueName, String> =
-                QueueName::ALL.iter().filter_map(|q| q.url_in(settings).map(|u| (*q, u.to_string()))).collect();
-            SqsQueue::new(&conf, urls)
-        }
-        Create::IfMissing => {
-            let t = &settings.table_name;
-            store.create_table_if_missing().await.map_err(|e| format!("creating table {t}: {e}"))?;
-            blobs.create_bucket_if_missing().await.map_err(|e| e.to_string())?;
-            let q = SqsQueue::create_with(&conf, &settings.queue_prefix).await.map_err(|e| e.to_string())?;
-            let arn = q.arn(QueueName::Audience).await.map_err(|e| e.to_string())?;
-            blobs.notify_queue(&arn, AUDIENCE_PREFIX).await.map_err(|e| e.to_string())?;
-            q
-        }
-    };
-    let queue = Arc::new(queue);
+    let t = &settings.table_name;
+    store.create_table_if_missing().await.map_err(|e| format!("creating table {t}: {e}"))?;
+    blobs.create_bucket_if_missing().await.map_err(|e| e.to_string())?;
+    let q = SqsQueue::create_with(&conf, &settings.queue_prefix).await.map_err(|e| e.to_string())?;
+    let arn = q.arn(QueueName::Audience).await.map_err(|e| e.to_string())?;
+    blobs.notify_queue(&arn, AUDIENCE_PREFIX).await.map_err(|e| e.to_string())?;
+    let queue = Arc::new(q);
     let state = AppState::new(Arc::new(store), Arc::new(blobs), queue.clone()).with_settings(settings.clone());
     Ok((state, queue))
 }
@@ -131,7 +137,7 @@ pub async fn local(cfg: &StoreConfig, settings: &Settings) -> Result<(AppState, 
         StoreConfig::Memory => Ok(in_process(open_store(cfg).await?, None)),
         StoreConfig::DynamoDb { table, create } => {
             let settings = Settings { table_name: table.clone(), ..settings.clone() };
-            let (state, queue) = aws(&settings, if *create { Create::IfMissing } else { Create::No }).await?;
+            let (state, queue) = if *create { aws_creating_resources(&settings).await? } else { aws(&settings).await };
             Ok((state, Workers::Sqs(queue)))
         }
     }

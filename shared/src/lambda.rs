@@ -7,7 +7,7 @@ use axum::Router;
 use lambda_runtime::{service_fn, LambdaEvent};
 use tracing::Instrument;
 
-use crate::assemble::{self, Create};
+use crate::assemble;
 use crate::queue::QueueName;
 use crate::settings::Settings;
 use crate::state::AppState;
@@ -27,7 +27,7 @@ pub async fn serve(group: fn() -> Router<AppState>) -> Result<(), LambdaError> {
 /// queues (assets, audience).
 pub async fn serve_with_bucket_and_queues(group: fn() -> Router<AppState>) -> Result<(), LambdaError> {
     crate::telemetry::init();
-    let (state, _) = assemble::aws(&Settings::from_env(), Create::No).await?;
+    let state = assemble::aws_uploads(&Settings::from_env()).await;
     lambda_http::run(crate::api::finish(group(), state)).await
 }
 
@@ -35,7 +35,7 @@ pub async fn serve_with_bucket_and_queues(group: fn() -> Router<AppState>) -> Re
 /// only the failed ones are reported back (`ReportBatchItemFailures`) to be redelivered.
 pub async fn serve_worker(q: QueueName) -> Result<(), WorkerError> {
     crate::telemetry::init();
-    let (state, _) = assemble::aws(&Settings::from_env(), Create::No).await?;
+    let (state, _) = assemble::aws(&Settings::from_env()).await;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
         let state = state.clone();
         async move { Ok::<_, WorkerError>(handle_batch(&state, q, event.payload).await) }

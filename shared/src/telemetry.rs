@@ -1,17 +1,57 @@
-//! Logging: `tracing`, JSON on Lambda, compact text locally.
+//! Logging: `tracing`, JSON on Lambda (or with `LOG_FORMAT=json`), compact text locally.
+//!
+//! The level comes from `RUST_LOG`, else `AWS_LAMBDA_LOG_LEVEL`, else `info`. The filter is
+//! `tracing_subscriber`'s `Targets` (`info`, `warn,shared=debug`, ...): target and level
+//! directives, no span or field filters, and no regex engine in every Lambda.
 
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::prelude::*;
+
+/// The filter of a `RUST_LOG`-style string; `info` when it does not parse.
+pub fn filter(spec: &str) -> Targets {
+    spec.parse().unwrap_or_else(|_| Targets::new().with_default(LevelFilter::INFO))
+}
+
+/// Lambda's log levels (`AWS_LAMBDA_LOG_LEVEL`) as tracing levels: FATAL is error.
+pub fn lambda_level(level: &str) -> &'static str {
+    match level.to_ascii_uppercase().as_str() {
+        "TRACE" => "trace",
+        "DEBUG" => "debug",
+        "WARN" => "warn",
+        "ERROR" | "FATAL" => "error",
+        _ => "info",
+    }
+}
 
 pub fn init() {
-    let level = std::env::var("RUST_LOG")
-        .or_else(|_| std::env::var("AWS_LAMBDA_LOG_LEVEL").map(|l| l.to_lowercase()))
+    let spec = std::env::var("RUST_LOG")
+        .or_else(|_| std::env::var("AWS_LAMBDA_LOG_LEVEL").map(|l| lambda_level(&l).to_string()))
         .unwrap_or_else(|_| "info".into());
-    let filter = EnvFilter::try_new(&level).unwrap_or_else(|_| EnvFilter::new("info"));
+    let registry = tracing_subscriber::registry().with(filter(&spec));
     let on_lambda = std::env::var("AWS_LAMBDA_FUNCTION_NAME").is_ok();
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_target(false);
     let _ = if on_lambda || std::env::var("LOG_FORMAT").is_ok_and(|f| f == "json") {
-        builder.json().flatten_event(true).without_time().try_init()
+        registry.with(tracing_subscriber::fmt::layer().json().flatten_event(true).without_time().with_target(false)).try_init()
     } else {
-        builder.compact().try_init()
+        registry.with(tracing_subscriber::fmt::layer().compact().with_target(false)).try_init()
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracing::Level;
+
+    #[test]
+    fn levels_and_targets() {
+        let f = filter("warn,shared=debug");
+        assert!(f.would_enable("shared::api", &Level::DEBUG));
+        assert!(!f.would_enable("aws_smithy_runtime", &Level::INFO));
+        assert!(f.would_enable("aws_smithy_runtime", &Level::WARN));
+        let f = filter("info");
+        assert!(f.would_enable("shared", &Level::INFO) && !f.would_enable("shared", &Level::DEBUG));
+        // AWS_LAMBDA_LOG_LEVEL=FATAL is no tracing level: error.
+        assert_eq!(lambda_level("FATAL"), "error");
+        assert_eq!(lambda_level("WARN"), "warn");
+        assert_eq!(lambda_level("bogus"), "info");
+    }
 }

@@ -73,6 +73,34 @@ impl Blobs for NoBlobs {
     }
 }
 
+/// The blob port of an HTTP function that only stores uploads (the assets and audience
+/// APIs): stores go to the inner store, reads refuse, so the function does not link the
+/// store's read operations.
+pub struct UploadsOnly<B>(pub B);
+
+#[async_trait]
+impl<B: Blobs> Blobs for UploadsOnly<B> {
+    async fn put_file(&self, key: &str, path: &Path, content_type: &str) -> Result<u64, BlobError> {
+        let _ = (path, content_type);
+        Err(BlobError::msg(format!("this function stores uploads only, not files ({key})")))
+    }
+    async fn put_bytes(&self, key: &str, bytes: Vec<u8>, content_type: &str) -> Result<(), BlobError> {
+        self.0.put_bytes(key, bytes, content_type).await
+    }
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
+        Err(BlobError::msg(format!("this function stores uploads only (reading {key})")))
+    }
+    async fn size(&self, key: &str) -> Result<Option<u64>, BlobError> {
+        Err(BlobError::msg(format!("this function stores uploads only (reading {key})")))
+    }
+    async fn open_from(&self, key: &str, _: u64) -> Result<Option<BlobReader>, BlobError> {
+        Err(BlobError::msg(format!("this function stores uploads only (reading {key})")))
+    }
+    fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+}
+
 /// A streamed object body.
 pub type BlobReader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
 
