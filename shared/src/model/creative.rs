@@ -1,0 +1,221 @@
+//! An ad's creative (seed 000 §2.1-§2.2): the eight creative types, the fields each takes,
+//! the external tracker events each allows, and their JSON readers.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::enums::{CreativeType, InsertionPoint, WireEnum};
+use crate::error::FieldError;
+use crate::json::ObjReader;
+
+const SPOT_EVENTS: &[&str] = &[
+    "IMPRESSION",
+    "CLICK_THROUGH",
+    "AD_START",
+    "AD_FIRST_QUARTILE",
+    "AD_MIDPOINT",
+    "AD_THIRD_QUARTILE",
+    "AD_COMPLETE",
+    "CLOSE",
+    "MUTE",
+    "UNMUTE",
+    "PAUSE",
+    "RESUME",
+    "REWIND",
+    "FULLSCREEN",
+    "SKIP",
+];
+const PAUSE_EVENTS: &[&str] = &["IMPRESSION", "CLICK_THROUGH", "CLOSE"];
+const PLACEHOLDER_EVENTS: &[&str] = &[
+    "IMPRESSION",
+    "CLICK_THROUGH",
+    "AD_START",
+    "AD_FIRST_QUARTILE",
+    "AD_MIDPOINT",
+    "AD_THIRD_QUARTILE",
+    "AD_COMPLETE",
+    "CLOSE",
+    "MUTE",
+    "UNMUTE",
+    "PAUSE",
+    "RESUME",
+    "REWIND",
+    "FULLSCREEN",
+    "SKIP",
+    "EXPAND",
+];
+
+/// The external tracker events a creative type allows (§2.2).
+pub fn allowed_events(creative_type: CreativeType) -> &'static [&'static str] {
+    use CreativeType::*;
+    match creative_type {
+        Pause | PausePlaceholder => PAUSE_EVENTS,
+        Placeholder => PLACEHOLDER_EVENTS,
+        Standard | Iptv | Thirdparty | SpotPlaceholder | IptvPlaceholder => SPOT_EVENTS,
+    }
+}
+
+/// The fields each creative type takes, and which of them are required.
+fn creative_fields(t: CreativeType) -> (&'static [&'static str], &'static [&'static str]) {
+    use CreativeType::*;
+    match t {
+        Standard => (&["insertionPoint", "assetId", "clickDestinationUri"], &["insertionPoint", "assetId"]),
+        Pause => (&["assetId", "clickDestinationUri"], &["assetId"]),
+        Iptv => (&["insertionPoint", "videoCreativeId", "clickDestinationUri", "estimatedAdDuration"], &["insertionPoint"]),
+        Thirdparty => {
+            (&["insertionPoint", "vastUri", "vpaidStrict", "vpaidCountdown", "estimatedAdDuration"], &["insertionPoint", "vastUri"])
+        }
+        Placeholder => (&[], &[]),
+        SpotPlaceholder => (&["insertionPoint", "clickDestinationUri"], &["insertionPoint"]),
+        PausePlaceholder => (&["clickDestinationUri"], &[]),
+        IptvPlaceholder => (&["insertionPoint", "clickDestinationUri"], &["insertionPoint"]),
+    }
+}
+
+/// The v3 name of a tracker event: lower camel case (`AD_FIRST_QUARTILE` → `firstQuartile`).
+pub fn event_v3(event: &str) -> String {
+    let base = event.strip_prefix("AD_").unwrap_or(event);
+    let mut out = String::new();
+    for (i, part) in base.split('_').enumerate() {
+        let lower = part.to_lowercase();
+        if i == 0 {
+            out.push_str(&lower);
+        } else {
+            let mut c = lower.chars();
+            if let Some(f) = c.next() {
+                out.extend(f.to_uppercase());
+                out.push_str(c.as_str());
+            }
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Creative {
+    #[serde(rename = "type")]
+    pub kind: CreativeType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insertion_point: Option<InsertionPoint>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asset_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub click_destination_uri: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_creative_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vast_uri: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vpaid_strict: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vpaid_countdown: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_ad_duration: Option<u32>,
+}
+
+impl Creative {
+    /// The ad format weights are shared in: the insertion point, else the type.
+    pub fn format(&self) -> String {
+        match (self.insertion_point, self.kind) {
+            (Some(p), _) => p.as_str().into(),
+            (None, CreativeType::Pause | CreativeType::PausePlaceholder) => "pause".into(),
+            (None, k) => k.as_str().into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tracker {
+    pub id: String,
+    pub url: String,
+    pub event: String,
+}
+
+pub fn check_uri(r: &mut ObjReader, name: &str, v: &Option<String>) {
+    if let Some(u) = v {
+        let ok = (u.starts_with("http://") || u.starts_with("https://")) && u.len() > 8 && !u.chars().any(char::is_whitespace);
+        if !ok {
+            let p = r.at(name);
+            r.err(name, "url", format!("{p} must be an http(s) URL (got {u:?})"));
+        }
+    }
+}
+
+pub(super) fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<Creative> {
+    let Some(v) = v else {
+        errors.push(FieldError::new("creative", "required", "creative is required"));
+        return None;
+    };
+    let raw = v.get("type").and_then(Value::as_str).unwrap_or("");
+    let Some(kind) = CreativeType::parse(raw) else {
+        let msg = if raw.is_empty() {
+            "creative.type is required".to_string()
+        } else {
+            format!("creative.type must be one of {} (got {raw:?})", <CreativeType as WireEnum>::NAMES.join(", "))
+        };
+        errors.push(FieldError::new("creative.type", if raw.is_empty() { "required" } else { "enum" }, msg));
+        return None;
+    };
+    let (fields, required) = creative_fields(kind);
+    let mut known: Vec<&str> = fields.to_vec();
+    known.push("type");
+    let mut r = ObjReader::new(v, "creative", &known);
+    // Fields of other creative types are refused by name, so a wrong type shows.
+    for e in r.errors.iter_mut().filter(|e| e.rule == "unknown") {
+        e.rule = "notForType".into();
+        e.message = format!("{} does not apply to a {kind} creative", e.field);
+    }
+    for f in required {
+        if r.get(f).is_none() {
+            r.err(f, "required", format!("creative.{f} is required for a {kind} creative"));
+        }
+    }
+    let c = Creative {
+        kind,
+        insertion_point: r.one_of("insertionPoint", InsertionPoint::ALL),
+        asset_id: r.str_opt("assetId", 64),
+        click_destination_uri: r.str_opt("clickDestinationUri", 2048),
+        video_creative_id: r.str_opt("videoCreativeId", 255),
+        vast_uri: r.str_opt("vastUri", 2048),
+        vpaid_strict: r.bool_opt("vpaidStrict"),
+        vpaid_countdown: r.bool_opt("vpaidCountdown"),
+        estimated_ad_duration: r.int_opt("estimatedAdDuration", 1, 9999).map(|d| d as u32),
+    };
+    check_uri(&mut r, "clickDestinationUri", &c.click_destination_uri);
+    check_uri(&mut r, "vastUri", &c.vast_uri);
+    let ok = r.errors.is_empty();
+    errors.append(&mut r.errors);
+    ok.then_some(c)
+}
+
+pub(super) fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeType>) -> Vec<(String, String)> {
+    let Some(list) = r.array_opt("externalTrackers") else { return vec![] };
+    let mut out = Vec::new();
+    for (i, t) in list.iter().enumerate() {
+        let path = format!("externalTrackers[{i}]");
+        let mut tr = ObjReader::new(t, &path, &["url", "event", "id"]);
+        let url = tr.str_req("url", 2048);
+        check_uri(&mut tr, "url", &url);
+        let event = tr.str_req("event", 64);
+        if let (Some(e), Some(ct)) = (&event, creative_type) {
+            if !allowed_events(ct).contains(&e.as_str()) {
+                tr.err(
+                    "event",
+                    "event",
+                    format!("{path}.event {e} is not allowed for a {ct} creative (allowed: {})", allowed_events(ct).join(", ")),
+                );
+            }
+        }
+        let ok = tr.errors.is_empty();
+        r.errors.append(&mut tr.errors);
+        if let (Some(url), Some(event), true) = (url, event, ok) {
+            out.push((url, event));
+        }
+    }
+    if out.len() > 50 {
+        r.err("externalTrackers", "maxCount", "at most 50 external trackers per ad");
+    }
+    out
+}

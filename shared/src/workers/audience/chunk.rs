@@ -1,0 +1,304 @@
+//! One chunk of a batch: taken under a lease, its rows streamed into viewer records in
+//! batches, its position recorded as it goes, and committed (counts added once) before the
+//! next chunk is sent.
+
+use super::*;
+
+enum Leased {
+    Mine(Box<Versioned<Batch>>),
+    /// Nothing to do (finished, cancelled, already done, stale job).
+    Skip,
+}
+
+async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Leased> {
+    for _ in 0..10 {
+        let Some(cur) = load_batch(st, &job.account, &job.batch).await? else { return Ok(Leased::Skip) };
+        let b = &cur.value;
+        if b.status != m::PROCESSING {
+            return Ok(Leased::Skip);
+        }
+        if job.index < b.chunks_done {
+            // A redelivered job of a finished chunk: make sure the next one was sent.
+            send_chunk(st, b).await?;
+            return Ok(Leased::Skip);
+        }
+        if job.index > b.chunks_done || job.index as usize >= b.chunks.len() {
+            return Ok(Leased::Skip);
+        }
+        if let Some(l) = &b.lease {
+            if l.chunk == job.index && l.token != token && l.until > st.clock.now() {
+                return Err(format!("chunk {} of batch {} is being processed by another worker", job.index, b.id).into());
+            }
+        }
+        let mut next = b.clone();
+        next.lease = Some(Lease { chunk: job.index, token: token.to_string(), until: st.clock.now() + LEASE });
+        next.running_bytes = 0;
+        let item = batch_item(&next, cur.version() + 1)?;
+        match st.store.put(item.clone(), Cond::Version(cur.version())).await {
+            Ok(()) => return Ok(Leased::Mine(Box::new(Versioned { value: next, item }))),
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(format!("batch {} kept changing", job.batch).into())
+}
+
+/// Whether the batch is still ours to work on; refreshes `cur` when it changed.
+async fn still_mine(st: &AppState, cur: &mut Versioned<Batch>, token: &str) -> WResult<bool> {
+    let Some(fresh) = load_batch(st, &cur.value.account_id, &cur.value.id).await? else { return Ok(false) };
+    let mine = fresh.value.status == m::PROCESSING && fresh.value.lease.as_ref().is_some_and(|l| l.token == token);
+    *cur = fresh;
+    Ok(mine)
+}
+
+/// Records the running chunk's position; `false` when the batch was cancelled or taken over.
+async fn record_progress(st: &AppState, cur: &mut Versioned<Batch>, token: &str, running: u64) -> WResult<bool> {
+    for _ in 0..10 {
+        if cur.value.status != m::PROCESSING || cur.value.lease.as_ref().is_none_or(|l| l.token != token) {
+            return Ok(false);
+        }
+        let mut next = cur.value.clone();
+        next.running_bytes = running;
+        let item = batch_item(&next, cur.version() + 1)?;
+        match st.store.put(item.clone(), Cond::Version(cur.version())).await {
+            Ok(()) => {
+                *cur = Versioned { value: next, item };
+                return Ok(true);
+            }
+            Err(StoreError::ConditionFailed) => {
+                if !still_mine(st, cur, token).await? {
+                    return Ok(false);
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err("the batch kept changing".into())
+}
+
+/// Writes of rows not yet flushed, by PID (so the last row of a PID wins).
+pub struct Pending {
+    account: String,
+    provider: String,
+    batch: String,
+    rows: HashMap<Vec<u8>, Option<Vec<(u16, u32)>>>,
+}
+
+impl Pending {
+    pub fn new(account: &str, provider: &str, batch: &str) -> Pending {
+        Pending { account: account.into(), provider: provider.into(), batch: batch.into(), rows: HashMap::with_capacity(FLUSH_ROWS) }
+    }
+
+    pub fn row(&mut self, r: Row<'_>) {
+        match r {
+            Row::Replace(pid, pairs) => {
+                self.rows.insert(pid.to_vec(), Some(pairs.to_vec()));
+            }
+            Row::Delete(pid) => {
+                self.rows.insert(pid.to_vec(), None);
+            }
+            Row::Keep(_) => {}
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Writes the pending rows (puts and deletes) with batch writes.
+    pub async fn flush(&mut self, st: &AppState, cat: &Catalog) -> WResult<()> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let mut puts = Vec::new();
+        let mut deletes = Vec::new();
+        for (pid, op) in self.rows.drain() {
+            let pid = String::from_utf8_lossy(&pid);
+            let key = keys::viewer(&self.account, &pid, &self.provider);
+            match op {
+                None => deletes.push(key),
+                Some(pairs) => {
+                    let segments = pairs
+                        .iter()
+                        .map(|(s, g)| (cat.segmentation_ids[*s as usize].clone(), cat.segment_ids[*g as usize].clone()))
+                        .collect();
+                    puts.push(repo::item(key, &Viewer { segments, batch: self.batch.clone() }, 1).map_err(se)?);
+                }
+            }
+        }
+        st.store.batch_write(puts, deletes).await.map_err(se)
+    }
+}
+
+/// Streams the rows a chunk owns (those starting in `[start, end)`), a block of whole rows
+/// at a time: it skips the partial row at `start` and finishes the row crossing `end`.
+pub struct ChunkReader {
+    r: crate::blobs::BlobReader,
+    buf: Vec<u8>,
+    /// File offset of `buf[0]`.
+    pos: u64,
+    start: u64,
+    end: u64,
+    skipping: bool,
+    eof: bool,
+    done: bool,
+}
+
+impl ChunkReader {
+    pub async fn open(st: &AppState, chunk: &Chunk) -> WResult<ChunkReader> {
+        let open_at = chunk.start.saturating_sub(1);
+        let r = st.blobs.open_from(&chunk.key, open_at).await.map_err(se)?.ok_or("batch file gone")?;
+        Ok(ChunkReader {
+            r,
+            buf: Vec::with_capacity(READ_BLOCK * 2),
+            pos: open_at,
+            start: chunk.start,
+            end: chunk.end,
+            skipping: chunk.start > 0,
+            eof: false,
+            done: chunk.start >= chunk.end,
+        })
+    }
+
+    /// The next block of whole rows, and how many bytes of the chunk are behind it.
+    pub async fn next_block(&mut self) -> WResult<Option<(Vec<u8>, u64)>> {
+        while !self.done {
+            if !self.eof {
+                let old = self.buf.len();
+                self.buf.resize(old + READ_BLOCK, 0);
+                let k = self.r.read(&mut self.buf[old..]).await.map_err(se)?;
+                self.buf.truncate(old + k);
+                self.eof = k == 0;
+            }
+            if self.skipping {
+                // The row crossing `start` belongs to the previous chunk.
+                match memchr::memchr(b'\n', &self.buf) {
+                    Some(nl) => {
+                        self.buf.drain(..=nl);
+                        self.pos += nl as u64 + 1;
+                        self.skipping = false;
+                    }
+                    None => {
+                        self.pos += self.buf.len() as u64;
+                        self.buf.clear();
+                        self.done = self.eof;
+                        continue;
+                    }
+                }
+            }
+            if self.pos >= self.end {
+                self.done = true;
+                break;
+            }
+            let last_owned = (self.end - 1 - self.pos) as usize;
+            let whole = |buf: &[u8]| memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
+            let (cut, done) = if last_owned < self.buf.len() {
+                match memchr::memchr(b'\n', &self.buf[last_owned..]) {
+                    Some(i) => (last_owned + i + 1, true),
+                    None if self.eof => (self.buf.len(), true),
+                    None => (whole(&self.buf), false),
+                }
+            } else if self.eof {
+                (self.buf.len(), true)
+            } else {
+                (whole(&self.buf), false)
+            };
+            self.done = done;
+            if cut > 0 {
+                let rest = self.buf.split_off(cut);
+                let block = std::mem::replace(&mut self.buf, rest);
+                self.pos += cut as u64;
+                return Ok(Some((block, self.pos.saturating_sub(self.start))));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Processes one chunk under a lease, then commits it (counts added once) and sends the next.
+pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
+    let token = uuid::Uuid::new_v4().to_string();
+    let mut cur = match take_lease(st, job, &token).await? {
+        Leased::Mine(b) => b,
+        Leased::Skip => return Ok(()),
+    };
+    let provider = match repo::audience::provider(st.store.as_ref(), &job.account, &cur.value.provider_id).await {
+        Ok(p) => Some(p),
+        Err(crate::error::AppError::NotFound { .. }) => None,
+        Err(e) => return Err(se(e)),
+    };
+    let Some(provider) = provider else {
+        tracing::warn!(batch = %job.batch, "audience provider gone; batch cancelled");
+        let mut next = cur.value.clone();
+        next.status = m::CANCELLED;
+        next.lease = None;
+        next.message = Some(format!("audience provider {} no longer exists", next.provider_id));
+        match st.store.put(batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
+            Ok(()) | Err(StoreError::ConditionFailed) => return Ok(()),
+            Err(e) => return Err(e.into()),
+        }
+    };
+    let cat = Catalog::new(&provider);
+    let chunk = cur.value.chunks[job.index as usize].clone();
+    let mut tally = Tally::default();
+    let mut pending = Pending::new(&job.account, &cur.value.provider_id, &job.batch);
+    let mut last_progress = Instant::now();
+    let started = Instant::now();
+    let mut reader = ChunkReader::open(st, &chunk).await?;
+    while let Some((block, consumed)) = reader.next_block().await? {
+        let mut sink = |r: Row<'_>| pending.row(r);
+        m::parse_block(&block, &cat, &mut tally, &mut sink);
+        if pending.len() >= FLUSH_ROWS {
+            pending.flush(st, &cat).await?;
+        }
+        if last_progress.elapsed() >= PROGRESS_EVERY {
+            last_progress = Instant::now();
+            if !record_progress(st, &mut cur, &token, consumed).await? {
+                tracing::info!(batch = %job.batch, chunk = job.index, "batch cancelled; chunk stopped");
+                return Ok(());
+            }
+        }
+    }
+    pending.flush(st, &cat).await?;
+    let stats = tally.stats();
+    // Commit: counts, position and the next state, in one conditional write.
+    for _ in 0..10 {
+        if (cur.value.status != m::PROCESSING || cur.value.lease.as_ref().is_none_or(|l| l.token != token))
+            && !still_mine(st, &mut cur, &token).await?
+        {
+            tracing::info!(batch = %job.batch, chunk = job.index, "batch cancelled or taken over; chunk not committed");
+            return Ok(());
+        }
+        let mut next = cur.value.clone();
+        next.chunks_done += 1;
+        next.bytes_done += chunk.end - chunk.start;
+        next.running_bytes = 0;
+        next.lease = None;
+        next.stats.merge(&stats);
+        if next.chunks_done as usize >= next.chunks.len() {
+            next.status = m::FINISHED;
+            next.finished = Some(st.clock.now());
+        }
+        let item = batch_item(&next, cur.version() + 1)?;
+        match st.store.put(item, Cond::Version(cur.version())).await {
+            Ok(()) => {
+                tracing::info!(batch = %job.batch, chunk = job.index, rows = stats.rows, ms = started.elapsed().as_millis() as u64, "chunk committed");
+                if next.status == m::FINISHED {
+                    return start_next(st, &next.account_id, &next.provider_id).await;
+                }
+                return send_chunk(st, &next).await;
+            }
+            Err(StoreError::ConditionFailed) => {
+                if !still_mine(st, &mut cur, &token).await? {
+                    return Ok(());
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(format!("batch {} kept changing", job.batch).into())
+}
