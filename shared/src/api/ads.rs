@@ -86,7 +86,7 @@ async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, 
     let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) else {
         return Err(AppError::field("id", "required", "id is required: PUT /v1/ads carries the ad's id in the body"));
     };
-    let (cur, _) = repo::ads::load_live(st.store.as_ref(), &a.id, &id).await?;
+    let cur = repo::ads::load_live(st.store.as_ref(), &a.id, &id).await?;
     let input = parse_write(&v).map_err(AppError::Validation)?;
     let now = st.clock.now();
     let written = repo::ads::update(st.store.as_ref(), &a.id, cur, expected, now, |stored| {
@@ -108,7 +108,7 @@ async fn modify(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, J
     let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) else {
         return Err(parse_patch(&v).err().map(AppError::Validation).unwrap_or_else(|| AppError::field("id", "required", "id is required")));
     };
-    let (cur, _) = repo::ads::load_live(st.store.as_ref(), &a.id, &id).await?;
+    let cur = repo::ads::load_live(st.store.as_ref(), &a.id, &id).await?;
     let p = parse_patch(&v).map_err(AppError::Validation)?;
     let now = st.clock.now();
     repo::ads::update(st.store.as_ref(), &a.id, cur, expected, now, |stored| {

@@ -153,26 +153,26 @@ pub async fn create(store: &dyn Store, account: &str, goal_id: &str, now: DateTi
 
 /// Changes an ad read as `first`: `change` returns the new ad, or `None` when nothing
 /// changes (nothing is written). Returns the written ad, its goal and its new version.
+/// `first` is the caller's `load_live` (the ad with its goal), used by the first attempt.
 pub async fn update(
     store: &dyn Store,
     account: &str,
-    first: Versioned<Ad>,
+    first: (Versioned<Ad>, Versioned<Goal>),
     expected: Option<u64>,
     now: DateTime<Utc>,
     change: impl Fn(&Ad) -> AppResult<Option<Ad>>,
 ) -> AppResult<Option<(Ad, Goal, u64)>> {
-    let id = first.value.id.clone();
+    let id = first.0.value.id.clone();
     let mut tries = super::Attempts::new("ad", &id, expected);
-    let mut cur = first;
+    let (mut cur, mut goal) = first;
     loop {
         tries.check(cur.version())?;
         let Some(ad) = change(&cur.value)? else { return Ok(None) };
-        let goal = goal_for(store, account, &cur.value.goal_id).await.map_err(|_| AppError::not_found("ad", &id))?;
         let ops = plan(store, account, Some(&cur), &ad, &goal, now).await?;
         if tries.commit(store, ops).await? {
             return Ok(Some((ad, goal.value, cur.version() + 1)));
         }
-        cur = load(store, account, &id).await?;
+        (cur, goal) = load_live(store, account, &id).await?;
     }
 }
 
