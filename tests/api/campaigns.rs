@@ -114,6 +114,28 @@ both_stores! {
         assert_eq!(xml_text(&r.body, "rule").as_deref(), Some("reference"));
     }
 
+    async fn swapping_roles_checks_every_client_in_its_new_role(app: TestApp) {
+        let adv = app.client("Adv", "ADVERTISER").await;
+        let agency = app.client("Agency", "AGENCY").await;
+        let id = app.create_xml("/api/1.0/campaign", &format!(
+            "<campaignBean><name>C</name><advertiserId>{adv}</advertiserId><agencyId>{agency}</agencyId></campaignBean>")).await;
+        // Both ids were already on the campaign: the swap must still be refused.
+        let r = app.put_xml(&path(&id), &format!(
+            "<campaignBean><id>{id}</id><name>C</name><advertiserId>{agency}</advertiserId><agencyId>{adv}</agencyId></campaignBean>")).await;
+        r.expect(400);
+        assert_eq!(xml_texts(&r.body, "field"), vec!["campaignBean/advertiserId", "campaignBean/agencyId"], "{}", r.body);
+        assert!(xml_texts(&r.body, "rule").iter().all(|x| x == "reference"), "{}", r.body);
+        let b = app.get(&path(&id)).await.body;
+        assert_eq!(xml_text(&b, "advertiserId").as_deref(), Some(adv.as_str()), "nothing changed");
+        assert_eq!(xml_text(&b, "agencyId").as_deref(), Some(agency.as_str()));
+        // Keeping both in their roles is fine, and the references stay counted once.
+        app.put_xml(&path(&id), &format!(
+            "<campaignBean><id>{id}</id><name>C2</name><advertiserId>{adv}</advertiserId><agencyId>{agency}</agencyId></campaignBean>")).await.expect(204);
+        app.delete(&path(&id)).await.expect(204);
+        app.delete(&format!("/api/1.0/client/by_client_id;id={adv}")).await.expect(204);
+        app.delete(&format!("/api/1.0/client/by_client_id;id={agency}")).await.expect(204);
+    }
+
     async fn update_replaces_and_keeps_derived_fields(app: TestApp) {
         let adv = app.client("Adv", "ADVERTISER").await;
         let adv2 = app.client("Adv2", "ADVERTISER").await;

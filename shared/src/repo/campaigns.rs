@@ -101,8 +101,9 @@ pub async fn create(store: &dyn Store, account: &str, c: &Campaign) -> AppResult
     Err(super::conflict())
 }
 
-/// Replaces a campaign read as `first` with what `change` makes of it; clients it starts
-/// naming are checked and counted, clients it stops naming released, all in one transaction.
+/// Replaces a campaign read as `first` with what `change` makes of it; the clients it names
+/// are checked in their roles, those it starts naming counted, those it stops naming
+/// released, all in one transaction.
 pub async fn update(
     store: &dyn Store,
     account: &str,
@@ -118,11 +119,15 @@ pub async fn update(
         let c = change(&cur.value)?;
         let old: BTreeSet<String> = cur.value.client_ids().into_iter().collect();
         let new: BTreeSet<String> = c.client_ids().into_iter().collect();
-        let added: BTreeSet<String> = new.difference(&old).cloned().collect();
-        let refs = resolve_refs(store, account, &c, &added).await?;
+        // Every client is checked in the role it is named in now (swapping two clients'
+        // roles must not store an agency as the advertiser); only new ones gain a reference.
+        // A kept client cannot change type meanwhile: it is referenced, and a type change
+        // requires no references (clients::update).
+        let named = resolve_refs(store, account, &c, &new).await?;
+        let added: Vec<Versioned<Client>> = named.into_iter().filter(|v| !old.contains(&v.value.id)).collect();
         let base = Item { version: cur.version() + 1, ..cur.item.clone() };
         let mut tx = vec![TxOp::Put(item(account, &c, base)?, Cond::Version(cur.version()))];
-        tx.extend(super::clients::ref_adds(account, &refs));
+        tx.extend(super::clients::ref_adds(account, &added));
         tx.extend(super::clients::ref_drops(account, old.difference(&new)));
         if tries.commit(store, tx).await? {
             return Ok(());
