@@ -61,6 +61,30 @@ fn five() -> u8 {
     5
 }
 
+/// Whether the local server may seed the demo accounts (their API keys are in the
+/// repository) into the configured store: always into the embedded or in-memory store; into
+/// DynamoDB only when the endpoint is an emulator on this machine (`AWS_ENDPOINT_URL` on
+/// loopback, or a `localstack` host), or when `SEED_DEMO=1` says so explicitly. A real
+/// table gets accounts only from a seed file the operator names.
+pub fn demo_seed_allowed(cfg: &crate::settings::StoreConfig, endpoint: Option<&str>, forced: bool) -> bool {
+    use crate::settings::StoreConfig;
+    if forced {
+        return true;
+    }
+    match cfg {
+        StoreConfig::Embedded(_) | StoreConfig::Memory => true,
+        StoreConfig::DynamoDb { .. } => endpoint.is_some_and(|e| {
+            let host = e.split("://").nth(1).unwrap_or(e).split(['/', '?']).next().unwrap_or("");
+            let host = match host.rsplit_once(':') {
+                Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h,
+                _ => host,
+            };
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            host == "localhost" || host == "localstack" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        }),
+    }
+}
+
 /// The offsets of an IANA time zone from 1970 to 2100 as a transition table: the offset is
 /// sampled every six hours (no zone changes twice within that) and each change is narrowed
 /// to the second. Before 1970 the 1970 offset applies; after 2100 the last one. An unknown
@@ -299,6 +323,22 @@ pub const DEMO_SEED: &str = include_str!("../../infra/seed/demo.json");
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn demo_keys_only_reach_local_stores() {
+        use crate::settings::StoreConfig;
+        let dynamo = StoreConfig::DynamoDb { table: "t".into(), create: false };
+        assert!(demo_seed_allowed(&StoreConfig::Memory, None, false));
+        assert!(demo_seed_allowed(&StoreConfig::Embedded("x".into()), Some("https://dynamodb.eu-west-1.amazonaws.com"), false));
+        assert!(!demo_seed_allowed(&dynamo, None, false), "AWS itself");
+        assert!(!demo_seed_allowed(&dynamo, Some("https://dynamodb.eu-west-1.amazonaws.com"), false));
+        assert!(!demo_seed_allowed(&dynamo, Some("http://10.0.0.5:4566"), false));
+        assert!(!demo_seed_allowed(&dynamo, Some("http://127.example.com:4566"), false));
+        for local in ["http://127.0.0.1:5000", "http://localhost:4566", "http://localstack:4566", "http://[::1]:4566/"] {
+            assert!(demo_seed_allowed(&dynamo, Some(local), false), "{local}");
+        }
+        assert!(demo_seed_allowed(&dynamo, None, true), "SEED_DEMO=1");
+    }
 
     #[test]
     fn zone_tables_match_the_tz_database() {

@@ -2,7 +2,7 @@
 //! DynamoDB/an emulator by configuration), seeded with the demo accounts on first start.
 //!
 //! Usage: local-server [--port N] [--seed FILE]   (env: PORT, SEED_FILE, STORE, DATA_DIR,
-//! TABLE_NAME, CREATE_TABLE, AWS_ENDPOINT_URL)
+//! TABLE_NAME, CREATE_TABLE, AWS_ENDPOINT_URL, SEED_DEMO)
 
 use std::net::SocketAddr;
 
@@ -29,12 +29,21 @@ async fn run() -> Result<(), String> {
         .unwrap_or_else(|| "3000".into())
         .parse()
         .map_err(|_| "the port must be a number".to_string())?;
+    let cfg = StoreConfig::from_env("embedded")?;
     let seed_text = match arg("--seed").or_else(|| env("SEED_FILE")) {
         Some(path) => std::fs::read_to_string(&path).map_err(|e| format!("reading seed file {path}: {e}"))?,
-        None => seed::DEMO_SEED.to_string(),
+        None if seed::demo_seed_allowed(&cfg, env("AWS_ENDPOINT_URL").as_deref(), env("SEED_DEMO").is_some_and(|v| v == "1")) => {
+            seed::DEMO_SEED.to_string()
+        }
+        None => {
+            return Err(format!(
+                "not seeding the demo accounts (their keys are public) into the {}: name a seed file with --seed or SEED_FILE, \
+                 or set SEED_DEMO=1 if this table is a throwaway",
+                cfg.describe()
+            ))
+        }
     };
     let seed_file = SeedFile::parse(&seed_text)?;
-    let cfg = StoreConfig::from_env("embedded")?;
     let (state, workers) = shared::assemble::local(&cfg, &Settings::from_env()).await?;
     let seeded = seed::apply(state.store.as_ref(), &seed_file).await?;
     // The workers (asset downloads, ...) run in this process.
