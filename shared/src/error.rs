@@ -44,6 +44,8 @@ pub enum AppError {
     Conflict(String),
     PreconditionFailed(String),
     PayloadTooLarge(usize),
+    /// 413: the record the request would write exceeds the store's item limit (bytes).
+    RecordTooLarge(usize),
     UnsupportedMediaType {
         expected: &'static str,
         got: String,
@@ -81,7 +83,7 @@ impl AppError {
             AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
-            AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::PayloadTooLarge(_) | AppError::RecordTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -104,6 +106,14 @@ impl AppError {
             AppError::Conflict(m) => ("Conflict", m.clone(), vec![]),
             AppError::PreconditionFailed(m) => ("PreconditionFailed", m.clone(), vec![]),
             AppError::PayloadTooLarge(max) => ("PayloadTooLarge", format!("request body larger than {max} bytes"), vec![]),
+            AppError::RecordTooLarge(bytes) => (
+                "PayloadTooLarge",
+                format!(
+                    "the record would be {bytes} bytes, over the {} bytes one stored record may hold (DynamoDB's 400 KB item limit); send fewer or shorter values",
+                    crate::store::MAX_ITEM_BYTES
+                ),
+                vec![],
+            ),
             AppError::UnsupportedMediaType { expected, got } => (
                 "UnsupportedMediaType",
                 format!("Content-Type must be {expected} (got {})", if got.is_empty() { "none" } else { got }),
@@ -146,7 +156,11 @@ impl std::error::Error for AppError {
 
 impl From<StoreError> for AppError {
     fn from(e: StoreError) -> Self {
-        AppError::internal(e)
+        match e {
+            // The client sent more than one record can hold: its request, not the service.
+            StoreError::ItemTooLarge { bytes, .. } => AppError::RecordTooLarge(bytes),
+            e => AppError::internal(e),
+        }
     }
 }
 

@@ -19,6 +19,21 @@ fn full(app: &TestApp, parent: &str, lifetime: &str) -> String {
 }
 
 both_stores! {
+    async fn rules_over_the_item_limit_are_413_on_both_stores(app: TestApp) {
+        let (_, c) = app.advertiser_campaign().await;
+        let path = format!("/api/1.0/campaign/rules/by_campaign_id;id={c}");
+        let before = app.get(&path).await.body;
+        // 7,000 tags: a 0.7 MB body that fits the request limit but not one stored record.
+        let tags: String = (0..7000)
+            .map(|i| format!("<tags><resourceId>tag-number-{i:05}-x</resourceId><ruleType>NONE_OF</ruleType><variableType>TAG</variableType></tags>"))
+            .collect();
+        let r = app.put_xml(&path, &format!("<rulesBean>{tags}</rulesBean>")).await;
+        r.expect(413);
+        assert_eq!(xml_text(&r.body, "type").as_deref(), Some("PayloadTooLarge"), "{}", r.body);
+        assert!(r.body.contains("400 KB item limit"), "{}", r.body);
+        assert_eq!(app.get(&path).await.body, before, "nothing written");
+    }
+
     async fn campaign_rules_read_replace_and_validate(app: TestApp) {
         let (_, c) = app.advertiser_campaign().await;
         let path = format!("/api/1.0/campaign/rules/by_campaign_id;id={c}");

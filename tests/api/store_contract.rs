@@ -19,6 +19,22 @@ fn sks(p: &Page) -> Vec<String> {
 }
 
 store_contract! {
+    async fn items_over_the_size_limit_are_refused_by_every_write(s: Store) {
+        let pk = uniq();
+        // Just under the limit is stored; just over is refused, and nothing is written.
+        let room = MAX_ITEM_BYTES - item(&pk, "ok", "").size();
+        s.put(item(&pk, "ok", &"x".repeat(room)), Cond::None).await.unwrap();
+        assert_eq!(s.get(&Key::new(&pk, "ok")).await.unwrap().unwrap().size(), MAX_ITEM_BYTES);
+        let big = item(&pk, "big", &"x".repeat(MAX_ITEM_BYTES));
+        assert!(matches!(s.put(big.clone(), Cond::None).await, Err(StoreError::ItemTooLarge { .. })));
+        let tx = vec![TxOp::Put(item(&pk, "small", "{}"), Cond::NotExists), TxOp::Put(big.clone(), Cond::None)];
+        assert!(matches!(s.transact(tx).await, Err(StoreError::ItemTooLarge { .. })));
+        assert!(matches!(s.batch_write(vec![item(&pk, "b1", "{}"), big], vec![]).await, Err(StoreError::ItemTooLarge { .. })));
+        for sk in ["big", "small", "b1"] {
+            assert_eq!(s.get(&Key::new(&pk, sk)).await.unwrap(), None, "{sk} was written");
+        }
+    }
+
     async fn put_get_round_trips_every_attribute(s: Store) {
         let pk = uniq();
         let mut it = item(&pk, "a", "{\"x\":1}");

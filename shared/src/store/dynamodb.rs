@@ -296,6 +296,7 @@ impl Store for DynamoStore {
     }
 
     async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
+        check_item_size(&item)?;
         self.trips.inc();
         let mut e = cond_expr(&cond)?;
         let update = put_update(&item, &mut e);
@@ -519,13 +520,18 @@ impl Store for DynamoStore {
                 if let Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(tc)) =
                     err.as_service_error()
                 {
-                    let index = tc.cancellation_reasons().iter().position(|r| r.code() == Some("ConditionalCheckFailed"));
+                    let reasons = tc.cancellation_reasons();
+                    let index = reasons.iter().position(|r| r.code() == Some("ConditionalCheckFailed"));
                     if index.is_some() {
                         return Err(StoreError::TransactionCanceled { index });
                     }
-                    // Conflict with another transaction: report as a failed condition the
-                    // caller may retry.
-                    return Err(StoreError::TransactionCanceled { index: None });
+                    // A conflict with another transaction is a lost race the caller retries;
+                    // any other reason (validation, capacity) is a failure, not a race.
+                    let codes: Vec<&str> = reasons.iter().filter_map(|r| r.code()).filter(|c| *c != "None").collect();
+                    if codes.iter().all(|c| *c == "TransactionConflict") {
+                        return Err(StoreError::TransactionCanceled { index: None });
+                    }
+                    return Err(StoreError::backend_msg(format!("transaction cancelled: {}", codes.join(", "))));
                 }
                 Err(sdk_err(err))
             }
@@ -534,6 +540,7 @@ impl Store for DynamoStore {
 
     async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
         use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
+        puts.iter().try_for_each(check_item_size)?;
         use futures_util::stream::{self, TryStreamExt};
         let mut requests: Vec<WriteRequest> = Vec::with_capacity(puts.len() + deletes.len());
         for item in &puts {

@@ -333,6 +333,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
+        check_item_size(&item)?;
         self.trips.inc();
         in_write(&self.db, |t| {
             let old = t.current(&item.key())?;
@@ -498,6 +499,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
+        puts.iter().try_for_each(check_item_size)?;
         for _ in 0..(puts.len() + deletes.len()).div_ceil(25) {
             self.trips.inc();
         }

@@ -13,6 +13,11 @@ pub mod embedded;
 /// Most actions one transaction may carry (DynamoDB's limit).
 pub const MAX_TRANSACT_ACTIONS: usize = 100;
 
+/// DynamoDB's item size limit (400 KB), enforced by both adapters so they agree. Counted
+/// as 400,000 bytes: the documented figure read strictly (DynamoDB itself accepts a little
+/// more, moto up to 405,000), so what one adapter stores every store accepts.
+pub const MAX_ITEM_BYTES: usize = 400_000;
+
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Key {
     pub pk: String,
@@ -51,6 +56,31 @@ impl Item {
     pub fn counter(&self, name: &str) -> i64 {
         self.counters.get(name).copied().unwrap_or(0)
     }
+
+    /// The item's size as DynamoDB counts it (attribute names plus values; a number counted
+    /// at its widest, 21 bytes), an upper bound of the stored size.
+    pub fn size(&self) -> usize {
+        let s = |name: &str, v: &str| name.len() + v.len();
+        let mut n = s("pk", &self.pk) + s("sk", &self.sk) + s("body", &self.body) + "ver".len() + 21;
+        for (pk, sk, (a, b)) in
+            [("g1pk", "g1sk", &self.gsi1), ("g2pk", "g2sk", &self.gsi2)].iter().filter_map(|(p, k, g)| g.as_ref().map(|g| (p, k, g)))
+        {
+            n += s(pk, a) + s(sk, b);
+        }
+        if self.expires_at.is_some() {
+            n += "exp".len() + 21;
+        }
+        n + self.counters.keys().map(|c| "c_".len() + c.len() + 21).sum::<usize>()
+    }
+}
+
+/// An item over DynamoDB's size limit is refused before it is written, by every adapter.
+pub(crate) fn check_item_size(item: &Item) -> StoreResult<()> {
+    let bytes = item.size();
+    if bytes > MAX_ITEM_BYTES {
+        return Err(StoreError::ItemTooLarge { key: format!("{}/{}", item.pk, item.sk), bytes });
+    }
+    Ok(())
 }
 
 /// Condition of a write, evaluated atomically with it.
@@ -185,6 +215,9 @@ pub enum StoreError {
     /// The request itself is invalid (limits of the port, e.g. two actions on one item).
     #[error("invalid store request: {0}")]
     Invalid(String),
+    /// A record would exceed DynamoDB's item size limit (`MAX_ITEM_BYTES`).
+    #[error("item {key} would be {bytes} bytes, over the {MAX_ITEM_BYTES}-byte item limit")]
+    ItemTooLarge { key: String, bytes: usize },
     /// The backend failed (I/O, network, throttling after retries, a transaction cancelled
     /// for a reason other than a condition); `source` is the backend's own error.
     #[error("store backend error: {context}")]
@@ -241,6 +274,11 @@ pub(crate) fn check_transaction(ops: &[TxOp]) -> StoreResult<()> {
     }
     if ops.len() > MAX_TRANSACT_ACTIONS {
         return Err(StoreError::Invalid(format!("{} actions exceed {MAX_TRANSACT_ACTIONS}", ops.len())));
+    }
+    for op in ops {
+        if let TxOp::Put(item, _) = op {
+            check_item_size(item)?;
+        }
     }
     let mut keys: Vec<Key> = ops.iter().map(TxOp::key).collect();
     keys.sort();
