@@ -10,6 +10,9 @@ use serde::Serialize;
 use crate::cause::Cause;
 use crate::store::StoreError;
 
+/// Most field errors one response lists (the message says how many there were).
+pub const MAX_FIELD_ERRORS: usize = 100;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FieldError {
     /// Path of the offending element or parameter, e.g. `campaignBean/name`.
@@ -94,8 +97,16 @@ impl AppError {
     pub fn body(&self) -> ErrorBody {
         let (kind, message, errors): (&str, String, Vec<FieldError>) = match self {
             AppError::Validation(errs) => {
-                let msg = errs.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ");
-                ("ValidationError", msg, errs.clone())
+                // Bounded: a hostile body with 100,000 bad fields gets the first ones and a count.
+                let shown: Vec<FieldError> = errs.iter().take(MAX_FIELD_ERRORS).cloned().collect();
+                let mut msg = shown.iter().take(10).map(|e| e.message.as_str()).collect::<Vec<_>>().join("; ");
+                if errs.len() > 10 {
+                    msg.push_str(&format!("; ... {} field errors in all", errs.len()));
+                }
+                if errs.len() > MAX_FIELD_ERRORS {
+                    msg.push_str(&format!(" (the first {MAX_FIELD_ERRORS} are listed)"));
+                }
+                ("ValidationError", msg, shown)
             }
             AppError::Malformed(m) => ("MalformedRequest", m.clone(), vec![]),
             AppError::Unauthorized(m) => ("Unauthorized", m.clone(), vec![]),

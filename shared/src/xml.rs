@@ -138,16 +138,16 @@ impl<'a> BeanReader<'a> {
     /// `known` lists every element the bean may carry; `repeatable` those that may repeat.
     pub fn new(el: &'a Element, path: impl Into<String>, known: &[&str], repeatable: &[&str]) -> Self {
         let mut r = BeanReader { el, path: path.into(), errors: Vec::new() };
-        let mut seen: Vec<&str> = Vec::new();
+        // A set, not a list: a bean of 100,000 repeated children stays linear.
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for c in &el.children {
             if !known.contains(&c.name.as_str()) {
                 let p = r.at(&c.name);
                 r.errors.push(FieldError::new(p, "unknown", format!("unknown element <{}> in <{}>", c.name, el.name)));
-            } else if seen.contains(&c.name.as_str()) && !repeatable.contains(&c.name.as_str()) {
+            } else if !seen.insert(c.name.as_str()) && !repeatable.contains(&c.name.as_str()) {
                 let p = r.at(&c.name);
                 r.errors.push(FieldError::new(p.clone(), "single", format!("{p} may appear only once")));
             }
-            seen.push(c.name.as_str());
         }
         if !el.text.trim().is_empty() {
             r.errors.push(FieldError::new(r.path.clone(), "noText", format!("<{}> must hold elements, not text", el.name)));

@@ -7,6 +7,31 @@ async fn client_count(app: &TestApp) -> usize {
 }
 
 both_stores! {
+    async fn hostile_bodies_get_a_bounded_answer_and_change_nothing(app: TestApp) {
+        // 0.94 MB of XML: 90,000 unknown children and 35,000 repeated <name>.
+        let mut bean = String::from("<clientBean><type>ADVERTISER</type>");
+        for i in 0..90_000 {
+            bean.push_str(&format!("<u{}/>", i % 7));
+        }
+        for _ in 0..35_000 {
+            bean.push_str("<name>n</name>");
+        }
+        bean.push_str("</clientBean>");
+        let r = app.post_xml("/api/1.0/client", &bean).await;
+        r.expect(400);
+        let fields = xml_texts(&r.body, "field");
+        assert_eq!(fields.len(), shared::error::MAX_FIELD_ERRORS, "the error list is capped");
+        assert!(r.body.len() < 64 * 1024, "a bounded answer: {} bytes", r.body.len());
+        assert!(xml_text(&r.body, "message").unwrap().contains("124999 field errors in all"), "{}", &r.body[..300]);
+        assert_eq!(app.get("/api/1.0/client").await.body.matches("<clientBean>").count(), 0, "nothing written");
+        // An ad naming 60,000 device containers: refused by count, not de-duplicated first.
+        let many: Vec<String> = (0..60_000).map(|i| format!("dc-{i}")).collect();
+        let body = api_tests::serde_json::json!({"name": "A", "goalId": "g", "creative": {"type": "placeholder"}, "deviceContainers": many});
+        let r = app.post_json("/v1/ads", &body).await;
+        r.expect(400);
+        assert!(r.body.contains("\"rule\":\"maxCount\""), "{}", &r.body[..r.body.len().min(400)]);
+    }
+
     async fn missing_or_unknown_key_is_401_with_an_xml_body(app: TestApp) {
         for key in [None, Some("not-a-key-at-all-0000"), Some("")] {
             for (method, path) in [("GET", "/api/1.0/client"), ("GET", "/api/1.0/campaign/archived"), ("POST", "/api/1.0/contact")] {

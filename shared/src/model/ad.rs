@@ -92,13 +92,21 @@ fn weight(r: &mut ObjReader) -> Option<f64> {
     }
 }
 
+/// The most device containers an ad may name (an account has a handful).
+pub const MAX_DEVICE_CONTAINERS: usize = 100;
+
 fn read_containers(r: &mut ObjReader) -> Option<Vec<String>> {
     let list = r.array_opt("deviceContainers")?;
+    if list.len() > MAX_DEVICE_CONTAINERS {
+        r.err("deviceContainers", "maxCount", format!("deviceContainers lists at most {MAX_DEVICE_CONTAINERS} ids (got {})", list.len()));
+        return None;
+    }
     let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (i, v) in list.iter().enumerate() {
         match v.as_str() {
             Some(s) if !s.is_empty() => {
-                if !out.iter().any(|x| x == s) {
+                if seen.insert(s) {
                     out.push(s.to_string());
                 }
             }
