@@ -17,14 +17,23 @@ use crate::store::Store;
 
 const AUDIENCE_PREFIX: &str = crate::workers::audience::PREFIX;
 
+/// The table's adapter over a loaded SDK configuration.
+fn table(conf: &aws_config::SdkConfig, settings: &Settings) -> DynamoStore {
+    DynamoStore::new(aws_sdk_dynamodb::Client::new(conf), settings.table_name.clone())
+}
+
+/// The URLs of the queues this deployment has (`ASSET_QUEUE_URL`, `AUDIENCE_QUEUE_URL`).
+fn queue_urls(settings: &Settings) -> HashMap<QueueName, String> {
+    QueueName::ALL.iter().filter_map(|q| q.url_in(settings).map(|u| (*q, u.to_string()))).collect()
+}
+
 /// The AWS ports: DynamoDB, S3 and SQS over one SDK configuration (loaded once: each load
 /// reads the environment and builds a credentials chain). The resources must exist (on AWS
 /// the template owns them); the queue URLs come from the settings.
 pub async fn aws(settings: &Settings) -> (AppState, Arc<SqsQueue>) {
     let conf = aws_config::load_from_env().await;
-    let urls: HashMap<QueueName, String> = QueueName::ALL.iter().filter_map(|q| q.url_in(settings).map(|u| (*q, u.to_string()))).collect();
-    let queue = Arc::new(SqsQueue::new(&conf, urls));
-    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&conf), settings.table_name.clone());
+    let queue = Arc::new(SqsQueue::new(&conf, queue_urls(settings)));
+    let store = table(&conf, settings);
     let state = AppState::new(Arc::new(store), Arc::new(S3Blobs::new(&conf, settings.bucket_name.clone())), queue.clone())
         .with_settings(settings.clone());
     (state, queue)
@@ -34,10 +43,9 @@ pub async fn aws(settings: &Settings) -> (AppState, Arc<SqsQueue>) {
 /// like `aws`, with a blob port that only stores.
 pub async fn aws_uploads(settings: &Settings) -> AppState {
     let conf = aws_config::load_from_env().await;
-    let urls: HashMap<QueueName, String> = QueueName::ALL.iter().filter_map(|q| q.url_in(settings).map(|u| (*q, u.to_string()))).collect();
-    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&conf), settings.table_name.clone());
+    let store = table(&conf, settings);
     let blobs = UploadsOnly(S3Blobs::new(&conf, settings.bucket_name.clone()));
-    AppState::new(Arc::new(store), Arc::new(blobs), Arc::new(SqsQueue::new(&conf, urls))).with_settings(settings.clone())
+    AppState::new(Arc::new(store), Arc::new(blobs), Arc::new(SqsQueue::new(&conf, queue_urls(settings)))).with_settings(settings.clone())
 }
 
 /// The AWS ports on an emulator (moto, LocalStack): the table, the bucket, the queues and
@@ -45,7 +53,7 @@ pub async fn aws_uploads(settings: &Settings) -> AppState {
 /// Lambda links the resource-creating calls.
 pub async fn aws_creating_resources(settings: &Settings) -> Result<(AppState, Arc<SqsQueue>), String> {
     let conf = aws_config::load_from_env().await;
-    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&conf), settings.table_name.clone());
+    let store = table(&conf, settings);
     let blobs = S3Blobs::new(&conf, settings.bucket_name.clone());
     let t = &settings.table_name;
     store.create_table_if_missing().await.map_err(|e| format!("creating table {t}: {e}"))?;
@@ -63,7 +71,7 @@ pub async fn aws_creating_resources(settings: &Settings) -> Result<(AppState, Ar
 /// code) are not part of its binary.
 pub async fn aws_table_only(settings: &Settings) -> AppState {
     let conf = aws_config::load_from_env().await;
-    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&conf), settings.table_name.clone());
+    let store = table(&conf, settings);
     AppState::new(Arc::new(store), Arc::new(NoBlobs), Arc::new(NoQueue)).with_settings(settings.clone())
 }
 

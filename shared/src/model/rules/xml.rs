@@ -7,23 +7,7 @@ use crate::error::AppError;
 use crate::model::enums::{Day, LocationType, RuleType, VariableType};
 use crate::xml::{BeanReader, Element};
 
-const FIELDS: &[&str] = &[
-    "parentId",
-    "content",
-    "frequencyCappings",
-    "locations",
-    "timeRestrictions",
-    "tags",
-    "accountCustomParameters",
-    "ignoreParentContentRules",
-    "ignoreParentFrequencyRules",
-    "ignoreParentLocationRules",
-    "ignoreParentTagRules",
-    "ignoreParentTimeRules",
-    "ipRules",
-    "userAgentRules",
-    "audienceRules",
-];
+/// The rule beans (each may repeat) and the rulesBean's single-valued elements.
 const REPEATABLE: &[&str] = &[
     "content",
     "frequencyCappings",
@@ -34,6 +18,14 @@ const REPEATABLE: &[&str] = &[
     "ipRules",
     "userAgentRules",
     "audienceRules",
+];
+const SINGLE: &[&str] = &[
+    "parentId",
+    "ignoreParentContentRules",
+    "ignoreParentFrequencyRules",
+    "ignoreParentLocationRules",
+    "ignoreParentTagRules",
+    "ignoreParentTimeRules",
 ];
 
 /// The beans of one repeated element, each with its own reader at `name[i]` (1-based).
@@ -47,7 +39,8 @@ fn beans<'a>(r: &BeanReader, el: &'a Element, name: &str, known: &[&str], repeat
 }
 
 pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, AppError> {
-    let mut r = BeanReader::new(el, "rulesBean", FIELDS, REPEATABLE);
+    let fields: Vec<&str> = REPEATABLE.iter().chain(SINGLE).copied().collect();
+    let mut r = BeanReader::new(el, "rulesBean", &fields, REPEATABLE);
     let mut out = Rules { parent_id: r.text("parentId").unwrap_or_default(), ..Rules::default() };
 
     for mut b in beans(&r, el, "content", &["resourceId", "resourceName", "ruleType", "variableType"], &[]) {
