@@ -31,6 +31,8 @@ pub struct Policy {
 pub enum DownloadError {
     BadUrl(String),
     Forbidden(String),
+    /// The host resolves to an internal address (refused before connecting).
+    InternalAddress(String),
     TooLarge(u64),
     Timeout(Duration),
     Status(u16),
@@ -38,11 +40,32 @@ pub enum DownloadError {
     Io(String),
 }
 
+impl DownloadError {
+    /// What the asset's `failureReason` says: the class of failure only. Resolver, address
+    /// and connection details stay in the log, so the field cannot be used to probe which
+    /// names resolve or which ports answer from inside the service's network.
+    pub fn public_reason(&self) -> String {
+        match self {
+            DownloadError::Network(_) | DownloadError::InternalAddress(_) => {
+                "the download URL's host could not be reached or is not allowed".into()
+            }
+            DownloadError::Io(_) => "the file could not be stored".into(),
+            other => other.to_string(),
+        }
+    }
+
+    /// Local storage failed (e.g. a full /tmp): the file is not at fault; retry later.
+    pub fn is_local(&self) -> bool {
+        matches!(self, DownloadError::Io(_))
+    }
+}
+
 impl std::fmt::Display for DownloadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DownloadError::BadUrl(m) => write!(f, "invalid download URL: {m}"),
             DownloadError::Forbidden(m) => write!(f, "download refused: {m}"),
+            DownloadError::InternalAddress(m) => write!(f, "download refused: {m}"),
             DownloadError::TooLarge(max) => write!(f, "the file is larger than the limit of {max} bytes"),
             DownloadError::Timeout(d) => write!(f, "the download did not finish within {} s", d.as_secs()),
             DownloadError::Status(s) => write!(f, "the server answered HTTP {s}"),
@@ -64,9 +87,13 @@ pub fn forbidden(ip: IpAddr) -> bool {
             a.is_loopback()
                 || a.is_unspecified()
                 || a.is_multicast()
+                || s[..6] == [0; 6] // IPv4-compatible ::a.b.c.d (deprecated, reaches IPv4 space)
                 || (s[0] & 0xfe00) == 0xfc00 // unique local fc00::/7
                 || (s[0] & 0xffc0) == 0xfe80 // link-local fe80::/10
-                || (s[0] == 0x64 && s[1] == 0xff9b) // NAT64 64:ff9b::/96 (reaches IPv4 space)
+                || (s[0] & 0xffc0) == 0xfec0 // site-local fec0::/10 (deprecated, still routed inside some networks)
+                || (s[0] == 0x64 && s[1] == 0xff9b) // NAT64 64:ff9b::/96 and local-use 64:ff9b:1::/48 (reach IPv4 space)
+                || (s[0] == 0x100 && s[1..4] == [0; 3]) // discard-only 100::/64
+                || (s[0] == 0x2001 && s[1] < 0x200) // IETF protocol assignments 2001::/23: Teredo 2001::/32 (embeds IPv4), ORCHID, benchmarking
                 || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
                 || (s[0] == 0x2002) // 6to4 (embeds IPv4)
         }
@@ -139,7 +166,7 @@ async fn resolve(t: &Target, allow_private: bool) -> Result<SocketAddr, Download
     // Any forbidden answer refuses the host: a name that mixes public and internal
     // addresses is not to be trusted.
     if let Some(bad) = addrs.iter().find(|a| forbidden(a.ip())) {
-        return Err(DownloadError::Forbidden(format!("{} resolves to {}, an internal address", t.host, bad.ip())));
+        return Err(DownloadError::InternalAddress(format!("{} resolves to {}, an internal address", t.host, bad.ip())));
     }
     Ok(addrs[0])
 }
@@ -179,6 +206,23 @@ where
     sender.send_request(req).await.map_err(net)
 }
 
+/// Where a redirect leads: absolute or host-relative, never from https down to http.
+fn redirect(from: &Target, loc: &str) -> Result<String, DownloadError> {
+    let lower = loc.get(..8).unwrap_or(loc).to_ascii_lowercase();
+    if lower.starts_with("http://") {
+        if from.https {
+            return Err(DownloadError::Forbidden("a redirect from https to http".into()));
+        }
+        Ok(loc.to_string())
+    } else if lower.starts_with("https://") {
+        Ok(loc.to_string())
+    } else if loc.starts_with('/') && !loc.starts_with("//") {
+        Ok(format!("{}://{}:{}{loc}", if from.https { "https" } else { "http" }, from.host, from.port))
+    } else {
+        Err(DownloadError::BadUrl(format!("unsupported redirect location {loc:?}")))
+    }
+}
+
 /// What a finished download wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Downloaded {
@@ -214,13 +258,7 @@ async fn fetch(url: &str, p: &Policy, dest: &Path) -> Result<Downloaded, Downloa
         if status.is_redirection() {
             let loc =
                 res.headers().get(hyper::header::LOCATION).and_then(|v| v.to_str().ok()).ok_or(DownloadError::Status(status.as_u16()))?;
-            current = if loc.starts_with("http://") || loc.starts_with("https://") {
-                loc.to_string()
-            } else if loc.starts_with('/') {
-                format!("{}://{}:{}{loc}", if t.https { "https" } else { "http" }, t.host, t.port)
-            } else {
-                return Err(DownloadError::BadUrl(format!("unsupported redirect location {loc:?}")));
-            };
+            current = redirect(&t, loc)?;
             continue;
         }
         if !status.is_success() {
@@ -280,10 +318,16 @@ mod tests {
             "::ffff:169.254.169.254",
             "64:ff9b::a9fe:a9fe",
             "2002:a9fe:a9fe::1",
+            "::7f00:1",
+            "::a9fe:a9fe",
+            "64:ff9b:1::a9fe:a9fe",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "fec0::1",
+            "100::1",
         ] {
             assert!(forbidden(ip.parse().unwrap()), "{ip}");
         }
-        for ip in ["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111"] {
+        for ip in ["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "2001:4860:4860::8888", "2a00:1450::1"] {
             assert!(!forbidden(ip.parse().unwrap()), "{ip}");
         }
     }
@@ -305,13 +349,29 @@ mod tests {
         }
     }
 
+    #[test]
+    fn redirects_never_downgrade() {
+        let https = parse("https://cdn.example.com/a.mp4").unwrap();
+        assert!(matches!(redirect(&https, "http://cdn.example.com/a.mp4"), Err(DownloadError::Forbidden(_))));
+        assert!(matches!(redirect(&https, "HTTP://cdn.example.com/a.mp4"), Err(DownloadError::Forbidden(_))));
+        assert_eq!(redirect(&https, "https://other.example.com/b.mp4").unwrap(), "https://other.example.com/b.mp4");
+        assert_eq!(redirect(&https, "/b.mp4").unwrap(), "https://cdn.example.com:443/b.mp4");
+        assert!(redirect(&https, "//evil.example.com/x").is_err());
+        let http = parse("http://cdn.example.com/a.mp4").unwrap();
+        assert_eq!(redirect(&http, "https://cdn.example.com/a.mp4").unwrap(), "https://cdn.example.com/a.mp4");
+        assert_eq!(redirect(&http, "http://cdn.example.com/b.mp4").unwrap(), "http://cdn.example.com/b.mp4");
+    }
+
     #[tokio::test]
     async fn a_loopback_url_is_refused_before_connecting() {
         let p = Policy { allow_private: false, max_bytes: 10, timeout: Duration::from_secs(5), max_redirects: 1 };
         let dest = std::env::temp_dir().join(format!("dl-{}", uuid::Uuid::new_v4()));
         let e = download("http://127.0.0.1:9/x.mp4", &p, &dest).await.unwrap_err();
-        assert!(matches!(e, DownloadError::Forbidden(_)), "{e:?}");
+        assert!(matches!(e, DownloadError::InternalAddress(_)), "{e:?}");
         let e = download("http://localhost:9/x.mp4", &p, &dest).await.unwrap_err();
-        assert!(matches!(e, DownloadError::Forbidden(_)), "{e:?}");
+        assert!(matches!(e, DownloadError::InternalAddress(_)), "{e:?}");
+        // The asset shows one answer for an internal address and an unreachable host.
+        assert_eq!(e.public_reason(), DownloadError::Network("connection refused 10.0.0.1:22".into()).public_reason());
+        assert!(!e.public_reason().contains("127.0.0.1") && !e.public_reason().contains("localhost"));
     }
 }

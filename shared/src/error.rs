@@ -47,6 +47,8 @@ pub enum AppError {
     Conflict(String),
     PreconditionFailed(String),
     PayloadTooLarge(usize),
+    /// 413: a field over a size limit (`rule` names it), e.g. a gzip body that inflates too far.
+    TooLargeField(FieldError),
     /// 413: the record the request would write exceeds the store's item limit (bytes).
     RecordTooLarge(usize),
     UnsupportedMediaType {
@@ -86,7 +88,7 @@ impl AppError {
             AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
-            AppError::PayloadTooLarge(_) | AppError::RecordTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::PayloadTooLarge(_) | AppError::RecordTooLarge(_) | AppError::TooLargeField(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -117,6 +119,7 @@ impl AppError {
             AppError::Conflict(m) => ("Conflict", m.clone(), vec![]),
             AppError::PreconditionFailed(m) => ("PreconditionFailed", m.clone(), vec![]),
             AppError::PayloadTooLarge(max) => ("PayloadTooLarge", format!("request body larger than {max} bytes"), vec![]),
+            AppError::TooLargeField(e) => ("PayloadTooLarge", e.message.clone(), vec![e.clone()]),
             AppError::RecordTooLarge(bytes) => (
                 "PayloadTooLarge",
                 format!(

@@ -37,7 +37,9 @@ pub async fn serve_worker(q: QueueName) -> Result<(), WorkerError> {
     crate::telemetry::init();
     let (state, _) = assemble::aws(&Settings::from_env()).await;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
-        let state = state.clone();
+        // The invocation's deadline (epoch ms) as an instant of this process's clock.
+        let left = (event.context.deadline as i64 - chrono::Utc::now().timestamp_millis()).max(0) as u64;
+        let state = state.clone().with_deadline(Some(std::time::Instant::now() + std::time::Duration::from_millis(left)));
         async move { Ok::<_, WorkerError>(handle_batch(&state, q, event.payload).await) }
     }))
     .await

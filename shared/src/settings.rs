@@ -72,6 +72,8 @@ pub struct Settings {
     pub asset_max_bytes: u64,
     /// `ASSET_DOWNLOAD_TIMEOUT_SECS`.
     pub asset_download_timeout: Duration,
+    /// `ASSET_TMP_DIR`: where downloads are written before the upload (Lambda: /tmp).
+    pub asset_tmp_dir: std::path::PathBuf,
     /// How long an unlinked asset lives.
     pub asset_expiry: chrono::Duration,
     /// `UPLOAD_MAX_BYTES`: the largest octet-stream upload through the API.
@@ -96,7 +98,8 @@ impl Default for Settings {
             queue_prefix: "adserver".into(),
             asset_allow_private_urls: false,
             asset_max_bytes: 512 * 1024 * 1024,
-            asset_download_timeout: Duration::from_secs(300),
+            asset_download_timeout: Duration::from_secs(240),
+            asset_tmp_dir: std::env::temp_dir(),
             asset_expiry: chrono::Duration::hours(24),
             upload_max_bytes: 64 * 1024 * 1024,
             ad_request_base_url: "http://127.0.0.1:3000".into(),
@@ -120,6 +123,7 @@ impl Settings {
             asset_allow_private_urls: env("ASSET_ALLOW_PRIVATE_URLS").is_some_and(|v| v == "1" || v == "true"),
             asset_max_bytes: num("ASSET_MAX_BYTES").unwrap_or(d.asset_max_bytes),
             asset_download_timeout: num("ASSET_DOWNLOAD_TIMEOUT_SECS").map(Duration::from_secs).unwrap_or(d.asset_download_timeout),
+            asset_tmp_dir: env("ASSET_TMP_DIR").map(Into::into).unwrap_or(d.asset_tmp_dir),
             asset_expiry: d.asset_expiry,
             upload_max_bytes: num("UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.upload_max_bytes),
             ad_request_base_url: env("AD_REQUEST_BASE_URL").map(|u| u.trim_end_matches('/').to_string()).unwrap_or(d.ad_request_base_url),

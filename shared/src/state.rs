@@ -21,6 +21,9 @@ pub struct AppState {
     pub clock: Arc<dyn Clock>,
     pub settings: Arc<Settings>,
     pub(crate) auth_cache: Arc<AuthCache>,
+    /// When the current invocation is stopped (a Lambda's deadline): long jobs end their
+    /// work before it, so a killed invocation never leaves a record half-way.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl AppState {
@@ -32,6 +35,7 @@ impl AppState {
             clock: Arc::new(SystemClock),
             settings: Arc::new(Settings::default()),
             auth_cache: Arc::new(AuthCache::new(Duration::from_secs(30))),
+            deadline: None,
         }
     }
 
@@ -42,6 +46,11 @@ impl AppState {
 
     pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
         self.blobs = blobs;
+        self
+    }
+
+    pub fn with_deadline(mut self, deadline: Option<std::time::Instant>) -> Self {
+        self.deadline = deadline;
         self
     }
 

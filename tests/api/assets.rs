@@ -2,7 +2,7 @@
 
 use api_tests::chrono::Duration;
 use api_tests::serde_json::json;
-use api_tests::{both_stores, spawn_file_server, Backend, TestApp, CLIP};
+use api_tests::{both_stores, both_stores_with, spawn_file_server, Backend, TestApp, CLIP};
 use shared::clock::Clock;
 use shared::state::Settings;
 
@@ -21,6 +21,7 @@ async fn failed_with(backend: Backend, settings: Settings, url: &str, reason: &s
     assert_eq!(v["status"], "FAILED", "{v}");
     let got = v["failureReason"].as_str().unwrap_or("");
     assert!(got.contains(reason), "{got:?} should mention {reason:?}");
+    assert!(!got.contains("127.0.0.1") && !got.contains("refused") && !got.contains("os error"), "no network detail: {got:?}");
 }
 
 both_stores! {
@@ -155,7 +156,7 @@ failure_case!(
     private_addresses_are_refused,
     Settings { asset_allow_private_urls: false, ..TestApp::settings() },
     "/clip.mp4",
-    "internal address"
+    "host could not be reached or is not allowed"
 );
 failure_case!(
     files_over_the_cap_fail,
@@ -250,4 +251,29 @@ async fn sqs_batches_report_only_the_failed_messages() {
     let res = shared::lambda::handle_batch(&app.state, shared::queue::QueueName::Assets, again).await;
     assert!(res.batch_item_failures.is_empty());
     assert_eq!(app.get(&format!("/v1/assets/video/{}", asset.id)).await.json()["status"], "READY");
+}
+
+// Issue 10, item 5: a local disk failure is not the file's fault.
+fn bad_disk() -> Settings {
+    Settings { asset_tmp_dir: "/nonexistent/asset-tmp".into(), ..TestApp::settings() }
+}
+
+both_stores_with! { super::bad_disk();
+    async fn a_local_disk_failure_leaves_the_asset_for_a_retry(app: TestApp) {
+        let base = spawn_file_server().await;
+        let r = app.post_json("/v1/assets/video", &json!({"name": "a.mp4", "downloadUri": format!("{base}/clip.mp4")})).await;
+        r.expect(201);
+        let loc = r.header("location").unwrap().to_string();
+        let id = loc.rsplit('/').next().unwrap().to_string();
+        // Every in-process attempt fails at the disk: the asset never turns FAILED.
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        let v = app.get(&loc).await.json();
+        assert_eq!(v["status"], "DOWNLOADING", "{v}");
+        assert!(v.get("failureReason").is_none_or(|r| r.is_null()), "{v}");
+        // The redelivery on a healthy instance finishes it.
+        let healthy = app.state.clone().with_settings(TestApp::settings());
+        let job = json!({"account": app.a.id, "asset": id}).to_string();
+        assert!(shared::workers::settle(&healthy, shared::queue::QueueName::Assets, &job).await);
+        assert_eq!(app.get(&loc).await.json()["status"], "READY");
+    }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use api_tests::serde_json::{json, Value};
-use api_tests::{both_stores_with, TestApp};
+use api_tests::{both_stores, both_stores_with, TestApp};
 use shared::model::audience::Viewer;
 use shared::state::Settings;
 
@@ -302,6 +302,69 @@ both_stores_with! { super::settings();
         app.get("/v1/audience/batch").await.expect(403);
         // Providers are not regional.
         app.get("/v1/audience/provider").await.expect(200);
+    }
+}
+
+/// A file's batch as listed for the demo provider, once it has ended.
+async fn wait_listed(app: &TestApp, source: &str) -> Value {
+    let a = &app.a.id;
+    for _ in 0..400 {
+        let v = app.get(&format!("/v1/audience/batch?providerId={a}-ap-dmp")).await.json();
+        let done = v["batches"].as_array().and_then(|b| {
+            b.iter().find(|b| b["source"] == source && (b["status"] == "PROCESSING_FINISHED" || b["status"] == "CANCELLED")).cloned()
+        });
+        if let Some(b) = done {
+            return b;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("no ended {source} batch")
+}
+
+// Issue 10, item 1: bombs and endless rows, with the service's own chunk size.
+both_stores! {
+    async fn gzip_bombs_are_refused_and_overlong_rows_dropped(app: TestApp) {
+        let a = &app.a.id;
+        let p = format!("providerId={a}-ap-dmp");
+        // 32 MiB of zeros without a line end, 33 KB compressed: 413 naming the rule, nothing stored.
+        let zeros = vec![0u8; 32 << 20];
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(&zeros).unwrap();
+        let bomb = e.finish().unwrap();
+        let r = app.upload_batch(&p, bomb.clone(), true).await;
+        r.expect(413);
+        let v = r.json();
+        assert_eq!((v["errors"][0]["field"].as_str(), v["errors"][0]["rule"].as_str()), (Some("body"), Some("inflateRatio")), "{v}");
+        assert_eq!(app.get(&format!("/v1/audience/batch?{p}")).await.json()["batches"], json!([]));
+        // The same bomb dropped straight into the bucket: the worker refuses it (CANCELLED
+        // with the reason) without inflating it, and does not hold up the provider.
+        let key = format!("audience/{a}/{a}-ap-dmp/bomb.csv.gz");
+        app.state.blobs.put_bytes(&key, bomb, "application/gzip").await.unwrap();
+        let b = wait_listed(&app, "bucket").await;
+        assert_eq!(b["status"], "CANCELLED", "{b}");
+        assert!(b["message"].as_str().unwrap().contains("inflates more than 100 times"), "{b}");
+        // The next day's file: a 200 KB row without any pair separator between good rows.
+        app.advance(chrono::Duration::days(1));
+        let text = format!("o1|age=18-24\n{}\no2|gender=m\n", "x".repeat(200_000));
+        let done = upload_and_wait(&app, &text).await;
+        assert_eq!(done["status"], "PROCESSING_FINISHED", "{done}");
+        assert_eq!(done["details"]["invalidRows"], 1);
+        assert_eq!(viewer(&app, "o1").await, segs(&[("age", "age-18")]));
+        assert_eq!(viewer(&app, "o2").await, segs(&[("gender", "g-m")]));
+        // The same rows gzipped and dropped in the bucket (the row is dropped while inflating).
+        app.advance(chrono::Duration::days(1));
+        let text = format!("o3|age=18-24\n{}\no4|gender=f\n", "y".repeat(200_000));
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(text.as_bytes()).unwrap();
+        app.state.blobs.put_bytes(&format!("audience/{a}/{a}-ap-dmp/long.csv.gz"), e.finish().unwrap(), "application/gzip").await.unwrap();
+        for _ in 0..400 {
+            if viewer(&app, "o4").await.is_some() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert_eq!(viewer(&app, "o3").await, segs(&[("age", "age-18")]));
+        assert_eq!(viewer(&app, "o4").await, segs(&[("gender", "g-f")]));
     }
 }
 

@@ -23,6 +23,14 @@ pub const FINISHED: BatchStatus = BatchStatus::Finished;
 pub const MAX_PID: usize = 256;
 /// Distinct invalid pairs kept on a batch (the count of rows is exact).
 pub const MAX_INVALID_KEPT: usize = 1000;
+/// An invalid pair is kept on the batch cut to this many bytes (1,000 × 100 B bound the
+/// record's list well under the 400 KB item limit).
+pub const MAX_PAIR_KEPT: usize = 100;
+/// Longest row (bytes, line end excluded): a longer row is an invalid row, and readers drop
+/// it as they go instead of buffering it.
+pub const MAX_ROW_BYTES: usize = 64 * 1024;
+/// Chunks of one batch: a large file gets larger chunks, so the list stays under ~70 KB.
+pub const MAX_CHUNKS: u64 = 512;
 
 /// A byte range of an object: the rows that start in `[start, end)`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -235,9 +243,16 @@ pub struct Tally {
 
 impl Tally {
     fn invalid_pair(&mut self, pair: &[u8]) {
+        let pair = &pair[..pair.len().min(MAX_PAIR_KEPT)];
         if self.invalid.len() < MAX_INVALID_KEPT && !self.invalid.contains(pair) {
             self.invalid.insert(pair.to_vec());
         }
+    }
+
+    /// Rows the reader dropped for their length (never parsed).
+    pub fn overlong(&mut self, n: u64) {
+        self.rows += n;
+        self.invalid_rows += n;
     }
 
     pub fn stats(&self) -> Stats {
@@ -266,6 +281,10 @@ pub fn parse_row(line: &[u8], cat: &Catalog, tally: &mut Tally, pairs: &mut Vec<
         return;
     }
     tally.rows += 1;
+    if line.len() > MAX_ROW_BYTES {
+        tally.invalid_rows += 1;
+        return;
+    }
     let mut fields = line.split(|b| *b == b'|');
     let pid = fields.next().unwrap_or_default();
     if !valid_pid(pid) {
@@ -394,6 +413,17 @@ mod tests {
         let long = "x".repeat(MAX_PID + 1);
         assert_eq!(run(&format!("{long}|age=18-24\n")).1.invalid_rows, 1);
         assert_eq!(run("a\u{1}b|age=18-24\n").1.invalid_rows, 1);
+    }
+
+    #[test]
+    fn overlong_rows_are_invalid_and_kept_pairs_are_cut() {
+        let pairs = "|age=18-24".repeat(MAX_ROW_BYTES / 10 + 1);
+        let (o, s) = run(&format!("a{pairs}\nb|gender=m\n"));
+        assert_eq!(o, vec![Out::Replace("b".into(), vec![(1, 2)])]);
+        assert_eq!((s.rows, s.invalid_rows), (2, 1));
+        let bad = format!("x={}", "y".repeat(10_000));
+        let (_, s) = run(&format!("a|{bad}\n"));
+        assert_eq!(s.invalid_segments, vec![bad[..MAX_PAIR_KEPT].to_string()]);
     }
 
     #[test]

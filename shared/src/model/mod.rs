@@ -11,6 +11,7 @@ pub mod contact;
 pub mod creative;
 pub mod enums;
 pub mod goal;
+pub mod inflate;
 pub mod notification;
 pub mod policy;
 pub mod rules;

@@ -27,6 +27,29 @@ async fn update(st: &AppState, job: &AssetJob, change: impl Fn(&mut Asset)) -> J
     .map_err(JobError::from)
 }
 
+/// Time kept back from the invocation's deadline to upload the file and record the outcome.
+const FINISH_RESERVE: std::time::Duration = std::time::Duration::from_secs(45);
+/// Below this, a download is not started in this invocation.
+const MIN_DOWNLOAD_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+const TMP_PREFIX: &str = "asset-";
+
+/// The download's deadline: the configured one, cut to end [`FINISH_RESERVE`] before the
+/// invocation's; `None` when less than [`MIN_DOWNLOAD_TIME`] would be left.
+fn budget(configured: std::time::Duration, deadline: Option<std::time::Instant>, now: std::time::Instant) -> Option<std::time::Duration> {
+    let Some(deadline) = deadline else { return Some(configured) };
+    let left = deadline.saturating_duration_since(now).saturating_sub(FINISH_RESERVE);
+    (left >= MIN_DOWNLOAD_TIME).then(|| configured.min(left))
+}
+
+async fn sweep_tmp(dir: &std::path::Path) {
+    let Ok(mut entries) = tokio::fs::read_dir(dir).await else { return };
+    while let Ok(Some(e)) = entries.next_entry().await {
+        if e.file_name().to_string_lossy().starts_with(TMP_PREFIX) {
+            let _ = tokio::fs::remove_file(e.path()).await;
+        }
+    }
+}
+
 pub async fn process(st: &AppState, job: &AssetJob) -> JobResult<()> {
     let Some(cur) = repo::assets::get(st.store.as_ref(), &job.account, &job.asset).await? else {
         tracing::info!(asset = %job.asset, "asset gone; nothing to do");
@@ -39,14 +62,21 @@ pub async fn process(st: &AppState, job: &AssetJob) -> JobResult<()> {
     let Some(url) = cur.value.download_uri.clone() else {
         return Ok(());
     };
-    update(st, job, |a| a.status = asset::DOWNLOADING).await?;
-    let policy = Policy {
-        allow_private: st.settings.asset_allow_private_urls,
-        max_bytes: st.settings.asset_max_bytes,
-        timeout: st.settings.asset_download_timeout,
-        max_redirects: 5,
+    // The download ends before the invocation does, leaving time to store the file and the
+    // outcome; with too little time left the message comes back to a fresh invocation.
+    let Some(timeout) = budget(st.settings.asset_download_timeout, st.deadline, std::time::Instant::now()) else {
+        return Err(JobError::Retry(crate::cause::Cause::msg("too little time left in this invocation for a download")));
     };
-    let tmp = std::env::temp_dir().join(format!("asset-{}-{}", job.asset, uuid::Uuid::new_v4().simple()));
+    update(st, job, |a| a.status = asset::DOWNLOADING).await?;
+    let policy =
+        Policy { allow_private: st.settings.asset_allow_private_urls, max_bytes: st.settings.asset_max_bytes, timeout, max_redirects: 5 };
+    // On Lambda one download runs at a time per instance (BatchSize 1): files an earlier,
+    // killed invocation left behind are removed first, so /tmp holds at most one file of
+    // ASSET_MAX_BYTES. (In one process with concurrent jobs there is nothing to sweep.)
+    if st.deadline.is_some() {
+        sweep_tmp(&st.settings.asset_tmp_dir).await;
+    }
+    let tmp = st.settings.asset_tmp_dir.join(format!("{TMP_PREFIX}{}-{}", job.asset, uuid::Uuid::new_v4().simple()));
     let result = download(&url, &policy, &tmp).await;
     let outcome = match result {
         Ok(d) => {
@@ -73,9 +103,15 @@ pub async fn process(st: &AppState, job: &AssetJob) -> JobResult<()> {
                 Err(e) => Err(e.into()),
             }
         }
+        // The local disk failed (full /tmp, ...): not the file's fault; retried later.
+        Err(e) if e.is_local() => {
+            tracing::error!(asset = %job.asset, error = %e, "asset download could not be stored locally; will retry");
+            Err(JobError::Retry(crate::cause::Cause::msg(e.to_string())))
+        }
         Err(e) => {
+            // The log has the detail; the asset only the class of failure.
             tracing::warn!(asset = %job.asset, error = %e, "asset download failed");
-            let reason = e.to_string();
+            let reason = e.public_reason();
             update(st, job, |a| {
                 a.status = asset::FAILED;
                 a.failure_reason = Some(reason.clone());
@@ -86,4 +122,23 @@ pub async fn process(st: &AppState, job: &AssetJob) -> JobResult<()> {
     };
     let _ = tokio::fs::remove_file(&tmp).await;
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn the_download_ends_before_the_invocation() {
+        let now = Instant::now();
+        let d = Duration::from_secs(240);
+        assert_eq!(budget(d, None, now), Some(d));
+        // A fresh 300 s invocation: the configured 240 s fits (300 - 45 = 255).
+        assert_eq!(budget(d, Some(now + Duration::from_secs(300)), now), Some(d));
+        // Configured as long as the function's timeout: cut to end 45 s before it.
+        assert_eq!(budget(Duration::from_secs(300), Some(now + Duration::from_secs(300)), now), Some(Duration::from_secs(255)));
+        // Late in an invocation: not started.
+        assert_eq!(budget(d, Some(now + Duration::from_secs(49)), now), None);
+    }
 }

@@ -146,6 +146,8 @@ pub struct ChunkReader {
     skipping: bool,
     eof: bool,
     done: bool,
+    /// Rows dropped unread for being longer than `MAX_ROW_BYTES`.
+    pub overlong: u64,
 }
 
 impl ChunkReader {
@@ -161,6 +163,7 @@ impl ChunkReader {
             skipping: chunk.start > 0,
             eof: false,
             done: chunk.start >= chunk.end,
+            overlong: 0,
         })
     }
 
@@ -207,6 +210,14 @@ impl ChunkReader {
             } else {
                 (whole(&self.buf), false)
             };
+            if cut == 0 && !done && self.buf.len() > m::MAX_ROW_BYTES {
+                // A row longer than any valid row: dropped as it is read, never buffered whole.
+                self.overlong += 1;
+                self.pos += self.buf.len() as u64;
+                self.buf.clear();
+                self.skipping = true;
+                continue;
+            }
             self.done = done;
             if cut > 0 {
                 let rest = self.buf.split_off(cut);
@@ -264,6 +275,7 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
         }
     }
     pending.flush(st, &cat).await?;
+    tally.overlong(reader.overlong);
     let stats = tally.stats();
     // Commit: counts, position and the next state, in one conditional write.
     for _ in 0..10 {

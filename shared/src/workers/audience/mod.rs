@@ -250,9 +250,11 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
                 }
                 let mut next = cur.value.clone();
                 match cut(st, &cur.value).await? {
-                    Ok((chunks, total)) => {
-                        next.chunks = chunks;
-                        next.total_bytes = total;
+                    Ok(planned) => {
+                        next.chunks = planned.chunks;
+                        next.total_bytes = planned.total;
+                        next.stats.rows += planned.overlong;
+                        next.stats.invalid_rows += planned.overlong;
                         if next.chunks.is_empty() {
                             next.status = m::FINISHED;
                             next.finished = Some(st.clock.now());
@@ -267,7 +269,11 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
                 }
                 match st.store.put(batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
                     Ok(()) => {
-                        tracing::info!(batch = %next.id, chunks = next.chunks.len(), total = next.total_bytes, "batch planned");
+                        tracing::info!(batch = %next.id, chunks = next.chunks.len(), total = next.total_bytes, status = %next.status.as_str(), "batch planned");
+                        if next.status != m::PROCESSING {
+                            // Ended at planning (refused or empty): the provider's next batch may start.
+                            return start_next(st, &next.account_id, &next.provider_id).await;
+                        }
                         cur = Versioned { item: batch_item(&next, cur.version() + 1)?, value: next };
                     }
                     Err(StoreError::ConditionFailed) => {
@@ -312,85 +318,10 @@ async fn send_chunk(st: &AppState, b: &Batch) -> WResult<()> {
     Ok(())
 }
 
-/// The chunks of a batch file: byte ranges of a plain file; decompressed chunk objects of a
-/// gzip file. `Ok(Err(why))` when the file cannot be processed at all.
-async fn cut(st: &AppState, b: &Batch) -> WResult<Result<(Vec<Chunk>, u64), String>> {
-    let size = st.blobs.size(&b.object_key).await.map_err(se)?.unwrap_or(0);
-    let cb = st.settings.audience_chunk_bytes.max(1);
-    let mut head = [0u8; 2];
-    let mut n = 0;
-    if size >= 2 {
-        let mut r = st.blobs.open_from(&b.object_key, 0).await.map_err(se)?.ok_or("batch file gone")?;
-        while n < 2 {
-            let k = r.read(&mut head[n..]).await.map_err(se)?;
-            if k == 0 {
-                break;
-            }
-            n += k;
-        }
-    }
-    if n == 2 && head == [0x1f, 0x8b] {
-        return gunzip_into_chunks(st, b, cb).await;
-    }
-    let mut chunks = Vec::new();
-    let mut start = 0;
-    while start < size {
-        let end = (start + cb).min(size);
-        chunks.push(Chunk { key: b.object_key.clone(), start, end });
-        start = end;
-    }
-    Ok(Ok((chunks, size)))
-}
-
-/// Streams a gzip file through the decoder into chunk objects of about `cb` bytes, each
-/// ending at a row end (memory: one chunk).
-async fn gunzip_into_chunks(st: &AppState, b: &Batch, cb: u64) -> WResult<Result<(Vec<Chunk>, u64), String>> {
-    let mut r = st.blobs.open_from(&b.object_key, 0).await.map_err(se)?.ok_or("batch file gone")?;
-    let mut dec = flate2::write::MultiGzDecoder::new(Vec::new());
-    let mut buf = vec![0u8; 256 * 1024];
-    let mut chunks = Vec::new();
-    let mut total = 0u64;
-    let cb = usize::try_from(cb).unwrap_or(usize::MAX);
-    loop {
-        let k = r.read(&mut buf).await.map_err(se)?;
-        if k == 0 {
-            break;
-        }
-        if dec.write_all(&buf[..k]).is_err() {
-            return Ok(Err("the file starts like gzip but does not decompress".into()));
-        }
-        while dec.get_ref().len() >= cb {
-            let out = dec.get_mut();
-            // Cut after the last row end inside the chunk size (or the whole row when one
-            // row is longer than a chunk).
-            let cut = memchr::memrchr(b'\n', &out[..cb]).or_else(|| memchr::memchr(b'\n', out)).map(|i| i + 1);
-            let Some(cut) = cut else { break };
-            let rest = out.split_off(cut);
-            let part = std::mem::replace(out, rest);
-            total += part.len() as u64;
-            chunks.push(put_work_chunk(st, b, chunks.len(), part).await?);
-        }
-    }
-    if dec.try_finish().is_err() {
-        return Ok(Err("the gzip file is truncated".into()));
-    }
-    let last = std::mem::take(dec.get_mut());
-    if !last.is_empty() {
-        total += last.len() as u64;
-        chunks.push(put_work_chunk(st, b, chunks.len(), last).await?);
-    }
-    Ok(Ok((chunks, total)))
-}
-
-async fn put_work_chunk(st: &AppState, b: &Batch, n: usize, bytes: Vec<u8>) -> WResult<Chunk> {
-    let key = format!("{WORK_PREFIX}{}/{}/{n:05}", b.account_id, b.id);
-    let len = bytes.len() as u64;
-    st.blobs.put_bytes(&key, bytes, "text/csv").await.map_err(se)?;
-    Ok(Chunk { key, start: 0, end: len })
-}
-
 mod chunk;
+mod cut;
 pub use chunk::{process_chunk, ChunkReader, Pending};
+use cut::cut;
 
 #[cfg(test)]
 mod tests {
