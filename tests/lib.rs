@@ -23,6 +23,8 @@ use shared::store::dynamodb::DynamoStore;
 use shared::store::embedded::EmbeddedStore;
 use shared::store::Store;
 
+pub mod scoped;
+
 pub use chrono;
 pub use chrono_tz;
 pub use serde_json;
@@ -120,18 +122,19 @@ impl TestApp {
     /// The app on one backend: the embedded store with memory blobs and in-process
     /// workers, or DynamoDB + S3 + SQS on the emulator with an SQS poller standing in for
     /// the Lambda event source (each test gets its own queue).
-    pub async fn spawn_with(backend: Backend, settings: Settings) -> TestApp {
+    pub async fn spawn_with(backend: Backend, mut settings: Settings) -> TestApp {
         let store = store(backend).await;
         let (blobs, queue, workers): (Arc<dyn Blobs>, Arc<dyn Queue>, Workers) = match backend {
             Backend::Embedded => {
                 let (q, rx) = InProcessQueue::new();
                 let q: Arc<dyn Queue> = Arc::new(q);
-                (shared::assemble::notifying(Arc::new(MemoryBlobs::default()), &q), q, Workers::InProcess(rx))
+                (shared::assemble::notifying(Arc::new(MemoryBlobs::default()), &q, &settings.bucket_name), q, Workers::InProcess(rx))
             }
             Backend::DynamoDb => {
                 // A bucket and queues per test: the bucket notification names one queue.
                 let name = format!("t{}", uuid::Uuid::new_v4().simple());
                 let b = S3Blobs::from_env(name.clone()).await;
+                settings.bucket_name = name.clone();
                 b.create_bucket_if_missing().await.expect("test bucket");
                 let q = Arc::new(SqsQueue::create(&name).await.expect("test queues"));
                 let arn = q.arn(shared::queue::QueueName::Audience).await.expect("queue ARN");
@@ -143,10 +146,19 @@ impl TestApp {
         seed::apply(store.as_ref(), &file).await.expect("seeding");
         let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
         let state = AppState::new(store.clone(), blobs, queue).with_clock(clock.clone()).with_settings(settings);
-        workers.start(state.clone());
+        // Each group and worker writes through the permissions template.yaml gives its Lambda.
+        let scopes = scoped::template_scopes();
+        let scoped = |function: &str| state.clone().with_store(scoped::ScopedStore::wrap(store.clone(), function, &scopes));
+        workers.start_with(|q| {
+            scoped(match q {
+                shared::queue::QueueName::Assets => "asset-worker",
+                shared::queue::QueueName::Audience => "audience-worker",
+            })
+        });
+        let router = shared::api::app_per_group(state.clone(), scoped);
         let b = accounts.pop().expect("two accounts");
         let a = accounts.pop().expect("two accounts");
-        TestApp { router: shared::api::app(state.clone()), state, store, clock, a, b }
+        TestApp { router, state, store, clock, a, b }
     }
 
     pub async fn post_json(&self, path: &str, body: &serde_json::Value) -> Res {

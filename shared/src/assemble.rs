@@ -100,12 +100,17 @@ impl Workers {
     /// Starts the workers in this process: channel consumers, or SQS pollers that play the
     /// part of the Lambda event source.
     pub fn start(self, st: AppState) {
+        self.start_with(move |_| st.clone())
+    }
+
+    /// Starts the workers, each queue's with the state `state_of(queue)` gives it.
+    pub fn start_with(self, state_of: impl Fn(QueueName) -> AppState) {
         match self {
-            Workers::InProcess(r) => crate::workers::run_in_process(st, r),
+            Workers::InProcess(r) => crate::workers::run_in_process(state_of, r),
             Workers::Sqs(q) => {
                 for qn in QueueName::ALL {
                     let qn = *qn;
-                    let st = st.clone();
+                    let st = state_of(qn);
                     q.spawn_poller(qn, move |body| {
                         let st = st.clone();
                         async move { crate::workers::settle(&st, qn, &body).await }
@@ -117,8 +122,14 @@ impl Workers {
 }
 
 /// An in-process blob store that sends the bucket notification's S3 events itself.
-pub fn notifying(inner: Arc<dyn Blobs>, queue: &Arc<dyn Queue>) -> Arc<dyn Blobs> {
-    Arc::new(crate::blobs::Notifying { inner, queue: queue.clone(), target: QueueName::Audience, prefix: AUDIENCE_PREFIX })
+pub fn notifying(inner: Arc<dyn Blobs>, queue: &Arc<dyn Queue>, bucket: &str) -> Arc<dyn Blobs> {
+    Arc::new(crate::blobs::Notifying {
+        inner,
+        queue: queue.clone(),
+        target: QueueName::Audience,
+        prefix: AUDIENCE_PREFIX,
+        bucket: bucket.to_string(),
+    })
 }
 
 /// The ports of the local server: the embedded store with a blob directory (or memory) and
@@ -129,12 +140,12 @@ pub async fn local(cfg: &StoreConfig, settings: &Settings) -> Result<(AppState, 
         let queue: Arc<dyn Queue> = Arc::new(q);
         let inner: Arc<dyn Blobs> = match blobs {
             Some(dir) => {
-                crate::blobs::watch_dir(dir.clone(), AUDIENCE_PREFIX, queue.clone(), QueueName::Audience);
+                crate::blobs::watch_dir(dir.clone(), AUDIENCE_PREFIX, settings.bucket_name.clone(), queue.clone(), QueueName::Audience);
                 Arc::new(LocalBlobs::new(dir))
             }
             None => Arc::new(MemoryBlobs::default()),
         };
-        let state = AppState::new(store, notifying(inner, &queue), queue).with_settings(settings.clone());
+        let state = AppState::new(store, notifying(inner, &queue, &settings.bucket_name), queue).with_settings(settings.clone());
         (state, Workers::InProcess(rx))
     };
     match cfg {

@@ -46,9 +46,11 @@ pub fn ads_by_created(a: &str) -> String {
 
 pub const POLICY: &str = "POLICY";
 
-/// The account's insertion-policy ranking (one record, highest first).
+/// The account's insertion-policy ranking (one record, highest first). Its own partition:
+/// IAM scopes a function's writes by partition (template.yaml), and the account partition
+/// holds the account record.
 pub fn policy_ranking(a: &str) -> crate::store::Key {
-    crate::store::Key::new(format!("A#{a}"), "POLICY_RANKING")
+    crate::store::Key::new(partition(a, "POLICYRANK"), "RANKING")
 }
 
 pub const BATCH: &str = "BATCH";
@@ -75,7 +77,7 @@ pub const TEMPLATE: &str = "TEMPLATE";
 
 /// The account's count of targeting templates (counter `n`, for the limit).
 pub fn template_count(a: &str) -> Key {
-    Key::new(format!("A#{a}"), "TEMPLATE_COUNT")
+    Key::new(partition(a, "TEMPLATECOUNT"), "COUNT")
 }
 
 /// The links of one template: `sk` is `CAMPAIGN#<id>` or `GOAL#<id>`.

@@ -44,6 +44,11 @@ impl AppState {
         self
     }
 
+    pub fn with_store(mut self, store: Arc<dyn Store>) -> Self {
+        self.store = store;
+        self
+    }
+
     pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
         self.blobs = blobs;
         self

@@ -241,7 +241,7 @@ both_stores_with! { super::settings();
         let q = shared::queue::QueueName::Audience;
         // The S3 event and every chunk job again, as SQS may redeliver them.
         let key = format!("audience/{a}/{a}-ap-dmp/{id}.csv");
-        shared::workers::dispatch(&app.state, q, &shared::blobs::object_created_event("b", &key, 1)).await.unwrap();
+        shared::workers::dispatch(&app.state, q, &shared::blobs::object_created_event(&app.state.settings.bucket_name, &key, 1)).await.unwrap();
         for i in 0..4 {
             let job = json!({"chunk": {"account": a, "batch": id, "index": i}}).to_string();
             shared::workers::dispatch(&app.state, q, &job).await.unwrap();
@@ -379,15 +379,23 @@ async fn the_worker_lambda_handles_s3_event_records() {
     let inner = shared::blobs::MemoryBlobs::default();
     let key = format!("audience/{a}/{a}-ap-dmp/nightly export.csv");
     shared::blobs::Blobs::put_bytes(&inner, &key, b"l1|gender=f\nl2|age=25-34\n".to_vec(), "text/csv").await.unwrap();
+    let forged_key = format!("audience/{a}/{a}-ap-dmp/forged.csv");
+    shared::blobs::Blobs::put_bytes(&inner, &forged_key, b"f1|gender=f\n".to_vec(), "text/csv").await.unwrap();
     // Its own queue, drained below as the event source would.
     let (q, mut rx) = shared::queue::InProcessQueue::new();
     let st = shared::state::AppState::new(app.store.clone(), std::sync::Arc::new(inner), std::sync::Arc::new(q))
         .with_clock(app.clock.clone())
         .with_settings(settings());
-    let s3 = json!({"Records": [{"eventVersion": "2.1", "eventSource": "aws:s3", "awsRegion": "us-east-1",
+    let s3_event = |bucket: &str, key: &str| {
+        json!({"Records": [{"eventVersion": "2.1", "eventSource": "aws:s3", "awsRegion": "us-east-1",
         "eventTime": "2026-11-22T10:00:00.000Z", "eventName": "ObjectCreated:Put",
-        "s3": {"s3SchemaVersion": "1.0", "configurationId": "audience", "bucket": {"name": "b", "arn": "arn:aws:s3:::b"},
-               "object": {"key": format!("audience/{a}/{a}-ap-dmp/nightly+export.csv"), "size": 26, "eTag": "abc"}}}]});
+        "s3": {"s3SchemaVersion": "1.0", "configurationId": "audience", "bucket": {"name": bucket, "arn": format!("arn:aws:s3:::{bucket}")},
+               "object": {"key": key, "size": 26, "eTag": "abc"}}}]})
+    };
+    let bucket = settings().bucket_name;
+    let s3 = s3_event(&bucket, &format!("audience/{a}/{a}-ap-dmp/nightly+export.csv"));
+    // The same object announced by another bucket: not this deployment's batch.
+    let forged = s3_event("someone-elses-bucket", &format!("audience/{a}/{a}-ap-dmp/forged.csv"));
     let record = |id: &str, body: String| {
         json!({
             "messageId": id, "receiptHandle": "AQEB-handle", "body": body,
@@ -397,7 +405,7 @@ async fn the_worker_lambda_handles_s3_event_records() {
         })
     };
     let event: aws_lambda_events::sqs::SqsEvent =
-        serde_json::from_value(json!({"Records": [record("m1", s3.to_string()), record("m2", r#"{"Event":"s3:TestEvent"}"#.into())]}))
+        serde_json::from_value(json!({"Records": [record("m1", s3.to_string()), record("m2", r#"{"Event":"s3:TestEvent"}"#.into()), record("m3", forged.to_string())]}))
             .unwrap();
     let res = shared::lambda::handle_batch(&st, shared::queue::QueueName::Audience, event).await;
     assert!(res.batch_item_failures.is_empty());
@@ -414,4 +422,6 @@ async fn the_worker_lambda_handles_s3_event_records() {
     let v = app.get(&format!("/v1/audience/batch/{id}")).await.json();
     assert_eq!(v["status"], "PROCESSING_FINISHED", "{v}");
     assert_eq!(viewer(&app, "l1").await, segs(&[("gender", "g-f")]));
+    let listed = app.get(&format!("/v1/audience/batch?providerId={a}-ap-dmp")).await.json();
+    assert_eq!(listed["batches"].as_array().map(Vec::len), Some(1), "the forged event made no batch: {listed}");
 }

@@ -189,7 +189,9 @@ async fn child(rows: u64, dir: PathBuf) {
 
     let (_, mut audience_rx) = rx.0.drain(..).find(|(q, _)| *q == QueueName::Audience).expect("audience queue");
     let t0 = Instant::now();
-    shared::workers::dispatch(&st, QueueName::Audience, &shared::blobs::object_created_event("local", &key, size)).await.expect("plan");
+    shared::workers::dispatch(&st, QueueName::Audience, &shared::blobs::object_created_event(&st.settings.bucket_name, &key, size))
+        .await
+        .expect("plan");
     let plan_s = t0.elapsed().as_secs_f64();
     let mut chunks = 0;
     let mut longest = 0f64;

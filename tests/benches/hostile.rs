@@ -138,7 +138,7 @@ async fn child(case: &str, dir: PathBuf) {
     let (_, mut audience_rx) = rx.0.drain(..).find(|(q, _)| *q == QueueName::Audience).expect("audience queue");
     let rss_before = peak_rss_mb();
     let t0 = Instant::now();
-    shared::workers::dispatch(&st, QueueName::Audience, &shared::blobs::object_created_event("local", &key, size as u64))
+    shared::workers::dispatch(&st, QueueName::Audience, &shared::blobs::object_created_event(&st.settings.bucket_name, &key, size as u64))
         .await
         .expect("plan");
     while let Ok(msg) = audience_rx.try_recv() {

@@ -99,6 +99,13 @@ pub fn app(state: AppState) -> Router {
     finish(r, state)
 }
 
+/// Every group on one router, each group with the state `state_of(group name)` gives it
+/// (the tests give each group the store its Lambda's permissions allow).
+pub fn app_per_group(state: AppState, state_of: impl Fn(&str) -> AppState) -> Router {
+    let r = groups::ALL.iter().fold(Router::new(), |r, (name, group)| r.merge(group().with_state::<AppState>(state_of(name))));
+    finish(r, state)
+}
+
 /// A group's routes with the fallbacks and error rendering every function shares.
 pub fn finish(r: Router<AppState>, state: AppState) -> Router {
     r.fallback(no_route)

@@ -128,13 +128,15 @@ pub struct Notifying {
     pub queue: std::sync::Arc<dyn crate::queue::Queue>,
     pub target: crate::queue::QueueName,
     pub prefix: &'static str,
+    /// The bucket name its events carry (the worker accepts only its own bucket's).
+    pub bucket: String,
 }
 
 impl Notifying {
     async fn notify(&self, key: &str, size: u64) -> Result<(), BlobError> {
         if key.starts_with(self.prefix) {
             self.queue
-                .send(self.target, object_created_event("local", key, size))
+                .send(self.target, object_created_event(&self.bucket, key, size))
                 .await
                 .map_err(|e| BlobError::new("sending the object-created event", e))?;
         }
@@ -262,7 +264,13 @@ impl Blobs for LocalBlobs {
 /// Watches `<root>/<prefix>` for files placed there by hand (the local server's stand-in
 /// for dropping an object into the bucket): a file whose size and modification time were
 /// the same on two scans gets its S3 event sent, once per version of the file.
-pub fn watch_dir(root: PathBuf, prefix: &'static str, queue: std::sync::Arc<dyn crate::queue::Queue>, target: crate::queue::QueueName) {
+pub fn watch_dir(
+    root: PathBuf,
+    prefix: &'static str,
+    bucket: String,
+    queue: std::sync::Arc<dyn crate::queue::Queue>,
+    target: crate::queue::QueueName,
+) {
     tokio::spawn(async move {
         let mut seen: HashMap<String, (u64, u128, bool)> = HashMap::new();
         loop {
@@ -281,7 +289,7 @@ pub fn watch_dir(root: PathBuf, prefix: &'static str, queue: std::sync::Arc<dyn 
                     *e = (size, mtime, false);
                 } else if !e.2 {
                     e.2 = true;
-                    let mut ev: serde_json::Value = serde_json::from_str(&object_created_event("local", &key, size)).unwrap_or_default();
+                    let mut ev: serde_json::Value = serde_json::from_str(&object_created_event(&bucket, &key, size)).unwrap_or_default();
                     ev["Records"][0]["s3"]["object"]["eTag"] = serde_json::json!(mtime.to_string());
                     if let Err(err) = queue.send(target, ev.to_string()).await {
                         tracing::warn!(key, error = %err, "could not queue a dropped file");

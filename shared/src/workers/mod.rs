@@ -106,9 +106,9 @@ pub async fn settle(st: &AppState, q: QueueName, body: &str) -> bool {
 
 /// Runs the workers in this process (local server, tests): each message is tried up to
 /// five times with backoff, like SQS redelivery before the dead-letter queue.
-pub fn run_in_process(st: AppState, receivers: Receivers) {
+pub fn run_in_process(state_of: impl Fn(QueueName) -> AppState, receivers: Receivers) {
     for (q, mut rx) in receivers.0 {
-        let st = st.clone();
+        let st = state_of(q);
         tokio::spawn(async move {
             while let Some(body) = rx.recv().await {
                 let st = st.clone();

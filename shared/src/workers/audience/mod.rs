@@ -83,7 +83,15 @@ struct S3Record {
 #[derive(Debug, Default, Deserialize)]
 struct S3Entity {
     #[serde(default)]
+    bucket: S3Bucket,
+    #[serde(default)]
     object: S3Object,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct S3Bucket {
+    #[serde(default)]
+    name: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -111,6 +119,12 @@ pub async fn dispatch(st: &AppState, body: &str) -> WResult<()> {
     }
     for r in ev.records {
         if !r.event_name.starts_with("ObjectCreated") {
+            continue;
+        }
+        // Only this deployment's bucket: an event naming another (a misconfigured
+        // notification, a forged message) is not a batch of ours.
+        if r.s3.bucket.name != st.settings.bucket_name {
+            tracing::warn!(bucket = %r.s3.bucket.name, key = %r.s3.object.key, "object event from another bucket; ignored");
             continue;
         }
         plan(st, &decode_key(&r.s3.object.key), r.s3.object.etag.as_deref()).await?;

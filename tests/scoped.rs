@@ -1,0 +1,183 @@
+//! The table permissions of `template.yaml`, enforced in the tests (issue 10, item 4).
+//!
+//! Each function of the template may write only the partitions its policy names
+//! (`dynamodb:LeadingKeys`, IAM `StringLike` patterns). The tests give every group's router
+//! and every worker its own [`ScopedStore`] with the patterns read from the template, so
+//! each HTTP test also proves the template lets the function do its work, and a write
+//! outside its partitions (an API-key record, another group's records) fails the test.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use shared::store::{Cond, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
+
+/// The write patterns of each function of `template.yaml`, by its build name (`CodeUri:
+/// target/lambda/<name>/`). A function without a scoped write statement has none.
+pub fn template_scopes() -> BTreeMap<String, Vec<String>> {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml")).expect("template.yaml");
+    let mut out = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if line.starts_with("  ") && !line.starts_with("   ") && t.ends_with(':') {
+            current = None;
+        }
+        if let Some(name) = t.strip_prefix("CodeUri: target/lambda/") {
+            let name = name.trim_end_matches('/').to_string();
+            out.entry(name.clone()).or_insert_with(Vec::new);
+            current = Some(name);
+        }
+        if let (Some(name), Some(list)) = (&current, t.strip_prefix("dynamodb:LeadingKeys:")) {
+            let patterns =
+                list.trim().trim_start_matches('[').trim_end_matches(']').split(',').map(|p| p.trim().trim_matches('"').to_string());
+            out.entry(name.clone()).or_insert_with(Vec::new).extend(patterns.filter(|p| !p.is_empty()));
+        }
+    }
+    out
+}
+
+/// IAM `StringLike`: `*` matches any run of characters, `?` one.
+pub fn like(pattern: &str, s: &str) -> bool {
+    let (p, s) = (pattern.as_bytes(), s.as_bytes());
+    let (mut i, mut j, mut star, mut mark) = (0, 0, None, 0);
+    while j < s.len() {
+        if i < p.len() && (p[i] == b'?' || p[i] == s[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == b'*' {
+            star = Some(i);
+            mark = j;
+            i += 1;
+        } else if let Some(st) = star {
+            i = st + 1;
+            mark += 1;
+            j = mark;
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|c| *c == b'*')
+}
+
+/// A store that refuses writes outside a function's partitions, as IAM would.
+pub struct ScopedStore {
+    pub inner: Arc<dyn Store>,
+    pub function: String,
+    pub patterns: Vec<String>,
+}
+
+impl ScopedStore {
+    pub fn wrap(inner: Arc<dyn Store>, function: &str, scopes: &BTreeMap<String, Vec<String>>) -> Arc<dyn Store> {
+        let patterns = scopes.get(function).cloned().unwrap_or_else(|| panic!("template.yaml has no function built as {function}"));
+        Arc::new(ScopedStore { inner, function: function.to_string(), patterns })
+    }
+
+    fn check<'a>(&self, keys: impl IntoIterator<Item = &'a str>) -> StoreResult<()> {
+        let record = std::env::var_os("SCOPE_RECORD").is_some();
+        for pk in keys {
+            if record {
+                // The partition's shape: ids become `*`, the scheme's upper-case words stay.
+                let shape: Vec<&str> = pk
+                    .split('#')
+                    .map(|p| if p.chars().all(|c| c.is_ascii_uppercase() || c == '_') && !p.is_empty() { p } else { "*" })
+                    .collect();
+                eprintln!("SCOPE {} {}", self.function, shape.join("#"));
+                continue;
+            }
+            if !self.patterns.iter().any(|p| like(p, pk)) {
+                let msg = format!(
+                    "AccessDenied: template.yaml does not let {} write partition {pk} (allowed: {:?})",
+                    self.function, self.patterns
+                );
+                eprintln!("{msg}");
+                return Err(StoreError::backend_msg(msg));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Store for ScopedStore {
+    async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        self.inner.get(key).await
+    }
+    async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
+        self.check([item.pk.as_str()])?;
+        self.inner.put(item, cond).await
+    }
+    async fn delete(&self, key: &Key, cond: Cond) -> StoreResult<()> {
+        self.check([key.pk.as_str()])?;
+        self.inner.delete(key, cond).await
+    }
+    async fn query(&self, q: Query) -> StoreResult<Page> {
+        self.inner.query(q).await
+    }
+    async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>> {
+        self.inner.batch_get(keys).await
+    }
+    async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
+        // A condition check is a write action in IAM (dynamodb:ConditionCheckItem) too.
+        let keys: Vec<Key> = ops.iter().map(TxOp::key).collect();
+        self.check(keys.iter().map(|k| k.pk.as_str()))?;
+        self.inner.transact(ops).await
+    }
+    async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
+        self.check(puts.iter().map(|i| i.pk.as_str()).chain(deletes.iter().map(|k| k.pk.as_str())))?;
+        self.inner.batch_write(puts, deletes).await
+    }
+    async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
+        self.check([key.pk.as_str()])?;
+        self.inner.add(key, deltas, cond).await
+    }
+    fn round_trips(&self) -> u64 {
+        self.inner.round_trips()
+    }
+    fn kind(&self) -> &'static str {
+        self.inner.kind()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_like() {
+        assert!(like("A#*#CLIENT", "A#acc-1#CLIENT"));
+        assert!(like("A#*#CLIENT*", "A#acc-1#CLIENT#c1#CONTACTS"));
+        assert!(!like("A#*#CLIENT", "A#acc-1#CLIENTS"));
+        assert!(!like("A#*", "KEY#abc"));
+        assert!(like("A#?", "A#x") && !like("A#?", "A#xy"));
+    }
+
+    #[test]
+    fn every_function_names_its_partitions_and_none_writes_api_keys() {
+        let scopes = template_scopes();
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml")).unwrap();
+        assert!(!text.contains("DynamoDBCrudPolicy"), "a function with write access to the whole table");
+        for (name, _) in shared::api::groups::ALL {
+            let writes = scopes.get(*name).unwrap_or_else(|| panic!("{name} is not in template.yaml"));
+            let read_only = matches!(*name, "queries" | "reference");
+            assert_eq!(writes.is_empty(), read_only, "{name}: {writes:?}");
+        }
+        assert_eq!(scopes["audience-worker"], ["A#*#BATCH", "A#*#BATCHDAY", "A#*#VIEWER#*"]);
+        for (name, patterns) in &scopes {
+            assert!(!patterns.iter().any(|p| like(p, "KEY#0123abcd")), "{name} may write API-key records");
+        }
+    }
+
+    #[tokio::test]
+    async fn writes_outside_the_partitions_are_refused() {
+        let store = crate::store(crate::Backend::Embedded).await;
+        let scoped = ScopedStore::wrap(store.clone(), "clients", &template_scopes());
+        let item = |pk: &str| Item { pk: pk.into(), sk: "x".into(), body: "{}".into(), ..Item::default() };
+        scoped.put(item("A#acc#CLIENT"), Cond::None).await.unwrap();
+        for pk in ["KEY#abc", "A#acc", "A#acc#CAMPAIGN"] {
+            assert!(scoped.put(item(pk), Cond::None).await.is_err(), "{pk}");
+            assert!(scoped.transact(vec![TxOp::Put(item("A#acc#CLIENT"), Cond::None), TxOp::Put(item(pk), Cond::None)]).await.is_err());
+            assert!(store.get(&Key::new(pk, "x")).await.unwrap().is_none(), "{pk} was written");
+        }
+    }
+}
