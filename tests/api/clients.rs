@@ -14,6 +14,26 @@ async fn count(app: &TestApp) -> usize {
 }
 
 both_stores! {
+    // Issue 10, item 8: lists come in bounded pages with the total in a header.
+    async fn the_client_list_is_paged(app: TestApp) {
+        for n in ["c", "a", "b"] {
+            app.client(n, "ADVERTISER").await;
+        }
+        let r = app.get("/api/1.0/client").await;
+        r.expect(200);
+        assert_eq!((r.header("x-total-count"), r.header("x-page-size")), (Some("3"), Some("1000")));
+        let names = |r: &api_tests::Res| xml_texts(&r.body, "name");
+        let r = app.get("/api/1.0/client?pageSize=2").await;
+        assert_eq!(names(&r), ["a", "b"]);
+        let r = app.get("/api/1.0/client?pageSize=2&pageNumber=2").await;
+        assert_eq!((names(&r), r.header("x-total-count")), (vec!["c".to_string()], Some("3")));
+        for bad in ["pageSize=0", "pageSize=1001", "pageNumber=0"] {
+            let r = app.get(&format!("/api/1.0/client?{bad}")).await;
+            r.expect(400);
+            assert_eq!(xml_text(&r.body, "rule").as_deref(), Some("range"), "{bad}: {}", r.body);
+        }
+    }
+
     async fn create_then_get_shows_every_field(app: TestApp) {
         let id = app.create_xml("/api/1.0/client", FULL).await;
         let r = app.get(&format!("/api/1.0/client/by_client_id;id={id}")).await;

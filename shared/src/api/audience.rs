@@ -222,9 +222,10 @@ async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
 async fn list_batches(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     check_account_region(&st, &a)?;
     let pairs = query_pairs(q.as_deref())?;
-    if let Some((k, _)) = pairs.iter().find(|(k, _)| k != "providerId") {
-        return Err(AppError::field(k, "unknown", format!("unknown query parameter {k}; expected providerId")));
+    if let Some((k, _)) = pairs.iter().find(|(k, _)| !["providerId", "pageSize", "pageNumber"].contains(&k.as_str())) {
+        return Err(AppError::field(k, "unknown", format!("unknown query parameter {k}; expected providerId, pageSize, pageNumber")));
     }
+    let paging = super::paging::Paging::parse(&pairs)?;
     let providers: Vec<String> = match single(&pairs, "providerId")? {
         Some(p) => vec![load(&st, &a.id, p).await?.id],
         None => repo::audience::providers(st.store.as_ref(), &a.id).await?.into_iter().map(|p| p.id).collect(),
@@ -234,15 +235,20 @@ async fn list_batches(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): Ra
         batches.extend(repo::audience::of_provider(st.store.as_ref(), &a.id, &p).await?);
     }
     batches.sort_by(|x, y| y.created.cmp(&x.created).then(y.id.cmp(&x.id)));
+    let (batches, total) = paging.apply(batches);
     let out: Vec<Value> = batches
         .iter()
         .map(|b| {
             let mut v = b.progress_json();
+            // Counts only: the invalid pairs (up to 100 KB a batch) are at the batch's link.
+            if let Some(d) = v.get_mut("details").and_then(Value::as_object_mut) {
+                d.remove("invalidSegments");
+            }
             v["providerId"] = json!(b.provider_id);
             v["created"] = json!(b.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
             v["source"] = json!(b.source);
             v
         })
         .collect();
-    Ok(Json(json!({"batches": out})).into_response())
+    Ok(paging.headers(Json(json!({"batches": out})).into_response(), total))
 }

@@ -60,11 +60,10 @@ struct ListFilter {
     state: Option<String>,
 }
 
-fn list_filter(raw: Option<&str>) -> AppResult<ListFilter> {
-    let pairs = query_pairs(raw)?;
+fn list_filter(pairs: &[(String, String)]) -> AppResult<ListFilter> {
     let mut errors = Vec::new();
     let mut f = ListFilter::default();
-    if let Some(s) = single(&pairs, "status")? {
+    if let Some(s) = single(pairs, "status")? {
         let s = s.to_ascii_lowercase();
         if ["active", "recent", "upcoming"].contains(&s.as_str()) {
             f.status = CampaignStatus::parse(&s.to_ascii_uppercase());
@@ -76,7 +75,7 @@ fn list_filter(raw: Option<&str>) -> AppResult<ListFilter> {
             ));
         }
     }
-    if let Some(s) = single(&pairs, "state")? {
+    if let Some(s) = single(pairs, "state")? {
         let s = s.to_ascii_lowercase();
         if ["archived", "disabled", "enabled"].contains(&s.as_str()) {
             f.state = Some(s);
@@ -101,7 +100,9 @@ fn sort_campaigns(list: &mut [Campaign]) {
 
 /// `GET /api/1.0/campaign`: live campaigns; archived ones only with `state=archived`.
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
-    let f = list_filter(q.as_deref())?;
+    let pairs = query_pairs(q.as_deref())?;
+    let paging = super::paging::Paging::parse(&pairs)?;
+    let f = list_filter(&pairs)?;
     let now = st.clock.now();
     let mut list: Vec<Campaign> = repo::campaigns::all(st.store.as_ref(), &a.id)
         .await?
@@ -114,7 +115,8 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
         .filter(|c| f.status.is_none_or(|s| c.status(now) == s))
         .collect();
     sort_campaigns(&mut list);
-    Ok(xml_response(StatusCode::OK, collection(&list, &a, now)))
+    let (page, total) = paging.apply(list);
+    Ok(paging.headers(xml_response(StatusCode::OK, collection(&page, &a, now)), total))
 }
 
 /// `GET /api/1.0/campaign/archived?year=&month=`: campaigns archived in that month of the
@@ -146,9 +148,11 @@ async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQue
         return Err(AppError::Validation(errors));
     };
     let ym = format!("{year:04}-{month:02}");
+    let paging = super::paging::Paging::parse(&pairs)?;
     let mut list = repo::campaigns::archived_in(st.store.as_ref(), &a.id, &ym).await?;
     sort_campaigns(&mut list);
-    Ok(xml_response(StatusCode::OK, collection(&list, &a, now)))
+    let (page, total) = paging.apply(list);
+    Ok(paging.headers(xml_response(StatusCode::OK, collection(&page, &a, now)), total))
 }
 
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {

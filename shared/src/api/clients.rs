@@ -35,10 +35,12 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody
     Ok(text_response(StatusCode::OK, c.id))
 }
 
-async fn list(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
+async fn list(State(st): State<AppState>, Auth(a): Auth, axum::extract::RawQuery(q): axum::extract::RawQuery) -> AppResult<Response> {
+    let paging = super::paging::Paging::parse(&query_pairs(q.as_deref())?)?;
     let mut clients = repo::clients::list(st.store.as_ref(), &a.id).await?;
     clients.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
-    Ok(xml_response(StatusCode::OK, collection(&clients)))
+    let (page, total) = paging.apply(clients);
+    Ok(paging.headers(xml_response(StatusCode::OK, collection(&page)), total))
 }
 
 async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {

@@ -23,6 +23,7 @@ pub mod campaigns;
 pub mod clients;
 pub mod contacts;
 pub mod goals;
+pub mod paging;
 pub mod policies;
 pub mod queries;
 pub mod reference;

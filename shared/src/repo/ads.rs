@@ -45,11 +45,15 @@ fn sort_key(ad: &Ad) -> String {
 
 /// The account's ads created after `after` and up to `before`, newest first, whose goal
 /// (among the first 100 goals met) and campaign are live (`GET /v1/ads`).
+/// Ads one `/v1/ads` answer lists at most (a list item is at most ~3 KB: ≤ 3 MB).
+pub const MAX_AD_LIST: usize = 1000;
+
 pub async fn newest(store: &dyn Store, account: &str, after: Option<DateTime<Utc>>, before: Option<DateTime<Utc>>) -> AppResult<Vec<Ad>> {
     let fmt = |d: DateTime<Utc>| d.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
     let lo = after.map(|d| fmt(d + chrono::Duration::microseconds(1))).unwrap_or_else(|| "0".into());
     let hi = before.map(fmt).unwrap_or_else(|| "9".into());
-    let page = store.query(Query::gsi2(keys::ads_by_created(account)).sk(SkCond::Between(lo, hi)).backward()).await?;
+    // The newest MAX_AD_LIST: older ones are asked for with `created.before` (docs/api.md).
+    let page = store.query(Query::gsi2(keys::ads_by_created(account)).sk(SkCond::Between(lo, hi)).backward().limit(MAX_AD_LIST)).await?;
     let ads: Vec<Ad> = page.items.into_iter().map(|i| super::decode::<Ad>(i).map(|v| v.value)).collect::<AppResult<_>>()?;
     let mut goal_ids: Vec<String> = Vec::new();
     for ad in &ads {
