@@ -172,7 +172,23 @@ impl TestApp {
     }
 
     pub async fn send(&self, method: &str, path: &str, key: Option<&str>, content_type: Option<&str>, body: &str) -> Res {
+        self.send_with_headers(method, path, key, content_type, body, &[]).await
+    }
+
+    /// `send` with extra request headers.
+    pub async fn send_with_headers(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        content_type: Option<&str>,
+        body: &str,
+        extra: &[(&str, &str)],
+    ) -> Res {
         let mut req = Request::builder().method(Method::from_bytes(method.as_bytes()).expect("method")).uri(path);
+        for (n, v) in extra {
+            req = req.header(*n, *v);
+        }
         if let Some(k) = key {
             req = req.header("x-o-api-key", k);
         }

@@ -163,6 +163,10 @@ mod tests {
             assert_eq!(writes.is_empty(), read_only, "{name}: {writes:?}");
         }
         assert_eq!(scopes["audience-worker"], ["A#*#BATCH", "A#*#BATCHDAY", "A#*#VIEWER#*"]);
+        // Every group that creates records keeps idempotency keys (api/idempotency.rs).
+        for name in ["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy", "audience", "targeting-template"] {
+            assert!(scopes[name].iter().any(|p| p == "A#*#IDEMP"), "{name}");
+        }
         for (name, patterns) in &scopes {
             assert!(!patterns.iter().any(|p| like(p, "KEY#0123abcd")), "{name} may write API-key records");
         }

@@ -11,6 +11,7 @@ mod contacts;
 mod echo_and_isolation;
 mod errors;
 mod goals;
+mod idempotency;
 mod lambda_events;
 mod policies;
 mod queries;

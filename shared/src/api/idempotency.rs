@@ -1,0 +1,155 @@
+//! `Idempotency-Key` on creates (docs/api.md, "Retrying a create"): a POST carrying the
+//! header is run once per account and key for 24 hours; a retry of the same request gets
+//! the first success back (status, `Location`, `ETag`, body) with `Idempotent-Replayed:
+//! true`. The same key with another request is 422; while the first is still running, 409.
+//! Only successes are kept: a refused request wrote nothing, so running it again is safe.
+
+use axum::body::Body;
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::{HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::Auth;
+use crate::error::AppError;
+use crate::state::AppState;
+use crate::store::{Cond, Item, Key, StoreError};
+
+pub const HEADER: &str = "idempotency-key";
+/// How long a key is remembered.
+const KEEP_HOURS: i64 = 24;
+/// Answers larger than this are not kept (creates answer a few KB).
+const MAX_KEPT_BODY: usize = 256 * 1024;
+/// Response headers a replay repeats.
+const KEPT_HEADERS: &[&str] = &["location", "etag", "content-type"];
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Kept {
+    /// SHA-256 of method, path and query, and body: the request the key belongs to.
+    request: String,
+    done: bool,
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+fn key_of(account: &str, idem: &str) -> Key {
+    Key::new(crate::keys::partition(account, "IDEMP"), crate::ids::hash_key(idem))
+}
+
+fn item(key: &Key, k: &Kept, version: u64, expires: i64) -> Item {
+    Item {
+        pk: key.pk.clone(),
+        sk: key.sk.clone(),
+        version,
+        expires_at: Some(expires),
+        body: serde_json::to_string(k).unwrap_or_default(),
+        ..Item::default()
+    }
+}
+
+/// The middleware (every group, inside the error rendering).
+pub async fn layer(State(st): State<AppState>, req: Request, next: Next) -> Response {
+    if req.method() != Method::POST || !req.headers().contains_key(HEADER) {
+        return next.run(req).await;
+    }
+    match run(&st, req, next).await {
+        Ok(res) | Err(res) => res,
+    }
+}
+
+async fn run(st: &AppState, req: Request, next: Next) -> Result<Response, Response> {
+    let idem = req.headers().get(HEADER).and_then(|v| v.to_str().ok()).unwrap_or("").trim().to_string();
+    if idem.is_empty() || idem.len() > 255 || !idem.bytes().all(|b| (0x21..0x7f).contains(&b)) {
+        return Err(AppError::field("Idempotency-Key", "format", "Idempotency-Key must be 1-255 visible ASCII characters").into_response());
+    }
+    let (mut parts, body) = req.into_parts();
+    let Auth(account) = Auth::from_request_parts(&mut parts, st).await.map_err(IntoResponse::into_response)?;
+    let max = st.settings.audience_upload_max_bytes;
+    let bytes = axum::body::to_bytes(body, max).await.map_err(|_| AppError::PayloadTooLarge(max).into_response())?;
+    let mut h = Sha256::new();
+    h.update(parts.method.as_str().as_bytes());
+    h.update([0]);
+    h.update(parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("").as_bytes());
+    h.update([0]);
+    h.update(&bytes);
+    let request: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let key = key_of(&account.id, &idem);
+    let expires = (st.clock.now() + chrono::Duration::hours(KEEP_HOURS)).timestamp();
+    let claim = Kept { request: request.clone(), done: false, status: 0, headers: vec![], body: String::new() };
+    let internal = |e: StoreError| AppError::from(e).into_response();
+    match st.store.put(item(&key, &claim, 1, expires), Cond::NotExists).await {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => return Err(replay(st, &key, &request).await),
+        Err(e) => return Err(internal(e)),
+    }
+    let res = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    if !res.status().is_success() {
+        // Nothing was created: forget the key, so a retry runs again.
+        if let Err(e) = st.store.delete(&key, Cond::Version(1)).await {
+            tracing::warn!(error = %e, "could not release an idempotency key");
+        }
+        return Ok(res);
+    }
+    let (parts, body) = res.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+    match String::from_utf8(bytes.to_vec()) {
+        Ok(text) if text.len() <= MAX_KEPT_BODY => {
+            let headers = KEPT_HEADERS
+                .iter()
+                .filter_map(|n| parts.headers.get(*n).and_then(|v| v.to_str().ok()).map(|v| (n.to_string(), v.to_string())))
+                .collect();
+            let done = Kept { request, done: true, status: parts.status.as_u16(), headers, body: text };
+            if let Err(e) = st.store.put(item(&key, &done, 2, expires), Cond::Version(1)).await {
+                tracing::warn!(error = %e, "could not keep an idempotent answer");
+            }
+        }
+        _ => {
+            let _ = st.store.delete(&key, Cond::Version(1)).await;
+        }
+    }
+    Ok(Response::from_parts(parts, Body::from(bytes)))
+}
+
+/// The key is taken: the first answer, or why not.
+async fn replay(st: &AppState, key: &Key, request: &str) -> Response {
+    let kept = match st.store.get(key).await {
+        Ok(Some(i)) => serde_json::from_str::<Kept>(&i.body).ok(),
+        Ok(None) => None,
+        Err(e) => return AppError::from(e).into_response(),
+    };
+    let Some(kept) = kept else {
+        return AppError::Conflict("a request with this Idempotency-Key has just finished; retry it".into()).into_response();
+    };
+    if kept.request != request {
+        let e =
+            AppError::field("Idempotency-Key", "reused", "this Idempotency-Key was used for a different request (method, path or body)");
+        let mut body = e.body();
+        body.status = 422;
+        let mut res = (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            [(axum::http::header::CONTENT_TYPE, "application/json")],
+            serde_json::to_vec(&body).unwrap_or_default(),
+        )
+            .into_response();
+        // XML routes re-render from this, like every error.
+        res.extensions_mut().insert(body);
+        return res;
+    }
+    if !kept.done {
+        let mut res = AppError::Conflict("a request with this Idempotency-Key is still running".into()).into_response();
+        res.headers_mut().insert(axum::http::header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return res;
+    }
+    let mut res = Response::new(Body::from(kept.body));
+    *res.status_mut() = StatusCode::from_u16(kept.status).unwrap_or(StatusCode::OK);
+    for (n, v) in &kept.headers {
+        if let (Ok(n), Ok(v)) = (axum::http::HeaderName::try_from(n.as_str()), HeaderValue::from_str(v)) {
+            res.headers_mut().insert(n, v);
+        }
+    }
+    res.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+    res
+}
