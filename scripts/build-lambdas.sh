@@ -10,7 +10,7 @@ if [ ! -x "$VENV/bin/cargo-lambda" ]; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'cargo-lambda>=1,<2'
 fi
 export PATH="$VENV/bin:$PATH"
-FUNCTIONS=(clients contacts campaigns goals assets asset-worker ads insertion-policy queries reference audience audience-worker targeting-template)
+FUNCTIONS=(clients contacts campaigns goals assets asset-worker asset-janitor ads insertion-policy queries reference audience audience-worker targeting-template)
 args=()
 for f in "${FUNCTIONS[@]}"; do args+=(-p "$f"); done
 cargo lambda build --release --x86-64 "${args[@]}"

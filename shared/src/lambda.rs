@@ -45,6 +45,18 @@ pub async fn serve_worker(q: QueueName) -> Result<(), WorkerError> {
     .await
 }
 
+/// The asset janitor, fed by the table's stream (TTL removals of asset records): deletes
+/// the expired assets' objects (`workers::janitor`).
+pub async fn serve_asset_janitor() -> Result<(), WorkerError> {
+    crate::telemetry::init();
+    let (state, _) = assemble::aws(&Settings::from_env()).await;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| {
+        let state = state.clone();
+        async move { Ok::<_, WorkerError>(crate::workers::janitor::handle(&state, &event.payload).await) }
+    }))
+    .await
+}
+
 /// One SQS batch: every message dispatched inside its own span (message id, queue), failures
 /// listed by message id.
 pub async fn handle_batch(state: &AppState, q: QueueName, event: SqsEvent) -> SqsBatchResponse {

@@ -66,6 +66,33 @@ both_stores! {
         app.send("POST", "/v1/assets/video?name=e.mp4", Some(&app.a.key), Some("application/octet-stream"), "").await.expect(400);
     }
 
+    // Issue 10, item 4: an asset's object lives as long as its record.
+    async fn an_expired_assets_object_is_deleted_from_the_bucket(app: TestApp) {
+        let r = app.send("POST", "/v1/assets/video?name=gone.mp4", Some(&app.a.key), Some("application/octet-stream"), "mp4 bytes").await;
+        r.expect(201);
+        let id = id_of(r.header("location").unwrap());
+        assert!(blob(&app, &app.a.id, &id, "gone.mp4").await.is_some());
+        let item = app.store.get(&shared::keys::record(&app.a.id, shared::keys::ASSET, &id)).await.unwrap().unwrap();
+        // The table stream's record of the TTL removal (DynamoDB's shape, old image).
+        let record = |name: &str, identity: api_tests::serde_json::Value| json!({
+            "eventID": "1", "eventName": name, "eventSource": "aws:dynamodb", "awsRegion": "eu-west-1",
+            "userIdentity": identity,
+            "dynamodb": {"Keys": {"pk": {"S": item.pk}, "sk": {"S": item.sk}}, "SequenceNumber": "100", "SizeBytes": 300,
+                "StreamViewType": "OLD_IMAGE", "OldImage": {"pk": {"S": item.pk}, "sk": {"S": item.sk}, "body": {"S": item.body}, "v": {"N": "1"}}}
+        });
+        let ttl = json!({"type": "Service", "principalId": "dynamodb.amazonaws.com"});
+        // A removal by someone else is not an expiry: the object stays.
+        let res = shared::workers::janitor::handle(&app.state, &json!({"Records": [record("REMOVE", json!(null)), record("MODIFY", ttl.clone())]})).await;
+        assert_eq!(res, json!({"batchItemFailures": []}));
+        assert!(blob(&app, &app.a.id, &id, "gone.mp4").await.is_some());
+        let res = shared::workers::janitor::handle(&app.state, &json!({"Records": [record("REMOVE", ttl.clone())]})).await;
+        assert_eq!(res, json!({"batchItemFailures": []}));
+        assert_eq!(blob(&app, &app.a.id, &id, "gone.mp4").await, None, "the object is deleted");
+        // Redelivered: nothing to delete, no failure.
+        let res = shared::workers::janitor::handle(&app.state, &json!({"Records": [record("REMOVE", ttl)]})).await;
+        assert_eq!(res, json!({"batchItemFailures": []}));
+    }
+
     async fn bad_requests_are_refused(app: TestApp) {
         let cases = [
             (json!({"name": "spot.jpg", "downloadUri": "https://cdn.example.com/a.jpg"}), "name", "extension"),

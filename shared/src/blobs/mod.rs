@@ -44,6 +44,10 @@ pub trait Blobs: Send + Sync {
     async fn size(&self, key: &str) -> Result<Option<u64>, BlobError>;
     /// The object from byte `start` to its end, streamed (`None` when it does not exist).
     async fn open_from(&self, key: &str, start: u64) -> Result<Option<BlobReader>, BlobError>;
+    /// Removes the object (nothing when it is not there). Ports that may not delete refuse.
+    async fn delete(&self, key: &str) -> Result<(), BlobError> {
+        Err(BlobError::msg(format!("this blob port does not delete ({key})")))
+    }
     fn kind(&self) -> &'static str;
 }
 
@@ -165,6 +169,9 @@ impl Blobs for Notifying {
     async fn open_from(&self, key: &str, start: u64) -> Result<Option<BlobReader>, BlobError> {
         self.inner.open_from(key, start).await
     }
+    async fn delete(&self, key: &str) -> Result<(), BlobError> {
+        self.inner.delete(key).await
+    }
     fn kind(&self) -> &'static str {
         self.inner.kind()
     }
@@ -253,6 +260,13 @@ impl Blobs for LocalBlobs {
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(io(e)),
+        }
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), BlobError> {
+        match tokio::fs::remove_file(self.path_of(key)?).await {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(e)),
+            _ => Ok(()),
         }
     }
 
@@ -351,6 +365,10 @@ impl Blobs for MemoryBlobs {
             let tail = b.get(start as usize..).unwrap_or_default().to_vec();
             Box::new(std::io::Cursor::new(tail)) as BlobReader
         }))
+    }
+    async fn delete(&self, key: &str) -> Result<(), BlobError> {
+        self.0.lock().map_err(|_| BlobError::msg("poisoned"))?.remove(key);
+        Ok(())
     }
     fn kind(&self) -> &'static str {
         "memory"

@@ -132,6 +132,13 @@ impl Blobs for S3Blobs {
         }
     }
 
+    async fn delete(&self, key: &str) -> Result<(), BlobError> {
+        check_key(key)?;
+        // S3 answers 204 whether or not the object existed (a delete marker when versioned).
+        self.client.delete_object().bucket(&self.bucket).key(key).send().await.map_err(err)?;
+        Ok(())
+    }
+
     fn kind(&self) -> &'static str {
         "s3"
     }

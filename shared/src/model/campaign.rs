@@ -10,6 +10,11 @@ use super::common::*;
 use crate::error::AppError;
 use crate::xml::{BeanReader, Element, XmlOut};
 
+/// Live goals a campaign may hold (each is ~120 bytes of the campaign's record).
+pub const MAX_GOALS: usize = 500;
+/// Deleted goals the campaign keeps listing (`/v3 includeDeletedGoals`).
+pub const MAX_DELETED_GOALS_KEPT: usize = 200;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Campaign {
@@ -228,9 +233,22 @@ impl Campaign {
             Some(g) => *g = flight,
             None => self.goals.push(flight),
         }
+        // The record stays bounded (DynamoDB's 400 KB item): of the deleted goals, the last
+        // created MAX_DELETED_GOALS_KEPT stay listed (`/v3 includeDeletedGoals`).
+        let mut extra = self.goals.iter().filter(|g| g.deleted).count().saturating_sub(MAX_DELETED_GOALS_KEPT);
+        self.goals.retain(|g| {
+            let drop = extra > 0 && g.deleted;
+            extra -= usize::from(drop);
+            !drop
+        });
         let live: Vec<&GoalFlight> = self.goals.iter().filter(|g| !g.deleted).collect();
         self.start = live.iter().map(|g| g.start).min();
         self.end = if live.iter().any(|g| g.end.is_none()) { None } else { live.iter().filter_map(|g| g.end).max() };
+    }
+
+    /// Whether one more goal fits ([`MAX_GOALS`] live goals a campaign).
+    pub fn has_room_for_a_goal(&self) -> bool {
+        self.goals.iter().filter(|g| !g.deleted).count() < MAX_GOALS
     }
 
     pub fn live_goal_ids(&self) -> Vec<String> {
@@ -411,5 +429,28 @@ mod tests {
         c.set_goal(GoalFlight { id: "a".into(), start: now - d(9), end: Some(now - d(8)), deleted: true });
         c.set_goal(GoalFlight { id: "z".into(), start: now - d(9), end: Some(now - d(1)), deleted: false });
         assert_eq!(c.status(now).as_str(), "RECENT");
+    }
+
+    #[test]
+    fn the_goal_list_stays_bounded_through_create_delete_cycles() {
+        let now = Utc.with_ymd_and_hms(2026, 6, 15, 12, 0, 0).unwrap();
+        let i = parse_bean(&parse(bean("").as_bytes()).unwrap()).unwrap();
+        let mut c = Campaign::from_input("c".into(), &i, now);
+        c.set_goal(GoalFlight { id: "live".into(), start: now, end: None, deleted: false });
+        for n in 0..5000 {
+            let id = format!("g{n}");
+            c.set_goal(GoalFlight { id: id.clone(), start: now, end: None, deleted: false });
+            c.set_goal(GoalFlight { id, start: now, end: None, deleted: true });
+        }
+        assert_eq!(c.goals.len(), 1 + MAX_DELETED_GOALS_KEPT);
+        assert_eq!(c.live_goal_ids(), vec!["live".to_string()]);
+        assert_eq!(c.goals.last().map(|g| g.id.as_str()), Some("g4999"), "the last created stay");
+        assert!(serde_json::to_string(&c).unwrap().len() < 60_000);
+        for n in 1..MAX_GOALS {
+            c.set_goal(GoalFlight { id: format!("l{n}"), start: now, end: None, deleted: false });
+        }
+        assert!(!c.has_room_for_a_goal());
+        let full = serde_json::to_string(&c).unwrap().len();
+        assert!(full < crate::store::MAX_ITEM_BYTES / 3, "{full} bytes with every goal");
     }
 }

@@ -105,6 +105,15 @@ pub async fn undo_create(store: &dyn Store, b: &Batch) -> AppResult<()> {
 }
 
 /// A provider's batches, oldest first.
+/// A provider's most recent `n` batches, oldest first: what the worker needs to order and
+/// start batches (one a day per provider, so a waiting batch is a recent one), without
+/// reading the provider's whole history.
+pub async fn recent_of_provider(store: &dyn Store, account: &str, provider: &str, n: usize) -> AppResult<Vec<Batch>> {
+    let found: Vec<Versioned<Batch>> =
+        super::query_all(store, Query::gsi1(keys::provider_batches(account, provider)).backward().limit(n)).await?;
+    Ok(found.into_iter().rev().map(|v| v.value).collect())
+}
+
 pub async fn of_provider(store: &dyn Store, account: &str, provider: &str) -> AppResult<Vec<Batch>> {
     let found: Vec<Versioned<Batch>> = super::query_all(store, Query::gsi1(keys::provider_batches(account, provider))).await?;
     Ok(found.into_iter().map(|v| v.value).collect())

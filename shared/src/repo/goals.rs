@@ -66,6 +66,12 @@ pub async fn create(
     loop {
         let campaign = super::campaigns::load(store, account, campaign_id).await.map_err(&missing)?;
         tries.check(campaign.version())?;
+        if !campaign.value.has_room_for_a_goal() {
+            return Err(AppError::Conflict(format!(
+                "campaign {campaign_id} already has {} goals, the most a campaign may hold; delete one first",
+                crate::model::campaign::MAX_GOALS
+            )));
+        }
         let g = build();
         let ops = vec![TxOp::Put(super::item(key(account, &g.id), &g, 1)?, Cond::NotExists), campaign_with(&campaign, &g)?];
         if tries.commit(store, ops).await? {

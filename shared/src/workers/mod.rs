@@ -9,6 +9,7 @@ use crate::state::AppState;
 
 pub mod assets;
 pub mod audience;
+pub mod janitor;
 
 /// Why a job did not finish, and what the queue should do with its message.
 #[derive(Debug, thiserror::Error)]

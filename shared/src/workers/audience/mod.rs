@@ -303,9 +303,12 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
     Err(format!("batch {} kept changing", cur.value.id).into())
 }
 
-/// The provider's batches, oldest first.
+/// Batches looked at when ordering a provider's batches: the last 100 (one a day).
+const RECENT_BATCHES: usize = 100;
+
+/// The provider's recent batches, oldest first.
 async fn provider_batches(st: &AppState, account: &str, provider: &str) -> WResult<Vec<Batch>> {
-    repo::audience::of_provider(st.store.as_ref(), account, provider).await.map_err(se)
+    repo::audience::recent_of_provider(st.store.as_ref(), account, provider, RECENT_BATCHES).await.map_err(se)
 }
 
 /// An earlier batch of the same provider that is still being processed.

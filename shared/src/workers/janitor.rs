@@ -1,0 +1,64 @@
+//! Asset objects live as long as their records (docs/security.md): an asset never linked
+//! to an ad expires by DynamoDB's TTL; the table's stream brings the removed record (old
+//! image) here and its object is deleted from the bucket. Only removals made by the
+//! DynamoDB service itself (TTL) count; the event source filters for them too.
+
+use serde_json::{json, Value};
+
+use crate::model::asset::Asset;
+use crate::state::AppState;
+
+/// Handles one batch of DynamoDB stream records; answers the records to retry
+/// (`ReportBatchItemFailures`, by sequence number).
+pub async fn handle(st: &AppState, event: &Value) -> Value {
+    let mut failures = Vec::new();
+    for r in event["Records"].as_array().map(Vec::as_slice).unwrap_or_default() {
+        let Some(key) = expired_object(r) else { continue };
+        match st.blobs.delete(&key).await {
+            Ok(()) => tracing::info!(key, "object of an expired asset deleted"),
+            Err(e) => {
+                tracing::warn!(key, error = %e, "could not delete an expired asset's object; will retry");
+                failures.push(json!({"itemIdentifier": r["dynamodb"]["SequenceNumber"]}));
+            }
+        }
+    }
+    json!({"batchItemFailures": failures})
+}
+
+/// The object key of an asset record removed by TTL, when the record is one.
+pub fn expired_object(r: &Value) -> Option<String> {
+    let by_ttl = r["eventName"] == "REMOVE"
+        && r["userIdentity"]["type"] == "Service"
+        && r["userIdentity"]["principalId"] == "dynamodb.amazonaws.com";
+    if !by_ttl {
+        return None;
+    }
+    let old = &r["dynamodb"]["OldImage"];
+    let pk = old["pk"]["S"].as_str()?;
+    let account = pk.strip_prefix("A#")?.strip_suffix(&format!("#{}", crate::keys::ASSET))?;
+    let asset: Asset = serde_json::from_str(old["body"]["S"].as_str()?).ok()?;
+    // Only the asset's own object, under its account's prefix.
+    asset.object_key.filter(|k| k.starts_with(&format!("{account}/assets/")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(event: &str, identity: Value, pk: &str, object_key: &str) -> Value {
+        let body = json!({"id": "x", "name": "a.mp4", "source": "url", "status": "READY", "objectKey": object_key, "linked": false,
+            "created": "2026-01-01T00:00:00Z", "modified": "2026-01-01T00:00:00Z"});
+        json!({"eventName": event, "userIdentity": identity, "dynamodb": {"SequenceNumber": "1",
+            "OldImage": {"pk": {"S": pk}, "sk": {"S": "x"}, "body": {"S": body.to_string()}}}})
+    }
+
+    #[test]
+    fn only_ttl_removals_of_assets_name_an_object() {
+        let ttl = json!({"type": "Service", "principalId": "dynamodb.amazonaws.com"});
+        assert_eq!(expired_object(&record("REMOVE", ttl.clone(), "A#a1#ASSET", "a1/assets/x/a.mp4")).as_deref(), Some("a1/assets/x/a.mp4"));
+        assert_eq!(expired_object(&record("REMOVE", Value::Null, "A#a1#ASSET", "a1/assets/x/a.mp4")), None, "a user's delete");
+        assert_eq!(expired_object(&record("MODIFY", ttl.clone(), "A#a1#ASSET", "a1/assets/x/a.mp4")), None);
+        assert_eq!(expired_object(&record("REMOVE", ttl.clone(), "A#a1#AD", "a1/assets/x/a.mp4")), None);
+        assert_eq!(expired_object(&record("REMOVE", ttl, "A#a1#ASSET", "a2/assets/x/a.mp4")), None, "another account's object");
+    }
+}
