@@ -3,7 +3,6 @@
 //! linker drops every other group) handed to `lambda_http`, or its worker to `lambda_runtime`.
 
 use aws_lambda_events::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
-use axum::Router;
 use lambda_runtime::{service_fn, LambdaEvent};
 use tracing::Instrument;
 
@@ -17,18 +16,18 @@ pub type WorkerError = lambda_runtime::Error;
 
 /// An HTTP function whose group only uses the table:
 /// `shared::lambda::serve(shared::api::groups::clients)`.
-pub async fn serve(group: fn() -> Router<AppState>) -> Result<(), LambdaError> {
+pub async fn serve(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
     let state = assemble::aws_table_only(&Settings::from_env()).await;
-    lambda_http::run(crate::api::finish(group(), state)).await
+    lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
 /// An HTTP function whose group also stores objects in the bucket and sends jobs to the
 /// queues (assets, audience).
-pub async fn serve_with_bucket_and_queues(group: fn() -> Router<AppState>) -> Result<(), LambdaError> {
+pub async fn serve_with_bucket_and_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
     let state = assemble::aws_uploads(&Settings::from_env()).await;
-    lambda_http::run(crate::api::finish(group(), state)).await
+    lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
 /// An SQS-fed worker: the batch's messages run concurrently, each in its own span, and

@@ -19,4 +19,5 @@ mod reference;
 mod rules;
 mod store_contract;
 mod templates;
+mod tenant_sweep;
 mod vast;

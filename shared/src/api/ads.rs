@@ -4,7 +4,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
@@ -15,8 +15,8 @@ use crate::model::ad::{parse_patch, parse_write, Ad, AdInput, Tracker};
 use crate::model::goal::Goal;
 use crate::repo::reference::Kind;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/ads", get(list).post(create).put(replace).patch(modify)).route("/v1/ads/{id}", get(get_one))
+pub fn router() -> super::Routes {
+    super::Routes::new().route("/v1/ads", get(list).post(create).put(replace).patch(modify)).route("/v1/ads/{id}", get(get_one))
 }
 
 fn trackers(input: &[(String, String)], previous: &[Tracker]) -> Vec<Tracker> {

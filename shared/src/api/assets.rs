@@ -4,7 +4,7 @@ use axum::extract::{Path, RawQuery, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use serde_json::json;
 
 use super::*;
@@ -16,8 +16,8 @@ use crate::model::asset::{self, check_name, content_type_for, Asset};
 use crate::queue::QueueName;
 use crate::workers::assets::AssetJob;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/assets/video", post(create)).route("/v1/assets/video/{id}", get(get_one))
+pub fn router() -> super::Routes {
+    super::Routes::new().route("/v1/assets/video", post(create)).route("/v1/assets/video/{id}", get(get_one))
 }
 
 fn created(id: &str) -> Response {

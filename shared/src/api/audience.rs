@@ -6,7 +6,7 @@
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use serde_json::{json, Value};
 
 use super::*;
@@ -17,8 +17,8 @@ use crate::model::inflate;
 use crate::repo::audience::{Cancelled, Created};
 use crate::workers::audience as w;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> super::Routes {
+    super::Routes::new()
         .route("/v1/audience/provider", get(list))
         .route("/v1/audience/provider/{id}", get(get_one))
         .route("/v1/audience/provider/{id}/segmentations", get(segmentations))

@@ -4,7 +4,6 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::get;
-use axum::Router;
 use chrono::{DateTime, Datelike, Utc};
 
 use super::*;
@@ -15,8 +14,8 @@ use crate::model::enums::CampaignStatus;
 use crate::model::notification::{notifications, write_map, GoalSummary};
 use crate::xml::expect_root;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> super::Routes {
+    super::Routes::new()
         .route("/api/1.0/campaign", get(list).post(create))
         .route("/api/1.0/campaign/archived", get(archived))
         .route("/api/1.0/campaign/notification/{seg}", get(notification))

@@ -4,7 +4,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::get;
-use axum::Router;
 
 use super::*;
 use crate::error::AppResult;
@@ -12,8 +11,10 @@ use crate::ids::new_id;
 use crate::model::client::{parse_bean, Client};
 use crate::xml::expect_root;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/api/1.0/client", get(list).post(create)).route("/api/1.0/client/{seg}", get(get_by).put(update).delete(remove))
+pub fn router() -> super::Routes {
+    super::Routes::new()
+        .route("/api/1.0/client", get(list).post(create))
+        .route("/api/1.0/client/{seg}", get(get_by).put(update).delete(remove))
 }
 
 fn collection(clients: &[Client]) -> String {

@@ -4,7 +4,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{post, put};
-use axum::Router;
 
 use super::*;
 use crate::error::AppResult;
@@ -12,8 +11,8 @@ use crate::ids::new_id;
 use crate::model::contact::{parse_bean, Contact};
 use crate::xml::expect_root;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> super::Routes {
+    super::Routes::new()
         .route("/api/1.0/contact", post(create))
         .route("/api/1.0/contact/associate/{seg}", put(associate))
         .route("/api/1.0/contact/{seg}", axum::routing::get(get_by).put(update).delete(remove))

@@ -4,7 +4,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
-use axum::Router;
 
 use super::*;
 use crate::error::AppResult;
@@ -14,8 +13,10 @@ use crate::model::campaign::Campaign;
 use crate::model::goal::{check_start_update, parse_bean, start_on_create, Goal, GoalInput};
 use crate::xml::expect_root;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/api/1.0.cpvext/goal", post(create)).route("/api/1.0.cpvext/goal/{seg}", get(get_by).put(update).delete(remove))
+pub fn router() -> super::Routes {
+    super::Routes::new()
+        .route("/api/1.0.cpvext/goal", post(create))
+        .route("/api/1.0.cpvext/goal/{seg}", get(get_by).put(update).delete(remove))
 }
 
 fn collection(goals: &[Goal], c: &Campaign, a: &Account) -> String {

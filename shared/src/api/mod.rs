@@ -40,44 +40,44 @@ pub const API_KEY_HEADER: &str = "x-o-api-key";
 pub mod groups {
     use super::*;
 
-    pub fn clients() -> Router<AppState> {
+    pub fn clients() -> Routes {
         super::clients::router()
     }
-    pub fn contacts() -> Router<AppState> {
+    pub fn contacts() -> Routes {
         super::contacts::router()
     }
     /// Campaigns with the campaign rules routes.
-    pub fn campaigns() -> Router<AppState> {
+    pub fn campaigns() -> Routes {
         super::campaigns::router().merge(super::rules::campaign_router())
     }
     /// Goals with the goal rules routes.
-    pub fn goals() -> Router<AppState> {
+    pub fn goals() -> Routes {
         super::goals::router().merge(super::rules::goal_router())
     }
-    pub fn assets() -> Router<AppState> {
+    pub fn assets() -> Routes {
         super::assets::router()
     }
-    pub fn ads() -> Router<AppState> {
+    pub fn ads() -> Routes {
         super::ads::router()
     }
-    pub fn insertion_policy() -> Router<AppState> {
+    pub fn insertion_policy() -> Routes {
         super::policies::router()
     }
-    pub fn queries() -> Router<AppState> {
+    pub fn queries() -> Routes {
         super::queries::router()
     }
-    pub fn reference() -> Router<AppState> {
+    pub fn reference() -> Routes {
         super::reference::router()
     }
-    pub fn audience() -> Router<AppState> {
+    pub fn audience() -> Routes {
         super::audience::router()
     }
-    pub fn targeting_template() -> Router<AppState> {
+    pub fn targeting_template() -> Routes {
         super::templates::router()
     }
 
-    /// A group's router builder.
-    pub type Group = fn() -> Router<AppState>;
+    /// A group's routes.
+    pub type Group = fn() -> Routes;
 
     /// Every group by the name of its Lambda (the local server, the recorded-event tests).
     pub const ALL: &[(&str, Group)] = &[
@@ -95,16 +95,42 @@ pub mod groups {
     ];
 }
 
+/// A group's routes: its router and the path patterns it serves, so the route table can
+/// be walked (the tenant-isolation sweep tries every route of every group).
+#[derive(Default)]
+pub struct Routes {
+    pub router: Router<AppState>,
+    pub paths: Vec<&'static str>,
+}
+
+impl Routes {
+    pub fn new() -> Self {
+        Routes::default()
+    }
+
+    pub fn route(mut self, path: &'static str, handlers: axum::routing::MethodRouter<AppState>) -> Self {
+        self.router = self.router.route(path, handlers);
+        self.paths.push(path);
+        self
+    }
+
+    pub fn merge(mut self, other: Routes) -> Self {
+        self.router = self.router.merge(other.router);
+        self.paths.extend(other.paths);
+        self
+    }
+}
+
 /// Every group on one router (the local server), with the shared fallbacks.
 pub fn app(state: AppState) -> Router {
-    let r = groups::ALL.iter().fold(Router::new(), |r, (_, group)| r.merge(group()));
+    let r = groups::ALL.iter().fold(Router::new(), |r, (_, group)| r.merge(group().router));
     finish(r, state)
 }
 
 /// Every group on one router, each group with the state `state_of(group name)` gives it
 /// (the tests give each group the store its Lambda's permissions allow).
 pub fn app_per_group(state: AppState, state_of: impl Fn(&str) -> AppState) -> Router {
-    let r = groups::ALL.iter().fold(Router::new(), |r, (name, group)| r.merge(group().with_state::<AppState>(state_of(name))));
+    let r = groups::ALL.iter().fold(Router::new(), |r, (name, group)| r.merge(group().router.with_state::<AppState>(state_of(name))));
     finish(r, state)
 }
 

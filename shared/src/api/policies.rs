@@ -6,7 +6,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use serde_json::json;
 
 use super::*;
@@ -16,8 +16,8 @@ use crate::model::account::Account;
 use crate::model::policy::{parse, validate, Policy};
 use crate::repo::reference::Kind;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> super::Routes {
+    super::Routes::new()
         .route("/v1/insertion-policy", get(list).post(create).put(replace))
         .route("/v1/insertion-policy/template", get(template))
         .route("/v1/insertion-policy/ranking", get(get_ranking).put(put_ranking))

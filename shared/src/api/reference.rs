@@ -4,7 +4,7 @@
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -13,8 +13,8 @@ use crate::error::AppResult;
 use crate::model::account::{BannerArea, Category, ContentPartner};
 use crate::repo::reference::Kind;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> super::Routes {
+    super::Routes::new()
         .route("/v0/categories", get(categories))
         .route("/v0/categories/{id}", get(category))
         .route("/v0/content-partners", get(partners))

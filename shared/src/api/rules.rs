@@ -4,7 +4,6 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
-use axum::Router;
 
 use super::*;
 use crate::error::AppResult;
@@ -12,13 +11,13 @@ use crate::model::rules::{parse_bean, Parent, Rules};
 use crate::xml::expect_root;
 
 /// `/api/1.0/campaign/rules/by_campaign_id;id=` (merged into the campaigns group).
-pub fn campaign_router() -> Router<AppState> {
-    Router::new().route("/api/1.0/campaign/rules/{seg}", get(get_campaign_rules).put(put_campaign_rules))
+pub fn campaign_router() -> super::Routes {
+    super::Routes::new().route("/api/1.0/campaign/rules/{seg}", get(get_campaign_rules).put(put_campaign_rules))
 }
 
 /// `/api/1.0.cpvext/goal/rules/by_goal_id;id=` (merged into the goals group).
-pub fn goal_router() -> Router<AppState> {
-    Router::new().route("/api/1.0.cpvext/goal/rules/{seg}", get(get_goal_rules).put(put_goal_rules))
+pub fn goal_router() -> super::Routes {
+    super::Routes::new().route("/api/1.0.cpvext/goal/rules/{seg}", get(get_goal_rules).put(put_goal_rules))
 }
 
 fn render(rules: &Rules) -> Response {

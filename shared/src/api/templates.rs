@@ -5,7 +5,7 @@
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
-use axum::{Json, Router};
+use axum::Json;
 use serde_json::{json, Value};
 
 use super::*;
@@ -16,8 +16,8 @@ use crate::model::rules::Parent;
 use crate::model::template::{self, Template};
 use crate::repo::reference::Kind;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> super::Routes {
+    super::Routes::new()
         .route("/api/2.0/targeting-template", get(list).post(create))
         .route("/api/2.0/targeting-template/usage", get(usage))
         .route("/api/2.0/targeting-template/{id}", get(get_one).put(update).delete(remove))

@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
 use axum::routing::get;
-use axum::Router;
 
 use super::*;
 use crate::error::{AppResult, FieldError};
@@ -26,8 +25,8 @@ use params::*;
 use render::*;
 use rows::*;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> super::Routes {
+    super::Routes::new()
         .route("/v3/campaigns", get(campaigns))
         .route("/v3/campaigns/{id}", get(campaign_one))
         .route("/v3/goals", get(goals))

@@ -1,0 +1,126 @@
+//! Tenant isolation, swept from the route table (issue 10, item 12): every path pattern of
+//! every group (`shared::api::groups::ALL`, the same table the Lambdas and the local server
+//! are built from), filled with the ids of account A's records, tried with every method by
+//! account B. B never gets a success on A's record, never a 5xx, never sees A's data (every
+//! name of A's records carries a marker), and A's view of every record is unchanged after.
+
+use std::collections::BTreeMap;
+
+use api_tests::serde_json::json;
+use api_tests::{both_stores, TestApp};
+
+const MARK: &str = "SecretOfA";
+const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/// One record of every kind in account A; returns (kind, id).
+async fn records_of_a(app: &TestApp) -> Vec<(&'static str, String)> {
+    let client = app.client(&format!("{MARK} client"), "ADVERTISER").await;
+    let contact = app
+        .create_xml("/api/1.0/contact", &format!("<contactBean><firstName>{MARK}</firstName><lastName>C</lastName></contactBean>"))
+        .await;
+    let campaign = app.campaign(&format!("{MARK} campaign"), &client).await;
+    let goal = app.goal(&campaign, "IMPRESSION", 1, Some(9), "").await;
+    let r = app
+        .post_json(
+            "/v1/ads",
+            &json!({"name": format!("{MARK} ad"), "goalId": goal, "creative": {"type": "spotPlaceholder", "insertionPoint": "preroll"}}),
+        )
+        .await;
+    r.expect(201);
+    let ad = r.json()["id"].as_str().unwrap().to_string();
+    let r =
+        app.send("POST", &format!("/v1/assets/video?name={MARK}.mp4"), Some(&app.a.key), Some("application/octet-stream"), "bytes").await;
+    r.expect(201);
+    let asset = r.header("location").unwrap().rsplit('/').next().unwrap().to_string();
+    let r = app.post_json("/v1/insertion-policy", &json!({"name": format!("{MARK} policy")})).await;
+    r.expect(201);
+    let policy = r.json()["id"].as_str().unwrap().to_string();
+    let r = app.post_json("/api/2.0/targeting-template", &json!({"name": format!("{MARK} template")})).await;
+    r.expect(200);
+    let template = r.json()["id"].as_str().unwrap().to_string();
+    let r = app.upload_batch(&format!("providerId={}-ap-dmp", app.a.id), format!("{MARK}|age=18-24\n").into_bytes(), false).await;
+    r.expect(202);
+    let batch = r.json()["batchId"].as_str().unwrap().to_string();
+    let a = &app.a.id;
+    vec![
+        ("client", client),
+        ("contact", contact),
+        ("campaign", campaign),
+        ("goal", goal),
+        ("ad", ad),
+        ("asset", asset),
+        ("policy", policy),
+        ("template", template),
+        ("batch", batch),
+        ("provider", format!("{a}-ap-dmp")),
+        ("category", format!("{a}-cat-sports")),
+        ("partner", format!("{a}-cp-studio")),
+    ]
+}
+
+/// Every concrete path for a pattern: each `{…}` filled with each of A's ids (matrix
+/// segments in every `by_<kind>_id` form).
+fn fill(pattern: &str, ids: &[(&str, String)]) -> Vec<String> {
+    let mut out = vec![String::new()];
+    for part in pattern.split('/').skip(1) {
+        let options: Vec<String> = match part {
+            "{seg}" => ["campaign", "goal", "client", "contact"]
+                .iter()
+                .flat_map(|k| ids.iter().filter(move |(kind, _)| kind == k).map(move |(_, id)| format!("by_{k}_id;id={id}")))
+                .collect(),
+            "{kind}" => vec!["category".into(), "content-partner".into()],
+            p if p.starts_with('{') => ids.iter().map(|(_, id)| id.clone()).collect(),
+            p => vec![p.to_string()],
+        };
+        out = out.iter().flat_map(|prefix| options.iter().map(move |o| format!("{prefix}/{o}"))).collect();
+    }
+    out
+}
+
+both_stores! {
+    async fn no_route_lets_another_account_reach_a_record(app: TestApp) {
+        let ids = records_of_a(&app).await;
+        let mut patterns: Vec<&'static str> = Vec::new();
+        for (_, group) in shared::api::groups::ALL {
+            patterns.extend(group().paths);
+        }
+        assert!(patterns.len() >= 40, "the route table lists {} paths", patterns.len());
+        // What A sees of every concrete path, before.
+        let mut before = BTreeMap::new();
+        let mut concrete = Vec::new();
+        for p in &patterns {
+            for path in fill(p, &ids) {
+                let r = app.get(&path).await;
+                if r.status == 200 {
+                    before.insert(path.clone(), r.body);
+                }
+                concrete.push((*p, path));
+            }
+        }
+        assert!(before.len() >= 20, "A reads {} of its records", before.len());
+        let mut tried = 0;
+        for (pattern, path) in &concrete {
+            let has_param = pattern.contains('{');
+            // B sends A's own representation of the record when there is one.
+            let body = before.get(path).cloned().unwrap_or_default();
+            let ct = if path.starts_with("/api/1.0") { "application/xml" } else { "application/json" };
+            for m in METHODS {
+                if !has_param && m == "POST" {
+                    continue; // creates in B's own account
+                }
+                let r = app.send(m, path, Some(&app.b.key), Some(ct), &body).await;
+                tried += 1;
+                assert!(r.status < 500, "{m} {path} as B: {} {}", r.status, r.body);
+                assert!(!r.body.contains(MARK), "{m} {path} as B shows A's data: {}", r.body);
+                if has_param {
+                    assert!(!(200..300).contains(&r.status), "{m} {path} as B: {} {}", r.status, r.body);
+                }
+            }
+        }
+        // Nothing of A's changed.
+        for (path, body) in &before {
+            assert_eq!(&app.get(path).await.body, body, "A's {path} changed");
+        }
+        eprintln!("tenant sweep: {} route patterns, {} concrete paths, {tried} requests as B", patterns.len(), concrete.len());
+    }
+}
