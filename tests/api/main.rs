@@ -7,6 +7,7 @@ mod audience;
 mod batches;
 mod campaigns;
 mod clients;
+mod concurrency;
 mod contacts;
 mod echo_and_isolation;
 mod errors;

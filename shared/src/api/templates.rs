@@ -75,7 +75,8 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 }
 
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    Ok(Json(repo::templates::load(st.store.as_ref(), &a.id, &id).await?.value.to_json(a.tz())).into_response())
+    let t = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
+    Ok(with_etag(Json(t.value.to_json(a.tz())).into_response(), t.version()))
 }
 
 fn name_of(r: &mut ObjReader) -> Option<String> {
@@ -119,7 +120,14 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonB
 }
 
 /// PUT `{id, name, siteId}`: only the name changes; 204.
-async fn update(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, JsonBody(body): JsonBody) -> AppResult<Response> {
+async fn update(
+    State(st): State<AppState>,
+    Auth(a): Auth,
+    Path(id): Path<String>,
+    headers: axum::http::HeaderMap,
+    JsonBody(body): JsonBody,
+) -> AppResult<Response> {
+    let expected = if_match(&headers)?;
     // Found in the caller's account first (404), then the body is validated.
     let cur = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
     let mut r = ObjReader::new(&body, "", &["id", "name", "siteId", "created"]);
@@ -135,7 +143,7 @@ async fn update(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
         }
     }
     let Some(name) = name.filter(|_| r.errors.is_empty()) else { return Err(AppError::Validation(r.errors)) };
-    repo::templates::update(st.store.as_ref(), &a.id, cur, |t| {
+    repo::templates::update(st.store.as_ref(), &a.id, cur, expected, |t| {
         t.name = name.clone();
         Ok(())
     })
@@ -167,7 +175,7 @@ async fn put_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Str
     let cur = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
     let known = repo::rules::known(st.store.as_ref(), &a.id).await?;
     let rules = template::parse_rules(&body, &known, &id)?;
-    repo::templates::update(st.store.as_ref(), &a.id, cur, |t| {
+    repo::templates::update(st.store.as_ref(), &a.id, cur, None, |t| {
         t.rules = rules.clone();
         Ok(())
     })

@@ -80,6 +80,9 @@ const FIELDS: &[&str] = &[
     "end",
     "externalTrackers",
     "deviceContainers",
+    // Read-only: shown by GET, so accepted (and ignored) when a client sends a GET back.
+    "created",
+    "modified",
 ];
 
 fn weight(r: &mut ObjReader) -> Option<f64> {

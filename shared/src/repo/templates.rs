@@ -86,10 +86,11 @@ pub async fn update(
     store: &dyn Store,
     account: &str,
     first: Versioned<Template>,
+    expected: Option<u64>,
     change: impl Fn(&mut Template) -> AppResult<()>,
 ) -> AppResult<Template> {
     let id = first.value.id.clone();
-    super::rewrite(store, "targeting template", first, None, || load(store, account, &id), change).await
+    super::rewrite(store, "targeting template", first, expected, || load(store, account, &id), change).await
 }
 
 /// Deletes a template and its links. Links are written only while the template exists (a
