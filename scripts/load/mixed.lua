@@ -1,0 +1,49 @@
+-- A mixed read/write workload for wrk (scripts/load.sh): each connection sends one request
+-- every DELAY_MS milliseconds (a fixed rate: connections x 1000/DELAY_MS per second),
+-- cycling through reads of a campaign, a goal, an ad and the /v3 lists, ad updates (PUT,
+-- PATCH) and contact creates. The ids come from the environment (set up by load.sh).
+local key = os.getenv("API_KEY")
+local campaign = os.getenv("CAMPAIGN_ID")
+local goal = os.getenv("GOAL_ID")
+local ad = os.getenv("AD_ID")
+local ad_body = os.getenv("AD_BODY")
+local delay_ms = tonumber(os.getenv("DELAY_MS") or "20")
+local n = 0
+
+local mix = {
+  function() return wrk.format("GET", "/api/1.0/campaign/by_campaign_id;id=" .. campaign) end,
+  function() return wrk.format("GET", "/api/1.0.cpvext/goal/by_goal_id;id=" .. goal) end,
+  function() return wrk.format("GET", "/v1/ads/" .. ad) end,
+  function() return wrk.format("GET", "/v3/campaigns?pageSize=20") end,
+  function() return wrk.format("GET", "/api/1.0/campaign/by_campaign_id;id=" .. campaign) end,
+  function() return wrk.format("GET", "/v3/ads/" .. ad) end,
+  function() return wrk.format("PUT", "/v1/ads", {["Content-Type"] = "application/json", ["x-o-api-key"] = key}, ad_body) end,
+  function() return wrk.format("PATCH", "/v1/ads", {["Content-Type"] = "application/json", ["x-o-api-key"] = key}, '{"id":"' .. ad .. '","name":"Load ad ' .. n .. '"}') end,
+  function() return wrk.format("POST", "/api/1.0/contact", {["Content-Type"] = "application/xml", ["x-o-api-key"] = key}, "<contactBean><firstName>Load</firstName><lastName>C" .. n .. "</lastName></contactBean>") end,
+  function() return wrk.format("GET", "/v3/goals?pageSize=20") end,
+}
+
+function setup(thread)
+  thread:set("id", math.random(1000000))
+end
+
+function init(args)
+  -- wrk.format uses a request's own header table instead of wrk.headers: writes carry the key too.
+  wrk.headers["x-o-api-key"] = key
+end
+
+function delay()
+  return delay_ms
+end
+
+function request()
+  n = n + 1
+  return mix[(n % #mix) + 1]()
+end
+
+function done(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
+  io.write(string.format("RESULT requests=%d duration_s=%.1f rate_per_s=%.1f errors=%d non_2xx=%d p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f\n",
+    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6), errors, summary.errors.status,
+    latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency.max / 1000))
+end
