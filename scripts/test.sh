@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: unit tests, the store contract and the HTTP tests on the embedded store
 # and on the moto emulator (DynamoDB wire protocol), plus the gates: cargo fmt --check,
-# cargo clippy -D warnings, cfn-lint on template.yaml.
+# cargo clippy -D warnings, cfn-lint on template.yaml; then each fuzz target for a bounded
+# time (scripts/fuzz.sh, cargo-fuzz with the nightly compiler).
 # Installs what it needs (a venv with moto and cfn-lint), starts moto on a free loopback
 # port, and stops it on exit, also when tests fail.
 set -euo pipefail
@@ -67,4 +68,8 @@ emb_f=$(grep -cE '::embedded \.\.\. FAILED$' target/test-output.log || true)
 dyn_f=$(grep -cE '::dynamodb \.\.\. FAILED$' target/test-output.log || true)
 echo "== per store: embedded ${emb} passed, ${emb_f} failed; dynamodb (moto) ${dyn} passed, ${dyn_f} failed"
 echo "== cargo test took $((END - START)) s"
-exit "$STATUS"
+[ "$STATUS" -eq 0 ] || exit "$STATUS"
+
+# The fuzz targets, each for a bounded time on the committed corpus (scripts/fuzz.sh).
+echo "== fuzzing (each target ${FUZZ_SECONDS:-15} s)"
+FUZZ_SECONDS=${FUZZ_SECONDS:-15} ./scripts/fuzz.sh

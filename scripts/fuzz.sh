@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target (fuzz/fuzz_targets) for a bounded time on top of the committed
+# corpus (fuzz/corpus/<target>, read only here: new inputs go to a scratch directory), and
+# fails on the first crash (a panic or a 5xx). Issue 10, item 11.
+#
+#   ./scripts/fuzz.sh              # each target 20 s (what the test command runs)
+#   FUZZ_SECONDS=600 ./scripts/fuzz.sh xml_beans
+#
+# cargo-fuzz needs a nightly compiler for its instrumentation flags: `cargo +nightly` when
+# rustup has one, else the stable compiler with RUSTC_BOOTSTRAP=1.
+set -euo pipefail
+cd "$(dirname "$0")/../fuzz"
+SECONDS_EACH=${FUZZ_SECONDS:-20}
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(xml_beans json_bodies matrix_paths audience_rows dates)
+command -v cargo-fuzz > /dev/null || cargo install cargo-fuzz --locked --quiet
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  FUZZ=(cargo +nightly fuzz)
+else
+  export RUSTC_BOOTSTRAP=1
+  FUZZ=(cargo fuzz)
+fi
+"${FUZZ[@]}" build -s none -O
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+for t in "${TARGETS[@]}"; do
+  mkdir -p "$SCRATCH/$t"
+  out=$("${FUZZ[@]}" run -s none -O "$t" "$SCRATCH/$t" "corpus/$t" -- -max_total_time="$SECONDS_EACH" -print_final_stats=1 2>&1) || {
+    echo "$out" | tail -40
+    echo "== fuzz target $t FAILED (the crashing input is under fuzz/artifacts/$t)"
+    exit 1
+  }
+  runs=$(echo "$out" | grep -o 'stat::number_of_executed_units: *[0-9]*' | grep -o '[0-9]*$' || echo "?")
+  echo "fuzz $t: $runs runs in ${SECONDS_EACH} s, corpus $(ls "corpus/$t" | wc -l) + $(ls "$SCRATCH/$t" | wc -l) new, no crash"
+done
