@@ -46,6 +46,7 @@ python3 - "$RSS" <<'PY'
 import sys
 v = [int(x) / 1024 for x in open(sys.argv[1]).read().split()]
 if v:
-    print(f"RSS MB: first {v[0]:.1f}, last {v[-1]:.1f}, peak {max(v):.1f}, samples {len(v)} (every 10 s); growth after the first minute {v[-1] - v[min(6, len(v) - 1)]:+.1f} MB")
+    warm = v[min(6, len(v) - 1):]
+    print(f"RSS MB: first {v[0]:.1f}, last {v[-1]:.1f}, peak {max(v):.1f}, samples {len(v)} (every 10 s); after the first minute: min {min(warm):.1f}, max {max(warm):.1f}, last - first {warm[-1] - warm[0]:+.1f} MB")
 PY
 grep -q "errors=0 non_2xx=0" "$DATA/wrk.txt" || { echo "== errors under load"; tail -20 "$DATA/server.log"; exit 1; }

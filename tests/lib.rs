@@ -23,6 +23,7 @@ use shared::store::dynamodb::DynamoStore;
 use shared::store::embedded::EmbeddedStore;
 use shared::store::Store;
 
+pub mod faults;
 pub mod scoped;
 
 pub use chrono;
@@ -122,7 +123,17 @@ impl TestApp {
     /// The app on one backend: the embedded store with memory blobs and in-process
     /// workers, or DynamoDB + S3 + SQS on the emulator with an SQS poller standing in for
     /// the Lambda event source (each test gets its own queue).
-    pub async fn spawn_with(backend: Backend, mut settings: Settings) -> TestApp {
+    pub async fn spawn_with(backend: Backend, settings: Settings) -> TestApp {
+        Self::spawn_inner(backend, settings, None).await
+    }
+
+    /// The app with its ports failing on `faults`' schedule (the routers and workers see
+    /// the faults; `TestApp::store` and `TestApp::state` do not, for setup and checks).
+    pub async fn spawn_faulty(backend: Backend, settings: Settings, faults: Arc<faults::Faults>) -> TestApp {
+        Self::spawn_inner(backend, settings, Some(faults)).await
+    }
+
+    async fn spawn_inner(backend: Backend, mut settings: Settings, faults: Option<Arc<faults::Faults>>) -> TestApp {
         let store = store(backend).await;
         let (blobs, queue, workers): (Arc<dyn Blobs>, Arc<dyn Queue>, Workers) = match backend {
             Backend::Embedded => {
@@ -145,17 +156,29 @@ impl TestApp {
         let (file, mut accounts) = fresh_seed();
         seed::apply(store.as_ref(), &file).await.expect("seeding");
         let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
-        let state = AppState::new(store.clone(), blobs, queue).with_clock(clock.clone()).with_settings(settings);
+        let state = AppState::new(store.clone(), blobs.clone(), queue.clone()).with_clock(clock.clone()).with_settings(settings);
+        // What the service runs on: the store behind the retry of refused requests (as
+        // `assemble` builds it), and the faults when the test has some.
+        let (served, blobs, queue): (Arc<dyn Store>, Arc<dyn Blobs>, Arc<dyn Queue>) = match &faults {
+            None => (store.clone(), blobs, queue),
+            Some(f) => (
+                Arc::new(faults::FaultyStore { inner: store.clone(), faults: f.clone() }),
+                Arc::new(faults::FaultyBlobs { inner: blobs, faults: f.clone() }),
+                Arc::new(faults::FaultyQueue { inner: queue, faults: f.clone() }),
+            ),
+        };
+        let served: Arc<dyn Store> = Arc::new(shared::store::RetryingStore::new(served));
+        let service = state.clone().with_blobs(blobs).with_queue(queue);
         // Each group and worker writes through the permissions template.yaml gives its Lambda.
         let scopes = scoped::template_scopes();
-        let scoped = |function: &str| state.clone().with_store(scoped::ScopedStore::wrap(store.clone(), function, &scopes));
+        let scoped = |function: &str| service.clone().with_store(scoped::ScopedStore::wrap(served.clone(), function, &scopes));
         workers.start_with(|q| {
             scoped(match q {
                 shared::queue::QueueName::Assets => "asset-worker",
                 shared::queue::QueueName::Audience => "audience-worker",
             })
         });
-        let router = shared::api::app_per_group(state.clone(), scoped);
+        let router = shared::api::app_per_group(service.clone().with_store(served.clone()), scoped);
         let b = accounts.pop().expect("two accounts");
         let a = accounts.pop().expect("two accounts");
         TestApp { router, state, store, clock, a, b }

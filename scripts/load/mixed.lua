@@ -1,7 +1,7 @@
 -- A mixed read/write workload for wrk (scripts/load.sh): each connection sends one request
 -- every DELAY_MS milliseconds (a fixed rate: connections x 1000/DELAY_MS per second),
 -- cycling through reads of a campaign, a goal, an ad and the /v3 lists, ad updates (PUT,
--- PATCH) and contact creates. The ids come from the environment (set up by load.sh).
+-- PATCH), contact creates and deletes. The ids come from the environment (set up by load.sh).
 local key = os.getenv("API_KEY")
 local campaign = os.getenv("CAMPAIGN_ID")
 local goal = os.getenv("GOAL_ID")
@@ -9,6 +9,9 @@ local ad = os.getenv("AD_ID")
 local ad_body = os.getenv("AD_BODY")
 local delay_ms = tonumber(os.getenv("DELAY_MS") or "20")
 local n = 0
+-- Contacts created and not yet deleted (the ids the POST answers carry): the next delete
+-- slot removes one, so the data set stays the same size and memory can be compared.
+local created = {}
 
 local mix = {
   function() return wrk.format("GET", "/api/1.0/campaign/by_campaign_id;id=" .. campaign) end,
@@ -21,6 +24,11 @@ local mix = {
   function() return wrk.format("PATCH", "/v1/ads", {["Content-Type"] = "application/json", ["x-o-api-key"] = key}, '{"id":"' .. ad .. '","name":"Load ad ' .. n .. '"}') end,
   function() return wrk.format("POST", "/api/1.0/contact", {["Content-Type"] = "application/xml", ["x-o-api-key"] = key}, "<contactBean><firstName>Load</firstName><lastName>C" .. n .. "</lastName></contactBean>") end,
   function() return wrk.format("GET", "/v3/goals?pageSize=20") end,
+  function()
+    local id = table.remove(created)
+    if id == nil then return wrk.format("GET", "/v3/goals?pageSize=20") end
+    return wrk.format("DELETE", "/api/1.0/contact/by_contact_id;id=" .. id, {["x-o-api-key"] = key})
+  end,
 }
 
 function setup(thread)
@@ -39,6 +47,12 @@ end
 function request()
   n = n + 1
   return mix[(n % #mix) + 1]()
+end
+
+function response(status, headers, body)
+  if status == 200 and #body == 36 and body:match("^%x+%-%x+%-%x+%-%x+%-%x+$") then
+    table.insert(created, body)
+  end
 end
 
 function done(summary, latency, requests)

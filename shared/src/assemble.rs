@@ -18,6 +18,11 @@ use crate::store::Store;
 const AUDIENCE_PREFIX: &str = crate::workers::audience::PREFIX;
 
 /// The table's adapter over a loaded SDK configuration.
+/// Every adapter behind the retry of refused requests (`store::retrying`).
+fn retrying(s: impl Store + 'static) -> Arc<dyn Store> {
+    Arc::new(crate::store::RetryingStore::new(Arc::new(s)))
+}
+
 fn table(conf: &aws_config::SdkConfig, settings: &Settings) -> DynamoStore {
     DynamoStore::new(aws_sdk_dynamodb::Client::new(conf), settings.table_name.clone())
 }
@@ -34,7 +39,7 @@ pub async fn aws(settings: &Settings) -> (AppState, Arc<SqsQueue>) {
     let conf = aws_config::load_from_env().await;
     let queue = Arc::new(SqsQueue::new(&conf, queue_urls(settings)));
     let store = table(&conf, settings);
-    let state = AppState::new(Arc::new(store), Arc::new(S3Blobs::new(&conf, settings.bucket_name.clone())), queue.clone())
+    let state = AppState::new(retrying(store), Arc::new(S3Blobs::new(&conf, settings.bucket_name.clone())), queue.clone())
         .with_settings(settings.clone());
     (state, queue)
 }
@@ -45,7 +50,7 @@ pub async fn aws_uploads(settings: &Settings) -> AppState {
     let conf = aws_config::load_from_env().await;
     let store = table(&conf, settings);
     let blobs = UploadsOnly(S3Blobs::new(&conf, settings.bucket_name.clone()));
-    AppState::new(Arc::new(store), Arc::new(blobs), Arc::new(SqsQueue::new(&conf, queue_urls(settings)))).with_settings(settings.clone())
+    AppState::new(retrying(store), Arc::new(blobs), Arc::new(SqsQueue::new(&conf, queue_urls(settings)))).with_settings(settings.clone())
 }
 
 /// The AWS ports on an emulator (moto, LocalStack): the table, the bucket, the queues and
@@ -62,7 +67,7 @@ pub async fn aws_creating_resources(settings: &Settings) -> Result<(AppState, Ar
     let arn = q.arn(QueueName::Audience).await.map_err(|e| e.to_string())?;
     blobs.notify_queue(&arn, AUDIENCE_PREFIX).await.map_err(|e| e.to_string())?;
     let queue = Arc::new(q);
-    let state = AppState::new(Arc::new(store), Arc::new(blobs), queue.clone()).with_settings(settings.clone());
+    let state = AppState::new(retrying(store), Arc::new(blobs), queue.clone()).with_settings(settings.clone());
     Ok((state, queue))
 }
 
@@ -72,20 +77,20 @@ pub async fn aws_creating_resources(settings: &Settings) -> Result<(AppState, Ar
 pub async fn aws_table_only(settings: &Settings) -> AppState {
     let conf = aws_config::load_from_env().await;
     let store = table(&conf, settings);
-    AppState::new(Arc::new(store), Arc::new(NoBlobs), Arc::new(NoQueue)).with_settings(settings.clone())
+    AppState::new(retrying(store), Arc::new(NoBlobs), Arc::new(NoQueue)).with_settings(settings.clone())
 }
 
 /// The store alone (the admin command).
 pub async fn open_store(cfg: &StoreConfig) -> Result<Arc<dyn Store>, String> {
     match cfg {
-        StoreConfig::Embedded(path) => Ok(Arc::new(EmbeddedStore::open(path).map_err(|e| format!("opening {}: {e}", path.display()))?)),
-        StoreConfig::Memory => Ok(Arc::new(EmbeddedStore::in_memory().map_err(|e| e.to_string())?)),
+        StoreConfig::Embedded(path) => Ok(retrying(EmbeddedStore::open(path).map_err(|e| format!("opening {}: {e}", path.display()))?)),
+        StoreConfig::Memory => Ok(retrying(EmbeddedStore::in_memory().map_err(|e| e.to_string())?)),
         StoreConfig::DynamoDb { table, create } => {
             let s = DynamoStore::from_env(table.clone()).await;
             if *create {
                 s.create_table_if_missing().await.map_err(|e| format!("creating table {table}: {e}"))?;
             }
-            Ok(Arc::new(s))
+            Ok(retrying(s))
         }
     }
 }

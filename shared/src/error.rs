@@ -56,6 +56,8 @@ pub enum AppError {
         got: String,
     },
     TooManyRequests(String),
+    /// 503 with `Retry-After: 1`: a dependency is busy or did not answer.
+    Unavailable(String),
     /// 500: a failure of the service itself; the cause is logged with its sources.
     Internal(Cause),
 }
@@ -91,6 +93,7 @@ impl AppError {
             AppError::PayloadTooLarge(_) | AppError::RecordTooLarge(_) | AppError::TooLargeField(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -134,6 +137,7 @@ impl AppError {
                 vec![],
             ),
             AppError::TooManyRequests(m) => ("TooManyRequests", m.clone(), vec![]),
+            AppError::Unavailable(m) => ("ServiceUnavailable", m.clone(), vec![]),
             AppError::Internal(_) => ("InternalError", "internal error; it has been logged".into(), vec![]),
         };
         ErrorBody { status: self.status().as_u16(), kind: kind.to_string(), message, errors }
@@ -173,6 +177,11 @@ impl From<StoreError> for AppError {
         match e {
             // The client sent more than one record can hold: its request, not the service.
             StoreError::ItemTooLarge { bytes, .. } => AppError::RecordTooLarge(bytes),
+            // Busy (after the store's own retries) or no answer: the client may try again.
+            StoreError::Throttled(m) | StoreError::Unavailable(m) => {
+                tracing::warn!(cause = %m, "store busy or unavailable");
+                AppError::Unavailable("the service is busy; retry in a moment (creates: with the same Idempotency-Key)".into())
+            }
             e => AppError::internal(e),
         }
     }
@@ -193,6 +202,9 @@ impl IntoResponse for AppError {
         let json = serde_json::to_vec(&body).unwrap_or_default();
         let mut res = (self.status(), json).into_response();
         res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if matches!(self, AppError::Unavailable(_)) {
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
         // XML routers re-render from this.
         res.extensions_mut().insert(body);
         res

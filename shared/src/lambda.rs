@@ -63,11 +63,21 @@ pub async fn handle_batch(state: &AppState, q: QueueName, event: SqsEvent) -> Sq
     for record in event.records {
         let state = state.clone();
         let id = record.message_id.clone().unwrap_or_default();
+        let receipt = record.receipt_handle.clone();
+        let received: u32 = record.attributes.get("ApproximateReceiveCount").and_then(|c| c.parse().ok()).unwrap_or(1);
         let span = tracing::info_span!("message", id = %id, queue = q.short());
         set.spawn(
             async move {
                 let body = record.body.unwrap_or_default();
                 let done = crate::workers::settle(&state, q, &body).await;
+                if !done {
+                    // Back soon (growing with each receive), not after the whole visibility timeout.
+                    if let Some(r) = receipt {
+                        if let Err(e) = state.queue.retry_later(q, &r, crate::queue::redelivery_delay(received)).await {
+                            tracing::warn!(error = %e, "could not shorten a failed message's visibility");
+                        }
+                    }
+                }
                 (id, done)
             }
             .instrument(span),

@@ -49,6 +49,11 @@ impl AppState {
         self
     }
 
+    pub fn with_queue(mut self, queue: Arc<dyn Queue>) -> Self {
+        self.queue = queue;
+        self
+    }
+
     pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
         self.blobs = blobs;
         self

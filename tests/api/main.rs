@@ -11,6 +11,7 @@ mod concurrency;
 mod contacts;
 mod echo_and_isolation;
 mod errors;
+mod faults;
 mod goals;
 mod idempotency;
 mod lambda_events;

@@ -15,21 +15,34 @@ pub struct BlobError {
     pub context: String,
     #[source]
     pub source: Option<crate::cause::Cause>,
+    /// The bucket's service failed or did not answer (not this code's wiring): the client
+    /// may retry (503).
+    pub transient: bool,
 }
 
 impl BlobError {
     pub fn msg(context: impl Into<String>) -> BlobError {
-        BlobError { context: context.into(), source: None }
+        BlobError { context: context.into(), source: None, transient: false }
     }
 
     pub fn new(context: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> BlobError {
-        BlobError { context: context.into(), source: Some(crate::cause::Cause::new(source)) }
+        BlobError { context: context.into(), source: Some(crate::cause::Cause::new(source)), transient: false }
+    }
+
+    /// A failure of the bucket's service (S3 errors, timeouts).
+    pub fn unavailable(context: impl Into<String>, source: Option<crate::cause::Cause>) -> BlobError {
+        BlobError { context: context.into(), source, transient: true }
     }
 }
 
 impl From<BlobError> for crate::error::AppError {
     fn from(e: BlobError) -> Self {
-        crate::error::AppError::internal(e)
+        if e.transient {
+            tracing::warn!(error = ?e, "bucket unavailable");
+            crate::error::AppError::Unavailable("the file store is busy; retry in a moment".into())
+        } else {
+            crate::error::AppError::internal(e)
+        }
     }
 }
 

@@ -15,7 +15,7 @@ pub struct S3Blobs {
 }
 
 fn err<E: std::error::Error + Send + Sync + 'static>(e: E) -> BlobError {
-    BlobError::new("s3", e)
+    BlobError::unavailable("s3", Some(crate::cause::Cause::new(e)))
 }
 
 impl S3Blobs {

@@ -65,7 +65,21 @@ impl From<QueueError> for crate::error::AppError {
 #[async_trait]
 pub trait Queue: Send + Sync {
     async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError>;
+    /// A message whose job failed comes back after `delay` instead of the queue's whole
+    /// visibility timeout (SQS: ChangeMessageVisibility). Queues without it: nothing.
+    async fn retry_later(&self, queue: QueueName, receipt: &str, delay: std::time::Duration) -> Result<(), QueueError> {
+        let _ = (queue, receipt, delay);
+        Ok(())
+    }
     fn kind(&self) -> &'static str;
+}
+
+/// When a failed job's message is tried again: 2ⁿ seconds after its n-th receive (with up
+/// to 50 % jitter), at most 15 minutes.
+pub fn redelivery_delay(receive_count: u32) -> std::time::Duration {
+    let base = 1u64 << receive_count.clamp(1, 10);
+    let jitter = (uuid::Uuid::new_v4().as_u128() as u64) % (base / 2 + 1);
+    std::time::Duration::from_secs((base + jitter).min(900))
 }
 
 /// The queue port of a function that sends no jobs: every send is an error.

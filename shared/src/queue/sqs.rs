@@ -75,6 +75,7 @@ impl SqsQueue {
                     .max_number_of_messages(10)
                     .wait_time_seconds(1)
                     .visibility_timeout(30)
+                    .message_system_attribute_names(aws_sdk_sqs::types::MessageSystemAttributeName::ApproximateReceiveCount)
                     .send()
                     .await;
                 let msgs = match got {
@@ -87,10 +88,16 @@ impl SqsQueue {
                 };
                 for m in msgs {
                     let ok = handler(m.body().unwrap_or_default().to_string()).await;
+                    let Some(h) = m.receipt_handle() else { continue };
                     if ok {
-                        if let Some(h) = m.receipt_handle() {
-                            let _ = me.client.delete_message().queue_url(&url).receipt_handle(h).send().await;
-                        }
+                        let _ = me.client.delete_message().queue_url(&url).receipt_handle(h).send().await;
+                    } else {
+                        let n = m
+                            .attributes()
+                            .and_then(|a| a.get(&aws_sdk_sqs::types::MessageSystemAttributeName::ApproximateReceiveCount))
+                            .and_then(|c| c.parse().ok())
+                            .unwrap_or(1);
+                        let _ = me.retry_later(q, h, crate::queue::redelivery_delay(n)).await;
                     }
                 }
             }
@@ -103,6 +110,20 @@ impl Queue for SqsQueue {
     async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError> {
         let url = self.urls.get(&queue).ok_or_else(|| QueueError::msg(format!("no URL for queue {queue:?}")))?;
         self.client.send_message().queue_url(url).message_body(body).send().await.map_err(err)?;
+        Ok(())
+    }
+
+    async fn retry_later(&self, queue: QueueName, receipt: &str, delay: std::time::Duration) -> Result<(), QueueError> {
+        let url = self.urls.get(&queue).ok_or_else(|| QueueError::msg(format!("no URL for queue {queue:?}")))?;
+        let secs = i32::try_from(delay.as_secs()).unwrap_or(900);
+        self.client
+            .change_message_visibility()
+            .queue_url(url)
+            .receipt_handle(receipt)
+            .visibility_timeout(secs)
+            .send()
+            .await
+            .map_err(err)?;
         Ok(())
     }
 

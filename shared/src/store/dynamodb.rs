@@ -37,10 +37,30 @@ where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
     R: std::fmt::Debug + Send + Sync + 'static,
 {
-    match e.as_service_error() {
-        Some(se) => StoreError::backend_msg(format!("dynamodb {}: {}", se.code().unwrap_or("?"), se.message().unwrap_or(""))),
-        None => StoreError::backend("dynamodb request", e),
+    use aws_sdk_dynamodb::error::SdkError as E;
+    match &e {
+        // Refused before it was applied: safe to send again.
+        E::ServiceError(_) if e.as_service_error().and_then(|s| s.code()).is_some_and(throttling_code) => {
+            StoreError::Throttled(format!("dynamodb {}", e.as_service_error().and_then(|s| s.code()).unwrap_or("?")))
+        }
+        E::ConstructionFailure(_) => StoreError::backend("dynamodb request", e),
+        // No answer, or the service's own failure: the outcome is unknown.
+        E::TimeoutError(_) | E::DispatchFailure(_) | E::ResponseError(_) => StoreError::Unavailable(format!("dynamodb: {e}")),
+        E::ServiceError(_)
+            if e.as_service_error().and_then(|s| s.code()).is_some_and(|c| c == "InternalServerError" || c == "ServiceUnavailable") =>
+        {
+            StoreError::Unavailable(format!("dynamodb {}", e.as_service_error().and_then(|s| s.code()).unwrap_or("5xx")))
+        }
+        _ => match e.as_service_error() {
+            Some(se) => StoreError::backend_msg(format!("dynamodb {}: {}", se.code().unwrap_or("?"), se.message().unwrap_or(""))),
+            None => StoreError::backend("dynamodb request", e),
+        },
     }
+}
+
+/// DynamoDB's error codes for a request refused for capacity (nothing applied).
+fn throttling_code(code: &str) -> bool {
+    matches!(code, "ProvisionedThroughputExceededException" | "RequestLimitExceeded" | "ThrottlingException" | "LimitExceededException")
 }
 
 fn s(v: &str) -> AttributeValue {
@@ -194,19 +214,23 @@ fn add_expr(deltas: &[(String, i64)], cond: &Cond) -> StoreResult<(Expr, String)
 
 impl DynamoStore {
     /// One BatchWriteItem of ≤ 25 requests, retrying unprocessed items with backoff.
+    /// One BatchWriteItem of up to 25 requests; unprocessed items (DynamoDB's partial
+    /// result under load) are sent again with jittered backoff, a bounded number of times.
     async fn batch_write_25(&self, mut pending: Vec<aws_sdk_dynamodb::types::WriteRequest>) -> StoreResult<()> {
-        for attempt in 0..10u32 {
+        let backoff = Backoff::default();
+        for attempt in 0..backoff.attempts {
             self.trips.inc();
             let out = self.client.batch_write_item().request_items(&self.table, pending.clone()).send().await.map_err(sdk_err)?;
             match out.unprocessed_items().and_then(|u| u.get(&self.table)) {
                 Some(rest) if !rest.is_empty() => {
                     pending = rest.clone();
-                    tokio::time::sleep(Duration::from_millis(20 << attempt.min(6))).await;
+                    tokio::time::sleep(backoff.delay(attempt)).await;
                 }
                 _ => return Ok(()),
             }
         }
-        Err(StoreError::backend_msg("batch write: unprocessed items after retries"))
+        // Those left were never applied.
+        Err(StoreError::Throttled(format!("batch write: {} items unprocessed after retries", pending.len())))
     }
     pub fn new(client: Client, table: impl Into<String>) -> Self {
         DynamoStore { client, table: table.into(), trips: RoundTrips::default() }
@@ -429,7 +453,8 @@ impl Store for DynamoStore {
                 .consistent_read(true)
                 .build()
                 .map_err(be)?;
-            for attempt in 0..10u32 {
+            let backoff = Backoff::default();
+            for attempt in 0..backoff.attempts {
                 self.trips.inc();
                 let res = self.client.batch_get_item().request_items(&self.table, pending.clone()).send().await.map_err(sdk_err)?;
                 if let Some(found) = res.responses().and_then(|r| r.get(&self.table)) {
@@ -440,12 +465,12 @@ impl Store for DynamoStore {
                 match res.unprocessed_keys().and_then(|u| u.get(&self.table)) {
                     Some(rest) if !rest.keys().is_empty() => {
                         pending = rest.clone();
-                        tokio::time::sleep(Duration::from_millis(20 << attempt.min(6))).await;
+                        if attempt + 1 == backoff.attempts {
+                            return Err(StoreError::Throttled("batch get: unprocessed keys after retries".into()));
+                        }
+                        tokio::time::sleep(backoff.delay(attempt)).await;
                     }
                     _ => break,
-                }
-                if attempt == 9 {
-                    return Err(StoreError::backend_msg("batch get: unprocessed keys after retries"));
                 }
             }
         }
@@ -530,6 +555,11 @@ impl Store for DynamoStore {
                     let codes: Vec<&str> = reasons.iter().filter_map(|r| r.code()).filter(|c| *c != "None").collect();
                     if codes.iter().all(|c| *c == "TransactionConflict") {
                         return Err(StoreError::TransactionCanceled { index: None });
+                    }
+                    // Cancelled for capacity: nothing was applied; send it again.
+                    if codes.iter().all(|c| *c == "ThrottlingError" || *c == "ProvisionedThroughputExceeded" || *c == "TransactionConflict")
+                    {
+                        return Err(StoreError::Throttled(format!("transaction cancelled: {}", codes.join(", "))));
                     }
                     return Err(StoreError::backend_msg(format!("transaction cancelled: {}", codes.join(", "))));
                 }

@@ -218,6 +218,14 @@ pub enum StoreError {
     /// A record would exceed DynamoDB's item size limit (`MAX_ITEM_BYTES`).
     #[error("item {key} would be {bytes} bytes, over the {MAX_ITEM_BYTES}-byte item limit")]
     ItemTooLarge { key: String, bytes: usize },
+    /// The backend refused the request before applying it (throttling, capacity): safe to
+    /// send again; `RetryingStore` does, with backoff.
+    #[error("store throttled: {0}")]
+    Throttled(String),
+    /// No answer (timeout, connection lost, a 5xx): the request may or may not have been
+    /// applied. Not retried here; the caller's retry must be idempotent (docs/security.md).
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
     /// The backend failed (I/O, network, throttling after retries, a transaction cancelled
     /// for a reason other than a condition); `source` is the backend's own error.
     #[error("store backend error: {context}")]
@@ -268,6 +276,9 @@ pub trait Store: Send + Sync {
 }
 
 /// Validates what both adapters must refuse identically.
+pub mod retrying;
+pub use retrying::{Backoff, RetryingStore};
+
 pub(crate) fn check_transaction(ops: &[TxOp]) -> StoreResult<()> {
     if ops.is_empty() {
         return Err(StoreError::Invalid("empty transaction".into()));

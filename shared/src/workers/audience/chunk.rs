@@ -14,12 +14,13 @@ async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Lease
     for _ in 0..10 {
         let Some(cur) = load_batch(st, &job.account, &job.batch).await? else { return Ok(Leased::Skip) };
         let b = &cur.value;
-        if b.status != m::PROCESSING {
+        if job.index < b.chunks_done {
+            // A redelivered job of a committed chunk (its commit may have been applied
+            // without an answer): make sure what follows the commit happened.
+            after_commit(st, b).await?;
             return Ok(Leased::Skip);
         }
-        if job.index < b.chunks_done {
-            // A redelivered job of a finished chunk: make sure the next one was sent.
-            send_chunk(st, b).await?;
+        if b.status != m::PROCESSING {
             return Ok(Leased::Skip);
         }
         if job.index > b.chunks_done || job.index as usize >= b.chunks.len() {
@@ -41,6 +42,16 @@ async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Lease
         }
     }
     Err(format!("batch {} kept changing", job.batch).into())
+}
+
+/// What follows a chunk's commit: the next chunk, or the provider's next batch. Safe to do
+/// twice (a chunk job is leased, planning is conditional).
+async fn after_commit(st: &AppState, b: &Batch) -> WResult<()> {
+    match b.status {
+        m::PROCESSING => send_chunk(st, b).await,
+        m::FINISHED => start_next(st, &b.account_id, &b.provider_id).await,
+        _ => Ok(()),
+    }
 }
 
 /// Whether the batch is still ours to work on; refreshes `cur` when it changed.
@@ -233,10 +244,43 @@ impl ChunkReader {
 /// Processes one chunk under a lease, then commits it (counts added once) and sends the next.
 pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
     let token = uuid::Uuid::new_v4().to_string();
-    let mut cur = match take_lease(st, job, &token).await? {
+    let cur = match take_lease(st, job, &token).await? {
         Leased::Mine(b) => b,
         Leased::Skip => return Ok(()),
     };
+    let result = run_leased(st, job, &token, *cur).await;
+    if result.is_err() {
+        // Failed part-way: give the lease back so the redelivered job can start over at
+        // once (its rows are idempotent writes; counts are only added at the commit). If
+        // even that fails, the lease runs out on its own.
+        if let Err(e) = release_lease(st, job, &token).await {
+            tracing::warn!(batch = %job.batch, chunk = job.index, error = ?e, "could not release a failed chunk's lease");
+        }
+    }
+    result
+}
+
+async fn release_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<()> {
+    for _ in 0..5 {
+        let Some(cur) = load_batch(st, &job.account, &job.batch).await? else { return Ok(()) };
+        if cur.value.lease.as_ref().is_none_or(|l| l.token != token) {
+            return Ok(());
+        }
+        let mut next = cur.value.clone();
+        next.lease = None;
+        next.running_bytes = 0;
+        match st.store.put(batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
+            Ok(()) => return Ok(()),
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
+/// The chunk's work once its lease is taken.
+async fn run_leased(st: &AppState, job: &ChunkJob, token: &str, mut cur: Versioned<Batch>) -> WResult<()> {
+    let token = token.to_string();
     let provider = match repo::audience::provider(st.store.as_ref(), &job.account, &cur.value.provider_id).await {
         Ok(p) => Some(p),
         Err(crate::error::AppError::NotFound { .. }) => None,
@@ -299,13 +343,15 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
         match st.store.put(item, Cond::Version(cur.version())).await {
             Ok(()) => {
                 tracing::info!(batch = %job.batch, chunk = job.index, rows = stats.rows, ms = started.elapsed().as_millis() as u64, "chunk committed");
-                if next.status == m::FINISHED {
-                    return start_next(st, &next.account_id, &next.provider_id).await;
-                }
-                return send_chunk(st, &next).await;
+                return after_commit(st, &next).await;
             }
             Err(StoreError::ConditionFailed) => {
                 if !still_mine(st, &mut cur, &token).await? {
+                    // Committed already (an earlier try of this write was applied without
+                    // an answer)? Then carry on from the commit.
+                    if cur.value.chunks_done > job.index {
+                        return after_commit(st, &cur.value).await;
+                    }
                     return Ok(());
                 }
             }

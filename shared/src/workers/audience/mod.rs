@@ -297,7 +297,9 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
                 }
             }
             m::PROCESSING => return send_chunk(st, &cur.value).await,
-            _ => return Ok(()),
+            // Ended (maybe by an earlier try whose answer was lost): the provider's next
+            // batch may start.
+            _ => return start_next(st, &cur.value.account_id, &cur.value.provider_id).await,
         }
     }
     Err(format!("batch {} kept changing", cur.value.id).into())
@@ -339,6 +341,7 @@ mod chunk;
 mod cut;
 pub use chunk::{process_chunk, ChunkReader, Pending};
 use cut::cut;
+pub use cut::RowSink;
 
 #[cfg(test)]
 mod tests {
