@@ -11,6 +11,7 @@ mod concurrency;
 mod contacts;
 mod echo_and_isolation;
 mod errors;
+mod events;
 mod faults;
 mod goals;
 mod idempotency;
