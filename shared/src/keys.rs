@@ -5,6 +5,10 @@ use crate::store::Key;
 pub fn api_key(hash: &str) -> Key {
     Key::new(format!("KEY#{hash}"), "KEY")
 }
+/// GSI1 partition of an account's API keys (sort key: the key's hash).
+pub fn account_keys(a: &str) -> String {
+    format!("A#{a}#KEYS")
+}
 pub fn account(a: &str) -> Key {
     Key::new(format!("A#{a}"), "ACCOUNT")
 }

@@ -282,16 +282,22 @@ async fn apply_account(store: &dyn Store, a: &SeedAccount) -> Result<Seeded, Sto
         api_keys.push(new_api_key());
     }
     for k in &api_keys {
-        let key = keys::api_key(&hash_key(k));
-        if let Some(existing) = store.get(&key).await? {
+        let hash = hash_key(k);
+        if let Some(existing) = store.get(&keys::api_key(&hash)).await? {
             let rec: KeyRecord = serde_json::from_str(&existing.body).map_err(inv)?;
             if rec.account_id != *id {
                 return Err(StoreError::Invalid("an API key of the seed belongs to another account".into()));
             }
+            if existing.gsi1.is_none() {
+                // A key stored before keys were listed by account: give it its index entry.
+                let mut item = repo::accounts::key_item(&hash, &rec).map_err(inv)?;
+                item.version = existing.version + 1;
+                store.put(item, Cond::Version(existing.version)).await?;
+            }
             continue;
         }
-        let rec = KeyRecord { account_id: id.clone(), label: None };
-        store.put(repo::item(key, &rec, 1).map_err(inv)?, Cond::NotExists).await?;
+        let rec = KeyRecord { account_id: id.clone(), label: Some("seeded".into()), created: Some(chrono::Utc::now()) };
+        store.put(repo::accounts::key_item(&hash, &rec).map_err(inv)?, Cond::NotExists).await?;
     }
     for c in &a.categories {
         store.put(repo::item(keys::record(id, keys::CATEGORY, &c.id), c, 1).map_err(inv)?, Cond::None).await?;

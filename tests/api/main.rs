@@ -1,6 +1,7 @@
 //! HTTP-level integration tests: one binary, one module per interface. Every case runs
 //! twice: `::embedded` (redb in memory) and `::dynamodb` (the moto emulator).
 
+mod admin_keys;
 mod ads;
 mod assets;
 mod audience;

@@ -2,7 +2,10 @@
 //! into the configured store (the API cannot do this).
 //!
 //!   admin seed <file.json>            upsert every account of the file; prints the keys
-//!   admin create-key <account-id>     a new key for an existing account; prints it
+//!   admin create-key <account-id> [label]   a new key for an existing account; printed once
+//!   admin list-keys <account-id>      the account's keys: fingerprint, label, created
+//!   admin revoke-key <account-id> <fingerprint|key>
+//!   admin rotate-key <account-id> <fingerprint|key>   a new key (printed once), the old one revoked
 //!   admin create-table                create the DynamoDB table (emulators; SAM owns it on AWS)
 //!   admin record-metrics <account-id> <ad-id> impression=100 complete=40 ...
 //!                                     add delivery counts to an ad (and its goal and campaign)
@@ -10,11 +13,9 @@
 //! The store comes from the environment: STORE (embedded|dynamodb), DATA_DIR, TABLE_NAME,
 //! AWS_ENDPOINT_URL.
 
-use shared::ids::{hash_key, new_api_key};
-use shared::model::account::KeyRecord;
 use shared::seed::{self, SeedFile};
 use shared::settings::StoreConfig;
-use shared::store::{Cond, Store};
+use shared::store::Store;
 
 #[tokio::main]
 async fn main() {
@@ -25,7 +26,7 @@ async fn main() {
     }
 }
 
-const USAGE: &str = "usage: admin seed <file.json> | admin create-key <account-id> | admin create-table | admin record-metrics <account-id> <ad-id> <counter>=<n>...";
+const USAGE: &str = "usage: admin seed <file.json> | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>...";
 
 async fn run(args: &[String]) -> Result<(), String> {
     let cmd = args.first().ok_or(USAGE)?;
@@ -44,10 +45,10 @@ async fn run(args: &[String]) -> Result<(), String> {
             eprintln!("seeded {} account(s) into the {}", file.accounts.len(), cfg.describe());
             Ok(())
         }
-        "create-key" => {
+        "create-key" | "list-keys" | "revoke-key" | "rotate-key" => {
             let account = args.get(1).ok_or(USAGE)?;
             let store = shared::assemble::open_store(&cfg).await?;
-            create_key(store.as_ref(), account).await
+            keys(store.as_ref(), cmd, account, args.get(2).map(String::as_str)).await
         }
         "create-table" => match cfg {
             StoreConfig::DynamoDb { table, .. } => {
@@ -96,14 +97,27 @@ async fn record_metrics(store: &dyn Store, account: &str, ad_id: &str, pairs: &[
     Ok(())
 }
 
-async fn create_key(store: &dyn Store, account: &str) -> Result<(), String> {
-    if store.get(&shared::keys::account(account)).await.map_err(|e| e.to_string())?.is_none() {
-        return Err(format!("no account {account}"));
+/// The key lifecycle (shared::repo::accounts): a new key is printed once, on stdout alone.
+async fn keys(store: &dyn Store, cmd: &str, account: &str, arg: Option<&str>) -> Result<(), String> {
+    use shared::repo::accounts as acc;
+    let now = chrono::Utc::now();
+    let e = |e: shared::error::AppError| e.body().message;
+    match cmd {
+        "create-key" => println!("{}", acc::create_key(store, account, arg.map(str::to_string), now).await.map_err(e)?),
+        "list-keys" => {
+            for k in acc::list_keys(store, account).await.map_err(e)? {
+                let created = k.created.map(|c| c.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_else(|| "-".into());
+                println!("{}\t{}\t{created}", k.fingerprint, k.label.as_deref().unwrap_or("-"));
+            }
+        }
+        "revoke-key" => {
+            acc::revoke_key(store, account, arg.ok_or(USAGE)?).await.map_err(e)?;
+            eprintln!("revoked (warm functions may accept it for up to 30 s more)");
+        }
+        _ => {
+            println!("{}", acc::rotate_key(store, account, arg.ok_or(USAGE)?, now).await.map_err(e)?);
+            eprintln!("rotated: the old key is revoked (warm functions may accept it for up to 30 s more)");
+        }
     }
-    let key = new_api_key();
-    let rec = KeyRecord { account_id: account.to_string(), label: None };
-    let item = shared::repo::item(shared::keys::api_key(&hash_key(&key)), &rec, 1).map_err(|e| e.to_string())?;
-    store.put(item, Cond::NotExists).await.map_err(|e| e.to_string())?;
-    println!("{key}");
     Ok(())
 }

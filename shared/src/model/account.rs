@@ -176,4 +176,7 @@ pub struct KeyRecord {
     pub account_id: String,
     #[serde(default)]
     pub label: Option<String>,
+    /// When the key was made (keys seeded before this field have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<chrono::DateTime<chrono::Utc>>,
 }
