@@ -482,3 +482,14 @@ impl TestApp {
         panic!("batch {link} did not finish: {}", self.get(link).await.body);
     }
 }
+
+/// This process's peak resident memory (VmHWM) in MB, for the benches.
+pub fn peak_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}

@@ -104,15 +104,7 @@ fn generate(path: &Path, rows: u64) -> u64 {
     std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
 }
 
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
+use api_tests::peak_rss_mb;
 
 /// Parse + validate on one core over the file's bytes in 8 MiB blocks of whole rows.
 fn parse_throughput(path: &Path, size: u64) {

@@ -25,15 +25,7 @@ use shared::state::{AppState, Settings};
 use shared::store::embedded::EmbeddedStore;
 use shared::store::Store;
 
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
+use api_tests::peak_rss_mb;
 
 fn gzip_of(byte: u8, len: usize) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
