@@ -142,11 +142,16 @@ impl<'a> BeanReader<'a> {
         let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for c in &el.children {
             if !known.contains(&c.name.as_str()) {
-                let p = r.at(&c.name);
-                r.errors.push(FieldError::new(p, "unknown", format!("unknown element <{}> in <{}>", c.name, el.name)));
+                let at = &r.path;
+                FieldError::push_capped(&mut r.errors, || {
+                    FieldError::new(format!("{at}/{}", c.name), "unknown", format!("unknown element <{}> in <{}>", c.name, el.name))
+                });
             } else if !seen.insert(c.name.as_str()) && !repeatable.contains(&c.name.as_str()) {
-                let p = r.at(&c.name);
-                r.errors.push(FieldError::new(p.clone(), "single", format!("{p} may appear only once")));
+                let at = &r.path;
+                FieldError::push_capped(&mut r.errors, || {
+                    let p = format!("{at}/{}", c.name);
+                    FieldError::new(p.clone(), "single", format!("{p} may appear only once"))
+                });
             }
         }
         if !el.text.trim().is_empty() {
