@@ -50,6 +50,9 @@ for _ in $(seq 1 100); do
 done
 curl -sf "http://127.0.0.1:$PORT/moto-api/" > /dev/null || { echo "moto did not start"; cat target/moto.log; exit 1; }
 echo "== moto server on 127.0.0.1:$PORT"
+# The LocalStack init (the stack's resources from template.yaml), run and verified on moto.
+AWS_ENDPOINT_URL="http://127.0.0.1:$PORT" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=eu-west-1 STACK_NAME=init-check \
+  "$VENV/bin/python" scripts/localstack_init.py --verify | tail -1
 
 export AWS_ENDPOINT_URL="http://127.0.0.1:$PORT"
 export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
