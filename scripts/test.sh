@@ -29,6 +29,17 @@ echo "== cfn-lint template.yaml"
 "$VENV/bin/cfn-lint" template.yaml
 echo "cfn-lint: template.yaml clean"
 
+# sam validate --lint, offline (the SAM transform runs locally; dummy credentials).
+SAM_VENV="$ROOT/.venv-sam"
+if [ ! -x "$SAM_VENV/bin/sam" ]; then
+  echo "== installing aws-sam-cli into .venv-sam"
+  python3 -m venv "$SAM_VENV"
+  "$SAM_VENV/bin/pip" install --quiet --disable-pip-version-check 'aws-sam-cli>=1.100,<2'
+fi
+echo "== sam validate --lint"
+SAM_CLI_TELEMETRY=0 AWS_REGION=eu-west-1 AWS_DEFAULT_REGION=eu-west-1 AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
+  "$SAM_VENV/bin/sam" validate --lint
+
 PORT=$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # moto through a launcher that serialises its DynamoDB backend (see scripts/moto_server.py)
 "$VENV/bin/python" scripts/moto_server.py -H 127.0.0.1 -p "$PORT" > target/moto.log 2>&1 &
