@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: unit tests, the store contract and the HTTP tests on the embedded store
 # and on the moto emulator (DynamoDB wire protocol), plus the gates: cargo fmt --check,
-# cargo clippy -D warnings, cfn-lint on template.yaml; then each fuzz target for a bounded
+# cargo clippy -D warnings, cfn-lint and `sam validate --lint` on template.yaml, the LocalStack
+# init verified on moto; then each fuzz target for a bounded
 # time (scripts/fuzz.sh, cargo-fuzz with the nightly compiler).
 # Installs what it needs (a venv with moto and cfn-lint), starts moto on a free loopback
 # port, and stops it on exit, also when tests fail.
