@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds every Lambda for provided.al2023 (x86_64) with cargo-lambda (from PyPI, with zig),
-# into target/lambda/<function>/bootstrap, where template.yaml's CodeUri points.
-# Then: sam deploy --guided (needs an AWS account).
+# Builds every Lambda for provided.al2023 with cargo-lambda (from PyPI, with zig), into
+# target/lambda/<function>/bootstrap, where template.yaml's CodeUri points. ARCH=arm64
+# (default, as the template's Architecture parameter) or ARCH=x86_64; arm64 needs the
+# aarch64-unknown-linux-gnu standard library (rustup target add, done here when missing).
+# Then: sam deploy --guided (needs an AWS account), with the same Architecture.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="$(pwd)/.venv"
@@ -10,10 +12,16 @@ if [ ! -x "$VENV/bin/cargo-lambda" ]; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'cargo-lambda>=1,<2'
 fi
 export PATH="$VENV/bin:$PATH"
+ARCH=${ARCH:-arm64}
+case "$ARCH" in
+  arm64) FLAG=--arm64; rustup target list --installed | grep -q aarch64-unknown-linux-gnu || rustup target add aarch64-unknown-linux-gnu ;;
+  x86_64) FLAG=--x86-64 ;;
+  *) echo "ARCH must be arm64 or x86_64"; exit 1 ;;
+esac
 FUNCTIONS=(clients contacts campaigns goals assets asset-worker asset-janitor ads insertion-policy queries reference audience audience-worker targeting-template)
 args=()
 for f in "${FUNCTIONS[@]}"; do args+=(-p "$f"); done
-cargo lambda build --release --x86-64 "${args[@]}"
+cargo lambda build --release "$FLAG" "${args[@]}"
 for f in "${FUNCTIONS[@]}"; do
   ls -l "target/lambda/$f/bootstrap"
 done
