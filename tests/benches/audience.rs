@@ -230,17 +230,11 @@ fn main() {
     parse_throughput(&file, size);
     let _ = std::fs::remove_file(&file);
 
-    let exe = std::env::current_exe().expect("exe");
     for rows in [1_000_000, big] {
-        let dir = tmp.join(format!("e2e-{rows}"));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let out = std::process::Command::new(&exe).arg("--child").arg(rows.to_string()).arg(&dir).output().expect("child");
-        let text = String::from_utf8_lossy(&out.stdout);
-        match text.lines().find(|l| l.starts_with("RESULT")) {
-            Some(l) => println!("end to end (worker, embedded store): {}", &l[7..]),
-            None => println!("end to end {rows} rows FAILED: {}\n{}", text, String::from_utf8_lossy(&out.stderr)),
+        match api_tests::run_bench_child(&rows.to_string(), &tmp.join(format!("e2e-{rows}"))) {
+            Ok(l) => println!("end to end (worker, embedded store): {l}"),
+            Err(e) => println!("end to end {rows} rows FAILED: {e}"),
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -164,18 +164,12 @@ fn main() {
     }
     rt.block_on(bodies());
     let tmp = std::env::temp_dir().join(format!("hostile-bench-{}", std::process::id()));
-    let exe = std::env::current_exe().expect("exe");
     println!("hostile batch files through the audience worker (fresh process each, embedded store):");
     for case in ["bomb-no-newline.gz", "bomb-newlines.gz", "one-256MiB-row.csv"] {
-        let dir = tmp.join(case);
-        std::fs::create_dir_all(&dir).expect("dir");
-        let out = std::process::Command::new(&exe).arg("--child").arg(case).arg(&dir).output().expect("child");
-        let text = String::from_utf8_lossy(&out.stdout);
-        match text.lines().find(|l| l.starts_with("RESULT")) {
-            Some(l) => println!("  {}", &l[7..]),
-            None => println!("  {case} FAILED: {}\n{}", text, String::from_utf8_lossy(&out.stderr)),
+        match api_tests::run_bench_child(case, &tmp.join(case)) {
+            Ok(l) => println!("  {l}"),
+            Err(e) => println!("  {case} FAILED: {e}"),
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
