@@ -176,6 +176,7 @@ impl TestApp {
             scoped(match q {
                 shared::queue::QueueName::Assets => "asset-worker",
                 shared::queue::QueueName::Audience => "audience-worker",
+                shared::queue::QueueName::Events => "events-worker",
             })
         });
         let router = shared::api::app_per_group(service.clone().with_store(served.clone()), scoped);

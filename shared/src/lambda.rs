@@ -56,9 +56,47 @@ pub async fn serve_asset_janitor() -> Result<(), WorkerError> {
     .await
 }
 
+/// The event worker's batch: every message's events counted together (few transactions
+/// for many events). Malformed messages are dropped; when counting fails, every message is
+/// reported failed and comes back (counting is idempotent, docs/delivery.md).
+async fn handle_event_batch(state: &AppState, event: SqsEvent) -> SqsBatchResponse {
+    let mut ids = Vec::new();
+    let mut events = Vec::new();
+    for record in event.records {
+        let id = record.message_id.clone().unwrap_or_default();
+        match crate::workers::events::parse(record.body.as_deref().unwrap_or("")) {
+            Ok(e) => {
+                ids.push(id);
+                events.extend(e);
+            }
+            Err(e) => tracing::error!(id = %id, error = %e, "malformed event message dropped"),
+        }
+    }
+    let n = events.len();
+    let mut res = SqsBatchResponse::default();
+    match crate::workers::events::process(state, events).await {
+        Ok(counted) => tracing::info!(events = n, counted, "events counted"),
+        Err(e) => {
+            tracing::warn!(error = %e, events = n, "counting failed; the batch will be delivered again");
+            res.batch_item_failures = ids
+                .into_iter()
+                .map(|id| {
+                    let mut f = BatchItemFailure::default();
+                    f.item_identifier = id;
+                    f
+                })
+                .collect();
+        }
+    }
+    res
+}
+
 /// One SQS batch: every message dispatched inside its own span (message id, queue), failures
 /// listed by message id.
 pub async fn handle_batch(state: &AppState, q: QueueName, event: SqsEvent) -> SqsBatchResponse {
+    if q == QueueName::Events {
+        return handle_event_batch(state, event).await;
+    }
     let mut set = tokio::task::JoinSet::new();
     for record in event.records {
         let state = state.clone();

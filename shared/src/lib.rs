@@ -6,6 +6,7 @@ pub mod assemble;
 pub mod blobs;
 pub mod cause;
 pub mod clock;
+pub mod delivery;
 pub mod download;
 pub mod error;
 pub mod fasttime;

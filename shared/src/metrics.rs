@@ -58,6 +58,38 @@ pub async fn record(store: &dyn Store, account: &str, campaign: &str, goal: &str
     store.transact(ops).await
 }
 
+/// An ad with its goal and campaign: what a delivery event adds to.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct AdPath {
+    pub campaign: String,
+    pub goal: String,
+    pub ad: String,
+}
+
+/// Counter name → amount to add.
+pub type Deltas = Vec<(String, i64)>;
+
+/// The counter additions of many delivery events at once: per ad, goal and campaign the
+/// summed deltas, each on one random shard (for a transaction: one action per item).
+pub fn add_ops(account: &str, per_ad: &[(AdPath, Deltas)]) -> Vec<TxOp> {
+    let mut sums: std::collections::BTreeMap<(u8, String), std::collections::BTreeMap<String, i64>> = Default::default();
+    for (path, deltas) in per_ad {
+        for (level, id) in [(0u8, &path.ad), (1, &path.goal), (2, &path.campaign)] {
+            let slot = sums.entry((level, id.clone())).or_default();
+            for (n, d) in deltas.iter().filter(|(n, _)| COUNTERS.contains(&n.as_str())) {
+                *slot.entry(n.clone()).or_insert(0) += d;
+            }
+        }
+    }
+    sums.into_iter()
+        .filter(|(_, d)| !d.is_empty())
+        .map(|((level, id), d)| {
+            let level = [Level::Ad, Level::Goal, Level::Campaign][level as usize];
+            TxOp::Add(key(account, level, &id, shard()), d.into_iter().collect(), Cond::None)
+        })
+        .collect()
+}
+
 /// The counters of one record.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Counters(pub HashMap<String, i64>);
@@ -121,19 +153,16 @@ pub fn ecpm(g: &Goal, c: &Counters) -> f64 {
     }
 }
 
-/// Linear projection of delivery over the whole flight: delivered so far, scaled by
-/// flight ÷ elapsed; before the start 0, after the end what was delivered; no end: none.
-pub fn projected_delivery(g: &Goal, delivered: i64, now: DateTime<Utc>) -> Option<f64> {
-    let end = g.end?;
-    if now <= g.start {
-        return Some(0.0);
-    }
-    if now >= end {
-        return Some(delivered as f64);
-    }
-    let elapsed = (now - g.start).num_seconds().max(1) as f64;
-    let flight = (end - g.start).num_seconds().max(1) as f64;
-    Some((delivered as f64 * flight / elapsed).round())
+/// The goal's projected delivery by its end from its pacing state (the delivery engine's
+/// curve, `delivery::pacing::projected`); no end: none.
+pub fn projected_delivery(g: &Goal, frontload: u8, delivered: i64, now: DateTime<Utc>) -> Option<f64> {
+    let f = crate::delivery::pacing::Flight {
+        start: g.start.timestamp(),
+        end: g.end.map(|e| e.timestamp()),
+        target: g.pacing_target(),
+        frontload,
+    };
+    crate::delivery::pacing::projected(&f, delivered.max(0) as u64, now.timestamp())
 }
 
 #[cfg(test)]

@@ -86,6 +86,24 @@ pub struct Settings {
     pub audience_chunk_bytes: u64,
     /// `AUDIENCE_UPLOAD_MAX_BYTES`: the largest batch file uploaded through the API.
     pub audience_upload_max_bytes: usize,
+    /// `EVENTS_QUEUE_URL`: the tracking events queue (the event worker's).
+    pub events_queue_url: Option<String>,
+    /// `TRACKING_SECRET`: the key tracking links are signed with (the serving and tracking
+    /// functions share it). Without it, a random key of this process (local server).
+    pub tracking_secret: String,
+    /// `MEDIA_BASE_URL`: where the bucket's media objects are served from (a CDN in front
+    /// of the bucket); default the bucket's S3 URL.
+    pub media_base_url: String,
+    /// `DELIVERY_REFRESH_MS`: how often a server re-reads an account's delivery version and
+    /// pace records (0: every request).
+    pub delivery_refresh: Duration,
+    /// `DELIVERY_MAX_AGE_SECS`: a snapshot is rebuilt at this age even if no change was seen.
+    pub delivery_max_age: Duration,
+}
+
+fn process_secret() -> String {
+    static SECRET: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SECRET.get_or_init(|| format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())).clone()
 }
 
 impl Default for Settings {
@@ -106,6 +124,11 @@ impl Default for Settings {
             audience_region: "eu".into(),
             audience_chunk_bytes: 32 * 1024 * 1024,
             audience_upload_max_bytes: 64 * 1024 * 1024,
+            events_queue_url: None,
+            tracking_secret: process_secret(),
+            media_base_url: "https://adserver-assets.s3.amazonaws.com".into(),
+            delivery_refresh: Duration::from_millis(1000),
+            delivery_max_age: Duration::from_secs(60),
         }
     }
 }
@@ -130,6 +153,13 @@ impl Settings {
             audience_region: env("AUDIENCE_REGION").map(|r| r.to_ascii_lowercase()).unwrap_or(d.audience_region),
             audience_chunk_bytes: num("AUDIENCE_CHUNK_BYTES").filter(|n| *n >= 1).unwrap_or(d.audience_chunk_bytes),
             audience_upload_max_bytes: num("AUDIENCE_UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.audience_upload_max_bytes),
+            events_queue_url: env("EVENTS_QUEUE_URL"),
+            tracking_secret: env("TRACKING_SECRET").unwrap_or(d.tracking_secret),
+            media_base_url: env("MEDIA_BASE_URL")
+                .map(|u| u.trim_end_matches('/').to_string())
+                .unwrap_or_else(|| format!("https://{}.s3.amazonaws.com", env("BUCKET_NAME").unwrap_or_else(|| "adserver-assets".into()))),
+            delivery_refresh: num("DELIVERY_REFRESH_MS").map(Duration::from_millis).unwrap_or(d.delivery_refresh),
+            delivery_max_age: num("DELIVERY_MAX_AGE_SECS").map(Duration::from_secs).unwrap_or(d.delivery_max_age),
         }
     }
 }

@@ -344,6 +344,35 @@ impl XmlOut {
         self.buf.push_str("\">");
         self
     }
+    /// An opening tag with several attributes (values escaped).
+    pub fn open_attrs(&mut self, name: &str, attrs: &[(&str, &str)]) -> &mut Self {
+        self.buf.push('<');
+        self.buf.push_str(name);
+        for (k, v) in attrs {
+            self.buf.push(' ');
+            self.buf.push_str(k);
+            self.buf.push_str("=\"");
+            self.buf.push_str(&quick_xml::escape::escape(*v));
+            self.buf.push('"');
+        }
+        self.buf.push('>');
+        self
+    }
+    /// `<name attrs…>text</name>` with the text escaped.
+    pub fn leaf_attrs(&mut self, name: &str, attrs: &[(&str, &str)], text: &str) -> &mut Self {
+        self.open_attrs(name, attrs);
+        self.buf.push_str(&quick_xml::escape::partial_escape(text));
+        self.close(name)
+    }
+    /// Raw, already well-formed XML (a nested document without its declaration).
+    pub fn raw(&mut self, xml: &str) -> &mut Self {
+        self.buf.push_str(xml);
+        self
+    }
+    /// A writer without the XML declaration (a fragment to nest).
+    pub fn fragment() -> Self {
+        XmlOut { buf: String::new() }
+    }
     pub fn close(&mut self, name: &str) -> &mut Self {
         self.buf.push_str("</");
         self.buf.push_str(name);

@@ -29,6 +29,7 @@ pub mod policies;
 pub mod queries;
 pub mod reference;
 pub mod rules;
+pub mod serving;
 pub mod templates;
 
 /// Largest request body read (XML beans are a few KB).
@@ -75,6 +76,14 @@ pub mod groups {
     pub fn targeting_template() -> Routes {
         super::templates::router()
     }
+    /// Ad requests (no API key: the account is in the URL).
+    pub fn serving() -> Routes {
+        super::serving::serving_router()
+    }
+    /// Signed tracking links of served documents.
+    pub fn tracking() -> Routes {
+        super::serving::tracking_router()
+    }
 
     /// A group's routes.
     pub type Group = fn() -> Routes;
@@ -92,6 +101,8 @@ pub mod groups {
         ("reference", reference),
         ("audience", audience),
         ("targeting-template", targeting_template),
+        ("serving", serving),
+        ("tracking", tracking),
     ];
 }
 

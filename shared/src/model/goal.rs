@@ -317,6 +317,24 @@ impl Goal {
         self.created = keep.created;
     }
 
+    /// The number of impressions or events the goal is paced towards: the goal value of
+    /// impression and event goals (not unlimited); share of voice, unlimited and RTB: none.
+    pub fn pacing_target(&self) -> Option<f64> {
+        match self.kind {
+            GoalType::Impression
+            | GoalType::FirstQuartile
+            | GoalType::SecondQuartile
+            | GoalType::ThirdQuartile
+            | GoalType::Complete
+            | GoalType::ClickThrough
+                if !self.unlimited_impressions =>
+            {
+                self.goal_value.filter(|v| *v > 0.0)
+            }
+            _ => None,
+        }
+    }
+
     pub fn is_active(&self, now: DateTime<Utc>) -> bool {
         self.start <= now && self.end.is_none_or(|e| now < e)
     }

@@ -17,16 +17,19 @@ pub enum QueueName {
     Assets,
     /// Audience batch S3 events and chunk jobs (`workers::audience`).
     Audience,
+    /// Tracking events to count (`workers::events`).
+    Events,
 }
 
 impl QueueName {
-    pub const ALL: &'static [QueueName] = &[QueueName::Assets, QueueName::Audience];
+    pub const ALL: &'static [QueueName] = &[QueueName::Assets, QueueName::Audience, QueueName::Events];
 
     /// The queue's URL on AWS (`ASSET_QUEUE_URL`, `AUDIENCE_QUEUE_URL`).
     pub fn url_in(self, s: &crate::settings::Settings) -> Option<&str> {
         match self {
             QueueName::Assets => s.asset_queue_url.as_deref(),
             QueueName::Audience => s.audience_queue_url.as_deref(),
+            QueueName::Events => s.events_queue_url.as_deref(),
         }
     }
 
@@ -34,6 +37,7 @@ impl QueueName {
         match self {
             QueueName::Assets => "assets",
             QueueName::Audience => "audience",
+            QueueName::Events => "events",
         }
     }
 }

@@ -150,7 +150,10 @@ pub async fn create(store: &dyn Store, account: &str, goal_id: &str, now: DateTi
         let ad = build();
         let ops = plan(store, account, None, &ad, &goal, now).await?;
         if tries.commit(store, ops).await? {
-            return Ok((ad, goal.value));
+            {
+                super::delivery::changed(store, account).await;
+                return Ok((ad, goal.value));
+            }
         }
     }
 }
@@ -174,7 +177,10 @@ pub async fn update(
         let Some(ad) = change(&cur.value)? else { return Ok(None) };
         let ops = plan(store, account, Some(&cur), &ad, &goal, now).await?;
         if tries.commit(store, ops).await? {
-            return Ok(Some((ad, goal.value, cur.version() + 1)));
+            {
+                super::delivery::changed(store, account).await;
+                return Ok(Some((ad, goal.value, cur.version() + 1)));
+            }
         }
         (cur, goal) = load_live(store, account, &id).await?;
     }

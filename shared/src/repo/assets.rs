@@ -49,7 +49,10 @@ pub async fn update(store: &dyn Store, account: &str, id: &str, change: impl Fn(
         let mut item = super::next(&cur.item, &next)?;
         item.expires_at = next.expires.map(|e| e.timestamp());
         match store.put(item, Cond::Version(cur.version())).await {
-            Ok(()) => return Ok(Some(next)),
+            Ok(()) => {
+                super::delivery::changed(store, account).await;
+                return Ok(Some(next));
+            }
             Err(StoreError::ConditionFailed) => continue,
             Err(e) => return Err(e.into()),
         }

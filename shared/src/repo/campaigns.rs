@@ -93,7 +93,10 @@ pub async fn create(store: &dyn Store, account: &str, c: &Campaign) -> AppResult
         let mut tx = vec![TxOp::Put(item(account, c, base)?, Cond::NotExists)];
         tx.extend(super::clients::ref_adds(account, &refs));
         match store.transact(tx).await {
-            Ok(()) => return Ok(()),
+            Ok(()) => {
+                super::delivery::changed(store, account).await;
+                return Ok(());
+            }
             Err(StoreError::TransactionCanceled { .. }) => continue,
             Err(e) => return Err(e.into()),
         }
@@ -130,7 +133,10 @@ pub async fn update(
         tx.extend(super::clients::ref_adds(account, &added));
         tx.extend(super::clients::ref_drops(account, old.difference(&new)));
         if tries.commit(store, tx).await? {
-            return Ok(());
+            {
+                super::delivery::changed(store, account).await;
+                return Ok(());
+            }
         }
         cur = load(store, account, &id).await?;
     }
@@ -149,7 +155,10 @@ pub async fn remove(store: &dyn Store, account: &str, id: &str, now: chrono::Dat
         let mut tx = vec![TxOp::Put(item(account, &c, base)?, Cond::Version(cur.version()))];
         tx.extend(super::clients::ref_drops(account, &cur.value.client_ids()));
         if tries.commit(store, tx).await? {
-            return Ok(());
+            {
+                super::delivery::changed(store, account).await;
+                return Ok(());
+            }
         }
     }
 }

@@ -75,7 +75,10 @@ pub async fn create(
         let g = build();
         let ops = vec![TxOp::Put(super::item(key(account, &g.id), &g, 1)?, Cond::NotExists), campaign_with(&campaign, &g)?];
         if tries.commit(store, ops).await? {
-            return Ok(g);
+            {
+                super::delivery::changed(store, account).await;
+                return Ok(g);
+            }
         }
     }
 }
@@ -96,7 +99,10 @@ pub async fn update(
         let g = change(&cur.value)?;
         let ops = vec![TxOp::Put(super::next(&cur.item, &g)?, Cond::Version(cur.version())), campaign_with(&campaign, &g)?];
         if tries.commit(store, ops).await? {
-            return Ok(());
+            {
+                super::delivery::changed(store, account).await;
+                return Ok(());
+            }
         }
         (cur, campaign) = load(store, account, &id).await?;
     }

@@ -17,6 +17,7 @@ pub mod audience;
 pub mod campaigns;
 pub mod clients;
 pub mod contacts;
+pub mod delivery;
 pub mod goals;
 pub mod policies;
 pub mod reference;

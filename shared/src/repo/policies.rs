@@ -53,7 +53,10 @@ pub async fn create(store: &dyn Store, account: &str, id: &str, p: &Policy, max:
         r.ids.push(id.to_string());
         let ops = vec![TxOp::Put(super::item(key(account, id), p, 1)?, Cond::NotExists), ranking_op(account, &r, &prev)?];
         if tries.commit(store, ops).await? {
-            return Ok(());
+            {
+                super::delivery::changed(store, account).await;
+                return Ok(());
+            }
         }
     }
 }
@@ -66,7 +69,10 @@ pub async fn replace(store: &dyn Store, account: &str, first: Versioned<Policy>,
     loop {
         tries.check(cur.version())?;
         if tries.commit(store, vec![TxOp::Put(super::next(&cur.item, p)?, Cond::Version(cur.version()))]).await? {
-            return Ok(cur.version() + 1);
+            {
+                super::delivery::changed(store, account).await;
+                return Ok(cur.version() + 1);
+            }
         }
         cur = load(store, account, &id).await?;
     }
@@ -95,7 +101,10 @@ pub async fn remove(store: &dyn Store, account: &str, id: &str) -> AppResult<()>
         r.ids.retain(|x| x != id);
         let ops = vec![TxOp::Delete(cur.item.key(), Cond::Version(cur.version())), ranking_op(account, &r, &prev)?];
         if tries.commit(store, ops).await? {
-            return Ok(());
+            {
+                super::delivery::changed(store, account).await;
+                return Ok(());
+            }
         }
     }
 }
@@ -115,7 +124,10 @@ pub async fn set_ranking(store: &dyn Store, account: &str, wanted: Vec<String>) 
         }
         let next = Ranking { ids: wanted.clone() };
         if tries.commit(store, vec![ranking_op(account, &next, &prev)?]).await? {
-            return Ok(next);
+            {
+                super::delivery::changed(store, account).await;
+                return Ok(next);
+            }
         }
     }
 }

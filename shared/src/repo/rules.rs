@@ -34,7 +34,10 @@ pub async fn update(
         rules.parent_id = id.to_string();
         let ops = vec![TxOp::Put(super::item(key.clone(), &rules, version)?, cond)];
         if tries.commit(store, ops).await? {
-            return Ok(());
+            {
+                super::delivery::changed(store, account).await;
+                return Ok(());
+            }
         }
     }
 }

@@ -90,7 +90,9 @@ pub async fn update(
     change: impl Fn(&mut Template) -> AppResult<()>,
 ) -> AppResult<Template> {
     let id = first.value.id.clone();
-    super::rewrite(store, "targeting template", first, expected, || load(store, account, &id), change).await
+    let t = super::rewrite(store, "targeting template", first, expected, || load(store, account, &id), change).await?;
+    super::delivery::changed(store, account).await;
+    Ok(t)
 }
 
 /// Deletes a template and its links. Links are written only while the template exists (a
@@ -113,7 +115,10 @@ pub async fn remove(store: &dyn Store, account: &str, id: &str) -> AppResult<()>
         }
         match page.next {
             Some(c) => cursor = Some(c),
-            None => return Ok(()),
+            None => {
+                super::delivery::changed(store, account).await;
+                return Ok(());
+            }
         }
     }
 }
@@ -127,7 +132,10 @@ pub async fn link(store: &dyn Store, account: &str, id: &str, parent: Parent, ta
     item.gsi1 = Some((keys::linked_templates(account, k, target), id.to_string()));
     let ops = vec![TxOp::Check(key(account, id), Cond::Exists), TxOp::Put(item, Cond::None)];
     match store.transact(ops).await {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            super::delivery::changed(store, account).await;
+            Ok(())
+        }
         Err(StoreError::TransactionCanceled { .. }) => Err(AppError::not_found("targeting template", id)),
         Err(e) => Err(e.into()),
     }
@@ -136,5 +144,6 @@ pub async fn link(store: &dyn Store, account: &str, id: &str, parent: Parent, ta
 /// Removes a link (nothing to do when there is none).
 pub async fn unlink(store: &dyn Store, account: &str, id: &str, parent: Parent, target: &str) -> AppResult<()> {
     store.delete(&Key::new(keys::template_links(account, id), format!("{}#{target}", kind(parent))), Cond::None).await?;
+    super::delivery::changed(store, account).await;
     Ok(())
 }

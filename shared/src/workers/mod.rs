@@ -9,6 +9,7 @@ use crate::state::AppState;
 
 pub mod assets;
 pub mod audience;
+pub mod events;
 pub mod janitor;
 
 /// Why a job did not finish, and what the queue should do with its message.
@@ -87,6 +88,7 @@ pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> 
             assets::process(st, &job).await
         }
         QueueName::Audience => audience::dispatch(st, body).await,
+        QueueName::Events => events::process(st, events::parse(body)?).await.map(|_| ()),
     }
 }
 

@@ -469,7 +469,7 @@ pub async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)]
             let cn = counters.get(&g.id).unwrap_or(&none);
             let nested = o.expand_ads.then(|| nested_ads(g, c, &ads, &devices));
             let m = o.metrics.as_ref().map(|names| metrics_json(cn, names, Some(g)));
-            let proj = o.projections.then(|| projected_delivery(g, cn.get("delivered"), cx.now));
+            let proj = o.projections.then(|| projected_delivery(g, g.effective_frontload(c, cx.account), cn.get("delivered"), cx.now));
             goal_json(cx, g, c, nested, m, proj)
         })
         .collect();

@@ -1,0 +1,6 @@
+//! SQS-fed Lambda: the event aggregation worker (shared::workers::events).
+
+#[tokio::main]
+async fn main() -> Result<(), shared::lambda::WorkerError> {
+    shared::lambda::serve_worker(shared::queue::QueueName::Events).await
+}

@@ -1,0 +1,7 @@
+//! Lambda for ad requests (`/v1/adrequest`): the delivery engine over the account's cached
+//! snapshot, answered as VAST or VMAP.
+
+#[tokio::main]
+async fn main() -> Result<(), shared::lambda::LambdaError> {
+    shared::lambda::serve(shared::api::groups::serving).await
+}

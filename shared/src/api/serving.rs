@@ -1,0 +1,212 @@
+//! Ad serving and tracking (docs/delivery.md): `GET /v1/adrequest` (the exported VAST URL,
+//! and general ad requests) answers VAST 2.0, VAST 3.0 or VMAP 1.0; `GET /v1/track/{event}`
+//! takes the signed playback events of the served documents. No API key: players call
+//! them; the account is in the URL, the tracking links are signed.
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use crate::api::{query_pairs, single, Routes};
+use crate::delivery::decide::decide;
+use crate::delivery::request::{AdRequest, ViewerState};
+use crate::delivery::snapshot::Format;
+use crate::delivery::tracking::{counter_of, Token, MAX_AGE_SECS};
+use crate::delivery::vast::{self, Links, ResponseType, Served};
+use crate::error::{AppError, AppResult};
+use crate::queue::QueueName;
+use crate::state::AppState;
+use crate::workers::events::Event;
+
+/// Bounds of an ad request's lists (docs/delivery.md).
+pub const MAX_TAGS: usize = 50;
+pub const MAX_LOCATIONS: usize = 20;
+pub const MAX_ACP: usize = 20;
+pub const MAX_VALUE: usize = 256;
+pub const MAX_BREAK_NUMBER: u32 = 100;
+
+pub fn serving_router() -> Routes {
+    Routes::new().route("/v1/adrequest", get(ad_request))
+}
+
+pub fn tracking_router() -> Routes {
+    Routes::new().route("/v1/track/{event}", get(track))
+}
+
+fn list(pairs: &[(String, String)], name: &str, max: usize) -> AppResult<Vec<String>> {
+    let out: Vec<String> =
+        pairs.iter().filter(|(k, _)| k == name).flat_map(|(_, v)| v.split(',')).filter(|v| !v.is_empty()).map(str::to_string).collect();
+    if out.len() > max {
+        return Err(AppError::field(name, "maxItems", format!("{name} holds at most {max} values (got {})", out.len())));
+    }
+    Ok(out)
+}
+
+fn client_ip(headers: &HeaderMap) -> Option<std::net::Ipv4Addr> {
+    let fwd = headers.get("x-forwarded-for")?.to_str().ok()?;
+    fwd.split(',').next()?.trim().parse().ok()
+}
+
+/// Reads an ad request's parameters (docs/delivery.md has the list).
+pub fn read_request(
+    pairs: &[(String, String)],
+    headers: &HeaderMap,
+    now: chrono::DateTime<chrono::Utc>,
+) -> AppResult<(String, ResponseType, Option<Format>, AdRequest)> {
+    for (k, v) in pairs {
+        if v.len() > MAX_VALUE && k != "ua" {
+            return Err(AppError::field(k.clone(), "maxLength", format!("{k} is at most {MAX_VALUE} characters")));
+        }
+    }
+    let account = single(pairs, "account")?
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| AppError::field("account", "required", "account is required: the exported VAST URL carries it"))?;
+    let rt = match single(pairs, "rt")? {
+        None => ResponseType::Vast3,
+        Some(v) => ResponseType::parse(v).ok_or_else(|| {
+            AppError::field("rt", "enum", format!("rt must be one of vast_2_0, vast_2_0_1, vast_3_0, vmap_1_0 (got {v:?})"))
+        })?,
+    };
+    let format = match single(pairs, "format")? {
+        None => None,
+        Some(f) => Some(Format::parse(f).ok_or_else(|| {
+            AppError::field("format", "enum", format!("format must be one of preroll, midroll, postroll, pause (got {f:?})"))
+        })?),
+    };
+    let break_number = match single(pairs, "bn")? {
+        None => 1,
+        Some(b) => b.parse::<u32>().ok().filter(|n| (1..=MAX_BREAK_NUMBER).contains(n)).ok_or_else(|| {
+            AppError::field("bn", "range", format!("bn is the mid-roll break number, 1 to {MAX_BREAK_NUMBER} (got {b:?})"))
+        })?,
+    };
+    let seed = match single(pairs, "seed")? {
+        Some(s) => s
+            .parse::<u64>()
+            .map_err(|_| AppError::field("seed", "integer", format!("seed must be an unsigned 64-bit integer (got {s:?})")))?,
+        None => uuid::Uuid::new_v4().as_u64_pair().0,
+    };
+    let ip = match single(pairs, "ip")? {
+        Some(ip) => Some(ip.parse().map_err(|_| AppError::field("ip", "ipv4", format!("ip must be an IPv4 address (got {ip:?})")))?),
+        None => client_ip(headers),
+    };
+    let acp: Vec<(String, String)> = pairs.iter().filter_map(|(k, v)| k.strip_prefix("acp.").map(|n| (n.to_string(), v.clone()))).collect();
+    if acp.len() > MAX_ACP {
+        return Err(AppError::field("acp", "maxItems", format!("at most {MAX_ACP} acp.* parameters")));
+    }
+    let mut r = AdRequest::new(format.unwrap_or(Format::Preroll), now, seed);
+    r.break_number = break_number;
+    r.category = single(pairs, "category")?.map(str::to_string);
+    r.partner = single(pairs, "contentPartner")?.map(str::to_string);
+    r.tags = list(pairs, "tags", MAX_TAGS)?;
+    r.locations = list(pairs, "loc", MAX_LOCATIONS)?;
+    r.device_container = single(pairs, "dc")?.map(str::to_string);
+    r.viewer = single(pairs, "pid")?.filter(|p| !p.is_empty()).map(str::to_string);
+    r.user_agent = match single(pairs, "ua")? {
+        Some(ua) => ua.chars().take(1024).collect(),
+        None => headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("").chars().take(1024).collect(),
+    };
+    r.ip = ip;
+    r.acp = acp;
+    r.forced_ad = single(pairs, "ad")?.map(str::to_string);
+    Ok((account.to_string(), rt, format, r))
+}
+
+fn xml_response(body: String) -> Response {
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "application/xml; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn ad_request(State(st): State<AppState>, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let pairs = query_pairs(q.as_deref())?;
+    let now = st.clock.now();
+    let (account, rt, format, request) = read_request(&pairs, &headers, now)?;
+    tracing::Span::current().record("account", account.as_str());
+    let (snapshot, pace) = st.delivery.current(st.store.as_ref(), &account, &st.settings).await?;
+    if snapshot.account.is_empty() {
+        return Err(AppError::not_found("account", &account));
+    }
+    let viewer = match &request.viewer {
+        Some(pid) => {
+            let (segments, freq, _) = crate::repo::delivery::viewer(st.store.as_ref(), &account, pid).await?;
+            ViewerState { segments, freq }
+        }
+        None => ViewerState::default(),
+    };
+    // VMAP without a format: the three linear breaks.
+    let breaks: Vec<(Format, u32)> = match (rt, format) {
+        (ResponseType::Vmap, None) => vec![(Format::Preroll, 1), (Format::Midroll, 1), (Format::Postroll, 1)],
+        _ => vec![(request.format, request.break_number)],
+    };
+    let mut decided = Vec::new();
+    for (i, (f, n)) in breaks.iter().enumerate() {
+        let mut r = request.clone();
+        r.format = *f;
+        r.break_number = *n;
+        r.seed = request.seed.wrapping_add(i as u64);
+        let d = decide(&snapshot, &r, &viewer, &pace);
+        tracing::info!(format = f.as_str(), ads = d.picks.len(), empty = ?d.empty, "decision");
+        decided.push((*f, *n, d));
+    }
+    let secret = st.settings.tracking_secret.as_bytes();
+    let links = Links { base: &st.settings.ad_request_base_url, secret, viewer: request.viewer.as_deref(), issued: now.timestamp() };
+    let served: Vec<(Format, u32, Vec<Served<'_>>)> = decided
+        .iter()
+        .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::new_id() }).collect()))
+        .collect();
+    let body = match rt {
+        ResponseType::Vmap => vast::vmap(&snapshot, &served, &links),
+        ResponseType::Vast2 | ResponseType::Vast3 => {
+            let picks = served.into_iter().next().map(|(_, _, s)| s).unwrap_or_default();
+            vast::vast(&snapshot, &picks, rt == ResponseType::Vast3, &links)
+        }
+    };
+    Ok(xml_response(body))
+}
+
+async fn track(State(st): State<AppState>, Path(event): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let counter = counter_of(&event).ok_or_else(|| AppError::NoRoute(format!("/v1/track/{event}")))?;
+    let pairs = query_pairs(q.as_deref())?;
+    let (token, sig) = Token::from_pairs(&pairs).ok_or_else(|| {
+        AppError::field("query", "required", "a tracking link carries a, c, g, ad, i, ts, d and s; use the links of a served document")
+    })?;
+    tracing::Span::current().record("account", token.account.as_str());
+    if !token.verify(st.settings.tracking_secret.as_bytes(), &event, &sig) {
+        return Err(AppError::Forbidden("the tracking link's signature does not match: links cannot be changed or made up".into()));
+    }
+    let now = st.clock.now().timestamp();
+    if now - token.issued > MAX_AGE_SECS || token.issued > now + 300 {
+        return Err(AppError::Forbidden(format!(
+            "the tracking link has expired: events are accepted for {} hours after serving",
+            MAX_AGE_SECS / 3600
+        )));
+    }
+    let e = Event {
+        account: token.account.clone(),
+        campaign: token.campaign.clone(),
+        goal: token.goal.clone(),
+        ad: token.ad.clone(),
+        impression: token.impression.clone(),
+        counter: counter.to_string(),
+        delivered: token.delivered == counter,
+        viewer: token.viewer.clone(),
+        at: now,
+    };
+    let body = serde_json::to_string(&e).map_err(AppError::internal)?;
+    st.queue.send(QueueName::Events, body).await?;
+    let cors = (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*");
+    Ok(match (&token.click, event.as_str()) {
+        (Some(dest), "click") => {
+            (StatusCode::FOUND, [(header::LOCATION, dest.as_str()), cors, (header::CACHE_CONTROL, "no-store")]).into_response()
+        }
+        _ => (StatusCode::NO_CONTENT, [cors, (header::CACHE_CONTROL, "no-store")]).into_response(),
+    })
+}

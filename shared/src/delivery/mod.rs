@@ -1,0 +1,18 @@
+//! The delivery engine (docs/delivery.md): the compiled per-account snapshot, the pure
+//! decision over it, the served VAST/VMAP documents and their signed tracking links. The
+//! serving and tracking endpoints (`api::serving`) and the event worker
+//! (`workers::events`) are its I/O; the forecaster replays `decide`.
+
+pub mod cache;
+pub mod decide;
+pub mod freq;
+pub mod pacing;
+pub mod request;
+pub mod snapshot;
+pub mod targeting;
+pub mod tracking;
+pub mod vast;
+
+pub use decide::{decide, Decision, Pick};
+pub use request::{AdRequest, ViewerState};
+pub use snapshot::{compile, Format, Snapshot};

@@ -1,0 +1,205 @@
+//! Pacing and goal caps. The event worker keeps one pace record per goal (impressions and
+//! delivered events in total, in the current local day and hour); the decision reads it.
+//!
+//! Ideal curve (docs/delivery.md): with `x` the elapsed share of the flight and `f` the
+//! frontload factor / 100, the goal should have delivered `T · (1 − (1 − x)^(1 + 2f))` of
+//! its target `T` (linear at f = 0, front-loaded as f grows). A goal is served while its
+//! delivery is below the ideal one hour ahead, so it neither starves nor runs ahead.
+
+use serde::{Deserialize, Serialize};
+
+use super::snapshot::GoalEntry;
+
+/// A goal's delivery counts (the pace record of `repo::delivery`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pace {
+    #[serde(default)]
+    pub impressions: u64,
+    /// Events of the goal's delivered kind (impressions for impression goals).
+    #[serde(default)]
+    pub delivered: u64,
+    /// Local day number (days since 1970-01-01 in the account's time zone) of the day counts.
+    #[serde(default)]
+    pub day: i64,
+    #[serde(default)]
+    pub day_impressions: u64,
+    #[serde(default)]
+    pub day_delivered: u64,
+    /// Local hour number (hours since the epoch, local clock) of the hour counts.
+    #[serde(default)]
+    pub hour: i64,
+    #[serde(default)]
+    pub hour_impressions: u64,
+    #[serde(default)]
+    pub hour_delivered: u64,
+}
+
+/// Local day and hour numbers of an instant (the account's offset at that instant).
+pub fn local_day_hour(now: i64, offset: i32) -> (i64, i64) {
+    let local = now + i64::from(offset);
+    (local.div_euclid(86_400), local.div_euclid(3_600))
+}
+
+impl Pace {
+    /// Adds `impressions` and `delivered` at local (day, hour), rolling the day and hour over.
+    pub fn add(&mut self, day: i64, hour: i64, impressions: u64, delivered: u64) {
+        if day != self.day {
+            self.day = day;
+            self.day_impressions = 0;
+            self.day_delivered = 0;
+        }
+        if hour != self.hour {
+            self.hour = hour;
+            self.hour_impressions = 0;
+            self.hour_delivered = 0;
+        }
+        self.impressions += impressions;
+        self.delivered += delivered;
+        self.day_impressions += impressions;
+        self.day_delivered += delivered;
+        self.hour_impressions += impressions;
+        self.hour_delivered += delivered;
+    }
+
+    fn today(&self, day: i64) -> (u64, u64) {
+        if self.day == day {
+            (self.day_impressions, self.day_delivered)
+        } else {
+            (0, 0)
+        }
+    }
+
+    fn this_hour(&self, hour: i64) -> (u64, u64) {
+        if self.hour == hour {
+            (self.hour_impressions, self.hour_delivered)
+        } else {
+            (0, 0)
+        }
+    }
+}
+
+fn under(count: u64, cap: Option<f64>) -> bool {
+    cap.is_none_or(|c| (count as f64) < c)
+}
+
+/// Whether the goal's caps leave room (seed 001 §2.2: impression caps count impressions,
+/// event caps count the goal's delivered events).
+pub fn caps_allow(g: &GoalEntry, p: &Pace, day: i64, hour: i64) -> bool {
+    let (di, dd) = p.today(day);
+    let (hi, hd) = p.this_hour(hour);
+    under(p.impressions, g.caps.total)
+        && under(di, g.caps.daily)
+        && under(hi, g.caps.hourly)
+        && under(dd, g.caps.daily_event)
+        && under(hd, g.caps.hourly_event)
+}
+
+/// The share of its target a goal should have delivered at `x` (0-1) of its flight.
+pub fn ideal_share(x: f64, frontload: u8) -> f64 {
+    let x = x.clamp(0.0, 1.0);
+    let f = f64::from(frontload.min(100)) / 100.0;
+    1.0 - (1.0 - x).powf(1.0 + 2.0 * f)
+}
+
+/// What pacing needs of a goal: its flight, target and frontload factor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Flight {
+    pub start: i64,
+    pub end: Option<i64>,
+    pub target: Option<f64>,
+    pub frontload: u8,
+}
+
+impl GoalEntry {
+    pub fn flight(&self) -> Flight {
+        Flight { start: self.start, end: self.end, target: self.target, frontload: self.frontload }
+    }
+}
+
+/// How much the goal should have delivered by `at` (`None`: no target or no end: unpaced).
+pub fn ideal_delivery(f: &Flight, at: i64) -> Option<f64> {
+    let (target, end) = (f.target?, f.end?);
+    let flight = (end - f.start).max(1) as f64;
+    Some(target * ideal_share((at - f.start) as f64 / flight, f.frontload))
+}
+
+/// Whether a paced goal may take this impression: target not reached, and delivery below
+/// the ideal an hour ahead.
+pub fn pacing_allows(g: &GoalEntry, p: &Pace, now: i64) -> bool {
+    if let Some(t) = g.target {
+        if p.delivered as f64 >= t {
+            return false;
+        }
+    }
+    match ideal_delivery(&g.flight(), now + 3_600) {
+        Some(ideal) => (p.delivered as f64) < ideal.max(1.0),
+        None => true,
+    }
+}
+
+/// The delivery a goal is projected to reach by its end. A paced goal delivers along its
+/// ideal curve, so it reaches `target × delivered ÷ ideal(now)` (at most its target: pacing
+/// stops there); a goal without a target keeps its rate so far to the end.
+pub fn projected(f: &Flight, delivered: u64, now: i64) -> Option<f64> {
+    let end = f.end?;
+    if now <= f.start {
+        return Some(0.0);
+    }
+    if now >= end {
+        return Some(delivered as f64);
+    }
+    let elapsed = (now - f.start).max(1) as f64;
+    let flight = (end - f.start).max(1) as f64;
+    let linear = delivered as f64 * flight / elapsed;
+    Some(match (f.target, ideal_delivery(f, now)) {
+        (Some(t), Some(ideal)) if ideal > 0.0 => (t * (delivered as f64 / ideal)).min(t).max(delivered as f64).round(),
+        _ => linear.round(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ideal_curve() {
+        assert_eq!(ideal_share(0.0, 0), 0.0);
+        assert!((ideal_share(0.5, 0) - 0.5).abs() < 1e-9);
+        assert!((ideal_share(0.5, 100) - 0.875).abs() < 1e-9);
+        assert_eq!(ideal_share(1.0, 50), 1.0);
+        // Front-loading only moves delivery earlier.
+        for x in [0.1, 0.3, 0.7] {
+            assert!(ideal_share(x, 60) > ideal_share(x, 20));
+        }
+    }
+
+    #[test]
+    fn projections_follow_the_curve() {
+        let f = Flight { start: 0, end: Some(100 * 3600), target: Some(1000.0), frontload: 0 };
+        // Halfway on a linear curve, 500 delivered: on track for the target.
+        assert_eq!(projected(&f, 500, 50 * 3600), Some(1000.0));
+        // Behind: 250 of an ideal 500 projects half the target.
+        assert_eq!(projected(&f, 250, 50 * 3600), Some(500.0));
+        // Front-loaded: the ideal halfway is 875, so 500 projects 571.
+        let front = Flight { frontload: 100, ..f };
+        assert_eq!(projected(&front, 500, 50 * 3600), Some(571.0));
+        // No target: the rate so far carried to the end.
+        let open = Flight { target: None, ..f };
+        assert_eq!(projected(&open, 300, 25 * 3600), Some(1200.0));
+        assert_eq!(projected(&f, 10, -5), Some(0.0));
+        assert_eq!(projected(&Flight { end: None, ..f }, 10, 5), None);
+    }
+
+    #[test]
+    fn day_and_hour_roll_over() {
+        let mut p = Pace::default();
+        p.add(10, 240, 3, 1);
+        p.add(10, 241, 2, 2);
+        assert_eq!((p.impressions, p.day_impressions, p.hour_impressions, p.hour_delivered), (5, 5, 2, 2));
+        p.add(11, 264, 1, 0);
+        assert_eq!((p.day_impressions, p.day_delivered, p.delivered), (1, 0, 3));
+        assert_eq!(local_day_hour(86_400 * 3 + 3_600 * 5, 3_600), (3, 3 * 24 + 6));
+        assert_eq!(local_day_hour(-1, 0), (-1, -1));
+    }
+}

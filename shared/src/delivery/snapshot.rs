@@ -1,0 +1,525 @@
+//! The compiled delivery state of one account: what the decision reads, built from the
+//! stored records when campaign data changes (`compile` is pure; `load.rs` reads the
+//! records). Goals are grouped by ad format and ordered by class (sponsor, share of
+//! voice, then priority levels, highest first), so a decision walks only the goals that
+//! can fill the break it is asked for.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+
+use super::targeting::{Ignore, Level, Targeting};
+use crate::model::account::{Account, Category};
+use crate::model::ad::Ad;
+use crate::model::asset::Asset;
+use crate::model::campaign::Campaign;
+use crate::model::enums::{AssetStatus, CreativeType, GoalType, GoalVariant, TimeUnit};
+use crate::model::goal::Goal;
+use crate::model::policy::Policy;
+use crate::model::rules::Rules;
+use crate::model::zone::Zone;
+
+/// An interned string (category, partner, tag, location, segment, custom parameter name or value).
+pub type Sym = u32;
+/// The symbol of a string the snapshot has never seen: matches no rule.
+pub const UNKNOWN: Sym = u32::MAX;
+
+#[derive(Debug, Default, Clone)]
+pub struct Interner {
+    map: HashMap<String, Sym>,
+}
+
+impl Interner {
+    pub fn intern(&mut self, s: &str) -> Sym {
+        if let Some(v) = self.map.get(s) {
+            return *v;
+        }
+        let v = self.map.len() as Sym;
+        self.map.insert(s.to_string(), v);
+        v
+    }
+
+    pub fn get(&self, s: &str) -> Sym {
+        self.map.get(s).copied().unwrap_or(UNKNOWN)
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+/// The break positions an ad request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    Preroll,
+    Midroll,
+    Postroll,
+    Pause,
+}
+
+impl Format {
+    pub const ALL: [Format; 4] = [Format::Preroll, Format::Midroll, Format::Postroll, Format::Pause];
+
+    pub fn parse(s: &str) -> Option<Format> {
+        match s {
+            "preroll" => Some(Format::Preroll),
+            "midroll" => Some(Format::Midroll),
+            "postroll" => Some(Format::Postroll),
+            "pause" => Some(Format::Pause),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Preroll => "preroll",
+            Format::Midroll => "midroll",
+            Format::Postroll => "postroll",
+            Format::Pause => "pause",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A frequency cap of a goal (its own, or its campaign's unless ignored).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FreqCap {
+    /// `c:<campaign id>` or `g:<goal id>`: the scope the viewer's impressions are counted in.
+    pub scope: String,
+    pub limit: u32,
+    /// Sliding window in seconds; `None`: the lifetime of the campaign or goal.
+    pub window: Option<i64>,
+}
+
+/// Seconds of a frequency cap's period (sliding windows; docs/delivery.md).
+pub fn window_secs(u: TimeUnit) -> Option<i64> {
+    Some(match u {
+        TimeUnit::FiveMinutes => 300,
+        TimeUnit::TenMinutes => 600,
+        TimeUnit::QuarterHour => 900,
+        TimeUnit::HalfHour => 1800,
+        TimeUnit::Hour => 3600,
+        TimeUnit::Day => 86_400,
+        TimeUnit::Week => 7 * 86_400,
+        TimeUnit::Month => 30 * 86_400,
+        TimeUnit::CampaignLifetime | TimeUnit::GoalLifetime => return None,
+    })
+}
+
+/// A goal's impression and event caps (seed 001 §2.2).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Caps {
+    pub total: Option<f64>,
+    pub daily: Option<f64>,
+    pub hourly: Option<f64>,
+    pub daily_event: Option<f64>,
+    pub hourly_event: Option<f64>,
+}
+
+/// Which counter a goal's delivery is counted in.
+pub fn delivered_counter(t: GoalType) -> &'static str {
+    match t {
+        GoalType::FirstQuartile => "firstQuartile",
+        GoalType::SecondQuartile => "midpoint",
+        GoalType::ThirdQuartile => "thirdQuartile",
+        GoalType::Complete => "complete",
+        GoalType::ClickThrough => "clickThrough",
+        GoalType::ShareOfVoice | GoalType::Impression | GoalType::UnlimitedImpression | GoalType::Rtb => "impression",
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct GoalEntry {
+    pub id: String,
+    pub campaign_id: String,
+    pub kind: GoalType,
+    pub sponsor: bool,
+    /// Share of voice (0-1) of a SHARE_OF_VOICE goal; 0 otherwise.
+    pub sov: f64,
+    pub priority: u8,
+    pub frontload: u8,
+    pub start: i64,
+    pub end: Option<i64>,
+    /// The goal value to pace towards (impression and event goals), `None`: no target.
+    pub target: Option<f64>,
+    pub caps: Caps,
+    pub midroll_breaks: Vec<u32>,
+    pub targeting: Targeting,
+    pub freq: Vec<FreqCap>,
+    /// Ads of each format (indices into `Snapshot::ads`), with their weight shares (§2.3).
+    pub ads: [Vec<(u32, f64)>; 4],
+}
+
+/// What a served ad plays.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Media {
+    /// A video file (standard) or an image (pause) in the bucket.
+    File { url: String, mime: String },
+    /// An IPTV platform's creative id.
+    Iptv(String),
+    /// A third-party VAST ticket (served as a Wrapper).
+    ThirdParty { vast_uri: String },
+}
+
+#[derive(Debug, Clone)]
+pub struct AdEntry {
+    pub id: String,
+    pub goal: u32,
+    pub name: String,
+    pub description: Option<String>,
+    pub format: Format,
+    pub start: i64,
+    pub end: Option<i64>,
+    pub device_containers: Option<Vec<Sym>>,
+    pub duration: Option<u32>,
+    pub media: Media,
+    pub click: Option<String>,
+    /// External trackers: (event as written, e.g. `AD_START`, url).
+    pub trackers: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PolicyEntry {
+    pub id: String,
+    pub tags: Vec<Sym>,
+    pub categories: Vec<Sym>,
+    pub policy: Policy,
+}
+
+/// The compiled state of one account.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub account: String,
+    /// The delivery version the records were read at.
+    pub version: u64,
+    pub built: DateTime<Utc>,
+    pub zone: Zone,
+    pub syms: Interner,
+    /// Category → itself and its ancestors (a rule on a parent covers its children).
+    pub lineage: HashMap<Sym, Vec<Sym>>,
+    pub campaigns: Vec<Level>,
+    pub goals: Vec<GoalEntry>,
+    /// Per format: goal indices in decision order (sponsor, share of voice, then by priority).
+    pub order: [Vec<u32>; 4],
+    /// Per format: where each priority level starts in `order` (non-SOV, non-sponsor part).
+    pub levels: [Vec<(usize, usize)>; 4],
+    pub ads: Vec<AdEntry>,
+    pub ad_index: HashMap<String, u32>,
+    pub goal_index: HashMap<String, u32>,
+    pub policies: Vec<PolicyEntry>,
+}
+
+/// The stored records a snapshot is compiled from (`load.rs` reads them).
+#[derive(Debug, Default)]
+pub struct Input {
+    pub account: Option<Account>,
+    pub version: u64,
+    pub campaigns: Vec<Campaign>,
+    pub goals: Vec<Goal>,
+    pub ads: Vec<Ad>,
+    pub assets: HashMap<String, Asset>,
+    /// Rules by `CAMPAIGN#id` / `GOAL#id`.
+    pub rules: HashMap<String, Rules>,
+    /// Linked templates' rules by `CAMPAIGN#id` / `GOAL#id`.
+    pub linked: HashMap<String, Vec<Rules>>,
+    pub categories: Vec<Category>,
+    /// Policies in ranked order, highest first.
+    pub policies: Vec<Policy>,
+    /// Where the bucket's objects are served from (`MEDIA_BASE_URL`).
+    pub media_base: String,
+}
+
+/// One goal's ads of one format with their explicit weights.
+type WeightList = Vec<(u32, Option<f64>)>;
+
+/// Weight shares of one format's ads in a goal (§2.3): explicit weights as given, the
+/// rest shared equally by the ads without one; all equal when none has a weight.
+pub fn weight_shares(weights: &[Option<f64>]) -> Vec<f64> {
+    let explicit: f64 = weights.iter().flatten().sum();
+    let proportional = weights.iter().filter(|w| w.is_none()).count();
+    let rest = if proportional > 0 { ((100.0 - explicit).max(0.0)) / proportional as f64 } else { 0.0 };
+    weights.iter().map(|w| w.unwrap_or(rest)).collect()
+}
+
+fn media_of(ad: &Ad, assets: &HashMap<String, Asset>, base: &str) -> Option<Media> {
+    let file = |id: &Option<String>| {
+        let a = assets.get(id.as_deref()?)?;
+        if a.status != AssetStatus::Ready {
+            return None;
+        }
+        Some(Media::File {
+            url: format!("{}/{}", base.trim_end_matches('/'), a.object_key.as_deref()?),
+            mime: a.content_type.clone().unwrap_or_else(|| "video/mp4".into()),
+        })
+    };
+    match ad.creative.kind {
+        CreativeType::Standard | CreativeType::Pause => file(&ad.creative.asset_id),
+        CreativeType::Iptv => ad.creative.video_creative_id.clone().map(Media::Iptv),
+        CreativeType::Thirdparty => ad.creative.vast_uri.clone().map(|vast_uri| Media::ThirdParty { vast_uri }),
+        // Nothing to play yet.
+        CreativeType::Placeholder | CreativeType::SpotPlaceholder | CreativeType::PausePlaceholder | CreativeType::IptvPlaceholder => None,
+    }
+}
+
+fn caps_of(g: &Goal) -> Caps {
+    let mut c = Caps::default();
+    for cap in &g.caps {
+        let slot = match cap.kind.as_str() {
+            "totalCap" => &mut c.total,
+            "dailyCap" => &mut c.daily,
+            "hourlyCap" => &mut c.hourly,
+            "dailyEventCap" => &mut c.daily_event,
+            "hourlyEventCap" => &mut c.hourly_event,
+            _ => continue,
+        };
+        *slot = Some(cap.value);
+    }
+    c
+}
+
+fn freq_of(rules: &Rules, scope: String) -> Vec<FreqCap> {
+    rules
+        .frequency_cappings
+        .iter()
+        .map(|f| FreqCap { scope: scope.clone(), limit: f.impressions, window: window_secs(f.time_unit) })
+        .collect()
+}
+
+/// Compiles an account's records into the decision's state.
+pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
+    let account = input.account.unwrap_or_else(|| Account {
+        id: String::new(),
+        name: String::new(),
+        time_zone: "UTC".into(),
+        zone: Zone::default(),
+        global_priority: 5,
+        global_frontload: 0,
+        region: None,
+        features: Default::default(),
+        ad_formats: Vec::new(),
+        limits: Default::default(),
+    });
+    let mut syms = Interner::default();
+    let sources = |key: &str| -> (Rules, Vec<Rules>) {
+        (input.rules.get(key).cloned().unwrap_or_default(), input.linked.get(key).cloned().unwrap_or_default())
+    };
+
+    // Category lineage (parents are followed up to 16 levels; cycles stop there).
+    let parents: HashMap<&str, &Vec<String>> = input.categories.iter().map(|c| (c.id.as_str(), &c.parents)).collect();
+    let mut lineage = HashMap::new();
+    for c in &input.categories {
+        let mut line = vec![syms.intern(&c.id)];
+        let mut frontier: Vec<&str> = parents.get(c.id.as_str()).map(|p| p.iter().map(String::as_str).collect()).unwrap_or_default();
+        for _ in 0..16 {
+            let mut next = Vec::new();
+            for p in frontier {
+                let s = syms.intern(p);
+                if !line.contains(&s) {
+                    line.push(s);
+                    next.extend(parents.get(p).map(|v| v.iter().map(String::as_str).collect::<Vec<_>>()).unwrap_or_default());
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+        lineage.insert(line[0], line);
+    }
+
+    // Campaigns that can deliver: enabled, not archived or deleted.
+    let mut campaign_index: HashMap<&str, (u32, &Campaign)> = HashMap::new();
+    let mut campaigns = Vec::new();
+    for c in input.campaigns.iter().filter(|c| c.enabled && !c.is_archived() && c.deleted_at.is_none()) {
+        let key = format!("CAMPAIGN#{}", c.id);
+        let (own, links) = sources(&key);
+        let mut all: Vec<&Rules> = vec![&own];
+        all.extend(links.iter());
+        campaigns.push(Level::compile(&all, &mut syms));
+        campaign_index.insert(c.id.as_str(), ((campaigns.len() - 1) as u32, c));
+    }
+
+    let mut goals = Vec::new();
+    let mut goal_index = HashMap::new();
+    for g in input.goals.iter().filter(|g| g.deleted_at.is_none()) {
+        let Some((ci, c)) = campaign_index.get(g.campaign_id.as_str()) else { continue };
+        let key = format!("GOAL#{}", g.id);
+        let (own, links) = sources(&key);
+        let mut all: Vec<&Rules> = vec![&own];
+        all.extend(links.iter());
+        let level = Level::compile(&all, &mut syms);
+        let ignore = Ignore::of(&own);
+        let mut freq = freq_of(&own, format!("g:{}", g.id));
+        for l in &links {
+            freq.extend(freq_of(l, format!("g:{}", g.id)));
+        }
+        if !own.ignore_parent_frequency_rules {
+            let (crules, clinks) = sources(&format!("CAMPAIGN#{}", c.id));
+            freq.extend(freq_of(&crules, format!("c:{}", c.id)));
+            for l in &clinks {
+                freq.extend(freq_of(l, format!("c:{}", c.id)));
+            }
+        }
+        let target = g.pacing_target();
+        goals.push(GoalEntry {
+            id: g.id.clone(),
+            campaign_id: c.id.clone(),
+            kind: g.kind,
+            sponsor: g.variant == GoalVariant::Bumper,
+            sov: if g.kind == GoalType::ShareOfVoice { g.goal_value.unwrap_or(0.0).clamp(0.0, 1.0) } else { 0.0 },
+            priority: g.effective_priority(c, &account),
+            frontload: g.effective_frontload(c, &account),
+            start: g.start.timestamp(),
+            end: g.end.map(|e| e.timestamp()),
+            target,
+            caps: caps_of(g),
+            midroll_breaks: g.midroll_breaks.clone(),
+            targeting: Targeting::new(*ci, level, ignore),
+            freq,
+            ads: Default::default(),
+        });
+        goal_index.insert(g.id.clone(), (goals.len() - 1) as u32);
+    }
+
+    // Ads: enabled, with something to play, in a goal that can deliver.
+    let mut ads = Vec::new();
+    let mut ad_index = HashMap::new();
+    let mut weights: HashMap<(u32, Format), WeightList> = HashMap::new();
+    for ad in input.ads.iter().filter(|a| a.enabled) {
+        let Some(&gi) = goal_index.get(&ad.goal_id) else { continue };
+        let Some(format) = Format::parse(&ad.creative.format()) else { continue };
+        let Some(media) = media_of(ad, &input.assets, &input.media_base) else { continue };
+        let g = &goals[gi as usize];
+        let start = ad.start.map_or(g.start, |s| s.timestamp().max(g.start));
+        let end = match (ad.end.map(|e| e.timestamp()), g.end) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let idx = ads.len() as u32;
+        ads.push(AdEntry {
+            id: ad.id.clone(),
+            goal: gi,
+            name: ad.name.clone(),
+            description: ad.description.clone(),
+            format,
+            start,
+            end,
+            device_containers: ad.device_containers.as_ref().map(|d| d.iter().map(|s| syms.intern(s)).collect()),
+            duration: ad.creative.estimated_ad_duration,
+            media,
+            click: ad.creative.click_destination_uri.clone(),
+            trackers: ad.external_trackers.iter().map(|t| (t.event.clone(), t.url.clone())).collect(),
+        });
+        ad_index.insert(ad.id.clone(), idx);
+        weights.entry((gi, format)).or_default().push((idx, ad.weight));
+    }
+    for ((gi, format), list) in weights {
+        let shares = weight_shares(&list.iter().map(|(_, w)| *w).collect::<Vec<_>>());
+        goals[gi as usize].ads[format.index()] = list.iter().map(|(i, _)| *i).zip(shares).collect();
+    }
+
+    // Decision order per format.
+    let mut order: [Vec<u32>; 4] = Default::default();
+    let mut levels: [Vec<(usize, usize)>; 4] = Default::default();
+    for f in Format::ALL {
+        let mut with_ads: Vec<u32> = (0..goals.len() as u32).filter(|i| !goals[*i as usize].ads[f.index()].is_empty()).collect();
+        // Sponsor goals first, then share of voice, then priority (10 is the highest), id for a stable order.
+        with_ads.sort_by(|a, b| {
+            let (ga, gb) = (&goals[*a as usize], &goals[*b as usize]);
+            let class = |g: &GoalEntry| {
+                if g.sponsor {
+                    0
+                } else if g.sov > 0.0 {
+                    1
+                } else {
+                    2
+                }
+            };
+            (class(ga), std::cmp::Reverse(ga.priority), &ga.id).cmp(&(class(gb), std::cmp::Reverse(gb.priority), &gb.id))
+        });
+        let mut lv = Vec::new();
+        let mut i = with_ads.iter().position(|g| !goals[*g as usize].sponsor && goals[*g as usize].sov == 0.0).unwrap_or(with_ads.len());
+        while i < with_ads.len() {
+            let p = goals[with_ads[i] as usize].priority;
+            let j = i + with_ads[i..].iter().take_while(|g| goals[**g as usize].priority == p).count();
+            lv.push((i, j));
+            i = j;
+        }
+        order[f.index()] = with_ads;
+        levels[f.index()] = lv;
+    }
+
+    let policies = input
+        .policies
+        .into_iter()
+        .map(|p| PolicyEntry {
+            id: p.id.clone().unwrap_or_default(),
+            tags: p.tag_rule.one_of.iter().map(|t| syms.intern(t)).collect(),
+            categories: p.category_rule.one_of.iter().map(|c| syms.intern(c)).collect(),
+            policy: p,
+        })
+        .collect();
+
+    Snapshot {
+        account: account.id.clone(),
+        version: input.version,
+        built,
+        zone: account.zone.clone(),
+        syms,
+        lineage,
+        campaigns,
+        goals,
+        order,
+        levels,
+        ads,
+        ad_index,
+        goal_index,
+        policies,
+    }
+}
+
+impl Snapshot {
+    /// Rough heap size in bytes (the benchmark's "snapshot size").
+    pub fn approx_bytes(&self) -> usize {
+        let s = |x: &String| x.capacity() + 24;
+        let ads: usize = self
+            .ads
+            .iter()
+            .map(|a| {
+                std::mem::size_of::<AdEntry>()
+                    + s(&a.id)
+                    + s(&a.name)
+                    + a.trackers.iter().map(|(e, u)| s(e) + s(u)).sum::<usize>()
+                    + match &a.media {
+                        Media::File { url, mime } => s(url) + s(mime),
+                        Media::Iptv(v) => s(v),
+                        Media::ThirdParty { vast_uri } => s(vast_uri),
+                    }
+            })
+            .sum();
+        let goals: usize = self.goals.len() * (std::mem::size_of::<GoalEntry>() + 256);
+        ads + goals + self.syms.len() * 48 + self.ad_index.len() * 64 + self.goal_index.len() * 64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_follow_section_2_3() {
+        // Two proportional ads plus one at 50: 25, 25, 50.
+        assert_eq!(weight_shares(&[None, None, Some(50.0)]), vec![25.0, 25.0, 50.0]);
+        // No explicit weights: equal shares.
+        assert_eq!(weight_shares(&[None, None]), vec![50.0, 50.0]);
+        // Explicit weights over 100: proportional ads get nothing.
+        assert_eq!(weight_shares(&[Some(80.0), Some(40.0), None]), vec![80.0, 40.0, 0.0]);
+    }
+}

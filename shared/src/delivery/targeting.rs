@@ -1,0 +1,347 @@
+//! Targeting compiled for the decision: every rule of a campaign or a goal (its own rules
+//! and the rules of the templates linked to it) turned into small sorted lists of interned
+//! symbols, so a check is a few comparisons and no string is touched per request.
+//!
+//! A goal passes a dimension when each level that has rules in it passes: the campaign's
+//! level (unless the goal's `ignoreParent…Rules` flag for that dimension is set) and the
+//! goal's own. docs/delivery.md has the semantics of each dimension.
+
+use super::request::Ctx;
+use super::snapshot::{Interner, Sym};
+use crate::model::enums::{Access, Browser, OperatingSystem, RuleType, VariableType};
+use crate::model::rules::{time_allows, Rules, TimeRule};
+
+/// ALL_OF / AT_LEAST_ONE_OF / NONE_OF over a set of values the request has.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SetRule {
+    pub all: Vec<Sym>,
+    pub any: Vec<Sym>,
+    pub none: Vec<Sym>,
+}
+
+impl SetRule {
+    fn push(&mut self, t: RuleType, s: Sym) {
+        let v = match t {
+            RuleType::AllOf => &mut self.all,
+            RuleType::AtLeastOneOf => &mut self.any,
+            RuleType::NoneOf => &mut self.none,
+        };
+        if !v.contains(&s) {
+            v.push(s);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.all.is_empty() && self.any.is_empty() && self.none.is_empty()
+    }
+
+    /// `have` is what the request carries (small: a category's lineage, a few tags).
+    pub fn allows(&self, have: &[Sym]) -> bool {
+        self.all.iter().all(|s| have.contains(s))
+            && (self.any.is_empty() || self.any.iter().any(|s| have.contains(s)))
+            && !self.none.iter().any(|s| have.contains(s))
+    }
+}
+
+/// ALLOW / DENY lists: denied on any DENY match; with ALLOW entries, one must match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AllowDeny<T> {
+    pub allow: Vec<T>,
+    pub deny: Vec<T>,
+}
+
+impl<T> Default for AllowDeny<T> {
+    fn default() -> Self {
+        AllowDeny { allow: Vec::new(), deny: Vec::new() }
+    }
+}
+
+impl<T> AllowDeny<T> {
+    fn push(&mut self, allowed: bool, v: T) {
+        if allowed {
+            self.allow.push(v)
+        } else {
+            self.deny.push(v)
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.allow.is_empty() && self.deny.is_empty()
+    }
+
+    pub fn allows(&self, matches: impl Fn(&T) -> bool) -> bool {
+        !self.deny.iter().any(&matches) && (self.allow.is_empty() || self.allow.iter().any(&matches))
+    }
+}
+
+/// IpRuleBean matcher: the first three octets and a range of the last.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IpMatch {
+    pub prefix: u32,
+    pub lo: u8,
+    pub hi: u8,
+}
+
+impl IpMatch {
+    /// `a.b.c.d`, `a.b.c.d-e` or `a.b.c.*` (validated when stored; anything else: none).
+    pub fn parse(m: &str) -> Option<IpMatch> {
+        let mut parts = m.split('.');
+        let mut prefix = 0u32;
+        for _ in 0..3 {
+            prefix = (prefix << 8) | u32::from(parts.next()?.parse::<u8>().ok()?);
+        }
+        let last = parts.next()?;
+        let (lo, hi) = match last.split_once('-') {
+            _ if last == "*" => (0, 255),
+            Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
+            None => {
+                let v = last.parse().ok()?;
+                (v, v)
+            }
+        };
+        Some(IpMatch { prefix, lo, hi })
+    }
+
+    pub fn matches(&self, ip: u32) -> bool {
+        let last = (ip & 0xff) as u8;
+        ip >> 8 == self.prefix && self.lo <= last && last <= self.hi
+    }
+}
+
+/// Browser and OS bit masks of a UserAgentRuleBean (an empty list matches any).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AgentMatch {
+    pub browsers: u8,
+    pub systems: u8,
+}
+
+impl AgentMatch {
+    pub fn matches(&self, browser: Browser, os: OperatingSystem) -> bool {
+        (self.browsers == 0 || self.browsers & bit(browser as usize) != 0) && (self.systems == 0 || self.systems & bit(os as usize) != 0)
+    }
+}
+
+fn bit(i: usize) -> u8 {
+    1u8 << (i as u32).min(7)
+}
+
+/// The rules of one level (a campaign or a goal, with its linked templates), compiled.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Level {
+    pub categories: SetRule,
+    pub partners: SetRule,
+    pub tags: SetRule,
+    pub audience: SetRule,
+    pub locations: AllowDeny<Sym>,
+    pub times: Vec<TimeRule>,
+    pub ips: AllowDeny<IpMatch>,
+    pub agents: AllowDeny<AgentMatch>,
+    /// Custom parameter name → its value rule, and whether it ignores the parent's.
+    pub acp: Vec<(Sym, SetRule, bool)>,
+}
+
+impl Level {
+    /// Compiles a level's own rules and its linked templates' rules (all apply together).
+    pub fn compile(sources: &[&Rules], syms: &mut Interner) -> Level {
+        let mut l = Level::default();
+        for r in sources {
+            for c in &r.content {
+                l.categories.push(c.rule_type, syms.intern(&c.resource_id));
+            }
+            for t in &r.tags {
+                let s = syms.intern(&t.resource_id);
+                match t.variable_type {
+                    VariableType::ContentPartner => l.partners.push(t.rule_type, s),
+                    VariableType::Tag | VariableType::Site => l.tags.push(t.rule_type, s),
+                }
+            }
+            for a in &r.audience_rules {
+                l.audience.push(a.rule_type, syms.intern(&a.segment_id));
+            }
+            for loc in &r.locations {
+                l.locations.push(loc.allowed, syms.intern(&loc.id));
+            }
+            l.times.extend(r.time_restrictions.iter().cloned());
+            for ip in &r.ip_rules {
+                if let Some(m) = IpMatch::parse(&ip.ip_matcher) {
+                    l.ips.push(ip.access == Access::Allow, m);
+                }
+            }
+            for ua in &r.user_agent_rules {
+                let browsers = ua.browsers.iter().fold(0u8, |m, b| m | bit(*b as usize));
+                let systems = ua.operating_systems.iter().fold(0u8, |m, o| m | bit(*o as usize));
+                l.agents.push(ua.access == Access::Allow, AgentMatch { browsers, systems });
+            }
+            for p in &r.account_custom_parameters {
+                let name = syms.intern(p.parameter_name.strip_prefix("acp.").unwrap_or(&p.parameter_name));
+                let idx = match l.acp.iter().position(|(n, _, _)| *n == name) {
+                    Some(i) => i,
+                    None => {
+                        l.acp.push((name, SetRule::default(), false));
+                        l.acp.len() - 1
+                    }
+                };
+                l.acp[idx].2 |= p.ignore_parent;
+                for v in &p.rules {
+                    let s = syms.intern(&v.value);
+                    l.acp[idx].1.push(v.rule_type, s);
+                }
+            }
+        }
+        l
+    }
+
+    fn acp_allows(&self, ctx: &Ctx, skip: &[Sym]) -> bool {
+        self.acp.iter().filter(|(n, _, _)| !skip.contains(n)).all(|(name, rule, _)| {
+            let have: &[Sym] = match ctx.acp.iter().find(|(n, _)| n == name) {
+                Some((_, v)) => std::slice::from_ref(v),
+                None => &[],
+            };
+            rule.allows(have)
+        })
+    }
+}
+
+/// Which dimensions of the campaign's rules a goal ignores (its `ignoreParent…` flags).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Ignore {
+    pub content: bool,
+    pub tags: bool,
+    pub locations: bool,
+    pub times: bool,
+}
+
+impl Ignore {
+    pub fn of(goal_rules: &Rules) -> Ignore {
+        Ignore {
+            content: goal_rules.ignore_parent_content_rules,
+            tags: goal_rules.ignore_parent_tag_rules,
+            locations: goal_rules.ignore_parent_location_rules,
+            times: goal_rules.ignore_parent_time_rules,
+        }
+    }
+}
+
+/// A goal's whole targeting: the campaign's level (shared by its goals) and its own.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Targeting {
+    pub campaign: u32,
+    pub goal: Level,
+    pub ignore: Ignore,
+    /// Custom parameters the goal's own rules take over (`ignoreParent` on the parameter).
+    pub acp_own: Vec<Sym>,
+}
+
+impl Targeting {
+    pub fn new(campaign: u32, goal: Level, ignore: Ignore) -> Targeting {
+        let acp_own = goal.acp.iter().filter(|(_, _, own)| *own).map(|(n, _, _)| *n).collect();
+        Targeting { campaign, goal, ignore, acp_own }
+    }
+
+    pub fn needs_audience(&self, campaign: &Level) -> bool {
+        !self.goal.audience.is_empty() || !campaign.audience.is_empty()
+    }
+
+    /// Whether the request fits every level's rules.
+    pub fn allows(&self, campaign: &Level, ctx: &Ctx) -> bool {
+        level_allows(&self.goal, ctx, &[]) && {
+            let c = campaign;
+            (self.ignore.content || c.categories.allows(&ctx.categories))
+                && (self.ignore.tags || (c.partners.allows(&ctx.partner) && c.tags.allows(&ctx.tags)))
+                && (self.ignore.locations || c.locations.allows(|s| ctx.locations.contains(s)))
+                && (self.ignore.times || c.times.is_empty() || time_allows(&c.times, ctx.day, ctx.minute))
+                && common_allows(c, ctx)
+                && c.acp_allows(ctx, &self.acp_own)
+        }
+    }
+}
+
+/// The dimensions without an `ignoreParent` flag (IP, browser/OS, audience: template-only).
+fn common_allows(l: &Level, ctx: &Ctx) -> bool {
+    (l.ips.is_empty() || ctx.ip.is_some_and(|ip| l.ips.allows(|m| m.matches(ip))) || (l.ips.allow.is_empty() && ctx.ip.is_none()))
+        && l.agents.allows(|m| m.matches(ctx.browser, ctx.os))
+        && l.audience.allows(&ctx.segments)
+}
+
+fn level_allows(l: &Level, ctx: &Ctx, skip_acp: &[Sym]) -> bool {
+    l.categories.allows(&ctx.categories)
+        && l.partners.allows(&ctx.partner)
+        && l.tags.allows(&ctx.tags)
+        && l.locations.allows(|s| ctx.locations.contains(s))
+        && (l.times.is_empty() || time_allows(&l.times, ctx.day, ctx.minute))
+        && common_allows(l, ctx)
+        && l.acp_allows(ctx, skip_acp)
+}
+
+/// Browser and operating system from a User-Agent header (the families of the rules).
+pub fn parse_user_agent(ua: &str) -> (Browser, OperatingSystem) {
+    let has = |s: &str| ua.contains(s);
+    let os = if has("Android") {
+        OperatingSystem::Android
+    } else if has("iPhone") || has("iPad") || has("iPod") {
+        OperatingSystem::Ios
+    } else if has("Windows") {
+        OperatingSystem::Windows
+    } else if has("Mac OS X") || has("Macintosh") {
+        OperatingSystem::MacOsX
+    } else if has("Linux") || has("X11") {
+        OperatingSystem::Linux
+    } else {
+        OperatingSystem::Other
+    };
+    let browser = if has("OPR/") || has("Opera") {
+        Browser::Opera
+    } else if has("Edg/") || has("MSIE") || has("Trident/") {
+        Browser::Ie
+    } else if has("Firefox/") {
+        Browser::Firefox
+    } else if has("Chrome/") || has("CriOS/") {
+        Browser::Chrome
+    } else if has("Safari/") {
+        Browser::Safari
+    } else {
+        Browser::Other
+    };
+    (browser, os)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_rules_combine_as_the_seeds_say() {
+        let r = SetRule { all: vec![1, 2], any: vec![], none: vec![9] };
+        assert!(r.allows(&[1, 2, 3]));
+        assert!(!r.allows(&[1, 3]));
+        assert!(!r.allows(&[1, 2, 9]));
+        let any = SetRule { all: vec![], any: vec![4, 5], none: vec![] };
+        assert!(any.allows(&[5]) && !any.allows(&[6]) && !any.allows(&[]));
+        assert!(SetRule::default().allows(&[]));
+    }
+
+    #[test]
+    fn ip_matchers_of_the_three_forms() {
+        let ip = |s: &str| s.parse::<std::net::Ipv4Addr>().map(u32::from).unwrap();
+        let exact = IpMatch::parse("10.1.2.3").unwrap();
+        let range = IpMatch::parse("10.1.2.10-20").unwrap();
+        let wild = IpMatch::parse("10.1.2.*").unwrap();
+        assert!(exact.matches(ip("10.1.2.3")) && !exact.matches(ip("10.1.2.4")));
+        assert!(range.matches(ip("10.1.2.10")) && range.matches(ip("10.1.2.20")) && !range.matches(ip("10.1.2.21")));
+        assert!(wild.matches(ip("10.1.2.255")) && !wild.matches(ip("10.1.3.1")));
+        assert_eq!(IpMatch::parse("10.1.2"), None);
+    }
+
+    #[test]
+    fn user_agents_map_to_the_rule_families() {
+        let chrome_win = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
+        assert_eq!(parse_user_agent(chrome_win), (Browser::Chrome, OperatingSystem::Windows));
+        let safari_ios =
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 Mobile/15E148 Safari/604.1";
+        assert_eq!(parse_user_agent(safari_ios), (Browser::Safari, OperatingSystem::Ios));
+        assert_eq!(parse_user_agent("Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0").0, Browser::Firefox);
+        assert_eq!(parse_user_agent("curl/8"), (Browser::Other, OperatingSystem::Other));
+        let m = AgentMatch { browsers: bit(Browser::Chrome as usize), systems: 0 };
+        assert!(m.matches(Browser::Chrome, OperatingSystem::Linux) && !m.matches(Browser::Firefox, OperatingSystem::Linux));
+    }
+}

@@ -1,0 +1,255 @@
+//! The served documents: VAST 2.0 and 3.0 (one `<Ad>` per pick: InLine with Linear or
+//! NonLinear creatives, or a Wrapper around a third-party ticket) and VMAP 1.0 (one
+//! AdBreak per break, the VAST inline). An empty break is an empty `<VAST>`.
+//!
+//! The service does not probe media: `Duration` is the ad's `estimatedAdDuration` or 30
+//! seconds, and media files are declared 640×360 (players scale; docs/delivery.md).
+
+use super::decide::{Pick, Skip};
+use super::snapshot::{AdEntry, Format, Media, Snapshot};
+use super::tracking::Token;
+use crate::xml::XmlOut;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseType {
+    Vast2,
+    Vast3,
+    Vmap,
+}
+
+impl ResponseType {
+    /// `rt` as the export writes it (any case): VAST_2_0, VAST_2_0_1, VAST_3_0, VMAP_1_0.
+    pub fn parse(s: &str) -> Option<ResponseType> {
+        match s.to_ascii_uppercase().as_str() {
+            "VAST_2_0" | "VAST_2_0_1" => Some(ResponseType::Vast2),
+            "VAST_3_0" => Some(ResponseType::Vast3),
+            "VMAP_1_0" => Some(ResponseType::Vmap),
+            _ => None,
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        "application/xml; charset=utf-8"
+    }
+}
+
+pub const DEFAULT_DURATION: u32 = 30;
+const AD_SYSTEM: &str = "adserver";
+
+/// Where tracking links point and what signs them.
+pub struct Links<'a> {
+    pub base: &'a str,
+    pub secret: &'a [u8],
+    pub viewer: Option<&'a str>,
+    pub issued: i64,
+}
+
+/// A pick with the impression id its tracking links carry.
+pub struct Served<'a> {
+    pub pick: &'a Pick,
+    pub impression: String,
+}
+
+fn hms(secs: u32) -> String {
+    format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
+}
+
+fn skip_offset(s: Skip, duration: u32) -> String {
+    if s.percent {
+        format!("{}%", s.value.clamp(0, 100))
+    } else {
+        hms(s.value.clamp(0, i64::from(duration)) as u32)
+    }
+}
+
+/// The VAST event name of an external tracker's event (`None`: not a tracking event).
+fn vast_event(e: &str, v3: bool) -> Option<&'static str> {
+    Some(match e {
+        "AD_START" => "start",
+        "AD_FIRST_QUARTILE" => "firstQuartile",
+        "AD_MIDPOINT" => "midpoint",
+        "AD_THIRD_QUARTILE" => "thirdQuartile",
+        "AD_COMPLETE" => "complete",
+        "MUTE" => "mute",
+        "UNMUTE" => "unmute",
+        "PAUSE" => "pause",
+        "RESUME" => "resume",
+        "REWIND" => "rewind",
+        "FULLSCREEN" => "fullscreen",
+        "EXPAND" => "expand",
+        "CLOSE" if v3 => "closeLinear",
+        "CLOSE" => "close",
+        "SKIP" if v3 => "skip",
+        _ => return None,
+    })
+}
+
+struct AdWriter<'a> {
+    s: &'a Snapshot,
+    links: &'a Links<'a>,
+    v3: bool,
+}
+
+impl AdWriter<'_> {
+    fn link(&self, served: &Served<'_>, event: &str, click: Option<&str>) -> String {
+        let ad = &self.s.ads[served.pick.ad as usize];
+        let g = &self.s.goals[served.pick.goal as usize];
+        let t = Token {
+            account: self.s.account.clone(),
+            campaign: g.campaign_id.clone(),
+            goal: g.id.clone(),
+            ad: ad.id.clone(),
+            impression: served.impression.clone(),
+            viewer: self.links.viewer.map(str::to_string),
+            issued: self.links.issued,
+            delivered: super::snapshot::delivered_counter(g.kind).to_string(),
+            click: click.map(str::to_string),
+        };
+        format!("{}/v1/track/{event}?{}", self.links.base, t.query(self.links.secret, event))
+    }
+
+    fn tracking_events(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry) {
+        o.open("TrackingEvents");
+        for e in ["start", "firstQuartile", "midpoint", "thirdQuartile", "complete"] {
+            o.leaf_attrs("Tracking", &[("event", e)], &self.link(served, e, None));
+        }
+        for (event, url) in &ad.trackers {
+            if let Some(e) = vast_event(event, self.v3) {
+                o.leaf_attrs("Tracking", &[("event", e)], url);
+            }
+        }
+        o.close("TrackingEvents");
+    }
+
+    fn impressions(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry) {
+        o.leaf_attrs("Impression", &[("id", "adserver")], &self.link(served, "impression", None));
+        for (event, url) in ad.trackers.iter().filter(|(e, _)| e == "IMPRESSION") {
+            let _ = event;
+            o.leaf("Impression", url);
+        }
+    }
+
+    fn click_trackers(&self, o: &mut XmlOut, ad: &AdEntry, tag: &str) {
+        for (_, url) in ad.trackers.iter().filter(|(e, _)| e == "CLICK_THROUGH") {
+            o.leaf(tag, url);
+        }
+    }
+
+    fn ad(&self, o: &mut XmlOut, served: &Served<'_>, sequence: usize, pod: bool) {
+        let ad = &self.s.ads[served.pick.ad as usize];
+        let seq = sequence.to_string();
+        let mut attrs = vec![("id", ad.id.as_str())];
+        if self.v3 && pod {
+            attrs.push(("sequence", seq.as_str()));
+        }
+        o.open_attrs("Ad", &attrs);
+        let duration = ad.duration.unwrap_or(DEFAULT_DURATION);
+        match &ad.media {
+            Media::ThirdParty { vast_uri } => {
+                o.open("Wrapper").leaf("AdSystem", AD_SYSTEM).leaf("VASTAdTagURI", vast_uri);
+                self.impressions(o, served, ad);
+                o.open("Creatives").open("Creative").open("Linear");
+                self.tracking_events(o, served, ad);
+                o.open("VideoClicks");
+                self.click_trackers(o, ad, "ClickTracking");
+                o.close("VideoClicks").close("Linear").close("Creative").close("Creatives").close("Wrapper");
+            }
+            media => {
+                o.open("InLine").leaf("AdSystem", AD_SYSTEM).leaf("AdTitle", &ad.name);
+                if let Some(d) = &ad.description {
+                    o.leaf("Description", d);
+                }
+                self.impressions(o, served, ad);
+                o.open("Creatives").open_attrs("Creative", &[("id", ad.id.as_str()), ("sequence", "1")]);
+                if ad.format == Format::Pause {
+                    self.non_linear(o, served, ad, media);
+                } else {
+                    self.linear(o, served, ad, media, duration);
+                }
+                o.close("Creative").close("Creatives").close("InLine");
+            }
+        }
+        o.close("Ad");
+    }
+
+    fn linear(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry, media: &Media, duration: u32) {
+        match served.pick.skip.filter(|_| self.v3) {
+            Some(s) => o.open_attrs("Linear", &[("skipoffset", skip_offset(s, duration).as_str())]),
+            None => o.open("Linear"),
+        };
+        o.leaf("Duration", hms(duration));
+        self.tracking_events(o, served, ad);
+        o.open("VideoClicks");
+        if let Some(dest) = &ad.click {
+            o.leaf_attrs("ClickThrough", &[("id", "adserver")], &self.link(served, "click", Some(dest)));
+        }
+        self.click_trackers(o, ad, "ClickTracking");
+        o.close("VideoClicks");
+        let (url, mime, delivery) = match media {
+            Media::File { url, mime } => (url.clone(), mime.as_str(), "progressive"),
+            Media::Iptv(id) => (format!("iptv:{id}"), "video/mp4", "streaming"),
+            Media::ThirdParty { vast_uri } => (vast_uri.clone(), "video/mp4", "progressive"),
+        };
+        o.open("MediaFiles")
+            .leaf_attrs("MediaFile", &[("delivery", delivery), ("type", mime), ("width", "640"), ("height", "360")], &url)
+            .close("MediaFiles")
+            .close("Linear");
+    }
+
+    fn non_linear(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry, media: &Media) {
+        o.open("NonLinearAds");
+        self.tracking_events(o, served, ad);
+        o.open_attrs("NonLinear", &[("width", "640"), ("height", "360")]);
+        if let Media::File { url, mime } = media {
+            o.leaf_attrs("StaticResource", &[("creativeType", mime.as_str())], url);
+        }
+        if let Some(dest) = &ad.click {
+            o.leaf("NonLinearClickThrough", self.link(served, "click", Some(dest)));
+        }
+        o.close("NonLinear").close("NonLinearAds");
+    }
+}
+
+/// A `<VAST>` element (no XML declaration) for one break's picks.
+fn vast_fragment(s: &Snapshot, served: &[Served<'_>], v3: bool, links: &Links<'_>) -> String {
+    let mut o = XmlOut::fragment();
+    o.open_attrs("VAST", &[("version", if v3 { "3.0" } else { "2.0" })]);
+    let w = AdWriter { s, links, v3 };
+    for (i, sv) in served.iter().enumerate() {
+        w.ad(&mut o, sv, i + 1, served.len() > 1);
+    }
+    o.close("VAST");
+    o.finish()
+}
+
+const DECLARATION: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
+
+/// A VAST 2.0 or 3.0 document.
+pub fn vast(s: &Snapshot, served: &[Served<'_>], v3: bool, links: &Links<'_>) -> String {
+    format!("{DECLARATION}{}", vast_fragment(s, served, v3, links))
+}
+
+/// A VMAP 1.0 document: one AdBreak per break that has ads.
+pub fn vmap(s: &Snapshot, breaks: &[(Format, u32, Vec<Served<'_>>)], links: &Links<'_>) -> String {
+    let mut o = XmlOut::fragment();
+    o.raw(DECLARATION);
+    o.open_attrs("vmap:VMAP", &[("xmlns:vmap", "http://www.iab.net/videosuite/vmap"), ("version", "1.0")]);
+    for (format, number, served) in breaks {
+        if served.is_empty() {
+            continue;
+        }
+        let (offset, id) = match format {
+            Format::Preroll => ("start".to_string(), "preroll".to_string()),
+            Format::Postroll => ("end".to_string(), "postroll".to_string()),
+            Format::Midroll => (format!("#{number}"), format!("midroll-{number}")),
+            Format::Pause => ("start".to_string(), "pause".to_string()),
+        };
+        let kind = if *format == Format::Pause { "nonlinear" } else { "linear" };
+        o.open_attrs("vmap:AdBreak", &[("timeOffset", offset.as_str()), ("breakType", kind), ("breakId", id.as_str())]);
+        o.open_attrs("vmap:AdSource", &[("id", format!("{id}-1").as_str()), ("allowMultipleAds", "true"), ("followRedirects", "true")]);
+        o.open("vmap:VASTAdData").raw(&vast_fragment(s, served, true, links)).close("vmap:VASTAdData");
+        o.close("vmap:AdSource").close("vmap:AdBreak");
+    }
+    o.close("vmap:VMAP");
+    o.finish()
+}

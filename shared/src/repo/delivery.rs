@@ -1,0 +1,117 @@
+//! The delivery engine's records (docs/store.md):
+//! - `A#<a>#DELIVERY / VERSION`: counter `v`, bumped after every change to what is served
+//!   (campaigns, goals, ads, rules, templates, policies, assets); servers rebuild their
+//!   snapshot when it moves.
+//! - `A#<a>#DELIVERY / PACE#<goal>`: a goal's pace record (`delivery::pacing::Pace`).
+//!   One query of the partition reads the version and every pace record.
+//! - `A#<a>#VIEWER#<pid> / FREQ`: the viewer's frequency state, beside the audience
+//!   records of the same viewer (one query reads both).
+//! - `A#<a>#EVENT#<impression> / <event>`: an event counted once (TTL 48 h).
+
+use std::collections::HashMap;
+
+use crate::delivery::freq::FreqState;
+use crate::delivery::pacing::Pace;
+use crate::error::AppResult;
+use crate::keys;
+use crate::model::audience::Viewer;
+use crate::store::{Cond, Item, Key, Query, Store, TxOp};
+
+pub const VERSION_SK: &str = "VERSION";
+pub const PACE_PREFIX: &str = "PACE#";
+pub const FREQ_SK: &str = "FREQ";
+/// How long a counted event's marker is kept (tracking links are accepted for 24 h).
+pub const MARKER_TTL_SECS: i64 = 48 * 3600;
+
+pub fn partition(account: &str) -> String {
+    keys::partition(account, "DELIVERY")
+}
+
+pub fn version_key(account: &str) -> Key {
+    Key::new(partition(account), VERSION_SK)
+}
+
+pub fn pace_key(account: &str, goal: &str) -> Key {
+    Key::new(partition(account), format!("{PACE_PREFIX}{goal}"))
+}
+
+pub fn freq_key(account: &str, viewer: &str) -> Key {
+    Key::new(keys::viewer_partition(account, viewer), FREQ_SK)
+}
+
+pub fn marker_key(account: &str, impression: &str, event: &str) -> Key {
+    Key::new(format!("A#{account}#EVENT#{impression}"), event)
+}
+
+/// Says that what the account serves changed: servers rebuild their snapshot. Called by
+/// the repository functions after each such write (a lost bump is repaired by the next
+/// one and by the snapshot's maximum age).
+pub async fn changed(store: &dyn Store, account: &str) {
+    if let Err(e) = store.add(&version_key(account), &[("v".into(), 1)], Cond::None).await {
+        tracing::warn!(error = %e, account, "the delivery version was not bumped; servers pick the change up at the snapshot's maximum age");
+    }
+}
+
+/// The delivery version and every goal's pace record (one query).
+pub async fn state(store: &dyn Store, account: &str) -> AppResult<(u64, HashMap<String, (Pace, u64)>)> {
+    let mut version = 0;
+    let mut pace = HashMap::new();
+    let mut cursor = None;
+    loop {
+        let page = store.query(Query::partition(partition(account)).after(cursor)).await?;
+        for item in page.items {
+            if item.sk == VERSION_SK {
+                version = item.counter("v").max(0) as u64;
+            } else if let Some(goal) = item.sk.strip_prefix(PACE_PREFIX) {
+                let p: Pace = super::decode::<Pace>(item.clone())?.value;
+                pace.insert(goal.to_string(), (p, item.version));
+            }
+        }
+        match page.next {
+            Some(c) => cursor = Some(c),
+            None => return Ok((version, pace)),
+        }
+    }
+}
+
+/// The viewer's audience segment ids (`<provider>[<segmentation>]=<segment>`) and frequency
+/// state (one query of the viewer's partition).
+pub async fn viewer(store: &dyn Store, account: &str, pid: &str) -> AppResult<(Vec<String>, FreqState, u64)> {
+    let page = store.query(Query::partition(keys::viewer_partition(account, pid)).limit(100)).await?;
+    let mut segments = Vec::new();
+    let mut freq = FreqState::default();
+    let mut version = 0;
+    for item in page.items {
+        if item.sk == FREQ_SK {
+            version = item.version;
+            freq = super::decode::<FreqState>(item)?.value;
+        } else {
+            let provider = item.sk.clone();
+            let v: Viewer = super::decode::<Viewer>(item)?.value;
+            segments.extend(v.segments.iter().map(|(sg, seg)| format!("{provider}[{sg}]={seg}")));
+        }
+    }
+    Ok((segments, freq, version))
+}
+
+/// The write of a new version of a record this module keeps as a versioned JSON body.
+pub fn put_versioned<T: serde::Serialize>(key: Key, value: &T, prev_version: u64) -> AppResult<TxOp> {
+    let item = super::item(key, value, prev_version + 1)?;
+    let cond = if prev_version == 0 { Cond::NotExists } else { Cond::Version(prev_version) };
+    Ok(TxOp::Put(item, cond))
+}
+
+/// The marker saying an event was counted (the transaction fails if it was already).
+pub fn marker_op(account: &str, impression: &str, event: &str, now: i64) -> TxOp {
+    let key = marker_key(account, impression, event);
+    TxOp::Put(Item { pk: key.pk, sk: key.sk, version: 1, expires_at: Some(now + MARKER_TTL_SECS), ..Item::default() }, Cond::NotExists)
+}
+
+/// The pace record and frequency state as stored (version 0: absent).
+pub async fn pace_of(store: &dyn Store, account: &str, goal: &str) -> AppResult<(Pace, u64)> {
+    Ok(super::get::<Pace>(store, &pace_key(account, goal)).await?.map(|v| (v.value.clone(), v.version())).unwrap_or_default())
+}
+
+pub async fn freq_of(store: &dyn Store, account: &str, viewer: &str) -> AppResult<(FreqState, u64)> {
+    Ok(super::get::<FreqState>(store, &freq_key(account, viewer)).await?.map(|v| (v.value.clone(), v.version())).unwrap_or_default())
+}

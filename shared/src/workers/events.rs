@@ -1,0 +1,164 @@
+//! The event aggregation worker: tracking events (SQS on AWS, in batches; in-process
+//! locally) become `/v3` metric counters, goal pace records and viewer frequency state.
+//!
+//! Exactly once per (impression id, event): a group of events is one transaction holding
+//! a marker per event (put only if absent), the summed counter additions, and the new pace
+//! and frequency records (put only at the version read). A marker that exists means the
+//! event was counted before (a replayed link or an SQS redelivery): that event leaves the
+//! group and the rest is committed; a moved version means a concurrent worker: re-read and
+//! try again. Nothing is added unless its marker is written in the same transaction.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::{JobError, JobResult};
+use crate::delivery::freq::FreqState;
+use crate::delivery::pacing::local_day_hour;
+use crate::metrics::{AdPath, Deltas};
+use crate::repo::delivery as rd;
+use crate::state::AppState;
+use crate::store::{StoreError, TxOp};
+
+/// One counted playback event (the tracking endpoint's message).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub account: String,
+    pub campaign: String,
+    pub goal: String,
+    pub ad: String,
+    pub impression: String,
+    /// The `/v3` counter (`impression`, `start`, …, `clickThrough`).
+    pub counter: String,
+    /// Whether this event is the goal's delivery (adds to `delivered` and the pace record).
+    pub delivered: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewer: Option<String>,
+    /// Epoch seconds of the event.
+    pub at: i64,
+}
+
+/// A message holds one event or several.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Message {
+    Many(Vec<Event>),
+    One(Event),
+}
+
+pub fn parse(body: &str) -> JobResult<Vec<Event>> {
+    match serde_json::from_str::<Message>(body) {
+        Ok(Message::Many(v)) => Ok(v),
+        Ok(Message::One(e)) => Ok(vec![e]),
+        Err(e) => Err(JobError::Drop(format!("malformed event message: {e}"))),
+    }
+}
+
+/// Events per transaction: each adds at most 6 actions (marker, 3 counters, pace,
+/// frequency), within DynamoDB's 100.
+pub const GROUP: usize = 16;
+const ATTEMPTS: usize = 20;
+
+/// Counts a batch of events (any accounts); returns how many were new.
+pub async fn process(st: &AppState, events: Vec<Event>) -> JobResult<usize> {
+    // The same event twice in one batch counts once.
+    let mut seen = std::collections::HashSet::new();
+    let events: Vec<Event> =
+        events.into_iter().filter(|e| seen.insert((e.account.clone(), e.impression.clone(), e.counter.clone()))).collect();
+    let mut offsets: HashMap<String, crate::model::zone::Zone> = HashMap::new();
+    let mut counted = 0;
+    for group in events.chunks(GROUP) {
+        for e in group {
+            if !offsets.contains_key(&e.account) {
+                let zone = crate::repo::accounts::get(st.store.as_ref(), &e.account).await?.map(|a| a.zone).unwrap_or_default();
+                offsets.insert(e.account.clone(), zone);
+            }
+        }
+        counted += commit_group(st, group.to_vec(), &offsets).await?;
+    }
+    Ok(counted)
+}
+
+async fn commit_group(st: &AppState, mut group: Vec<Event>, zones: &HashMap<String, crate::model::zone::Zone>) -> JobResult<usize> {
+    let store = st.store.as_ref();
+    for _ in 0..ATTEMPTS {
+        if group.is_empty() {
+            return Ok(0);
+        }
+        let mut ops: Vec<TxOp> = group.iter().map(|e| rd::marker_op(&e.account, &e.impression, &e.counter, e.at)).collect();
+        let markers = ops.len();
+
+        let mut per_ad: BTreeMap<(String, AdPath), Deltas> = BTreeMap::new();
+        for e in &group {
+            let path = AdPath { campaign: e.campaign.clone(), goal: e.goal.clone(), ad: e.ad.clone() };
+            let d = per_ad.entry((e.account.clone(), path)).or_default();
+            d.push((e.counter.clone(), 1));
+            if e.delivered {
+                d.push(("delivered".into(), 1));
+            }
+        }
+        let mut by_account: BTreeMap<String, Vec<(AdPath, Deltas)>> = BTreeMap::new();
+        for ((a, path), d) in per_ad {
+            by_account.entry(a).or_default().push((path, d));
+        }
+        for (a, list) in &by_account {
+            ops.extend(crate::metrics::add_ops(a, list));
+        }
+
+        // Pace records of the goals that delivered or had impressions.
+        let mut paces: BTreeMap<(String, String), (u64, u64, i64)> = BTreeMap::new();
+        for e in &group {
+            let imp = u64::from(e.counter == "impression");
+            if imp == 0 && !e.delivered {
+                continue;
+            }
+            let p = paces.entry((e.account.clone(), e.goal.clone())).or_insert((0, 0, e.at));
+            p.0 += imp;
+            p.1 += u64::from(e.delivered);
+            p.2 = p.2.max(e.at);
+        }
+        for ((a, g), (imps, delivered, at)) in &paces {
+            let (mut pace, version) = rd::pace_of(store, a, g).await?;
+            let offset = zones.get(a).map_or(0, |z| z.offset_at(*at));
+            let (day, hour) = local_day_hour(*at, offset);
+            pace.add(day, hour, *imps, *delivered);
+            ops.push(rd::put_versioned(rd::pace_key(a, g), &pace, version)?);
+        }
+
+        // Viewers' frequency state: impressions only.
+        let mut viewers: BTreeMap<(String, String), Vec<&Event>> = BTreeMap::new();
+        for e in group.iter().filter(|e| e.counter == "impression") {
+            if let Some(v) = &e.viewer {
+                viewers.entry((e.account.clone(), v.clone())).or_default().push(e);
+            }
+        }
+        for ((a, v), evs) in &viewers {
+            let (mut freq, version): (FreqState, u64) = rd::freq_of(store, a, v).await?;
+            for e in evs {
+                freq.record(&[format!("c:{}", e.campaign), format!("g:{}", e.goal)], e.at);
+            }
+            ops.push(rd::put_versioned(rd::freq_key(a, v), &freq, version)?);
+        }
+
+        match store.transact(ops).await {
+            Ok(()) => return Ok(group.len()),
+            Err(StoreError::TransactionCanceled { index: Some(i) }) if i < markers => {
+                tracing::info!(impression = %group[i].impression, counter = %group[i].counter, "event counted before; skipped");
+                group.remove(i);
+            }
+            Err(StoreError::TransactionCanceled { .. }) | Err(StoreError::ConditionFailed) => {
+                // A pace or frequency record moved (another worker), or the backend did not
+                // say which condition failed: find counted events one by one, then retry.
+                let mut left = Vec::with_capacity(group.len());
+                for e in group {
+                    if store.get(&rd::marker_key(&e.account, &e.impression, &e.counter)).await?.is_none() {
+                        left.push(e);
+                    }
+                }
+                group = left;
+            }
+            Err(e) => return Err(JobError::retry(e)),
+        }
+    }
+    Err(JobError::from("event group kept losing races; the message will be delivered again"))
+}
