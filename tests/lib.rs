@@ -24,6 +24,7 @@ use shared::store::embedded::EmbeddedStore;
 use shared::store::Store;
 
 pub mod faults;
+pub mod player;
 pub mod scoped;
 
 pub use chrono;
@@ -113,7 +114,13 @@ fn fresh_seed() -> (SeedFile, Vec<Account>) {
 impl TestApp {
     /// Settings of the tests: the downloader may reach the tests' own loopback servers.
     pub fn settings() -> Settings {
-        Settings { asset_allow_private_urls: true, asset_download_timeout: std::time::Duration::from_secs(5), ..Settings::default() }
+        Settings {
+            asset_allow_private_urls: true,
+            asset_download_timeout: std::time::Duration::from_secs(5),
+            // Every ad request sees the latest version and pace records.
+            delivery_refresh: std::time::Duration::ZERO,
+            ..Settings::default()
+        }
     }
 
     pub async fn spawn(backend: Backend) -> TestApp {

@@ -21,6 +21,7 @@ mod policies;
 mod queries;
 mod reference;
 mod rules;
+mod serving;
 mod store_contract;
 mod templates;
 mod tenant_sweep;

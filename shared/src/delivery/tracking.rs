@@ -6,6 +6,10 @@
 
 use sha2::{Digest, Sha256};
 
+/// Everything but RFC 3986's unreserved characters is encoded.
+const UNRESERVED_KEPT: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
 /// How long after serving a tracking link is accepted (the replay markers live longer).
 pub const MAX_AGE_SECS: i64 = 24 * 3600;
 
@@ -101,7 +105,7 @@ impl Token {
 
     /// The query string of the event's link (values percent-encoded).
     pub fn query(&self, secret: &[u8], event: &str) -> String {
-        let e = |s: &str| percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string();
+        let e = |s: &str| percent_encoding::utf8_percent_encode(s, UNRESERVED_KEPT).to_string();
         let mut q = format!(
             "a={}&c={}&g={}&ad={}&i={}&ts={}&d={}",
             e(&self.account),

@@ -1,0 +1,66 @@
+//! The player side of the serving tests: served documents parsed by the IAB clients a
+//! web player uses (`@dailymotion/vast-client`, `@dailymotion/vmap`) under Node
+//! (`tests/node/parse.mjs`; `scripts/test.sh` installs them with `npm ci`), and the
+//! tracking links of a served document fired the way a player fires them.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::{Res, TestApp};
+
+/// What the player-side client makes of a document (`kind`: `vast` or `vmap`); panics
+/// with the client's message when it rejects the document.
+pub fn parse(kind: &str, doc: &str) -> Value {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
+    assert!(
+        std::path::Path::new(dir).join("node_modules/@dailymotion/vast-client").exists(),
+        "the player-side clients are not installed: run `npm ci` in tests/node (scripts/test.sh does)"
+    );
+    let mut child = Command::new("node")
+        .arg("parse.mjs")
+        .arg(kind)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node runs");
+    child.stdin.take().expect("stdin").write_all(doc.as_bytes()).expect("write the document");
+    let out = child.wait_with_output().expect("node finishes");
+    assert!(out.status.success(), "the {kind} client rejected the document: {}\n{doc}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("the helper prints JSON")
+}
+
+/// The path of a served absolute link (the test router serves it).
+pub fn path_of(link: &str) -> String {
+    let rest = link.split_once("://").map_or(link, |(_, r)| r);
+    rest.find('/').map_or_else(|| "/".to_string(), |i| rest[i..].to_string())
+}
+
+impl TestApp {
+    /// `GET /v1/adrequest?account=<a>&<query>` (no API key, as a player calls it).
+    pub async fn ad_request(&self, query: &str) -> Res {
+        self.send("GET", &format!("/v1/adrequest?account={}&{query}", self.a.id), None, None, "").await
+    }
+
+    /// Fires a served tracking link.
+    pub async fn fire(&self, link: &str) -> Res {
+        self.send("GET", &path_of(link), None, None, "").await
+    }
+
+    /// Polls an ad's `/v3` metrics until `counter` reaches `n` (the event worker runs in the
+    /// background); returns the metrics.
+    pub async fn wait_metric(&self, ad: &str, counter: &str, n: i64) -> Value {
+        let mut last = Value::Null;
+        for _ in 0..400 {
+            last = self.get(&format!("/v3/ads/{ad}?embed=metrics")).await.json()["metrics"].clone();
+            if last[counter].as_i64() == Some(n) {
+                return last;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        panic!("{counter} of ad {ad} did not reach {n}: {last}");
+    }
+}
