@@ -44,6 +44,22 @@ async fn call(router: axum::Router, method: &str, path: &str, body: String) -> (
     (status, String::from_utf8_lossy(&b).into_owned())
 }
 
+/// A signed impression link's query (the tracking event carries one a served document had).
+fn tracking_query(settings: &Settings, campaign: &str, goal: &str, ad: &str) -> String {
+    let t = shared::delivery::tracking::Token {
+        account: "demo-alpha".into(),
+        campaign: campaign.into(),
+        goal: goal.into(),
+        ad: ad.into(),
+        impression: "5f0e7a52-0a7e-4c7e-9a55-3c2d1b0e9f11".into(),
+        viewer: Some("viewer-1".into()),
+        issued: chrono::Utc::now().timestamp(),
+        delivered: "impression".into(),
+        click: None,
+    };
+    t.query(settings.tracking_secret.as_bytes(), "impression")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_event_file_runs_through_its_function() {
     let store: Arc<dyn shared::store::Store> = Arc::new(shared::store::embedded::EmbeddedStore::in_memory().unwrap());
@@ -104,12 +120,13 @@ async fn every_event_file_runs_through_its_function() {
     let vars: BTreeMap<&str, String> = BTreeMap::from([
         ("clientId", client),
         ("contactId", contact),
-        ("campaignId", campaign),
-        ("goalId", goal),
+        ("campaignId", campaign.clone()),
+        ("goalId", goal.clone()),
         ("adId", ad["id"].as_str().unwrap().to_string()),
         ("assetId", asset_id.clone()),
         ("assetBody", serde_json::to_string(&asset).unwrap().replace('"', "\\\"")),
         ("bucket", settings.bucket_name.clone()),
+        ("trackingQuery", tracking_query(&settings, &campaign, &goal, ad["id"].as_str().unwrap())),
     ]);
 
     // HTTP: <function>-<name>.json through that function's router only.
@@ -143,7 +160,13 @@ async fn every_event_file_runs_through_its_function() {
     .await
     .unwrap();
     for (name, text) in files("sqs") {
-        let q = if name.starts_with("asset-worker") { shared::queue::QueueName::Assets } else { shared::queue::QueueName::Audience };
+        let q = if name.starts_with("asset-worker") {
+            shared::queue::QueueName::Assets
+        } else if name.starts_with("events-worker") {
+            shared::queue::QueueName::Events
+        } else {
+            shared::queue::QueueName::Audience
+        };
         let event: aws_lambda_events::sqs::SqsEvent = serde_json::from_str(&fill(&text, &vars)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let res = shared::lambda::handle_batch(&st, q, event).await;
         assert!(res.batch_item_failures.is_empty(), "events/sqs/{name}.json failed");

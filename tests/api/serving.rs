@@ -156,7 +156,10 @@ both_stores! {
         app.fire("/v1/track/impression?a=x").await.expect(400);
         app.fire(&imp.replace("/v1/track/impression", "/v1/track/bogus")).await.expect(404);
 
-        let m = app.wait_metric(&id, "complete", 1).await;
+        for counter in ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "clickThrough"] {
+            app.wait_metric(&id, counter, 1).await;
+        }
+        let m = app.wait_metric(&id, "delivered", 1).await;
         // Give a wrongly counted replay time to show.
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         let m2 = app.get(&format!("/v3/ads/{id}?embed=metrics")).await.json()["metrics"].clone();

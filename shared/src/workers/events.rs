@@ -54,6 +54,22 @@ pub fn parse(body: &str) -> JobResult<Vec<Event>> {
     }
 }
 
+/// Messages the in-process runner counts together (the Lambda's SQS batch is 100).
+pub const IN_PROCESS_BATCH: usize = 100;
+
+/// Several messages as one (a JSON array of their events); malformed ones are left out
+/// and logged.
+pub fn join_messages(bodies: &[String]) -> String {
+    let mut all = Vec::new();
+    for b in bodies {
+        match parse(b) {
+            Ok(e) => all.extend(e),
+            Err(e) => tracing::error!(error = %e, body = %b, "malformed event message dropped"),
+        }
+    }
+    serde_json::to_string(&all).unwrap_or_else(|_| "[]".into())
+}
+
 /// Events per transaction: each adds at most 6 actions (marker, 3 counters, pace,
 /// frequency), within DynamoDB's 100.
 pub const GROUP: usize = 16;
@@ -81,7 +97,12 @@ pub async fn process(st: &AppState, events: Vec<Event>) -> JobResult<usize> {
 
 async fn commit_group(st: &AppState, mut group: Vec<Event>, zones: &HashMap<String, crate::model::zone::Zone>) -> JobResult<usize> {
     let store = st.store.as_ref();
-    for _ in 0..ATTEMPTS {
+    for attempt in 0..ATTEMPTS {
+        if attempt > 0 {
+            // Lost a race on a pace or frequency record: back off with jitter.
+            let ms = 5u64 << attempt.min(6);
+            tokio::time::sleep(std::time::Duration::from_millis(ms / 2 + u64::from(uuid::Uuid::new_v4().as_bytes()[0]) % (ms / 2 + 1))).await;
+        }
         if group.is_empty() {
             return Ok(0);
         }

@@ -113,8 +113,21 @@ pub fn run_in_process(state_of: impl Fn(QueueName) -> AppState, receivers: Recei
     for (q, mut rx) in receivers.0 {
         let st = state_of(q);
         tokio::spawn(async move {
-            while let Some(body) = rx.recv().await {
+            while let Some(first) = rx.recv().await {
                 let st = st.clone();
+                // Tracking events are counted in batches, as SQS hands them to the Lambda.
+                let body = if q == QueueName::Events {
+                    let mut batch = vec![first];
+                    while batch.len() < events::IN_PROCESS_BATCH {
+                        match rx.try_recv() {
+                            Ok(b) => batch.push(b),
+                            Err(_) => break,
+                        }
+                    }
+                    events::join_messages(&batch)
+                } else {
+                    first
+                };
                 tokio::spawn(async move {
                     for attempt in 0..5u32 {
                         if settle(&st, q, &body).await {
