@@ -9,6 +9,7 @@ pub mod freq;
 pub mod pacing;
 pub mod request;
 pub mod snapshot;
+pub mod synthetic;
 pub mod targeting;
 pub mod tracking;
 pub mod vast;

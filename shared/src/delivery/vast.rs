@@ -253,3 +253,79 @@ pub fn vmap(s: &Snapshot, breaks: &[(Format, u32, Vec<Served<'_>>)], links: &Lin
     o.close("vmap:VMAP");
     o.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delivery::decide::Pick;
+    use crate::delivery::snapshot::{compile, Input};
+    use crate::delivery::synthetic::{self, ad, campaign, goal};
+    use chrono::{Duration, Utc};
+
+    fn snapshot() -> Snapshot {
+        let now = Utc::now();
+        let g = goal("g", "c", "IMPRESSION", 1e6, now - Duration::days(1), now + Duration::days(1));
+        let mut third = ad("third", "g", "preroll", None, now);
+        third.creative.kind = crate::model::enums::CreativeType::Thirdparty;
+        third.creative.vast_uri = Some("https://partner.example/vast?x=1&y=2".into());
+        let mut tracked = ad("tracked", "g", "midroll", None, now);
+        tracked.external_trackers = vec![
+            crate::model::creative::Tracker { id: "t1".into(), url: "https://t.example/skip".into(), event: "SKIP".into() },
+            crate::model::creative::Tracker { id: "t2".into(), url: "https://t.example/click".into(), event: "CLICK_THROUGH".into() },
+        ];
+        compile(
+            Input {
+                account: Some(synthetic::account("acc")),
+                campaigns: vec![campaign("c", now)],
+                goals: vec![g],
+                ads: vec![third, tracked],
+                ..Input::default()
+            },
+            now,
+        )
+    }
+
+    fn doc(s: &Snapshot, ad: &str, v3: bool, skip: Option<Skip>) -> String {
+        let pick = Pick { ad: s.ad_index[ad], goal: 0, skip };
+        let links = Links { base: "https://api.example", secret: b"k", viewer: None, issued: 1 };
+        vast(s, &[Served { pick: &pick, impression: "imp-1".into() }], v3, &links)
+    }
+
+    #[test]
+    fn third_party_ads_are_wrappers_with_the_ticket() {
+        let s = snapshot();
+        let d = doc(&s, "third", true, None);
+        assert!(
+            d.contains("<Wrapper><AdSystem>adserver</AdSystem><VASTAdTagURI>https://partner.example/vast?x=1&amp;y=2</VASTAdTagURI>"),
+            "{d}"
+        );
+        assert!(d.contains("/v1/track/impression?") && !d.contains("<InLine>"), "{d}");
+    }
+
+    #[test]
+    fn skip_offsets_and_events_follow_the_version() {
+        let s = snapshot();
+        let skip = Some(Skip { value: 25, percent: true });
+        let v3 = doc(&s, "tracked", true, skip);
+        assert!(
+            v3.contains("<Linear skipoffset=\"25%\">") && v3.contains("<Tracking event=\"skip\">https://t.example/skip</Tracking>"),
+            "{v3}"
+        );
+        assert!(v3.contains("<ClickTracking>https://t.example/click</ClickTracking>"), "{v3}");
+        let v2 = doc(&s, "tracked", false, skip);
+        assert!(v2.contains("<VAST version=\"2.0\">") && v2.contains("<Linear>") && !v2.contains("event=\"skip\""), "{v2}");
+        let secs = doc(&s, "tracked", true, Some(Skip { value: 5, percent: false }));
+        assert!(secs.contains("skipoffset=\"00:00:05\""), "{secs}");
+    }
+
+    #[test]
+    fn an_empty_break_is_an_empty_vast_and_vmap_leaves_it_out() {
+        let s = snapshot();
+        let links = Links { base: "https://api.example", secret: b"k", viewer: None, issued: 1 };
+        assert_eq!(vast(&s, &[], true, &links), "<?xml version=\"1.0\" encoding=\"UTF-8\"?><VAST version=\"3.0\"></VAST>");
+        let m = vmap(&s, &[(Format::Preroll, 1, Vec::new())], &links);
+        assert!(m.ends_with("<vmap:VMAP xmlns:vmap=\"http://www.iab.net/videosuite/vmap\" version=\"1.0\"></vmap:VMAP>"), "{m}");
+        assert_eq!(ResponseType::parse("vast_2_0_1"), Some(ResponseType::Vast2));
+        assert_eq!(ResponseType::parse("VAST_4_0"), None);
+    }
+}

@@ -101,7 +101,8 @@ async fn commit_group(st: &AppState, mut group: Vec<Event>, zones: &HashMap<Stri
         if attempt > 0 {
             // Lost a race on a pace or frequency record: back off with jitter.
             let ms = 5u64 << attempt.min(6);
-            tokio::time::sleep(std::time::Duration::from_millis(ms / 2 + u64::from(uuid::Uuid::new_v4().as_bytes()[0]) % (ms / 2 + 1))).await;
+            tokio::time::sleep(std::time::Duration::from_millis(ms / 2 + u64::from(uuid::Uuid::new_v4().as_bytes()[0]) % (ms / 2 + 1)))
+                .await;
         }
         if group.is_empty() {
             return Ok(0);
