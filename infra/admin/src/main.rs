@@ -9,6 +9,9 @@
 //!   admin create-table                create the DynamoDB table (emulators; SAM owns it on AWS)
 //!   admin record-metrics <account-id> <ad-id> impression=100 complete=40 ...
 //!                                     add delivery counts to an ad (and its goal and campaign)
+//!   admin seed-synthetic <account-id> <goals> <ads> [seed]
+//!                                     add a generated account's campaigns, goals, ads, rules and
+//!                                     categories (delivery benchmarks, scripts/serve-load.sh)
 //!
 //! The store comes from the environment: STORE (embedded|dynamodb), DATA_DIR, TABLE_NAME,
 //! AWS_ENDPOINT_URL.
@@ -26,7 +29,7 @@ async fn main() {
     }
 }
 
-const USAGE: &str = "usage: admin seed <file.json> | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>...";
+const USAGE: &str = "usage: admin seed <file.json> | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed]";
 
 async fn run(args: &[String]) -> Result<(), String> {
     let cmd = args.first().ok_or(USAGE)?;
@@ -62,6 +65,27 @@ async fn run(args: &[String]) -> Result<(), String> {
             let (Some(account), Some(ad)) = (args.get(1), args.get(2)) else { return Err(USAGE.into()) };
             let store = shared::assemble::open_store(&cfg).await?;
             record_metrics(store.as_ref(), account, ad, &args[3..]).await
+        }
+        "seed-synthetic" => {
+            let (Some(account), Some(goals), Some(ads)) = (args.get(1), args.get(2), args.get(3)) else { return Err(USAGE.into()) };
+            let num = |s: &String, what: &str| s.parse::<usize>().map_err(|_| format!("{what} must be a number (got {s:?})"));
+            let (goals, ads) = (num(goals, "goals")?, num(ads, "ads")?);
+            if !(1..=10_000).contains(&goals) || !(1..=100_000).contains(&ads) {
+                return Err("goals 1-10,000 and ads 1-100,000".into());
+            }
+            let seed = args.get(4).map(|s| num(s, "seed")).transpose()?.unwrap_or(1) as u64;
+            let store = shared::assemble::open_store(&cfg).await?;
+            if shared::repo::accounts::get(store.as_ref(), account).await.map_err(|e| e.to_string())?.is_none() {
+                return Err(format!("no account {account}: seed it first"));
+            }
+            let input = shared::delivery::synthetic::generate(shared::delivery::synthetic::Spec { goals, ads, seed }, chrono::Utc::now());
+            let items = shared::delivery::synthetic::items(account, &input).map_err(|e| e.to_string())?;
+            for chunk in items.chunks(25) {
+                store.batch_write(chunk.to_vec(), Vec::new()).await.map_err(|e| e.to_string())?;
+            }
+            shared::repo::delivery::changed(store.as_ref(), account).await;
+            eprintln!("{account}: {} campaigns, {goals} goals, {ads} ads, {} rule sets written", input.campaigns.len(), input.rules.len());
+            Ok(())
         }
         _ => Err(USAGE.into()),
     }

@@ -1,0 +1,111 @@
+//! The delivery engine benchmark (issue 11): an account of 1,000 active goals and 5,000
+//! ads with mixed targeting (`shared::delivery::synthetic`). Prints the snapshot's build
+//! time (compile alone, and read from the embedded store + compile) and size, then
+//! decisions on one core: decisions/s over 200,000 varied requests, and p50/p99/max of
+//! single decisions. Run: `cargo bench -p api-tests --bench delivery`.
+
+use std::time::Instant;
+
+use shared::delivery::decide::decide;
+use shared::delivery::pacing::Pace;
+use shared::delivery::request::ViewerState;
+use shared::delivery::snapshot::compile;
+use shared::delivery::synthetic::{self, Spec};
+use shared::store::embedded::EmbeddedStore;
+use shared::store::Store;
+
+const GOALS: usize = 1_000;
+const ADS: usize = 5_000;
+const REQUESTS: usize = 200_000;
+
+fn pct(sorted: &[u128], p: f64) -> u128 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let now = chrono::Utc::now();
+    let spec = Spec { goals: GOALS, ads: ADS, seed: 11 };
+
+    // Snapshot: compile alone.
+    let mut compile_ms = Vec::new();
+    let mut snapshot = None;
+    for _ in 0..10 {
+        let input = synthetic::generate(spec, now);
+        let t = Instant::now();
+        let s = compile(input, now);
+        compile_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        snapshot = Some(s);
+    }
+    let s = snapshot.expect("compiled");
+    compile_ms.sort_by(|a, b| a.total_cmp(b));
+    let stored_bytes: usize = synthetic::items("bench", &synthetic::generate(spec, now)).expect("items").iter().map(|i| i.size()).sum();
+
+    // Snapshot: read from the store and compile (what a server does when the version moves).
+    let store = EmbeddedStore::in_memory().expect("store");
+    let items = synthetic::items("bench", &synthetic::generate(spec, now)).expect("items");
+    for chunk in items.chunks(25) {
+        store.batch_write(chunk.to_vec(), Vec::new()).await.expect("seed");
+    }
+    let mut build_ms = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let input = shared::delivery::cache::load(&store, "bench", 1, "https://m").await.expect("load");
+        let built = compile(input, now);
+        build_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!((built.goals.len(), built.ads.len()), (GOALS, ADS));
+    }
+    build_ms.sort_by(|a, b| a.total_cmp(b));
+    println!(
+        "account: {} goals, {} ads, {} campaigns, {} interned values; stored records {:.1} MB",
+        s.goals.len(),
+        s.ads.len(),
+        s.campaigns.len(),
+        s.syms.len(),
+        stored_bytes as f64 / 1e6
+    );
+    println!(
+        "snapshot compile: median {:.1} ms (min {:.1}); read from the embedded store + compile: median {:.1} ms; size ~{:.1} MB in memory",
+        compile_ms[compile_ms.len() / 2],
+        compile_ms[0],
+        build_ms[build_ms.len() / 2],
+        s.approx_bytes() as f64 / 1e6
+    );
+
+    // Decisions on one core.
+    let requests = synthetic::requests(REQUESTS, 5, now);
+    let viewer = ViewerState::default();
+    let pace: Vec<Pace> = vec![Pace::default(); s.goals.len()];
+    let mut filled = 0usize;
+    for r in requests.iter().take(20_000) {
+        filled += decide(&s, r, &viewer, &pace).picks.len();
+    }
+    let t = Instant::now();
+    let mut picks = 0usize;
+    for r in &requests {
+        picks += decide(&s, r, &viewer, &pace).picks.len();
+    }
+    let secs = t.elapsed().as_secs_f64();
+    let mut lat: Vec<u128> = Vec::with_capacity(REQUESTS);
+    for r in &requests {
+        let t = Instant::now();
+        let d = decide(&s, r, &viewer, &pace);
+        lat.push(t.elapsed().as_nanos());
+        std::hint::black_box(d);
+    }
+    lat.sort_unstable();
+    println!(
+        "decisions: {REQUESTS} in {:.3} s = {:.0} decisions/s on one core; {:.1} % of breaks filled (warm-up {:.1} %)",
+        secs,
+        REQUESTS as f64 / secs,
+        picks as f64 * 100.0 / REQUESTS as f64,
+        filled as f64 * 100.0 / 20_000.0
+    );
+    println!(
+        "decision latency: p50 {:.1} us, p99 {:.1} us, p99.9 {:.1} us, max {:.1} us",
+        pct(&lat, 0.5) as f64 / 1000.0,
+        pct(&lat, 0.99) as f64 / 1000.0,
+        pct(&lat, 0.999) as f64 / 1000.0,
+        *lat.last().unwrap_or(&0) as f64 / 1000.0
+    );
+}
