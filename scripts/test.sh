@@ -4,7 +4,7 @@
 # cargo clippy -D warnings, cfn-lint and `sam validate --lint` on template.yaml, the LocalStack
 # init verified on moto; then each fuzz target for a bounded
 # time (scripts/fuzz.sh, cargo-fuzz with the nightly compiler).
-# Installs what it needs (a venv with moto and cfn-lint), starts moto on a free loopback
+# Installs what it needs (a venv with moto and cfn-lint, the npm player clients), starts moto on a free loopback
 # port, and stops it on exit, also when tests fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,16 @@ if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/cfn-lint" ]; then
   echo "== installing moto[server] and cfn-lint into .venv"
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'moto[server]>=5.1,<6' 'cfn-lint>=1,<2'
+fi
+
+# The player-side VAST/VMAP clients the serving tests parse documents with (tests/player.rs).
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+  echo "== installing Node.js (Debian)"
+  apt-get install -y -q nodejs npm > /dev/null
+fi
+if [ ! -d tests/node/node_modules/@dailymotion/vast-client ]; then
+  echo "== npm ci in tests/node (@dailymotion/vast-client, @dailymotion/vmap, @xmldom/xmldom)"
+  (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 echo "== cargo fmt --check"

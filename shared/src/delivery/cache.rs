@@ -28,6 +28,9 @@ struct Entry {
     built: Instant,
 }
 
+/// Accounts whose snapshots one process keeps.
+pub const MAX_ACCOUNTS: usize = 200;
+
 #[derive(Default)]
 pub struct DeliveryCache {
     entries: Mutex<HashMap<String, Entry>>,
@@ -64,8 +67,17 @@ impl DeliveryCache {
         let pace: Vec<Pace> = snapshot.goals.iter().map(|g| paces.get(&g.id).map(|(p, _)| p.clone()).unwrap_or_default()).collect();
         let pace = Arc::new(pace);
         let entry = Entry { snapshot: snapshot.clone(), pace: pace.clone(), checked: Instant::now(), built };
-        if let Ok(mut m) = self.entries.lock() {
-            m.insert(account.to_string(), entry);
+        // Unknown accounts are not kept (anyone can name one in an ad request), and the
+        // cache holds at most MAX_ACCOUNTS: the least recently checked goes first.
+        if !snapshot.account.is_empty() {
+            if let Ok(mut m) = self.entries.lock() {
+                if m.len() >= MAX_ACCOUNTS && !m.contains_key(account) {
+                    if let Some(oldest) = m.iter().min_by_key(|(_, e)| e.checked).map(|(k, _)| k.clone()) {
+                        m.remove(&oldest);
+                    }
+                }
+                m.insert(account.to_string(), entry);
+            }
         }
         Ok((snapshot, pace))
     }
@@ -87,7 +99,11 @@ async fn all_items(store: &dyn Store, q: Query) -> AppResult<Vec<crate::store::I
 /// Reads what a snapshot is compiled from: account, campaigns, goals, ads, their assets,
 /// rules, linked templates, categories and the ranked policies.
 pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &str) -> AppResult<Input> {
-    let acc = repo::accounts::get(store, account).await?;
+    let Some(acc) = repo::accounts::get(store, account).await? else {
+        // No such account: an empty snapshot (the caller answers 404), nothing else read.
+        return Ok(Input { version, ..Input::default() });
+    };
+    let acc = Some(acc);
     let campaigns = repo::campaigns::all(store, account).await?;
     let goals = repo::goals::all(store, account).await?;
     let mut ads = Vec::new();
