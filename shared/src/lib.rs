@@ -10,6 +10,7 @@ pub mod delivery;
 pub mod download;
 pub mod error;
 pub mod fasttime;
+pub mod forecast;
 pub mod ids;
 pub mod json;
 pub mod keys;

@@ -52,6 +52,8 @@ pub struct SeedAccount {
     pub audience_providers: Vec<AudienceProvider>,
     #[serde(default)]
     pub custom_parameters: Vec<CustomParameter>,
+    #[serde(default)]
+    pub traffic_profile: Option<crate::model::account::TrafficProfile>,
 }
 
 fn utc() -> String {
@@ -146,6 +148,7 @@ impl SeedAccount {
             features: self.features.clone(),
             ad_formats: self.ad_formats.clone(),
             limits: self.limits.clone(),
+            traffic_profile: self.traffic_profile.clone(),
         }
     }
 

@@ -22,7 +22,7 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     pub(crate) auth_cache: Arc<AuthCache>,
     /// Compiled delivery snapshots of the accounts this process serves.
-    pub delivery: Arc<crate::delivery::cache::DeliveryCache>,
+    pub delivery: Arc<crate::repo::snapshots::DeliveryCache>,
     /// When the current invocation is stopped (a Lambda's deadline): long jobs end their
     /// work before it, so a killed invocation never leaves a record half-way.
     pub deadline: Option<std::time::Instant>,
@@ -37,7 +37,7 @@ impl AppState {
             clock: Arc::new(SystemClock),
             settings: Arc::new(Settings::default()),
             auth_cache: Arc::new(AuthCache::new(Duration::from_secs(30))),
-            delivery: Arc::new(crate::delivery::cache::DeliveryCache::default()),
+            delivery: Arc::new(crate::repo::snapshots::DeliveryCache::default()),
             deadline: None,
         }
     }

@@ -39,18 +39,19 @@ async fn main() {
     }
     let s = snapshot.expect("compiled");
     compile_ms.sort_by(|a, b| a.total_cmp(b));
-    let stored_bytes: usize = synthetic::items("bench", &synthetic::generate(spec, now)).expect("items").iter().map(|i| i.size()).sum();
+    let stored_bytes: usize =
+        shared::repo::snapshots::items("bench", &synthetic::generate(spec, now)).expect("items").iter().map(|i| i.size()).sum();
 
     // Snapshot: read from the store and compile (what a server does when the version moves).
     let store = EmbeddedStore::in_memory().expect("store");
-    let items = synthetic::items("bench", &synthetic::generate(spec, now)).expect("items");
+    let items = shared::repo::snapshots::items("bench", &synthetic::generate(spec, now)).expect("items");
     for chunk in items.chunks(25) {
         store.batch_write(chunk.to_vec(), Vec::new()).await.expect("seed");
     }
     let mut build_ms = Vec::new();
     for _ in 0..5 {
         let t = Instant::now();
-        let input = shared::delivery::cache::load(&store, "bench", 1, "https://m").await.expect("load");
+        let input = shared::repo::snapshots::load(&store, "bench", 1, "https://m").await.expect("load");
         let built = compile(input, now);
         build_ms.push(t.elapsed().as_secs_f64() * 1000.0);
         assert_eq!((built.goals.len(), built.ads.len()), (GOALS, ADS));

@@ -3,8 +3,9 @@
 //! same picks (the forecaster replays it). docs/delivery.md has the algorithm.
 
 use super::pacing::{caps_allow, local_day_hour, pacing_allows, Pace};
-use super::request::{AdRequest, Ctx, ViewerState};
+use super::request::{AdRequest, ViewerState};
 use super::snapshot::{Format, GoalEntry, Media, Snapshot};
+use super::targeting::Ctx;
 use crate::model::policy::Policy;
 
 /// A small deterministic generator (SplitMix64).
@@ -221,9 +222,21 @@ impl Env<'_> {
     }
 }
 
+/// Whether goal `gi` could take this request (the forecaster's matched units): its flight,
+/// caps, targeting and frequency caps — and pacing when `paced` — and, with `with_ads`, one
+/// of its ads fits the break.
+pub fn eligible(s: &Snapshot, r: &AdRequest, v: &ViewerState, pace: &[Pace], gi: u32, paced: bool, with_ads: bool) -> bool {
+    let ctx = s.ctx(r, v);
+    let (day, hour) = local_day_hour(ctx.now, s.zone.offset_at(ctx.now));
+    let policy = policy_for(s, &ctx);
+    let settings = BreakSettings::of(policy.map(|i| &s.policies[i as usize].policy), r.format, r.break_number);
+    let env = Env { s, r, freq: &v.freq, ctx, pace, day, hour, settings };
+    env.goal_ok(gi, paced) && (!with_ads || s.goals[gi as usize].ads[r.format as usize].iter().any(|(a, _)| env.ad_ok(*a)))
+}
+
 /// Chooses the ads of one break.
 pub fn decide(s: &Snapshot, r: &AdRequest, v: &ViewerState, pace: &[Pace]) -> Decision {
-    let ctx = Ctx::new(s, r, v);
+    let ctx = s.ctx(r, v);
     let (day, hour) = local_day_hour(ctx.now, s.zone.offset_at(ctx.now));
     let policy = policy_for(s, &ctx);
     let settings = BreakSettings::of(policy.map(|i| &s.policies[i as usize].policy), r.format, r.break_number);

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::snapshot::FreqCap;
+use crate::model::enums::TimeUnit;
 
 /// Impression times kept per scope: sliding-window caps above this count at most this many.
 pub const MAX_RECENT: usize = 128;
@@ -18,6 +18,31 @@ pub const MAX_RECENT: usize = 128;
 pub const MAX_SCOPES: usize = 200;
 /// The longest sliding window (MONTH, 30 days) plus a day.
 pub const KEEP_SECS: i64 = 31 * 86_400;
+
+/// A frequency cap of a goal (its own, or its campaign's unless ignored).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FreqCap {
+    /// `c:<campaign id>` or `g:<goal id>`: the scope the viewer's impressions are counted in.
+    pub scope: String,
+    pub limit: u32,
+    /// Sliding window in seconds; `None`: the lifetime of the campaign or goal.
+    pub window: Option<i64>,
+}
+
+/// Seconds of a frequency cap's period (sliding windows; docs/delivery.md).
+pub fn window_secs(u: TimeUnit) -> Option<i64> {
+    Some(match u {
+        TimeUnit::FiveMinutes => 300,
+        TimeUnit::TenMinutes => 600,
+        TimeUnit::QuarterHour => 900,
+        TimeUnit::HalfHour => 1800,
+        TimeUnit::Hour => 3600,
+        TimeUnit::Day => 86_400,
+        TimeUnit::Week => 7 * 86_400,
+        TimeUnit::Month => 30 * 86_400,
+        TimeUnit::CampaignLifetime | TimeUnit::GoalLifetime => return None,
+    })
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScopeCount {

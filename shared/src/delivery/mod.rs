@@ -3,12 +3,12 @@
 //! serving and tracking endpoints (`api::serving`) and the event worker
 //! (`workers::events`) are its I/O; the forecaster replays `decide`.
 
-pub mod cache;
 pub mod decide;
 pub mod freq;
 pub mod pacing;
 pub mod request;
 pub mod snapshot;
+pub mod symbols;
 pub mod synthetic;
 pub mod targeting;
 pub mod tracking;

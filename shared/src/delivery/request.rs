@@ -1,10 +1,9 @@
-//! An ad request as the decision sees it, and its translation into the snapshot's symbols
-//! (`Ctx`): done once per request, so goal checks compare integers only.
+//! An ad request as the decision sees it, and what the store knows of its viewer. The
+//! snapshot translates both into symbols once per request (`Snapshot::ctx`).
 
-use chrono::{DateTime, Datelike, Timelike, Utc};
+use chrono::{DateTime, Utc};
 
-use super::snapshot::{Format, Snapshot, Sym};
-use super::targeting::parse_user_agent;
+use super::symbols::Format;
 use crate::model::enums::{Browser, Day, OperatingSystem};
 
 /// One ad request (docs/delivery.md lists the query parameters it is read from).
@@ -59,26 +58,6 @@ pub struct ViewerState {
     pub freq: super::freq::FreqState,
 }
 
-/// The request in the snapshot's terms.
-#[derive(Debug, Clone)]
-pub struct Ctx {
-    pub now: i64,
-    /// Local day and minute of the day (account time zone) for time rules.
-    pub day: Day,
-    pub minute: u32,
-    pub categories: Vec<Sym>,
-    pub partner: Vec<Sym>,
-    pub tags: Vec<Sym>,
-    pub locations: Vec<Sym>,
-    pub segments: Vec<Sym>,
-    pub acp: Vec<(Sym, Sym)>,
-    pub device_container: Option<Sym>,
-    pub ip: Option<u32>,
-    pub browser: Browser,
-    pub os: OperatingSystem,
-    pub has_viewer: bool,
-}
-
 pub fn day_of(weekday: chrono::Weekday) -> Day {
     match weekday {
         chrono::Weekday::Mon => Day::Monday,
@@ -91,32 +70,52 @@ pub fn day_of(weekday: chrono::Weekday) -> Day {
     }
 }
 
-impl Ctx {
-    pub fn new(s: &Snapshot, r: &AdRequest, viewer: &ViewerState) -> Ctx {
-        let local = r.now.with_timezone(&s.zone);
-        let categories = match &r.category {
-            Some(c) => {
-                let sym = s.syms.get(c);
-                s.lineage.get(&sym).cloned().unwrap_or_else(|| vec![sym])
-            }
-            None => Vec::new(),
-        };
-        let (browser, os) = parse_user_agent(&r.user_agent);
-        Ctx {
-            now: r.now.timestamp(),
-            day: day_of(local.weekday()),
-            minute: local.hour() * 60 + local.minute(),
-            categories,
-            partner: r.partner.iter().map(|p| s.syms.get(p)).collect(),
-            tags: r.tags.iter().map(|t| s.syms.get(t)).collect(),
-            locations: r.locations.iter().map(|l| s.syms.get(l)).collect(),
-            segments: viewer.segments.iter().map(|g| s.syms.get(g)).collect(),
-            acp: r.acp.iter().map(|(n, v)| (s.syms.get(n), s.syms.get(v))).collect(),
-            device_container: r.device_container.as_ref().map(|d| s.syms.get(d)),
-            ip: r.ip.map(u32::from),
-            browser,
-            os,
-            has_viewer: r.viewer.is_some(),
-        }
+/// Browser and operating system from a User-Agent header (the families of the rules).
+pub fn parse_user_agent(ua: &str) -> (Browser, OperatingSystem) {
+    let has = |s: &str| ua.contains(s);
+    let os = if has("Android") {
+        OperatingSystem::Android
+    } else if has("iPhone") || has("iPad") || has("iPod") {
+        OperatingSystem::Ios
+    } else if has("Windows") {
+        OperatingSystem::Windows
+    } else if has("Mac OS X") || has("Macintosh") {
+        OperatingSystem::MacOsX
+    } else if has("Linux") || has("X11") {
+        OperatingSystem::Linux
+    } else {
+        OperatingSystem::Other
+    };
+    let browser = if has("OPR/") || has("Opera") {
+        Browser::Opera
+    } else if has("Edg/") || has("MSIE") || has("Trident/") {
+        Browser::Ie
+    } else if has("Firefox/") {
+        Browser::Firefox
+    } else if has("Chrome/") || has("CriOS/") {
+        Browser::Chrome
+    } else if has("Safari/") {
+        Browser::Safari
+    } else {
+        Browser::Other
+    };
+    (browser, os)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_agents_map_to_the_rule_families() {
+        let chrome_win = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
+        assert_eq!(parse_user_agent(chrome_win), (Browser::Chrome, OperatingSystem::Windows));
+        let safari_ios =
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 Mobile/15E148 Safari/604.1";
+        assert_eq!(parse_user_agent(safari_ios), (Browser::Safari, OperatingSystem::Ios));
+        assert_eq!(parse_user_agent("Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0").0, Browser::Firefox);
+        assert_eq!(parse_user_agent("curl/8"), (Browser::Other, OperatingSystem::Other));
+        let m = crate::delivery::targeting::AgentMatch { browsers: 1 << (Browser::Chrome as u8), systems: 0 };
+        assert!(m.matches(Browser::Chrome, OperatingSystem::Linux) && !m.matches(Browser::Firefox, OperatingSystem::Linux));
     }
 }

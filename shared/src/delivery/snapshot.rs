@@ -6,112 +6,21 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Timelike, Utc};
 
-use super::targeting::{Ignore, Level, Targeting};
+pub use super::freq::{window_secs, FreqCap};
+use super::request::{day_of, parse_user_agent, AdRequest, ViewerState};
+pub use super::symbols::{Format, Interner, Sym, UNKNOWN};
+use super::targeting::{Ctx, Ignore, Level, Targeting};
 use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;
 use crate::model::asset::Asset;
 use crate::model::campaign::Campaign;
-use crate::model::enums::{AssetStatus, CreativeType, GoalType, GoalVariant, TimeUnit};
+use crate::model::enums::{AssetStatus, CreativeType, GoalType, GoalVariant};
 use crate::model::goal::Goal;
 use crate::model::policy::Policy;
 use crate::model::rules::Rules;
 use crate::model::zone::Zone;
-
-/// An interned string (category, partner, tag, location, segment, custom parameter name or value).
-pub type Sym = u32;
-/// The symbol of a string the snapshot has never seen: matches no rule.
-pub const UNKNOWN: Sym = u32::MAX;
-
-#[derive(Debug, Default, Clone)]
-pub struct Interner {
-    map: HashMap<String, Sym>,
-}
-
-impl Interner {
-    pub fn intern(&mut self, s: &str) -> Sym {
-        if let Some(v) = self.map.get(s) {
-            return *v;
-        }
-        let v = self.map.len() as Sym;
-        self.map.insert(s.to_string(), v);
-        v
-    }
-
-    pub fn get(&self, s: &str) -> Sym {
-        self.map.get(s).copied().unwrap_or(UNKNOWN)
-    }
-
-    pub fn len(&self) -> usize {
-        self.map.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
-}
-
-/// The break positions an ad request asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    Preroll,
-    Midroll,
-    Postroll,
-    Pause,
-}
-
-impl Format {
-    pub const ALL: [Format; 4] = [Format::Preroll, Format::Midroll, Format::Postroll, Format::Pause];
-
-    pub fn parse(s: &str) -> Option<Format> {
-        match s {
-            "preroll" => Some(Format::Preroll),
-            "midroll" => Some(Format::Midroll),
-            "postroll" => Some(Format::Postroll),
-            "pause" => Some(Format::Pause),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Preroll => "preroll",
-            Format::Midroll => "midroll",
-            Format::Postroll => "postroll",
-            Format::Pause => "pause",
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// A frequency cap of a goal (its own, or its campaign's unless ignored).
-#[derive(Debug, Clone, PartialEq)]
-pub struct FreqCap {
-    /// `c:<campaign id>` or `g:<goal id>`: the scope the viewer's impressions are counted in.
-    pub scope: String,
-    pub limit: u32,
-    /// Sliding window in seconds; `None`: the lifetime of the campaign or goal.
-    pub window: Option<i64>,
-}
-
-/// Seconds of a frequency cap's period (sliding windows; docs/delivery.md).
-pub fn window_secs(u: TimeUnit) -> Option<i64> {
-    Some(match u {
-        TimeUnit::FiveMinutes => 300,
-        TimeUnit::TenMinutes => 600,
-        TimeUnit::QuarterHour => 900,
-        TimeUnit::HalfHour => 1800,
-        TimeUnit::Hour => 3600,
-        TimeUnit::Day => 86_400,
-        TimeUnit::Week => 7 * 86_400,
-        TimeUnit::Month => 30 * 86_400,
-        TimeUnit::CampaignLifetime | TimeUnit::GoalLifetime => return None,
-    })
-}
 
 /// A goal's impression and event caps (seed 001 §2.2).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -305,6 +214,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         features: Default::default(),
         ad_formats: Vec::new(),
         limits: Default::default(),
+        traffic_profile: None,
     });
     let mut syms = Interner::default();
     let sources = |key: &str| -> (Rules, Vec<Rules>) {
@@ -482,6 +392,38 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         ad_index,
         goal_index,
         policies,
+    }
+}
+
+impl Snapshot {
+    /// The request in this snapshot's symbols (once per request: goal checks then compare
+    /// integers only).
+    pub fn ctx(&self, r: &AdRequest, viewer: &ViewerState) -> Ctx {
+        let local = r.now.with_timezone(&self.zone);
+        let categories = match &r.category {
+            Some(c) => {
+                let sym = self.syms.get(c);
+                self.lineage.get(&sym).cloned().unwrap_or_else(|| vec![sym])
+            }
+            None => Vec::new(),
+        };
+        let (browser, os) = parse_user_agent(&r.user_agent);
+        Ctx {
+            now: r.now.timestamp(),
+            day: day_of(local.weekday()),
+            minute: local.hour() * 60 + local.minute(),
+            categories,
+            partner: r.partner.iter().map(|p| self.syms.get(p)).collect(),
+            tags: r.tags.iter().map(|t| self.syms.get(t)).collect(),
+            locations: r.locations.iter().map(|l| self.syms.get(l)).collect(),
+            segments: viewer.segments.iter().map(|g| self.syms.get(g)).collect(),
+            acp: r.acp.iter().map(|(n, v)| (self.syms.get(n), self.syms.get(v))).collect(),
+            device_container: r.device_container.as_ref().map(|d| self.syms.get(d)),
+            ip: r.ip.map(u32::from),
+            browser,
+            os,
+            has_viewer: r.viewer.is_some(),
+        }
     }
 }
 

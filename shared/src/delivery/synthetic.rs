@@ -195,30 +195,3 @@ pub fn requests(n: usize, seed: u64, now: DateTime<Utc>) -> Vec<AdRequest> {
         })
         .collect()
 }
-
-/// The generated account's records as stored items of account `account` (campaigns,
-/// goals, ads, rules, categories), for the benchmarks and `admin seed-synthetic`.
-pub fn items(account: &str, input: &Input) -> Result<Vec<crate::store::Item>, serde_json::Error> {
-    use crate::keys;
-    use crate::repo::item;
-    let mut out = Vec::new();
-    for c in &input.campaigns {
-        out.push(item(keys::record(account, keys::CAMPAIGN, &c.id), c, 1)?);
-    }
-    for g in &input.goals {
-        out.push(item(keys::record(account, keys::GOAL, &g.id), g, 1)?);
-    }
-    for a in &input.ads {
-        let mut it = item(keys::record(account, keys::AD, &a.id), a, 1)?;
-        it.gsi2 =
-            Some((keys::ads_by_created(account), format!("{}#{}", a.created.to_rfc3339_opts(chrono::SecondsFormat::Micros, true), a.id)));
-        out.push(it);
-    }
-    for (sk, r) in &input.rules {
-        out.push(item(keys::record(account, keys::RULES, sk), r, 1)?);
-    }
-    for c in &input.categories {
-        out.push(item(keys::record(account, keys::CATEGORY, &c.id), c, 1)?);
-    }
-    Ok(out)
-}

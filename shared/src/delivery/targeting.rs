@@ -6,10 +6,29 @@
 //! level (unless the goal's `ignoreParent…Rules` flag for that dimension is set) and the
 //! goal's own. docs/delivery.md has the semantics of each dimension.
 
-use super::request::Ctx;
-use super::snapshot::{Interner, Sym};
-use crate::model::enums::{Access, Browser, OperatingSystem, RuleType, VariableType};
+use super::symbols::{Interner, Sym};
+use crate::model::enums::{Access, Browser, Day, OperatingSystem, RuleType, VariableType};
 use crate::model::rules::{time_allows, Rules, TimeRule};
+
+/// The request in the snapshot's terms.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    pub now: i64,
+    /// Local day and minute of the day (account time zone) for time rules.
+    pub day: Day,
+    pub minute: u32,
+    pub categories: Vec<Sym>,
+    pub partner: Vec<Sym>,
+    pub tags: Vec<Sym>,
+    pub locations: Vec<Sym>,
+    pub segments: Vec<Sym>,
+    pub acp: Vec<(Sym, Sym)>,
+    pub device_container: Option<Sym>,
+    pub ip: Option<u32>,
+    pub browser: Browser,
+    pub os: OperatingSystem,
+    pub has_viewer: bool,
+}
 
 /// ALL_OF / AT_LEAST_ONE_OF / NONE_OF over a set of values the request has.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -273,38 +292,6 @@ fn level_allows(l: &Level, ctx: &Ctx, skip_acp: &[Sym]) -> bool {
         && l.acp_allows(ctx, skip_acp)
 }
 
-/// Browser and operating system from a User-Agent header (the families of the rules).
-pub fn parse_user_agent(ua: &str) -> (Browser, OperatingSystem) {
-    let has = |s: &str| ua.contains(s);
-    let os = if has("Android") {
-        OperatingSystem::Android
-    } else if has("iPhone") || has("iPad") || has("iPod") {
-        OperatingSystem::Ios
-    } else if has("Windows") {
-        OperatingSystem::Windows
-    } else if has("Mac OS X") || has("Macintosh") {
-        OperatingSystem::MacOsX
-    } else if has("Linux") || has("X11") {
-        OperatingSystem::Linux
-    } else {
-        OperatingSystem::Other
-    };
-    let browser = if has("OPR/") || has("Opera") {
-        Browser::Opera
-    } else if has("Edg/") || has("MSIE") || has("Trident/") {
-        Browser::Ie
-    } else if has("Firefox/") {
-        Browser::Firefox
-    } else if has("Chrome/") || has("CriOS/") {
-        Browser::Chrome
-    } else if has("Safari/") {
-        Browser::Safari
-    } else {
-        Browser::Other
-    };
-    (browser, os)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -330,18 +317,5 @@ mod tests {
         assert!(range.matches(ip("10.1.2.10")) && range.matches(ip("10.1.2.20")) && !range.matches(ip("10.1.2.21")));
         assert!(wild.matches(ip("10.1.2.255")) && !wild.matches(ip("10.1.3.1")));
         assert_eq!(IpMatch::parse("10.1.2"), None);
-    }
-
-    #[test]
-    fn user_agents_map_to_the_rule_families() {
-        let chrome_win = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
-        assert_eq!(parse_user_agent(chrome_win), (Browser::Chrome, OperatingSystem::Windows));
-        let safari_ios =
-            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 Mobile/15E148 Safari/604.1";
-        assert_eq!(parse_user_agent(safari_ios), (Browser::Safari, OperatingSystem::Ios));
-        assert_eq!(parse_user_agent("Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0").0, Browser::Firefox);
-        assert_eq!(parse_user_agent("curl/8"), (Browser::Other, OperatingSystem::Other));
-        let m = AgentMatch { browsers: bit(Browser::Chrome as usize), systems: 0 };
-        assert!(m.matches(Browser::Chrome, OperatingSystem::Linux) && !m.matches(Browser::Firefox, OperatingSystem::Linux));
     }
 }

@@ -66,6 +66,32 @@ pub struct Account {
     pub ad_formats: Vec<String>,
     #[serde(default)]
     pub limits: Limits,
+    /// The traffic forecasts assume while the account has no recorded ad requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic_profile: Option<TrafficProfile>,
+}
+
+/// An account's expected ad requests (seed file `trafficProfile`, docs/forecasts.md): used
+/// by forecasts until the serving endpoint has recorded two weeks of samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TrafficProfile {
+    pub requests_per_day: u64,
+    /// 24 shares of the day's requests by local hour (default: a viewing-day curve).
+    #[serde(default)]
+    pub hourly_shares: Vec<f64>,
+    /// Share of requests per break: preroll, midroll, postroll, pause.
+    #[serde(default)]
+    pub format_shares: std::collections::BTreeMap<String, f64>,
+    /// Share of requests per category id (the rest carry no category).
+    #[serde(default)]
+    pub category_shares: std::collections::BTreeMap<String, f64>,
+    /// Probability that a request carries each tag.
+    #[serde(default)]
+    pub tag_shares: std::collections::BTreeMap<String, f64>,
+    /// Share of requests per device container id.
+    #[serde(default)]
+    pub device_container_shares: std::collections::BTreeMap<String, f64>,
 }
 
 impl Account {

@@ -60,8 +60,52 @@ fn objects<'a>(r: &mut ObjReader<'a>, name: &str, known: &[&str]) -> Vec<ObjRead
 /// Parses and validates the rules body (seed 002 §2.3) against the account's reference
 /// data: the JSON reader of the rule kinds `rules::check` validates.
 pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules, AppError> {
-    let mut r = ObjReader::new(v, "", RULE_KEYS);
+    parse_rules_at(v, "", known, template_id, RulesFor::Template).map_err(AppError::Validation)
+}
+
+/// Whose rules body is read: a template's, or the targeting of a forecast request (seed
+/// 002 §2.4-§2.5), which supports fewer rule beans.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RulesFor {
+    Template,
+    CampaignForecast,
+    InventoryForecast,
+}
+
+impl RulesFor {
+    fn unsupported(self) -> &'static [&'static str] {
+        match self {
+            RulesFor::Template => &[],
+            RulesFor::CampaignForecast => &["ipRules", "userAgentRules", "timeRules", "accountCustomParameterRules"],
+            RulesFor::InventoryForecast => &["ipRules", "userAgentRules", "timeRules", "frequencyRules", "accountCustomParameterRules"],
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            RulesFor::Template => "targeting templates",
+            RulesFor::CampaignForecast => "campaign forecasts",
+            RulesFor::InventoryForecast => "inventory forecasts",
+        }
+    }
+}
+
+/// A rules body at `path` (e.g. `goals[0].targeting.targetingRules`); every problem listed.
+pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, kind: RulesFor) -> Result<Rules, Vec<FieldError>> {
+    let mut r = ObjReader::new(v, path, RULE_KEYS);
     let mut out = Rules::empty(template_id);
+    for key in kind.unsupported() {
+        let given = r.get(key).is_some_and(|v| v.as_array().is_none_or(|a| !a.is_empty()) && v.as_object().is_none_or(|o| !o.is_empty()));
+        if given {
+            let p = r.at(key);
+            r.err(
+                key,
+                "unsupported",
+                format!("{p}: these rules are not supported in {} (seed 002 §2.4-§2.5); leave them out", kind.what()),
+            );
+        }
+    }
+    let maps_required = kind == RulesFor::Template;
 
     // A template may hold both lifetimes (the import checks the one that applies).
     let units = check::units(&[TimeUnit::GoalLifetime, TimeUnit::CampaignLifetime]);
@@ -139,7 +183,7 @@ pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules,
 
     // Maps: required only when the account has providers / custom parameters.
     match r.get("audienceRules") {
-        None if !known.providers.is_empty() => r.err(
+        None if maps_required && !known.providers.is_empty() => r.err(
             "audienceRules",
             "required",
             "audienceRules is required when the account has an audience provider integration (an empty object is fine)",
@@ -147,7 +191,7 @@ pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules,
         None => {}
         Some(Value::Object(map)) => {
             for (provider, list) in map {
-                let path = format!("audienceRules.{provider}");
+                let path = format!("{}.{provider}", r.at("audienceRules"));
                 if !known.providers.contains_key(provider) {
                     r.errors.push(FieldError::new(&path, "reference", format!("{path}: no audience provider {provider} in this account")));
                     continue;
@@ -168,15 +212,15 @@ pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules,
     }
 
     match r.get("accountCustomParameterRules") {
-        None if !known.custom_parameters.is_empty() => r.err(
+        None if maps_required && !known.custom_parameters.is_empty() => r.err(
             "accountCustomParameterRules",
             "required",
             "accountCustomParameterRules is required when the account has custom parameters (an empty object is fine)",
         ),
         None => {}
-        Some(Value::Object(map)) => {
+        Some(Value::Object(map)) if !kind.unsupported().contains(&"accountCustomParameterRules") => {
             for (name, list) in map {
-                let path = format!("accountCustomParameterRules.{name}");
+                let path = format!("{}.{name}", r.at("accountCustomParameterRules"));
                 if let Err((rule, msg)) = check::acp_name(name, known, &[]) {
                     r.errors.push(FieldError::new(&path, rule, format!("{path}: {msg}")));
                     continue;
@@ -201,13 +245,14 @@ pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules,
                 }
             }
         }
+        Some(Value::Object(_)) => {}
         Some(_) => r.err("accountCustomParameterRules", "type", "accountCustomParameterRules must be an object of acp.<name> to rules"),
     }
 
     if r.errors.is_empty() {
         Ok(out)
     } else {
-        Err(AppError::Validation(r.errors))
+        Err(r.errors)
     }
 }
 

@@ -22,6 +22,7 @@ pub mod goals;
 pub mod policies;
 pub mod reference;
 pub mod rules;
+pub mod snapshots;
 pub mod templates;
 
 /// A record read from the store with what a conditional write needs.

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::pacing::Pace;
-use super::snapshot::{compile, Input, Snapshot};
+use crate::delivery::pacing::Pace;
+use crate::delivery::snapshot::{compile, Input, Snapshot};
 use crate::error::AppResult;
 use crate::keys;
 use crate::model::account::Category;
@@ -150,4 +150,30 @@ pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &s
         policies,
         media_base: media_base.to_string(),
     })
+}
+
+/// The generated account's records as stored items of account `account` (campaigns,
+/// goals, ads, rules, categories), for the benchmarks and `admin seed-synthetic`.
+pub fn items(account: &str, input: &Input) -> Result<Vec<crate::store::Item>, serde_json::Error> {
+    use super::item;
+    let mut out = Vec::new();
+    for c in &input.campaigns {
+        out.push(item(keys::record(account, keys::CAMPAIGN, &c.id), c, 1)?);
+    }
+    for g in &input.goals {
+        out.push(item(keys::record(account, keys::GOAL, &g.id), g, 1)?);
+    }
+    for a in &input.ads {
+        let mut it = item(keys::record(account, keys::AD, &a.id), a, 1)?;
+        it.gsi2 =
+            Some((keys::ads_by_created(account), format!("{}#{}", a.created.to_rfc3339_opts(chrono::SecondsFormat::Micros, true), a.id)));
+        out.push(it);
+    }
+    for (sk, r) in &input.rules {
+        out.push(item(keys::record(account, keys::RULES, sk), r, 1)?);
+    }
+    for c in &input.categories {
+        out.push(item(keys::record(account, keys::CATEGORY, &c.id), c, 1)?);
+    }
+    Ok(out)
 }

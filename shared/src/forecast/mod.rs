@@ -1,0 +1,10 @@
+//! Forecasts (docs/forecasts.md): campaign and inventory forecast requests, the traffic
+//! model, the simulation over the delivery engine, the reports and their charts. Pure; the
+//! job records are `repo::forecasts`, the endpoints `api::forecasts`, the lifecycle
+//! `workers::forecast`.
+
+pub mod proposal;
+pub mod report;
+pub mod request;
+pub mod simulate;
+pub mod traffic;

@@ -1,0 +1,132 @@
+//! What a forecast adds to the account's records before compiling the snapshot: the
+//! proposed campaign with its goals and ads (campaign forecast), or a probe goal that holds
+//! the inventory request's targeting and never serves (inventory forecast).
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+
+use super::request::{ad_break, CampaignForecast, InventoryForecast, Targeting};
+use crate::delivery::snapshot::{Format, Input};
+use crate::delivery::synthetic;
+use crate::model::asset::Asset;
+use crate::model::enums::{AssetStatus, CreativeType, GoalType, GoalVariant, InsertionPoint};
+use crate::model::goal::Cap;
+use crate::model::rules::Rules;
+
+pub const CAMPAIGN: &str = "forecast-campaign";
+pub const PROBE: &str = "forecast-probe";
+const PAUSE_ASSET: &str = "forecast-pause-asset";
+
+fn goal_type(t: &str) -> GoalType {
+    match t {
+        "COMPLETE" => GoalType::Complete,
+        "FIRST_QUARTILE" => GoalType::FirstQuartile,
+        "SECOND_QUARTILE" => GoalType::SecondQuartile,
+        "THIRD_QUARTILE" => GoalType::ThirdQuartile,
+        "RTB" => GoalType::Rtb,
+        _ => GoalType::Impression,
+    }
+}
+
+/// The proposed goal ids of a campaign forecast, in request order.
+pub fn goal_id(i: usize) -> String {
+    format!("forecast-goal-{i}")
+}
+
+/// Rules with the parent overrides of a forecast targeting applied as ignore flags.
+fn with_overrides(t: &Targeting, parent: &str) -> Rules {
+    let mut r = t.rules.clone();
+    r.parent_id = parent.to_string();
+    for o in &t.overrides {
+        match o.as_str() {
+            "contentRules" => r.ignore_parent_content_rules = true,
+            "tagAndPartnerRules" => r.ignore_parent_tag_rules = true,
+            "frequencyRules" => r.ignore_parent_frequency_rules = true,
+            "locationRules" => r.ignore_parent_location_rules = true,
+            _ => {}
+        }
+    }
+    r
+}
+
+fn templates_of(t: &Targeting, rules: &HashMap<String, Rules>) -> Vec<Rules> {
+    t.templates.iter().filter_map(|id| rules.get(id).cloned()).collect()
+}
+
+/// Adds the proposed campaign to `input`; returns the proposed goal ids.
+pub fn add_campaign(input: &mut Input, f: &CampaignForecast, templates: &HashMap<String, Rules>, now: DateTime<Utc>) -> Vec<String> {
+    let mut c = synthetic::campaign(CAMPAIGN, now);
+    c.priority = f.priority;
+    c.front_load_factor = f.frontload;
+    input.campaigns.push(c);
+    input.rules.insert(format!("CAMPAIGN#{CAMPAIGN}"), with_overrides(&f.targeting, CAMPAIGN));
+    input.linked.insert(format!("CAMPAIGN#{CAMPAIGN}"), templates_of(&f.targeting, templates));
+    input.assets.insert(
+        PAUSE_ASSET.into(),
+        Asset {
+            id: PAUSE_ASSET.into(),
+            name: "pause.png".into(),
+            source: "forecast".into(),
+            download_uri: None,
+            status: AssetStatus::Ready,
+            failure_reason: None,
+            size: None,
+            content_type: Some("image/png".into()),
+            object_key: Some("forecast/pause.png".into()),
+            linked: true,
+            expires: None,
+            created: now,
+            modified: now,
+        },
+    );
+    let mut ids = Vec::new();
+    for (i, g) in f.goals.iter().enumerate() {
+        let id = goal_id(i);
+        let kind = goal_type(&g.goal_type);
+        let value = if kind == GoalType::Rtb { 0.0 } else { g.value };
+        let mut goal = synthetic::goal(&id, CAMPAIGN, kind.as_str(), value, g.start, g.end);
+        goal.name = Some(g.name.clone());
+        goal.priority = g.priority;
+        goal.front_load_factor = g.frontload;
+        goal.variant = if g.variant == "BUMPER" { GoalVariant::Bumper } else { GoalVariant::Normal };
+        goal.unlimited_impressions = kind == GoalType::Rtb;
+        if let Some(cap) = g.daily_cap {
+            goal.caps.push(Cap { kind: "dailyCap".into(), value: cap as f64 });
+        }
+        input.goals.push(goal);
+        input.rules.insert(format!("GOAL#{id}"), with_overrides(&g.targeting, &id));
+        for (j, a) in g.ads.iter().enumerate() {
+            let Some(format) = ad_break(&a.format) else { continue };
+            let mut ad = synthetic::ad(&format!("{id}-ad-{j}"), &id, "preroll", None, now);
+            ad.name = a.name.clone();
+            ad.start = a.start;
+            ad.end = a.end;
+            ad.device_containers = Some(a.device_containers.clone());
+            ad.creative.insertion_point = match format {
+                Format::Preroll => Some(InsertionPoint::Preroll),
+                Format::Midroll => Some(InsertionPoint::Midroll),
+                Format::Postroll => Some(InsertionPoint::Postroll),
+                Format::Pause => None,
+            };
+            if format == Format::Pause {
+                ad.creative.kind = CreativeType::Pause;
+                ad.creative.asset_id = Some(PAUSE_ASSET.into());
+            }
+            input.ads.push(ad);
+        }
+        ids.push(id);
+    }
+    ids
+}
+
+/// Adds the inventory request's probe goal (its targeting, the window, no ads).
+pub fn add_probe(input: &mut Input, f: &InventoryForecast, templates: &HashMap<String, Rules>, now: DateTime<Utc>) {
+    let campaign = format!("{PROBE}-campaign");
+    input.campaigns.push(synthetic::campaign(&campaign, now));
+    let mut g = synthetic::goal(PROBE, &campaign, "UNLIMITED_IMPRESSION", 0.0, f.start, f.end);
+    g.unlimited_impressions = true;
+    input.goals.push(g);
+    input.rules.insert(format!("GOAL#{PROBE}"), with_overrides(&f.targeting, PROBE));
+    input.linked.insert(format!("GOAL#{PROBE}"), templates_of(&f.targeting, templates));
+}

@@ -1,0 +1,519 @@
+//! Forecast requests (seed 002 §2.4-§2.6): the campaign and inventory bodies read into
+//! typed values, every rule checked and every problem listed with its path.
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::delivery::snapshot::Format;
+use crate::error::FieldError;
+use crate::json::ObjReader;
+use crate::model::rules::{Known, Rules};
+use crate::model::template::{parse_rules_at, RulesFor};
+
+pub const MAX_GOALS: usize = 50;
+pub const MAX_ADS: usize = 50;
+pub const MAX_NAME: usize = 255;
+pub const MAX_DAYS_AHEAD: i64 = 100;
+
+pub const VARIANTS: &[&str] = &["NORMAL", "BUMPER"];
+pub const POSITIONS: &[&str] = &["ANY", "FIRST", "LAST", "FIRST_OR_LAST", "BREAK_EXCLUSIVE"];
+pub const GOAL_TYPES: &[&str] = &["IMPRESSION", "COMPLETE", "FIRST_QUARTILE", "SECOND_QUARTILE", "THIRD_QUARTILE", "RTB"];
+pub const AD_FORMATS: &[&str] = &[
+    "preroll_standard",
+    "midroll_standard",
+    "postroll_standard",
+    "preroll_interactive",
+    "midroll_interactive",
+    "postroll_interactive",
+    "preroll_selector",
+    "midroll_selector",
+    "postroll_selector",
+    "preroll_takeover",
+    "midroll_takeover",
+    "postroll_takeover",
+    "preroll_iptv",
+    "midroll_iptv",
+    "postroll_iptv",
+    "pause_ad",
+    "overlay_site",
+    "inskin",
+];
+pub const FORMAT_TYPES: &[&str] = &["PREROLL", "MIDROLL", "POSTROLL", "SEEKROLL", "OVERLAY", "COMPANION_BANNER", "PAUSE_AD"];
+
+/// The break an ad format fills (overlay and in-skin formats have none the engine serves).
+pub fn ad_break(format: &str) -> Option<Format> {
+    match format.split('_').next() {
+        Some("preroll") => Some(Format::Preroll),
+        Some("midroll") => Some(Format::Midroll),
+        Some("postroll") => Some(Format::Postroll),
+        Some("pause") => Some(Format::Pause),
+        _ => None,
+    }
+}
+
+/// The break of an inventory format type (SEEKROLL, OVERLAY, COMPANION_BANNER: none).
+pub fn format_type_break(t: &str) -> Option<Format> {
+    match t {
+        "PREROLL" => Some(Format::Preroll),
+        "MIDROLL" => Some(Format::Midroll),
+        "POSTROLL" => Some(Format::Postroll),
+        "PAUSE_AD" => Some(Format::Pause),
+        _ => None,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Targeting {
+    pub templates: Vec<String>,
+    pub rules: Rules,
+    /// parentOverrides: contentRules, tagAndPartnerRules, frequencyRules, locationRules, audienceRules.
+    pub overrides: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdIn {
+    pub name: String,
+    pub format: String,
+    pub device_containers: Vec<String>,
+    pub start: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GoalIn {
+    pub name: String,
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+    pub priority: Option<u8>,
+    pub frontload: Option<u8>,
+    pub targeting: Targeting,
+    pub variant: String,
+    pub goal_type: String,
+    pub value: f64,
+    pub daily_cap: Option<u64>,
+    pub ads: Vec<AdIn>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CampaignForecast {
+    pub name: Option<String>,
+    pub priority: Option<u8>,
+    pub frontload: Option<u8>,
+    pub targeting: Targeting,
+    pub goals: Vec<GoalIn>,
+    /// The body as submitted (the report echoes it).
+    pub echo: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InventoryForecast {
+    pub name: Option<String>,
+    pub variant: String,
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+    pub traffic_estimate: Option<u64>,
+    pub format_types: Vec<String>,
+    pub device_containers: Vec<String>,
+    pub targeting: Targeting,
+}
+
+/// What the account holds that a request may name.
+pub struct Refs<'a> {
+    pub known: &'a Known,
+    pub templates: &'a [String],
+    pub device_containers: &'a [String],
+}
+
+/// §2.6: a `yyyy-MM-ddTHH:mm:ss.sssZ` string or epoch milliseconds, UTC.
+fn date(r: &mut ObjReader, name: &str) -> Option<DateTime<Utc>> {
+    let v = r.get(name)?;
+    let p = r.at(name);
+    let parsed = match v {
+        Value::Number(n) => n.as_i64().and_then(|ms| Utc.timestamp_millis_opt(ms).single()),
+        Value::String(s) => DateTime::parse_from_rfc3339(s).ok().map(|d| d.with_timezone(&Utc)),
+        _ => None,
+    };
+    if parsed.is_none() {
+        r.err(name, "date", format!("{p} must be yyyy-MM-ddTHH:mm:ss.sssZ or epoch milliseconds (got {v})"));
+    }
+    parsed
+}
+
+fn blank(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.trim().is_empty(),
+        _ => false,
+    }
+}
+
+/// start ≥ 24 h from now, end > start, end ≤ 100 days from now.
+fn window(r: &mut ObjReader, start: Option<DateTime<Utc>>, end: Option<DateTime<Utc>>, now: DateTime<Utc>, end_name: &str) {
+    if let Some(s) = start {
+        if s < now + Duration::days(1) {
+            let p = r.at("startDate");
+            r.err("startDate", "atLeastOneDayAhead", format!("{p} must be at least one day in the future (seed 002 §2.6)"));
+        }
+    }
+    if let (Some(s), Some(e)) = (start, end) {
+        if e <= s {
+            let p = r.at(end_name);
+            r.err(end_name, "afterStart", format!("{p} must be after startDate"));
+        }
+    }
+    if let Some(e) = end {
+        if e > now + Duration::days(MAX_DAYS_AHEAD) {
+            let p = r.at(end_name);
+            r.err(end_name, "maxDaysAhead", format!("{p} must be at most {MAX_DAYS_AHEAD} days from today"));
+        }
+    }
+}
+
+fn frontload(r: &mut ObjReader, name: &str) -> Option<u8> {
+    let v = r.int_opt(name, 0, 100)?;
+    if v % 10 != 0 {
+        let p = r.at(name);
+        r.err(name, "step", format!("{p} must be 0, 10, ..., 100 (got {v})"));
+        return None;
+    }
+    Some(v as u8)
+}
+
+fn strings(r: &mut ObjReader, name: &str, max: usize) -> Vec<String> {
+    let path = r.at(name);
+    let Some(list) = r.array_opt(name) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (i, v) in list.iter().enumerate() {
+        match v.as_str() {
+            Some(s) if !s.is_empty() && s.len() <= max => out.push(s.to_string()),
+            _ => r.errors.push(FieldError::new(
+                format!("{path}[{i}]"),
+                "type",
+                format!("{path}[{i}] must be a non-empty string of at most {max} characters"),
+            )),
+        }
+    }
+    out
+}
+
+const OVERRIDES: &[&str] = &["contentRules", "tagAndPartnerRules", "frequencyRules", "locationRules", "audienceRules"];
+
+fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, required: bool) -> Targeting {
+    let path = r.at(name);
+    let Some(v) = r.get(name) else {
+        if required {
+            r.err(name, "required", format!("{path} is required (it cannot be omitted; targetingTemplates may be null)"));
+        }
+        return Targeting { templates: Vec::new(), rules: Rules::default(), overrides: Vec::new() };
+    };
+    let mut t = ObjReader::new(v, &path, &["targetingTemplates", "targetingRules", "parentOverrides"]);
+    let templates = strings(&mut t, "targetingTemplates", 64);
+    for (i, id) in templates.iter().enumerate() {
+        if !refs.templates.contains(id) {
+            t.errors.push(FieldError::new(
+                format!("{path}.targetingTemplates[{i}]"),
+                "reference",
+                format!("no targeting template {id} in this account"),
+            ));
+        }
+    }
+    let rules = match t.get("targetingRules") {
+        Some(rv) => match parse_rules_at(rv, &t.at("targetingRules"), refs.known, "", kind) {
+            Ok(rules) => rules,
+            Err(mut e) => {
+                t.errors.append(&mut e);
+                Rules::default()
+            }
+        },
+        None => Rules::default(),
+    };
+    let mut overrides = Vec::new();
+    if let Some(o) = t.get("parentOverrides") {
+        let allowed: Vec<&str> =
+            OVERRIDES.iter().copied().filter(|k| kind != RulesFor::InventoryForecast || *k != "frequencyRules").collect();
+        let mut ob = ObjReader::new(o, &t.at("parentOverrides"), &allowed);
+        for k in &allowed {
+            if ob.bool_opt(k) == Some(true) {
+                overrides.push(k.to_string());
+            }
+        }
+        t.errors.append(&mut ob.errors);
+    }
+    r.errors.append(&mut t.errors);
+    Targeting { templates, rules, overrides }
+}
+
+fn ad(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<AdIn>, Vec<FieldError>) {
+    let mut r = ObjReader::new(v, path, &["name", "customId", "format", "deviceContainers", "startDate", "endDate"]);
+    let name = r.str_req("name", MAX_NAME);
+    r.str_opt("customId", MAX_NAME);
+    let format = r.enum_opt("format", AD_FORMATS);
+    if !r.present("format") {
+        let p = r.at("format");
+        r.err("format", "required", format!("{p} is required"));
+    }
+    let dcs = strings(&mut r, "deviceContainers", 64);
+    if !r.present("deviceContainers") {
+        let p = r.at("deviceContainers");
+        r.err("deviceContainers", "required", format!("{p} is required (device container ids)"));
+    }
+    for (i, d) in dcs.iter().enumerate() {
+        if !refs.device_containers.contains(d) {
+            r.errors.push(FieldError::new(
+                format!("{path}.deviceContainers[{i}]"),
+                "reference",
+                format!("no device container {d} in this account"),
+            ));
+        }
+    }
+    let start = date(&mut r, "startDate");
+    let end = date(&mut r, "endDate");
+    if let (Some(s), Some(e)) = (start, end) {
+        if e <= s {
+            let p = r.at("endDate");
+            r.err("endDate", "afterStart", format!("{p} must be after startDate"));
+        }
+    }
+    let _ = now;
+    let out = match (name, format) {
+        (Some(name), Some(format)) => Some(AdIn { name, format, device_containers: dcs, start, end }),
+        _ => None,
+    };
+    (out, r.errors)
+}
+
+fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalIn>, Vec<FieldError>) {
+    let mut r = ObjReader::new(
+        v,
+        path,
+        &[
+            "customId",
+            "name",
+            "startDate",
+            "endDate",
+            "priority",
+            "frontload",
+            "targeting",
+            "variant",
+            "positionRestriction",
+            "deliveryGoal",
+            "ads",
+            "sequence",
+            "dailyCap",
+            "marketplaceId",
+        ],
+    );
+    let name = r.str_req("name", MAX_NAME);
+    r.str_opt("customId", MAX_NAME);
+    let start = date(&mut r, "startDate");
+    if !r.present("startDate") {
+        let p = r.at("startDate");
+        r.err("startDate", "required", format!("{p} is required"));
+    }
+    let priority = r.int_opt("priority", 1, 10).map(|p| p as u8);
+    let frontload = frontload(&mut r, "frontload");
+    let targeting = targeting(&mut r, "targeting", refs, RulesFor::CampaignForecast, false);
+    let variant = r.enum_opt("variant", VARIANTS);
+    if !r.present("variant") {
+        let p = r.at("variant");
+        r.err("variant", "required", format!("{p} is required: NORMAL or BUMPER"));
+    }
+    r.enum_opt("positionRestriction", POSITIONS);
+    r.int_opt("sequence", 0, i64::from(u32::MAX));
+    let daily_cap = r.int_opt("dailyCap", 0, i64::MAX).map(|c| c as u64);
+    let (goal_type, value) = match r.get("deliveryGoal") {
+        None => {
+            let p = r.at("deliveryGoal");
+            r.err("deliveryGoal", "required", format!("{p} is required: {{value, type}}"));
+            (None, None)
+        }
+        Some(d) => {
+            let mut dr = ObjReader::new(d, &r.at("deliveryGoal"), &["value", "type"]);
+            let t = dr.enum_opt("type", GOAL_TYPES);
+            if !dr.present("type") {
+                let p = dr.at("type");
+                dr.err("type", "required", format!("{p} is required"));
+            }
+            let value = dr.f64_opt("value");
+            match (t.as_deref(), value) {
+                (Some("RTB"), _) => {}
+                (Some(_), None) if !dr.present("value") => {
+                    let p = dr.at("value");
+                    dr.err("value", "required", format!("{p} is required"));
+                }
+                (Some(_), Some(v)) if v <= 0.0 => {
+                    let p = dr.at("value");
+                    dr.err("value", "positive", format!("{p} must be a positive number"));
+                }
+                _ => {}
+            }
+            r.errors.append(&mut dr.errors);
+            (t, value)
+        }
+    };
+    // endDate: required, except blank for RTB (then 100 days from today); the field must be present.
+    let rtb = goal_type.as_deref() == Some("RTB");
+    let end_value = v.as_object().and_then(|o| o.get("endDate"));
+    let end = if !has_key(v, "endDate") {
+        let p = r.at("endDate");
+        r.err("endDate", "required", format!("{p} must be present (an RTB goal may leave it blank)"));
+        None
+    } else if blank(end_value) {
+        if rtb {
+            Some(now + Duration::days(MAX_DAYS_AHEAD))
+        } else {
+            let p = r.at("endDate");
+            r.err("endDate", "required", format!("{p} is required (only an RTB goal may leave it blank)"));
+            None
+        }
+    } else {
+        date(&mut r, "endDate")
+    };
+    window(&mut r, start, end, now, "endDate");
+    if r.present("marketplaceId") {
+        r.str_opt("marketplaceId", MAX_NAME);
+        if !matches!(goal_type.as_deref(), Some("IMPRESSION") | Some("RTB")) {
+            let p = r.at("marketplaceId");
+            r.err("marketplaceId", "notAllowed", format!("{p} is allowed only when deliveryGoal.type is IMPRESSION or RTB"));
+        }
+    }
+    let mut ads = Vec::new();
+    match r.array_opt("ads") {
+        Some(list) if !list.is_empty() => {
+            if list.len() > MAX_ADS {
+                let p = r.at("ads");
+                r.err("ads", "maxItems", format!("{p} holds at most {MAX_ADS} ads"));
+            }
+            for (i, a) in list.iter().take(MAX_ADS).enumerate() {
+                let (a, mut e) = ad(a, &format!("{}[{i}]", r.at("ads")), refs, now);
+                ads.extend(a);
+                r.errors.append(&mut e);
+            }
+        }
+        _ => {
+            let p = r.at("ads");
+            r.err("ads", "required", format!("{p} must hold at least one ad"));
+        }
+    }
+    let errors = std::mem::take(&mut r.errors);
+    let out = match (name, start, end, variant, goal_type) {
+        (Some(name), Some(start), Some(end), Some(variant), Some(goal_type)) if errors.is_empty() => Some(GoalIn {
+            name,
+            start,
+            end,
+            priority,
+            frontload,
+            targeting,
+            variant,
+            goal_type,
+            value: value.unwrap_or(0.0),
+            daily_cap,
+            ads,
+        }),
+        _ => None,
+    };
+    (out, errors)
+}
+
+fn has_key(v: &Value, k: &str) -> bool {
+    v.as_object().is_some_and(|o| o.contains_key(k))
+}
+
+/// Reads a campaign forecast request (§2.4).
+pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<CampaignForecast, Vec<FieldError>> {
+    let mut top = ObjReader::new(body, "", &["campaign"]);
+    let Some(c) = top.get("campaign") else {
+        top.err("campaign", "required", "the body is {\"campaign\": {...}} (seed 002 §2.4)");
+        return Err(top.errors);
+    };
+    let mut r = ObjReader::new(
+        c,
+        "campaign",
+        &["advertiser", "agency", "brand", "customId", "name", "frontload", "priority", "targeting", "goals"],
+    );
+    for f in ["advertiser", "agency", "brand", "customId"] {
+        r.str_opt(f, 64);
+    }
+    let name = r.str_opt("name", MAX_NAME);
+    let frontload = frontload(&mut r, "frontload");
+    let priority = r.int_opt("priority", 1, 10).map(|p| p as u8);
+    let targeting = targeting(&mut r, "targeting", refs, RulesFor::CampaignForecast, false);
+    let mut goals = Vec::new();
+    match r.array_opt("goals") {
+        Some(list) if !list.is_empty() => {
+            if list.len() > MAX_GOALS {
+                r.err("goals", "maxItems", format!("campaign.goals holds at most {MAX_GOALS} goals"));
+            }
+            for (i, g) in list.iter().take(MAX_GOALS).enumerate() {
+                let (g, mut e) = goal(g, &format!("campaign.goals[{i}]"), refs, now);
+                goals.extend(g);
+                r.errors.append(&mut e);
+            }
+        }
+        _ => r.err("goals", "required", "campaign.goals must hold at least one goal"),
+    }
+    top.errors.append(&mut r.errors);
+    if !top.errors.is_empty() {
+        return Err(top.errors);
+    }
+    Ok(CampaignForecast { name, priority, frontload, targeting, goals, echo: c.clone() })
+}
+
+/// Reads an inventory forecast request (§2.5).
+pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<InventoryForecast, Vec<FieldError>> {
+    let mut r = ObjReader::new(
+        body,
+        "",
+        &["name", "variant", "startDate", "endDate", "trafficEstimate", "formatTypes", "deviceContainers", "targeting"],
+    );
+    let name = r.str_opt("name", MAX_NAME);
+    let variant = r.enum_opt("variant", VARIANTS);
+    if !r.present("variant") {
+        r.err("variant", "required", "variant is required: NORMAL or BUMPER");
+    }
+    let start = date(&mut r, "startDate");
+    let end = date(&mut r, "endDate");
+    for f in ["startDate", "endDate"] {
+        if !r.present(f) {
+            r.err(f, "required", format!("{f} is required"));
+        }
+    }
+    window(&mut r, start, end, now, "endDate");
+    let traffic_estimate = r.int_opt("trafficEstimate", 0, 10_000_000_000).map(|t| t as u64);
+    let format_types = strings(&mut r, "formatTypes", 32);
+    for (i, f) in format_types.iter().enumerate() {
+        if !FORMAT_TYPES.contains(&f.as_str()) {
+            r.errors.push(FieldError::new(
+                format!("formatTypes[{i}]"),
+                "enum",
+                format!("formatTypes[{i}] must be one of {} (got {f:?})", FORMAT_TYPES.join(", ")),
+            ));
+        }
+    }
+    let device_containers = strings(&mut r, "deviceContainers", 64);
+    for (i, d) in device_containers.iter().enumerate() {
+        if !refs.device_containers.contains(d) {
+            r.errors.push(FieldError::new(
+                format!("deviceContainers[{i}]"),
+                "reference",
+                format!("no device container {d} in this account"),
+            ));
+        }
+    }
+    let targeting = targeting(&mut r, "targeting", refs, RulesFor::InventoryForecast, true);
+    if !r.errors.is_empty() {
+        return Err(r.errors);
+    }
+    match (variant, start, end) {
+        (Some(variant), Some(start), Some(end)) => {
+            Ok(InventoryForecast { name, variant, start, end, traffic_estimate, format_types, device_containers, targeting })
+        }
+        _ => Err(vec![FieldError::new("body", "required", "variant, startDate and endDate are required")]),
+    }
+}

@@ -1,0 +1,245 @@
+//! The simulation (docs/forecasts.md): every hour of the window replays its slot's traffic
+//! samples through the delivery engine, each sample standing for its weight in requests.
+//! Pure and deterministic: draws are seeded from the job's seed, the hour and the sample.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::traffic::{hours, Traffic};
+use crate::delivery::decide::{decide, eligible};
+use crate::delivery::pacing::{local_day_hour, Pace};
+use crate::delivery::request::ViewerState;
+use crate::delivery::snapshot::{Format, GoalEntry, Snapshot};
+use crate::model::enums::GoalType;
+
+/// Share of impressions that become each goal type's delivered event (forecast assumption).
+pub fn event_rate(kind: GoalType) -> f64 {
+    match kind {
+        GoalType::FirstQuartile => 0.9,
+        GoalType::SecondQuartile => 0.8,
+        GoalType::ThirdQuartile => 0.7,
+        GoalType::Complete => 0.6,
+        GoalType::ClickThrough => 0.01,
+        GoalType::ShareOfVoice | GoalType::Impression | GoalType::UnlimitedImpression | GoalType::Rtb => 1.0,
+    }
+}
+
+fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z ^ (z >> 27)
+}
+
+/// A day series with what the band needs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Series {
+    pub value: Vec<f64>,
+    /// Samples counted into `value` per day.
+    pub samples: Vec<u32>,
+}
+
+impl Series {
+    fn new(days: usize) -> Series {
+        Series { value: vec![0.0; days], samples: vec![0; days] }
+    }
+
+    fn add(&mut self, day: usize, w: f64) {
+        if let (Some(v), Some(n)) = (self.value.get_mut(day), self.samples.get_mut(day)) {
+            *v += w;
+            *n += 1;
+        }
+    }
+
+    pub fn total(&self) -> f64 {
+        self.value.iter().sum()
+    }
+
+    /// Low and high of a day: ±1.96 binomial standard errors of the sample share.
+    pub fn band(&self, day: usize, day_samples: u32) -> (f64, f64) {
+        let (v, n) = (self.value[day], f64::from(self.samples[day]));
+        let total = f64::from(day_samples.max(1));
+        if n == 0.0 {
+            return (0.0, 0.0);
+        }
+        let w = v / n;
+        let sd = w * (n * (1.0 - (n / total).min(1.0))).sqrt();
+        ((v - 1.96 * sd).max(0.0), v + 1.96 * sd)
+    }
+}
+
+/// The simulation's common inputs.
+pub struct Window<'a> {
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+    pub traffic: &'a Traffic,
+    pub seed: u64,
+}
+
+impl Window<'_> {
+    pub fn days(&self, s: &Snapshot) -> usize {
+        hours(self.start, self.end, &s.zone).last().map_or(0, |h| h.1 + 1)
+    }
+}
+
+fn credit(s: &Snapshot, pace: &mut [Pace], gi: u32, w: f64, at: i64) {
+    let g: &GoalEntry = &s.goals[gi as usize];
+    let (day, hour) = local_day_hour(at, s.zone.offset_at(at));
+    let imps = w.round() as u64;
+    let delivered = (w * event_rate(g.kind)).round() as u64;
+    if let Some(p) = pace.get_mut(gi as usize) {
+        p.add(day, hour, imps, delivered);
+    }
+}
+
+/// Walks every sample of the window: `f(day, at, weight, request)`; `progress(done share)`
+/// is called every 5 % and stops the walk when it answers false. Returns the samples per day.
+fn walk(
+    s: &Snapshot,
+    w: &Window<'_>,
+    progress: &mut dyn FnMut(f64) -> bool,
+    f: &mut dyn FnMut(usize, i64, f64, &crate::delivery::request::AdRequest),
+) -> Option<Vec<u32>> {
+    let hs = hours(w.start, w.end, &s.zone);
+    let mut per_day = vec![0u32; hs.last().map_or(0, |h| h.1 + 1)];
+    let step = (hs.len() / 20).max(1);
+    for (i, (at, day, (wd, h))) in hs.iter().enumerate() {
+        if i % step == 0 && !progress(i as f64 / hs.len() as f64) {
+            return None;
+        }
+        let (samples, weight) = w.traffic.slot(*wd, *h);
+        let n = samples.len().max(1) as i64;
+        for (k, sample) in samples.iter().enumerate() {
+            // Spread the hour's samples over the hour.
+            let t = *at + Duration::seconds(3600 * k as i64 / n);
+            let Some(r) = sample.request(t, mix(w.seed, (i as u64) << 20 | k as u64)) else { continue };
+            per_day[*day] += 1;
+            f(*day, t.timestamp(), weight, &r);
+        }
+    }
+    Some(per_day)
+}
+
+/// Inventory by day and format (all matching requests, and those no booked goal took).
+#[derive(Debug, Clone, Default)]
+pub struct Inventory {
+    pub total: BTreeMap<Format, Series>,
+    pub unused: BTreeMap<Format, Series>,
+    pub day_samples: Vec<u32>,
+    pub days: usize,
+}
+
+/// An inventory forecast: `probe` is a goal of `s` (no ads) holding the request's targeting;
+/// `formats` and `device_containers` filter the samples (empty: all).
+pub fn inventory(
+    s: &Snapshot,
+    pace0: &[Pace],
+    probe: u32,
+    formats: &[Format],
+    device_containers: &[String],
+    w: &Window<'_>,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Option<Inventory> {
+    let days = w.days(s);
+    let mut pace = pace0.to_vec();
+    pace.resize(s.goals.len(), Pace::default());
+    let mut out = Inventory { days, ..Inventory::default() };
+    let viewer = ViewerState::default();
+    let day_samples = walk(s, w, progress, &mut |day, at, weight, r| {
+        let d = decide(s, r, &viewer, &pace);
+        for p in &d.picks {
+            credit(s, &mut pace, p.goal, weight, at);
+        }
+        let format_ok = formats.is_empty() || formats.contains(&r.format);
+        let dc_ok = device_containers.is_empty() || r.device_container.as_ref().is_none_or(|dc| device_containers.contains(dc));
+        if format_ok && dc_ok && eligible(s, r, &viewer, &pace, probe, false, false) {
+            out.total.entry(r.format).or_insert_with(|| Series::new(days)).add(day, weight);
+            if d.picks.is_empty() {
+                out.unused.entry(r.format).or_insert_with(|| Series::new(days)).add(day, weight);
+            }
+        }
+    })?;
+    out.day_samples = day_samples;
+    Some(out)
+}
+
+/// What one proposed goal gets.
+#[derive(Debug, Clone, Default)]
+pub struct GoalForecast {
+    pub delivered: Series,
+    pub matched: f64,
+    pub possible: f64,
+    pub available: f64,
+    /// Booked goal index (in the proposal's snapshot) → units it took that this goal wanted.
+    pub competing: BTreeMap<u32, f64>,
+}
+
+fn class(g: &GoalEntry) -> (u8, u8) {
+    // Lower sorts first: sponsor, share of voice, then priority 10 → 1.
+    let c = if g.sponsor {
+        0
+    } else if g.sov > 0.0 {
+        1
+    } else {
+        2
+    };
+    (c, 10u8.saturating_sub(g.priority))
+}
+
+/// A campaign forecast: `base` holds the booked goals, `all` the booked and the proposed
+/// ones (`proposed`, indices in `all`). Returns one result per proposed goal and the days'
+/// sample counts.
+pub fn campaign(
+    base: &Snapshot,
+    all: &Snapshot,
+    pace0: &HashMap<String, Pace>,
+    proposed: &[u32],
+    w: &Window<'_>,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Option<(Vec<GoalForecast>, Vec<u32>)> {
+    let days = w.days(all);
+    let pace_of = |s: &Snapshot| -> Vec<Pace> { s.goals.iter().map(|g| pace0.get(&g.id).cloned().unwrap_or_default()).collect() };
+    let (mut pace_base, mut pace_all) = (pace_of(base), pace_of(all));
+    let to_all: Vec<Option<u32>> = base.goals.iter().map(|g| all.goal_index.get(&g.id).copied()).collect();
+    let mut out: Vec<GoalForecast> =
+        proposed.iter().map(|_| GoalForecast { delivered: Series::new(days), ..GoalForecast::default() }).collect();
+    let viewer = ViewerState::default();
+    let day_samples = walk(all, w, progress, &mut |day, at, weight, r| {
+        let d_base = decide(base, r, &viewer, &pace_base);
+        for p in &d_base.picks {
+            credit(base, &mut pace_base, p.goal, weight, at);
+        }
+        let base_won: Vec<u32> = d_base.picks.iter().filter_map(|p| to_all[p.goal as usize]).collect();
+        let wanted: Vec<bool> = proposed.iter().map(|g| eligible(all, r, &viewer, &pace_all, *g, false, true)).collect();
+        let won: Vec<u32> = if wanted.iter().any(|x| *x) {
+            decide(all, r, &viewer, &pace_all).picks.iter().map(|p| p.goal).collect()
+        } else {
+            base_won.clone()
+        };
+        for g in &won {
+            credit(all, &mut pace_all, *g, weight, at);
+        }
+        for (k, g) in proposed.iter().enumerate() {
+            if !wanted[k] {
+                continue;
+            }
+            let o = &mut out[k];
+            o.matched += weight;
+            if base_won.is_empty() {
+                o.available += weight;
+            }
+            let mine = class(&all.goals[*g as usize]);
+            if base_won.iter().all(|q| class(&all.goals[*q as usize]) >= mine) {
+                o.possible += weight;
+            }
+            if won.contains(g) {
+                o.delivered.add(day, weight * event_rate(all.goals[*g as usize].kind));
+            } else {
+                for q in won.iter().filter(|q| !proposed.contains(q)) {
+                    *o.competing.entry(*q).or_insert(0.0) += weight;
+                }
+            }
+        }
+    })?;
+    Some((out, day_samples))
+}
