@@ -18,7 +18,7 @@ case "$ARCH" in
   x86_64) FLAG=--x86-64 ;;
   *) echo "ARCH must be arm64 or x86_64"; exit 1 ;;
 esac
-FUNCTIONS=(clients contacts campaigns goals assets asset-worker asset-janitor ads insertion-policy queries reference audience audience-worker targeting-template serving tracking events-worker)
+FUNCTIONS=(clients contacts campaigns goals assets asset-worker asset-janitor ads insertion-policy queries reference audience audience-worker targeting-template serving tracking events-worker forecast forecast-worker)
 args=()
 for f in "${FUNCTIONS[@]}"; do args+=(-p "$f"); done
 cargo lambda build --release "$FLAG" "${args[@]}"

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HTTP=(clients contacts campaigns goals assets ads insertion-policy queries reference audience targeting-template)
-WORKERS=(asset-worker audience-worker events-worker)
+WORKERS=(asset-worker audience-worker events-worker forecast-worker)
 pkgs=()
 for f in "${HTTP[@]}" "${WORKERS[@]}" lambda-baseline lambda-bench; do pkgs+=(-p "$f"); done
 cargo build --release --locked "${pkgs[@]}"

@@ -184,6 +184,7 @@ impl TestApp {
                 shared::queue::QueueName::Assets => "asset-worker",
                 shared::queue::QueueName::Audience => "audience-worker",
                 shared::queue::QueueName::Events => "events-worker",
+                shared::queue::QueueName::Forecast => "forecast-worker",
             })
         });
         let router = shared::api::app_per_group(service.clone().with_store(served.clone()), scoped);

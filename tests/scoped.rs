@@ -159,7 +159,7 @@ mod tests {
         assert!(!text.contains("DynamoDBCrudPolicy"), "a function with write access to the whole table");
         for (name, _) in shared::api::groups::ALL {
             let writes = scopes.get(*name).unwrap_or_else(|| panic!("{name} is not in template.yaml"));
-            let read_only = matches!(*name, "queries" | "reference" | "serving" | "tracking");
+            let read_only = matches!(*name, "queries" | "reference" | "tracking");
             assert_eq!(writes.is_empty(), read_only, "{name}: {writes:?}");
         }
         assert_eq!(scopes["audience-worker"], ["A#*#BATCH", "A#*#BATCHDAY", "A#*#VIEWER#*"]);

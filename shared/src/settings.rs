@@ -88,6 +88,8 @@ pub struct Settings {
     pub audience_upload_max_bytes: usize,
     /// `EVENTS_QUEUE_URL`: the tracking events queue (the event worker's).
     pub events_queue_url: Option<String>,
+    /// `FORECAST_QUEUE_URL`: the forecast jobs queue (the forecast worker's).
+    pub forecast_queue_url: Option<String>,
     /// `TRACKING_SECRET`: the key tracking links are signed with (the serving and tracking
     /// functions share it). Without it, a random key of this process (local server).
     pub tracking_secret: String,
@@ -125,6 +127,7 @@ impl Default for Settings {
             audience_chunk_bytes: 32 * 1024 * 1024,
             audience_upload_max_bytes: 64 * 1024 * 1024,
             events_queue_url: None,
+            forecast_queue_url: None,
             tracking_secret: process_secret(),
             media_base_url: "https://adserver-assets.s3.amazonaws.com".into(),
             delivery_refresh: Duration::from_millis(1000),
@@ -154,6 +157,7 @@ impl Settings {
             audience_chunk_bytes: num("AUDIENCE_CHUNK_BYTES").filter(|n| *n >= 1).unwrap_or(d.audience_chunk_bytes),
             audience_upload_max_bytes: num("AUDIENCE_UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.audience_upload_max_bytes),
             events_queue_url: env("EVENTS_QUEUE_URL"),
+            forecast_queue_url: env("FORECAST_QUEUE_URL"),
             tracking_secret: env("TRACKING_SECRET").unwrap_or(d.tracking_secret),
             media_base_url: env("MEDIA_BASE_URL")
                 .map(|u| u.trim_end_matches('/').to_string())

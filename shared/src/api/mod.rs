@@ -22,6 +22,7 @@ pub mod audience;
 pub mod campaigns;
 pub mod clients;
 pub mod contacts;
+pub mod forecasts;
 pub mod goals;
 pub mod idempotency;
 pub mod paging;
@@ -76,6 +77,10 @@ pub mod groups {
     pub fn targeting_template() -> Routes {
         super::templates::router()
     }
+    /// Forecast jobs and reports.
+    pub fn forecast() -> Routes {
+        super::forecasts::router()
+    }
     /// Ad requests (no API key: the account is in the URL).
     pub fn serving() -> Routes {
         super::serving::serving_router()
@@ -101,6 +106,7 @@ pub mod groups {
         ("reference", reference),
         ("audience", audience),
         ("targeting-template", targeting_template),
+        ("forecast", forecast),
         ("serving", serving),
         ("tracking", tracking),
     ];

@@ -15,6 +15,7 @@ use crate::delivery::snapshot::Format;
 use crate::delivery::tracking::{counter_of, Token, MAX_AGE_SECS};
 use crate::delivery::vast::{self, Links, ResponseType, Served};
 use crate::error::{AppError, AppResult};
+use crate::forecast::traffic::{local_day, Sample};
 use crate::queue::QueueName;
 use crate::state::AppState;
 use crate::workers::events::Event;
@@ -155,6 +156,13 @@ async fn ad_request(State(st): State<AppState>, headers: HeaderMap, RawQuery(q):
         let d = decide(&snapshot, &r, &viewer, &pace);
         tracing::info!(format = f.as_str(), ads = d.picks.len(), empty = ?d.empty, "decision");
         decided.push((*f, *n, d));
+    }
+    // One request in 100 is kept as a traffic sample for forecasts (docs/forecasts.md).
+    if Sample::chosen(request.seed) {
+        let (day, hour) = local_day(&snapshot.zone, now);
+        if let Err(e) = crate::repo::forecasts::record_sample(st.store.as_ref(), &account, day, hour, &Sample::of(&request), now).await {
+            tracing::warn!(error = %e, "traffic sample not recorded");
+        }
     }
     let secret = st.settings.tracking_secret.as_bytes();
     let links = Links { base: &st.settings.ad_request_base_url, secret, viewer: request.viewer.as_deref(), issued: now.timestamp() };

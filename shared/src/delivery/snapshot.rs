@@ -125,8 +125,8 @@ pub struct Snapshot {
     pub policies: Vec<PolicyEntry>,
 }
 
-/// The stored records a snapshot is compiled from (`load.rs` reads them).
-#[derive(Debug, Default)]
+/// The stored records a snapshot is compiled from (`repo::snapshots` reads them).
+#[derive(Debug, Default, Clone)]
 pub struct Input {
     pub account: Option<Account>,
     pub version: u64,

@@ -19,10 +19,12 @@ pub enum QueueName {
     Audience,
     /// Tracking events to count (`workers::events`).
     Events,
+    /// Forecast jobs (`workers::forecast`).
+    Forecast,
 }
 
 impl QueueName {
-    pub const ALL: &'static [QueueName] = &[QueueName::Assets, QueueName::Audience, QueueName::Events];
+    pub const ALL: &'static [QueueName] = &[QueueName::Assets, QueueName::Audience, QueueName::Events, QueueName::Forecast];
 
     /// The queue's URL on AWS (`ASSET_QUEUE_URL`, `AUDIENCE_QUEUE_URL`).
     pub fn url_in(self, s: &crate::settings::Settings) -> Option<&str> {
@@ -30,6 +32,7 @@ impl QueueName {
             QueueName::Assets => s.asset_queue_url.as_deref(),
             QueueName::Audience => s.audience_queue_url.as_deref(),
             QueueName::Events => s.events_queue_url.as_deref(),
+            QueueName::Forecast => s.forecast_queue_url.as_deref(),
         }
     }
 
@@ -38,6 +41,7 @@ impl QueueName {
             QueueName::Assets => "assets",
             QueueName::Audience => "audience",
             QueueName::Events => "events",
+            QueueName::Forecast => "forecast",
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::state::AppState;
 pub mod assets;
 pub mod audience;
 pub mod events;
+pub mod forecast;
 pub mod janitor;
 
 /// Why a job did not finish, and what the queue should do with its message.
@@ -89,6 +90,7 @@ pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> 
         }
         QueueName::Audience => audience::dispatch(st, body).await,
         QueueName::Events => events::process(st, events::parse(body)?).await.map(|_| ()),
+        QueueName::Forecast => forecast::process(st, &forecast::parse(body)?).await,
     }
 }
 

@@ -1,0 +1,6 @@
+//! SQS-fed Lambda: the forecast worker (shared::workers::forecast).
+
+#[tokio::main]
+async fn main() -> Result<(), shared::lambda::WorkerError> {
+    shared::lambda::serve_worker(shared::queue::QueueName::Forecast).await
+}

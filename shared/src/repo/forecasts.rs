@@ -1,0 +1,247 @@
+//! Forecast jobs, their reports and the traffic samples they read (docs/forecasts.md):
+//! - `A#<a>#FORECAST / <jobId>`: the job (versioned; TTL 14 days after it ends);
+//! - `A#<a>#FORECASTREPORT / <jobId>`: the report, gzip + base64 (TTL 14 days);
+//! - `A#<a>#TRAFFIC#<yyyy-mm-dd> / <hh>#<id>`: a sampled ad request (TTL 15 days).
+
+use std::io::{Read, Write};
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{AppError, AppResult};
+use crate::forecast::traffic::{Sample, KEEP_DAYS};
+use crate::keys;
+use crate::store::{Cond, Item, Key, Query, Store, StoreError, TxOp};
+
+pub const KEEP_REPORT_DAYS: i64 = 14;
+
+pub const QUEUED: &str = "QUEUED";
+pub const PREPARING: &str = "PREPARING_SIMULATION";
+pub const PROCESSING: &str = "PROCESSING";
+pub const FINISHED: &str = "FINISHED";
+pub const FAILED: &str = "FAILED";
+pub const CANCELLED: &str = "CANCELLED";
+
+pub fn is_final(status: &str) -> bool {
+    matches!(status, FINISHED | FAILED | CANCELLED)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Job {
+    pub id: String,
+    pub account: String,
+    /// `campaign` or `inventory`.
+    pub kind: String,
+    pub status: String,
+    pub progress: u8,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The validated request (`forecast::request` types as JSON).
+    pub request: Value,
+    pub created: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished: Option<DateTime<Utc>>,
+}
+
+impl Job {
+    /// The status body (`GET /api/2.0/forecast/job/{id}`).
+    pub fn status_json(&self) -> Value {
+        let mut v = serde_json::json!({"jobId": self.id, "type": self.kind, "status": self.status, "progressPercentage": self.progress});
+        if let Some(m) = &self.message {
+            v["message"] = Value::String(m.clone());
+        }
+        v
+    }
+
+    pub fn report_path(&self) -> String {
+        format!("/api/2.0/forecast/report/{}/{}", self.kind, self.id)
+    }
+}
+
+fn job_key(account: &str, id: &str) -> Key {
+    keys::record(account, "FORECAST", id)
+}
+
+fn report_key(account: &str, id: &str) -> Key {
+    keys::record(account, "FORECASTREPORT", id)
+}
+
+fn job_item(j: &Job, version: u64) -> AppResult<Item> {
+    let mut item = super::item(job_key(&j.account, &j.id), j, version)?;
+    let base = j.finished.unwrap_or(j.created);
+    item.expires_at = Some((base + Duration::days(KEEP_REPORT_DAYS)).timestamp());
+    Ok(item)
+}
+
+pub async fn create(store: &dyn Store, j: &Job) -> AppResult<()> {
+    store.put(job_item(j, 1)?, Cond::NotExists).await?;
+    Ok(())
+}
+
+/// The job, unless it is unknown, expired or another account's (all: `None`).
+pub async fn get(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<super::Versioned<Job>>> {
+    if id.len() > 64 {
+        return Ok(None);
+    }
+    let found = super::get::<Job>(store, &job_key(account, id)).await?;
+    Ok(found.filter(|j| j.item.expires_at.is_none_or(|e| e > Utc::now().timestamp())))
+}
+
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<super::Versioned<Job>> {
+    get(store, account, id).await?.ok_or_else(|| AppError::not_found("forecast job", id))
+}
+
+/// Changes a job unless it ended; `None` when it had (the change is not made).
+pub async fn update(store: &dyn Store, account: &str, id: &str, change: impl Fn(&mut Job)) -> AppResult<Option<Job>> {
+    for _ in 0..20 {
+        let cur = load(store, account, id).await?;
+        if is_final(&cur.value.status) {
+            return Ok(None);
+        }
+        let mut next = cur.value.clone();
+        change(&mut next);
+        match store.put(job_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
+            Ok(()) => return Ok(Some(next)),
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(super::conflict())
+}
+
+fn pack(report: &Value) -> AppResult<String> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(report.to_string().as_bytes()).map_err(AppError::internal)?;
+    let bytes = e.finish().map_err(AppError::internal)?;
+    Ok(base64(&bytes))
+}
+
+fn unpack(text: &str) -> AppResult<Value> {
+    let bytes = unbase64(text).ok_or_else(|| AppError::internal(crate::cause::Cause::msg("corrupt report")))?;
+    let mut out = String::new();
+    flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut out).map_err(AppError::internal)?;
+    serde_json::from_str(&out).map_err(AppError::internal)
+}
+
+/// Writes the report and marks the job finished, together; `false` when the job ended
+/// meanwhile (cancelled): nothing is written.
+pub async fn finish(store: &dyn Store, account: &str, id: &str, report: &Value, now: DateTime<Utc>) -> AppResult<bool> {
+    let body = pack(report)?;
+    for _ in 0..20 {
+        let cur = load(store, account, id).await?;
+        if is_final(&cur.value.status) {
+            return Ok(false);
+        }
+        let mut j = cur.value.clone();
+        j.status = FINISHED.into();
+        j.progress = 100;
+        j.finished = Some(now);
+        let k = report_key(account, id);
+        let report_item = Item {
+            pk: k.pk,
+            sk: k.sk,
+            version: 1,
+            expires_at: Some((now + Duration::days(KEEP_REPORT_DAYS)).timestamp()),
+            body: body.clone(),
+            ..Item::default()
+        };
+        let ops = vec![TxOp::Put(job_item(&j, cur.version() + 1)?, Cond::Version(cur.version())), TxOp::Put(report_item, Cond::None)];
+        match store.transact(ops).await {
+            Ok(()) => return Ok(true),
+            Err(StoreError::TransactionCanceled { .. }) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(super::conflict())
+}
+
+pub async fn report(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<Value>> {
+    match store.get(&report_key(account, id)).await? {
+        Some(item) => Ok(Some(unpack(&item.body)?)),
+        None => Ok(None),
+    }
+}
+
+/// Records a sampled ad request (local date and hour of the account).
+pub async fn record_sample(store: &dyn Store, account: &str, day: NaiveDate, hour: u32, s: &Sample, now: DateTime<Utc>) -> AppResult<()> {
+    let key = Key::new(traffic_partition(account, day), format!("{hour:02}#{}", crate::ids::new_id()));
+    let mut item = super::item(key, s, 1)?;
+    item.expires_at = Some((now + Duration::days(KEEP_DAYS)).timestamp());
+    store.put(item, Cond::None).await?;
+    Ok(())
+}
+
+fn traffic_partition(account: &str, day: NaiveDate) -> String {
+    format!("A#{account}#TRAFFIC#{day}")
+}
+
+/// A day's samples with their local hours, in key order.
+pub async fn samples_of_day(store: &dyn Store, account: &str, day: NaiveDate) -> AppResult<Vec<(u32, Sample)>> {
+    let mut out = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = store.query(Query::partition(traffic_partition(account, day)).after(cursor)).await?;
+        for item in page.items {
+            let hour = item.sk.get(..2).and_then(|h| h.parse().ok()).unwrap_or(0);
+            out.push((hour, super::decode::<Sample>(item)?.value));
+        }
+        match page.next {
+            Some(c) => cursor = Some(c),
+            None => return Ok(out),
+        }
+    }
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn base64(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn unbase64(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() / 4 * 3);
+    let val = |c: u8| B64.iter().position(|x| *x == c).map(|p| p as u32);
+    for chunk in s.as_bytes().chunks(4) {
+        if chunk.len() != 4 {
+            return None;
+        }
+        let pads = chunk.iter().filter(|c| **c == b'=').count();
+        let mut n = 0u32;
+        for c in chunk {
+            n = (n << 6) | if *c == b'=' { 0 } else { val(*c)? };
+        }
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pads]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_pack_and_unpack() {
+        for n in [0usize, 1, 2, 3, 4, 100] {
+            let v = serde_json::json!({"x": "a".repeat(n), "n": n});
+            assert_eq!(unpack(&pack(&v).unwrap()).unwrap(), v);
+        }
+        assert_eq!(base64(b"Man"), "TWFu");
+        assert_eq!(base64(b"Ma"), "TWE=");
+        assert_eq!(unbase64("TQ==").unwrap(), b"M");
+    }
+}
