@@ -14,6 +14,7 @@ mod echo_and_isolation;
 mod errors;
 mod events;
 mod faults;
+mod forecasts;
 mod goals;
 mod idempotency;
 mod lambda_events;
