@@ -53,7 +53,10 @@ async fn finished(app: &TestApp, job: &str) -> String {
 }
 
 fn errors(r: &api_tests::Res) -> Vec<String> {
-    r.json()["errors"].as_array().map(|a| a.iter().map(|e| format!("{} {}", e["field"].as_str().unwrap_or(""), e["rule"].as_str().unwrap_or(""))).collect()).unwrap_or_default()
+    r.json()["errors"]
+        .as_array()
+        .map(|a| a.iter().map(|e| format!("{} {}", e["field"].as_str().unwrap_or(""), e["rule"].as_str().unwrap_or(""))).collect())
+        .unwrap_or_default()
 }
 
 both_stores! {

@@ -13,6 +13,10 @@ use crate::delivery::request::ViewerState;
 use crate::delivery::snapshot::{Format, GoalEntry, Snapshot};
 use crate::model::enums::GoalType;
 
+/// Samples replayed per hour at most (docs/forecasts.md): bounds a forecast's work at
+/// 100 days × 24 × this many decisions, whatever the traffic.
+pub const MAX_REPLAY_PER_HOUR: usize = 200;
+
 /// Share of impressions that become each goal type's delivered event (forecast assumption).
 pub fn event_rate(kind: GoalType) -> f64 {
     match kind {
@@ -108,8 +112,12 @@ fn walk(
             return None;
         }
         let (samples, weight) = w.traffic.slot(*wd, *h);
-        let n = samples.len().max(1) as i64;
-        for (k, sample) in samples.iter().enumerate() {
+        // At most MAX_REPLAY_PER_HOUR samples an hour, evenly spread over the slot's
+        // samples, each standing for proportionally more requests.
+        let stride = samples.len().div_ceil(MAX_REPLAY_PER_HOUR).max(1);
+        let weight = weight * samples.len() as f64 / samples.len().div_ceil(stride).max(1) as f64;
+        let n = samples.len().div_ceil(stride).max(1) as i64;
+        for (k, sample) in samples.iter().step_by(stride).enumerate() {
             // Spread the hour's samples over the hour.
             let t = *at + Duration::seconds(3600 * k as i64 / n);
             let Some(r) = sample.request(t, mix(w.seed, (i as u64) << 20 | k as u64)) else { continue };
