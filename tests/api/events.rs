@@ -117,7 +117,23 @@ async fn every_event_file_runs_through_its_function() {
         .unwrap();
     shared::blobs::Blobs::put_bytes(blobs.as_ref(), asset.object_key.as_deref().unwrap(), b"bytes".to_vec(), "video/mp4").await.unwrap();
     asset.status = shared::model::asset::READY;
+    // A forecast job for the status and worker events.
+    let day = |d: i64| (chrono::Utc::now() + chrono::Duration::days(d)).format("%Y-%m-%dT00:00:00.000Z").to_string();
+    let inv = serde_json::json!({"name": "Q", "variant": "NORMAL", "startDate": day(2), "endDate": day(4), "targeting": {"targetingTemplates": null}});
+    let req = axum::http::Request::builder()
+        .method("POST")
+        .uri("/api/2.0/forecast/inventory")
+        .header("x-o-api-key", "alpha-demo-key-7f3c9a1e5b2d4680")
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(inv.to_string()))
+        .unwrap();
+    let res = app.clone().oneshot(req).await.unwrap();
+    assert_eq!(res.status(), 202);
+    let job_id = res.headers()["location"].to_str().unwrap().rsplit('/').next().unwrap().to_string();
     let vars: BTreeMap<&str, String> = BTreeMap::from([
+        ("forecastStart", day(2)),
+        ("forecastEnd", day(9)),
+        ("forecastJobId", job_id),
         ("clientId", client),
         ("contactId", contact),
         ("campaignId", campaign.clone()),
@@ -164,6 +180,8 @@ async fn every_event_file_runs_through_its_function() {
             shared::queue::QueueName::Assets
         } else if name.starts_with("events-worker") {
             shared::queue::QueueName::Events
+        } else if name.starts_with("forecast-worker") {
+            shared::queue::QueueName::Forecast
         } else {
             shared::queue::QueueName::Audience
         };

@@ -287,4 +287,44 @@ both_stores! {
             assert_eq!(r.status, 409, "{}", r.body);
         }
     }
+
+    async fn recorded_traffic_is_sampled_by_serving_and_drives_forecasts(app: TestApp) {
+        use shared::forecast::traffic::{local_day, Sample};
+        let a = app.a.id.clone();
+        let account = shared::repo::accounts::get(app.store.as_ref(), &a).await.unwrap().unwrap();
+        let now = shared::clock::Clock::now(app.clock.as_ref());
+        let (today, _) = local_day(&account.zone, now);
+        let partition = |d: chrono::NaiveDate| format!("A#{a}#TRAFFIC#{d}");
+        let store = app.store.clone();
+        let count = |d| {
+            let store = store.clone();
+            let pk = partition(d);
+            async move { store.query(shared::store::Query::partition(pk)).await.unwrap().items.len() }
+        };
+        // One request in 100 is kept: by its seed.
+        let chosen = (0..100_000u64).find(|s| Sample::chosen(*s)).unwrap();
+        let skipped = (0..100_000u64).find(|s| !Sample::chosen(*s)).unwrap();
+        app.ad_request(&format!("format=preroll&category={a}-cat-sports&seed={skipped}")).await.expect(200);
+        assert_eq!(count(today).await, 0);
+        app.ad_request(&format!("format=preroll&category={a}-cat-sports&tags=x,y&pid=v1&seed={chosen}")).await.expect(200);
+        let items = app.store.query(shared::store::Query::partition(partition(today))).await.unwrap().items;
+        assert_eq!(items.len(), 1);
+        let s: Sample = serde_json::from_str(&items[0].body).unwrap();
+        assert_eq!((s.format.as_str(), s.category.clone(), s.tags.clone(), s.viewer), ("preroll", Some(format!("{a}-cat-sports")), vec!["x".to_string(), "y".to_string()], true));
+        assert!(items[0].expires_at.is_some(), "samples expire");
+
+        // Two weeks of samples: ten sports pre-rolls at 09:00 every day, each standing for
+        // 100 requests; the two-week average gives each day 1,000 at 09:00.
+        let sample = Sample { format: "preroll".into(), category: Some(format!("{a}-cat-sports")), viewer: true, ..Sample::default() };
+        for d in 1..=14 {
+            for _ in 0..10 {
+                shared::repo::forecasts::record_sample(app.store.as_ref(), &a, today - chrono::Duration::days(d), 9, &sample, now).await.unwrap();
+            }
+        }
+        let report = finished(&app, &create(&app, "inventory", &inventory_body(&app)).await).await;
+        let inv = app.get(&report).await.json();
+        assert_eq!(inv["trafficSource"], "recorded");
+        // Seven 09:00 hours in the window, 1,000 sports pre-rolls each; mid-rolls: none recorded.
+        assert_eq!(inv["totalInventory"]["total"], 7000.0, "{}", inv["totalInventory"]);
+    }
 }
