@@ -52,6 +52,9 @@ async fn finished(app: &TestApp, job: &str) -> String {
     panic!("forecast {job} did not finish: {}", app.get(job).await.body);
 }
 
+/// A change to a valid body and the `field rule` it must be refused with.
+type Case = (Box<dyn Fn(&mut Value)>, &'static str);
+
 fn errors(r: &api_tests::Res) -> Vec<String> {
     r.json()["errors"]
         .as_array()
@@ -123,7 +126,7 @@ both_stores! {
     async fn every_validation_rule_names_its_field(app: TestApp) {
         let a = app.a.id.clone();
         let base = campaign_body(&app, 5);
-        let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+        let cases: Vec<Case> = vec![
             (Box::new(|b| { b["campaign"]["goals"] = json!([]); }), "campaign.goals required"),
             (Box::new(|b| { b["campaign"].as_object_mut().unwrap().remove("goals"); }), "campaign.goals required"),
             (Box::new(|b| { b["campaign"]["goals"][0].as_object_mut().unwrap().remove("name"); }), "campaign.goals[0].name required"),
@@ -190,7 +193,7 @@ both_stores! {
         create(&app, "campaign", &b).await;
 
         let inv = inventory_body(&app);
-        let inv_cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+        let inv_cases: Vec<Case> = vec![
             (Box::new(|b| { b.as_object_mut().unwrap().remove("targeting"); }), "targeting required"),
             (Box::new(|b| { b.as_object_mut().unwrap().remove("variant"); }), "variant required"),
             (Box::new(|b| { b["variant"] = json!("X"); }), "variant enum"),
