@@ -156,6 +156,26 @@ impl SeedAccount {
     pub fn validate(&self) -> Vec<String> {
         let mut e = Vec::new();
         let at = |m: String| format!("account {}: {m}", self.id);
+        if let Some(p) = &self.traffic_profile {
+            if p.requests_per_day > 10_000_000_000 {
+                e.push(at("trafficProfile.requestsPerDay is at most 10,000,000,000".into()));
+            }
+            if !(p.hourly_shares.is_empty() || p.hourly_shares.len() == 24) || p.hourly_shares.iter().any(|s| !s.is_finite() || *s < 0.0) {
+                e.push(at("trafficProfile.hourlyShares holds 24 non-negative numbers (or is left out)".into()));
+            }
+            for (name, m) in [
+                ("formatShares", &p.format_shares),
+                ("categoryShares", &p.category_shares),
+                ("deviceContainerShares", &p.device_container_shares),
+            ] {
+                if m.values().any(|s| !s.is_finite() || *s < 0.0) || m.values().sum::<f64>() > 1.0001 {
+                    e.push(at(format!("trafficProfile.{name}: shares from 0 to 1 that add up to at most 1")));
+                }
+            }
+            if p.tag_shares.values().any(|s| !s.is_finite() || !(0.0..=1.0).contains(s)) {
+                e.push(at("trafficProfile.tagShares: each a probability from 0 to 1".into()));
+            }
+        }
         if !plausible_id(&self.id) {
             e.push(at("id must be 1-64 letters, digits, '-' or '_'".into()));
         }
