@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Map, Value};
 
+use super::request::{AD_FIELDS, CAMPAIGN_FIELDS, GOAL_FIELDS};
 use super::simulate::{GoalForecast, Inventory, Series};
 use crate::delivery::snapshot::Format;
 
@@ -132,40 +133,20 @@ pub fn campaign(
     source: &str,
 ) -> Value {
     let c = echo.as_object();
-    let mut out = pick(c, &["advertiser", "agency", "brand", "customId", "name", "frontload", "priority"]);
+    let scalar: Vec<&str> = CAMPAIGN_FIELDS.iter().copied().filter(|f| *f != "targeting" && *f != "goals").collect();
+    let mut out = pick(c, &scalar);
     out.insert("targeting".into(), echo_targeting(c.and_then(|c| c.get("targeting"))));
     let goals = c.and_then(|c| c.get("goals")).and_then(Value::as_array).cloned().unwrap_or_default();
     let mut gout = Vec::new();
     for (i, g) in goals.iter().enumerate() {
         let go = g.as_object();
-        let mut e = pick(
-            go,
-            &[
-                "customId",
-                "name",
-                "startDate",
-                "endDate",
-                "priority",
-                "frontload",
-                "variant",
-                "positionRestriction",
-                "deliveryGoal",
-                "sequence",
-                "dailyCap",
-                "marketplaceId",
-            ],
-        );
+        let scalar: Vec<&str> = GOAL_FIELDS.iter().copied().filter(|f| *f != "targeting" && *f != "ads").collect();
+        let mut e = pick(go, &scalar);
         e.insert("targeting".into(), echo_targeting(go.and_then(|g| g.get("targeting"))));
         let ads: Vec<Value> = go
             .and_then(|g| g.get("ads"))
             .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .map(|ad| {
-                        Value::Object(pick(ad.as_object(), &["name", "customId", "format", "deviceContainers", "startDate", "endDate"]))
-                    })
-                    .collect()
-            })
+            .map(|a| a.iter().map(|ad| Value::Object(pick(ad.as_object(), AD_FIELDS))).collect())
             .unwrap_or_default();
         e.insert("ads".into(), Value::Array(ads));
         if let Some(r) = results.get(i) {

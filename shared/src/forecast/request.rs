@@ -16,6 +16,26 @@ pub const MAX_ADS: usize = 50;
 pub const MAX_NAME: usize = 255;
 pub const MAX_DAYS_AHEAD: i64 = 100;
 
+/// The fields of a forecast goal, an ad and the campaign (§2.4), in the order reports echo them.
+pub const GOAL_FIELDS: &[&str] = &[
+    "customId",
+    "name",
+    "startDate",
+    "endDate",
+    "priority",
+    "frontload",
+    "targeting",
+    "variant",
+    "positionRestriction",
+    "deliveryGoal",
+    "ads",
+    "sequence",
+    "dailyCap",
+    "marketplaceId",
+];
+pub const AD_FIELDS: &[&str] = &["name", "customId", "format", "deviceContainers", "startDate", "endDate"];
+pub const CAMPAIGN_FIELDS: &[&str] = &["advertiser", "agency", "brand", "customId", "name", "frontload", "priority", "targeting", "goals"];
+
 pub const VARIANTS: &[&str] = &["NORMAL", "BUMPER"];
 pub const POSITIONS: &[&str] = &["ANY", "FIRST", "LAST", "FIRST_OR_LAST", "BREAK_EXCLUSIVE"];
 pub const GOAL_TYPES: &[&str] = &["IMPRESSION", "COMPLETE", "FIRST_QUARTILE", "SECOND_QUARTILE", "THIRD_QUARTILE", "RTB"];
@@ -250,7 +270,7 @@ fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, require
 }
 
 fn ad(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<AdIn>, Vec<FieldError>) {
-    let mut r = ObjReader::new(v, path, &["name", "customId", "format", "deviceContainers", "startDate", "endDate"]);
+    let mut r = ObjReader::new(v, path, AD_FIELDS);
     let name = r.str_req("name", MAX_NAME);
     r.str_opt("customId", MAX_NAME);
     let format = r.enum_opt("format", AD_FORMATS);
@@ -289,26 +309,7 @@ fn ad(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<AdIn>, 
 }
 
 fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalIn>, Vec<FieldError>) {
-    let mut r = ObjReader::new(
-        v,
-        path,
-        &[
-            "customId",
-            "name",
-            "startDate",
-            "endDate",
-            "priority",
-            "frontload",
-            "targeting",
-            "variant",
-            "positionRestriction",
-            "deliveryGoal",
-            "ads",
-            "sequence",
-            "dailyCap",
-            "marketplaceId",
-        ],
-    );
+    let mut r = ObjReader::new(v, path, GOAL_FIELDS);
     let name = r.str_req("name", MAX_NAME);
     r.str_opt("customId", MAX_NAME);
     let start = date(&mut r, "startDate");
