@@ -20,6 +20,7 @@ pub mod model;
 pub mod queue;
 pub mod repo;
 pub mod seed;
+pub mod seed_plan;
 pub mod settings;
 pub mod state;
 pub mod store;

@@ -289,19 +289,28 @@ pub struct Seeded {
 /// Upserts every account of the file: settings, keys, reference data. Re-running it is
 /// safe; a key already held by another account is refused.
 pub async fn apply(store: &dyn Store, file: &SeedFile) -> Result<Vec<Seeded>, String> {
+    apply_with(store, file, &|| {}).await
+}
+
+/// `apply`, calling `tick` after each record written (the admin command's progress bar;
+/// `seed_plan::record_count` is the total).
+pub async fn apply_with(store: &dyn Store, file: &SeedFile, tick: &(dyn Fn() + Send + Sync)) -> Result<Vec<Seeded>, String> {
     let mut out = Vec::new();
     for a in &file.accounts {
-        out.push(apply_account(store, a).await.map_err(|e| format!("account {}: {e}", a.id))?);
+        out.push(apply_account(store, a, tick).await.map_err(|e| format!("account {}: {e}", a.id))?);
     }
     Ok(out)
 }
 
-async fn apply_account(store: &dyn Store, a: &SeedAccount) -> Result<Seeded, StoreError> {
+async fn apply_account(store: &dyn Store, a: &SeedAccount, tick: &(dyn Fn() + Send + Sync)) -> Result<Seeded, StoreError> {
     let id = &a.id;
     let acct = a.account();
     store.put(repo::item(keys::account(id), &acct, 1).map_err(inv)?, Cond::None).await?;
+    tick();
     let mut api_keys = a.api_keys.clone();
-    if api_keys.is_empty() {
+    // No keys in the file: one is generated for an account that has none (an exported
+    // file, which never holds keys, re-imports without adding one).
+    if api_keys.is_empty() && repo::accounts::list_keys(store, id).await.map_err(|e| StoreError::Invalid(e.body().message))?.is_empty() {
         api_keys.push(new_api_key());
     }
     for k in &api_keys {
@@ -316,30 +325,40 @@ async fn apply_account(store: &dyn Store, a: &SeedAccount) -> Result<Seeded, Sto
                 let mut item = repo::accounts::key_item(&hash, &rec).map_err(inv)?;
                 item.version = existing.version + 1;
                 store.put(item, Cond::Version(existing.version)).await?;
+                tick();
             }
             continue;
         }
         let rec = KeyRecord { account_id: id.clone(), label: Some("seeded".into()), created: Some(chrono::Utc::now()) };
         store.put(repo::accounts::key_item(&hash, &rec).map_err(inv)?, Cond::NotExists).await?;
+        tick();
     }
     for c in &a.categories {
         store.put(repo::item(keys::record(id, keys::CATEGORY, &c.id), c, 1).map_err(inv)?, Cond::None).await?;
+        tick();
     }
     for c in &a.content_partners {
         store.put(repo::item(keys::record(id, keys::PARTNER, &c.id), c, 1).map_err(inv)?, Cond::None).await?;
+        tick();
     }
     for c in &a.banner_areas {
         store.put(repo::item(keys::record(id, keys::BANNER, &c.id), c, 1).map_err(inv)?, Cond::None).await?;
+        tick();
     }
     for c in &a.device_containers {
         store.put(repo::item(keys::record(id, keys::DEVICE, &c.id), c, 1).map_err(inv)?, Cond::None).await?;
+        tick();
     }
     for c in &a.audience_providers {
         store.put(repo::item(keys::record(id, keys::PROVIDER, &c.id), c, 1).map_err(inv)?, Cond::None).await?;
+        tick();
     }
     for c in &a.custom_parameters {
         store.put(repo::item(keys::record(id, keys::ACP, &c.name), c, 1).map_err(inv)?, Cond::None).await?;
+        tick();
     }
+    // Time zone and priorities feed the delivery engine's snapshot.
+    crate::repo::delivery::changed(store, id).await;
     Ok(Seeded { account_id: id.clone(), name: a.name.clone(), api_keys })
 }
 

@@ -1,7 +1,10 @@
 //! Admin command: creates accounts and API keys and loads reference data from a seed file
 //! into the configured store (the API cannot do this).
 //!
-//!   admin seed <file.json>            upsert every account of the file; prints the keys
+//!   admin seed <file.json> [--dry-run]  upsert every account of the file; prints the keys
+//!                                     (--dry-run: what it would create or change; writes nothing)
+//!   admin export <account-id> [file.json]  the account's settings and reference data as a
+//!                                     seed file (stdout without a file); keys are not exported
 //!   admin create-key <account-id> [label]   a new key for an existing account; printed once
 //!   admin list-keys <account-id>      the account's keys: fingerprint, label, created
 //!   admin revoke-key <account-id> <fingerprint|key>
@@ -29,7 +32,7 @@ async fn main() {
     }
 }
 
-const USAGE: &str = "usage: admin seed <file.json> | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed]";
+const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account-id> [file.json] | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed]";
 
 async fn run(args: &[String]) -> Result<(), String> {
     let cmd = args.first().ok_or(USAGE)?;
@@ -37,15 +40,50 @@ async fn run(args: &[String]) -> Result<(), String> {
     match cmd.as_str() {
         "seed" => {
             let path = args.get(1).ok_or(USAGE)?;
+            let dry_run = match args.get(2).map(String::as_str) {
+                None => false,
+                Some("--dry-run") => true,
+                Some(other) => return Err(format!("unknown option {other:?}; {USAGE}")),
+            };
             let text = std::fs::read_to_string(path).map_err(|e| format!("reading {path}: {e}"))?;
             let file = SeedFile::parse(&text)?;
             let store = shared::assemble::open_store(&cfg).await?;
-            for s in seed::apply(store.as_ref(), &file).await? {
+            if dry_run {
+                let plans = shared::seed_plan::plan(store.as_ref(), &file).await?;
+                for p in &plans {
+                    println!("{}", p.line());
+                }
+                eprintln!(
+                    "dry run: {} write(s) for {} account(s); nothing written to the {}",
+                    plans.iter().map(|p| p.writes()).sum::<usize>(),
+                    plans.len(),
+                    cfg.describe()
+                );
+                return Ok(());
+            }
+            let bar = progress(shared::seed_plan::record_count(&file) as u64, "records");
+            let seeded = seed::apply_with(store.as_ref(), &file, &|| bar.inc(1)).await;
+            bar.finish_and_clear();
+            for s in seeded? {
                 for k in s.api_keys {
                     println!("{}\t{}\t{k}", s.account_id, s.name);
                 }
             }
             eprintln!("seeded {} account(s) into the {}", file.accounts.len(), cfg.describe());
+            Ok(())
+        }
+        "export" => {
+            let account = args.get(1).ok_or(USAGE)?;
+            let store = shared::assemble::open_store(&cfg).await?;
+            let a = shared::seed_plan::export_account(store.as_ref(), account).await?;
+            let text = serde_json::to_string_pretty(&serde_json::json!({"accounts": [a]})).map_err(|e| e.to_string())?;
+            match args.get(2) {
+                Some(path) => {
+                    std::fs::write(path, format!("{text}\n")).map_err(|e| format!("writing {path}: {e}"))?;
+                    eprintln!("exported {account} to {path} (API keys are not exported)");
+                }
+                None => println!("{text}"),
+            }
             Ok(())
         }
         "create-key" | "list-keys" | "revoke-key" | "rotate-key" => {
@@ -80,15 +118,27 @@ async fn run(args: &[String]) -> Result<(), String> {
             }
             let input = shared::delivery::synthetic::generate(shared::delivery::synthetic::Spec { goals, ads, seed }, chrono::Utc::now());
             let items = shared::repo::snapshots::items(account, &input).map_err(|e| e.to_string())?;
+            let bar = progress(items.len() as u64, "records");
             for chunk in items.chunks(25) {
                 store.batch_write(chunk.to_vec(), Vec::new()).await.map_err(|e| e.to_string())?;
+                bar.inc(chunk.len() as u64);
             }
+            bar.finish_and_clear();
             shared::repo::delivery::changed(store.as_ref(), account).await;
             eprintln!("{account}: {} campaigns, {goals} goals, {ads} ads, {} rule sets written", input.campaigns.len(), input.rules.len());
             Ok(())
         }
         _ => Err(USAGE.into()),
     }
+}
+
+/// A progress bar on stderr (hidden when stderr is not a terminal).
+fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {what} ({{eta}} left)")) {
+        bar.set_style(style);
+    }
+    bar
 }
 
 async fn record_metrics(store: &dyn Store, account: &str, ad_id: &str, pairs: &[String]) -> Result<(), String> {
