@@ -191,7 +191,7 @@ async fn track(State(st): State<AppState>, Path(event): Path<String>, RawQuery(q
         return Err(AppError::Forbidden("the tracking link's signature does not match: links cannot be changed or made up".into()));
     }
     let now = st.clock.now().timestamp();
-    if now - token.issued > MAX_AGE_SECS || token.issued > now + 300 {
+    if now.saturating_sub(token.issued) > MAX_AGE_SECS || token.issued > now.saturating_add(300) {
         return Err(AppError::Forbidden(format!(
             "the tracking link has expired: events are accepted for {} hours after serving",
             MAX_AGE_SECS / 3600
