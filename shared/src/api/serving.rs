@@ -136,11 +136,11 @@ async fn ad_request(State(st): State<AppState>, headers: HeaderMap, RawQuery(q):
         return Err(AppError::not_found("account", &account));
     }
     let viewer = match &request.viewer {
-        Some(pid) => {
+        Some(pid) if snapshot.needs_viewer => {
             let (segments, freq, _) = crate::repo::delivery::viewer(st.store.as_ref(), &account, pid).await?;
             ViewerState { segments, freq }
         }
-        None => ViewerState::default(),
+        _ => ViewerState::default(),
     };
     // VMAP without a format: the three linear breaks.
     let breaks: Vec<(Format, u32)> = match (rt, format) {

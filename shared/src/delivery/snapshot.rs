@@ -123,6 +123,10 @@ pub struct Snapshot {
     pub ad_index: HashMap<String, u32>,
     pub goal_index: HashMap<String, u32>,
     pub policies: Vec<PolicyEntry>,
+    /// Whether any decision can depend on the viewer's record (frequency caps, audience
+    /// rules, a policy's minimum time between ads or "after first unique" skip button):
+    /// when not, a server does not read it.
+    pub needs_viewer: bool,
 }
 
 /// The stored records a snapshot is compiled from (`repo::snapshots` reads them).
@@ -366,7 +370,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         levels[f.index()] = lv;
     }
 
-    let policies = input
+    let policies: Vec<PolicyEntry> = input
         .policies
         .into_iter()
         .map(|p| PolicyEntry {
@@ -377,6 +381,11 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         })
         .collect();
 
+    let needs_viewer = goals.iter().any(|g| !g.freq.is_empty() || g.targeting.needs_audience(&campaigns[g.targeting.campaign as usize]))
+        || policies.iter().any(|p| {
+            let g = &p.policy.global_settings;
+            g.minimum_time_between_ads > 0 || g.skip_button.show_when == "AFTER_FIRST_UNIQUE"
+        });
     Snapshot {
         account: account.id.clone(),
         version: input.version,
@@ -391,6 +400,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         ads,
         ad_index,
         goal_index,
+        needs_viewer,
         policies,
     }
 }
