@@ -44,7 +44,8 @@ async fn main() {
 
     // Snapshot: read from the store and compile (what a server does when the version moves).
     let store = EmbeddedStore::in_memory().expect("store");
-    let items = shared::repo::snapshots::items("bench", &synthetic::generate(spec, now)).expect("items");
+    let mut items = shared::repo::snapshots::items("bench", &synthetic::generate(spec, now)).expect("items");
+    items.push(shared::repo::item(shared::keys::account("bench"), &synthetic::account("bench"), 1).expect("account"));
     for chunk in items.chunks(25) {
         store.batch_write(chunk.to_vec(), Vec::new()).await.expect("seed");
     }
