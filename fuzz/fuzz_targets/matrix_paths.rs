@@ -1,4 +1,5 @@
-//! Matrix-parameter path segments and query strings: never a panic, never a 5xx.
+//! Matrix-parameter path segments and query strings (the ad request and tracking endpoints
+//! too): never a panic, never a 5xx.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -15,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let seg = utf8_percent_encode(&text, SEGMENT).to_string();
     let q = utf8_percent_encode(&text, QUERY).to_string();
     let h = fuzz::harness();
-    let path = match pick % 10 {
+    let path = match pick % 14 {
         0 => format!("/api/1.0/campaign/{seg}"),
         1 => format!("/api/1.0/client/{seg}"),
         2 => format!("/api/1.0.cpvext/goal/{seg}"),
@@ -25,6 +26,11 @@ fuzz_target!(|data: &[u8]| {
         6 => format!("/v3/goals?{q}"),
         7 => format!("/v3/ads?{q}"),
         8 => format!("/v1/ads?{q}"),
+        // The unauthenticated serving and tracking endpoints, and forecast reads.
+        9 => format!("/v1/adrequest?account=demo-alpha&{q}"),
+        10 => format!("/v1/track/{seg}?{q}"),
+        11 => format!("/api/2.0/forecast/job/{seg}"),
+        12 => format!("/api/2.0/forecast/report/inventory/{seg}?{q}"),
         _ => format!("/api/1.0/campaign?{q}"),
     };
     shared::api::Matrix::parse(&text);
