@@ -107,11 +107,26 @@ pub fn marker_op(account: &str, impression: &str, event: &str, now: i64) -> TxOp
     TxOp::Put(Item { pk: key.pk, sk: key.sk, version: 1, expires_at: Some(now + MARKER_TTL_SECS), ..Item::default() }, Cond::NotExists)
 }
 
-/// The pace record and frequency state as stored (version 0: absent).
-pub async fn pace_of(store: &dyn Store, account: &str, goal: &str) -> AppResult<(Pace, u64)> {
-    Ok(super::get::<Pace>(store, &pace_key(account, goal)).await?.map(|v| (v.value.clone(), v.version())).unwrap_or_default())
+/// Pace records and frequency states of many goals and viewers, one batch read: each key
+/// with its value and version (absent keys are left out: a new record, version 0).
+pub async fn versioned_many(store: &dyn Store, keys: &[Key]) -> AppResult<HashMap<(String, String), (Item, u64)>> {
+    let mut out = HashMap::new();
+    for chunk in keys.chunks(100) {
+        for item in store.batch_get(chunk).await? {
+            let version = item.version;
+            out.insert((item.pk.clone(), item.sk.clone()), (item, version));
+        }
+    }
+    Ok(out)
 }
 
-pub async fn freq_of(store: &dyn Store, account: &str, viewer: &str) -> AppResult<(FreqState, u64)> {
-    Ok(super::get::<FreqState>(store, &freq_key(account, viewer)).await?.map(|v| (v.value.clone(), v.version())).unwrap_or_default())
+/// A record read by `versioned_many` as `T` (default and version 0 when absent).
+pub fn decode_or_default<T: serde::de::DeserializeOwned + Default>(
+    found: &HashMap<(String, String), (Item, u64)>,
+    key: &Key,
+) -> AppResult<(T, u64)> {
+    match found.get(&(key.pk.clone(), key.sk.clone())) {
+        Some((item, version)) => Ok((super::decode::<T>(item.clone())?.value, *version)),
+        None => Ok((T::default(), 0)),
+    }
 }

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{JobError, JobResult};
 use crate::delivery::freq::FreqState;
-use crate::delivery::pacing::local_day_hour;
+use crate::delivery::pacing::{local_day_hour, Pace};
 use crate::metrics::{AdPath, Deltas};
 use crate::repo::delivery as rd;
 use crate::state::AppState;
@@ -139,14 +139,6 @@ async fn commit_group(st: &AppState, mut group: Vec<Event>, zones: &HashMap<Stri
             p.1 += u64::from(e.delivered);
             p.2 = p.2.max(e.at);
         }
-        for ((a, g), (imps, delivered, at)) in &paces {
-            let (mut pace, version) = rd::pace_of(store, a, g).await?;
-            let offset = zones.get(a).map_or(0, |z| z.offset_at(*at));
-            let (day, hour) = local_day_hour(*at, offset);
-            pace.add(day, hour, *imps, *delivered);
-            ops.push(rd::put_versioned(rd::pace_key(a, g), &pace, version)?);
-        }
-
         // Viewers' frequency state: impressions only.
         let mut viewers: BTreeMap<(String, String), Vec<&Event>> = BTreeMap::new();
         for e in group.iter().filter(|e| e.counter == "impression") {
@@ -154,8 +146,19 @@ async fn commit_group(st: &AppState, mut group: Vec<Event>, zones: &HashMap<Stri
                 viewers.entry((e.account.clone(), v.clone())).or_default().push(e);
             }
         }
+        // The pace and frequency records the group changes, in one batch read.
+        let keys: Vec<_> = paces.keys().map(|(a, g)| rd::pace_key(a, g)).chain(viewers.keys().map(|(a, v)| rd::freq_key(a, v))).collect();
+        let found = rd::versioned_many(store, &keys).await?;
+        for ((a, g), (imps, delivered, at)) in &paces {
+            let (mut pace, version): (Pace, u64) = rd::decode_or_default(&found, &rd::pace_key(a, g))?;
+            let offset = zones.get(a).map_or(0, |z| z.offset_at(*at));
+            let (day, hour) = local_day_hour(*at, offset);
+            pace.add(day, hour, *imps, *delivered);
+            ops.push(rd::put_versioned(rd::pace_key(a, g), &pace, version)?);
+        }
+
         for ((a, v), evs) in &viewers {
-            let (mut freq, version): (FreqState, u64) = rd::freq_of(store, a, v).await?;
+            let (mut freq, version): (FreqState, u64) = rd::decode_or_default(&found, &rd::freq_key(a, v))?;
             for e in evs {
                 freq.record(&[format!("c:{}", e.campaign), format!("g:{}", e.goal)], e.at);
             }
