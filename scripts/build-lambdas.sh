@@ -3,7 +3,8 @@
 # target/lambda/<function>/bootstrap, where template.yaml's CodeUri points. ARCH=arm64
 # (default, as the template's Architecture parameter) or ARCH=x86_64; arm64 needs the
 # aarch64-unknown-linux-gnu standard library (rustup target add, done here when missing).
-# Then: sam deploy --guided (needs an AWS account), with the same Architecture.
+# sam build runs it through infra/sam/Makefile; then sam deploy --guided (needs an AWS
+# account), with the same Architecture.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="$(pwd)/.venv"
@@ -22,6 +23,6 @@ FUNCTIONS=(clients contacts campaigns goals assets asset-worker asset-janitor ad
 args=()
 for f in "${FUNCTIONS[@]}"; do args+=(-p "$f"); done
 cargo lambda build --release "$FLAG" "${args[@]}"
-for f in "${FUNCTIONS[@]}"; do
-  ls -l "target/lambda/$f/bootstrap"
-done
+if [ -z "${QUIET:-}" ]; then
+  for f in "${FUNCTIONS[@]}"; do ls -l "${CARGO_TARGET_DIR:-target}/lambda/$f/bootstrap"; done
+fi

@@ -13,7 +13,7 @@ use crate::store::StoreError;
 /// Most field errors one response lists (the message says how many there were).
 pub const MAX_FIELD_ERRORS: usize = 100;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct FieldError {
     /// Path of the offending element or parameter, e.g. `campaignBean/name`.
     pub field: String,
@@ -155,7 +155,8 @@ impl AppError {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// Every error answer of the JSON interfaces (the XML ones carry the same in `<error>`).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
     pub status: u16,
     #[serde(rename = "type")]

@@ -17,6 +17,7 @@ pub mod keys;
 pub mod lambda;
 pub mod metrics;
 pub mod model;
+pub mod openapi;
 pub mod queue;
 pub mod repo;
 pub mod seed;

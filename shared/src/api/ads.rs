@@ -15,6 +15,11 @@ use crate::model::ad::{parse_patch, parse_write, Ad, AdInput, Tracker};
 use crate::model::goal::Goal;
 use crate::repo::reference::Kind;
 
+/// The operations of this group in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(list, create, replace, modify, get_one), tags((name = "ads", description = "Ads inside goals (seed 000 §2)")))]
+pub struct Doc;
+
 pub fn router() -> super::Routes {
     super::Routes::new().route("/v1/ads", get(list).post(create).put(replace).patch(modify)).route("/v1/ads/{id}", get(get_one))
 }
@@ -59,7 +64,7 @@ async fn render(st: &AppState, account: &str, ad: &Ad, goal: &Goal, status: Stat
         Some(_) => Vec::new(),
         None => repo::reference::ids(st.store.as_ref(), account, Kind::DeviceContainer).await?,
     };
-    let mut res = (status, Json(ad.to_json(goal, &all))).into_response();
+    let mut res = (status, Json(ad.view(goal, &all))).into_response();
     if status == StatusCode::CREATED {
         if let Ok(v) = HeaderValue::from_str(&format!("/v1/ads/{}", ad.id)) {
             res.headers_mut().insert(header::LOCATION, v);
@@ -68,6 +73,9 @@ async fn render(st: &AppState, account: &str, ad: &Ad, goal: &Goal, status: Stat
     Ok(with_etag(res, version))
 }
 
+#[utoipa::path(post, path = "/v1/ads", tag = "ads", request_body = super::bodies::AdWrite,
+    responses((status = 201, description = "Created (Location, ETag)", body = crate::model::ad::AdView,
+        headers(("Location" = String), ("ETag" = String)))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     let input = parse_write(&v).map_err(AppError::Validation)?;
     if input.id.is_some() {
@@ -80,6 +88,9 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody
     render(&st, &a.id, &ad, &goal, StatusCode::CREATED, 1).await
 }
 
+#[utoipa::path(put, path = "/v1/ads", tag = "ads", request_body = super::bodies::AdWrite,
+    params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the ad changed since")),
+    responses((status = 200, description = "Replaced", body = crate::model::ad::AdView, headers(("ETag" = String)))))]
 async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {
     let expected = if_match(&headers)?;
     // Found in the caller's account (404) before the body is validated.
@@ -102,6 +113,9 @@ async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, 
     }
 }
 
+#[utoipa::path(patch, path = "/v1/ads", tag = "ads", request_body = super::bodies::AdPatch,
+    params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the ad changed since")),
+    responses((status = 200, description = "Modified (no body)")))]
 async fn modify(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {
     let expected = if_match(&headers)?;
     // Found in the caller's account (404) before the body is validated.
@@ -145,6 +159,8 @@ async fn modify(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, J
     Ok(StatusCode::OK.into_response())
 }
 
+#[utoipa::path(get, path = "/v1/ads/{id}", tag = "ads", params(("id" = String, Path)),
+    responses((status = 200, description = "The ad", body = crate::model::ad::AdView, headers(("ETag" = String)))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let (ad, goal) = repo::ads::load_live(st.store.as_ref(), &a.id, &id).await?;
     render(&st, &a.id, &ad.value, &goal.value, StatusCode::OK, ad.version()).await
@@ -165,6 +181,9 @@ fn date_param(pairs: &[(String, String)], name: &str, errors: &mut Vec<FieldErro
 
 /// `GET /v1/ads?created.after=&created.before=`: the newest ads first, from at most 100
 /// goals of the account (ads of deleted goals or campaigns left out).
+#[utoipa::path(get, path = "/v1/ads", tag = "ads",
+    params(("created.after" = Option<chrono::DateTime<chrono::Utc>>, Query), ("created.before" = Option<chrono::DateTime<chrono::Utc>>, Query)),
+    responses((status = 200, description = "The newest ads first (at most 1,000)", body = Vec<crate::model::ad::AdListItem>)))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let mut errors = Vec::new();
@@ -174,6 +193,6 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
         return Err(AppError::Validation(errors));
     }
     let ads = repo::ads::newest(st.store.as_ref(), &a.id, after, before).await?;
-    let items: Vec<Value> = ads.iter().map(Ad::list_item).collect();
-    Ok(Json(Value::Array(items)).into_response())
+    let items: Vec<_> = ads.iter().map(Ad::list_item).collect();
+    Ok(Json(items).into_response())
 }

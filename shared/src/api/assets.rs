@@ -47,6 +47,9 @@ fn new_asset(st: &AppState, id: &str, name: String, source: &str) -> Asset {
     }
 }
 
+/// What a JSON create body holds.
+pub const URL_FIELDS: &[&str] = &["name", "downloadUri"];
+
 /// `POST /v1/assets/video`: JSON `{name, downloadUri}` (download queued), or the bytes as
 /// `application/octet-stream` with `?name=`.
 async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
@@ -64,7 +67,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
         "application/json" => {
             let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY).await.map_err(|_| AppError::PayloadTooLarge(MAX_BODY))?;
             let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| AppError::Malformed(format!("malformed JSON: {e}")))?;
-            let mut r = ObjReader::new(&v, "", &["name", "downloadUri"]);
+            let mut r = ObjReader::new(&v, "", URL_FIELDS);
             let name = r.str_req("name", 255);
             let uri = r.str_req("downloadUri", 2048);
             if let Some(n) = &name {

@@ -19,6 +19,7 @@ use crate::xml::{self, Element, XmlOut};
 pub mod ads;
 pub mod assets;
 pub mod audience;
+pub mod bodies;
 pub mod campaigns;
 pub mod clients;
 pub mod contacts;
@@ -110,6 +111,12 @@ pub mod groups {
         ("serving", serving),
         ("tracking", tracking),
     ];
+}
+
+/// Every group's operations for the OpenAPI document (`crate::openapi` merges them).
+pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
+    use utoipa::OpenApi;
+    vec![ads::Doc::openapi()]
 }
 
 /// A group's routes: its router and the path patterns it serves, so the route table can

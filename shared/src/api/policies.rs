@@ -107,10 +107,13 @@ async fn get_ranking(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Res
     Ok(Json(repo::policies::ranking(st.store.as_ref(), &a.id).await?).into_response())
 }
 
+/// What a ranking body holds.
+pub const RANKING_FIELDS: &[&str] = &["ids"];
+
 /// `PUT /v1/insertion-policy/ranking` with `{ids}`: every policy exactly once, highest first.
 async fn put_ranking(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     require_feature(&a)?;
-    let mut r = crate::json::ObjReader::new(&v, "", &["ids"]);
+    let mut r = crate::json::ObjReader::new(&v, "", RANKING_FIELDS);
     let list = r.array_opt("ids").cloned();
     if list.is_none() && r.errors.is_empty() {
         r.err("ids", "required", "ids (every policy id, highest rank first) is required");

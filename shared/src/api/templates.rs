@@ -90,9 +90,12 @@ fn name_of(r: &mut ObjReader) -> Option<String> {
     name.map(|n| n.trim().to_string())
 }
 
+/// What a create or update body may hold.
+pub const TEMPLATE_FIELDS: &[&str] = &["id", "name", "siteId", "created"];
+
 /// POST `{name}` → 200 with the (empty) template; at the limit 403 `{type, message}`.
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
-    let mut r = ObjReader::new(&body, "", &["name", "id", "siteId", "created"]);
+    let mut r = ObjReader::new(&body, "", TEMPLATE_FIELDS);
     let name = name_of(&mut r);
     if r.present("id") {
         r.err("id", "notOnCreate", "id is set by the service");
@@ -130,7 +133,7 @@ async fn update(
     let expected = if_match(&headers)?;
     // Found in the caller's account first (404), then the body is validated.
     let cur = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
-    let mut r = ObjReader::new(&body, "", &["id", "name", "siteId", "created"]);
+    let mut r = ObjReader::new(&body, "", TEMPLATE_FIELDS);
     let name = name_of(&mut r);
     if let Some(v) = r.get("id") {
         if v.as_str() != Some(id.as_str()) {
@@ -167,7 +170,7 @@ async fn names(st: &AppState, account: &str) -> AppResult<(Vec<String>, Vec<Stri
 async fn get_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let t = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
     let (providers, acps) = names(&st, &a.id).await?;
-    Ok(Json(template::rules_json(&t.value.rules, &providers, &acps)).into_response())
+    Ok(Json(crate::model::rules_view::rules_view(&t.value.rules, &providers, &acps)).into_response())
 }
 
 /// PUT the rules body (§2.3), every bean validated; replaces the template's rules; 204.

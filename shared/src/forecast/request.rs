@@ -33,6 +33,9 @@ pub const GOAL_FIELDS: &[&str] = &[
     "dailyCap",
     "marketplaceId",
 ];
+pub const TARGETING_FIELDS: &[&str] = &["targetingTemplates", "targetingRules", "parentOverrides"];
+pub const INVENTORY_FIELDS: &[&str] =
+    &["name", "variant", "startDate", "endDate", "trafficEstimate", "formatTypes", "deviceContainers", "targeting"];
 pub const AD_FIELDS: &[&str] = &["name", "customId", "format", "deviceContainers", "startDate", "endDate"];
 pub const CAMPAIGN_FIELDS: &[&str] = &["advertiser", "agency", "brand", "customId", "name", "frontload", "priority", "targeting", "goals"];
 
@@ -232,7 +235,7 @@ fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, require
         }
         return Targeting { templates: Vec::new(), rules: Rules::default(), overrides: Vec::new() };
     };
-    let mut t = ObjReader::new(v, &path, &["targetingTemplates", "targetingRules", "parentOverrides"]);
+    let mut t = ObjReader::new(v, &path, TARGETING_FIELDS);
     let templates = strings(&mut t, "targetingTemplates", 64);
     for (i, id) in templates.iter().enumerate() {
         if !refs.templates.contains(id) {
@@ -433,11 +436,7 @@ pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Campaig
         top.err("campaign", "required", "the body is {\"campaign\": {...}} (seed 002 §2.4)");
         return Err(top.errors);
     };
-    let mut r = ObjReader::new(
-        c,
-        "campaign",
-        &["advertiser", "agency", "brand", "customId", "name", "frontload", "priority", "targeting", "goals"],
-    );
+    let mut r = ObjReader::new(c, "campaign", CAMPAIGN_FIELDS);
     for f in ["advertiser", "agency", "brand", "customId"] {
         r.str_opt(f, 64);
     }
@@ -468,11 +467,7 @@ pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Campaig
 
 /// Reads an inventory forecast request (§2.5).
 pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<InventoryForecast, Vec<FieldError>> {
-    let mut r = ObjReader::new(
-        body,
-        "",
-        &["name", "variant", "startDate", "endDate", "trafficEstimate", "formatTypes", "deviceContainers", "targeting"],
-    );
+    let mut r = ObjReader::new(body, "", INVENTORY_FIELDS);
     let name = r.str_opt("name", MAX_NAME);
     let variant = r.enum_opt("variant", VARIANTS);
     if !r.present("variant") {

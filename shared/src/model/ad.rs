@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use super::common::{SHORT_MAX, TEXT_MAX};
 pub use super::creative::{allowed_events, event_v3, Creative, Tracker};
@@ -67,7 +67,8 @@ pub struct AdInput {
     pub device_containers: Option<Vec<String>>,
 }
 
-const FIELDS: &[&str] = &[
+/// What a POST or PUT body may hold.
+pub const FIELDS: &[&str] = &[
     "id",
     "name",
     "goalId",
@@ -238,60 +239,113 @@ impl Ad {
         self.device_containers.as_deref().unwrap_or(all)
     }
 
-    pub fn to_json(&self, g: &Goal, all_containers: &[String]) -> Value {
-        let mut o = Map::new();
-        o.insert("id".into(), json!(self.id));
-        o.insert("name".into(), json!(self.name));
-        o.insert("goalId".into(), json!(self.goal_id));
-        if let Some(c) = &self.custom_id {
-            o.insert("customId".into(), json!(c));
+    pub fn view<'a>(&'a self, g: &Goal, all_containers: &'a [String]) -> AdView<'a> {
+        AdView {
+            id: &self.id,
+            name: &self.name,
+            goal_id: &self.goal_id,
+            custom_id: self.custom_id.as_deref(),
+            description: self.description.as_deref(),
+            enabled: self.enabled,
+            weight: self.weight,
+            creative: &self.creative,
+            start: self.effective_start(g),
+            end: self.effective_end(g),
+            external_trackers: self.external_trackers.iter().map(TrackerView::of).collect(),
+            device_containers: self.device_containers_or(all_containers),
+            created: self.created,
+            modified: self.modified,
         }
-        if let Some(d) = &self.description {
-            o.insert("description".into(), json!(d));
-        }
-        o.insert("enabled".into(), json!(self.enabled));
-        if let Some(w) = self.weight {
-            o.insert("weight".into(), json!(w));
-        }
-        o.insert("creative".into(), serde_json::to_value(&self.creative).unwrap_or(Value::Null));
-        o.insert("start".into(), json!(self.effective_start(g)));
-        if let Some(e) = self.effective_end(g) {
-            o.insert("end".into(), json!(e));
-        }
-        let trackers: Vec<Value> = self.external_trackers.iter().map(|t| json!({"url": t.url, "event": t.event})).collect();
-        o.insert("externalTrackers".into(), Value::Array(trackers));
-        o.insert("deviceContainers".into(), json!(self.device_containers_or(all_containers)));
-        o.insert("created".into(), json!(self.created));
-        o.insert("modified".into(), json!(self.modified));
-        Value::Object(o)
     }
 
     /// The list item of `GET /v1/ads` (§2.4).
-    pub fn list_item(&self) -> Value {
-        let mut creative = Map::new();
-        creative.insert("type".into(), json!(self.creative.kind));
-        if let Some(p) = self.creative.insertion_point {
-            creative.insert("insertionPoint".into(), json!(p));
+    pub fn list_item(&self) -> AdListItem<'_> {
+        AdListItem {
+            id: &self.id,
+            name: &self.name,
+            goal_id: &self.goal_id,
+            description: self.description.as_deref(),
+            enabled: self.enabled,
+            created: self.created,
+            creative: CreativeSummary {
+                kind: self.creative.kind,
+                insertion_point: self.creative.insertion_point,
+                asset_id: self.creative.asset_id.as_deref(),
+                creation_date: self.created,
+                modification_date: self.creative_modified,
+            },
+            external_trackers: self.external_trackers.iter().map(TrackerView::of).collect(),
         }
-        if let Some(a) = &self.creative.asset_id {
-            creative.insert("assetId".into(), json!(a));
-        }
-        creative.insert("creationDate".into(), json!(self.created));
-        creative.insert("modificationDate".into(), json!(self.creative_modified));
-        let mut o = Map::new();
-        o.insert("id".into(), json!(self.id));
-        o.insert("name".into(), json!(self.name));
-        o.insert("goalId".into(), json!(self.goal_id));
-        if let Some(d) = &self.description {
-            o.insert("description".into(), json!(d));
-        }
-        o.insert("enabled".into(), json!(self.enabled));
-        o.insert("created".into(), json!(self.created));
-        o.insert("creative".into(), Value::Object(creative));
-        let trackers: Vec<Value> = self.external_trackers.iter().map(|t| json!({"url": t.url, "event": t.event})).collect();
-        o.insert("externalTrackers".into(), Value::Array(trackers));
-        Value::Object(o)
     }
+}
+
+/// An ad as `GET /v1/ads/{id}` and every write answer show it (§2.1): dates and device
+/// containers resolved against the goal and the account.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdView<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub goal_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub custom_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'a str>,
+    pub enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
+    pub creative: &'a Creative,
+    /// The ad's start, else the goal's.
+    pub start: DateTime<Utc>,
+    /// The ad's end, else the goal's (absent: open-ended).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<DateTime<Utc>>,
+    pub external_trackers: Vec<TrackerView<'a>>,
+    /// The ad's device containers, else all of the account's.
+    pub device_containers: &'a [String],
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+}
+
+/// An external tracker as the API shows it (its stored id stays inside).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct TrackerView<'a> {
+    pub url: &'a str,
+    pub event: &'a str,
+}
+
+impl<'a> TrackerView<'a> {
+    fn of(t: &'a Tracker) -> Self {
+        TrackerView { url: &t.url, event: &t.event }
+    }
+}
+
+/// An item of `GET /v1/ads` (§2.4).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdListItem<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub goal_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'a str>,
+    pub enabled: bool,
+    pub created: DateTime<Utc>,
+    pub creative: CreativeSummary<'a>,
+    pub external_trackers: Vec<TrackerView<'a>>,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreativeSummary<'a> {
+    #[serde(rename = "type")]
+    pub kind: CreativeType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub insertion_point: Option<super::enums::InsertionPoint>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asset_id: Option<&'a str>,
+    pub creation_date: DateTime<Utc>,
+    pub modification_date: DateTime<Utc>,
 }
 
 /// An ad's share as `/v3` shows it: `{proportional, totalOverridden, value}`.
@@ -376,6 +430,7 @@ pub fn explicit_sum(ads: &[AdSummary], format: &str, except: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn rules(v: Value) -> Vec<String> {
         match parse_write(&v) {

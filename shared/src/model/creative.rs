@@ -91,7 +91,7 @@ pub fn event_v3(event: &str) -> String {
     out
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Creative {
     #[serde(rename = "type")]
@@ -132,6 +132,9 @@ pub struct Tracker {
     pub url: String,
     pub event: String,
 }
+
+/// What an external tracker of a write body may hold.
+pub const TRACKER_FIELDS: &[&str] = &["url", "event", "id"];
 
 pub fn check_uri(r: &mut ObjReader, name: &str, v: &Option<String>) {
     if let Some(u) = v {
@@ -195,7 +198,7 @@ pub(super) fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeTyp
     let mut out = Vec::new();
     for (i, t) in list.iter().enumerate() {
         let path = format!("externalTrackers[{i}]");
-        let mut tr = ObjReader::new(t, &path, &["url", "event", "id"]);
+        let mut tr = ObjReader::new(t, &path, TRACKER_FIELDS);
         let url = tr.str_req("url", 2048);
         check_uri(&mut tr, "url", &url);
         let event = tr.str_req("event", 64);

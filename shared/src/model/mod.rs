@@ -15,5 +15,6 @@ pub mod inflate;
 pub mod notification;
 pub mod policy;
 pub mod rules;
+pub mod rules_view;
 pub mod template;
 pub mod zone;

@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::enums::{Access, Day, LocationType, RuleType, TimeUnit, VariableType};
 use super::rules::check::{self, Fields};
@@ -256,43 +256,6 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
     }
 }
 
-/// The rules as the GET of a template shows them (§2.3): every key, every provider and
-/// custom parameter listed (with `[]` when it has no rule), so the body can be PUT back.
-pub fn rules_json(rules: &Rules, providers: &[String], custom_parameters: &[String]) -> Value {
-    let mut audience: Map<String, Value> = providers.iter().map(|p| (p.clone(), json!([]))).collect();
-    for a in &rules.audience_rules {
-        let entry = audience.entry(a.provider().to_string()).or_insert_with(|| json!([]));
-        if let Some(list) = entry.as_array_mut() {
-            list.push(json!({"segmentId": a.segment_id, "ruleType": a.rule_type}));
-        }
-    }
-    let mut acp: Map<String, Value> = custom_parameters.iter().map(|p| (format!("acp.{p}"), json!([]))).collect();
-    for a in &rules.account_custom_parameters {
-        acp.insert(
-            a.parameter_name.clone(),
-            json!(a.rules.iter().map(|r| json!({"value": r.value, "ruleType": r.rule_type})).collect::<Vec<_>>()),
-        );
-    }
-    json!({
-        "frequencyRules": rules.frequency_cappings.iter().map(|f| json!({"impressions": f.impressions, "timeUnit": f.time_unit})).collect::<Vec<_>>(),
-        "locationRules": rules.locations.iter().map(|l| json!({
-            "locationId": l.id, "locationType": l.location_type, "access": if l.allowed { "ALLOW" } else { "DENY" }})).collect::<Vec<_>>(),
-        "timeRules": rules.time_restrictions.iter().map(|t| json!({"active": t.active, "days": t.days, "fromHour": t.from_hour,
-            "fromMinute": t.from_minute, "toHour": t.to_hour, "toMinute": t.to_minute})).collect::<Vec<_>>(),
-        "tagAndPartnerRules": rules.tags.iter().map(|t| if t.variable_type == VariableType::Tag {
-            json!({"tag": t.resource_id, "resourceType": "TAG", "ruleType": t.rule_type})
-        } else {
-            json!({"partnerId": t.resource_id, "resourceType": "CONTENT_PARTNER", "ruleType": t.rule_type})
-        }).collect::<Vec<_>>(),
-        "categoryRules": rules.content.iter().map(|c| json!({"categoryId": c.resource_id, "ruleType": c.rule_type})).collect::<Vec<_>>(),
-        "ipRules": rules.ip_rules.iter().map(|i| json!({"ipMatcher": i.ip_matcher, "access": i.access})).collect::<Vec<_>>(),
-        "userAgentRules": rules.user_agent_rules.iter().map(|u| json!({"browsers": u.browsers,
-            "operatingSystems": u.operating_systems, "access": u.access})).collect::<Vec<_>>(),
-        "audienceRules": audience,
-        "accountCustomParameterRules": acp,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,7 +302,7 @@ mod tests {
             "accountCustomParameterRules": {"acp.genre": [{"value": "drama", "ruleType": "AT_LEAST_ONE_OF"}]},
         });
         let r = parse_rules(&body, &known(), "t").unwrap();
-        let back = rules_json(&r, &["p1".into()], &["genre".into()]);
+        let back = serde_json::to_value(crate::model::rules_view::rules_view(&r, &["p1".into()], &["genre".into()])).unwrap();
         let again = parse_rules(&back, &known(), "t").unwrap();
         assert_eq!(again, r);
         assert_eq!(back["locationRules"][0], json!({"locationId": "se", "locationType": "METRO", "access": "DENY"}));

@@ -1,0 +1,250 @@
+//! The JSON request bodies as the parsers accept them, for the OpenAPI document. The
+//! parsers (`ObjReader` with a field list) collect every field error at once, so they do
+//! not deserialize into these types; the tests below tie each type's properties to its
+//! parser's field list, so a field added to one and not the other fails the build's tests.
+
+#![allow(dead_code)]
+
+use chrono::{DateTime, Utc};
+use utoipa::ToSchema;
+
+use crate::model::creative::Creative;
+
+/// `POST /v1/ads` (without `id`) and `PUT /v1/ads` (with it): a whole ad (seed 000 §2.1).
+#[derive(ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdWrite {
+    /// Only on PUT: the ad replaced.
+    #[schema(max_length = 64)]
+    pub id: Option<String>,
+    #[schema(min_length = 1, max_length = 250)]
+    pub name: String,
+    #[schema(max_length = 64)]
+    pub goal_id: String,
+    #[schema(max_length = 255)]
+    pub custom_id: Option<String>,
+    #[schema(max_length = 1000)]
+    pub description: Option<String>,
+    pub enabled: Option<bool>,
+    /// 0.01 to 100; absent: an equal share of what explicit weights leave (§2.3).
+    #[schema(minimum = 0.01, maximum = 100.0)]
+    pub weight: Option<f64>,
+    /// The fields a creative type requires (docs/goals-ads-assets.md); others are refused.
+    pub creative: Creative,
+    pub start: Option<DateTime<Utc>>,
+    /// After start.
+    pub end: Option<DateTime<Utc>>,
+    #[schema(max_items = 50)]
+    pub external_trackers: Option<Vec<TrackerWrite>>,
+    #[schema(max_items = 100)]
+    pub device_containers: Option<Vec<String>>,
+    /// Read-only (a GET sent back): ignored.
+    pub created: Option<DateTime<Utc>>,
+    /// Read-only (a GET sent back): ignored.
+    pub modified: Option<DateTime<Utc>>,
+}
+
+#[derive(ToSchema)]
+pub struct TrackerWrite {
+    /// http(s) URL.
+    #[schema(max_length = 2048)]
+    pub url: String,
+    /// An event of the creative type (impression, start, firstQuartile, ...).
+    pub event: String,
+    /// Ignored (trackers are matched by url and event).
+    pub id: Option<String>,
+}
+
+/// `PATCH /v1/ads`: the id and the fields to change; `null` clears an optional field.
+/// goalId, creative, externalTrackers and deviceContainers are ignored.
+#[derive(ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdPatch {
+    #[schema(max_length = 64)]
+    pub id: String,
+    #[schema(min_length = 1, max_length = 250)]
+    pub name: Option<String>,
+    pub custom_id: Option<String>,
+    pub description: Option<String>,
+    pub enabled: Option<bool>,
+    #[schema(minimum = 0.01, maximum = 100.0)]
+    pub weight: Option<f64>,
+    pub start: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+}
+
+/// `POST /v1/assets/video` as JSON: the service downloads the file (HTTPS, public hosts).
+#[derive(ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AssetFromUrl {
+    /// A file name with a video extension (.mp4, .webm, .mov, ...).
+    #[schema(max_length = 255)]
+    pub name: String,
+    #[schema(max_length = 2048)]
+    pub download_uri: String,
+}
+
+/// `POST /api/2.0/targeting-template` (name only) and `PUT .../{id}` (only the name changes).
+#[derive(ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateWrite {
+    /// Only on PUT: must equal the path's id.
+    pub id: Option<String>,
+    #[schema(min_length = 1, max_length = 255)]
+    pub name: String,
+    /// The account's id, or left out.
+    pub site_id: Option<String>,
+    /// Read-only: ignored.
+    pub created: Option<String>,
+}
+
+/// `PUT /v1/insertion-policy/ranking`: every policy id exactly once, highest rank first.
+#[derive(ToSchema)]
+pub struct RankingWrite {
+    #[schema(max_items = 1000)]
+    pub ids: Vec<String>,
+}
+
+/// `POST /api/2.0/forecast/inventory` (seed 002 §2.5).
+#[derive(ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InventoryForecastBody {
+    #[schema(max_length = 255)]
+    pub name: Option<String>,
+    /// NORMAL or BUMPER.
+    pub variant: String,
+    pub start_date: DateTime<Utc>,
+    /// After startDate, at most a year after it.
+    pub end_date: DateTime<Utc>,
+    #[schema(minimum = 0, maximum = 10_000_000_000_i64)]
+    pub traffic_estimate: Option<i64>,
+    /// PREROLL, MIDROLL, POSTROLL, SEEKROLL, OVERLAY, COMPANION_BANNER, PAUSE_AD.
+    #[schema(max_items = 32)]
+    pub format_types: Option<Vec<String>>,
+    #[schema(max_items = 64)]
+    pub device_containers: Option<Vec<String>>,
+    pub targeting: Option<ForecastTargeting>,
+}
+
+/// `POST /api/2.0/forecast/campaign` (seed 002 §2.4): `{"campaign": {...}}`.
+#[derive(ToSchema)]
+pub struct CampaignForecastBody {
+    pub campaign: ForecastCampaign,
+}
+
+#[derive(ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ForecastCampaign {
+    pub advertiser: Option<String>,
+    pub agency: Option<String>,
+    pub brand: Option<String>,
+    pub custom_id: Option<String>,
+    #[schema(max_length = 255)]
+    pub name: Option<String>,
+    /// 0-100 (%).
+    #[schema(minimum = 0, maximum = 100)]
+    pub frontload: Option<u8>,
+    #[schema(minimum = 1, maximum = 10)]
+    pub priority: Option<u8>,
+    pub targeting: Option<ForecastTargeting>,
+    #[schema(min_items = 1, max_items = 50)]
+    pub goals: Vec<ForecastGoal>,
+}
+
+#[derive(ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ForecastGoal {
+    pub custom_id: Option<String>,
+    #[schema(max_length = 255)]
+    pub name: String,
+    pub start_date: DateTime<Utc>,
+    pub end_date: DateTime<Utc>,
+    #[schema(minimum = 1, maximum = 10)]
+    pub priority: Option<u8>,
+    #[schema(minimum = 0, maximum = 100)]
+    pub frontload: Option<u8>,
+    pub targeting: ForecastTargeting,
+    /// NORMAL or BUMPER.
+    pub variant: Option<String>,
+    /// ANY, FIRST, LAST, FIRST_OR_LAST, BREAK_EXCLUSIVE.
+    pub position_restriction: Option<String>,
+    pub delivery_goal: DeliveryGoal,
+    #[schema(min_items = 1)]
+    pub ads: Vec<ForecastAd>,
+    pub sequence: Option<i64>,
+    pub daily_cap: Option<i64>,
+    pub marketplace_id: Option<String>,
+}
+
+#[derive(ToSchema)]
+pub struct DeliveryGoal {
+    pub value: f64,
+    /// IMPRESSION, COMPLETE, FIRST_QUARTILE, SECOND_QUARTILE, THIRD_QUARTILE, RTB.
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+#[derive(ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ForecastAd {
+    pub name: String,
+    pub custom_id: Option<String>,
+    /// preroll_standard, midroll_standard, ... (seed 002 §2.4).
+    pub format: String,
+    pub device_containers: Option<Vec<String>>,
+    pub start_date: Option<DateTime<Utc>>,
+    pub end_date: Option<DateTime<Utc>>,
+}
+
+#[derive(ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ForecastTargeting {
+    /// Ids of the account's targeting templates (may be null).
+    pub targeting_templates: Option<Vec<String>>,
+    /// The rules of a targeting template (`GET .../targeting-template/{id}/rules`).
+    #[schema(value_type = Option<Object>)]
+    pub targeting_rules: Option<serde_json::Value>,
+    /// contentRules, tagAndPartnerRules, frequencyRules, locationRules, audienceRules: true
+    /// ignores the parent's rules of that kind.
+    #[schema(value_type = Option<Object>)]
+    pub parent_overrides: Option<serde_json::Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use utoipa::openapi::schema::Schema;
+    use utoipa::openapi::RefOr;
+    use utoipa::PartialSchema;
+
+    fn properties<T: PartialSchema>() -> Vec<String> {
+        match T::schema() {
+            RefOr::T(Schema::Object(o)) => {
+                let mut v: Vec<String> = o.properties.keys().cloned().collect();
+                v.sort();
+                v
+            }
+            _ => panic!("not an object schema"),
+        }
+    }
+
+    fn sorted(list: &[&str]) -> Vec<String> {
+        let mut v: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn every_body_lists_exactly_what_its_parser_accepts() {
+        assert_eq!(properties::<AdWrite>(), sorted(crate::model::ad::FIELDS));
+        assert_eq!(properties::<AssetFromUrl>(), sorted(super::super::assets::URL_FIELDS));
+        assert_eq!(properties::<TemplateWrite>(), sorted(super::super::templates::TEMPLATE_FIELDS));
+        assert_eq!(properties::<RankingWrite>(), sorted(super::super::policies::RANKING_FIELDS));
+        assert_eq!(properties::<InventoryForecastBody>(), sorted(crate::forecast::request::INVENTORY_FIELDS));
+        assert_eq!(properties::<ForecastCampaign>(), sorted(crate::forecast::request::CAMPAIGN_FIELDS));
+        assert_eq!(properties::<ForecastGoal>(), sorted(crate::forecast::request::GOAL_FIELDS));
+        assert_eq!(properties::<ForecastAd>(), sorted(crate::forecast::request::AD_FIELDS));
+        assert_eq!(properties::<ForecastTargeting>(), sorted(crate::forecast::request::TARGETING_FIELDS));
+        assert_eq!(properties::<TrackerWrite>(), sorted(crate::model::creative::TRACKER_FIELDS));
+    }
+}

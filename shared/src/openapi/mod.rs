@@ -1,0 +1,123 @@
+//! The OpenAPI 3.1 document of the whole HTTP API (docs/openapi.md), generated from the
+//! handlers' `#[utoipa::path]` attributes and the wire types' `ToSchema` derives: each API
+//! module lists its operations in a `Doc`, merged here, then the conventions every
+//! operation shares are added in one place (the API key, the error body, Idempotency-Key).
+//! The local server serves it at `/openapi.json`; the test command runs schemathesis
+//! against that server with it (`scripts/schemathesis.sh`).
+
+use utoipa::openapi::path::{Operation, ParameterBuilder, ParameterIn};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{Content, ObjectBuilder, OpenApi as Document, Ref, RefOr, Required, ResponseBuilder, Schema, Type};
+use utoipa::OpenApi;
+
+use crate::api;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Video advertising campaigns API",
+        version = "1.0.0",
+        description = "Campaigns, goals, ads, targeting, insertion policies, forecasts and audience data. \
+JSON interfaces: /v0, /v1, /v3, /api/2.0. XML interfaces (/api/1.0, /api/1.0.cpvext) are described with \
+XML bodies and examples. Every operation except the ad request and tracking links needs the account's \
+API key in X-O-API-KEY. Errors: the status, a type, a message and, for validation, one entry per field \
+and rule (docs/api.md)."
+    ),
+    components(schemas(crate::error::ErrorBody, crate::error::FieldError))
+)]
+struct Root;
+
+/// The path prefixes answered in XML (errors included).
+fn is_xml(path: &str) -> bool {
+    api::is_xml_path(path)
+}
+
+/// Operations anyone may call (the account is in the URL, links are signed).
+fn is_public(path: &str) -> bool {
+    path.starts_with("/v1/adrequest") || path.starts_with("/v1/track/")
+}
+
+/// The whole document.
+pub fn document() -> Document {
+    let mut doc = Root::openapi();
+    for part in api::docs() {
+        doc.merge(part);
+    }
+    conventions(&mut doc);
+    doc
+}
+
+/// The document as JSON (what `/openapi.json` serves).
+pub fn json() -> String {
+    document().to_pretty_json().unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+fn error_response(xml: bool) -> RefOr<utoipa::openapi::Response> {
+    let content = if xml {
+        let example = "<error><status>400</status><type>ValidationError</type><message>1 field is invalid</message>\
+<errors><fieldError><field>clientBean/name</field><rule>required</rule><message>name is required</message></fieldError></errors></error>";
+        (
+            "application/xml",
+            Content::builder().schema(Some(ObjectBuilder::new().schema_type(Type::String))).example(Some(example.into())).build(),
+        )
+    } else {
+        ("application/json", Content::new(Some(Ref::from_schema_name("ErrorBody"))))
+    };
+    ResponseBuilder::new()
+        .description("An error: 400 invalid input (one entry per field and rule), 401 unknown or missing API key, 404 not found in this account, 405, 406, 409 conflict, 412 If-Match failed, 413 too large, 415, 422 Idempotency-Key reused with another body, 429, 503 retry later (Retry-After).")
+        .content(content.0, content.1)
+        .build()
+        .into()
+}
+
+/// Adds what every operation shares: the API key (all but the public ones), the error
+/// responses, and Idempotency-Key on every POST.
+fn conventions(doc: &mut Document) {
+    let components = doc.components.get_or_insert_with(Default::default);
+    components.add_security_scheme(
+        "apiKey",
+        SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description("X-O-API-KEY", "The account's API key (admin keys create)."))),
+    );
+    for (path, item) in doc.paths.paths.iter_mut() {
+        let public = is_public(path);
+        let xml = is_xml(path);
+        let ops: [(&str, &mut Option<Operation>); 5] = [
+            ("get", &mut item.get),
+            ("post", &mut item.post),
+            ("put", &mut item.put),
+            ("patch", &mut item.patch),
+            ("delete", &mut item.delete),
+        ];
+        for (method, op) in ops {
+            let Some(op) = op.as_mut() else { continue };
+            if public {
+                op.security = Some(Vec::new());
+            } else {
+                op.security = Some(vec![SecurityRequirement::new("apiKey", Vec::<String>::new())]);
+            }
+            op.responses.responses.entry("default".into()).or_insert_with(|| error_response(xml));
+            if method == "post" {
+                let p = ParameterBuilder::new()
+                    .name("Idempotency-Key")
+                    .parameter_in(ParameterIn::Header)
+                    .required(Required::False)
+                    .description(Some(
+                        "Replays the first successful answer for the same key and body (24 h); another body with the key: 422.",
+                    ))
+                    .schema(Some(Schema::Object(
+                        ObjectBuilder::new()
+                            .schema_type(Type::String)
+                            .min_length(Some(1))
+                            .max_length(Some(255))
+                            .pattern(Some("^[!-~]+$"))
+                            .build(),
+                    )))
+                    .build();
+                op.parameters.get_or_insert_with(Vec::new).push(p);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

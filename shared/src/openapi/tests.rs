@@ -1,0 +1,33 @@
+use super::*;
+
+#[test]
+fn the_document_is_openapi_3_1_with_every_operation_answering_errors() {
+    let doc = document();
+    let v: serde_json::Value = serde_json::from_str(&json()).unwrap();
+    assert_eq!(v["openapi"], "3.1.0");
+    assert!(!doc.paths.paths.is_empty());
+    for (path, item) in &v["paths"].as_object().unwrap().clone() {
+        for (method, op) in item.as_object().unwrap() {
+            if !["get", "post", "put", "patch", "delete"].contains(&method.as_str()) {
+                continue;
+            }
+            assert!(op["responses"]["default"].is_object(), "{method} {path} has no error response");
+            let public = path.starts_with("/v1/adrequest") || path.starts_with("/v1/track");
+            assert_eq!(op["security"].as_array().unwrap().is_empty(), public, "{method} {path} security");
+        }
+    }
+}
+
+#[test]
+fn every_route_of_every_group_is_in_the_document() {
+    let doc = document();
+    let mut missing = Vec::new();
+    for (name, group) in api::groups::ALL {
+        for p in group().paths {
+            if !doc.paths.paths.contains_key(p) {
+                missing.push(format!("{name}: {p}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "routes without an OpenAPI operation: {missing:#?}");
+}
