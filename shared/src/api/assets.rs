@@ -5,7 +5,6 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Json;
-use serde_json::json;
 
 use super::*;
 use crate::download::check_url;
@@ -15,6 +14,11 @@ use crate::json::ObjReader;
 use crate::model::asset::{self, check_name, content_type_for, Asset};
 use crate::queue::QueueName;
 use crate::workers::assets::AssetJob;
+
+/// The operations of this group in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(create, get_one), tags((name = "assets", description = "Video assets (seed 000 §4.4a)")))]
+pub struct Doc;
 
 pub fn router() -> super::Routes {
     super::Routes::new().route("/v1/assets/video", post(create)).route("/v1/assets/video/{id}", get(get_one))
@@ -52,6 +56,13 @@ pub const URL_FIELDS: &[&str] = &["name", "downloadUri"];
 
 /// `POST /v1/assets/video`: JSON `{name, downloadUri}` (download queued), or the bytes as
 /// `application/octet-stream` with `?name=`.
+#[utoipa::path(post, path = "/v1/assets/video", tag = "assets",
+    params(("name" = Option<String>, Query, description = "The file name (octet-stream uploads)", max_length = 255)),
+    request_body(content(
+        (super::bodies::AssetFromUrl = "application/json"),
+        (Vec<u8> = "application/octet-stream"),
+    )),
+    responses((status = 201, description = "Created (Location); a URL asset downloads in the background", headers(("Location" = String)))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
     let mt = req
         .headers()
@@ -137,23 +148,50 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     }
 }
 
+#[utoipa::path(get, path = "/v1/assets/video/{id}", tag = "assets", params(("id" = String, Path)),
+    responses((status = 200, description = "The asset", body = AssetView, headers(("ETag" = String)))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let v = repo::assets::load(st.store.as_ref(), &a.id, &id, st.clock.now()).await?;
     let x = &v.value;
-    let mut body = json!({
-        "id": x.id, "name": x.name, "status": x.status, "source": x.source, "linked": x.linked,
-        "created": x.created, "modified": x.modified,
-    });
-    for (k, val) in [
-        ("downloadUri", x.download_uri.clone().map(serde_json::Value::from)),
-        ("failureReason", x.failure_reason.clone().map(serde_json::Value::from)),
-        ("size", x.size.map(serde_json::Value::from)),
-        ("contentType", x.content_type.clone().map(serde_json::Value::from)),
-        ("expires", if x.linked { None } else { x.expires.map(|e| json!(e)) }),
-    ] {
-        if let Some(val) = val {
-            body[k] = val;
-        }
-    }
+    let body = AssetView {
+        id: &x.id,
+        name: &x.name,
+        status: x.status,
+        source: &x.source,
+        linked: x.linked,
+        download_uri: x.download_uri.as_deref(),
+        failure_reason: x.failure_reason.as_deref(),
+        size: x.size,
+        content_type: x.content_type.as_deref(),
+        expires: if x.linked { None } else { x.expires },
+        created: x.created,
+        modified: x.modified,
+    };
     Ok(with_etag(Json(body).into_response(), v.version()))
+}
+
+/// An asset as `GET /v1/assets/video/{id}` shows it.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AssetView<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub status: asset::AssetStatus,
+    /// `url` (downloaded by the service) or `upload`.
+    pub source: &'a str,
+    /// An ad links it (then it never expires).
+    pub linked: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub download_uri: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<&'a str>,
+    /// An unlinked asset is gone after this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires: Option<chrono::DateTime<chrono::Utc>>,
+    pub created: chrono::DateTime<chrono::Utc>,
+    pub modified: chrono::DateTime<chrono::Utc>,
 }

@@ -7,15 +7,24 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::*;
 use crate::error::{AppResult, FieldError};
-use crate::model::account::AudienceProvider;
+use crate::model::account::{AudienceProvider, Segmentation};
 use crate::model::audience::{self as m, Batch};
 use crate::model::inflate;
 use crate::repo::audience::{Cancelled, Created};
 use crate::workers::audience as w;
+
+/// The operations of this group in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(list, get_one, segmentations, upload, upload_provider_path, list_batches, progress, cancel),
+    tags((name = "audience", description = "Audience providers and batch uploads (seed 002 §2.8, §2.9)"))
+)]
+pub struct Doc;
 
 pub fn router() -> super::Routes {
     super::Routes::new()
@@ -23,16 +32,104 @@ pub fn router() -> super::Routes {
         .route("/v1/audience/provider/{id}", get(get_one))
         .route("/v1/audience/provider/{id}/segmentations", get(segmentations))
         .route("/v1/audience/batch", post(upload).get(list_batches))
-        .route("/v1/audience/provider/batch", post(upload))
+        .route("/v1/audience/provider/batch", post(upload_provider_path))
         .route("/v1/audience/batch/{id}", get(progress))
         .route("/v1/audience/batch/{id}/cancel", post(cancel))
 }
 
-fn provider_json(p: &AudienceProvider) -> Value {
-    json!({
-        "id": p.id, "name": p.name, "urlIdentifier": p.url_identifier, "enabled": p.enabled,
-        "segmentations": {"href": format!("/v1/audience/provider/{}/segmentations", p.id)},
-    })
+/// An audience provider (seed 002 §2.9).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderView<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub url_identifier: &'a str,
+    pub enabled: bool,
+    pub segmentations: Href,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Href {
+    pub href: String,
+}
+
+fn provider_view(p: &AudienceProvider) -> ProviderView<'_> {
+    ProviderView {
+        id: &p.id,
+        name: &p.name,
+        url_identifier: &p.url_identifier,
+        enabled: p.enabled,
+        segmentations: Href { href: format!("/v1/audience/provider/{}/segmentations", p.id) },
+    }
+}
+
+/// A page of providers.
+#[derive(Serialize, ToSchema)]
+pub struct ProviderPage<'a> {
+    pub pagination: Pagination,
+    pub providers: Vec<ProviderView<'a>>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Pagination {
+    pub total_count: usize,
+    pub page_size: usize,
+    pub page_number: usize,
+    pub links: PageLinks,
+}
+
+/// `next` and `previous` are null at the ends.
+#[derive(Serialize, ToSchema)]
+pub struct PageLinks {
+    pub first: String,
+    pub next: Option<String>,
+    pub previous: Option<String>,
+    pub last: String,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Segmentations<'a> {
+    pub provider_id: &'a str,
+    pub segmentations: &'a [Segmentation],
+}
+
+/// `POST /v1/audience/batch`: accepted, processed in the background.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchAccepted<'a> {
+    pub batch_id: &'a str,
+    pub status: m::BatchStatus,
+    pub link: String,
+}
+
+/// A cancel of a finished batch (seed 002 §2.8): `{errors: [{message}]}`.
+#[derive(Serialize, ToSchema)]
+pub struct CancelRefused {
+    pub errors: Vec<Message>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Message {
+    pub message: String,
+}
+
+/// An item of `GET /v1/audience/batch`: the progress (counts only), provider, created, source.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchListItem<'a> {
+    #[serde(flatten)]
+    pub progress: m::BatchProgress<'a>,
+    pub provider_id: &'a str,
+    pub created: String,
+    /// `api` or `bucket`.
+    pub source: &'a str,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct BatchList<'a> {
+    pub batches: Vec<BatchListItem<'a>>,
 }
 
 async fn load(st: &AppState, account: &str, id: &str) -> AppResult<AudienceProvider> {
@@ -45,32 +142,39 @@ fn page_link(size: usize, number: usize) -> String {
 
 /// `{pagination {totalCount, pageSize, pageNumber, links {first, next, previous, last}}, providers}`;
 /// `next`/`previous` are null at the ends.
+#[utoipa::path(get, path = "/v1/audience/provider", tag = "audience",
+    params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
+    responses((status = 200, description = "A page of providers, by name", body = ProviderPage)))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let (size, number) = paging(&query_pairs(q.as_deref())?)?;
     let mut all = repo::audience::providers(st.store.as_ref(), &a.id).await?;
     all.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
     let total = all.len();
     let last = total.div_ceil(size).max(1);
-    let providers: Vec<Value> = all.iter().skip((number - 1).saturating_mul(size)).take(size).map(provider_json).collect();
-    let links = json!({
-        "first": page_link(size, 1),
-        "next": (number < last).then(|| page_link(size, number + 1)),
-        "previous": (number > 1).then(|| page_link(size, (number - 1).min(last))),
-        "last": page_link(size, last),
-    });
-    Ok(Json(json!({"pagination": {"totalCount": total, "pageSize": size, "pageNumber": number, "links": links}, "providers": providers}))
-        .into_response())
+    let providers: Vec<ProviderView> = all.iter().skip((number - 1).saturating_mul(size)).take(size).map(provider_view).collect();
+    let links = PageLinks {
+        first: page_link(size, 1),
+        next: (number < last).then(|| page_link(size, number + 1)),
+        previous: (number > 1).then(|| page_link(size, (number - 1).min(last))),
+        last: page_link(size, last),
+    };
+    let pagination = Pagination { total_count: total, page_size: size, page_number: number, links };
+    Ok(Json(ProviderPage { pagination, providers }).into_response())
 }
 
+#[utoipa::path(get, path = "/v1/audience/provider/{id}", tag = "audience", params(("id" = String, Path)),
+    responses((status = 200, description = "The provider", body = ProviderView)))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    Ok(Json(provider_json(&load(&st, &a.id, &id).await?)).into_response())
+    Ok(Json(provider_view(&load(&st, &a.id, &id).await?)).into_response())
 }
 
 /// `[{id, key, name, segments: [{id, key, name}]}]`: the keys are what a batch file's
 /// `<segmentationKey>=<segmentKey>` pairs must match (case-sensitively).
+#[utoipa::path(get, path = "/v1/audience/provider/{id}/segmentations", tag = "audience", params(("id" = String, Path)),
+    responses((status = 200, description = "The keys a batch file's pairs must use", body = Segmentations)))]
 async fn segmentations(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let p = load(&st, &a.id, &id).await?;
-    Ok(Json(json!({"providerId": p.id, "segmentations": p.segmentations})).into_response())
+    Ok(Json(Segmentations { provider_id: &p.id, segmentations: &p.segmentations }).into_response())
 }
 
 pub const REGIONS: &[&str] = &["eu", "asia"];
@@ -110,6 +214,20 @@ async fn check_gzip(body: axum::body::Bytes) -> AppResult<()> {
 }
 
 /// POST `/v1/audience/batch?providerId=&region=` (also `/v1/audience/provider/batch`).
+/// The seed's other address of the upload (the same operation).
+#[utoipa::path(post, path = "/v1/audience/provider/batch", tag = "audience",
+    params(("providerId" = String, Query), ("region" = Option<String>, Query), ("Content-Encoding" = Option<String>, Header)),
+    request_body(content = Vec<u8>, content_type = "text/csv"),
+    responses((status = 202, description = "Accepted", body = BatchAccepted, headers(("Location" = String)))))]
+async fn upload_provider_path(st: State<AppState>, a: Auth, q: RawQuery, req: Request) -> AppResult<Response> {
+    upload(st, a, q, req).await
+}
+
+#[utoipa::path(post, path = "/v1/audience/batch", tag = "audience",
+    params(("providerId" = String, Query), ("region" = Option<String>, Query, description = "eu or asia: must be the region this address serves"),
+        ("Content-Encoding" = Option<String>, Header, description = "gzip, or none")),
+    request_body(content = Vec<u8>, content_type = "text/csv", description = "One row a user: `<pid>\\t<segmentationKey>=<segmentKey>,...` (docs/audience.md)"),
+    responses((status = 202, description = "Accepted (Location: the batch)", body = BatchAccepted, headers(("Location" = String)))))]
 async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let mut errors = Vec::new();
@@ -186,39 +304,48 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
         return Err(e.into());
     }
     tracing::info!(batch = %id, provider = %provider.id, bytes = body.len(), gzip, "batch uploaded");
-    let mut res = (StatusCode::ACCEPTED, Json(json!({"batchId": id, "status": m::UPLOADED, "link": batch.link()}))).into_response();
+    let mut res = (StatusCode::ACCEPTED, Json(BatchAccepted { batch_id: &id, status: m::UPLOADED, link: batch.link() })).into_response();
     if let Ok(v) = HeaderValue::from_str(&batch.link()) {
         res.headers_mut().insert(header::LOCATION, v);
     }
     Ok(res)
 }
 
+#[utoipa::path(get, path = "/v1/audience/batch/{id}", tag = "audience", params(("id" = String, Path)),
+    responses((status = 200, description = "The batch's progress", body = m::BatchProgress)))]
 async fn progress(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     check_account_region(&st, &a)?;
-    Ok(Json(repo::audience::load(st.store.as_ref(), &a.id, &id).await?.value.progress_json()).into_response())
+    Ok(Json(repo::audience::load(st.store.as_ref(), &a.id, &id).await?.value.progress()).into_response())
 }
 
 /// Below 100 %: CANCELLED (200, also again); at 100 %: 400 `{errors: [{message}]}`.
+#[utoipa::path(post, path = "/v1/audience/batch/{id}/cancel", tag = "audience", params(("id" = String, Path)),
+    responses((status = 200, description = "Cancelled (also when it already was)", body = m::BatchProgress),
+        (status = 400, description = "Already 100 % processed", body = CancelRefused)))]
 async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     check_account_region(&st, &a)?;
     match repo::audience::cancel(st.store.as_ref(), &a.id, &id).await? {
         Cancelled::Finished => {
             let message = format!("Batch {id} is already 100% processed and cannot be cancelled");
-            Ok((StatusCode::BAD_REQUEST, Json(json!({"errors": [{"message": message}]}))).into_response())
+            Ok((StatusCode::BAD_REQUEST, Json(CancelRefused { errors: vec![Message { message }] })).into_response())
         }
-        Cancelled::Already(b) => Ok(Json(b.progress_json()).into_response()),
+        Cancelled::Already(b) => Ok(Json(b.progress()).into_response()),
         Cancelled::Now(b) => {
             tracing::info!(batch = %id, "batch cancelled");
             // A batch of the provider may be waiting for this one.
             if let Err(e) = w::start_next(&st, &a.id, &b.provider_id).await {
                 tracing::error!(error = %e, batch = %id, "could not start the provider's next batch");
             }
-            Ok(Json(b.progress_json()).into_response())
+            Ok(Json(b.progress()).into_response())
         }
     }
 }
 
 /// GET `/v1/audience/batch?providerId=`: the batches, newest first (ours; for bucket drops).
+#[utoipa::path(get, path = "/v1/audience/batch", tag = "audience",
+    params(("providerId" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000),
+        ("pageNumber" = Option<u32>, Query, minimum = 1)),
+    responses((status = 200, description = "Batches, newest first (X-Total-Count)", body = BatchList, headers(("X-Total-Count" = u64)))))]
 async fn list_batches(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     check_account_region(&st, &a)?;
     let pairs = query_pairs(q.as_deref())?;
@@ -236,19 +363,19 @@ async fn list_batches(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): Ra
     }
     batches.sort_by(|x, y| y.created.cmp(&x.created).then(y.id.cmp(&x.id)));
     let (batches, total) = paging.apply(batches);
-    let out: Vec<Value> = batches
+    let out: Vec<BatchListItem> = batches
         .iter()
         .map(|b| {
-            let mut v = b.progress_json();
+            let mut progress = b.progress();
             // Counts only: the invalid pairs (up to 100 KB a batch) are at the batch's link.
-            if let Some(d) = v.get_mut("details").and_then(Value::as_object_mut) {
-                d.remove("invalidSegments");
+            progress.details.invalid_segments = None;
+            BatchListItem {
+                progress,
+                provider_id: &b.provider_id,
+                created: b.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                source: &b.source,
             }
-            v["providerId"] = json!(b.provider_id);
-            v["created"] = json!(b.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-            v["source"] = json!(b.source);
-            v
         })
         .collect();
-    Ok(paging.headers(Json(json!({"batches": out})).into_response(), total))
+    Ok(paging.headers(Json(BatchList { batches: out }).into_response(), total))
 }

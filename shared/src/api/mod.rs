@@ -116,7 +116,15 @@ pub mod groups {
 /// Every group's operations for the OpenAPI document (`crate::openapi` merges them).
 pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
     use utoipa::OpenApi;
-    vec![ads::Doc::openapi()]
+    vec![
+        ads::Doc::openapi(),
+        assets::Doc::openapi(),
+        audience::Doc::openapi(),
+        policies::Doc::openapi(),
+        reference::Doc::openapi(),
+        templates::Doc::openapi(),
+        queries::Doc::openapi(),
+    ]
 }
 
 /// A group's routes: its router and the path patterns it serves, so the route table can

@@ -7,7 +7,6 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Json;
-use serde_json::json;
 
 use super::*;
 use crate::error::AppResult;
@@ -15,6 +14,29 @@ use crate::ids::new_id;
 use crate::model::account::Account;
 use crate::model::policy::{parse, validate, Policy};
 use crate::repo::reference::Kind;
+
+/// The operations of this group in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(list, create, replace, template, get_ranking, put_ranking, get_one, remove),
+    tags((name = "insertion-policy", description = "Insertion policies (seed 000 §2.6); 403 unless the account has the feature"))
+)]
+pub struct Doc;
+
+/// A page of policies in rank order.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct PolicyPage {
+    pub data: Vec<Policy>,
+    pub pagination: PolicyPagination,
+}
+
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyPagination {
+    pub total_count: usize,
+    pub page_size: usize,
+    pub page_number: usize,
+}
 
 pub fn router() -> super::Routes {
     super::Routes::new()
@@ -43,11 +65,15 @@ async fn checked(st: &AppState, a: &Account, body: &[u8]) -> AppResult<Policy> {
     }
 }
 
+#[utoipa::path(get, path = "/v1/insertion-policy/template", tag = "insertion-policy",
+    responses((status = 200, description = "A policy with every default", body = Policy)))]
 async fn template(Auth(a): Auth) -> AppResult<Response> {
     require_feature(&a)?;
     Ok(Json(Policy::default()).into_response())
 }
 
+#[utoipa::path(post, path = "/v1/insertion-policy", tag = "insertion-policy", request_body = Policy,
+    responses((status = 201, description = "Created (Location)", body = Policy, headers(("Location" = String)))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBytes(body): JsonBytes) -> AppResult<Response> {
     require_feature(&a)?;
     let mut p = checked(&st, &a, &body).await?;
@@ -64,6 +90,9 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBytes(body): Json
     Ok(res)
 }
 
+#[utoipa::path(put, path = "/v1/insertion-policy", tag = "insertion-policy", request_body = Policy,
+    params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the policy changed since")),
+    responses((status = 200, description = "Replaced", body = Policy, headers(("ETag" = String)))))]
 async fn replace(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -83,25 +112,35 @@ async fn replace(
     Ok(with_etag(Json(&p).into_response(), version))
 }
 
+#[utoipa::path(get, path = "/v1/insertion-policy", tag = "insertion-policy",
+    params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
+    responses((status = 200, description = "A page of policies, highest rank first", body = PolicyPage)))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     require_feature(&a)?;
     let (size, number) = paging(&query_pairs(q.as_deref())?)?;
     let (found, total) = repo::policies::page(st.store.as_ref(), &a.id, size, number).await?;
-    Ok(Json(json!({"data": found, "pagination": {"totalCount": total, "pageSize": size, "pageNumber": number}})).into_response())
+    Ok(Json(PolicyPage { data: found, pagination: PolicyPagination { total_count: total, page_size: size, page_number: number } })
+        .into_response())
 }
 
+#[utoipa::path(get, path = "/v1/insertion-policy/{id}", tag = "insertion-policy", params(("id" = String, Path)),
+    responses((status = 200, description = "The policy", body = Policy, headers(("ETag" = String)))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     require_feature(&a)?;
     let p = repo::policies::load(st.store.as_ref(), &a.id, &id).await?;
     Ok(with_etag(Json(&p.value).into_response(), p.version()))
 }
 
+#[utoipa::path(delete, path = "/v1/insertion-policy/{id}", tag = "insertion-policy", params(("id" = String, Path)),
+    responses((status = 204, description = "Deleted")))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     require_feature(&a)?;
     repo::policies::remove(st.store.as_ref(), &a.id, &id).await?;
     Ok(no_content())
 }
 
+#[utoipa::path(get, path = "/v1/insertion-policy/ranking", tag = "insertion-policy",
+    responses((status = 200, description = "Every policy id, highest rank first", body = crate::model::policy::Ranking)))]
 async fn get_ranking(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
     require_feature(&a)?;
     Ok(Json(repo::policies::ranking(st.store.as_ref(), &a.id).await?).into_response())
@@ -111,6 +150,8 @@ async fn get_ranking(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Res
 pub const RANKING_FIELDS: &[&str] = &["ids"];
 
 /// `PUT /v1/insertion-policy/ranking` with `{ids}`: every policy exactly once, highest first.
+#[utoipa::path(put, path = "/v1/insertion-policy/ranking", tag = "insertion-policy", request_body = super::bodies::RankingWrite,
+    responses((status = 200, description = "The new ranking", body = crate::model::policy::Ranking)))]
 async fn put_ranking(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     require_feature(&a)?;
     let mut r = crate::json::ObjReader::new(&v, "", RANKING_FIELDS);

@@ -13,6 +13,14 @@ use crate::error::AppResult;
 use crate::model::account::{BannerArea, Category, ContentPartner};
 use crate::repo::reference::Kind;
 
+/// The operations of this group in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(categories, category, partners, partner, banner_areas, banner_area),
+    tags((name = "reference", description = "Reference data (seed 002 §2.10), loaded by the admin command"))
+)]
+pub struct Doc;
+
 pub fn router() -> super::Routes {
     super::Routes::new()
         .route("/v0/categories", get(categories))
@@ -35,32 +43,44 @@ async fn one<T: DeserializeOwned + Serialize>(
 }
 
 /// The account's category tree: the root first, then by name.
+#[utoipa::path(get, path = "/v0/categories", tag = "reference",
+    responses((status = 200, description = "The category tree: the root first, then by name", body = Vec<Category>)))]
 async fn categories(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
     let mut list: Vec<Category> = repo::reference::all(st.store.as_ref(), &a.id, Kind::Category).await?;
     list.sort_by(|x, y| (!x.parents.is_empty()).cmp(&!y.parents.is_empty()).then(x.name.to_lowercase().cmp(&y.name.to_lowercase())));
     Ok(Json(list).into_response())
 }
 
+#[utoipa::path(get, path = "/v0/categories/{id}", tag = "reference", params(("id" = String, Path)),
+    responses((status = 200, description = "A category", body = Category)))]
 async fn category(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     one::<Category>(&st, &a.id, Kind::Category, "category", &id).await
 }
 
+#[utoipa::path(get, path = "/v0/content-partners", tag = "reference",
+    responses((status = 200, description = "Content partners by name", body = Vec<ContentPartner>)))]
 async fn partners(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
     let mut list: Vec<ContentPartner> = repo::reference::all(st.store.as_ref(), &a.id, Kind::ContentPartner).await?;
     list.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
     Ok(Json(list).into_response())
 }
 
+#[utoipa::path(get, path = "/v0/content-partners/{id}", tag = "reference", params(("id" = String, Path)),
+    responses((status = 200, description = "A content partner", body = ContentPartner)))]
 async fn partner(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     one::<ContentPartner>(&st, &a.id, Kind::ContentPartner, "content partner", &id).await
 }
 
+#[utoipa::path(get, path = "/v3/banner-areas", tag = "reference",
+    responses((status = 200, description = "Banner areas by name", body = Vec<BannerArea>)))]
 async fn banner_areas(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
     let mut list: Vec<BannerArea> = repo::reference::all(st.store.as_ref(), &a.id, Kind::BannerArea).await?;
     list.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
     Ok(Json(list).into_response())
 }
 
+#[utoipa::path(get, path = "/v3/banner-areas/{id}", tag = "reference", params(("id" = String, Path)),
+    responses((status = 200, description = "A banner area", body = BannerArea)))]
 async fn banner_area(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     one::<BannerArea>(&st, &a.id, Kind::BannerArea, "banner area", &id).await
 }

@@ -6,7 +6,6 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::Json;
-use serde_json::{json, Value};
 
 use super::*;
 use crate::error::AppResult;
@@ -15,6 +14,34 @@ use crate::model::account::{Account, AudienceProvider, CustomParameter};
 use crate::model::rules::Parent;
 use crate::model::template::{self, Template};
 use crate::repo::reference::Kind;
+
+/// The operations of this group in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(list, create, usage, get_one, update, remove, get_rules, put_rules, import, link, unlink),
+    tags((name = "targeting-template", description = "Targeting templates (seed 002 §2.1-§2.3)"))
+)]
+pub struct Doc;
+
+/// `GET .../usage`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub active: i64,
+    pub max: u32,
+    /// Empty until the limit is reached.
+    pub message_title: String,
+    pub message_body: String,
+}
+
+/// The answer of a create at the account's limit (seed 002 §4.1): exactly `{type, message}`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct LimitReached {
+    /// ForbiddenError.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub message: String,
+}
 
 pub fn router() -> super::Routes {
     super::Routes::new()
@@ -31,13 +58,15 @@ fn limit_message(active: i64, max: u32) -> String {
 }
 
 /// `{active, max, messageTitle, messageBody}`; the messages are filled once the limit is reached.
+#[utoipa::path(get, path = "/api/2.0/targeting-template/usage", tag = "targeting-template",
+    responses((status = 200, description = "Templates in use and the account's limit", body = Usage)))]
 async fn usage(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
     let active = repo::templates::count(st.store.as_ref(), &a.id).await?;
     let max = a.limits.targeting_templates;
     let reached = active >= i64::from(max);
     let (title, body) =
         if reached { ("Targeting template limit reached".to_string(), limit_message(active, max)) } else { (String::new(), String::new()) };
-    Ok(Json(json!({"active": active, "max": max, "messageTitle": title, "messageBody": body})).into_response())
+    Ok(Json(Usage { active, max, message_title: title, message_body: body }).into_response())
 }
 
 /// The target of `campaignId` / `goalId` (exactly one), checked to exist in the account.
@@ -63,6 +92,8 @@ async fn target(st: &AppState, a: &Account, pairs: &[(String, String)], required
 }
 
 /// GET: the account's templates by name; `campaignId` / `goalId`: only those linked to it.
+#[utoipa::path(get, path = "/api/2.0/targeting-template", tag = "targeting-template", params(("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
+    responses((status = 200, description = "The templates by name (only those linked to the target, when given)", body = Vec<crate::model::template::TemplateView>)))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let mut templates: Vec<Template> = match target(&st, &a, &pairs, false).await? {
@@ -71,12 +102,14 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
     };
     templates.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
     let tz = a.tz();
-    Ok(Json(Value::Array(templates.iter().map(|t| t.to_json(tz)).collect())).into_response())
+    Ok(Json(templates.iter().map(|t| t.view(tz)).collect::<Vec<_>>()).into_response())
 }
 
+#[utoipa::path(get, path = "/api/2.0/targeting-template/{id}", tag = "targeting-template", params(("id" = String, Path)),
+    responses((status = 200, description = "The template", body = crate::model::template::TemplateView, headers(("ETag" = String)))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let t = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
-    Ok(with_etag(Json(t.value.to_json(a.tz())).into_response(), t.version()))
+    Ok(with_etag(Json(t.value.view(a.tz())).into_response(), t.version()))
 }
 
 fn name_of(r: &mut ObjReader) -> Option<String> {
@@ -94,6 +127,9 @@ fn name_of(r: &mut ObjReader) -> Option<String> {
 pub const TEMPLATE_FIELDS: &[&str] = &["id", "name", "siteId", "created"];
 
 /// POST `{name}` → 200 with the (empty) template; at the limit 403 `{type, message}`.
+#[utoipa::path(post, path = "/api/2.0/targeting-template", tag = "targeting-template", request_body = super::bodies::TemplateWrite,
+    responses((status = 200, description = "Created, with empty rules", body = crate::model::template::TemplateView),
+        (status = 403, description = "The account's limit is reached", body = LimitReached)))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
     let mut r = ObjReader::new(&body, "", TEMPLATE_FIELDS);
     let name = name_of(&mut r);
@@ -112,17 +148,20 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonB
     match repo::templates::create(st.store.as_ref(), &a.id, &t, max).await? {
         repo::templates::Created::Done => {
             tracing::info!(template = %t.id, "targeting template created");
-            Ok(Json(t.to_json(a.tz())).into_response())
+            Ok(Json(t.view(a.tz())).into_response())
         }
         repo::templates::Created::AtLimit(active) => {
             // Exactly {type, message} (seed 002 §4.1, §7).
-            let body = json!({"type": "ForbiddenError", "message": limit_message(active, max)});
+            let body = LimitReached { kind: "ForbiddenError", message: limit_message(active, max) };
             Ok((StatusCode::FORBIDDEN, Json(body)).into_response())
         }
     }
 }
 
 /// PUT `{id, name, siteId}`: only the name changes; 204.
+#[utoipa::path(put, path = "/api/2.0/targeting-template/{id}", tag = "targeting-template", request_body = super::bodies::TemplateWrite,
+    params(("id" = String, Path), ("If-Match" = Option<String>, Header)),
+    responses((status = 204, description = "Renamed")))]
 async fn update(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -155,6 +194,8 @@ async fn update(
 }
 
 /// DELETE: 204; the template's links to campaigns and goals go with it.
+#[utoipa::path(delete, path = "/api/2.0/targeting-template/{id}", tag = "targeting-template", params(("id" = String, Path)),
+    responses((status = 204, description = "Deleted and unlinked")))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     repo::templates::remove(st.store.as_ref(), &a.id, &id).await?;
     tracing::info!(template = %id, "targeting template deleted and unlinked");
@@ -167,6 +208,8 @@ async fn names(st: &AppState, account: &str) -> AppResult<(Vec<String>, Vec<Stri
     Ok((providers.into_iter().map(|p| p.id).collect(), acps.into_iter().map(|c| c.name).collect()))
 }
 
+#[utoipa::path(get, path = "/api/2.0/targeting-template/{id}/rules", tag = "targeting-template", params(("id" = String, Path)),
+    responses((status = 200, description = "Every rule key, provider and custom parameter", body = crate::model::rules_view::RulesView)))]
 async fn get_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let t = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
     let (providers, acps) = names(&st, &a.id).await?;
@@ -174,6 +217,9 @@ async fn get_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Str
 }
 
 /// PUT the rules body (§2.3), every bean validated; replaces the template's rules; 204.
+#[utoipa::path(put, path = "/api/2.0/targeting-template/{id}/rules", tag = "targeting-template", params(("id" = String, Path)),
+    request_body(content = crate::model::rules_view::RulesView, description = "The rules (any key may be left out)"),
+    responses((status = 204, description = "Replaced")))]
 async fn put_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, JsonBody(body): JsonBody) -> AppResult<Response> {
     let cur = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
     let known = repo::rules::known(st.store.as_ref(), &a.id).await?;
@@ -187,6 +233,8 @@ async fn put_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Str
 }
 
 /// POST `?campaignId=|goalId=`: copies the rules into the target's rules; 204.
+#[utoipa::path(post, path = "/api/2.0/targeting-template/{id}/import", tag = "targeting-template", params(("id" = String, Path), ("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
+    responses((status = 204, description = "Copied into the target's rules")))]
 async fn import(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let t = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
     let Some((parent, target_id)) = target(&st, &a, &query_pairs(q.as_deref())?, true).await? else {
@@ -199,6 +247,8 @@ async fn import(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
 
 /// PUT `?campaignId=|goalId=`: links the template (its rules apply to the target for as
 /// long as it is linked, and follow later edits); 204, also when already linked.
+#[utoipa::path(put, path = "/api/2.0/targeting-template/{id}/link", tag = "targeting-template", params(("id" = String, Path), ("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
+    responses((status = 204, description = "Linked (also when it already was)")))]
 async fn link(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
     let Some((parent, target_id)) = target(&st, &a, &query_pairs(q.as_deref())?, true).await? else {
@@ -209,6 +259,8 @@ async fn link(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>,
 }
 
 /// DELETE `?campaignId=|goalId=`: removes the link; 204 (also when there was none).
+#[utoipa::path(delete, path = "/api/2.0/targeting-template/{id}/link", tag = "targeting-template", params(("id" = String, Path), ("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
+    responses((status = 204, description = "Unlinked (also when it was not)")))]
 async fn unlink(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
     let Some((parent, target_id)) = target(&st, &a, &query_pairs(q.as_deref())?, true).await? else {

@@ -9,7 +9,7 @@ fn five() -> u8 {
     5
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Features {
     #[serde(default)]
@@ -18,7 +18,7 @@ pub struct Features {
     pub ecpm: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Limits {
     pub insertion_policies: u32,
@@ -43,7 +43,7 @@ impl Default for Limits {
 /// Ad formats an account can enable.
 pub const AD_FORMATS: &[&str] = &["preroll", "midroll", "postroll", "seekroll", "overlay", "pause", "companion"];
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Account {
     pub id: String,
@@ -52,6 +52,7 @@ pub struct Account {
     pub time_zone: String,
     /// `time_zone`'s offsets, computed when the account is seeded (model/zone.rs).
     #[serde(default)]
+    #[schema(value_type = String)]
     pub zone: super::zone::Zone,
     #[serde(default = "five")]
     pub global_priority: u8,
@@ -73,7 +74,7 @@ pub struct Account {
 
 /// An account's expected ad requests (seed file `trafficProfile`, docs/forecasts.md): used
 /// by forecasts until the serving endpoint has recorded two weeks of samples.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TrafficProfile {
     pub requests_per_day: u64,
@@ -101,7 +102,7 @@ impl Account {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Category {
     pub id: String,
@@ -120,7 +121,7 @@ fn yes() -> bool {
     true
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContentPartner {
     pub id: String,
@@ -133,7 +134,7 @@ pub struct ContentPartner {
     pub aliases: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BannerArea {
     pub id: String,
@@ -146,7 +147,7 @@ pub struct BannerArea {
     pub width: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeviceContainer {
     pub id: String,
@@ -155,7 +156,7 @@ pub struct DeviceContainer {
     pub description: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Segment {
     pub id: String,
@@ -164,7 +165,7 @@ pub struct Segment {
     pub name: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Segmentation {
     pub id: String,
@@ -174,7 +175,7 @@ pub struct Segmentation {
     pub segments: Vec<Segment>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AudienceProvider {
     pub id: String,
@@ -186,7 +187,7 @@ pub struct AudienceProvider {
     pub segmentations: Vec<Segmentation>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CustomParameter {
     /// The parameter name without the `acp.` prefix.
@@ -196,7 +197,7 @@ pub struct CustomParameter {
 }
 
 /// What a key item points at.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KeyRecord {
     pub account_id: String,

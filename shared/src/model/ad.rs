@@ -349,7 +349,7 @@ pub struct CreativeSummary<'a> {
 }
 
 /// An ad's share as `/v3` shows it: `{proportional, totalOverridden, value}`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Weight {
     pub proportional: bool,

@@ -9,7 +9,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::account::AudienceProvider;
 
@@ -101,24 +101,48 @@ impl Batch {
     }
 
     /// The progress object (seed 002 §2.8); a batch not picked up yet reads PROCESSING.
-    pub fn progress_json(&self) -> Value {
+    pub fn progress(&self) -> BatchProgress<'_> {
         let status = if self.status == UPLOADED { PROCESSING } else { self.status };
-        let mut details = json!({
-            "rowsWithInvalidSegments": self.stats.rows_with_invalid_segments,
-            "invalidRows": self.stats.invalid_rows,
-        });
-        if self.stats.rows_with_invalid_segments > 0 {
-            details["invalidSegments"] = json!(self.stats.invalid_segments);
+        let invalid = self.stats.rows_with_invalid_segments > 0;
+        BatchProgress {
+            batch_id: &self.id,
+            status,
+            progress_percentage: self.percentage(),
+            details: BatchDetails {
+                rows_with_invalid_segments: self.stats.rows_with_invalid_segments,
+                invalid_rows: self.stats.invalid_rows,
+                invalid_segments: invalid.then_some(self.stats.invalid_segments.as_slice()),
+            },
+            link: self.link(),
+            message: self.message.as_deref(),
         }
-        let mut v = json!({
-            "batchId": self.id, "status": status, "progressPercentage": self.percentage(),
-            "details": details, "link": self.link(),
-        });
-        if let Some(m) = &self.message {
-            v["message"] = json!(m);
-        }
-        v
     }
+}
+
+/// A batch's progress (seed 002 §2.8).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchProgress<'a> {
+    pub batch_id: &'a str,
+    pub status: BatchStatus,
+    /// 0-100 (100 only once finished).
+    pub progress_percentage: u64,
+    pub details: BatchDetails<'a>,
+    pub link: String,
+    /// Why a batch was cancelled or failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchDetails<'a> {
+    pub rows_with_invalid_segments: u64,
+    pub invalid_rows: u64,
+    /// The `key=value` pairs no segment matched (at most 1,000, each cut to 100 bytes);
+    /// shown when some row had one, and not in batch lists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid_segments: Option<&'a [String]>,
 }
 
 /// What a chunk (or a whole file) found.
@@ -447,14 +471,14 @@ mod tests {
             message: None,
             finished: None,
         };
-        let v = b.progress_json();
+        let v = serde_json::to_value(b.progress()).unwrap();
         assert_eq!(v["status"], PROCESSING.as_str());
         assert_eq!(v["progressPercentage"], 99);
         assert!(v["details"].get("invalidSegments").is_none());
         b.status = FINISHED;
         b.stats.rows_with_invalid_segments = 2;
         b.stats.invalid_segments = vec!["x=y".into()];
-        let v = b.progress_json();
+        let v = serde_json::to_value(b.progress()).unwrap();
         assert_eq!(v["progressPercentage"], 100);
         assert_eq!(v["details"]["invalidSegments"], json!(["x=y"]));
         assert_eq!(v["link"], "/v1/audience/batch/b1");

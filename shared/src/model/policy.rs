@@ -14,13 +14,13 @@ pub const OFFSET_UNITS: &[&str] = &["SECONDS", "PERCENT"];
 pub const MIN_TIME_BETWEEN_ADS: &[i64] = &[0, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 2400, 3000, 3600];
 pub const MAX_ADVANCED_RULES: usize = 10;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct OneOf {
     pub one_of: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct SkipOffset {
     pub value: i64,
@@ -33,7 +33,7 @@ impl Default for SkipOffset {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct SkipButton {
     pub show_when: String,
@@ -47,7 +47,7 @@ impl Default for SkipButton {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct GlobalSettings {
     pub skip_button: SkipButton,
@@ -60,7 +60,7 @@ impl Default for GlobalSettings {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct TimeLimit {
     pub enabled: bool,
@@ -73,7 +73,7 @@ impl Default for TimeLimit {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Break {
     pub enabled: bool,
@@ -87,7 +87,7 @@ impl Default for Break {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct AdvancedRule {
     pub midroll_break_number: i64,
@@ -102,14 +102,14 @@ impl Default for AdvancedRule {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct AdvancedRules {
     pub enabled: bool,
     pub rules: Vec<AdvancedRule>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Midroll {
     pub enabled: bool,
@@ -124,7 +124,7 @@ impl Default for Midroll {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Seekroll {
     pub enabled: bool,
@@ -139,7 +139,7 @@ impl Default for Seekroll {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct AdBreakSettings {
     pub standard_spots_enabled: bool,
@@ -163,13 +163,13 @@ impl Default for AdBreakSettings {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Enabled {
     pub enabled: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct OverlaySettings {
     pub enabled: bool,
@@ -184,7 +184,7 @@ impl Default for OverlaySettings {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Policy {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -453,7 +453,7 @@ mod tests {
 }
 
 /// The account's insertion policies in rank order, highest first (one record).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 pub struct Ranking {
     pub ids: Vec<String>,
 }

@@ -27,14 +27,28 @@ pub struct Template {
 pub const MAX_NAME: usize = 255;
 
 impl Template {
-    /// `{id, name, siteId, created}`; `created` with milliseconds and a numeric offset in the
-    /// account's time zone.
-    pub fn to_json(&self, tz: &crate::model::zone::Zone) -> Value {
-        json!({
-            "id": self.id, "name": self.name, "siteId": self.site_id,
-            "created": self.created.with_timezone(tz).format("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string(),
-        })
+    /// `{id, name, siteId, created}`.
+    pub fn view(&self, tz: &crate::model::zone::Zone) -> TemplateView<'_> {
+        TemplateView {
+            id: &self.id,
+            name: &self.name,
+            site_id: &self.site_id,
+            created: self.created.with_timezone(tz).format("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string(),
+        }
     }
+}
+
+/// A targeting template (seed 002 §2.1); the rules are at `.../{id}/rules`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateView<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    /// The account's id.
+    pub site_id: &'a str,
+    /// With milliseconds and the account's offset, e.g. 2026-01-05T10:00:00.000+01:00.
+    #[schema(format = DateTime)]
+    pub created: String,
 }
 
 const RULE_KEYS: &[&str] = &[

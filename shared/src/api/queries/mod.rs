@@ -25,6 +25,14 @@ use params::*;
 use render::*;
 use rows::*;
 
+/// The operations of this group in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(campaigns, campaign_one, goals, goal_one, ads, ad_one, vast::vast_url),
+    tags((name = "queries", description = "The /v3 read interfaces (seed 000 §4.5-§4.10); unknown query parameters are refused"))
+)]
+pub struct Doc;
+
 pub fn router() -> super::Routes {
     super::Routes::new()
         .route("/v3/campaigns", get(campaigns))
@@ -36,6 +44,17 @@ pub fn router() -> super::Routes {
         .route("/v3/ads/{ad_id}/vasturl/{kind}/{id}", get(vast::vast_url))
 }
 
+#[utoipa::path(get, path = "/v3/campaigns", tag = "queries",
+    params(("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
+        ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
+        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, ...)"),
+        ("includeDeletedGoals" = Option<bool>, Query), ("includeDeletedCampaigns" = Option<bool>, Query),
+        ("campaigns.started.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("campaigns.started.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
+        ("campaigns.ended.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("campaigns.ended.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
+        ("campaign.state" = Option<String>, Query, description = "enabled, disabled, archived (comma-separated)"),
+        ("campaign.name" = Option<String>, Query, description = "Case-insensitive substring"),
+        ("ids" = Option<String>, Query, description = "Campaign ids, comma-separated"), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
+    responses((status = 200, description = "A page of campaigns", body = render::CampaignPage)))]
 async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(
         q.as_deref(),
@@ -78,6 +97,11 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
 }
 
 /// `GET /v3/campaigns/{id}`: one campaign object, the list's expand/embed parameters.
+#[utoipa::path(get, path = "/v3/campaigns/{id}", tag = "queries",
+    params(("id" = String, Path), ("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
+        ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
+        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, ...)"), ("includeDeletedGoals" = Option<bool>, Query)),
+    responses((status = 200, description = "The campaign (deleted ones too)", body = render::CampaignOut)))]
 async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics", "includeDeletedGoals"])?;
     let o = campaign_opts(&mut p);
@@ -87,6 +111,18 @@ async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<
     Ok(one_response(render_campaigns(&st, &cx, std::slice::from_ref(&c), &o).await?))
 }
 
+#[utoipa::path(get, path = "/v3/goals", tag = "queries",
+    params(("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
+        ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
+        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, ...)"),
+        ("goals.started.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goals.started.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
+        ("goals.ended.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goals.ended.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
+        ("goal.name" = Option<String>, Query), ("campaign.name" = Option<String>, Query), ("campaign.id" = Option<String>, Query),
+        ("campaign.state" = Option<String>, Query, description = "enabled, disabled, archived (comma-separated)"),
+        ("includeDeletedGoals" = Option<bool>, Query), ("includeDeletedCampaigns" = Option<bool>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1),
+        ("sorting" = Option<String>, Query, description = "goalName (default), campaignName, start, end, priority, ..."),
+        ("sortingOrder" = Option<String>, Query, description = "ascending (default) or descending")),
+    responses((status = 200, description = "A page of goals", body = render::GoalPage)))]
 async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(
         q.as_deref(),
@@ -153,6 +189,10 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
     Ok(page_response("goals", &list, picked.len(), size, number))
 }
 
+#[utoipa::path(get, path = "/v3/goals/{id}", tag = "queries", params(("id" = String, Path), ("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
+        ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
+        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, ...)")),
+    responses((status = 200, description = "The goal", body = render::GoalOut)))]
 async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics"])?;
     let o = goal_opts(&mut p);
@@ -162,6 +202,10 @@ async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
     Ok(one_response(render_goals(&st, &cx, &[(g, c)], &o).await?))
 }
 
+#[utoipa::path(get, path = "/v3/ads", tag = "queries",
+    params(("embed" = Option<String>, Query, description = "metrics"), ("metrics" = Option<String>, Query),
+        ("ads.created.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("ads.created.after" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goal.id" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
+    responses((status = 200, description = "A page of ads, newest first (or a goal's, in its order)", body = render::AdPage)))]
 async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p =
         Params::new(q.as_deref(), &["embed", "metrics", "ads.created.before", "ads.created.after", "goal.id", "pageSize", "pageNumber"])?;
@@ -202,6 +246,9 @@ async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -
     Ok(page_response("ads", &list, all.len(), size, number))
 }
 
+#[utoipa::path(get, path = "/v3/ads/{ad_id}", tag = "queries",
+    params(("ad_id" = String, Path), ("embed" = Option<String>, Query), ("metrics" = Option<String>, Query)),
+    responses((status = 200, description = "The ad", body = render::AdOut)))]
 async fn ad_one(State(st): State<AppState>, Auth(a): Auth, Path(ad_id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), &["embed", "metrics"])?;
     let names = ad_metrics_names(&mut p);

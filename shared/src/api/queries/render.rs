@@ -56,8 +56,8 @@ pub struct Ctx<'a> {
     pub now: DateTime<Utc>,
 }
 
-#[derive(Serialize)]
-struct LinkOut<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct LinkOut<'a> {
     id: &'a str,
     href: String,
 }
@@ -66,13 +66,13 @@ fn link_out<'a>(kind: &str, id: &'a str) -> LinkOut<'a> {
     LinkOut { id, href: href(kind, id) }
 }
 
-#[derive(Serialize)]
-struct IdOut<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct IdOut<'a> {
     id: &'a str,
 }
 
-#[derive(Serialize)]
-struct OriginOut<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct OriginOut<'a> {
     id: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     href: Option<String>,
@@ -88,8 +88,8 @@ fn origin_out<'a>(entity: &'static str, id: &'a str) -> OriginOut<'a> {
     OriginOut { id, href, entity }
 }
 
-#[derive(Serialize)]
-struct InheritedOut<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct InheritedOut<'a> {
     value: u8,
     origin: OriginOut<'a>,
 }
@@ -107,16 +107,16 @@ fn inherited_out<'a>(
     InheritedOut { value, origin }
 }
 
-#[derive(Serialize)]
-struct DatedOut<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct DatedOut<'a> {
     value: Option<DateTime<Utc>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     origin: Option<OriginOut<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct CreativeOut<'a> {
+pub(super) struct CreativeOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     insertion_point: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,16 +127,16 @@ struct CreativeOut<'a> {
     kind: &'a str,
 }
 
-#[derive(Serialize)]
-struct TrackerOut<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct TrackerOut<'a> {
     id: &'a str,
     url: &'a str,
     event: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct AdOut<'a> {
+pub(super) struct AdOut<'a> {
     id: &'a str,
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -150,6 +150,8 @@ struct AdOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     goal: Option<LinkOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The counters and rates named by `metrics=`.
+    #[schema(value_type = Option<std::collections::HashMap<String, f64>>)]
     metrics: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     weight: Option<crate::model::ad::Weight>,
@@ -203,37 +205,37 @@ fn ad_json<'a>(
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
-enum Children<'a, T> {
+pub(super) enum Children<'a, T> {
     Links(Vec<LinkOut<'a>>),
     Full(Vec<T>),
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct TargetOut {
+pub(super) struct TargetOut {
     value: Option<f64>,
     unit: &'static str,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct PricingOut {
+pub(super) struct PricingOut {
     value: f64,
     pricing_model: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct CapOut<'a> {
+pub(super) struct CapOut<'a> {
     cap_type: &'a str,
     cap_value: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct GoalOut<'a> {
+pub(super) struct GoalOut<'a> {
     id: &'a str,
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -253,6 +255,8 @@ struct GoalOut<'a> {
     priority: InheritedOut<'a>,
     frontload: InheritedOut<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The counters and rates named by `metrics=`.
+    #[schema(value_type = Option<std::collections::HashMap<String, f64>>)]
     metrics: Option<Value>,
     ad_position: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -314,9 +318,9 @@ fn goal_json<'a>(
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct CampaignOut<'a> {
+pub(super) struct CampaignOut<'a> {
     id: &'a str,
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -342,6 +346,8 @@ struct CampaignOut<'a> {
     priority: InheritedOut<'a>,
     frontload: InheritedOut<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The counters and rates named by `metrics=`.
+    #[schema(value_type = Option<std::collections::HashMap<String, f64>>)]
     metrics: Option<Value>,
 }
 
@@ -402,8 +408,40 @@ pub fn one_response(items: Vec<String>) -> Response {
     ([(axum::http::header::CONTENT_TYPE, "application/json")], items.into_iter().next().unwrap_or_else(|| "null".into())).into_response()
 }
 
-fn pagination(total: usize, size: usize, number: usize) -> Value {
-    json!({"totalCount": total, "pageSize": size, "pageNumber": number})
+fn pagination(total: usize, size: usize, number: usize) -> String {
+    serde_json::to_string(&PageInfo { total_count: total, page_size: size, page_number: number }).unwrap_or_default()
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct PageInfo {
+    total_count: usize,
+    page_size: usize,
+    page_number: usize,
+}
+
+/// `GET /v3/campaigns` (written by `page_response`; described only).
+#[allow(dead_code)]
+#[derive(utoipa::ToSchema)]
+pub(super) struct CampaignPage<'a> {
+    campaigns: Vec<CampaignOut<'a>>,
+    pagination: PageInfo,
+}
+
+/// `GET /v3/goals` (written by `page_response`; described only).
+#[allow(dead_code)]
+#[derive(utoipa::ToSchema)]
+pub(super) struct GoalPage<'a> {
+    goals: Vec<GoalOut<'a>>,
+    pagination: PageInfo,
+}
+
+/// `GET /v3/ads` (written by `page_response`; described only).
+#[allow(dead_code)]
+#[derive(utoipa::ToSchema)]
+pub(super) struct AdPage<'a> {
+    ads: Vec<AdOut<'a>>,
+    pagination: PageInfo,
 }
 
 pub fn page<T: Clone>(all: &[T], size: usize, number: usize) -> Vec<T> {

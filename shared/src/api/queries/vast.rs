@@ -4,7 +4,6 @@
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
 
 use crate::api::*;
 use crate::error::AppResult;
@@ -37,7 +36,21 @@ pub fn build_vast_url(base: &str, account: &str, ad: &Ad, target: (&str, &str), 
     )
 }
 
+/// The answer of the VAST URL export.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VastUrl {
+    /// The ad's format (preroll, midroll, overlay, ...).
+    pub format_type: String,
+    /// The ad request URL; the caller replaces [RANDOM_NUMBER].
+    pub vast_url: String,
+}
+
 /// `GET /v3/ads/{adId}/vasturl/category/{id}` and `.../content-partner/{id}`, `rt`.
+#[utoipa::path(get, path = "/v3/ads/{ad_id}/vasturl/{kind}/{id}", tag = "queries",
+    params(("ad_id" = String, Path), ("kind" = String, Path, description = "category or content-partner"), ("id" = String, Path),
+        ("rt" = Option<String>, Query, description = "VAST_2_0, VAST_2_0_1, VAST_3_0 (default), VMAP_1_0")),
+    responses((status = 200, description = "The ad request URL", body = VastUrl)))]
 pub(super) async fn vast_url(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -59,5 +72,5 @@ pub(super) async fn vast_url(
         return Err(AppError::not_found(what, &id));
     }
     let url = build_vast_url(&st.settings.ad_request_base_url, &a.id, &ad, (param, &id), rt);
-    Ok(Json(json!({"formatType": ad.creative.format(), "vastUrl": url})).into_response())
+    Ok(Json(VastUrl { format_type: ad.creative.format(), vast_url: url }).into_response())
 }
