@@ -2,8 +2,9 @@
 # Runs every test: unit tests, the store contract and the HTTP tests on the embedded store
 # and on the moto emulator (DynamoDB wire protocol), plus the gates: cargo fmt --check,
 # cargo clippy -D warnings, cfn-lint and `sam validate --lint` on template.yaml, the LocalStack
-# init verified on moto; then each fuzz target for a bounded
-# time (scripts/fuzz.sh, cargo-fuzz with the nightly compiler).
+# init verified on moto; then schemathesis against the local server's OpenAPI document
+# (scripts/schemathesis.sh) and each fuzz target for a bounded time (scripts/fuzz.sh,
+# cargo-fuzz with the nightly compiler).
 # Installs what it needs (a venv with moto and cfn-lint, the npm player clients), starts moto on a free loopback
 # port, and stops it on exit, also when tests fail.
 set -euo pipefail
@@ -94,6 +95,10 @@ dyn_f=$(grep -cE '::dynamodb \.\.\. FAILED$' target/test-output.log || true)
 echo "== per store: embedded ${emb} passed, ${emb_f} failed; dynamodb (moto) ${dyn} passed, ${dyn_f} failed"
 echo "== cargo test took $((END - START)) s"
 [ "$STATUS" -eq 0 ] || exit "$STATUS"
+
+# The OpenAPI contract from outside: schemathesis against the local server (scripts/schemathesis.sh).
+echo "== schemathesis against the local server's /openapi.json"
+./scripts/schemathesis.sh
 
 # The fuzz targets, each for a bounded time on the committed corpus (scripts/fuzz.sh).
 echo "== fuzzing (each target ${FUZZ_SECONDS:-15} s)"

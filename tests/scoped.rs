@@ -12,21 +12,24 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use shared::store::{Cond, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
 
-/// The write patterns of each function of `template.yaml`, by its build name (`CodeUri:
-/// target/lambda/<name>/`). A function without a scoped write statement has none.
+/// The write patterns of each function of `template.yaml`, by its package name (the
+/// LogicalId -> package table of `infra/sam/Makefile`, which `sam build` builds from). A
+/// function without a scoped write statement has none.
 pub fn template_scopes() -> BTreeMap<String, Vec<String>> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml")).expect("template.yaml");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let text = std::fs::read_to_string(format!("{root}/template.yaml")).expect("template.yaml");
+    let make = std::fs::read_to_string(format!("{root}/infra/sam/Makefile")).expect("infra/sam/Makefile");
+    let packages: BTreeMap<&str, &str> =
+        make.split_whitespace().filter_map(|w| w.split_once('=')).filter(|(id, _)| id.ends_with("Function")).collect();
     let mut out = BTreeMap::new();
     let mut current: Option<String> = None;
     for line in text.lines() {
         let t = line.trim();
         if line.starts_with("  ") && !line.starts_with("   ") && t.ends_with(':') {
-            current = None;
-        }
-        if let Some(name) = t.strip_prefix("CodeUri: target/lambda/") {
-            let name = name.trim_end_matches('/').to_string();
-            out.entry(name.clone()).or_insert_with(Vec::new);
-            current = Some(name);
+            current = packages.get(t.trim_end_matches(':')).map(|p| p.to_string());
+            if let Some(p) = &current {
+                out.entry(p.clone()).or_insert_with(Vec::new);
+            }
         }
         if let (Some(name), Some(list)) = (&current, t.strip_prefix("dynamodb:LeadingKeys:")) {
             let patterns =
@@ -157,6 +160,10 @@ mod tests {
         let scopes = template_scopes();
         let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml")).unwrap();
         assert!(!text.contains("DynamoDBCrudPolicy"), "a function with write access to the whole table");
+        // sam build builds every function through infra/sam/Makefile (BuildMethod makefile).
+        let functions = text.matches("Type: AWS::Serverless::Function").count();
+        assert_eq!(scopes.len(), functions, "every function of template.yaml has a package in infra/sam/Makefile");
+        assert_eq!(text.matches("Metadata: { BuildMethod: makefile, WorkingDirectory: ./ }").count(), functions);
         for (name, _) in shared::api::groups::ALL {
             let writes = scopes.get(*name).unwrap_or_else(|| panic!("{name} is not in template.yaml"));
             let read_only = matches!(*name, "queries" | "reference" | "tracking");

@@ -87,6 +87,8 @@ both_stores! {
             assert_eq!(inv[side]["total"].as_f64().unwrap(), sum);
         }
         assert!(inv["totalInventory"]["total"].as_f64().unwrap() > 0.0);
+        // The report is what the OpenAPI document describes (unknown fields refused).
+        serde_json::from_value::<shared::forecast::report_schema::InventoryReport>(inv.clone()).expect("the inventory report's documented shape");
         let svg = app.get(&format!("{report}/chart.svg")).await;
         svg.expect(200);
         assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
@@ -115,7 +117,9 @@ both_stores! {
         assert!(av <= p && p <= m && units <= m, "{f}");
         assert_eq!(f["target"], 1_000_000.0);
         assert!(f.get("competingGoals").is_some());
+        serde_json::from_value::<shared::forecast::report_schema::CampaignReport>(c.clone()).expect("the campaign report's documented shape");
         let without = app.get(&format!("{report}?exclude-competing-goals=true")).await.json();
+        serde_json::from_value::<shared::forecast::report_schema::CampaignReport>(without.clone()).expect("documented without competing goals");
         assert!(without["goals"][0]["forecast"].get("competingGoals").is_none());
         app.get(&format!("{report}?exclude-competing-goals=maybe")).await.expect(400);
         app.get(&format!("{report}/chart.svg")).await.expect(200);

@@ -49,7 +49,16 @@ async fn run() -> Result<(), String> {
     // The workers (asset downloads, ...) run in this process.
     workers.start(state.clone());
     let (blobs_kind, queue_kind) = (state.blobs.kind(), state.queue.kind());
-    let app = shared::api::app(state);
+    // The OpenAPI 3.1 document of every interface (docs/openapi.md), built once.
+    let openapi: &'static str = Box::leak(shared::openapi::json().into_boxed_str());
+    let app = axum::Router::new()
+        .route(
+            "/openapi.json",
+            axum::routing::get(
+                move || async move { ([("content-type", "application/json"), ("access-control-allow-origin", "*")], openapi) },
+            ),
+        )
+        .merge(shared::api::app(state));
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("binding {addr}: {e}"))?;
     println!("Serving the API on http://{addr} over the {} (blobs: {}, queue: {})", cfg.describe(), blobs_kind, queue_kind);
@@ -58,6 +67,7 @@ async fn run() -> Result<(), String> {
             println!("  account {:<12} {:<26} x-o-api-key: {k}", s.account_id, s.name);
         }
     }
+    println!("The OpenAPI document: http://{addr}/openapi.json");
     println!(
         "Try: curl -H 'x-o-api-key: {}' http://{addr}/api/1.0/client",
         seeded.first().and_then(|s| s.api_keys.first()).cloned().unwrap_or_default()

@@ -12,7 +12,7 @@ use crate::model::creative::Creative;
 
 /// `POST /v1/ads` (without `id`) and `PUT /v1/ads` (with it): a whole ad (seed 000 §2.1).
 #[derive(ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AdWrite {
     /// Only on PUT: the ad replaced.
     #[schema(max_length = 64)]
@@ -45,6 +45,7 @@ pub struct AdWrite {
 }
 
 #[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TrackerWrite {
     /// http(s) URL.
     #[schema(max_length = 2048)]
@@ -75,7 +76,7 @@ pub struct AdPatch {
 
 /// `POST /v1/assets/video` as JSON: the service downloads the file (HTTPS, public hosts).
 #[derive(ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AssetFromUrl {
     /// A file name with a video extension (.mp4, .webm, .mov, ...).
     #[schema(max_length = 255)]
@@ -86,7 +87,7 @@ pub struct AssetFromUrl {
 
 /// `POST /api/2.0/targeting-template` (name only) and `PUT .../{id}` (only the name changes).
 #[derive(ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TemplateWrite {
     /// Only on PUT: must equal the path's id.
     pub id: Option<String>,
@@ -98,8 +99,18 @@ pub struct TemplateWrite {
     pub created: Option<String>,
 }
 
+/// `PUT /api/1.0/contact/associate/by_contact_id;id=` (a form): the contact (else the
+/// path's id) joins the client.
+#[derive(ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AssociateForm {
+    pub contact_id: Option<String>,
+    pub client_id: String,
+}
+
 /// `PUT /v1/insertion-policy/ranking`: every policy id exactly once, highest rank first.
 #[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RankingWrite {
     #[schema(max_items = 1000)]
     pub ids: Vec<String>,
@@ -107,7 +118,7 @@ pub struct RankingWrite {
 
 /// `POST /api/2.0/forecast/inventory` (seed 002 §2.5).
 #[derive(ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InventoryForecastBody {
     #[schema(max_length = 255)]
     pub name: Option<String>,
@@ -123,17 +134,19 @@ pub struct InventoryForecastBody {
     pub format_types: Option<Vec<String>>,
     #[schema(max_items = 64)]
     pub device_containers: Option<Vec<String>>,
-    pub targeting: Option<ForecastTargeting>,
+    /// Required (`{}` for none; targetingTemplates may be null).
+    pub targeting: ForecastTargeting,
 }
 
 /// `POST /api/2.0/forecast/campaign` (seed 002 §2.4): `{"campaign": {...}}`.
 #[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CampaignForecastBody {
     pub campaign: ForecastCampaign,
 }
 
 #[derive(ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ForecastCampaign {
     pub advertiser: Option<String>,
     pub agency: Option<String>,
@@ -152,31 +165,36 @@ pub struct ForecastCampaign {
 }
 
 #[derive(ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ForecastGoal {
     pub custom_id: Option<String>,
     #[schema(max_length = 255)]
     pub name: String,
     pub start_date: DateTime<Utc>,
-    pub end_date: DateTime<Utc>,
+    /// Must be present; null only for an RTB goal (then 100 days from today).
+    #[schema(required = true)]
+    pub end_date: Option<DateTime<Utc>>,
     #[schema(minimum = 1, maximum = 10)]
     pub priority: Option<u8>,
     #[schema(minimum = 0, maximum = 100)]
     pub frontload: Option<u8>,
-    pub targeting: ForecastTargeting,
+    pub targeting: Option<ForecastTargeting>,
     /// NORMAL or BUMPER.
-    pub variant: Option<String>,
+    pub variant: String,
     /// ANY, FIRST, LAST, FIRST_OR_LAST, BREAK_EXCLUSIVE.
     pub position_restriction: Option<String>,
     pub delivery_goal: DeliveryGoal,
     #[schema(min_items = 1)]
     pub ads: Vec<ForecastAd>,
+    #[schema(minimum = 0, maximum = 4294967295_i64)]
     pub sequence: Option<i64>,
+    #[schema(minimum = 0)]
     pub daily_cap: Option<i64>,
     pub marketplace_id: Option<String>,
 }
 
 #[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DeliveryGoal {
     pub value: f64,
     /// IMPRESSION, COMPLETE, FIRST_QUARTILE, SECOND_QUARTILE, THIRD_QUARTILE, RTB.
@@ -185,29 +203,38 @@ pub struct DeliveryGoal {
 }
 
 #[derive(ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ForecastAd {
     pub name: String,
     pub custom_id: Option<String>,
     /// preroll_standard, midroll_standard, ... (seed 002 §2.4).
     pub format: String,
-    pub device_containers: Option<Vec<String>>,
+    /// Device container ids of the account.
+    pub device_containers: Vec<String>,
     pub start_date: Option<DateTime<Utc>>,
     pub end_date: Option<DateTime<Utc>>,
 }
 
 #[derive(ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ForecastTargeting {
     /// Ids of the account's targeting templates (may be null).
     pub targeting_templates: Option<Vec<String>>,
     /// The rules of a targeting template (`GET .../targeting-template/{id}/rules`).
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<crate::model::rules_view::RulesView>)]
     pub targeting_rules: Option<serde_json::Value>,
-    /// contentRules, tagAndPartnerRules, frequencyRules, locationRules, audienceRules: true
-    /// ignores the parent's rules of that kind.
-    #[schema(value_type = Option<Object>)]
-    pub parent_overrides: Option<serde_json::Value>,
+    pub parent_overrides: Option<ParentOverrides>,
+}
+
+/// true ignores the parent's rules of that kind (frequencyRules: not for inventory).
+#[derive(ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ParentOverrides {
+    pub content_rules: Option<bool>,
+    pub tag_and_partner_rules: Option<bool>,
+    pub frequency_rules: Option<bool>,
+    pub location_rules: Option<bool>,
+    pub audience_rules: Option<bool>,
 }
 
 #[cfg(test)]
@@ -245,6 +272,8 @@ mod tests {
         assert_eq!(properties::<ForecastGoal>(), sorted(crate::forecast::request::GOAL_FIELDS));
         assert_eq!(properties::<ForecastAd>(), sorted(crate::forecast::request::AD_FIELDS));
         assert_eq!(properties::<ForecastTargeting>(), sorted(crate::forecast::request::TARGETING_FIELDS));
+        assert_eq!(properties::<AssociateForm>(), sorted(super::super::contacts::ASSOCIATE_FIELDS));
+        assert_eq!(properties::<ParentOverrides>(), sorted(crate::forecast::request::OVERRIDES));
         assert_eq!(properties::<TrackerWrite>(), sorted(crate::model::creative::TRACKER_FIELDS));
     }
 }

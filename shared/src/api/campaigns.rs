@@ -14,6 +14,11 @@ use crate::model::enums::CampaignStatus;
 use crate::model::notification::{notifications, write_map, GoalSummary};
 use crate::xml::expect_root;
 
+/// The operations of this group in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(create, list, archived, notification, get_one, update, remove), tags((name = "campaigns", description = "Campaigns (XML, seed 001 §2.1)")))]
+pub struct Doc;
+
 pub fn router() -> super::Routes {
     super::Routes::new()
         .route("/api/1.0/campaign", get(list).post(create))
@@ -40,6 +45,7 @@ fn collection(list: &[Campaign], a: &crate::model::account::Account, now: DateTi
     o.finish()
 }
 
+#[utoipa::path(post, path = "/api/1.0/campaign", tag = "campaigns", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CAMPAIGN_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "campaignBean")?)?;
     reject_id_on_create("campaignBean", &input.id)?;
@@ -98,6 +104,7 @@ fn sort_campaigns(list: &mut [Campaign]) {
 }
 
 /// `GET /api/1.0/campaign`: live campaigns; archived ones only with `state=archived`.
+#[utoipa::path(get, path = "/api/1.0/campaign", tag = "campaigns", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of live campaigns (X-Total-Count)", content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let paging = super::paging::Paging::parse(&pairs)?;
@@ -120,6 +127,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 
 /// `GET /api/1.0/campaign/archived?year=&month=`: campaigns archived in that month of the
 /// account's time zone; default the current month.
+#[utoipa::path(get, path = "/api/1.0/campaign/archived", tag = "campaigns", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of archived campaigns", content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
 async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let now = st.clock.now();
@@ -154,12 +162,14 @@ async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQue
     Ok(paging.headers(xml_response(StatusCode::OK, collection(&page, &a, now)), total))
 }
 
+#[utoipa::path(get, path = "/api/1.0/campaign/{seg}", tag = "campaigns", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "The campaign", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let c = repo::campaigns::load(st.store.as_ref(), &a.id, &campaign_id(&seg)?).await?;
     let body = collection(std::slice::from_ref(&c.value), &a, st.clock.now());
     Ok(with_etag(xml_response(StatusCode::OK, body), c.version()))
 }
 
+#[utoipa::path(put, path = "/api/1.0/campaign/{seg}", tag = "campaigns", params(("seg" = String, Path, description = "by_campaign_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CAMPAIGN_IN)), responses((status = 204, description = "Done")))]
 async fn update(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -188,6 +198,7 @@ async fn update(
 
 /// Deleting keeps a tombstone (the /v3 queries can show deleted campaigns) and releases the
 /// campaign's clients.
+#[utoipa::path(delete, path = "/api/1.0/campaign/{seg}", tag = "campaigns", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 204, description = "Done")))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = campaign_id(&seg)?;
     repo::campaigns::remove(st.store.as_ref(), &a.id, &id, st.clock.now()).await?;
@@ -195,6 +206,7 @@ async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
     Ok(no_content())
 }
 
+#[utoipa::path(get, path = "/api/1.0/campaign/notification/{seg}", tag = "campaigns", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "What keeps the campaign from delivering", content_type = "application/xml", body = String, example = json!(super::xml_examples::NOTIFICATIONS_OUT))))]
 async fn notification(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let c = repo::campaigns::load(st.store.as_ref(), &a.id, &campaign_id(&seg)?).await?.value;
     let goals = repo::goals::load_many(st.store.as_ref(), &a.id, &c.live_goal_ids()).await?;

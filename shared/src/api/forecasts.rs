@@ -16,6 +16,14 @@ use crate::repo::forecasts::{self as jobs, Job};
 use crate::repo::reference::Kind;
 use crate::workers::forecast::ForecastMessage;
 
+/// The operations of this group in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(create_campaign, create_inventory, status, cancel, report_json, chart),
+    tags((name = "forecast", description = "Forecast jobs and reports (seed 002 §2.4-§2.7, §4.2)"))
+)]
+pub struct Doc;
+
 pub fn router() -> Routes {
     Routes::new()
         .route("/api/2.0/forecast/campaign", post(create_campaign))
@@ -60,6 +68,8 @@ async fn enqueue(st: &AppState, account: &str, kind: &str, request: serde_json::
     Ok((StatusCode::ACCEPTED, [(header::LOCATION, format!("/api/2.0/forecast/job/{}", job.id))]).into_response())
 }
 
+#[utoipa::path(post, path = "/api/2.0/forecast/campaign", tag = "forecast", request_body = crate::api::bodies::CampaignForecastBody,
+    responses((status = 202, description = "Queued (Location: the job)", headers(("Location" = String)))))]
 async fn create_campaign(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
     let o = refs(&st, &a.id).await?;
     let r = Refs { known: &o.known, templates: &o.templates, device_containers: &o.device_containers };
@@ -67,6 +77,8 @@ async fn create_campaign(State(st): State<AppState>, Auth(a): Auth, JsonBody(bod
     enqueue(&st, &a.id, "campaign", serde_json::to_value(&f).map_err(AppError::internal)?).await
 }
 
+#[utoipa::path(post, path = "/api/2.0/forecast/inventory", tag = "forecast", request_body = crate::api::bodies::InventoryForecastBody,
+    responses((status = 202, description = "Queued (Location: the job)", headers(("Location" = String)))))]
 async fn create_inventory(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
     let o = refs(&st, &a.id).await?;
     let r = Refs { known: &o.known, templates: &o.templates, device_containers: &o.device_containers };
@@ -74,14 +86,19 @@ async fn create_inventory(State(st): State<AppState>, Auth(a): Auth, JsonBody(bo
     enqueue(&st, &a.id, "inventory", serde_json::to_value(&f).map_err(AppError::internal)?).await
 }
 
+#[utoipa::path(get, path = "/api/2.0/forecast/job/{id}", tag = "forecast", params(("id" = String, Path)),
+    responses((status = 200, description = "Queued, running, failed or cancelled", body = crate::repo::forecasts::JobStatus),
+        (status = 201, description = "Finished (Location: the report)", body = crate::repo::forecasts::JobStatus, headers(("Location" = String)))))]
 async fn status(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let job = jobs::load(st.store.as_ref(), &a.id, &id).await?.value;
     if job.status == jobs::FINISHED {
-        return Ok((StatusCode::CREATED, [(header::LOCATION, job.report_path())], Json(job.status_json())).into_response());
+        return Ok((StatusCode::CREATED, [(header::LOCATION, job.report_path())], Json(job.status())).into_response());
     }
-    Ok(Json(job.status_json()).into_response())
+    Ok(Json(job.status()).into_response())
 }
 
+#[utoipa::path(post, path = "/api/2.0/forecast/job/{id}/cancel", tag = "forecast", params(("id" = String, Path)),
+    responses((status = 200, description = "Cancelled")))]
 async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let store = st.store.as_ref();
     let job = jobs::load(store, &a.id, &id).await?.value;
@@ -112,6 +129,10 @@ async fn finished_report(st: &AppState, account: &str, kind: &str, id: &str) -> 
     jobs::report(st.store.as_ref(), account, id).await?.ok_or_else(|| AppError::not_found("forecast report", id))
 }
 
+#[utoipa::path(get, path = "/api/2.0/forecast/report/{kind}/{id}", tag = "forecast",
+    params(("kind" = String, Path, description = "campaign or inventory (the job's)"), ("id" = String, Path),
+        ("exclude-competing-goals" = Option<bool>, Query)),
+    responses((status = 200, description = "The report of a finished job", body = crate::forecast::report_schema::Report)))]
 async fn report_json(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -134,6 +155,9 @@ async fn report_json(
     Ok(Json(if exclude { report::without_competing(r) } else { r }).into_response())
 }
 
+#[utoipa::path(get, path = "/api/2.0/forecast/report/{kind}/{id}/chart.svg", tag = "forecast",
+    params(("kind" = String, Path), ("id" = String, Path)),
+    responses((status = 200, description = "The report as a chart", content_type = "image/svg+xml", body = String)))]
 async fn chart(State(st): State<AppState>, Auth(a): Auth, Path((kind, id)): Path<(String, String)>) -> AppResult<Response> {
     let r = finished_report(&st, &a.id, &kind, &id).await?;
     let svg = if kind == "inventory" { report::inventory_svg(&r) } else { report::campaign_svg(&r) };

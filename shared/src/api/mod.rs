@@ -33,6 +33,7 @@ pub mod reference;
 pub mod rules;
 pub mod serving;
 pub mod templates;
+pub mod xml_examples;
 
 /// Largest request body read (XML beans are a few KB).
 pub const MAX_BODY: usize = 1 << 20;
@@ -117,13 +118,21 @@ pub mod groups {
 pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
     use utoipa::OpenApi;
     vec![
+        clients::Doc::openapi(),
+        contacts::Doc::openapi(),
+        campaigns::Doc::openapi(),
+        goals::Doc::openapi(),
+        rules::Doc::openapi(),
         ads::Doc::openapi(),
         assets::Doc::openapi(),
         audience::Doc::openapi(),
         policies::Doc::openapi(),
+        queries::Doc::openapi(),
         reference::Doc::openapi(),
         templates::Doc::openapi(),
-        queries::Doc::openapi(),
+        forecasts::Doc::openapi(),
+        serving::ServingDoc::openapi(),
+        serving::TrackingDoc::openapi(),
     ]
 }
 

@@ -10,6 +10,11 @@ use crate::error::AppResult;
 use crate::model::rules::{parse_bean, Parent, Rules};
 use crate::xml::expect_root;
 
+/// The operations of this group in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(get_campaign_rules, put_campaign_rules, get_goal_rules, put_goal_rules), tags((name = "rules", description = "Campaign and goal rules (XML, seed 001 §2.6)")))]
+pub struct Doc;
+
 /// `/api/1.0/campaign/rules/by_campaign_id;id=` (merged into the campaigns group).
 pub fn campaign_router() -> super::Routes {
     super::Routes::new().route("/api/1.0/campaign/rules/{seg}", get(get_campaign_rules).put(put_campaign_rules))
@@ -53,12 +58,14 @@ fn matrix_id(seg: &str, name: &str, prefix: &str) -> AppResult<String> {
     m.id()
 }
 
+#[utoipa::path(get, path = "/api/1.0/campaign/rules/{seg}", tag = "rules", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "The campaign rules", content_type = "application/xml", body = String, example = json!(super::xml_examples::RULES_OUT))))]
 async fn get_campaign_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = matrix_id(&seg, "by_campaign_id", "/api/1.0/campaign/rules")?;
     repo::campaigns::load(st.store.as_ref(), &a.id, &id).await?;
     Ok(render(&repo::rules::read(st.store.as_ref(), &a.id, Parent::Campaign, &id).await?))
 }
 
+#[utoipa::path(put, path = "/api/1.0/campaign/rules/{seg}", tag = "rules", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::RULES_IN)), responses((status = 204, description = "Done")))]
 async fn put_campaign_rules(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -70,12 +77,14 @@ async fn put_campaign_rules(
     replace(&st, &a.id, Parent::Campaign, &id, &doc).await
 }
 
+#[utoipa::path(get, path = "/api/1.0.cpvext/goal/rules/{seg}", tag = "rules", params(("seg" = String, Path, description = "by_goal_id;id=<id>")), responses((status = 200, description = "The goal rules", content_type = "application/xml", body = String, example = json!(super::xml_examples::RULES_OUT))))]
 async fn get_goal_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = matrix_id(&seg, "by_goal_id", "/api/1.0.cpvext/goal/rules")?;
     repo::goals::load(st.store.as_ref(), &a.id, &id).await?;
     Ok(render(&repo::rules::read(st.store.as_ref(), &a.id, Parent::Goal, &id).await?))
 }
 
+#[utoipa::path(put, path = "/api/1.0.cpvext/goal/rules/{seg}", tag = "rules", params(("seg" = String, Path, description = "by_goal_id;id=<id>")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::RULES_IN)), responses((status = 204, description = "Done")))]
 async fn put_goal_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let id = matrix_id(&seg, "by_goal_id", "/api/1.0.cpvext/goal/rules")?;
     repo::goals::load(st.store.as_ref(), &a.id, &id).await?;

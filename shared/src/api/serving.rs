@@ -27,6 +27,25 @@ pub const MAX_ACP: usize = 20;
 pub const MAX_VALUE: usize = 256;
 pub const MAX_BREAK_NUMBER: u32 = 100;
 
+/// The ad request in the OpenAPI document (no API key).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(ad_request), tags((name = "serving", description = "Ad requests: the exported VAST URL (docs/delivery.md)")))]
+pub struct ServingDoc;
+
+/// The tracking links in the OpenAPI document (no API key; links are signed).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(track), tags((name = "tracking", description = "Signed tracking links of served documents")))]
+pub struct TrackingDoc;
+
+const VAST_EXAMPLE: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<VAST version="3.0"><Ad id="ad-1"><InLine><AdSystem>video-ad-campaigns</AdSystem><AdTitle>Spring spot</AdTitle>
+<Impression><![CDATA[https://api.example/v1/track/impression?a=...&s=...]]></Impression>
+<Creatives><Creative><Linear><Duration>00:00:30</Duration><TrackingEvents>
+<Tracking event="start"><![CDATA[https://api.example/v1/track/start?a=...&s=...]]></Tracking></TrackingEvents>
+<VideoClicks><ClickThrough><![CDATA[https://api.example/v1/track/clickThrough?a=...&s=...]]></ClickThrough></VideoClicks>
+<MediaFiles><MediaFile delivery="progressive" type="video/mp4" width="640" height="360"><![CDATA[https://cdn.example/spot.mp4]]></MediaFile></MediaFiles>
+</Linear></Creative></Creatives></InLine></Ad></VAST>"#;
+
 pub fn serving_router() -> Routes {
     Routes::new().route("/v1/adrequest", get(ad_request))
 }
@@ -126,6 +145,25 @@ fn xml_response(body: String) -> Response {
         .into_response()
 }
 
+#[utoipa::path(get, path = "/v1/adrequest", tag = "serving",
+    params(
+        ("account" = String, Query, description = "The account (the exported URL carries it)"),
+        ("rt" = Option<String>, Query, description = "vast_2_0, vast_2_0_1, vast_3_0 (default), vmap_1_0"),
+        ("format" = Option<String>, Query, description = "preroll (default), midroll, postroll, pause"),
+        ("bn" = Option<u32>, Query, minimum = 1, maximum = 100, description = "The mid-roll break number"),
+        ("ad" = Option<String>, Query, description = "Serve this ad when eligible (the exported URL)"),
+        ("category" = Option<String>, Query), ("contentPartner" = Option<String>, Query),
+        ("tags" = Option<String>, Query, description = "Comma-separated, at most 50"),
+        ("loc" = Option<String>, Query, description = "Location ids, comma-separated, at most 20"),
+        ("dc" = Option<String>, Query, description = "Device container"),
+        ("pid" = Option<String>, Query, description = "The viewer (frequency caps, audience segments)"),
+        ("ua" = Option<String>, Query, description = "User agent (default: the header)"),
+        ("ip" = Option<String>, Query, description = "IPv4 (default: X-Forwarded-For)"),
+        ("seed" = Option<u64>, Query, description = "Makes the decision reproducible"),
+        ("rnd" = Option<String>, Query, description = "Cache buster (ignored)"),
+    ),
+    responses((status = 200, description = "A VAST or VMAP document (an empty <VAST> when no ad is eligible)",
+        content_type = "application/xml", body = String, example = json!(VAST_EXAMPLE))))]
 async fn ad_request(State(st): State<AppState>, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let now = st.clock.now();
@@ -180,6 +218,14 @@ async fn ad_request(State(st): State<AppState>, headers: HeaderMap, RawQuery(q):
     Ok(xml_response(body))
 }
 
+#[utoipa::path(get, path = "/v1/track/{event}", tag = "tracking",
+    params(("event" = String, Path, description = "impression, start, firstQuartile, midpoint, thirdQuartile, complete, clickThrough, ..."),
+        ("a" = String, Query, description = "Account"), ("c" = String, Query, description = "Campaign"), ("g" = String, Query, description = "Goal"),
+        ("ad" = String, Query), ("i" = String, Query, description = "Impression id"), ("v" = Option<String>, Query, description = "Viewer"),
+        ("ts" = i64, Query, description = "Served at (Unix seconds); links expire"), ("d" = String, Query, description = "Delivered ad format"),
+        ("u" = Option<String>, Query, description = "Click destination (clickThrough)"), ("s" = String, Query, description = "HMAC-SHA256 signature of all the above")),
+    responses((status = 204, description = "Counted (once per impression and event)"),
+        (status = 302, description = "clickThrough: to the signed destination", headers(("Location" = String)))))]
 async fn track(State(st): State<AppState>, Path(event): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let counter = counter_of(&event).ok_or_else(|| AppError::NoRoute(format!("/v1/track/{event}")))?;
     let pairs = query_pairs(q.as_deref())?;

@@ -5,6 +5,7 @@
 
 pub mod proposal;
 pub mod report;
+pub mod report_schema;
 pub mod request;
 pub mod simulate;
 pub mod traffic;

@@ -225,7 +225,7 @@ fn strings(r: &mut ObjReader, name: &str, max: usize) -> Vec<String> {
     out
 }
 
-const OVERRIDES: &[&str] = &["contentRules", "tagAndPartnerRules", "frequencyRules", "locationRules", "audienceRules"];
+pub const OVERRIDES: &[&str] = &["contentRules", "tagAndPartnerRules", "frequencyRules", "locationRules", "audienceRules"];
 
 fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, required: bool) -> Targeting {
     let path = r.at(name);

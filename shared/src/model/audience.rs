@@ -9,7 +9,6 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::account::AudienceProvider;
 
@@ -372,6 +371,7 @@ pub struct Viewer {
 mod tests {
     use super::*;
     use crate::model::account::{Segment, Segmentation};
+    use serde_json::json;
 
     fn provider() -> AudienceProvider {
         let seg = |id: &str, key: &str, segs: &[(&str, &str)]| Segmentation {

@@ -13,7 +13,7 @@ use super::rules::Rules;
 /// Every key is shown (empty lists included), every audience provider and account custom
 /// parameter too, so a GET can be PUT back. On PUT every key may be left out.
 #[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RulesView<'a> {
     pub frequency_rules: Vec<FrequencyRuleView>,
     pub location_rules: Vec<LocationRuleView<'a>>,
@@ -29,14 +29,14 @@ pub struct RulesView<'a> {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FrequencyRuleView {
     pub impressions: u32,
     pub time_unit: TimeUnit,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LocationRuleView<'a> {
     pub location_id: &'a str,
     pub location_type: LocationType,
@@ -44,7 +44,7 @@ pub struct LocationRuleView<'a> {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TimeRuleView<'a> {
     pub active: bool,
     pub days: &'a [Day],
@@ -57,7 +57,7 @@ pub struct TimeRuleView<'a> {
 /// A tag rule (`tag`, resourceType TAG) or a content partner rule (`partnerId`,
 /// resourceType CONTENT_PARTNER).
 #[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TagOrPartnerRuleView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<&'a str>,
@@ -68,21 +68,21 @@ pub struct TagOrPartnerRuleView<'a> {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CategoryRuleView<'a> {
     pub category_id: &'a str,
     pub rule_type: RuleType,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IpRuleView<'a> {
     pub ip_matcher: &'a str,
     pub access: Access,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UserAgentRuleView<'a> {
     pub browsers: &'a [Browser],
     pub operating_systems: &'a [OperatingSystem],
@@ -90,14 +90,14 @@ pub struct UserAgentRuleView<'a> {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AudienceRuleView<'a> {
     pub segment_id: &'a str,
     pub rule_type: RuleType,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ValueRuleView<'a> {
     pub value: &'a str,
     pub rule_type: RuleType,

@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::enums::{Access, Day, LocationType, RuleType, TimeUnit, VariableType};
 use super::rules::check::{self, Fields};
@@ -274,6 +274,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
 mod tests {
     use super::*;
     use crate::error::rule_list;
+    use serde_json::json;
 
     fn known() -> Known {
         let mut k = Known {

@@ -90,6 +90,10 @@ fn conventions(doc: &mut Document) {
         ];
         for (method, op) in ops {
             let Some(op) = op.as_mut() else { continue };
+            // Handlers of different groups share names (create, list): qualify by the tag.
+            if let (Some(tag), Some(id)) = (op.tags.as_ref().and_then(|t| t.first()), op.operation_id.as_ref()) {
+                op.operation_id = Some(format!("{tag}.{id}"));
+            }
             if public {
                 op.security = Some(Vec::new());
             } else {

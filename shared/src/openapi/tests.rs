@@ -6,12 +6,15 @@ fn the_document_is_openapi_3_1_with_every_operation_answering_errors() {
     let v: serde_json::Value = serde_json::from_str(&json()).unwrap();
     assert_eq!(v["openapi"], "3.1.0");
     assert!(!doc.paths.paths.is_empty());
+    let mut ids = std::collections::HashSet::new();
     for (path, item) in &v["paths"].as_object().unwrap().clone() {
         for (method, op) in item.as_object().unwrap() {
             if !["get", "post", "put", "patch", "delete"].contains(&method.as_str()) {
                 continue;
             }
             assert!(op["responses"]["default"].is_object(), "{method} {path} has no error response");
+            let id = op["operationId"].as_str().unwrap_or_default().to_string();
+            assert!(id.contains('.') && ids.insert(id.clone()), "{method} {path}: operationId {id} is not unique");
             let public = path.starts_with("/v1/adrequest") || path.starts_with("/v1/track");
             assert_eq!(op["security"].as_array().unwrap().is_empty(), public, "{method} {path} security");
         }

@@ -45,14 +45,31 @@ pub struct Job {
     pub finished: Option<DateTime<Utc>>,
 }
 
+/// A forecast job's state.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JobStatus<'a> {
+    pub job_id: &'a str,
+    /// campaign or inventory.
+    #[serde(rename = "type")]
+    pub kind: &'a str,
+    /// QUEUED, RUNNING, FINISHED, FAILED, CANCELLED.
+    pub status: &'a str,
+    pub progress_percentage: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<&'a str>,
+}
+
 impl Job {
     /// The status body (`GET /api/2.0/forecast/job/{id}`).
-    pub fn status_json(&self) -> Value {
-        let mut v = serde_json::json!({"jobId": self.id, "type": self.kind, "status": self.status, "progressPercentage": self.progress});
-        if let Some(m) = &self.message {
-            v["message"] = Value::String(m.clone());
+    pub fn status(&self) -> JobStatus<'_> {
+        JobStatus {
+            job_id: &self.id,
+            kind: &self.kind,
+            status: &self.status,
+            progress_percentage: self.progress,
+            message: self.message.as_deref(),
         }
-        v
     }
 
     pub fn report_path(&self) -> String {
