@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds every Lambda for provided.al2023 with cargo-lambda (from PyPI, with zig), into
-# target/lambda/<function>/bootstrap, where template.yaml's CodeUri points. ARCH=arm64
+# target/lambda/<function>/bootstrap (or $CARGO_TARGET_DIR/lambda/...), from where
+# infra/sam/Makefile copies each into sam build's artefacts. ARCH=arm64
 # (default, as the template's Architecture parameter) or ARCH=x86_64; arm64 needs the
 # aarch64-unknown-linux-gnu standard library (rustup target add, done here when missing).
 # sam build runs it through infra/sam/Makefile; then sam deploy --guided (needs an AWS
@@ -19,7 +20,9 @@ case "$ARCH" in
   x86_64) FLAG=--x86-64 ;;
   *) echo "ARCH must be arm64 or x86_64"; exit 1 ;;
 esac
-FUNCTIONS=(clients contacts campaigns goals assets asset-worker asset-janitor ads insertion-policy queries reference audience audience-worker targeting-template serving tracking events-worker forecast forecast-worker)
+# The functions: the LogicalId=package table of infra/sam/Makefile (one list for both).
+read -r -a FUNCTIONS <<< "$(grep -oE '[A-Za-z]+Function=[a-z-]+' infra/sam/Makefile | cut -d= -f2 | tr '\n' ' ')"
+[ "${#FUNCTIONS[@]}" -gt 0 ] || { echo "no functions in infra/sam/Makefile"; exit 1; }
 args=()
 for f in "${FUNCTIONS[@]}"; do args+=(-p "$f"); done
 cargo lambda build --release "$FLAG" "${args[@]}"
