@@ -8,6 +8,9 @@
 #           jobs), so the 200 bodies are checked against their schemas;
 #   pass 2: every operation, generated inputs (random ids: mostly the 404 and 400 paths).
 #   ./scripts/schemathesis.sh            (EXAMPLES=n per operation, default 30; SEED=n)
+# On DynamoDB, S3 and SQS instead (moto or LocalStack; the table and queues are created):
+#   ST_STORE=dynamodb AWS_ENDPOINT_URL=http://127.0.0.1:5599 AWS_REGION=eu-west-1 \
+#     AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test ./scripts/schemathesis.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -23,7 +26,13 @@ BASE="http://127.0.0.1:$PORT"
 KEY=alpha-demo-key-7f3c9a1e5b2d4680
 DATA=$(mktemp -d)
 WORK=$(mktemp -d)
-PORT=$PORT DATA_DIR="$DATA" STORE=embedded "$ROOT/target/debug/local-server" >"$WORK/server.log" 2>&1 &
+if [ "${ST_STORE:-embedded}" = dynamodb ]; then
+  # A throwaway table, bucket and queues on the emulator the environment names.
+  export STORE=dynamodb CREATE_TABLE=1 SEED_DEMO=1 TABLE_NAME="st-$$" BUCKET_NAME="st-$$" QUEUE_PREFIX="st-$$"
+else
+  export STORE=embedded
+fi
+PORT=$PORT DATA_DIR="$DATA" "$ROOT/target/debug/local-server" >"$WORK/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$DATA" "$WORK"' EXIT
 for _ in $(seq 1 100); do curl -sf "$BASE/openapi.json" -o "$WORK/openapi.json" && break; sleep 0.1; done

@@ -97,8 +97,10 @@ echo "== cargo test took $((END - START)) s"
 [ "$STATUS" -eq 0 ] || exit "$STATUS"
 
 # The OpenAPI contract from outside: schemathesis against the local server (scripts/schemathesis.sh).
-echo "== schemathesis against the local server's /openapi.json"
+echo "== schemathesis against the local server's /openapi.json (embedded store)"
 ./scripts/schemathesis.sh
+echo "== schemathesis against the local server on DynamoDB, S3 and SQS (moto), in eu-west-1"
+ST_STORE=dynamodb AWS_REGION=eu-west-1 ./scripts/schemathesis.sh
 
 # The fuzz targets, each for a bounded time on the committed corpus (scripts/fuzz.sh).
 echo "== fuzzing (each target ${FUZZ_SECONDS:-15} s)"

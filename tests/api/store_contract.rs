@@ -305,3 +305,19 @@ store_contract! {
         assert!(left.iter().all(|i| i.body == "v2"));
     }
 }
+
+/// The emulator's bucket outside us-east-1 (the local server with `CREATE_TABLE=1` in
+/// eu-west-1, as the README's LocalStack section runs it): S3 wants the region named.
+#[tokio::test]
+async fn a_bucket_is_created_in_any_region_on_the_emulator() {
+    use shared::blobs::{s3::S3Blobs, Blobs};
+    assert!(std::env::var("AWS_ENDPOINT_URL").is_ok(), "AWS_ENDPOINT_URL names the emulator (scripts/test.sh sets it)");
+    for region in ["eu-west-1", "us-east-1"] {
+        let conf = aws_config::defaults(aws_config::BehaviorVersion::latest()).region(aws_config::Region::new(region)).load().await;
+        let b = S3Blobs::new(&conf, format!("r{}", uniq()));
+        b.create_bucket_if_missing().await.unwrap_or_else(|e| panic!("{region}: {e}"));
+        b.create_bucket_if_missing().await.unwrap_or_else(|e| panic!("{region}, again: {e}"));
+        b.put_bytes("k", b"v".to_vec(), "text/plain").await.unwrap();
+        assert_eq!(b.get("k").await.unwrap().as_deref(), Some(&b"v"[..]), "{region}");
+    }
+}

@@ -42,14 +42,24 @@ impl S3Blobs {
         if self.client.head_bucket().bucket(&self.bucket).send().await.is_ok() {
             return Ok(());
         }
-        match self.client.create_bucket().bucket(&self.bucket).send().await {
+        let mut create = self.client.create_bucket().bucket(&self.bucket);
+        // Outside us-east-1 S3 wants the bucket's region named (moto and LocalStack too).
+        let region = self.client.config().region().map(|r| r.as_ref().to_string()).unwrap_or_default();
+        if !region.is_empty() && region != "us-east-1" {
+            let conf = aws_sdk_s3::types::CreateBucketConfiguration::builder()
+                .location_constraint(aws_sdk_s3::types::BucketLocationConstraint::from(region.as_str()))
+                .build();
+            create = create.create_bucket_configuration(conf);
+        }
+        match create.send().await {
             Ok(_) => Ok(()),
             Err(e) => {
                 let code = e.as_service_error().map(|s| s.meta().code().unwrap_or("").to_string()).unwrap_or_default();
                 if code == "BucketAlreadyOwnedByYou" || code == "BucketAlreadyExists" {
                     Ok(())
                 } else {
-                    Err(err(e))
+                    let why = aws_sdk_s3::error::DisplayErrorContext(&e).to_string();
+                    Err(BlobError::unavailable(format!("s3: creating bucket {} in {region}: {why}", self.bucket), None))
                 }
             }
         }
