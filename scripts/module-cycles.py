@@ -5,7 +5,10 @@ For every file it reads the paths it names (`crate::a::b`, `super::c`, `self::d`
 lines and in code) and records an edge between the two *sibling* modules under their
 nearest common parent (a child using its parent's items, or a parent declaring its
 children, is not an edge). Then it reports every cycle among siblings; the exit code is 1
-when there is one. Usage: scripts/module-cycles.py [shared/src]
+when there is one. It also holds the layers of docs/architecture.md: for each rule in
+LAYERS, no module under a `from` top-level module may reach (through any chain of imports,
+all modules counted, tests excluded) a module under a `to` one; each breach is printed with
+its chain. Usage: scripts/module-cycles.py [shared/src]
 """
 import os
 import re
@@ -50,6 +53,8 @@ def resolve(cur, path):
     return best
 
 edges = {}
+# Every import edge between two modules (not only siblings), for the layer rules.
+all_edges = {}
 path_re = re.compile(r"\b((?:crate|super|self)(?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 group_re = re.compile(r"use\s+((?:crate|super|self)(?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{([^;]*)\};", re.S)
 for mod, p in modules.items():
@@ -66,6 +71,8 @@ for mod, p in modules.items():
         dst = resolve(mod, t)
         if dst is None or dst == mod:
             continue
+        if not (len(dst) < len(mod) and mod[: len(dst)] == dst):
+            all_edges.setdefault(mod, set()).add(dst)
         # The two modules' branches under their nearest common parent.
         i = 0
         while i < min(len(mod), len(dst)) and mod[i] == dst[i]:
@@ -106,6 +113,39 @@ for v in list(edges):
 
 name = lambda m: "::".join(m) or "crate"
 n_edges = sum(len(v) for v in edges.values())
+
+# The layers (docs/architecture.md): (from, to, why). Transitive: a chain through any
+# module counts, so `error.rs` importing the store would put the store under every rule.
+LAYERS = [
+    (("model", "delivery", "forecast", "domain_error", "limits"),
+     ("store", "repo", "api", "error", "workers", "usecases", "blobs", "queue"),
+     "rules, the engine and the simulation know nothing of storage, HTTP or the use cases"),
+    (("api",), ("workers",), "handlers reach the workers' work only through use cases and jobs/"),
+    (("usecases", "repo", "jobs"), ("api", "workers"), "use cases and repositories sit below the entry points"),
+    (("workers",), ("api",), "workers sit beside the API, not on it"),
+]
+breaches = []
+for froms, tos, why in LAYERS:
+    for m in sorted(modules):
+        if m[:1] and m[0] in froms:
+            seen, parent, todo = {m}, {m: None}, [m]
+            while todo:
+                v = todo.pop()
+                for w in all_edges.get(v, ()):
+                    if w not in seen:
+                        seen.add(w)
+                        parent[w] = v
+                        todo.append(w)
+            for w in sorted(seen):
+                if w[:1] and w[0] in tos:
+                    chain, x = [], w
+                    while x is not None:
+                        chain.append(name(x))
+                        x = parent[x]
+                    breaches.append(f"layer: {name(m)} reaches {name(w)} ({why}): " + " -> ".join(reversed(chain)))
+                    break
+for b in breaches:
+    print(b)
 if sccs:
     for c in sccs:
         inside = sorted(name(m) for m in c)
@@ -115,4 +155,6 @@ if sccs:
                 if b in c:
                     print(f"  {name(a)} -> {name(b)}")
     sys.exit(1)
-print(f"module-cycles: {len(modules)} modules, {n_edges} edges between siblings, no import cycle")
+if breaches:
+    sys.exit(1)
+print(f"module-cycles: {len(modules)} modules, {n_edges} edges between siblings, no import cycle, no layer breach")

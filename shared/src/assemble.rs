@@ -15,7 +15,7 @@ use crate::store::dynamodb::DynamoStore;
 use crate::store::embedded::EmbeddedStore;
 use crate::store::Store;
 
-const AUDIENCE_PREFIX: &str = crate::workers::audience::PREFIX;
+const AUDIENCE_PREFIX: &str = crate::jobs::audience::PREFIX;
 
 /// The table's adapter over a loaded SDK configuration.
 /// Every adapter behind the retry of refused requests (`store::retrying`).

@@ -8,36 +8,9 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::cause::Cause;
-use crate::store::StoreError;
+use crate::domain_error::DomainError;
 
-/// Most field errors one response lists (the message says how many there were).
-pub const MAX_FIELD_ERRORS: usize = 100;
-
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct FieldError {
-    /// Path of the offending element or parameter, e.g. `campaignBean/name`.
-    pub field: String,
-    /// The rule that failed, a stable token: `required`, `maxLength`, `enum`, `range`, ...
-    pub rule: String,
-    pub message: String,
-}
-
-impl FieldError {
-    pub fn new(field: impl Into<String>, rule: impl Into<String>, message: impl Into<String>) -> Self {
-        FieldError { field: field.into(), rule: rule.into(), message: message.into() }
-    }
-
-    /// Adds an error made by `make` while fewer than [`MAX_FIELD_ERRORS`] are listed; past
-    /// that only counts it (an empty entry, nothing formatted): a body with 100,000 bad
-    /// fields costs no 100,000 messages.
-    pub fn push_capped(errors: &mut Vec<FieldError>, make: impl FnOnce() -> FieldError) {
-        if errors.len() < MAX_FIELD_ERRORS {
-            errors.push(make());
-        } else {
-            errors.push(FieldError { field: String::new(), rule: String::new(), message: String::new() });
-        }
-    }
-}
+pub use crate::domain_error::{FieldError, MAX_FIELD_ERRORS};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum AppError {
@@ -138,7 +111,7 @@ impl AppError {
                 "PayloadTooLarge",
                 format!(
                     "the record would be {bytes} bytes, over the {} bytes one stored record may hold (DynamoDB's 400 KB item limit); send fewer or shorter values",
-                    crate::store::MAX_ITEM_BYTES
+                    crate::limits::MAX_ITEM_BYTES
                 ),
                 vec![],
             ),
@@ -184,17 +157,14 @@ impl std::error::Error for AppError {
     }
 }
 
-impl From<StoreError> for AppError {
-    fn from(e: StoreError) -> Self {
+impl From<DomainError> for AppError {
+    fn from(e: DomainError) -> Self {
         match e {
-            // The client sent more than one record can hold: its request, not the service.
-            StoreError::ItemTooLarge { bytes, .. } => AppError::RecordTooLarge(bytes),
-            // Busy (after the store's own retries) or no answer: the client may try again.
-            StoreError::Throttled(m) | StoreError::Unavailable(m) => {
-                tracing::warn!(cause = %m, "store busy or unavailable");
-                AppError::Unavailable("the service is busy; retry in a moment (creates: with the same Idempotency-Key)".into())
-            }
-            e => AppError::internal(e),
+            DomainError::Validation(errs) => AppError::Validation(errs),
+            DomainError::Malformed(m) => AppError::Malformed(m),
+            DomainError::NotFound { what, id } => AppError::NotFound { what, id },
+            DomainError::Conflict(m) => AppError::Conflict(m),
+            DomainError::Corrupt(c) => AppError::Internal(c),
         }
     }
 }
@@ -224,13 +194,3 @@ impl IntoResponse for AppError {
 }
 
 pub type AppResult<T> = Result<T, AppError>;
-
-/// `"<field> <rule>"` for each field error of a result (tests of the validation rules).
-#[cfg(test)]
-pub fn rule_list<T>(r: Result<T, AppError>) -> Vec<String> {
-    match r {
-        Ok(_) => vec![],
-        Err(AppError::Validation(e)) => e.into_iter().map(|e| format!("{} {}", e.field, e.rule)).collect(),
-        Err(e) => vec![format!("{e:?}")],
-    }
-}

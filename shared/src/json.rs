@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::FieldError;
+use crate::domain_error::FieldError;
 
 pub struct ObjReader<'a> {
     obj: Option<&'a Map<String, Value>>,

@@ -5,7 +5,7 @@
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
-use crate::error::{AppError, FieldError};
+use crate::domain_error::{DomainError, FieldError};
 
 /// Deepest nesting accepted (beans are 3 levels deep; this only stops abuse).
 const MAX_DEPTH: usize = 16;
@@ -36,12 +36,12 @@ impl Element {
     }
 }
 
-fn malformed(msg: impl std::fmt::Display) -> AppError {
-    AppError::Malformed(format!("malformed XML: {msg}"))
+fn malformed(msg: impl std::fmt::Display) -> DomainError {
+    DomainError::Malformed(format!("malformed XML: {msg}"))
 }
 
 /// Parses a whole document into its root element.
-pub fn parse(bytes: &[u8]) -> Result<Element, AppError> {
+pub fn parse(bytes: &[u8]) -> Result<Element, DomainError> {
     let text = std::str::from_utf8(bytes).map_err(|_| malformed("body is not UTF-8"))?;
     let mut reader = Reader::from_str(text);
     reader.config_mut().check_end_names = true;
@@ -116,7 +116,7 @@ pub fn parse(bytes: &[u8]) -> Result<Element, AppError> {
     root.ok_or_else(|| malformed("no root element"))
 }
 
-fn push_text(stack: &mut [Element], s: &str) -> Result<(), AppError> {
+fn push_text(stack: &mut [Element], s: &str) -> Result<(), DomainError> {
     match stack.last_mut() {
         Some(el) => {
             el.text.push_str(s);
@@ -305,11 +305,11 @@ fn parse_number(raw: &str, min: f64) -> Result<f64, (&'static str, String)> {
 }
 
 /// Requires the document's root element to be `name`.
-pub fn expect_root<'a>(root: &'a Element, name: &str) -> Result<&'a Element, AppError> {
+pub fn expect_root<'a>(root: &'a Element, name: &str) -> Result<&'a Element, DomainError> {
     if root.name == name {
         Ok(root)
     } else {
-        Err(AppError::field(root.name.clone(), "root", format!("the root element must be <{name}> (got <{}>)", root.name)))
+        Err(DomainError::field(root.name.clone(), "root", format!("the root element must be <{name}> (got <{}>)", root.name)))
     }
 }
 

@@ -8,10 +8,11 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use chrono::{Duration, Utc};
-use shared::delivery::snapshot::{compile, Format};
+use shared::delivery::snapshot::{compile, AdFormat};
 use shared::delivery::synthetic::{self, Spec};
 use shared::forecast::traffic::{Sample, Traffic};
 use shared::forecast::{proposal, report, request, simulate};
+use shared::model::enums::{FormatType, GoalVariant};
 
 const GOALS: usize = 1_000;
 const ADS: usize = 5_000;
@@ -43,11 +44,11 @@ fn child(kind: &str) {
         "inventory" => {
             let f = request::InventoryForecast {
                 name: Some("bench".into()),
-                variant: "NORMAL".into(),
+                variant: GoalVariant::Normal,
                 start,
                 end,
                 traffic_estimate: None,
-                format_types: vec!["PREROLL".into(), "MIDROLL".into()],
+                format_types: vec![FormatType::Preroll, FormatType::Midroll],
                 device_containers: Vec::new(),
                 targeting: request::Targeting { templates: Vec::new(), rules: Default::default(), overrides: Vec::new() },
             };
@@ -55,7 +56,7 @@ fn child(kind: &str) {
             proposal::add_probe(&mut input, &f, &HashMap::new(), now);
             let s = compile(input, now);
             let probe = s.goal_index[proposal::PROBE];
-            let inv = simulate::inventory(&s, &[], probe, &[Format::Preroll, Format::Midroll], &[], &w, &mut |_| true).expect("ran");
+            let inv = simulate::inventory(&s, &[], probe, &[AdFormat::Preroll, AdFormat::Midroll], &[], &w, &mut |_| true).expect("ran");
             let days: Vec<String> = (0..inv.days).map(|d| d.to_string()).collect();
             let r = report::inventory(Some("bench"), "job", &inv, &days, "recorded");
             r["totalInventory"]["total"].as_f64().unwrap_or(0.0)

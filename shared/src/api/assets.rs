@@ -10,10 +10,10 @@ use super::*;
 use crate::download::check_url;
 use crate::error::AppResult;
 use crate::ids::new_id;
+use crate::jobs::AssetJob;
 use crate::json::ObjReader;
 use crate::model::asset::{self, check_name, content_type_for, Asset};
 use crate::queue::QueueName;
-use crate::workers::assets::AssetJob;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

@@ -273,7 +273,7 @@ mod tests {
         assert_eq!(properties::<ForecastAd>(), sorted(crate::forecast::request::AD_FIELDS));
         assert_eq!(properties::<ForecastTargeting>(), sorted(crate::forecast::request::TARGETING_FIELDS));
         assert_eq!(properties::<AssociateForm>(), sorted(super::super::contacts::ASSOCIATE_FIELDS));
-        assert_eq!(properties::<ParentOverrides>(), sorted(crate::forecast::request::OVERRIDES));
+        assert_eq!(properties::<ParentOverrides>(), sorted(<crate::model::enums::ParentOverride as crate::model::enums::WireEnum>::NAMES));
         assert_eq!(properties::<TrackerWrite>(), sorted(crate::model::creative::TRACKER_FIELDS));
     }
 }

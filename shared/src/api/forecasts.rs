@@ -11,10 +11,10 @@ use crate::api::*;
 use crate::error::AppResult;
 use crate::forecast::report;
 use crate::forecast::request::{self, Refs};
+use crate::jobs::ForecastMessage;
 use crate::queue::QueueName;
 use crate::repo::forecasts::{self as jobs, Job};
 use crate::repo::reference::Kind;
-use crate::workers::forecast::ForecastMessage;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

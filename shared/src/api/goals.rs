@@ -95,7 +95,7 @@ fn check_update(input: &GoalInput, stored: &Goal, now: chrono::DateTime<chrono::
     if input.campaign_id != stored.campaign_id {
         return Err(AppError::field("goalBean/campaignId", "immutable", "goalBean/campaignId cannot change: a goal stays in its campaign"));
     }
-    check_start_update(stored, input.start, now)
+    Ok(check_start_update(stored, input.start, now)?)
 }
 
 #[utoipa::path(put, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", params(("seg" = String, Path, description = "by_goal_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::GOAL_IN)), responses((status = 204, description = "Done")))]

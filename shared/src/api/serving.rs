@@ -11,14 +11,14 @@ use axum::routing::get;
 use crate::api::{query_pairs, single, Routes};
 use crate::delivery::decide::decide;
 use crate::delivery::request::{AdRequest, ViewerState};
-use crate::delivery::snapshot::Format;
+use crate::delivery::snapshot::AdFormat;
 use crate::delivery::tracking::{counter_of, Token, MAX_AGE_SECS};
 use crate::delivery::vast::{self, Links, ResponseType, Served};
 use crate::error::{AppError, AppResult};
 use crate::forecast::traffic::{local_day, Sample};
+use crate::jobs::Event;
 use crate::queue::QueueName;
 use crate::state::AppState;
-use crate::workers::events::Event;
 
 /// Bounds of an ad request's lists (docs/delivery.md).
 pub const MAX_TAGS: usize = 50;
@@ -73,7 +73,7 @@ pub fn read_request(
     pairs: &[(String, String)],
     headers: &HeaderMap,
     now: chrono::DateTime<chrono::Utc>,
-) -> AppResult<(String, ResponseType, Option<Format>, AdRequest)> {
+) -> AppResult<(String, ResponseType, Option<AdFormat>, AdRequest)> {
     for (k, v) in pairs {
         if v.len() > MAX_VALUE && k != "ua" {
             return Err(AppError::field(k.clone(), "maxLength", format!("{k} is at most {MAX_VALUE} characters")));
@@ -90,7 +90,7 @@ pub fn read_request(
     };
     let format = match single(pairs, "format")? {
         None => None,
-        Some(f) => Some(Format::parse(f).ok_or_else(|| {
+        Some(f) => Some(AdFormat::parse_served(f).ok_or_else(|| {
             AppError::field("format", "enum", format!("format must be one of preroll, midroll, postroll, pause (got {f:?})"))
         })?),
     };
@@ -114,7 +114,7 @@ pub fn read_request(
     if acp.len() > MAX_ACP {
         return Err(AppError::field("acp", "maxItems", format!("at most {MAX_ACP} acp.* parameters")));
     }
-    let mut r = AdRequest::new(format.unwrap_or(Format::Preroll), now, seed);
+    let mut r = AdRequest::new(format.unwrap_or(AdFormat::Preroll), now, seed);
     r.break_number = break_number;
     r.category = single(pairs, "category")?.map(str::to_string);
     r.partner = single(pairs, "contentPartner")?.map(str::to_string);
@@ -181,8 +181,8 @@ async fn ad_request(State(st): State<AppState>, headers: HeaderMap, RawQuery(q):
         _ => ViewerState::default(),
     };
     // VMAP without a format: the three linear breaks.
-    let breaks: Vec<(Format, u32)> = match (rt, format) {
-        (ResponseType::Vmap, None) => vec![(Format::Preroll, 1), (Format::Midroll, 1), (Format::Postroll, 1)],
+    let breaks: Vec<(AdFormat, u32)> = match (rt, format) {
+        (ResponseType::Vmap, None) => vec![(AdFormat::Preroll, 1), (AdFormat::Midroll, 1), (AdFormat::Postroll, 1)],
         _ => vec![(request.format, request.break_number)],
     };
     let mut decided = Vec::new();
@@ -204,7 +204,7 @@ async fn ad_request(State(st): State<AppState>, headers: HeaderMap, RawQuery(q):
     }
     let secret = st.settings.tracking_secret.as_bytes();
     let links = Links { base: &st.settings.ad_request_base_url, secret, viewer: request.viewer.as_deref(), issued: now.timestamp() };
-    let served: Vec<(Format, u32, Vec<Served<'_>>)> = decided
+    let served: Vec<(AdFormat, u32, Vec<Served<'_>>)> = decided
         .iter()
         .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::new_id() }).collect()))
         .collect();

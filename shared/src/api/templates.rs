@@ -240,7 +240,7 @@ async fn import(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
     let Some((parent, target_id)) = target(&st, &a, &query_pairs(q.as_deref())?, true).await? else {
         return Err(AppError::field("campaignId", "required", "query parameter campaignId or goalId is required"));
     };
-    repo::rules::update(st.store.as_ref(), &a.id, parent, &target_id, |r| r.merge(&t.value.rules, parent)).await?;
+    repo::rules::update(st.store.as_ref(), &a.id, parent, &target_id, |r| Ok(r.merge(&t.value.rules, parent)?)).await?;
     tracing::info!(template = %id, target = %target_id, "template rules imported");
     Ok(no_content())
 }

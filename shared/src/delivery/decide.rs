@@ -4,7 +4,7 @@
 
 use super::pacing::{caps_allow, local_day_hour, pacing_allows, Pace};
 use super::request::{AdRequest, ViewerState};
-use super::snapshot::{Format, GoalEntry, Media, Snapshot};
+use super::snapshot::{AdFormat, GoalEntry, Media, Snapshot};
 use super::targeting::Ctx;
 use crate::model::policy::Policy;
 
@@ -82,16 +82,16 @@ pub struct BreakSettings {
 
 impl BreakSettings {
     /// Without a policy: one ad, no time limit, no minimum time between ads.
-    pub fn of(p: Option<&Policy>, format: Format, break_number: u32) -> BreakSettings {
+    pub fn of(p: Option<&Policy>, format: AdFormat, break_number: u32) -> BreakSettings {
         let Some(p) = p else {
             return BreakSettings { enabled: true, ads: 1, time_limit: None, standard_spots: true, min_between: 0 };
         };
         let b = &p.ad_break_settings;
         let limit = |t: &crate::model::policy::TimeLimit| t.enabled.then_some(t.seconds);
         let (enabled, ads, time_limit) = match format {
-            Format::Preroll => (b.preroll.enabled, b.preroll.ads_per_break, limit(&b.preroll.time_limit)),
-            Format::Postroll => (b.postroll.enabled, b.postroll.ads_per_break, limit(&b.postroll.time_limit)),
-            Format::Midroll => {
+            AdFormat::Preroll => (b.preroll.enabled, b.preroll.ads_per_break, limit(&b.preroll.time_limit)),
+            AdFormat::Postroll => (b.postroll.enabled, b.postroll.ads_per_break, limit(&b.postroll.time_limit)),
+            AdFormat::Midroll => {
                 let m = &b.midroll;
                 let rule = m
                     .advanced_rules
@@ -103,7 +103,9 @@ impl BreakSettings {
                     None => (m.enabled, m.ads_per_break, limit(&m.time_limit)),
                 }
             }
-            Format::Pause => (p.pause_ad_settings.enabled, 1, None),
+            AdFormat::Pause => (p.pause_ad_settings.enabled, 1, None),
+            // A placeholder has no break: nothing is ever asked for it.
+            AdFormat::Placeholder => (false, 0, None),
         };
         BreakSettings {
             enabled,
@@ -157,7 +159,7 @@ impl Env<'_> {
         if now < g.start || g.end.is_some_and(|e| now >= e) {
             return false;
         }
-        if self.r.format == Format::Midroll && !g.midroll_breaks.is_empty() && !g.midroll_breaks.contains(&self.r.break_number) {
+        if self.r.format == AdFormat::Midroll && !g.midroll_breaks.is_empty() && !g.midroll_breaks.contains(&self.r.break_number) {
             return false;
         }
         let default = Pace::default();
@@ -183,7 +185,7 @@ impl Env<'_> {
                 return false;
             }
         }
-        let linear_file = matches!(a.media, Media::File { .. }) && a.format != Format::Pause;
+        let linear_file = matches!(a.media, Media::File { .. }) && a.format != AdFormat::Pause;
         if linear_file && !self.settings.standard_spots {
             return false;
         }
@@ -197,7 +199,7 @@ impl Env<'_> {
 
     /// One of the goal's ads by weight (§2.3), among those that can play now.
     fn pick_ad(&self, gi: u32, rng: &mut Rng) -> Option<u32> {
-        let list = &self.s.goals[gi as usize].ads[self.r.format as usize];
+        let list = &self.s.goals[gi as usize].ads[self.r.format.index()];
         let ok: Vec<(u32, f64)> = list.iter().filter(|(a, _)| self.ad_ok(*a)).copied().collect();
         let total: f64 = ok.iter().map(|(_, w)| w).sum();
         if ok.is_empty() {
@@ -231,7 +233,7 @@ pub fn eligible(s: &Snapshot, r: &AdRequest, v: &ViewerState, pace: &[Pace], gi:
     let policy = policy_for(s, &ctx);
     let settings = BreakSettings::of(policy.map(|i| &s.policies[i as usize].policy), r.format, r.break_number);
     let env = Env { s, r, freq: &v.freq, ctx, pace, day, hour, settings };
-    env.goal_ok(gi, paced) && (!with_ads || s.goals[gi as usize].ads[r.format as usize].iter().any(|(a, _)| env.ad_ok(*a)))
+    env.goal_ok(gi, paced) && (!with_ads || s.goals[gi as usize].ads[r.format.index()].iter().any(|(a, _)| env.ad_ok(*a)))
 }
 
 /// Chooses the ads of one break.
@@ -261,7 +263,7 @@ pub fn decide(s: &Snapshot, r: &AdRequest, v: &ViewerState, pace: &[Pace]) -> De
         };
     }
 
-    let order = &s.order[r.format as usize];
+    let order = &s.order[r.format.index()];
     let mut picks: Vec<Pick> = Vec::new();
     let taken = |picks: &Vec<Pick>, gi: u32| picks.iter().any(|p| p.goal == gi);
 
@@ -277,7 +279,7 @@ pub fn decide(s: &Snapshot, r: &AdRequest, v: &ViewerState, pace: &[Pace]) -> De
     }
     let sponsors = order.iter().take_while(|g| s.goals[**g as usize].sponsor).count();
     let sov_end = sponsors + order[sponsors..].iter().take_while(|g| s.goals[**g as usize].sov > 0.0).count();
-    let levels = &s.levels[r.format as usize];
+    let levels = &s.levels[r.format.index()];
 
     for _ in 0..settings.ads {
         let mut chosen = None;
@@ -353,7 +355,7 @@ mod tests {
     }
 
     fn run(s: &Snapshot, seed: u64, f: impl Fn(&mut AdRequest)) -> Decision {
-        let mut r = AdRequest::new(Format::Preroll, Utc::now(), seed);
+        let mut r = AdRequest::new(AdFormat::Preroll, Utc::now(), seed);
         f(&mut r);
         decide(s, &r, &ViewerState::default(), &[])
     }
@@ -437,7 +439,7 @@ mod tests {
         assert_eq!(d.picks[0].skip, Some(Skip { value: 5, percent: false }));
         assert_eq!(d.policy, Some(0));
         // Mid-roll is disabled by the policy (default), so the break is empty.
-        assert_eq!(run(&s, 1, |r| r.format = Format::Midroll).empty, Some(Empty::BreakDisabled));
+        assert_eq!(run(&s, 1, |r| r.format = AdFormat::Midroll).empty, Some(Empty::BreakDisabled));
     }
 
     #[test]
@@ -456,7 +458,7 @@ mod tests {
         inp.policies = vec![policy(serde_json::json!({"id": "p", "name": "p", "globalSettings": {"minimumTimeBetweenAds": 0},
             "adBreakSettings": {"midroll": {"enabled": true, "adsPerBreak": 2}}}))];
         let s = compile(inp, now);
-        let d = run(&s, 7, |r| r.format = Format::Midroll);
+        let d = run(&s, 7, |r| r.format = AdFormat::Midroll);
         let got = ids(&s, &d);
         assert_eq!(got.len(), 3, "{got:?}");
         assert_eq!(got[0], "sp");
@@ -475,7 +477,7 @@ mod tests {
             serde_json::json!({"id": "p", "name": "p", "globalSettings": {"minimumTimeBetweenAds": 0}, "adBreakSettings": {"midroll": {"enabled": true, "adsPerBreak": 0}}}),
         )];
         let s = compile(inp, now);
-        assert_eq!(ids(&s, &run(&s, 1, |r| r.format = Format::Midroll)), vec!["sp"]);
+        assert_eq!(ids(&s, &run(&s, 1, |r| r.format = AdFormat::Midroll)), vec!["sp"]);
     }
 
     #[test]
@@ -499,15 +501,15 @@ mod tests {
     fn caps_and_pacing_use_the_pace_records() {
         let now = Utc::now();
         let mut capped = live("g1", "IMPRESSION", 1e6);
-        capped.caps = vec![crate::model::goal::Cap { kind: "hourlyCap".into(), value: 10.0 }];
+        capped.caps = vec![crate::model::goal::Cap { kind: crate::model::enums::CapKind::HourlyCap, value: 10.0 }];
         let s = compile(input(vec![capped], vec![ad("a1", "g1", "preroll", None, now)]), now);
         let (day, hour) = crate::delivery::pacing::local_day_hour(now.timestamp(), 0);
         let mut p = Pace::default();
         p.add(day, hour, 10, 10);
-        let r = AdRequest::new(Format::Preroll, now, 1);
+        let r = AdRequest::new(AdFormat::Preroll, now, 1);
         assert!(decide(&s, &r, &ViewerState::default(), std::slice::from_ref(&p)).picks.is_empty());
         // The next hour the cap has room again; far ahead of the ideal curve, pacing holds it.
-        let later = AdRequest::new(Format::Preroll, now + Duration::hours(1), 1);
+        let later = AdRequest::new(AdFormat::Preroll, now + Duration::hours(1), 1);
         assert_eq!(decide(&s, &later, &ViewerState::default(), std::slice::from_ref(&p)).picks.len(), 1);
         let mut ahead = Pace::default();
         ahead.add(day, hour - 5, 900_000, 900_000);

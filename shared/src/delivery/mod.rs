@@ -16,4 +16,4 @@ pub mod vast;
 
 pub use decide::{decide, Decision, Pick};
 pub use request::{AdRequest, ViewerState};
-pub use snapshot::{compile, Format, Snapshot};
+pub use snapshot::{compile, AdFormat, Snapshot};

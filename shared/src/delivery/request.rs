@@ -3,13 +3,13 @@
 
 use chrono::{DateTime, Utc};
 
-use super::symbols::Format;
+use super::symbols::AdFormat;
 use crate::model::enums::{Browser, Day, OperatingSystem};
 
 /// One ad request (docs/delivery.md lists the query parameters it is read from).
 #[derive(Debug, Clone)]
 pub struct AdRequest {
-    pub format: Format,
+    pub format: AdFormat,
     /// Mid-roll break number (1 is the first); other formats: 1.
     pub break_number: u32,
     pub category: Option<String>,
@@ -30,7 +30,7 @@ pub struct AdRequest {
 }
 
 impl AdRequest {
-    pub fn new(format: Format, now: DateTime<Utc>, seed: u64) -> AdRequest {
+    pub fn new(format: AdFormat, now: DateTime<Utc>, seed: u64) -> AdRequest {
         AdRequest {
             format,
             break_number: 1,

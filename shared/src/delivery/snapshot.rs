@@ -10,7 +10,7 @@ use chrono::{DateTime, Datelike, Timelike, Utc};
 
 pub use super::freq::{window_secs, FreqCap};
 use super::request::{day_of, parse_user_agent, AdRequest, ViewerState};
-pub use super::symbols::{Format, Interner, Sym, UNKNOWN};
+pub use super::symbols::{AdFormat, Interner, Sym, UNKNOWN};
 use super::targeting::{Ctx, Ignore, Level, Targeting};
 use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;
@@ -83,7 +83,7 @@ pub struct AdEntry {
     pub goal: u32,
     pub name: String,
     pub description: Option<String>,
-    pub format: Format,
+    pub format: AdFormat,
     pub start: i64,
     pub end: Option<i64>,
     pub device_containers: Option<Vec<Sym>>,
@@ -305,10 +305,13 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     // Ads: enabled, with something to play, in a goal that can deliver.
     let mut ads = Vec::new();
     let mut ad_index = HashMap::new();
-    let mut weights: HashMap<(u32, Format), WeightList> = HashMap::new();
+    let mut weights: HashMap<(u32, AdFormat), WeightList> = HashMap::new();
     for ad in input.ads.iter().filter(|a| a.enabled) {
         let Some(&gi) = goal_index.get(&ad.goal_id) else { continue };
-        let Some(format) = Format::parse(&ad.creative.format()) else { continue };
+        let format = ad.creative.format();
+        if format.slot().is_none() {
+            continue;
+        }
         let Some(media) = media_of(ad, &input.assets, &input.media_base) else { continue };
         let g = &goals[gi as usize];
         let start = ad.start.map_or(g.start, |s| s.timestamp().max(g.start));
@@ -342,7 +345,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     // Decision order per format.
     let mut order: [Vec<u32>; 4] = Default::default();
     let mut levels: [Vec<(usize, usize)>; 4] = Default::default();
-    for f in Format::ALL {
+    for f in AdFormat::SERVED {
         let mut with_ads: Vec<u32> = (0..goals.len() as u32).filter(|i| !goals[*i as usize].ads[f.index()].is_empty()).collect();
         // Sponsor goals first, then share of voice, then priority (10 is the highest), id for a stable order.
         with_ads.sort_by(|a, b| {

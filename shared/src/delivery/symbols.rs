@@ -35,38 +35,5 @@ impl Interner {
     }
 }
 
-/// The break positions an ad request asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Format {
-    Preroll,
-    Midroll,
-    Postroll,
-    Pause,
-}
-
-impl Format {
-    pub const ALL: [Format; 4] = [Format::Preroll, Format::Midroll, Format::Postroll, Format::Pause];
-
-    pub fn parse(s: &str) -> Option<Format> {
-        match s {
-            "preroll" => Some(Format::Preroll),
-            "midroll" => Some(Format::Midroll),
-            "postroll" => Some(Format::Postroll),
-            "pause" => Some(Format::Pause),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Preroll => "preroll",
-            Format::Midroll => "midroll",
-            Format::Postroll => "postroll",
-            Format::Pause => "pause",
-        }
-    }
-
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
+/// The break positions an ad request asks for: the model's one ad format.
+pub use crate::model::enums::AdFormat;

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::decide::Rng;
 use super::request::AdRequest;
-use super::snapshot::{Format, Input};
+use super::snapshot::{AdFormat, Input};
 use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;
 use crate::model::campaign::Campaign;
@@ -181,7 +181,7 @@ pub fn requests(n: usize, seed: u64, now: DateTime<Utc>) -> Vec<AdRequest> {
     let mut rng = Rng::new(seed);
     (0..n)
         .map(|i| {
-            let format = [Format::Preroll, Format::Midroll, Format::Postroll][rng.below(3)];
+            let format = [AdFormat::Preroll, AdFormat::Midroll, AdFormat::Postroll][rng.below(3)];
             let mut r = AdRequest::new(format, now + Duration::seconds(i as i64 % 3600), rng.next_u64());
             r.category = Some(category_id(rng.below(CATEGORY_ROOTS), Some(rng.below(CATEGORY_CHILDREN))));
             r.tags = (0..rng.below(4)).map(|_| format!("tag-{}", rng.below(TAGS))).collect();

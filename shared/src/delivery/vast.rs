@@ -6,7 +6,7 @@
 //! seconds, and media files are declared 640×360 (players scale; docs/delivery.md).
 
 use super::decide::{Pick, Skip};
-use super::snapshot::{AdEntry, Format, Media, Snapshot};
+use super::snapshot::{AdEntry, AdFormat, Media, Snapshot};
 use super::tracking::Token;
 use crate::xml::XmlOut;
 
@@ -161,7 +161,7 @@ impl AdWriter<'_> {
                 }
                 self.impressions(o, served, ad);
                 o.open("Creatives").open_attrs("Creative", &[("id", ad.id.as_str()), ("sequence", "1")]);
-                if ad.format == Format::Pause {
+                if ad.format == AdFormat::Pause {
                     self.non_linear(o, served, ad, media);
                 } else {
                     self.linear(o, served, ad, media, duration);
@@ -230,7 +230,7 @@ pub fn vast(s: &Snapshot, served: &[Served<'_>], v3: bool, links: &Links<'_>) ->
 }
 
 /// A VMAP 1.0 document: one AdBreak per break that has ads.
-pub fn vmap(s: &Snapshot, breaks: &[(Format, u32, Vec<Served<'_>>)], links: &Links<'_>) -> String {
+pub fn vmap(s: &Snapshot, breaks: &[(AdFormat, u32, Vec<Served<'_>>)], links: &Links<'_>) -> String {
     let mut o = XmlOut::fragment();
     o.raw(DECLARATION);
     o.open_attrs("vmap:VMAP", &[("xmlns:vmap", "http://www.iab.net/videosuite/vmap"), ("version", "1.0")]);
@@ -239,12 +239,13 @@ pub fn vmap(s: &Snapshot, breaks: &[(Format, u32, Vec<Served<'_>>)], links: &Lin
             continue;
         }
         let (offset, id) = match format {
-            Format::Preroll => ("start".to_string(), "preroll".to_string()),
-            Format::Postroll => ("end".to_string(), "postroll".to_string()),
-            Format::Midroll => (format!("#{number}"), format!("midroll-{number}")),
-            Format::Pause => ("start".to_string(), "pause".to_string()),
+            AdFormat::Preroll => ("start".to_string(), "preroll".to_string()),
+            AdFormat::Postroll => ("end".to_string(), "postroll".to_string()),
+            AdFormat::Midroll => (format!("#{number}"), format!("midroll-{number}")),
+            AdFormat::Pause => ("start".to_string(), "pause".to_string()),
+            AdFormat::Placeholder => continue,
         };
-        let kind = if *format == Format::Pause { "nonlinear" } else { "linear" };
+        let kind = if *format == AdFormat::Pause { "nonlinear" } else { "linear" };
         o.open_attrs("vmap:AdBreak", &[("timeOffset", offset.as_str()), ("breakType", kind), ("breakId", id.as_str())]);
         o.open_attrs("vmap:AdSource", &[("id", format!("{id}-1").as_str()), ("allowMultipleAds", "true"), ("followRedirects", "true")]);
         o.open("vmap:VASTAdData").raw(&vast_fragment(s, served, true, links)).close("vmap:VASTAdData");
@@ -323,7 +324,7 @@ mod tests {
         let s = snapshot();
         let links = Links { base: "https://api.example", secret: b"k", viewer: None, issued: 1 };
         assert_eq!(vast(&s, &[], true, &links), "<?xml version=\"1.0\" encoding=\"UTF-8\"?><VAST version=\"3.0\"></VAST>");
-        let m = vmap(&s, &[(Format::Preroll, 1, Vec::new())], &links);
+        let m = vmap(&s, &[(AdFormat::Preroll, 1, Vec::new())], &links);
         assert!(m.ends_with("<vmap:VMAP xmlns:vmap=\"http://www.iab.net/videosuite/vmap\" version=\"1.0\"></vmap:VMAP>"), "{m}");
         assert_eq!(ResponseType::parse("vast_2_0_1"), Some(ResponseType::Vast2));
         assert_eq!(ResponseType::parse("VAST_4_0"), None);

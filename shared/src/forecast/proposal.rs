@@ -6,28 +6,17 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::request::{ad_break, CampaignForecast, InventoryForecast, Targeting};
-use crate::delivery::snapshot::{Format, Input};
+use super::request::{CampaignForecast, InventoryForecast, Targeting};
+use crate::delivery::snapshot::{AdFormat, Input};
 use crate::delivery::synthetic;
 use crate::model::asset::Asset;
-use crate::model::enums::{AssetStatus, CreativeType, GoalType, GoalVariant, InsertionPoint};
+use crate::model::enums::{AssetStatus, CapKind, CreativeType, GoalType, ParentOverride};
 use crate::model::goal::Cap;
 use crate::model::rules::Rules;
 
 pub const CAMPAIGN: &str = "forecast-campaign";
 pub const PROBE: &str = "forecast-probe";
 const PAUSE_ASSET: &str = "forecast-pause-asset";
-
-fn goal_type(t: &str) -> GoalType {
-    match t {
-        "COMPLETE" => GoalType::Complete,
-        "FIRST_QUARTILE" => GoalType::FirstQuartile,
-        "SECOND_QUARTILE" => GoalType::SecondQuartile,
-        "THIRD_QUARTILE" => GoalType::ThirdQuartile,
-        "RTB" => GoalType::Rtb,
-        _ => GoalType::Impression,
-    }
-}
 
 /// The proposed goal ids of a campaign forecast, in request order.
 pub fn goal_id(i: usize) -> String {
@@ -39,12 +28,13 @@ fn with_overrides(t: &Targeting, parent: &str) -> Rules {
     let mut r = t.rules.clone();
     r.parent_id = parent.to_string();
     for o in &t.overrides {
-        match o.as_str() {
-            "contentRules" => r.ignore_parent_content_rules = true,
-            "tagAndPartnerRules" => r.ignore_parent_tag_rules = true,
-            "frequencyRules" => r.ignore_parent_frequency_rules = true,
-            "locationRules" => r.ignore_parent_location_rules = true,
-            _ => {}
+        match o {
+            ParentOverride::ContentRules => r.ignore_parent_content_rules = true,
+            ParentOverride::TagAndPartnerRules => r.ignore_parent_tag_rules = true,
+            ParentOverride::FrequencyRules => r.ignore_parent_frequency_rules = true,
+            ParentOverride::LocationRules => r.ignore_parent_location_rules = true,
+            // Audience rules have no parent flag: the goal's own audience rules apply as given.
+            ParentOverride::AudienceRules => {}
         }
     }
     r
@@ -83,33 +73,28 @@ pub fn add_campaign(input: &mut Input, f: &CampaignForecast, templates: &HashMap
     let mut ids = Vec::new();
     for (i, g) in f.goals.iter().enumerate() {
         let id = goal_id(i);
-        let kind = goal_type(&g.goal_type);
+        let kind = g.goal_type;
         let value = if kind == GoalType::Rtb { 0.0 } else { g.value };
         let mut goal = synthetic::goal(&id, CAMPAIGN, kind.as_str(), value, g.start, g.end);
         goal.name = Some(g.name.clone());
         goal.priority = g.priority;
         goal.front_load_factor = g.frontload;
-        goal.variant = if g.variant == "BUMPER" { GoalVariant::Bumper } else { GoalVariant::Normal };
+        goal.variant = g.variant;
         goal.unlimited_impressions = kind == GoalType::Rtb;
         if let Some(cap) = g.daily_cap {
-            goal.caps.push(Cap { kind: "dailyCap".into(), value: cap as f64 });
+            goal.caps.push(Cap { kind: CapKind::DailyCap, value: cap as f64 });
         }
         input.goals.push(goal);
         input.rules.insert(format!("GOAL#{id}"), with_overrides(&g.targeting, &id));
         for (j, a) in g.ads.iter().enumerate() {
-            let Some(format) = ad_break(&a.format) else { continue };
+            let Some(format) = a.format.ad_format() else { continue };
             let mut ad = synthetic::ad(&format!("{id}-ad-{j}"), &id, "preroll", None, now);
             ad.name = a.name.clone();
             ad.start = a.start;
             ad.end = a.end;
             ad.device_containers = Some(a.device_containers.clone());
-            ad.creative.insertion_point = match format {
-                Format::Preroll => Some(InsertionPoint::Preroll),
-                Format::Midroll => Some(InsertionPoint::Midroll),
-                Format::Postroll => Some(InsertionPoint::Postroll),
-                Format::Pause => None,
-            };
-            if format == Format::Pause {
+            ad.creative.insertion_point = format.insertion_point();
+            if format == AdFormat::Pause {
                 ad.creative.kind = CreativeType::Pause;
                 ad.creative.asset_id = Some(PAUSE_ASSET.into());
             }

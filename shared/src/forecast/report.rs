@@ -7,18 +7,10 @@ use serde_json::{json, Map, Value};
 
 use super::request::{AD_FIELDS, CAMPAIGN_FIELDS, GOAL_FIELDS};
 use super::simulate::{GoalForecast, Inventory, Series};
-use crate::delivery::snapshot::Format;
+use crate::delivery::snapshot::AdFormat;
+use crate::model::enums::FormatType;
 
-pub fn format_name(f: Format) -> &'static str {
-    match f {
-        Format::Preroll => "PREROLL",
-        Format::Midroll => "MIDROLL",
-        Format::Postroll => "POSTROLL",
-        Format::Pause => "PAUSE_AD",
-    }
-}
-
-fn side(series: &BTreeMap<Format, Series>, days: &[String], day_samples: &[u32]) -> Value {
+fn side(series: &BTreeMap<AdFormat, Series>, days: &[String], day_samples: &[u32]) -> Value {
     let mut by_date = Map::new();
     let mut total = 0.0;
     for (d, key) in days.iter().enumerate() {
@@ -28,7 +20,8 @@ fn side(series: &BTreeMap<Format, Series>, days: &[String], day_samples: &[u32])
         for (f, s) in series {
             let v = s.value[d].round();
             let (l, h) = s.band(d, day_samples.get(d).copied().unwrap_or(0));
-            formats.insert(format_name(*f).into(), json!({"total": v}));
+            let Some(name) = FormatType::of(*f) else { continue };
+            formats.insert(name.as_str().into(), json!({"total": v}));
             day_total += v;
             low += l;
             high += h;

@@ -5,9 +5,9 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::delivery::snapshot::Format;
-use crate::error::FieldError;
+use crate::domain_error::FieldError;
 use crate::json::ObjReader;
+use crate::model::enums::{ForecastAdFormat, FormatType, GoalType, GoalVariant, ParentOverride, PositionRestriction, WireEnum};
 use crate::model::rules::{Known, Rules};
 use crate::model::template::{parse_rules_at, RulesFor};
 
@@ -39,67 +39,20 @@ pub const INVENTORY_FIELDS: &[&str] =
 pub const AD_FIELDS: &[&str] = &["name", "customId", "format", "deviceContainers", "startDate", "endDate"];
 pub const CAMPAIGN_FIELDS: &[&str] = &["advertiser", "agency", "brand", "customId", "name", "frontload", "priority", "targeting", "goals"];
 
-pub const VARIANTS: &[&str] = &["NORMAL", "BUMPER"];
-pub const POSITIONS: &[&str] = &["ANY", "FIRST", "LAST", "FIRST_OR_LAST", "BREAK_EXCLUSIVE"];
-pub const GOAL_TYPES: &[&str] = &["IMPRESSION", "COMPLETE", "FIRST_QUARTILE", "SECOND_QUARTILE", "THIRD_QUARTILE", "RTB"];
-pub const AD_FORMATS: &[&str] = &[
-    "preroll_standard",
-    "midroll_standard",
-    "postroll_standard",
-    "preroll_interactive",
-    "midroll_interactive",
-    "postroll_interactive",
-    "preroll_selector",
-    "midroll_selector",
-    "postroll_selector",
-    "preroll_takeover",
-    "midroll_takeover",
-    "postroll_takeover",
-    "preroll_iptv",
-    "midroll_iptv",
-    "postroll_iptv",
-    "pause_ad",
-    "overlay_site",
-    "inskin",
-];
-pub const FORMAT_TYPES: &[&str] = &["PREROLL", "MIDROLL", "POSTROLL", "SEEKROLL", "OVERLAY", "COMPANION_BANNER", "PAUSE_AD"];
-
-/// The break an ad format fills (overlay and in-skin formats have none the engine serves).
-pub fn ad_break(format: &str) -> Option<Format> {
-    match format.split('_').next() {
-        Some("preroll") => Some(Format::Preroll),
-        Some("midroll") => Some(Format::Midroll),
-        Some("postroll") => Some(Format::Postroll),
-        Some("pause") => Some(Format::Pause),
-        _ => None,
-    }
-}
-
-/// The break of an inventory format type (SEEKROLL, OVERLAY, COMPANION_BANNER: none).
-pub fn format_type_break(t: &str) -> Option<Format> {
-    match t {
-        "PREROLL" => Some(Format::Preroll),
-        "MIDROLL" => Some(Format::Midroll),
-        "POSTROLL" => Some(Format::Postroll),
-        "PAUSE_AD" => Some(Format::Pause),
-        _ => None,
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Targeting {
     pub templates: Vec<String>,
     pub rules: Rules,
-    /// parentOverrides: contentRules, tagAndPartnerRules, frequencyRules, locationRules, audienceRules.
-    pub overrides: Vec<String>,
+    /// parentOverrides set to true.
+    pub overrides: Vec<ParentOverride>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AdIn {
     pub name: String,
-    pub format: String,
+    pub format: ForecastAdFormat,
     pub device_containers: Vec<String>,
     pub start: Option<DateTime<Utc>>,
     pub end: Option<DateTime<Utc>>,
@@ -114,8 +67,8 @@ pub struct GoalIn {
     pub priority: Option<u8>,
     pub frontload: Option<u8>,
     pub targeting: Targeting,
-    pub variant: String,
-    pub goal_type: String,
+    pub variant: GoalVariant,
+    pub goal_type: GoalType,
     pub value: f64,
     pub daily_cap: Option<u64>,
     pub ads: Vec<AdIn>,
@@ -137,11 +90,11 @@ pub struct CampaignForecast {
 #[serde(rename_all = "camelCase")]
 pub struct InventoryForecast {
     pub name: Option<String>,
-    pub variant: String,
+    pub variant: GoalVariant,
     pub start: DateTime<Utc>,
     pub end: DateTime<Utc>,
     pub traffic_estimate: Option<u64>,
-    pub format_types: Vec<String>,
+    pub format_types: Vec<FormatType>,
     pub device_containers: Vec<String>,
     pub targeting: Targeting,
 }
@@ -225,8 +178,6 @@ fn strings(r: &mut ObjReader, name: &str, max: usize) -> Vec<String> {
     out
 }
 
-pub const OVERRIDES: &[&str] = &["contentRules", "tagAndPartnerRules", "frequencyRules", "locationRules", "audienceRules"];
-
 fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, required: bool) -> Targeting {
     let path = r.at(name);
     let Some(v) = r.get(name) else {
@@ -258,12 +209,16 @@ fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, require
     };
     let mut overrides = Vec::new();
     if let Some(o) = t.get("parentOverrides") {
-        let allowed: Vec<&str> =
-            OVERRIDES.iter().copied().filter(|k| kind != RulesFor::InventoryForecast || *k != "frequencyRules").collect();
-        let mut ob = ObjReader::new(o, &t.at("parentOverrides"), &allowed);
+        let allowed: Vec<ParentOverride> = ParentOverride::ALL
+            .iter()
+            .copied()
+            .filter(|k| kind != RulesFor::InventoryForecast || *k != ParentOverride::FrequencyRules)
+            .collect();
+        let names: Vec<&str> = allowed.iter().map(|k| k.as_str()).collect();
+        let mut ob = ObjReader::new(o, &t.at("parentOverrides"), &names);
         for k in &allowed {
-            if ob.bool_opt(k) == Some(true) {
-                overrides.push(k.to_string());
+            if ob.bool_opt(k.as_str()) == Some(true) {
+                overrides.push(*k);
             }
         }
         t.errors.append(&mut ob.errors);
@@ -276,7 +231,7 @@ fn ad(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<AdIn>, 
     let mut r = ObjReader::new(v, path, AD_FIELDS);
     let name = r.str_req("name", MAX_NAME);
     r.str_opt("customId", MAX_NAME);
-    let format = r.enum_opt("format", AD_FORMATS);
+    let format = r.one_of("format", ForecastAdFormat::ALL);
     if !r.present("format") {
         let p = r.at("format");
         r.err("format", "required", format!("{p} is required"));
@@ -323,12 +278,12 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
     let priority = r.int_opt("priority", 1, 10).map(|p| p as u8);
     let frontload = frontload(&mut r, "frontload");
     let targeting = targeting(&mut r, "targeting", refs, RulesFor::CampaignForecast, false);
-    let variant = r.enum_opt("variant", VARIANTS);
+    let variant = r.one_of("variant", GoalVariant::ALL);
     if !r.present("variant") {
         let p = r.at("variant");
         r.err("variant", "required", format!("{p} is required: NORMAL or BUMPER"));
     }
-    r.enum_opt("positionRestriction", POSITIONS);
+    r.one_of("positionRestriction", PositionRestriction::ALL);
     r.int_opt("sequence", 0, i64::from(u32::MAX));
     let daily_cap = r.int_opt("dailyCap", 0, i64::MAX).map(|c| c as u64);
     let (goal_type, value) = match r.get("deliveryGoal") {
@@ -339,14 +294,14 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
         }
         Some(d) => {
             let mut dr = ObjReader::new(d, &r.at("deliveryGoal"), &["value", "type"]);
-            let t = dr.enum_opt("type", GOAL_TYPES);
+            let t = dr.one_of("type", GoalType::FORECASTABLE);
             if !dr.present("type") {
                 let p = dr.at("type");
                 dr.err("type", "required", format!("{p} is required"));
             }
             let value = dr.f64_opt("value");
-            match (t.as_deref(), value) {
-                (Some("RTB"), _) => {}
+            match (t, value) {
+                (Some(GoalType::Rtb), _) => {}
                 (Some(_), None) if !dr.present("value") => {
                     let p = dr.at("value");
                     dr.err("value", "required", format!("{p} is required"));
@@ -362,7 +317,7 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
         }
     };
     // endDate: required, except blank for RTB (then 100 days from today); the field must be present.
-    let rtb = goal_type.as_deref() == Some("RTB");
+    let rtb = goal_type == Some(GoalType::Rtb);
     let end_value = v.as_object().and_then(|o| o.get("endDate"));
     let end = if !has_key(v, "endDate") {
         let p = r.at("endDate");
@@ -382,7 +337,7 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
     window(&mut r, start, end, now, "endDate");
     if r.present("marketplaceId") {
         r.str_opt("marketplaceId", MAX_NAME);
-        if !matches!(goal_type.as_deref(), Some("IMPRESSION") | Some("RTB")) {
+        if !matches!(goal_type, Some(GoalType::Impression | GoalType::Rtb)) {
             let p = r.at("marketplaceId");
             r.err("marketplaceId", "notAllowed", format!("{p} is allowed only when deliveryGoal.type is IMPRESSION or RTB"));
         }
@@ -469,7 +424,7 @@ pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Campaig
 pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<InventoryForecast, Vec<FieldError>> {
     let mut r = ObjReader::new(body, "", INVENTORY_FIELDS);
     let name = r.str_opt("name", MAX_NAME);
-    let variant = r.enum_opt("variant", VARIANTS);
+    let variant = r.one_of("variant", GoalVariant::ALL);
     if !r.present("variant") {
         r.err("variant", "required", "variant is required: NORMAL or BUMPER");
     }
@@ -482,14 +437,15 @@ pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Invent
     }
     window(&mut r, start, end, now, "endDate");
     let traffic_estimate = r.int_opt("trafficEstimate", 0, 10_000_000_000).map(|t| t as u64);
-    let format_types = strings(&mut r, "formatTypes", 32);
-    for (i, f) in format_types.iter().enumerate() {
-        if !FORMAT_TYPES.contains(&f.as_str()) {
-            r.errors.push(FieldError::new(
+    let mut format_types = Vec::new();
+    for (i, f) in strings(&mut r, "formatTypes", 32).iter().enumerate() {
+        match FormatType::parse(f) {
+            Some(t) => format_types.push(t),
+            None => r.errors.push(FieldError::new(
                 format!("formatTypes[{i}]"),
                 "enum",
-                format!("formatTypes[{i}] must be one of {} (got {f:?})", FORMAT_TYPES.join(", ")),
-            ));
+                format!("formatTypes[{i}] must be one of {} (got {f:?})", FormatType::NAMES.join(", ")),
+            )),
         }
     }
     let device_containers = strings(&mut r, "deviceContainers", 64);

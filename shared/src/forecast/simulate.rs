@@ -10,7 +10,7 @@ use super::traffic::{hours, Traffic};
 use crate::delivery::decide::{decide, eligible};
 use crate::delivery::pacing::{local_day_hour, Pace};
 use crate::delivery::request::ViewerState;
-use crate::delivery::snapshot::{Format, GoalEntry, Snapshot};
+use crate::delivery::snapshot::{AdFormat, GoalEntry, Snapshot};
 use crate::model::enums::GoalType;
 
 /// Samples replayed per hour at most (docs/forecasts.md): bounds a forecast's work at
@@ -131,8 +131,8 @@ fn walk(
 /// Inventory by day and format (all matching requests, and those no booked goal took).
 #[derive(Debug, Clone, Default)]
 pub struct Inventory {
-    pub total: BTreeMap<Format, Series>,
-    pub unused: BTreeMap<Format, Series>,
+    pub total: BTreeMap<AdFormat, Series>,
+    pub unused: BTreeMap<AdFormat, Series>,
     pub day_samples: Vec<u32>,
     pub days: usize,
 }
@@ -143,7 +143,7 @@ pub fn inventory(
     s: &Snapshot,
     pace0: &[Pace],
     probe: u32,
-    formats: &[Format],
+    formats: &[AdFormat],
     device_containers: &[String],
     w: &Window<'_>,
     progress: &mut dyn FnMut(f64) -> bool,

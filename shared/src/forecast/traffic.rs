@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::delivery::decide::Rng;
 use crate::delivery::request::AdRequest;
-use crate::delivery::snapshot::Format;
+use crate::delivery::snapshot::AdFormat;
 use crate::model::account::{Account, TrafficProfile};
 use crate::model::zone::Zone;
 
@@ -71,7 +71,7 @@ impl Sample {
 
     /// The request this sample stands for at `at`, with a seed for the decision's draws.
     pub fn request(&self, at: DateTime<Utc>, seed: u64) -> Option<AdRequest> {
-        let mut r = AdRequest::new(Format::parse(&self.format)?, at, seed);
+        let mut r = AdRequest::new(AdFormat::parse_served(&self.format)?, at, seed);
         r.break_number = self.break_number;
         r.category = self.category.clone();
         r.partner = self.partner.clone();

@@ -9,9 +9,9 @@ use serde_json::Value;
 use super::common::{SHORT_MAX, TEXT_MAX};
 pub use super::creative::{allowed_events, event_v3, Creative, Tracker};
 use super::creative::{read_creative, read_trackers};
-use super::enums::CreativeType;
+use super::enums::{AdFormat, CreativeType};
 use super::goal::{AdSummary, Goal};
-use crate::error::FieldError;
+use crate::domain_error::FieldError;
 use crate::json::ObjReader;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -408,7 +408,7 @@ pub fn check_in_goal(ad: &Ad, g: &Goal, is_new: bool) -> Vec<FieldError> {
     }
     if let Some(w) = ad.weight {
         let fmt = ad.creative.format();
-        let others = explicit_sum(&g.ads, &fmt, &ad.id);
+        let others = explicit_sum(&g.ads, fmt, &ad.id);
         if others + w > 100.0 + 1e-9 {
             errors.push(FieldError::new(
                 "weight",
@@ -423,7 +423,7 @@ pub fn check_in_goal(ad: &Ad, g: &Goal, is_new: bool) -> Vec<FieldError> {
     errors
 }
 
-pub fn explicit_sum(ads: &[AdSummary], format: &str, except: &str) -> f64 {
+pub fn explicit_sum(ads: &[AdSummary], format: AdFormat, except: &str) -> f64 {
     ads.iter().filter(|a| a.format == format && a.id != except).filter_map(|a| a.weight).sum()
 }
 
@@ -545,7 +545,8 @@ mod tests {
 
     #[test]
     fn proportional_weights() {
-        let s = |id: &str, f: &str, w: Option<f64>| AdSummary { id: id.into(), enabled: true, format: f.into(), weight: w };
+        let s =
+            |id: &str, f: &str, w: Option<f64>| AdSummary { id: id.into(), enabled: true, format: AdFormat::parse(f).unwrap(), weight: w };
         // The seed's example: two proportional pre-rolls and one at 50 → 25 each.
         let w = weights(&[s("a", "preroll", None), s("b", "preroll", None), s("c", "preroll", Some(50.0)), s("m", "midroll", None)]);
         assert_eq!(w["a"], Weight { proportional: true, total_overridden: 50.0, value: 25.0 });
@@ -556,7 +557,11 @@ mod tests {
         let three = weights(&[s("a", "preroll", None), s("b", "preroll", None), s("c", "preroll", None)]);
         assert_eq!(three["a"].value, 33.3333);
         assert_eq!(
-            explicit_sum(&[s("a", "preroll", Some(30.0)), s("b", "preroll", Some(20.0)), s("c", "midroll", Some(5.0))], "preroll", "b"),
+            explicit_sum(
+                &[s("a", "preroll", Some(30.0)), s("b", "preroll", Some(20.0)), s("c", "midroll", Some(5.0))],
+                AdFormat::Preroll,
+                "b"
+            ),
             30.0
         );
     }

@@ -7,7 +7,7 @@ use super::enums::{CampaignGoalType, CampaignStatus};
 
 use super::account::Account;
 use super::common::*;
-use crate::error::AppError;
+use crate::domain_error::DomainError;
 use crate::xml::{BeanReader, Element, XmlOut};
 
 /// Live goals a campaign may hold (each is ~120 bytes of the campaign's record).
@@ -139,7 +139,7 @@ pub fn read_frontload(r: &mut BeanReader, name: &str) -> Option<u8> {
     Some(v as u8)
 }
 
-pub fn parse_bean(el: &Element) -> Result<CampaignInput, AppError> {
+pub fn parse_bean(el: &Element) -> Result<CampaignInput, DomainError> {
     let mut r = BeanReader::new(el, "campaignBean", FIELDS, &[]);
     let id = r.text("id");
     let name = r.required_max("name", 250);
@@ -179,7 +179,7 @@ pub fn parse_bean(el: &Element) -> Result<CampaignInput, AppError> {
             vast_enabled,
             status,
         }),
-        _ => Err(AppError::Validation(r.errors)),
+        _ => Err(DomainError::Validation(r.errors)),
     }
 }
 
@@ -284,17 +284,17 @@ impl Campaign {
 
     /// Whether a bean's `status` archives the campaign: only ARCHIVED can be set, and an
     /// archived campaign stays archived (§2.1, §3); sending the current status changes nothing.
-    pub fn status_move(&self, status: Option<CampaignStatus>, now: DateTime<Utc>) -> Result<bool, AppError> {
+    pub fn status_move(&self, status: Option<CampaignStatus>, now: DateTime<Utc>) -> Result<bool, DomainError> {
         match status {
             None => Ok(false),
             Some(CampaignStatus::Archived) => Ok(!self.is_archived()),
-            Some(s) if self.is_archived() => Err(AppError::field(
+            Some(s) if self.is_archived() => Err(DomainError::field(
                 "campaignBean/status",
                 "archived",
                 format!("campaignBean/status: the campaign is archived and cannot be set back to {s}"),
             )),
             Some(s) if s == self.status(now) => Ok(false),
-            Some(s) => Err(AppError::field(
+            Some(s) => Err(DomainError::field(
                 "campaignBean/status",
                 "readOnly",
                 format!("campaignBean/status {s} is derived from the goals' flight and cannot be set; only ARCHIVED can be set"),
@@ -353,7 +353,7 @@ mod tests {
     use chrono::TimeZone;
 
     fn rules(xml: &str) -> Vec<String> {
-        crate::error::rule_list(parse_bean(&parse(xml.as_bytes()).unwrap()))
+        crate::domain_error::rule_list(parse_bean(&parse(xml.as_bytes()).unwrap()))
     }
 
     fn bean(extra: &str) -> String {

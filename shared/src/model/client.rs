@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::enums::ClientType;
 
 use super::common::*;
-use crate::error::AppError;
+use crate::domain_error::DomainError;
 use crate::xml::{BeanReader, Element, XmlOut};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,7 +48,7 @@ pub struct ClientInput {
 
 const FIELDS: &[&str] = &["id", "name", "type", "comments", "email", "faxNumber", "phoneNumber", "postalAddress", "visitingAddress"];
 
-pub fn parse_bean(el: &Element) -> Result<ClientInput, AppError> {
+pub fn parse_bean(el: &Element) -> Result<ClientInput, DomainError> {
     let mut r = BeanReader::new(el, "clientBean", FIELDS, &[]);
     let id = r.text("id");
     let name = r.required_max("name", 250);
@@ -66,7 +66,7 @@ pub fn parse_bean(el: &Element) -> Result<ClientInput, AppError> {
         (Some(name), Some(kind)) if r.errors.is_empty() => {
             Ok(ClientInput { id, name, kind, comments, email, fax_number, phone_number, postal_address, visiting_address })
         }
-        _ => Err(AppError::Validation(r.errors)),
+        _ => Err(DomainError::Validation(r.errors)),
     }
 }
 
@@ -111,7 +111,7 @@ mod tests {
     use crate::xml::parse;
 
     fn rules(xml: &str) -> Vec<String> {
-        crate::error::rule_list(parse_bean(&parse(xml.as_bytes()).unwrap()))
+        crate::domain_error::rule_list(parse_bean(&parse(xml.as_bytes()).unwrap()))
     }
 
     #[test]

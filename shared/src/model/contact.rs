@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::common::*;
-use crate::error::AppError;
+use crate::domain_error::DomainError;
 use crate::xml::{BeanReader, Element, XmlOut};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,7 +45,7 @@ pub struct ContactInput {
 
 const FIELDS: &[&str] = &["id", "firstName", "lastName", "description", "email", "faxNumber", "mobilePhoneNumber", "workPhoneNumber"];
 
-pub fn parse_bean(el: &Element) -> Result<ContactInput, AppError> {
+pub fn parse_bean(el: &Element) -> Result<ContactInput, DomainError> {
     let mut r = BeanReader::new(el, "contactBean", FIELDS, &[]);
     let id = r.text("id");
     let first_name = r.required_max("firstName", SHORT_MAX);
@@ -59,7 +59,7 @@ pub fn parse_bean(el: &Element) -> Result<ContactInput, AppError> {
         Some(first_name) if r.errors.is_empty() => {
             Ok(ContactInput { id, first_name, last_name, description, email, fax_number, mobile_phone_number, work_phone_number })
         }
-        _ => Err(AppError::Validation(r.errors)),
+        _ => Err(DomainError::Validation(r.errors)),
     }
 }
 
@@ -109,7 +109,7 @@ mod tests {
     #[test]
     fn first_name_required_everything_else_optional() {
         let e = parse_bean(&parse(b"<contactBean><lastName>X</lastName></contactBean>").unwrap()).unwrap_err();
-        assert_eq!(e, AppError::field("contactBean/firstName", "required", "contactBean/firstName is required"));
+        assert_eq!(e, DomainError::field("contactBean/firstName", "required", "contactBean/firstName is required"));
         let ok = parse_bean(&parse(b"<contactBean><firstName>Ann</firstName></contactBean>").unwrap()).unwrap();
         assert_eq!(ok.first_name, "Ann");
     }

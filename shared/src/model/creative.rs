@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::enums::{CreativeType, InsertionPoint, WireEnum};
-use crate::error::FieldError;
+use super::enums::{AdFormat, CreativeType, InsertionPoint, WireEnum};
+use crate::domain_error::FieldError;
 use crate::json::ObjReader;
 
 const SPOT_EVENTS: &[&str] = &[
@@ -115,12 +115,21 @@ pub struct Creative {
 }
 
 impl Creative {
-    /// The ad format weights are shared in: the insertion point, else the type.
-    pub fn format(&self) -> String {
+    /// The ad format (weights are shared per format): the insertion point, a pause for the
+    /// pause types, else a placeholder (every other type requires an insertion point).
+    pub fn format(&self) -> AdFormat {
         match (self.insertion_point, self.kind) {
-            (Some(p), _) => p.as_str().into(),
-            (None, CreativeType::Pause | CreativeType::PausePlaceholder) => "pause".into(),
-            (None, k) => k.as_str().into(),
+            (Some(p), _) => AdFormat::of_insertion_point(p),
+            (None, CreativeType::Pause | CreativeType::PausePlaceholder) => AdFormat::Pause,
+            (
+                None,
+                CreativeType::Standard
+                | CreativeType::Iptv
+                | CreativeType::Thirdparty
+                | CreativeType::Placeholder
+                | CreativeType::SpotPlaceholder
+                | CreativeType::IptvPlaceholder,
+            ) => AdFormat::Placeholder,
         }
     }
 }

@@ -237,6 +237,221 @@ wire_enum! {
     BatchStatus { Uploaded = "UPLOADED", Processing = "PROCESSING", Cancelled = "CANCELLED", Finished = "PROCESSING_FINISHED" }
 }
 
+wire_enum! {
+    /// The one ad format of the model, the engine, the forecast and the wire: the break an
+    /// ad plays in (an ad's insertion point; pause ads in a pause), or `placeholder` for a
+    /// placeholder with no break (weights are shared per format; it is never served).
+    AdFormat { Preroll = "preroll", Midroll = "midroll", Postroll = "postroll", Pause = "pause", Placeholder = "placeholder" }
+}
+
+impl AdFormat {
+    /// The formats the engine serves, in slot order (`slot()`).
+    pub const SERVED: [AdFormat; 4] = [AdFormat::Preroll, AdFormat::Midroll, AdFormat::Postroll, AdFormat::Pause];
+
+    /// The engine's slot of a served format; `None` for a placeholder.
+    pub fn slot(self) -> Option<usize> {
+        match self {
+            AdFormat::Preroll => Some(0),
+            AdFormat::Midroll => Some(1),
+            AdFormat::Postroll => Some(2),
+            AdFormat::Pause => Some(3),
+            AdFormat::Placeholder => None,
+        }
+    }
+
+    /// A served format by its name (`placeholder` is not one).
+    pub fn parse_served(s: &str) -> Option<AdFormat> {
+        AdFormat::parse(s).filter(|f| f.slot().is_some())
+    }
+
+    /// The slot of a format known to be served (one of [`AdFormat::SERVED`]).
+    pub fn index(self) -> usize {
+        self.slot().unwrap_or(0)
+    }
+
+    /// The break of an insertion point.
+    pub fn of_insertion_point(p: InsertionPoint) -> AdFormat {
+        match p {
+            InsertionPoint::Preroll => AdFormat::Preroll,
+            InsertionPoint::Midroll => AdFormat::Midroll,
+            InsertionPoint::Postroll => AdFormat::Postroll,
+        }
+    }
+
+    /// The insertion point of a spot format (pause and placeholder have none).
+    pub fn insertion_point(self) -> Option<InsertionPoint> {
+        match self {
+            AdFormat::Preroll => Some(InsertionPoint::Preroll),
+            AdFormat::Midroll => Some(InsertionPoint::Midroll),
+            AdFormat::Postroll => Some(InsertionPoint::Postroll),
+            AdFormat::Pause | AdFormat::Placeholder => None,
+        }
+    }
+}
+
+wire_enum! {
+    /// An inventory format type of the forecast and the reports (seed 002 §2.5, §2.7).
+    FormatType {
+        Preroll = "PREROLL",
+        Midroll = "MIDROLL",
+        Postroll = "POSTROLL",
+        Seekroll = "SEEKROLL",
+        Overlay = "OVERLAY",
+        CompanionBanner = "COMPANION_BANNER",
+        PauseAd = "PAUSE_AD",
+    }
+}
+
+impl FormatType {
+    /// The format the engine serves for this type (seekroll, overlay, companion: none).
+    pub fn ad_format(self) -> Option<AdFormat> {
+        match self {
+            FormatType::Preroll => Some(AdFormat::Preroll),
+            FormatType::Midroll => Some(AdFormat::Midroll),
+            FormatType::Postroll => Some(AdFormat::Postroll),
+            FormatType::PauseAd => Some(AdFormat::Pause),
+            FormatType::Seekroll | FormatType::Overlay | FormatType::CompanionBanner => None,
+        }
+    }
+
+    /// The report's name of a served format.
+    pub fn of(f: AdFormat) -> Option<FormatType> {
+        match f {
+            AdFormat::Preroll => Some(FormatType::Preroll),
+            AdFormat::Midroll => Some(FormatType::Midroll),
+            AdFormat::Postroll => Some(FormatType::Postroll),
+            AdFormat::Pause => Some(FormatType::PauseAd),
+            AdFormat::Placeholder => None,
+        }
+    }
+}
+
+wire_enum! {
+    /// A proposed ad's format in a campaign forecast (seed 002 §2.6).
+    ForecastAdFormat {
+        PrerollStandard = "preroll_standard",
+        MidrollStandard = "midroll_standard",
+        PostrollStandard = "postroll_standard",
+        PrerollInteractive = "preroll_interactive",
+        MidrollInteractive = "midroll_interactive",
+        PostrollInteractive = "postroll_interactive",
+        PrerollSelector = "preroll_selector",
+        MidrollSelector = "midroll_selector",
+        PostrollSelector = "postroll_selector",
+        PrerollTakeover = "preroll_takeover",
+        MidrollTakeover = "midroll_takeover",
+        PostrollTakeover = "postroll_takeover",
+        PrerollIptv = "preroll_iptv",
+        MidrollIptv = "midroll_iptv",
+        PostrollIptv = "postroll_iptv",
+        PauseAd = "pause_ad",
+        OverlaySite = "overlay_site",
+        Inskin = "inskin",
+    }
+}
+
+impl ForecastAdFormat {
+    /// The break this format fills (overlay and in-skin formats have none the engine serves).
+    pub fn ad_format(self) -> Option<AdFormat> {
+        use ForecastAdFormat::*;
+        match self {
+            PrerollStandard | PrerollInteractive | PrerollSelector | PrerollTakeover | PrerollIptv => Some(AdFormat::Preroll),
+            MidrollStandard | MidrollInteractive | MidrollSelector | MidrollTakeover | MidrollIptv => Some(AdFormat::Midroll),
+            PostrollStandard | PostrollInteractive | PostrollSelector | PostrollTakeover | PostrollIptv => Some(AdFormat::Postroll),
+            PauseAd => Some(AdFormat::Pause),
+            OverlaySite | Inskin => None,
+        }
+    }
+}
+
+wire_enum! {
+    /// goalBean/caps/cap/type (seed 001 §2.2).
+    CapKind {
+        TotalCap = "totalCap",
+        DailyCap = "dailyCap",
+        HourlyCap = "hourlyCap",
+        DailyEventCap = "dailyEventCap",
+        HourlyEventCap = "hourlyEventCap",
+    }
+}
+
+impl CapKind {
+    /// The goal types a cap type applies to (the table of §2.2).
+    pub fn applies_to(self, goal_type: GoalType) -> bool {
+        use GoalType::*;
+        match self {
+            CapKind::TotalCap => goal_type == ShareOfVoice || goal_type.is_event(),
+            CapKind::DailyCap | CapKind::HourlyCap => matches!(goal_type, Impression | ShareOfVoice | UnlimitedImpression | Rtb),
+            CapKind::DailyEventCap | CapKind::HourlyEventCap => goal_type.is_event(),
+        }
+    }
+}
+
+wire_enum! {
+    /// A forecast job's kind (seed 002 §2.4, §2.5).
+    ForecastKind { Campaign = "campaign", Inventory = "inventory" }
+}
+
+wire_enum! {
+    /// A forecast job's state (seed 002 §4.2).
+    ForecastStatus {
+        Queued = "QUEUED",
+        Preparing = "PREPARING_SIMULATION",
+        Processing = "PROCESSING",
+        Finished = "FINISHED",
+        Failed = "FAILED",
+        Cancelled = "CANCELLED",
+    }
+}
+
+impl ForecastStatus {
+    /// A job in one of these states never changes again.
+    pub fn is_final(self) -> bool {
+        match self {
+            ForecastStatus::Finished | ForecastStatus::Failed | ForecastStatus::Cancelled => true,
+            ForecastStatus::Queued | ForecastStatus::Preparing | ForecastStatus::Processing => false,
+        }
+    }
+}
+
+wire_enum! {
+    /// A proposed goal's position restriction in a campaign forecast (seed 002 §2.6).
+    PositionRestriction { Any = "ANY", First = "FIRST", Last = "LAST", FirstOrLast = "FIRST_OR_LAST", BreakExclusive = "BREAK_EXCLUSIVE" }
+}
+
+wire_enum! {
+    /// The parent rules a forecast targeting may ignore (seed 002 §2.6 parentOverrides).
+    ParentOverride {
+        ContentRules = "contentRules",
+        TagAndPartnerRules = "tagAndPartnerRules",
+        FrequencyRules = "frequencyRules",
+        LocationRules = "locationRules",
+        AudienceRules = "audienceRules",
+    }
+}
+
+wire_enum! {
+    /// When an insertion policy shows the skip button (seed 000 §5).
+    ShowWhen { Always = "ALWAYS", Never = "NEVER", AfterFirstUnique = "AFTER_FIRST_UNIQUE" }
+}
+
+wire_enum! {
+    /// The unit of a skip offset.
+    OffsetUnit { Seconds = "SECONDS", Percent = "PERCENT" }
+}
+
+impl GoalType {
+    /// The goal types a campaign forecast may propose (seed 002 §2.6).
+    pub const FORECASTABLE: &'static [GoalType] = &[
+        GoalType::Impression,
+        GoalType::Complete,
+        GoalType::FirstQuartile,
+        GoalType::SecondQuartile,
+        GoalType::ThirdQuartile,
+        GoalType::Rtb,
+    ];
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,6 +488,31 @@ mod tests {
         round_trip(InsertionPoint::ALL);
         round_trip(AssetStatus::ALL);
         round_trip(BatchStatus::ALL);
+        round_trip(AdFormat::ALL);
+        round_trip(FormatType::ALL);
+        round_trip(ForecastAdFormat::ALL);
+        round_trip(CapKind::ALL);
+        round_trip(ForecastKind::ALL);
+        round_trip(ForecastStatus::ALL);
+        round_trip(PositionRestriction::ALL);
+        round_trip(ParentOverride::ALL);
+        round_trip(ShowWhen::ALL);
+        round_trip(OffsetUnit::ALL);
+    }
+
+    #[test]
+    fn formats_map_between_their_wire_names() {
+        for f in AdFormat::SERVED {
+            assert_eq!(FormatType::of(f).and_then(FormatType::ad_format), Some(f));
+            assert_eq!(AdFormat::SERVED[f.index()], f);
+        }
+        assert_eq!(AdFormat::Placeholder.slot(), None);
+        for p in InsertionPoint::ALL {
+            assert_eq!(AdFormat::of_insertion_point(*p).insertion_point(), Some(*p));
+        }
+        assert_eq!(ForecastAdFormat::MidrollTakeover.ad_format(), Some(AdFormat::Midroll));
+        assert_eq!(ForecastAdFormat::Inskin.ad_format(), None);
+        assert!(CapKind::TotalCap.applies_to(GoalType::Complete) && !CapKind::TotalCap.applies_to(GoalType::Impression));
     }
 
     #[test]

@@ -6,31 +6,19 @@ use serde::{Deserialize, Serialize};
 use super::account::Account;
 use super::campaign::{read_frontload, Campaign};
 use super::common::*;
-use super::enums::{GoalType, GoalVariant, PricingModel};
-use crate::error::AppError;
+use super::enums::{AdFormat, CapKind, GoalType, GoalVariant, PricingModel};
+use crate::domain_error::DomainError;
 use crate::xml::{BeanReader, Element, XmlOut};
 
-pub const CAP_TYPES: &[&str] = &["totalCap", "dailyCap", "hourlyCap", "dailyEventCap", "hourlyEventCap"];
 pub const FORMAT_TYPES: &[&str] = &["PREROLL", "MIDROLL", "POSTROLL"];
 pub const MAX_MIDROLL_BREAKS: usize = 10;
 pub const MAX_ADS_PER_GOAL: usize = 500;
-
-/// The goal types a cap type applies to (the table of §2.2).
-pub fn cap_allowed(cap: &str, goal_type: GoalType) -> bool {
-    use GoalType::*;
-    match cap {
-        "totalCap" => goal_type == ShareOfVoice || goal_type.is_event(),
-        "dailyCap" | "hourlyCap" => matches!(goal_type, Impression | ShareOfVoice | UnlimitedImpression | Rtb),
-        "dailyEventCap" | "hourlyEventCap" => goal_type.is_event(),
-        _ => false,
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Cap {
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: CapKind,
     pub value: f64,
 }
 
@@ -40,8 +28,8 @@ pub struct Cap {
 pub struct AdSummary {
     pub id: String,
     pub enabled: bool,
-    /// preroll, midroll, postroll, or the creative type when it has no insertion point.
-    pub format: String,
+    /// The ad's format (its weight is shared with the goal's other ads of that format).
+    pub format: AdFormat,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,
 }
@@ -134,7 +122,7 @@ const FIELDS: &[&str] = &[
     "formatType",
 ];
 
-pub fn parse_bean(el: &Element) -> Result<GoalInput, AppError> {
+pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
     let mut r = BeanReader::new(el, "goalBean", FIELDS, &[]);
     let id = r.text("id");
     let campaign_id = r.required_max("campaignId", 64);
@@ -211,7 +199,7 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, AppError> {
             midroll_breaks,
             unlimited_impressions,
         }),
-        _ => Err(AppError::Validation(r.errors)),
+        _ => Err(DomainError::Validation(r.errors)),
     }
 }
 
@@ -222,7 +210,7 @@ fn read_caps(r: &mut BeanReader, goal_type: Option<GoalType>) -> Vec<Cap> {
     let mut out: Vec<Cap> = Vec::new();
     for (i, cap) in caps_el.children_named("cap").enumerate() {
         let mut c = BeanReader::new(cap, format!("{}/cap[{}]", cr.at("").trim_end_matches('/'), i + 1), &["type", "value"], &[]);
-        let kind = c.enumeration("type", CAP_TYPES);
+        let kind = c.one_of("type", CapKind::ALL);
         if kind.is_none() && !c.present("type") {
             c.err("type", "required", format!("{} is required", c.at("type")));
         }
@@ -235,10 +223,10 @@ fn read_caps(r: &mut BeanReader, goal_type: Option<GoalType>) -> Vec<Cap> {
                 c.err("value", "range", format!("{} must be a positive number (got {v})", c.at("value")));
             }
         }
-        if let (Some(k), Some(gt)) = (&kind, goal_type) {
-            if !cap_allowed(k, gt) {
+        if let (Some(k), Some(gt)) = (kind, goal_type) {
+            if !k.applies_to(gt) {
                 c.err("type", "capType", format!("a {k} does not apply to a {gt} goal"));
-            } else if out.iter().any(|x| &x.kind == k) {
+            } else if out.iter().any(|x| x.kind == k) {
                 c.err("type", "single", format!("{k} is given twice"));
             }
         }
@@ -424,7 +412,7 @@ pub fn start_on_create(start: DateTime<Utc>, end: Option<DateTime<Utc>>, now: Da
 }
 
 /// Start rules 2 and 3 for an update.
-pub fn check_start_update(stored: &Goal, new_start: DateTime<Utc>, now: DateTime<Utc>) -> Result<(), AppError> {
+pub fn check_start_update(stored: &Goal, new_start: DateTime<Utc>, now: DateTime<Utc>) -> Result<(), DomainError> {
     let ended = stored.end.is_some_and(|e| e <= now);
     if ended || new_start > now {
         return Ok(());
@@ -434,13 +422,13 @@ pub fn check_start_update(stored: &Goal, new_start: DateTime<Utc>, now: DateTime
         if to_millis(new_start) == to_millis(stored.start) {
             return Ok(());
         }
-        return Err(AppError::field(
+        return Err(DomainError::field(
             "goalBean/start",
             "startRule",
             "goalBean/start of an active goal can only move to a future time or stay at its original value",
         ));
     }
-    Err(AppError::field("goalBean/start", "startRule", "goalBean/start of an upcoming goal can only be set to a future time"))
+    Err(DomainError::field("goalBean/start", "startRule", "goalBean/start of an upcoming goal can only be set to a future time"))
 }
 
 #[cfg(test)]
@@ -450,7 +438,7 @@ mod tests {
     use chrono::{Duration, TimeZone};
 
     fn rules(xml: &str) -> Vec<String> {
-        crate::error::rule_list(parse_bean(&parse(xml.as_bytes()).unwrap()))
+        crate::domain_error::rule_list(parse_bean(&parse(xml.as_bytes()).unwrap()))
     }
 
     fn bean(kind: &str, extra: &str) -> String {
@@ -605,9 +593,9 @@ mod tests {
         g.pricing_model = PricingModel::Cpc;
         assert_eq!(g.cpm(), None);
         assert_eq!(g.format_type(), None);
-        g.ads = vec![AdSummary { id: "a".into(), enabled: true, format: "midroll".into(), weight: None }];
+        g.ads = vec![AdSummary { id: "a".into(), enabled: true, format: AdFormat::Midroll, weight: None }];
         assert_eq!(g.format_type().as_deref(), Some("MIDROLL"));
-        g.ads.push(AdSummary { id: "b".into(), enabled: true, format: "preroll".into(), weight: None });
+        g.ads.push(AdSummary { id: "b".into(), enabled: true, format: AdFormat::Preroll, weight: None });
         assert_eq!(g.format_type(), None);
     }
 }

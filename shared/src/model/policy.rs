@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::account::Account;
-use crate::error::FieldError;
+use crate::domain_error::FieldError;
 
 pub const SHOW_WHEN: &[&str] = &["ALWAYS", "NEVER", "AFTER_FIRST_UNIQUE"];
 pub const RESET_AFTER: &[i64] = &[3600, 7200, 10800, 21600, 43200, 86400, 129600, 172800];

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::enums::{Access, Day, LocationType, RuleType, TimeUnit, VariableType};
 use super::rules::check::{self, Fields};
 use super::rules::{AcpRule, Known, Rules};
-use crate::error::{AppError, FieldError};
+use crate::domain_error::{DomainError, FieldError};
 use crate::json::ObjReader;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,8 +73,8 @@ fn objects<'a>(r: &mut ObjReader<'a>, name: &str, known: &[&str]) -> Vec<ObjRead
 
 /// Parses and validates the rules body (seed 002 §2.3) against the account's reference
 /// data: the JSON reader of the rule kinds `rules::check` validates.
-pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules, AppError> {
-    parse_rules_at(v, "", known, template_id, RulesFor::Template).map_err(AppError::Validation)
+pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules, DomainError> {
+    parse_rules_at(v, "", known, template_id, RulesFor::Template).map_err(DomainError::Validation)
 }
 
 /// Whose rules body is read: a template's, or the targeting of a forecast request (seed
@@ -273,7 +273,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::rule_list;
+    use crate::domain_error::rule_list;
     use serde_json::json;
 
     fn known() -> Known {

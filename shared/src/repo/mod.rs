@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::cause::Cause;
 use crate::error::{AppError, AppResult};
-use crate::store::{Item, Key, Store};
+use crate::store::{Item, Key, Store, StoreError};
 
 pub mod accounts;
 pub mod ads;
@@ -25,6 +25,23 @@ pub mod reference;
 pub mod rules;
 pub mod snapshots;
 pub mod templates;
+
+/// How a store failure reaches the client: the repository layer is where storage errors
+/// become the API's (`error.rs` knows nothing of the store).
+impl From<StoreError> for AppError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            // The client sent more than one record can hold: its request, not the service.
+            StoreError::ItemTooLarge { bytes, .. } => AppError::RecordTooLarge(bytes),
+            // Busy (after the store's own retries) or no answer: the client may try again.
+            StoreError::Throttled(m) | StoreError::Unavailable(m) => {
+                tracing::warn!(cause = %m, "store busy or unavailable");
+                AppError::Unavailable("the service is busy; retry in a moment (creates: with the same Idempotency-Key)".into())
+            }
+            e => AppError::internal(e),
+        }
+    }
+}
 
 /// A record read from the store with what a conditional write needs.
 #[derive(Debug, Clone)]

@@ -10,13 +10,7 @@ use async_trait::async_trait;
 pub mod dynamodb;
 pub mod embedded;
 
-/// Most actions one transaction may carry (DynamoDB's limit).
-pub const MAX_TRANSACT_ACTIONS: usize = 100;
-
-/// DynamoDB's item size limit (400 KB), enforced by both adapters so they agree. Counted
-/// as 400,000 bytes: the documented figure read strictly (DynamoDB itself accepts a little
-/// more, moto up to 405,000), so what one adapter stores every store accepts.
-pub const MAX_ITEM_BYTES: usize = 400_000;
+pub use crate::limits::{MAX_ITEM_BYTES, MAX_TRANSACT_ACTIONS};
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Key {

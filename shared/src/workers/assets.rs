@@ -2,19 +2,13 @@
 //! asset is left alone, the object key is fixed per asset, every state change is
 //! conditional on the record's version.
 
-use serde::{Deserialize, Serialize};
-
 use crate::download::{download, Policy};
 use crate::model::asset::{self, Asset};
 use crate::repo;
 use crate::state::AppState;
 use crate::workers::{JobError, JobResult};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct AssetJob {
-    pub account: String,
-    pub asset: String,
-}
+pub use crate::jobs::AssetJob;
 
 /// Applies `change` (and the modification time) to the stored asset; `None` when it is gone.
 async fn update(st: &AppState, job: &AssetJob, change: impl Fn(&mut Asset)) -> JobResult<Option<Asset>> {

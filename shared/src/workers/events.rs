@@ -10,8 +10,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde::{Deserialize, Serialize};
-
 use super::{JobError, JobResult};
 use crate::delivery::freq::FreqState;
 use crate::delivery::pacing::{local_day_hour, Pace};
@@ -20,38 +18,10 @@ use crate::repo::delivery as rd;
 use crate::state::AppState;
 use crate::store::{StoreError, TxOp};
 
-/// One counted playback event (the tracking endpoint's message).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Event {
-    pub account: String,
-    pub campaign: String,
-    pub goal: String,
-    pub ad: String,
-    pub impression: String,
-    /// The `/v3` counter (`impression`, `start`, …, `clickThrough`).
-    pub counter: String,
-    /// Whether this event is the goal's delivery (adds to `delivered` and the pace record).
-    pub delivered: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub viewer: Option<String>,
-    /// Epoch seconds of the event.
-    pub at: i64,
-}
-
-/// A message holds one event or several.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum Message {
-    Many(Vec<Event>),
-    One(Event),
-}
+pub use crate::jobs::Event;
 
 pub fn parse(body: &str) -> JobResult<Vec<Event>> {
-    match serde_json::from_str::<Message>(body) {
-        Ok(Message::Many(v)) => Ok(v),
-        Ok(Message::One(e)) => Ok(vec![e]),
-        Err(e) => Err(JobError::Drop(format!("malformed event message: {e}"))),
-    }
+    Event::parse_message(body).map_err(JobError::Drop)
 }
 
 /// Messages the in-process runner counts together (the Lambda's SQS batch is 100).

@@ -8,13 +8,12 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{JobError, JobResult};
 use crate::delivery::pacing::Pace;
 use crate::delivery::snapshot::{compile, Input, Snapshot};
-use crate::forecast::request::{format_type_break, CampaignForecast, InventoryForecast};
+use crate::forecast::request::{CampaignForecast, InventoryForecast};
 use crate::forecast::traffic::{day_key, default_profile, local_day, Traffic};
 use crate::forecast::{proposal, report, simulate};
 use crate::model::account::Account;
@@ -23,11 +22,7 @@ use crate::repo::forecasts::{self as jobs, Job};
 use crate::state::AppState;
 use crate::store::Store;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ForecastMessage {
-    pub account: String,
-    pub job: String,
-}
+pub use crate::jobs::ForecastMessage;
 
 /// The traffic of the last 14 full local days, or the account's profile when none was
 /// recorded (docs/forecasts.md).
@@ -181,7 +176,7 @@ pub async fn process(st: &AppState, m: &ForecastMessage) -> JobResult<()> {
             let Some(&probe) = s.goal_index.get(proposal::PROBE) else {
                 return fail(st, &job, "the forecast's targeting could not be compiled".into()).await;
             };
-            let formats: Vec<_> = req.format_types.iter().filter_map(|f| format_type_break(f)).collect();
+            let formats: Vec<_> = req.format_types.iter().filter_map(|f| f.ad_format()).collect();
             // Formats the engine does not serve (seekroll, overlay, companion) have no inventory.
             let (start, end, dcs) = (req.start, req.end, req.device_containers.clone());
             let first = local_day(&s.zone, start).0;
@@ -209,7 +204,8 @@ pub async fn process(st: &AppState, m: &ForecastMessage) -> JobResult<()> {
             let end = req.goals.iter().map(|g| g.end).max().unwrap_or(now);
             let first = local_day(&all.zone, start).0;
             let source = traffic.source;
-            let targets: Vec<Option<f64>> = req.goals.iter().map(|g| (g.goal_type != "RTB").then_some(g.value)).collect();
+            let targets: Vec<Option<f64>> =
+                req.goals.iter().map(|g| (g.goal_type != crate::model::enums::GoalType::Rtb).then_some(g.value)).collect();
             let result = supervised(st, &job, move |progress| {
                 let w = simulate::Window { start, end, traffic: &traffic, seed };
                 let (res, day_samples) = simulate::campaign(&base, &all, &pace0, &proposed, &w, &mut |p| progress(p))?;
@@ -246,5 +242,5 @@ pub async fn process(st: &AppState, m: &ForecastMessage) -> JobResult<()> {
 
 /// Parses a message (a malformed one can never succeed: dropped).
 pub fn parse(body: &str) -> JobResult<ForecastMessage> {
-    serde_json::from_str(body).map_err(|e| JobError::Drop(format!("malformed forecast message: {e}")))
+    ForecastMessage::parse(body).map_err(JobError::Drop)
 }

@@ -85,7 +85,7 @@ impl From<std::io::Error> for JobError {
 pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> {
     match q {
         QueueName::Assets => {
-            let job = serde_json::from_str::<assets::AssetJob>(body).map_err(|e| JobError::Drop(format!("malformed asset job: {e}")))?;
+            let job = assets::AssetJob::parse(body).map_err(JobError::Drop)?;
             assets::process(st, &job).await
         }
         QueueName::Audience => audience::dispatch(st, body).await,

@@ -313,7 +313,7 @@ fn goal_json<'a>(
         ad_position: "any",
         sponsor_placement: (g.variant == GoalVariant::Bumper).then_some("default"),
         projected_delivery: projection,
-        cap: g.caps.first().map(|cap| CapOut { cap_type: &cap.kind, cap_value: cap.value }),
+        cap: g.caps.first().map(|cap| CapOut { cap_type: cap.kind.as_str(), cap_value: cap.value }),
         goal_mode: if g.variant == GoalVariant::Bumper { "sponsor" } else { "normal" },
     }
 }

@@ -31,7 +31,7 @@ pub fn build_vast_url(base: &str, account: &str, ad: &Ad, target: (&str, &str), 
         encode(&ad.id),
         target.0,
         encode(target.1),
-        encode(&ad.creative.format()),
+        encode(ad.creative.format().as_str()),
         rt.to_ascii_lowercase()
     )
 }
@@ -72,5 +72,5 @@ pub(super) async fn vast_url(
         return Err(AppError::not_found(what, &id));
     }
     let url = build_vast_url(&st.settings.ad_request_base_url, &a.id, &ad, (param, &id), rt);
-    Ok(Json(VastUrl { format_type: ad.creative.format(), vast_url: url }).into_response())
+    Ok(Json(VastUrl { format_type: ad.creative.format().as_str().to_string(), vast_url: url }).into_response())
 }

@@ -8,7 +8,7 @@ use super::{
     time_rule, valid_ip_matcher, AcpValueRule, AudienceRule, FrequencyCap, IpRule, Known, LocationRule, ResourceRule, TimeRule,
     UserAgentRule, ACP_FORBIDDEN, MAX_ACP_VALUES,
 };
-use crate::error::FieldError;
+use crate::domain_error::FieldError;
 use crate::json::ObjReader;
 use crate::model::enums::{Access, Browser, Day, LocationType, OperatingSystem, RuleType, TimeUnit, VariableType, WireEnum};
 

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::AppError;
+use crate::domain_error::DomainError;
 pub use crate::model::enums::{Access, Browser, Day, LocationType, OperatingSystem, RuleType, TimeUnit, VariableType};
 use crate::xml::XmlOut;
 
@@ -327,13 +327,13 @@ impl Rules {
     /// Imports a template's rules (copied: later template edits do not reach them). A rule on
     /// the same resource replaces the target's; the rest are added. Frequency caps replace
     /// the cap of the same unit; custom parameter values are united (at most 20).
-    pub fn merge(&mut self, from: &Rules, parent: Parent) -> Result<(), AppError> {
+    pub fn merge(&mut self, from: &Rules, parent: Parent) -> Result<(), DomainError> {
         let other = match parent {
             Parent::Campaign => Parent::Goal.lifetime(),
             Parent::Goal => Parent::Campaign.lifetime(),
         };
         if let Some(f) = from.frequency_cappings.iter().find(|f| f.time_unit == other) {
-            return Err(AppError::Conflict(format!(
+            return Err(DomainError::Conflict(format!(
                 "the template's frequency rule per {} cannot apply to a {}; remove it from the template or import into a {}",
                 f.time_unit,
                 if parent == Parent::Campaign { "campaign" } else { "goal" },
@@ -371,7 +371,7 @@ impl Rules {
                         upsert(&mut mine.rules, v, |a, b| a.value == b.value);
                     }
                     if mine.rules.len() > MAX_ACP_VALUES {
-                        return Err(AppError::Conflict(format!(
+                        return Err(DomainError::Conflict(format!(
                             "importing would give {} {} values; at most {MAX_ACP_VALUES} per account custom parameter",
                             mine.rules.len(),
                             acp.parameter_name
@@ -412,7 +412,7 @@ mod tests {
     }
 
     fn rules(xml: &str, parent: Parent) -> Vec<String> {
-        crate::error::rule_list(parse_bean(&parse(xml.as_bytes()).unwrap(), parent, &known()))
+        crate::domain_error::rule_list(parse_bean(&parse(xml.as_bytes()).unwrap(), parent, &known()))
     }
 
     fn t(active: bool, fh: u32, fm: u32, th: u32, tm: u32) -> TimeRule {

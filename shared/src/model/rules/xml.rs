@@ -3,7 +3,7 @@
 
 use super::check::{self, Fields};
 use super::{AcpRule, Known, Parent, Rules};
-use crate::error::AppError;
+use crate::domain_error::DomainError;
 use crate::model::enums::{Day, LocationType, RuleType, VariableType};
 use crate::xml::{BeanReader, Element};
 
@@ -38,7 +38,7 @@ fn beans<'a>(r: &BeanReader, el: &'a Element, name: &str, known: &[&str], repeat
         .collect()
 }
 
-pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, AppError> {
+pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, DomainError> {
     let fields: Vec<&str> = REPEATABLE.iter().chain(SINGLE).copied().collect();
     let mut r = BeanReader::new(el, "rulesBean", &fields, REPEATABLE);
     let mut out = Rules { parent_id: r.text("parentId").unwrap_or_default(), ..Rules::default() };
@@ -144,6 +144,6 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
     if r.errors.is_empty() {
         Ok(out)
     } else {
-        Err(AppError::Validation(r.errors))
+        Err(DomainError::Validation(r.errors))
     }
 }

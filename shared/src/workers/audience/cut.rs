@@ -147,7 +147,7 @@ async fn gunzip_into_chunks(st: &AppState, b: &Batch, cb: u64) -> WResult<Result
 }
 
 async fn put_work_chunk(st: &AppState, b: &Batch, n: usize, bytes: Vec<u8>) -> WResult<Chunk> {
-    let key = format!("{WORK_PREFIX}{}/{}/{n:05}", b.account_id, b.id);
+    let key = crate::jobs::audience::work_key(&b.account_id, &b.id, n);
     let len = bytes.len() as u64;
     st.blobs.put_bytes(&key, bytes, "text/csv").await.map_err(se)?;
     Ok(Chunk { key, start: 0, end: len })

@@ -7,8 +7,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use serde::Deserialize;
 use tokio::io::AsyncReadExt;
 
 use crate::keys;
@@ -20,10 +19,9 @@ use crate::repo::{self, Versioned};
 use crate::state::AppState;
 use crate::store::{Cond, Item, StoreError};
 
-/// Objects under this prefix are batch files (the bucket notification's filter).
-pub const PREFIX: &str = "audience/";
-/// Decompressed chunks of gzip files (outside the notified prefix).
-pub const WORK_PREFIX: &str = "audience-work/";
+pub use crate::jobs::audience::{api_object_key, decode_key, dropped_batch_id, parse_key, ChunkJob, PlanJob, PREFIX, WORK_PREFIX};
+use crate::jobs::audience::{ChunkMessage, PlanMessage};
+
 /// Rows pending before a batch write (distinct PIDs: the last row of a PID wins).
 const FLUSH_ROWS: usize = 2000;
 /// How often a running chunk records its position.
@@ -36,31 +34,6 @@ type WResult<T> = super::JobResult<T>;
 
 fn se(e: impl Into<super::JobError>) -> super::JobError {
     e.into()
-}
-
-/// A chunk job: `{"chunk": {...}}` on the audience queue.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ChunkJob {
-    pub account: String,
-    pub batch: String,
-    pub index: u32,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct ChunkMessage {
-    chunk: ChunkJob,
-}
-
-/// Start (plan) a batch that waited for an earlier batch of its provider.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PlanJob {
-    pub account: String,
-    pub batch: String,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct PlanMessage {
-    plan: PlanJob,
 }
 
 /// The fields of an S3 event record we need (emulators leave others out).
@@ -130,32 +103,6 @@ pub async fn dispatch(st: &AppState, body: &str) -> WResult<()> {
         plan(st, &decode_key(&r.s3.object.key), r.s3.object.etag.as_deref()).await?;
     }
     Ok(())
-}
-
-/// Keys in S3 events are URL-encoded, with `+` or `%20` for a space.
-pub fn decode_key(raw: &str) -> String {
-    percent_encoding::percent_decode_str(&raw.replace('+', " ")).decode_utf8_lossy().into_owned()
-}
-
-/// `audience/<account>/<provider>/<name>` → its parts.
-pub fn parse_key(key: &str) -> Option<(&str, &str, &str)> {
-    let rest = key.strip_prefix(PREFIX)?;
-    let mut parts = rest.splitn(3, '/');
-    let (a, p, n) = (parts.next()?, parts.next()?, parts.next()?);
-    (!a.is_empty() && !p.is_empty() && !n.is_empty()).then_some((a, p, n))
-}
-
-/// The object key of a batch uploaded through the API.
-pub fn api_object_key(account: &str, provider: &str, batch: &str) -> String {
-    format!("{PREFIX}{account}/{provider}/{batch}.csv")
-}
-
-/// The batch id of a file dropped in the bucket: the same object yields the same id.
-pub fn dropped_batch_id(key: &str, etag: Option<&str>) -> String {
-    let d = Sha256::digest(format!("{key}\u{0}{}", etag.unwrap_or("")).as_bytes());
-    let mut b = [0u8; 16];
-    b.copy_from_slice(&d[..16]);
-    uuid::Builder::from_custom_bytes(b).into_uuid().to_string()
 }
 
 pub async fn load_batch(st: &AppState, account: &str, id: &str) -> WResult<Option<Versioned<Batch>>> {
