@@ -112,3 +112,24 @@ pub fn metrics_prefix(a: &str, level: &str) -> String {
 pub fn metrics(a: &str, level: &str, id: &str, shard: u32) -> Key {
     Key::new(format!("{}{id}", metrics_prefix(a, level)), shard.to_string())
 }
+
+/// A forecast job (`A#<a>#FORECAST / <jobId>`).
+pub fn forecast_job(a: &str, id: &str) -> Key {
+    record(a, "FORECAST", id)
+}
+/// A forecast job's report (`A#<a>#FORECASTREPORT / <jobId>`).
+pub fn forecast_report(a: &str, id: &str) -> Key {
+    record(a, "FORECASTREPORT", id)
+}
+/// The partition of one local day's traffic samples (`A#<a>#TRAFFIC#<yyyy-mm-dd>`).
+pub fn traffic_day(a: &str, day: chrono::NaiveDate) -> String {
+    format!("A#{a}#TRAFFIC#{day}")
+}
+/// A traffic sample's sort key: its local hour first, so a day reads in hour order.
+pub fn traffic_sample(hour: u32, id: &str) -> String {
+    format!("{hour:02}#{id}")
+}
+/// The local hour of a traffic sample's sort key.
+pub fn traffic_sample_hour(sk: &str) -> Option<u32> {
+    sk.get(..2).and_then(|h| h.parse().ok())
+}

@@ -29,6 +29,7 @@ pub mod settings;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod usecases;
 pub mod wire_enum;
 pub mod workers;
 pub mod xml;

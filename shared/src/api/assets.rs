@@ -9,11 +9,9 @@ use axum::Json;
 use super::*;
 use crate::download::check_url;
 use crate::error::AppResult;
-use crate::ids::new_id;
-use crate::jobs::AssetJob;
 use crate::json::ObjReader;
-use crate::model::asset::{self, check_name, content_type_for, Asset};
-use crate::queue::QueueName;
+use crate::model::asset::{self, check_name};
+use crate::usecases::assets::{self, CreateAsset};
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
@@ -30,25 +28,6 @@ fn created(id: &str) -> Response {
         res.headers_mut().insert(header::LOCATION, v);
     }
     res
-}
-
-fn new_asset(st: &AppState, id: &str, name: String, source: &str) -> Asset {
-    let now = st.clock.now();
-    Asset {
-        id: id.to_string(),
-        name,
-        source: source.into(),
-        download_uri: None,
-        status: asset::PENDING,
-        failure_reason: None,
-        size: None,
-        content_type: None,
-        object_key: None,
-        linked: false,
-        expires: Some(now + st.settings.asset_expiry),
-        created: now,
-        modified: now,
-    }
 }
 
 /// What a JSON create body holds.
@@ -94,23 +73,8 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
             let (Some(name), Some(uri), true) = (name, uri, r.errors.is_empty()) else {
                 return Err(AppError::Validation(r.errors));
             };
-            let id = new_id();
-            let mut asset = new_asset(&st, &id, name, "url");
-            asset.download_uri = Some(uri);
-            repo::assets::create(st.store.as_ref(), &a.id, &asset).await?;
-            let job = serde_json::to_string(&AssetJob { account: a.id.clone(), asset: id.clone() })?;
-            if let Err(e) = st.queue.send(QueueName::Assets, job).await {
-                // Without a queued job the asset would stay PENDING: record the failure.
-                tracing::error!(error = %e, asset = %id, "could not queue the download");
-                repo::assets::update(st.store.as_ref(), &a.id, &id, |failed| {
-                    failed.status = asset::FAILED;
-                    failed.failure_reason = Some("the download could not be queued; upload again".into());
-                })
-                .await?;
-                return Err(e.into());
-            }
-            tracing::info!(asset = %id, "asset download queued");
-            Ok(created(&id))
+            let asset = assets::create(&st, &a.id, CreateAsset::FromUrl { name, uri }).await?;
+            Ok(created(&asset.id))
         }
         "application/octet-stream" => {
             let pairs = query_pairs(q.as_deref())?;
@@ -131,18 +95,8 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
             if bytes.is_empty() {
                 return Err(AppError::field("body", "required", "the upload is empty"));
             }
-            let id = new_id();
-            let key = Asset::object_key(&a.id, &id, &name);
-            let ct = content_type_for(&name);
-            let size = bytes.len() as u64;
-            st.blobs.put_bytes(&key, bytes.to_vec(), ct).await?;
-            let mut asset = new_asset(&st, &id, name, "upload");
-            asset.status = asset::READY;
-            asset.size = Some(size);
-            asset.content_type = Some(ct.into());
-            asset.object_key = Some(key);
-            repo::assets::create(st.store.as_ref(), &a.id, &asset).await?;
-            Ok(created(&id))
+            let asset = assets::create(&st, &a.id, CreateAsset::Upload { name, bytes: bytes.to_vec() }).await?;
+            Ok(created(&asset.id))
         }
         _ => Err(AppError::UnsupportedMediaType { expected: "application/json or application/octet-stream", got: mt }),
     }

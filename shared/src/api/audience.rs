@@ -1,7 +1,8 @@
 //! Audience providers, read-only (seed 002 §2.9, §4.3; docs/audience.md): created by the
 //! admin command's seed file. The `segmentations` link resolves to
 //! `/v1/audience/provider/{id}/segmentations`, listing the keys a batch file must use.
-//! Audience batches: upload, progress, cancel, list; the worker is `workers::audience`.
+//! Audience batches: upload, progress, cancel, list (`usecases::audience`; the worker is
+//! `workers::audience`).
 
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
@@ -15,8 +16,8 @@ use crate::error::{AppResult, FieldError};
 use crate::model::account::{AudienceProvider, Segmentation};
 use crate::model::audience::{self as m, Batch};
 use crate::model::inflate;
-use crate::repo::audience::{Cancelled, Created};
-use crate::workers::audience as w;
+use crate::repo::audience::Cancelled;
+use crate::usecases::audience::{self, Upload, Uploaded};
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
@@ -267,48 +268,37 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
         other => return Err(AppError::UnsupportedMediaType { expected: "Content-Encoding gzip or none", got: other.to_string() }),
     };
     // The provider before the body: a wrong id costs no upload.
-    let provider = load(&st, &a.id, provider_id).await?;
-    if !provider.enabled {
-        return Err(AppError::Conflict(format!("audience provider {provider_id} is disabled")));
-    }
     let max = st.settings.audience_upload_max_bytes;
-    let body = axum::body::to_bytes(req.into_body(), max).await.map_err(|_| AppError::PayloadTooLarge(max))?;
-    if body.is_empty() {
-        return Err(AppError::field("body", "required", "the batch file is empty"));
-    }
-    if gzip {
-        check_gzip(body.clone()).await?;
-    }
-    let id = crate::ids::new_id();
-    let key = w::api_object_key(&a.id, &provider.id, &id);
-    let batch = w::new_batch(&st, &a, &provider.id, &id, &key, "api");
-    match repo::audience::create(st.store.as_ref(), &batch).await? {
-        Created::New(_) => {}
-        Created::SlotTaken(other) => {
+    let body = async move {
+        let body = axum::body::to_bytes(req.into_body(), max).await.map_err(|_| AppError::PayloadTooLarge(max))?;
+        if body.is_empty() {
+            return Err(AppError::field("body", "required", "the batch file is empty"));
+        }
+        if gzip {
+            check_gzip(body.clone()).await?;
+        }
+        Ok(body)
+    };
+    match audience::upload(&st, Upload { account: &a, provider_id, body }).await? {
+        Uploaded::SlotTaken { other, day, provider } => {
             let mut res = AppError::TooManyRequests(format!(
-                "audience provider {} already has batch {other} for {} (one batch file per provider per day); try again tomorrow",
-                provider.id, batch.day
+                "audience provider {provider} already has batch {other} for {day} (one batch file per provider per day); try again tomorrow"
             ))
             .into_response();
             if let Ok(v) = HeaderValue::from_str(&seconds_to_next_day(&st, &a).to_string()) {
                 res.headers_mut().insert(header::RETRY_AFTER, v);
             }
-            return Ok(res);
+            Ok(res)
+        }
+        Uploaded::Accepted(batch) => {
+            let mut res = (StatusCode::ACCEPTED, Json(BatchAccepted { batch_id: &batch.id, status: m::UPLOADED, link: batch.link() }))
+                .into_response();
+            if let Ok(v) = HeaderValue::from_str(&batch.link()) {
+                res.headers_mut().insert(header::LOCATION, v);
+            }
+            Ok(res)
         }
     }
-    // The record exists before the object, so the object's event finds it.
-    if let Err(e) = st.blobs.put_bytes(&key, body.to_vec(), "text/csv").await {
-        if let Err(u) = repo::audience::undo_create(st.store.as_ref(), &batch).await {
-            tracing::error!(error = %u, batch = %id, "could not undo a batch whose file was not stored");
-        }
-        return Err(e.into());
-    }
-    tracing::info!(batch = %id, provider = %provider.id, bytes = body.len(), gzip, "batch uploaded");
-    let mut res = (StatusCode::ACCEPTED, Json(BatchAccepted { batch_id: &id, status: m::UPLOADED, link: batch.link() })).into_response();
-    if let Ok(v) = HeaderValue::from_str(&batch.link()) {
-        res.headers_mut().insert(header::LOCATION, v);
-    }
-    Ok(res)
 }
 
 #[utoipa::path(get, path = "/v1/audience/batch/{id}", tag = "audience", params(("id" = String, Path)),
@@ -324,20 +314,12 @@ async fn progress(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
         (status = 400, description = "Already 100 % processed", body = CancelRefused)))]
 async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     check_account_region(&st, &a)?;
-    match repo::audience::cancel(st.store.as_ref(), &a.id, &id).await? {
+    match audience::cancel(&st, &a.id, &id).await? {
         Cancelled::Finished => {
             let message = format!("Batch {id} is already 100% processed and cannot be cancelled");
             Ok((StatusCode::BAD_REQUEST, Json(CancelRefused { errors: vec![Message { message }] })).into_response())
         }
-        Cancelled::Already(b) => Ok(Json(b.progress()).into_response()),
-        Cancelled::Now(b) => {
-            tracing::info!(batch = %id, "batch cancelled");
-            // A batch of the provider may be waiting for this one.
-            if let Err(e) = w::start_next(&st, &a.id, &b.provider_id).await {
-                tracing::error!(error = %e, batch = %id, "could not start the provider's next batch");
-            }
-            Ok(Json(b.progress()).into_response())
-        }
+        Cancelled::Already(b) | Cancelled::Now(b) => Ok(Json(b.progress()).into_response()),
     }
 }
 

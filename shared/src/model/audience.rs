@@ -85,6 +85,30 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// A new batch of `provider`, UPLOADED at `now`; it counts against the account's local
+    /// day (one batch a provider a day).
+    pub fn new(account: &super::account::Account, provider: &str, id: &str, object_key: &str, source: &str, now: DateTime<Utc>) -> Batch {
+        Batch {
+            id: id.to_string(),
+            account_id: account.id.clone(),
+            provider_id: provider.to_string(),
+            object_key: object_key.to_string(),
+            status: UPLOADED,
+            created: now,
+            day: now.with_timezone(account.tz()).format("%Y-%m-%d").to_string(),
+            source: source.into(),
+            total_bytes: 0,
+            chunks: vec![],
+            chunks_done: 0,
+            bytes_done: 0,
+            running_bytes: 0,
+            stats: Stats::default(),
+            lease: None,
+            message: None,
+            finished: None,
+        }
+    }
+
     pub fn percentage(&self) -> u64 {
         if self.status == FINISHED {
             return 100;

@@ -52,6 +52,13 @@ pub async fn put_next(store: &dyn Store, b: &Batch, version: u64) -> AppResult<b
     }
 }
 
+/// Writes a flush of a batch's rows: viewer records put and deleted (unprocessed items
+/// retried by the store adapter).
+pub async fn write_viewers(store: &dyn Store, puts: Vec<Item>, deletes: Vec<crate::store::Key>) -> AppResult<()> {
+    store.batch_write(puts, deletes).await?;
+    Ok(())
+}
+
 /// Writes a batch that must not exist yet; `false` when it does.
 pub async fn put_new(store: &dyn Store, b: &Batch) -> AppResult<bool> {
     match store.put(item(b, 1)?, Cond::NotExists).await {

@@ -10,21 +10,31 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{AppError, AppResult};
+use crate::forecast::request::{CampaignForecast, InventoryForecast};
 use crate::forecast::traffic::{Sample, KEEP_DAYS};
 use crate::keys;
-use crate::store::{Cond, Item, Key, Query, Store, StoreError, TxOp};
+use crate::limits::MAX_ID_LEN;
+use crate::model::enums::{ForecastKind, ForecastStatus};
+use crate::store::{Cond, Item, Key, Query, Store, TxOp};
 
 pub const KEEP_REPORT_DAYS: i64 = 14;
 
-pub const QUEUED: &str = "QUEUED";
-pub const PREPARING: &str = "PREPARING_SIMULATION";
-pub const PROCESSING: &str = "PROCESSING";
-pub const FINISHED: &str = "FINISHED";
-pub const FAILED: &str = "FAILED";
-pub const CANCELLED: &str = "CANCELLED";
+/// A job's validated request: the kind is the variant (stored as the request's fields
+/// alone, as before these types: the two kinds' required fields tell them apart).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ForecastRequest {
+    Inventory(InventoryForecast),
+    Campaign(CampaignForecast),
+}
 
-pub fn is_final(status: &str) -> bool {
-    matches!(status, FINISHED | FAILED | CANCELLED)
+impl ForecastRequest {
+    pub fn kind(&self) -> ForecastKind {
+        match self {
+            ForecastRequest::Inventory(_) => ForecastKind::Inventory,
+            ForecastRequest::Campaign(_) => ForecastKind::Campaign,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,14 +42,12 @@ pub fn is_final(status: &str) -> bool {
 pub struct Job {
     pub id: String,
     pub account: String,
-    /// `campaign` or `inventory`.
-    pub kind: String,
-    pub status: String,
+    pub kind: ForecastKind,
+    pub status: ForecastStatus,
     pub progress: u8,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-    /// The validated request (`forecast::request` types as JSON).
-    pub request: Value,
+    pub request: ForecastRequest,
     pub created: DateTime<Utc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished: Option<DateTime<Utc>>,
@@ -52,21 +60,35 @@ pub struct JobStatus<'a> {
     pub job_id: &'a str,
     /// campaign or inventory.
     #[serde(rename = "type")]
-    pub kind: &'a str,
-    /// QUEUED, RUNNING, FINISHED, FAILED, CANCELLED.
-    pub status: &'a str,
+    pub kind: ForecastKind,
+    pub status: ForecastStatus,
     pub progress_percentage: u8,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<&'a str>,
 }
 
 impl Job {
+    /// A new job, QUEUED.
+    pub fn queued(id: String, account: &str, request: ForecastRequest, now: DateTime<Utc>) -> Job {
+        Job {
+            id,
+            account: account.to_string(),
+            kind: request.kind(),
+            status: ForecastStatus::Queued,
+            progress: 0,
+            message: None,
+            request,
+            created: now,
+            finished: None,
+        }
+    }
+
     /// The status body (`GET /api/2.0/forecast/job/{id}`).
     pub fn status(&self) -> JobStatus<'_> {
         JobStatus {
             job_id: &self.id,
-            kind: &self.kind,
-            status: &self.status,
+            kind: self.kind,
+            status: self.status,
             progress_percentage: self.progress,
             message: self.message.as_deref(),
         }
@@ -77,16 +99,8 @@ impl Job {
     }
 }
 
-fn job_key(account: &str, id: &str) -> Key {
-    keys::record(account, "FORECAST", id)
-}
-
-fn report_key(account: &str, id: &str) -> Key {
-    keys::record(account, "FORECASTREPORT", id)
-}
-
 fn job_item(j: &Job, version: u64) -> AppResult<Item> {
-    let mut item = super::item(job_key(&j.account, &j.id), j, version)?;
+    let mut item = super::item(keys::forecast_job(&j.account, &j.id), j, version)?;
     let base = j.finished.unwrap_or(j.created);
     item.expires_at = Some((base + Duration::days(KEEP_REPORT_DAYS)).timestamp());
     Ok(item)
@@ -97,35 +111,43 @@ pub async fn create(store: &dyn Store, j: &Job) -> AppResult<()> {
     Ok(())
 }
 
-/// The job, unless it is unknown, expired or another account's (all: `None`).
-pub async fn get(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<super::Versioned<Job>>> {
-    if id.len() > 64 {
+/// The job, unless it is unknown, expired at `now` or another account's (all: `None`).
+pub async fn get(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>) -> AppResult<Option<super::Versioned<Job>>> {
+    if id.len() > MAX_ID_LEN {
         return Ok(None);
     }
-    let found = super::get::<Job>(store, &job_key(account, id)).await?;
-    Ok(found.filter(|j| j.item.expires_at.is_none_or(|e| e > Utc::now().timestamp())))
+    let found = super::get::<Job>(store, &keys::forecast_job(account, id)).await?;
+    Ok(found.filter(|j| j.item.expires_at.is_none_or(|e| e > now.timestamp())))
 }
 
-pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<super::Versioned<Job>> {
-    get(store, account, id).await?.ok_or_else(|| AppError::not_found("forecast job", id))
+pub async fn load(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>) -> AppResult<super::Versioned<Job>> {
+    get(store, account, id, now).await?.ok_or_else(|| AppError::not_found("forecast job", id))
 }
 
-/// Changes a job unless it ended; `None` when it had (the change is not made).
-pub async fn update(store: &dyn Store, account: &str, id: &str, change: impl Fn(&mut Job)) -> AppResult<Option<Job>> {
-    for _ in 0..20 {
-        let cur = load(store, account, id).await?;
-        if is_final(&cur.value.status) {
-            return Ok(None);
+/// What a change of a job found.
+#[derive(Debug)]
+pub enum Changed {
+    /// The change is written; the job as it is now.
+    Now(Job),
+    /// The job had ended (FINISHED, FAILED, CANCELLED): nothing written; the job as it is.
+    Ended(Job),
+}
+
+/// Changes a job unless it ended (then nothing is written).
+pub async fn update(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>, change: impl Fn(&mut Job)) -> AppResult<Changed> {
+    let mut tries = super::Attempts::worker("forecast job", id);
+    loop {
+        let cur = load(store, account, id, now).await?;
+        if cur.value.status.is_final() {
+            return Ok(Changed::Ended(cur.value));
         }
+        tries.check(cur.version())?;
         let mut next = cur.value.clone();
         change(&mut next);
-        match store.put(job_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
-            Ok(()) => return Ok(Some(next)),
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => return Err(e.into()),
+        if tries.commit(store, vec![TxOp::Put(job_item(&next, cur.version() + 1)?, Cond::Version(cur.version()))]).await? {
+            return Ok(Changed::Now(next));
         }
     }
-    Err(super::conflict())
 }
 
 fn pack(report: &Value) -> AppResult<String> {
@@ -146,16 +168,18 @@ fn unpack(text: &str) -> AppResult<Value> {
 /// meanwhile (cancelled): nothing is written.
 pub async fn finish(store: &dyn Store, account: &str, id: &str, report: &Value, now: DateTime<Utc>) -> AppResult<bool> {
     let body = pack(report)?;
-    for _ in 0..20 {
-        let cur = load(store, account, id).await?;
-        if is_final(&cur.value.status) {
+    let mut tries = super::Attempts::worker("forecast job", id);
+    loop {
+        let cur = load(store, account, id, now).await?;
+        if cur.value.status.is_final() {
             return Ok(false);
         }
+        tries.check(cur.version())?;
         let mut j = cur.value.clone();
-        j.status = FINISHED.into();
+        j.status = ForecastStatus::Finished;
         j.progress = 100;
         j.finished = Some(now);
-        let k = report_key(account, id);
+        let k = keys::forecast_report(account, id);
         let report_item = Item {
             pk: k.pk,
             sk: k.sk,
@@ -165,17 +189,14 @@ pub async fn finish(store: &dyn Store, account: &str, id: &str, report: &Value, 
             ..Item::default()
         };
         let ops = vec![TxOp::Put(job_item(&j, cur.version() + 1)?, Cond::Version(cur.version())), TxOp::Put(report_item, Cond::None)];
-        match store.transact(ops).await {
-            Ok(()) => return Ok(true),
-            Err(StoreError::TransactionCanceled { .. }) => continue,
-            Err(e) => return Err(e.into()),
+        if tries.commit(store, ops).await? {
+            return Ok(true);
         }
     }
-    Err(super::conflict())
 }
 
 pub async fn report(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<Value>> {
-    match store.get(&report_key(account, id)).await? {
+    match store.get(&keys::forecast_report(account, id)).await? {
         Some(item) => Ok(Some(unpack(&item.body)?)),
         None => Ok(None),
     }
@@ -183,15 +204,11 @@ pub async fn report(store: &dyn Store, account: &str, id: &str) -> AppResult<Opt
 
 /// Records a sampled ad request (local date and hour of the account).
 pub async fn record_sample(store: &dyn Store, account: &str, day: NaiveDate, hour: u32, s: &Sample, now: DateTime<Utc>) -> AppResult<()> {
-    let key = Key::new(traffic_partition(account, day), format!("{hour:02}#{}", crate::ids::new_id()));
+    let key = Key::new(keys::traffic_day(account, day), keys::traffic_sample(hour, &crate::ids::new_id()));
     let mut item = super::item(key, s, 1)?;
     item.expires_at = Some((now + Duration::days(KEEP_DAYS)).timestamp());
     store.put(item, Cond::None).await?;
     Ok(())
-}
-
-fn traffic_partition(account: &str, day: NaiveDate) -> String {
-    format!("A#{account}#TRAFFIC#{day}")
 }
 
 /// A day's samples with their local hours, in key order.
@@ -199,9 +216,9 @@ pub async fn samples_of_day(store: &dyn Store, account: &str, day: NaiveDate) ->
     let mut out = Vec::new();
     let mut cursor = None;
     loop {
-        let page = store.query(Query::partition(traffic_partition(account, day)).after(cursor)).await?;
+        let page = store.query(Query::partition(keys::traffic_day(account, day)).after(cursor)).await?;
         for item in page.items {
-            let hour = item.sk.get(..2).and_then(|h| h.parse().ok()).unwrap_or(0);
+            let hour = keys::traffic_sample_hour(&item.sk).unwrap_or(0);
             out.push((hour, super::decode::<Sample>(item)?.value));
         }
         match page.next {

@@ -85,6 +85,9 @@ pub async fn query_all<T: DeserializeOwned>(store: &dyn Store, q: crate::store::
 
 /// How many times a read-modify-write retries a lost race before answering 409.
 pub const WRITE_ATTEMPTS: usize = 5;
+/// The same for a background writer (a worker recording progress while a client cancels):
+/// nobody waits on it, so it tries longer before giving the message back to the queue.
+pub const WORKER_WRITE_ATTEMPTS: usize = 20;
 
 pub fn conflict() -> AppError {
     AppError::Conflict("the record was changed concurrently by another request; retry".into())
@@ -113,6 +116,11 @@ impl Attempts {
         Attempts { left: WRITE_ATTEMPTS, expected, what, id: id.to_string() }
     }
 
+    /// A background writer's loop ([`WORKER_WRITE_ATTEMPTS`], no `If-Match`).
+    pub fn worker(what: &'static str, id: &str) -> Self {
+        Attempts { left: WORKER_WRITE_ATTEMPTS, expected: None, what, id: id.to_string() }
+    }
+
     pub fn check(&mut self, version: u64) -> Result<(), AppError> {
         if self.expected.is_some_and(|v| v != version) {
             return Err(AppError::PreconditionFailed(format!("{} {} has changed since the ETag was read", self.what, self.id)));
@@ -122,6 +130,11 @@ impl Attempts {
         }
         self.left -= 1;
         Ok(())
+    }
+
+    /// Counts one try of a loop without `If-Match` (a worker's): 409 when out of tries.
+    pub fn next_try(&mut self) -> Result<(), AppError> {
+        self.check(self.expected.unwrap_or_default())
     }
 
     /// Writes `ops` (one put, or a transaction); `Ok(false)` when a condition failed.

@@ -11,7 +11,9 @@ enum Leased {
 }
 
 async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Leased> {
-    for _ in 0..10 {
+    let mut tries = repo::Attempts::worker("audience batch", &job.batch);
+    loop {
+        tries.next_try().map_err(se)?;
         let Some(cur) = load_batch(st, &job.account, &job.batch).await? else { return Ok(Leased::Skip) };
         let b = &cur.value;
         if job.index < b.chunks_done {
@@ -20,7 +22,7 @@ async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Lease
             after_commit(st, b).await?;
             return Ok(Leased::Skip);
         }
-        if b.status != m::PROCESSING {
+        if b.status != BatchStatus::Processing {
             return Ok(Leased::Skip);
         }
         if job.index > b.chunks_done || job.index as usize >= b.chunks.len() {
@@ -34,57 +36,50 @@ async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Lease
         let mut next = b.clone();
         next.lease = Some(Lease { chunk: job.index, token: token.to_string(), until: st.clock.now() + LEASE });
         next.running_bytes = 0;
-        let item = batch_item(&next, cur.version() + 1)?;
-        match st.store.put(item.clone(), Cond::Version(cur.version())).await {
-            Ok(()) => return Ok(Leased::Mine(Box::new(Versioned { value: next, item }))),
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => return Err(e.into()),
+        if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)? {
+            let item = batch_item(&next, cur.version() + 1)?;
+            return Ok(Leased::Mine(Box::new(Versioned { value: next, item })));
         }
     }
-    Err(format!("batch {} kept changing", job.batch).into())
 }
 
 /// What follows a chunk's commit: the next chunk, or the provider's next batch. Safe to do
 /// twice (a chunk job is leased, planning is conditional).
 async fn after_commit(st: &AppState, b: &Batch) -> WResult<()> {
     match b.status {
-        m::PROCESSING => send_chunk(st, b).await,
-        m::FINISHED => start_next(st, &b.account_id, &b.provider_id).await,
-        _ => Ok(()),
+        BatchStatus::Processing => send_chunk(st, b).await,
+        BatchStatus::Finished => start_next(st, &b.account_id, &b.provider_id).await,
+        BatchStatus::Uploaded | BatchStatus::Cancelled => Ok(()),
     }
 }
 
 /// Whether the batch is still ours to work on; refreshes `cur` when it changed.
 async fn still_mine(st: &AppState, cur: &mut Versioned<Batch>, token: &str) -> WResult<bool> {
     let Some(fresh) = load_batch(st, &cur.value.account_id, &cur.value.id).await? else { return Ok(false) };
-    let mine = fresh.value.status == m::PROCESSING && fresh.value.lease.as_ref().is_some_and(|l| l.token == token);
+    let mine = fresh.value.status == BatchStatus::Processing && fresh.value.lease.as_ref().is_some_and(|l| l.token == token);
     *cur = fresh;
     Ok(mine)
 }
 
 /// Records the running chunk's position; `false` when the batch was cancelled or taken over.
 async fn record_progress(st: &AppState, cur: &mut Versioned<Batch>, token: &str, running: u64) -> WResult<bool> {
-    for _ in 0..10 {
-        if cur.value.status != m::PROCESSING || cur.value.lease.as_ref().is_none_or(|l| l.token != token) {
+    let mut tries = repo::Attempts::worker("audience batch", &cur.value.id);
+    loop {
+        tries.next_try().map_err(se)?;
+        if cur.value.status != BatchStatus::Processing || cur.value.lease.as_ref().is_none_or(|l| l.token != token) {
             return Ok(false);
         }
         let mut next = cur.value.clone();
         next.running_bytes = running;
-        let item = batch_item(&next, cur.version() + 1)?;
-        match st.store.put(item.clone(), Cond::Version(cur.version())).await {
-            Ok(()) => {
-                *cur = Versioned { value: next, item };
-                return Ok(true);
-            }
-            Err(StoreError::ConditionFailed) => {
-                if !still_mine(st, cur, token).await? {
-                    return Ok(false);
-                }
-            }
-            Err(e) => return Err(e.into()),
+        if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)? {
+            let item = batch_item(&next, cur.version() + 1)?;
+            *cur = Versioned { value: next, item };
+            return Ok(true);
+        }
+        if !still_mine(st, cur, token).await? {
+            return Ok(false);
         }
     }
-    Err("the batch kept changing".into())
 }
 
 /// Writes of rows not yet flushed, by PID (so the last row of a PID wins).
@@ -141,7 +136,7 @@ impl Pending {
                 }
             }
         }
-        st.store.batch_write(puts, deletes).await.map_err(se)
+        repo::audience::write_viewers(st.store.as_ref(), puts, deletes).await.map_err(se)
     }
 }
 
@@ -261,7 +256,8 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
 }
 
 async fn release_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<()> {
-    for _ in 0..5 {
+    let mut tries = repo::Attempts::new("audience batch", &job.batch, None);
+    while tries.next_try().is_ok() {
         let Some(cur) = load_batch(st, &job.account, &job.batch).await? else { return Ok(()) };
         if cur.value.lease.as_ref().is_none_or(|l| l.token != token) {
             return Ok(());
@@ -269,10 +265,8 @@ async fn release_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<()
         let mut next = cur.value.clone();
         next.lease = None;
         next.running_bytes = 0;
-        match st.store.put(batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
-            Ok(()) => return Ok(()),
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => return Err(e.into()),
+        if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)? {
+            return Ok(());
         }
     }
     Ok(())
@@ -289,13 +283,12 @@ async fn run_leased(st: &AppState, job: &ChunkJob, token: &str, mut cur: Version
     let Some(provider) = provider else {
         tracing::warn!(batch = %job.batch, "audience provider gone; batch cancelled");
         let mut next = cur.value.clone();
-        next.status = m::CANCELLED;
+        next.status = BatchStatus::Cancelled;
         next.lease = None;
         next.message = Some(format!("audience provider {} no longer exists", next.provider_id));
-        match st.store.put(batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
-            Ok(()) | Err(StoreError::ConditionFailed) => return Ok(()),
-            Err(e) => return Err(e.into()),
-        }
+        // Lost to a concurrent change (a cancel): that one stands.
+        repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)?;
+        return Ok(());
     };
     let cat = Catalog::new(&provider);
     let chunk = cur.value.chunks[job.index as usize].clone();
@@ -322,8 +315,10 @@ async fn run_leased(st: &AppState, job: &ChunkJob, token: &str, mut cur: Version
     tally.overlong(reader.overlong);
     let stats = tally.stats();
     // Commit: counts, position and the next state, in one conditional write.
-    for _ in 0..10 {
-        if (cur.value.status != m::PROCESSING || cur.value.lease.as_ref().is_none_or(|l| l.token != token))
+    let mut tries = repo::Attempts::worker("audience batch", &job.batch);
+    loop {
+        tries.next_try().map_err(se)?;
+        if (cur.value.status != BatchStatus::Processing || cur.value.lease.as_ref().is_none_or(|l| l.token != token))
             && !still_mine(st, &mut cur, &token).await?
         {
             tracing::info!(batch = %job.batch, chunk = job.index, "batch cancelled or taken over; chunk not committed");
@@ -336,27 +331,20 @@ async fn run_leased(st: &AppState, job: &ChunkJob, token: &str, mut cur: Version
         next.lease = None;
         next.stats.merge(&stats);
         if next.chunks_done as usize >= next.chunks.len() {
-            next.status = m::FINISHED;
+            next.status = BatchStatus::Finished;
             next.finished = Some(st.clock.now());
         }
-        let item = batch_item(&next, cur.version() + 1)?;
-        match st.store.put(item, Cond::Version(cur.version())).await {
-            Ok(()) => {
-                tracing::info!(batch = %job.batch, chunk = job.index, rows = stats.rows, ms = started.elapsed().as_millis() as u64, "chunk committed");
-                return after_commit(st, &next).await;
+        if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)? {
+            tracing::info!(batch = %job.batch, chunk = job.index, rows = stats.rows, ms = started.elapsed().as_millis() as u64, "chunk committed");
+            return after_commit(st, &next).await;
+        }
+        if !still_mine(st, &mut cur, &token).await? {
+            // Committed already (an earlier try of this write was applied without an
+            // answer)? Then carry on from the commit.
+            if cur.value.chunks_done > job.index {
+                return after_commit(st, &cur.value).await;
             }
-            Err(StoreError::ConditionFailed) => {
-                if !still_mine(st, &mut cur, &token).await? {
-                    // Committed already (an earlier try of this write was applied without
-                    // an answer)? Then carry on from the commit.
-                    if cur.value.chunks_done > job.index {
-                        return after_commit(st, &cur.value).await;
-                    }
-                    return Ok(());
-                }
-            }
-            Err(e) => return Err(e.into()),
+            return Ok(());
         }
     }
-    Err(format!("batch {} kept changing", job.batch).into())
 }

@@ -11,13 +11,13 @@ use serde::Deserialize;
 use tokio::io::AsyncReadExt;
 
 use crate::keys;
-use crate::model::account::Account;
-use crate::model::audience::{self as m, Batch, Catalog, Chunk, Lease, Row, Stats, Tally, Viewer};
+use crate::model::audience::{self as m, Batch, Catalog, Chunk, Lease, Row, Tally, Viewer};
+use crate::model::enums::BatchStatus;
 use crate::queue::QueueName;
 use crate::repo::audience::Created;
 use crate::repo::{self, Versioned};
 use crate::state::AppState;
-use crate::store::{Cond, Item, StoreError};
+use crate::store::Item;
 
 pub use crate::jobs::audience::{api_object_key, decode_key, dropped_batch_id, parse_key, ChunkJob, PlanJob, PREFIX, WORK_PREFIX};
 use crate::jobs::audience::{ChunkMessage, PlanMessage};
@@ -118,33 +118,6 @@ async fn create_batch(st: &AppState, b: Batch) -> WResult<Created> {
     repo::audience::create(st.store.as_ref(), &b).await.map_err(se)
 }
 
-/// The day a batch counts against: the account's local date.
-pub fn day_of(st: &AppState, account: &Account) -> String {
-    st.clock.now().with_timezone(account.tz()).format("%Y-%m-%d").to_string()
-}
-
-pub fn new_batch(st: &AppState, account: &Account, provider: &str, id: &str, object_key: &str, source: &str) -> Batch {
-    Batch {
-        id: id.to_string(),
-        account_id: account.id.clone(),
-        provider_id: provider.to_string(),
-        object_key: object_key.to_string(),
-        status: m::UPLOADED,
-        created: st.clock.now(),
-        day: day_of(st, account),
-        source: source.into(),
-        total_bytes: 0,
-        chunks: vec![],
-        chunks_done: 0,
-        bytes_done: 0,
-        running_bytes: 0,
-        stats: Stats::default(),
-        lease: None,
-        message: None,
-        finished: None,
-    }
-}
-
 /// An S3 event: find or create the batch, cut it into chunks, start the first.
 async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
     let Some((account_id, provider_id, name)) = parse_key(key) else {
@@ -174,19 +147,17 @@ async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
             let id = dropped_batch_id(key, etag);
             match load_batch(st, &account.id, &id).await? {
                 Some(b) => b,
-                None => match create_batch(st, new_batch(st, &account, provider_id, &id, key, "bucket")).await? {
+                None => match create_batch(st, Batch::new(&account, provider_id, &id, key, "bucket", st.clock.now())).await? {
                     Created::New(b) => *b,
                     Created::SlotTaken(other) => {
-                        let mut b = new_batch(st, &account, provider_id, &id, key, "bucket");
+                        let mut b = Batch::new(&account, provider_id, &id, key, "bucket", st.clock.now());
                         b.status = m::CANCELLED;
                         b.message = Some(format!(
                             "audience provider {provider_id} already has batch {other} for {}; one batch file per provider per day",
                             b.day
                         ));
-                        match st.store.put(batch_item(&b, 1)?, Cond::NotExists).await {
-                            Ok(()) | Err(StoreError::ConditionFailed) => {}
-                            Err(e) => return Err(e.into()),
-                        }
+                        // Already recorded (a redelivery): that record stands.
+                        repo::audience::put_new(st.store.as_ref(), &b).await.map_err(se)?;
                         tracing::warn!(key, batch = %id, "dropped batch file over the daily limit; recorded as CANCELLED");
                         return Ok(());
                     }
@@ -199,9 +170,11 @@ async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
 
 /// Moves an UPLOADED batch to PROCESSING (with its chunks) and sends the next chunk job.
 async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
-    for _ in 0..10 {
+    let mut tries = repo::Attempts::worker("audience batch", &cur.value.id);
+    loop {
+        tries.next_try().map_err(se)?;
         match cur.value.status {
-            m::UPLOADED => {
+            BatchStatus::Uploaded => {
                 // One batch of a provider at a time, in upload order, so a newer file's rows
                 // are never overwritten by an older one still running; the running batch
                 // starts this one when it ends (`start_next`).
@@ -228,32 +201,26 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
                         next.message = Some(why);
                     }
                 }
-                match st.store.put(batch_item(&next, cur.version() + 1)?, Cond::Version(cur.version())).await {
-                    Ok(()) => {
-                        tracing::info!(batch = %next.id, chunks = next.chunks.len(), total = next.total_bytes, status = %next.status.as_str(), "batch planned");
-                        if next.status != m::PROCESSING {
-                            // Ended at planning (refused or empty): the provider's next batch may start.
-                            return start_next(st, &next.account_id, &next.provider_id).await;
-                        }
-                        cur = Versioned { item: batch_item(&next, cur.version() + 1)?, value: next };
+                if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)? {
+                    tracing::info!(batch = %next.id, chunks = next.chunks.len(), total = next.total_bytes, status = %next.status.as_str(), "batch planned");
+                    if next.status != BatchStatus::Processing {
+                        // Ended at planning (refused or empty): the provider's next batch may start.
+                        return start_next(st, &next.account_id, &next.provider_id).await;
                     }
-                    Err(StoreError::ConditionFailed) => {
-                        cur = load_batch(st, &cur.value.account_id, &cur.value.id).await?.ok_or("batch vanished")?;
-                    }
-                    Err(e) => return Err(e.into()),
+                    cur = Versioned { item: batch_item(&next, cur.version() + 1)?, value: next };
+                } else {
+                    cur = load_batch(st, &cur.value.account_id, &cur.value.id).await?.ok_or("batch vanished")?;
                 }
             }
-            m::PROCESSING => return send_chunk(st, &cur.value).await,
+            BatchStatus::Processing => return send_chunk(st, &cur.value).await,
             // Ended (maybe by an earlier try whose answer was lost): the provider's next
             // batch may start.
-            _ => return start_next(st, &cur.value.account_id, &cur.value.provider_id).await,
+            BatchStatus::Finished | BatchStatus::Cancelled => return start_next(st, &cur.value.account_id, &cur.value.provider_id).await,
         }
     }
-    Err(format!("batch {} kept changing", cur.value.id).into())
 }
 
-/// Batches looked at when ordering a provider's batches: the last 100 (one a day).
-const RECENT_BATCHES: usize = 100;
+use crate::usecases::audience::RECENT_BATCHES;
 
 /// The provider's recent batches, oldest first.
 async fn provider_batches(st: &AppState, account: &str, provider: &str) -> WResult<Vec<Batch>> {
@@ -268,12 +235,7 @@ async fn running_before(st: &AppState, b: &Batch) -> WResult<Option<String>> {
 
 /// After a batch ends (finished or cancelled): starts the provider's oldest waiting batch.
 pub async fn start_next(st: &AppState, account: &str, provider: &str) -> WResult<()> {
-    let all = provider_batches(st, account, provider).await?;
-    if let Some(next) = all.into_iter().find(|b| b.status == m::UPLOADED) {
-        let msg = PlanMessage { plan: PlanJob { account: account.to_string(), batch: next.id } };
-        st.queue.send(QueueName::Audience, serde_json::to_string(&msg).map_err(se)?).await.map_err(se)?;
-    }
-    Ok(())
+    crate::usecases::audience::start_next(st, account, provider).await.map_err(se)
 }
 
 async fn send_chunk(st: &AppState, b: &Batch) -> WResult<()> {

@@ -1,0 +1,95 @@
+//! Forecast jobs (seed 002 §4.2, docs/forecasts.md): submit (validate against the account's
+//! records, record QUEUED, enqueue), status, cancel, and the finished report.
+
+use serde_json::Value;
+
+use crate::error::{AppError, AppResult};
+use crate::forecast::request::{self, Refs};
+use crate::jobs::ForecastMessage;
+use crate::model::enums::{ForecastKind, ForecastStatus};
+use crate::queue::QueueName;
+use crate::repo;
+use crate::repo::forecasts::{self as jobs, Changed, ForecastRequest, Job};
+use crate::repo::reference::Kind;
+use crate::state::AppState;
+
+/// `POST /api/2.0/forecast/{kind}`: the body as the client sent it.
+pub struct Submit<'a> {
+    pub account: &'a str,
+    pub kind: ForecastKind,
+    pub body: &'a Value,
+}
+
+/// The queued job.
+pub struct Submitted {
+    pub job: Job,
+}
+
+impl Submitted {
+    pub fn location(&self) -> String {
+        format!("/api/2.0/forecast/job/{}", self.job.id)
+    }
+}
+
+/// Validates the request against the account's records, records the job and enqueues it.
+pub async fn submit(st: &AppState, cmd: Submit<'_>) -> AppResult<Submitted> {
+    let store = st.store.as_ref();
+    let known = repo::rules::known(store, cmd.account).await?;
+    let templates: Vec<String> = repo::templates::all(store, cmd.account).await?.into_iter().map(|t| t.id).collect();
+    let device_containers = repo::reference::ids(store, cmd.account, Kind::DeviceContainer).await?;
+    let refs = Refs { known: &known, templates: &templates, device_containers: &device_containers };
+    let now = st.clock.now();
+    let request = match cmd.kind {
+        ForecastKind::Campaign => ForecastRequest::Campaign(request::campaign(cmd.body, &refs, now).map_err(AppError::Validation)?),
+        ForecastKind::Inventory => ForecastRequest::Inventory(request::inventory(cmd.body, &refs, now).map_err(AppError::Validation)?),
+    };
+    let job = Job::queued(crate::ids::new_id(), cmd.account, request, now);
+    jobs::create(store, &job).await?;
+    let msg =
+        serde_json::to_string(&ForecastMessage { account: cmd.account.to_string(), job: job.id.clone() }).map_err(AppError::internal)?;
+    st.queue.send(QueueName::Forecast, msg).await?;
+    tracing::info!(job = %job.id, kind = %job.kind, "forecast job queued");
+    Ok(Submitted { job })
+}
+
+/// The job (404 when unknown, expired or another account's).
+pub async fn status(st: &AppState, account: &str, id: &str) -> AppResult<Job> {
+    Ok(jobs::load(st.store.as_ref(), account, id, st.clock.now()).await?.value)
+}
+
+/// Cancels a job that has not ended; a FINISHED job is 409 (its report stands), a FAILED
+/// or CANCELLED one is left as it is (cancel is idempotent).
+pub async fn cancel(st: &AppState, account: &str, id: &str) -> AppResult<Job> {
+    let now = st.clock.now();
+    let changed = jobs::update(st.store.as_ref(), account, id, now, |j| {
+        j.status = ForecastStatus::Cancelled;
+        j.message = Some("cancelled".into());
+        j.finished = Some(now);
+    })
+    .await?;
+    match changed {
+        Changed::Now(j) => Ok(j),
+        Changed::Ended(j) => match j.status {
+            ForecastStatus::Finished => {
+                Err(AppError::Conflict(format!("forecast job {id} has finished; its report is at {}", j.report_path())))
+            }
+            ForecastStatus::Failed | ForecastStatus::Cancelled => Ok(j),
+            ForecastStatus::Queued | ForecastStatus::Preparing | ForecastStatus::Processing => {
+                Err(AppError::internal_msg(format!("forecast job {id} reported ended while {}", j.status)))
+            }
+        },
+    }
+}
+
+/// The report of a finished job of `kind` (404 when the job is of the other kind, or has
+/// not finished).
+pub async fn report(st: &AppState, account: &str, kind: ForecastKind, id: &str) -> AppResult<Value> {
+    let job = status(st, account, id).await?;
+    if job.kind != kind {
+        return Err(AppError::not_found("forecast report", id));
+    }
+    if job.status != ForecastStatus::Finished {
+        return Err(AppError::NotFound { what: "forecast report", id: format!("{id} (the job is {})", job.status) });
+    }
+    jobs::report(st.store.as_ref(), account, id).await?.ok_or_else(|| AppError::not_found("forecast report", id))
+}

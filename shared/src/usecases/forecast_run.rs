@@ -1,0 +1,261 @@
+//! Running a forecast job (docs/forecasts.md): the account's records and traffic read, the
+//! proposal added, the simulation run off the async threads under a progress watcher that
+//! also sees a cancel, and the report written with the job's end in one transaction.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
+use sha2::{Digest, Sha256};
+
+use crate::delivery::pacing::Pace;
+use crate::delivery::snapshot::{compile, Input, Snapshot};
+use crate::error::{AppError, AppResult};
+use crate::forecast::traffic::{day_key, default_profile, local_day, Traffic};
+use crate::forecast::{proposal, report, simulate};
+use crate::jobs::ForecastMessage;
+use crate::model::account::Account;
+use crate::model::enums::{ForecastStatus, GoalType};
+use crate::model::rules::Rules;
+use crate::repo::forecasts::{self as jobs, Changed, ForecastRequest, Job};
+use crate::state::AppState;
+use crate::store::Store;
+
+/// A report's JSON may be at most this long before packing (the packed record must also
+/// fit one store item: `MAX_ITEM_BYTES`).
+pub const MAX_REPORT_JSON_BYTES: usize = 8 * 1024 * 1024;
+
+/// The traffic of the last 14 full local days, or the account's profile when none was
+/// recorded (docs/forecasts.md).
+pub async fn traffic(store: &dyn Store, account: &Account, categories: &[String], now: DateTime<Utc>) -> AppResult<Traffic> {
+    let (today, _) = local_day(&account.zone, now);
+    let mut days = Vec::new();
+    for k in (1..=14).rev() {
+        let day = today - Duration::days(k);
+        let samples = jobs::samples_of_day(store, &account.id, day).await?;
+        if !samples.is_empty() {
+            days.push((day, samples));
+        }
+    }
+    if !days.is_empty() {
+        return Ok(Traffic::from_recorded(&days));
+    }
+    let profile = account.traffic_profile.clone().unwrap_or_else(|| default_profile(account, categories));
+    Ok(Traffic::from_profile(&profile, seed_of(account.id.as_bytes())))
+}
+
+fn seed_of(bytes: &[u8]) -> u64 {
+    let d = Sha256::digest(bytes);
+    u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
+}
+
+fn pace_of(s: &Snapshot, paces: &HashMap<String, (Pace, u64)>) -> Vec<Pace> {
+    s.goals.iter().map(|g| paces.get(&g.id).map(|(p, _)| p.clone()).unwrap_or_default()).collect()
+}
+
+fn names(input: &Input) -> report::Names {
+    let campaigns = input.campaigns.iter().map(|c| (c.id.clone(), c.name.clone())).collect();
+    let goals = input
+        .goals
+        .iter()
+        .map(|g| {
+            let c = input.campaigns.iter().find(|c| c.id == g.campaign_id);
+            let priority = match (c, input.account.as_ref()) {
+                (Some(c), Some(a)) => g.effective_priority(c, a),
+                _ => g.priority.unwrap_or(5),
+            };
+            (g.id.clone(), (g.name.clone(), g.campaign_id.clone(), priority))
+        })
+        .collect();
+    report::Names { goals, campaigns }
+}
+
+/// Runs `work` off the async threads while a watcher writes its progress to the job and
+/// stops it when the job is cancelled. `None`: cancelled.
+async fn supervised<T: Send + 'static>(
+    st: &AppState,
+    job: &Job,
+    work: impl FnOnce(&dyn Fn(f64) -> bool) -> Option<T> + Send + 'static,
+) -> AppResult<Option<T>> {
+    let progress = Arc::new(AtomicU8::new(0));
+    let cancel = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
+    let (p, c) = (progress.clone(), cancel.clone());
+    let task = tokio::task::spawn_blocking(move || {
+        let report = move |share: f64| {
+            p.store((share * 100.0).clamp(0.0, 99.0) as u8, Ordering::Relaxed);
+            !c.load(Ordering::Relaxed)
+        };
+        work(&report)
+    });
+    let (store, clock, account, id, d, c2) =
+        (st.store.clone(), st.clock.clone(), job.account.clone(), job.id.clone(), done.clone(), cancel.clone());
+    let watcher = tokio::spawn(async move {
+        let mut last = 0;
+        while !d.load(Ordering::Relaxed) {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            let now = progress.load(Ordering::Relaxed);
+            if now == last {
+                // Still look for a cancel.
+                if let Ok(Some(j)) = jobs::get(store.as_ref(), &account, &id, clock.now()).await {
+                    if j.value.status.is_final() {
+                        c2.store(true, Ordering::Relaxed);
+                    }
+                }
+                continue;
+            }
+            last = now;
+            match jobs::update(store.as_ref(), &account, &id, clock.now(), |j| {
+                j.status = ForecastStatus::Processing;
+                j.progress = now;
+            })
+            .await
+            {
+                Ok(Changed::Ended(_)) => c2.store(true, Ordering::Relaxed),
+                Ok(Changed::Now(_)) => {}
+                Err(e) => tracing::warn!(error = %e, "forecast progress not written"),
+            }
+        }
+    });
+    let out = task.await.map_err(|e| AppError::internal_msg(format!("simulation task: {e}")))?;
+    done.store(true, Ordering::Relaxed);
+    let _ = watcher.await;
+    Ok(out)
+}
+
+async fn fail(st: &AppState, job: &Job, message: String) -> AppResult<Outcome> {
+    tracing::warn!(job = %job.id, %message, "forecast failed");
+    let now = st.clock.now();
+    jobs::update(st.store.as_ref(), &job.account, &job.id, now, |j| {
+        j.status = ForecastStatus::Failed;
+        j.message = Some(message.clone());
+        j.finished = Some(now);
+    })
+    .await?;
+    Ok(Outcome::Failed(message))
+}
+
+/// How a run ended.
+#[derive(Debug, PartialEq)]
+pub enum Outcome {
+    /// The report is written and the job FINISHED.
+    Finished,
+    /// The job is FAILED with this message.
+    Failed(String),
+    /// Nothing to do: the job is gone, had ended (a redelivery), or was cancelled meanwhile.
+    Skipped,
+}
+
+/// Runs one job: QUEUED → PREPARING_SIMULATION (records and traffic read) → PROCESSING
+/// (the simulation, progress written every ~300 ms, a cancel seen there stops it) →
+/// FINISHED with the report, or FAILED with the reason. A job that ended does nothing.
+pub async fn run(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
+    let store = st.store.as_ref();
+    let now = st.clock.now();
+    let Some(cur) = jobs::get(store, &m.account, &m.job, now).await? else {
+        tracing::info!(job = %m.job, "forecast job gone (expired or unknown); message dropped");
+        return Ok(Outcome::Skipped);
+    };
+    if cur.value.status.is_final() {
+        return Ok(Outcome::Skipped);
+    }
+    let Changed::Now(job) = jobs::update(store, &m.account, &m.job, now, |j| {
+        j.status = ForecastStatus::Preparing;
+        j.progress = 0;
+    })
+    .await?
+    else {
+        return Ok(Outcome::Skipped);
+    };
+    let (version, paces) = crate::repo::delivery::state(store, &m.account).await?;
+    let input = crate::repo::snapshots::load(store, &m.account, version, &st.settings.media_base_url).await?;
+    let Some(account) = input.account.clone() else {
+        return fail(st, &job, "the account no longer exists".into()).await;
+    };
+    let templates: HashMap<String, Rules> =
+        crate::repo::templates::all(store, &m.account).await?.into_iter().map(|t| (t.id, t.rules)).collect();
+    let categories: Vec<String> = input.categories.iter().map(|c| c.id.clone()).collect();
+    let mut traffic = traffic(store, &account, &categories, now).await?;
+    // The seed of the request as stored (its JSON with sorted keys), so the same request
+    // gives the same forecast.
+    let seed = seed_of(serde_json::to_value(&job.request).map_err(AppError::internal)?.to_string().as_bytes());
+    let names = names(&input);
+
+    let report = match &job.request {
+        ForecastRequest::Inventory(req) => {
+            if let Some(per_day) = req.traffic_estimate {
+                traffic.rescale(per_day as f64);
+            }
+            let mut input = input;
+            proposal::add_probe(&mut input, req, &templates, now);
+            let s = compile(input, now);
+            let pace = pace_of(&s, &paces);
+            let Some(&probe) = s.goal_index.get(proposal::PROBE) else {
+                return fail(st, &job, "the forecast's targeting could not be compiled".into()).await;
+            };
+            let formats: Vec<_> = req.format_types.iter().filter_map(|f| f.ad_format()).collect();
+            // Formats the engine does not serve (seekroll, overlay, companion) have no inventory.
+            let (start, end, dcs) = (req.start, req.end, req.device_containers.clone());
+            let first = local_day(&s.zone, start).0;
+            let source = traffic.source;
+            let result = supervised(st, &job, move |progress| {
+                let w = simulate::Window { start, end, traffic: &traffic, seed };
+                let inv = simulate::inventory(&s, &pace, probe, &formats, &dcs, &w, &mut |p| progress(p))?;
+                let days: Vec<String> = (0..inv.days).map(|d| day_key(&s.zone, first, d)).collect();
+                Some((inv, days))
+            })
+            .await?;
+            let Some((inv, days)) = result else { return Ok(Outcome::Skipped) };
+            report::inventory(req.name.as_deref(), &job.id, &inv, &days, source)
+        }
+        ForecastRequest::Campaign(req) => {
+            let mut with = input.clone();
+            let ids = proposal::add_campaign(&mut with, req, &templates, now);
+            let base = compile(input, now);
+            let all = compile(with, now);
+            let proposed: Vec<u32> = ids.iter().filter_map(|id| all.goal_index.get(id).copied()).collect();
+            let pace0: HashMap<String, Pace> = paces.into_iter().map(|(k, (p, _))| (k, p)).collect();
+            let start = req.goals.iter().map(|g| g.start).min().unwrap_or(now);
+            let end = req.goals.iter().map(|g| g.end).max().unwrap_or(now);
+            let first = local_day(&all.zone, start).0;
+            let source = traffic.source;
+            let targets: Vec<Option<f64>> = req.goals.iter().map(|g| (g.goal_type != GoalType::Rtb).then_some(g.value)).collect();
+            let result = supervised(st, &job, move |progress| {
+                let w = simulate::Window { start, end, traffic: &traffic, seed };
+                let (res, day_samples) = simulate::campaign(&base, &all, &pace0, &proposed, &w, &mut |p| progress(p))?;
+                let days: Vec<String> = (0..w.days(&all)).map(|d| day_key(&all.zone, first, d)).collect();
+                let competing: Vec<Vec<(String, f64)>> = res
+                    .iter()
+                    .map(|r| {
+                        let mut v: Vec<(String, f64)> = r.competing.iter().map(|(g, u)| (all.goals[*g as usize].id.clone(), *u)).collect();
+                        v.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                        v.truncate(20);
+                        v
+                    })
+                    .collect();
+                Some((res, day_samples, days, competing))
+            })
+            .await?;
+            let Some((res, day_samples, days, competing)) = result else { return Ok(Outcome::Skipped) };
+            report::campaign(&req.echo, &job.id, &res, &targets, &days, &day_samples, &competing, &names, source)
+        }
+    };
+    if report.to_string().len() > MAX_REPORT_JSON_BYTES {
+        return fail(st, &job, "the report would be too large; forecast fewer goals or a shorter window".into()).await;
+    }
+    match jobs::finish(store, &m.account, &m.job, &report, st.clock.now()).await {
+        Ok(true) => {
+            tracing::info!(job = %m.job, kind = %job.kind, "forecast finished");
+            Ok(Outcome::Finished)
+        }
+        Ok(false) => {
+            tracing::info!(job = %m.job, "forecast ended meanwhile (cancelled); report dropped");
+            Ok(Outcome::Skipped)
+        }
+        Err(AppError::RecordTooLarge(_)) => {
+            fail(st, &job, "the report is over the 400 KB record limit; forecast fewer goals or a shorter window".into()).await
+        }
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,13 @@
+//! The use cases: one module per multi-step operation (docs/architecture.md). Each takes
+//! the ports and the clock (`AppState`), a typed command, and returns a typed result; it
+//! sequences the repositories and the pure engines. Handlers (`api/`) and workers
+//! (`workers/`) only translate: wire → command → use case → wire (or SQS settle).
+//! Nothing here knows HTTP beyond the error type, or SQS beyond `jobs/`.
+
+pub mod ad_request;
+pub mod assets;
+pub mod audience;
+pub mod forecast;
+pub mod forecast_run;
+pub mod tracking;
+pub mod v3;
