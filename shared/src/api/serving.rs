@@ -9,16 +9,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use crate::api::{query_pairs, single, Routes};
-use crate::delivery::decide::decide;
-use crate::delivery::request::{AdRequest, ViewerState};
+use crate::delivery::request::AdRequest;
 use crate::delivery::snapshot::AdFormat;
-use crate::delivery::tracking::{counter_of, Token, MAX_AGE_SECS};
-use crate::delivery::vast::{self, Links, ResponseType, Served};
+use crate::delivery::tracking::{counter_of, Token};
+use crate::delivery::vast::ResponseType;
 use crate::error::{AppError, AppResult};
-use crate::forecast::traffic::{local_day, Sample};
-use crate::jobs::Event;
-use crate::queue::QueueName;
 use crate::state::AppState;
+use crate::usecases::ad_request::{self, ServeAd};
+use crate::usecases::tracking::{self, Track};
 
 /// Bounds of an ad request's lists (docs/delivery.md).
 pub const MAX_TAGS: usize = 50;
@@ -169,52 +167,7 @@ async fn ad_request(State(st): State<AppState>, headers: HeaderMap, RawQuery(q):
     let now = st.clock.now();
     let (account, rt, format, request) = read_request(&pairs, &headers, now)?;
     tracing::Span::current().record("account", account.as_str());
-    let (snapshot, pace) = st.delivery.current(st.store.as_ref(), &account, &st.settings).await?;
-    if snapshot.account.is_empty() {
-        return Err(AppError::not_found("account", &account));
-    }
-    let viewer = match &request.viewer {
-        Some(pid) if snapshot.needs_viewer => {
-            let (segments, freq, _) = crate::repo::delivery::viewer(st.store.as_ref(), &account, pid).await?;
-            ViewerState { segments, freq }
-        }
-        _ => ViewerState::default(),
-    };
-    // VMAP without a format: the three linear breaks.
-    let breaks: Vec<(AdFormat, u32)> = match (rt, format) {
-        (ResponseType::Vmap, None) => vec![(AdFormat::Preroll, 1), (AdFormat::Midroll, 1), (AdFormat::Postroll, 1)],
-        _ => vec![(request.format, request.break_number)],
-    };
-    let mut decided = Vec::new();
-    for (i, (f, n)) in breaks.iter().enumerate() {
-        let mut r = request.clone();
-        r.format = *f;
-        r.break_number = *n;
-        r.seed = request.seed.wrapping_add(i as u64);
-        let d = decide(&snapshot, &r, &viewer, &pace);
-        tracing::info!(format = f.as_str(), ads = d.picks.len(), empty = ?d.empty, "decision");
-        decided.push((*f, *n, d));
-    }
-    // One request in 100 is kept as a traffic sample for forecasts (docs/forecasts.md).
-    if Sample::chosen(request.seed) {
-        let (day, hour) = local_day(&snapshot.zone, now);
-        if let Err(e) = crate::repo::forecasts::record_sample(st.store.as_ref(), &account, day, hour, &Sample::of(&request), now).await {
-            tracing::warn!(error = %e, "traffic sample not recorded");
-        }
-    }
-    let secret = st.settings.tracking_secret.as_bytes();
-    let links = Links { base: &st.settings.ad_request_base_url, secret, viewer: request.viewer.as_deref(), issued: now.timestamp() };
-    let served: Vec<(AdFormat, u32, Vec<Served<'_>>)> = decided
-        .iter()
-        .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::new_id() }).collect()))
-        .collect();
-    let body = match rt {
-        ResponseType::Vmap => vast::vmap(&snapshot, &served, &links),
-        ResponseType::Vast2 | ResponseType::Vast3 => {
-            let picks = served.into_iter().next().map(|(_, _, s)| s).unwrap_or_default();
-            vast::vast(&snapshot, &picks, rt == ResponseType::Vast3, &links)
-        }
-    };
+    let body = ad_request::serve(&st, ServeAd { account: &account, rt, format, request }).await?;
     Ok(xml_response(body))
 }
 
@@ -233,29 +186,7 @@ async fn track(State(st): State<AppState>, Path(event): Path<String>, RawQuery(q
         AppError::field("query", "required", "a tracking link carries a, c, g, ad, i, ts, d and s; use the links of a served document")
     })?;
     tracing::Span::current().record("account", token.account.as_str());
-    if !token.verify(st.settings.tracking_secret.as_bytes(), &event, &sig) {
-        return Err(AppError::Forbidden("the tracking link's signature does not match: links cannot be changed or made up".into()));
-    }
-    let now = st.clock.now().timestamp();
-    if now.saturating_sub(token.issued) > MAX_AGE_SECS || token.issued > now.saturating_add(300) {
-        return Err(AppError::Forbidden(format!(
-            "the tracking link has expired: events are accepted for {} hours after serving",
-            MAX_AGE_SECS / 3600
-        )));
-    }
-    let e = Event {
-        account: token.account.clone(),
-        campaign: token.campaign.clone(),
-        goal: token.goal.clone(),
-        ad: token.ad.clone(),
-        impression: token.impression.clone(),
-        counter: counter.to_string(),
-        delivered: token.delivered == counter,
-        viewer: token.viewer.clone(),
-        at: now,
-    };
-    let body = serde_json::to_string(&e).map_err(AppError::internal)?;
-    st.queue.send(QueueName::Events, body).await?;
+    tracking::track(&st, Track { event: &event, counter, token: &token, signature: &sig }).await?;
     let cors = (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*");
     Ok(match (&token.click, event.as_str()) {
         (Some(dest), "click") => {

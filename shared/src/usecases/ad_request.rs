@@ -1,1 +1,73 @@
-//! (being moved here)
+//! An ad request (docs/delivery.md): the account's compiled snapshot (cached), the viewer's
+//! record when a rule needs it, one decision per break, a traffic sample now and then for
+//! forecasts, and the document (VAST 2/3 or VMAP) with signed tracking links.
+
+use crate::delivery::decide::decide;
+use crate::delivery::request::{AdRequest, ViewerState};
+use crate::delivery::snapshot::AdFormat;
+use crate::delivery::vast::{self, Links, ResponseType, Served};
+use crate::error::{AppError, AppResult};
+use crate::forecast::traffic::{local_day, Sample};
+use crate::state::AppState;
+
+/// A parsed ad request.
+pub struct ServeAd<'a> {
+    pub account: &'a str,
+    pub rt: ResponseType,
+    /// The format asked for (`None`: VMAP's three linear breaks, else preroll).
+    pub format: Option<AdFormat>,
+    pub request: AdRequest,
+}
+
+/// Decides and renders the document (an empty `<VAST>` when nothing is eligible).
+pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
+    let ServeAd { account, rt, format, request } = cmd;
+    let now = request.now;
+    let (snapshot, pace) = st.delivery.current(st.store.as_ref(), account, &st.settings).await?;
+    if snapshot.account.is_empty() {
+        return Err(AppError::not_found("account", account));
+    }
+    let viewer = match &request.viewer {
+        Some(pid) if snapshot.needs_viewer => {
+            let (segments, freq, _) = crate::repo::delivery::viewer(st.store.as_ref(), account, pid).await?;
+            ViewerState { segments, freq }
+        }
+        _ => ViewerState::default(),
+    };
+    // VMAP without a format: the three linear breaks.
+    let breaks: Vec<(AdFormat, u32)> = match (rt, format) {
+        (ResponseType::Vmap, None) => vec![(AdFormat::Preroll, 1), (AdFormat::Midroll, 1), (AdFormat::Postroll, 1)],
+        _ => vec![(request.format, request.break_number)],
+    };
+    let mut decided = Vec::new();
+    for (i, (f, n)) in breaks.iter().enumerate() {
+        let mut r = request.clone();
+        r.format = *f;
+        r.break_number = *n;
+        r.seed = request.seed.wrapping_add(i as u64);
+        let d = decide(&snapshot, &r, &viewer, &pace);
+        tracing::info!(format = f.as_str(), ads = d.picks.len(), empty = ?d.empty, "decision");
+        decided.push((*f, *n, d));
+    }
+    // One request in 100 is kept as a traffic sample for forecasts (docs/forecasts.md).
+    if Sample::chosen(request.seed) {
+        let (day, hour) = local_day(&snapshot.zone, now);
+        if let Err(e) = crate::repo::forecasts::record_sample(st.store.as_ref(), account, day, hour, &Sample::of(&request), now).await {
+            tracing::warn!(error = %e, "traffic sample not recorded");
+        }
+    }
+    let secret = st.settings.tracking_secret.as_bytes();
+    let links = Links { base: &st.settings.ad_request_base_url, secret, viewer: request.viewer.as_deref(), issued: now.timestamp() };
+    let served: Vec<(AdFormat, u32, Vec<Served<'_>>)> = decided
+        .iter()
+        .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::new_id() }).collect()))
+        .collect();
+    let body = match rt {
+        ResponseType::Vmap => vast::vmap(&snapshot, &served, &links),
+        ResponseType::Vast2 | ResponseType::Vast3 => {
+            let picks = served.into_iter().next().map(|(_, _, s)| s).unwrap_or_default();
+            vast::vast(&snapshot, &picks, rt == ResponseType::Vast3, &links)
+        }
+    };
+    Ok(body)
+}

@@ -1,1 +1,123 @@
-//! (being moved here)
+//! The reads behind a `/v3` page (seed 000 §4.5-§4.9): what a page's expansions need —
+//! child goals and ads (batch gets), the account's device containers when an ad names
+//! none, and the counters of the shown records — in a bounded number of round trips.
+//! Rendering (`api/queries/render.rs`) is pure over what this loads.
+
+use std::collections::HashMap;
+
+use crate::error::AppResult;
+use crate::metrics::{self, Counters, Level};
+use crate::model::ad::Ad;
+use crate::model::campaign::Campaign;
+use crate::model::goal::Goal;
+use crate::repo;
+use crate::repo::reference::Kind;
+use crate::state::AppState;
+
+/// What a page's objects are rendered with.
+#[derive(Default)]
+pub struct Expansion {
+    pub goals: HashMap<String, Goal>,
+    pub ads: HashMap<String, Ad>,
+    /// The account's device containers (only when an expanded ad names none of its own).
+    pub devices: Vec<String>,
+    pub counters: HashMap<String, Counters>,
+}
+
+/// What a campaign page expands.
+pub struct CampaignExpand {
+    pub goals: bool,
+    pub ads: bool,
+    pub include_deleted_goals: bool,
+    pub metrics: bool,
+}
+
+pub async fn for_campaigns(st: &AppState, account: &str, list: &[Campaign], e: &CampaignExpand) -> AppResult<Expansion> {
+    let mut x = Expansion::default();
+    if e.goals {
+        let ids: Vec<String> =
+            list.iter().flat_map(|c| c.goals.iter().filter(|g| e.include_deleted_goals || !g.deleted).map(|g| g.id.clone())).collect();
+        x.goals = repo::goals::by_ids(st.store.as_ref(), account, &ids).await?.into_iter().map(|g| (g.id.clone(), g)).collect();
+        if e.ads {
+            let ad_ids: Vec<String> = x.goals.values().flat_map(|g| g.ads.iter().map(|s| s.id.clone())).collect();
+            x.ads = ads_by_id(st, account, &ad_ids).await?;
+        }
+    }
+    x.devices = account_devices(st, account, x.ads.values()).await?;
+    if e.metrics {
+        x.counters =
+            metrics::read(st.store.as_ref(), account, Level::Campaign, &list.iter().map(|c| c.id.clone()).collect::<Vec<_>>()).await?;
+    }
+    Ok(x)
+}
+
+/// A goal page: its ads when expanded, the goals' counters when metrics or projections show.
+pub async fn for_goals(st: &AppState, account: &str, list: &[(Goal, Campaign)], ads: bool, counters: bool) -> AppResult<Expansion> {
+    let mut x = Expansion::default();
+    if ads {
+        x.ads = ads_by_id(st, account, &list.iter().flat_map(|(g, _)| g.ads.iter().map(|s| s.id.clone())).collect::<Vec<_>>()).await?;
+    }
+    if counters {
+        x.counters =
+            metrics::read(st.store.as_ref(), account, Level::Goal, &list.iter().map(|(g, _)| g.id.clone()).collect::<Vec<_>>()).await?;
+    }
+    x.devices = account_devices(st, account, x.ads.values()).await?;
+    Ok(x)
+}
+
+/// An ad page: the account's device containers when needed, the ads' counters on demand.
+pub async fn for_ads(st: &AppState, account: &str, list: &[(Ad, Goal, Campaign)], counters: bool) -> AppResult<Expansion> {
+    let mut x = Expansion::default();
+    if counters {
+        x.counters =
+            metrics::read(st.store.as_ref(), account, Level::Ad, &list.iter().map(|(ad, _, _)| ad.id.clone()).collect::<Vec<_>>()).await?;
+    }
+    x.devices = account_devices(st, account, list.iter().map(|(ad, _, _)| ad)).await?;
+    Ok(x)
+}
+
+/// The ads of `/v3/ads` with their goal and campaign (deleted parents left out): a goal's
+/// ads in its order, or every ad of the account newest first; an unknown goal has none.
+pub async fn ads_with_parents(st: &AppState, account: &str, goal_id: Option<&str>) -> AppResult<Vec<(Ad, Goal, Campaign)>> {
+    let (ads, goals, campaigns): (Vec<Ad>, HashMap<String, Goal>, HashMap<String, Campaign>) = match goal_id {
+        Some(gid) => match repo::goals::load(st.store.as_ref(), account, gid).await {
+            Ok((g, c)) => {
+                let ids: Vec<String> = g.value.ads.iter().map(|s| s.id.clone()).collect();
+                let ads = ads_by_id(st, account, &ids).await?;
+                let ordered = ids.iter().filter_map(|id| ads.get(id).cloned()).collect();
+                (ordered, HashMap::from([(g.value.id.clone(), g.value)]), HashMap::from([(c.value.id.clone(), c.value)]))
+            }
+            Err(crate::error::AppError::NotFound { .. }) => (vec![], HashMap::new(), HashMap::new()),
+            Err(e) => return Err(e),
+        },
+        None => {
+            let ads = repo::ads::all_newest_first(st.store.as_ref(), account).await?;
+            let g = repo::goals::all(st.store.as_ref(), account).await?;
+            let c = repo::campaigns::all(st.store.as_ref(), account).await?;
+            (ads, g.into_iter().map(|g| (g.id.clone(), g)).collect(), c.into_iter().map(|c| (c.id.clone(), c)).collect())
+        }
+    };
+    Ok(ads
+        .into_iter()
+        .filter_map(|ad| {
+            let g = goals.get(&ad.goal_id).filter(|g| g.deleted_at.is_none())?.clone();
+            let c = campaigns.get(&g.campaign_id).filter(|c| c.deleted_at.is_none())?.clone();
+            Some((ad, g, c))
+        })
+        .collect())
+}
+
+/// The account's device containers, read only when one of `ads` names none of its own
+/// (those run on all of them).
+async fn account_devices<'a>(st: &AppState, account: &str, mut ads: impl Iterator<Item = &'a Ad>) -> AppResult<Vec<String>> {
+    if ads.any(|ad| ad.device_containers.is_none()) {
+        repo::reference::ids(st.store.as_ref(), account, Kind::DeviceContainer).await
+    } else {
+        Ok(Vec::new())
+    }
+}
+
+/// Ads by id (batch gets), keyed by id.
+async fn ads_by_id(st: &AppState, account: &str, ids: &[String]) -> AppResult<HashMap<String, Ad>> {
+    Ok(repo::ads::by_ids(st.store.as_ref(), account, ids).await?.into_iter().map(|a| (a.id.clone(), a)).collect())
+}

@@ -2,17 +2,17 @@
 //! expansions, metrics and projections (`params` reads the query string, `rows` filters
 //! and sorts, `render` writes the wire shapes), and the VAST URL export (`vast`).
 
-use std::collections::HashMap;
-
 use axum::extract::{Path, RawQuery, State};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::Json;
 
 use super::*;
 use crate::error::{AppResult, FieldError};
 use crate::model::ad::Ad;
 use crate::model::campaign::Campaign;
 use crate::model::goal::Goal;
+use crate::usecases::v3;
 
 mod params;
 mod render;
@@ -91,9 +91,10 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
     let stored = repo::campaigns::stored(st.store.as_ref(), &a.id).await?;
     let picked = select_campaigns(&stored.rows::<CampaignRow>()?, &f);
     let shown: Vec<Campaign> = page(&picked, size, number).iter().map(|i| stored.full(*i)).collect::<AppResult<_>>()?;
+    let x = v3::for_campaigns(&st, &a.id, &shown, &campaign_expand(&o)).await?;
     let cx = Ctx { account: &a, now: st.clock.now() };
-    let list = render_campaigns(&st, &cx, &shown, &o).await?;
-    Ok(page_response("campaigns", &list, picked.len(), size, number))
+    let campaigns = render_campaigns(&cx, &shown, &o, &x);
+    Ok(Json(CampaignPage { campaigns, pagination: PageInfo::new(picked.len(), size, number) }).into_response())
 }
 
 /// `GET /v3/campaigns/{id}`: one campaign object, the list's expand/embed parameters.
@@ -107,8 +108,10 @@ async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<
     let o = campaign_opts(&mut p);
     p.finish()?;
     let c = repo::campaigns::get_any(st.store.as_ref(), &a.id, &id).await?.ok_or_else(|| AppError::not_found("campaign", &id))?;
+    let list = std::slice::from_ref(&c);
+    let x = v3::for_campaigns(&st, &a.id, list, &campaign_expand(&o)).await?;
     let cx = Ctx { account: &a, now: st.clock.now() };
-    Ok(one_response(render_campaigns(&st, &cx, std::slice::from_ref(&c), &o).await?))
+    Ok(one_response(render_campaigns(&cx, list, &o, &x)))
 }
 
 #[utoipa::path(get, path = "/v3/goals", tag = "queries",
@@ -184,9 +187,10 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
         .iter()
         .map(|(gi, ci)| Ok((goals.full::<Goal>(*gi)?, campaigns.full::<Campaign>(*ci)?)))
         .collect::<AppResult<_>>()?;
+    let x = v3::for_goals(&st, &a.id, &shown, o.expand_ads, o.metrics.is_some() || o.projections).await?;
     let cx = Ctx { account: &a, now: st.clock.now() };
-    let list = render_goals(&st, &cx, &shown, &o).await?;
-    Ok(page_response("goals", &list, picked.len(), size, number))
+    let goals = render_goals(&cx, &shown, &o, &x);
+    Ok(Json(GoalPage { goals, pagination: PageInfo::new(picked.len(), size, number) }).into_response())
 }
 
 #[utoipa::path(get, path = "/v3/goals/{id}", tag = "queries", params(("id" = String, Path), ("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
@@ -198,8 +202,10 @@ async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
     let o = goal_opts(&mut p);
     p.finish()?;
     let (g, c) = repo::goals::get_any(st.store.as_ref(), &a.id, &id).await?.ok_or_else(|| AppError::not_found("goal", &id))?;
+    let list = [(g, c)];
+    let x = v3::for_goals(&st, &a.id, &list, o.expand_ads, o.metrics.is_some() || o.projections).await?;
     let cx = Ctx { account: &a, now: st.clock.now() };
-    Ok(one_response(render_goals(&st, &cx, &[(g, c)], &o).await?))
+    Ok(one_response(render_goals(&cx, &list, &o, &x)))
 }
 
 #[utoipa::path(get, path = "/v3/ads", tag = "queries",
@@ -214,36 +220,15 @@ async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -
     let goal_id = p.one("goal.id");
     let (size, number) = p.paging();
     p.finish()?;
-    let (ads, goals, campaigns): (Vec<Ad>, HashMap<String, Goal>, HashMap<String, Campaign>) = match &goal_id {
-        Some(gid) => match repo::goals::load(st.store.as_ref(), &a.id, gid).await {
-            Ok((g, c)) => {
-                let ids: Vec<String> = g.value.ads.iter().map(|s| s.id.clone()).collect();
-                let ads = ads_by_id(&st, &a.id, &ids).await?;
-                let ordered = ids.iter().filter_map(|id| ads.get(id).cloned()).collect();
-                (ordered, HashMap::from([(g.value.id.clone(), g.value)]), HashMap::from([(c.value.id.clone(), c.value)]))
-            }
-            Err(AppError::NotFound { .. }) => (vec![], HashMap::new(), HashMap::new()),
-            Err(e) => return Err(e),
-        },
-        None => {
-            let ads = repo::ads::all_newest_first(st.store.as_ref(), &a.id).await?;
-            let g = repo::goals::all(st.store.as_ref(), &a.id).await?;
-            let c = repo::campaigns::all(st.store.as_ref(), &a.id).await?;
-            (ads, g.into_iter().map(|g| (g.id.clone(), g)).collect(), c.into_iter().map(|c| (c.id.clone(), c)).collect())
-        }
-    };
-    let all: Vec<(Ad, Goal, Campaign)> = ads
+    let all: Vec<(Ad, Goal, Campaign)> = v3::ads_with_parents(&st, &a.id, goal_id.as_deref())
+        .await?
         .into_iter()
-        .filter(|ad| before.is_none_or(|d| ad.created < d) && after.is_none_or(|d| ad.created > d))
-        .filter_map(|ad| {
-            let g = goals.get(&ad.goal_id).filter(|g| g.deleted_at.is_none())?.clone();
-            let c = campaigns.get(&g.campaign_id).filter(|c| c.deleted_at.is_none())?.clone();
-            Some((ad, g, c))
-        })
+        .filter(|(ad, _, _)| before.is_none_or(|d| ad.created < d) && after.is_none_or(|d| ad.created > d))
         .collect();
-    let cx = Ctx { account: &a, now: st.clock.now() };
-    let list = render_ads(&st, &cx, &page(&all, size, number), &names).await?;
-    Ok(page_response("ads", &list, all.len(), size, number))
+    let shown = page(&all, size, number);
+    let x = v3::for_ads(&st, &a.id, &shown, names.is_some()).await?;
+    let ads = render_ads(&shown, &names, &x);
+    Ok(Json(AdPage { ads, pagination: PageInfo::new(all.len(), size, number) }).into_response())
 }
 
 #[utoipa::path(get, path = "/v3/ads/{ad_id}", tag = "queries",
@@ -255,6 +240,7 @@ async fn ad_one(State(st): State<AppState>, Auth(a): Auth, Path(ad_id): Path<Str
     p.finish()?;
     let ad = repo::ads::load(st.store.as_ref(), &a.id, &ad_id).await?.value;
     let (g, c) = repo::goals::load(st.store.as_ref(), &a.id, &ad.goal_id).await.map_err(|_| AppError::not_found("ad", &ad_id))?;
-    let cx = Ctx { account: &a, now: st.clock.now() };
-    Ok(one_response(render_ads(&st, &cx, &[(ad, g.value, c.value)], &names).await?))
+    let list = [(ad, g.value, c.value)];
+    let x = v3::for_ads(&st, &a.id, &list, names.is_some()).await?;
+    Ok(one_response(render_ads(&list, &names, &x)))
 }

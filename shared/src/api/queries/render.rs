@@ -4,21 +4,19 @@
 use std::collections::HashMap;
 
 use axum::response::{IntoResponse, Response};
+use axum::Json;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::params::{href, CampaignOpts, GoalOpts};
-use crate::error::{AppError, AppResult};
-use crate::metrics::{self, ecpm, projected_delivery, ratio, Counters, Level};
+use crate::metrics::{ecpm, projected_delivery, ratio, Counters};
 use crate::model::account::Account;
 use crate::model::ad::{event_v3, weights, Ad};
 use crate::model::campaign::Campaign;
 use crate::model::enums::{CreativeType, GoalType, GoalVariant, InsertionPoint};
 use crate::model::goal::Goal;
-use crate::repo;
-use crate::repo::reference::Kind;
-use crate::state::AppState;
+use crate::usecases::v3::{CampaignExpand, Expansion};
 
 fn metrics_json(c: &Counters, names: &[String], goal: Option<&Goal>) -> Value {
     let mut m = Map::new();
@@ -393,23 +391,15 @@ fn nested_ads<'a>(g: &'a Goal, c: &'a Campaign, ads: &'a HashMap<String, Ad>, de
     g.ads.iter().filter_map(|s| ads.get(&s.id)).map(|ad| ad_json(ad, g, c, true, None, w.get(&ad.id).copied(), devices)).collect()
 }
 
-/// Serialises typed response items straight to JSON text.
-pub fn to_json<T: Serialize>(items: &[T]) -> AppResult<Vec<String>> {
-    items.iter().map(|i| serde_json::to_string(i).map_err(AppError::from)).collect()
+/// One object, or `null` when there is none.
+pub fn one_response<T: Serialize>(items: Vec<T>) -> Response {
+    Json(items.into_iter().next()).into_response()
 }
 
-/// `{"<key>": [items], "pagination": {...}}` from already serialised items.
-pub fn page_response(key: &str, items: &[String], total: usize, size: usize, number: usize) -> Response {
-    let body = format!("{{\"{key}\":[{}],\"pagination\":{}}}", items.join(","), pagination(total, size, number));
-    ([(axum::http::header::CONTENT_TYPE, "application/json")], body).into_response()
-}
-
-pub fn one_response(items: Vec<String>) -> Response {
-    ([(axum::http::header::CONTENT_TYPE, "application/json")], items.into_iter().next().unwrap_or_else(|| "null".into())).into_response()
-}
-
-fn pagination(total: usize, size: usize, number: usize) -> String {
-    serde_json::to_string(&PageInfo { total_count: total, page_size: size, page_number: number }).unwrap_or_default()
+impl PageInfo {
+    pub fn new(total: usize, size: usize, number: usize) -> Self {
+        PageInfo { total_count: total, page_size: size, page_number: number }
+    }
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -420,136 +410,89 @@ pub(super) struct PageInfo {
     page_number: usize,
 }
 
-/// `GET /v3/campaigns` (written by `page_response`; described only).
-#[allow(dead_code)]
-#[derive(utoipa::ToSchema)]
+/// `GET /v3/campaigns`.
+#[derive(Serialize, utoipa::ToSchema)]
 pub(super) struct CampaignPage<'a> {
-    campaigns: Vec<CampaignOut<'a>>,
-    pagination: PageInfo,
+    pub campaigns: Vec<CampaignOut<'a>>,
+    pub pagination: PageInfo,
 }
 
-/// `GET /v3/goals` (written by `page_response`; described only).
-#[allow(dead_code)]
-#[derive(utoipa::ToSchema)]
+/// `GET /v3/goals`.
+#[derive(Serialize, utoipa::ToSchema)]
 pub(super) struct GoalPage<'a> {
-    goals: Vec<GoalOut<'a>>,
-    pagination: PageInfo,
+    pub goals: Vec<GoalOut<'a>>,
+    pub pagination: PageInfo,
 }
 
-/// `GET /v3/ads` (written by `page_response`; described only).
-#[allow(dead_code)]
-#[derive(utoipa::ToSchema)]
+/// `GET /v3/ads`.
+#[derive(Serialize, utoipa::ToSchema)]
 pub(super) struct AdPage<'a> {
-    ads: Vec<AdOut<'a>>,
-    pagination: PageInfo,
+    pub ads: Vec<AdOut<'a>>,
+    pub pagination: PageInfo,
 }
 
 pub fn page<T: Clone>(all: &[T], size: usize, number: usize) -> Vec<T> {
     all.iter().skip((number - 1).saturating_mul(size)).take(size).cloned().collect()
 }
 
-/// Campaign objects for a page: goals (and their ads) expanded with batch gets, metrics
-/// from the campaigns' own counters.
-pub async fn render_campaigns(st: &AppState, cx: &Ctx<'_>, list: &[Campaign], o: &CampaignOpts) -> AppResult<Vec<String>> {
-    let a = cx.account;
-    let mut goals: HashMap<String, Goal> = HashMap::new();
-    let mut ads: HashMap<String, Ad> = HashMap::new();
-    if o.expand_goals {
-        let ids: Vec<String> =
-            list.iter().flat_map(|c| c.goals.iter().filter(|g| o.include_deleted_goals || !g.deleted).map(|g| g.id.clone())).collect();
-        goals = repo::goals::by_ids(st.store.as_ref(), &a.id, &ids).await?.into_iter().map(|g| (g.id.clone(), g)).collect();
-        if o.expand_ads {
-            let ad_ids: Vec<String> = goals.values().flat_map(|g| g.ads.iter().map(|s| s.id.clone())).collect();
-            ads = ads_by_id(st, &a.id, &ad_ids).await?;
-        }
-    }
-    let devices = account_devices(st, &a.id, ads.values()).await?;
-    let counters = match &o.metrics {
-        Some(_) => metrics::read(st.store.as_ref(), &a.id, Level::Campaign, &list.iter().map(|c| c.id.clone()).collect::<Vec<_>>()).await?,
-        None => HashMap::new(),
-    };
+/// Campaign objects for a page, from what `usecases::v3::for_campaigns` loaded.
+pub fn render_campaigns<'a>(cx: &Ctx<'a>, list: &'a [Campaign], o: &'a CampaignOpts, x: &'a Expansion) -> Vec<CampaignOut<'a>> {
+    let none = Counters::default();
     let mut out = Vec::with_capacity(list.len());
     for c in list {
         let expanded = o.expand_goals.then(|| {
             c.goals
                 .iter()
                 .filter(|f| o.include_deleted_goals || !f.deleted)
-                .filter_map(|f| goals.get(&f.id))
+                .filter_map(|f| x.goals.get(&f.id))
                 .map(|g| {
-                    let nested = o.expand_ads.then(|| nested_ads(g, c, &ads, &devices));
+                    let nested = o.expand_ads.then(|| nested_ads(g, c, &x.ads, &x.devices));
                     goal_json(cx, g, c, nested, None, None)
                 })
                 .collect()
         });
-        let m = o.metrics.as_ref().map(|names| metrics_json(counters.get(&c.id).unwrap_or(&Counters::default()), names, None));
-        out.push(serde_json::to_string(&campaign_json(cx, c, expanded, m, o.include_deleted_goals))?);
+        let m = o.metrics.as_ref().map(|names| metrics_json(x.counters.get(&c.id).unwrap_or(&none), names, None));
+        out.push(campaign_json(cx, c, expanded, m, o.include_deleted_goals));
     }
-    Ok(out)
+    out
 }
 
-pub async fn render_goals(st: &AppState, cx: &Ctx<'_>, list: &[(Goal, Campaign)], o: &GoalOpts) -> AppResult<Vec<String>> {
-    let a = cx.account;
-    let ads = if o.expand_ads {
-        ads_by_id(st, &a.id, &list.iter().flat_map(|(g, _)| g.ads.iter().map(|s| s.id.clone())).collect::<Vec<_>>()).await?
-    } else {
-        HashMap::new()
-    };
-    let counters = if o.metrics.is_some() || o.projections {
-        metrics::read(st.store.as_ref(), &a.id, Level::Goal, &list.iter().map(|(g, _)| g.id.clone()).collect::<Vec<_>>()).await?
-    } else {
-        HashMap::new()
-    };
-    let devices = account_devices(st, &a.id, ads.values()).await?;
+/// What a campaign page's options expand.
+pub fn campaign_expand(o: &CampaignOpts) -> CampaignExpand {
+    CampaignExpand {
+        goals: o.expand_goals,
+        ads: o.expand_ads,
+        include_deleted_goals: o.include_deleted_goals,
+        metrics: o.metrics.is_some(),
+    }
+}
+
+/// Goal objects for a page, from what `usecases::v3::for_goals` loaded.
+pub fn render_goals<'a>(cx: &Ctx<'a>, list: &'a [(Goal, Campaign)], o: &'a GoalOpts, x: &'a Expansion) -> Vec<GoalOut<'a>> {
     let none = Counters::default();
-    let outs: Vec<GoalOut> = list
-        .iter()
+    list.iter()
         .map(|(g, c)| {
-            let cn = counters.get(&g.id).unwrap_or(&none);
-            let nested = o.expand_ads.then(|| nested_ads(g, c, &ads, &devices));
+            let cn = x.counters.get(&g.id).unwrap_or(&none);
+            let nested = o.expand_ads.then(|| nested_ads(g, c, &x.ads, &x.devices));
             let m = o.metrics.as_ref().map(|names| metrics_json(cn, names, Some(g)));
             let proj = o.projections.then(|| projected_delivery(g, g.effective_frontload(c, cx.account), cn.get("delivered"), cx.now));
             goal_json(cx, g, c, nested, m, proj)
         })
-        .collect();
-    to_json(&outs)
+        .collect()
 }
 
-/// The account's device containers, read only when one of `ads` names none of its own
-/// (those run on all of them).
-async fn account_devices<'a>(st: &AppState, account: &str, mut ads: impl Iterator<Item = &'a Ad>) -> AppResult<Vec<String>> {
-    if ads.any(|ad| ad.device_containers.is_none()) {
-        repo::reference::ids(st.store.as_ref(), account, Kind::DeviceContainer).await
-    } else {
-        Ok(Vec::new())
-    }
-}
-
-pub async fn render_ads(st: &AppState, cx: &Ctx<'_>, list: &[(Ad, Goal, Campaign)], names: &Option<Vec<String>>) -> AppResult<Vec<String>> {
-    let counters = match names {
-        Some(_) => {
-            metrics::read(st.store.as_ref(), &cx.account.id, Level::Ad, &list.iter().map(|(ad, _, _)| ad.id.clone()).collect::<Vec<_>>())
-                .await?
-        }
-        None => HashMap::new(),
-    };
-    let devices = account_devices(st, &cx.account.id, list.iter().map(|(ad, _, _)| ad)).await?;
+/// Ad objects for a page, from what `usecases::v3::for_ads` loaded.
+pub fn render_ads<'a>(list: &'a [(Ad, Goal, Campaign)], names: &'a Option<Vec<String>>, x: &'a Expansion) -> Vec<AdOut<'a>> {
     let none = Counters::default();
     let mut by_goal: HashMap<&str, HashMap<String, crate::model::ad::Weight>> = HashMap::new();
     for (_, g, _) in list {
         by_goal.entry(g.id.as_str()).or_insert_with(|| weights(&g.ads));
     }
-    let outs: Vec<AdOut> = list
-        .iter()
+    list.iter()
         .map(|(ad, g, c)| {
-            let m = names.as_ref().map(|n| metrics_json(counters.get(&ad.id).unwrap_or(&none), n, None));
+            let m = names.as_ref().map(|n| metrics_json(x.counters.get(&ad.id).unwrap_or(&none), n, None));
             let w = by_goal.get(g.id.as_str()).and_then(|w| w.get(&ad.id)).copied();
-            ad_json(ad, g, c, false, m, w, &devices)
+            ad_json(ad, g, c, false, m, w, &x.devices)
         })
-        .collect();
-    to_json(&outs)
-}
-
-/// Ads by id (batch gets), keyed by id.
-pub async fn ads_by_id(st: &AppState, account: &str, ids: &[String]) -> AppResult<HashMap<String, Ad>> {
-    Ok(repo::ads::by_ids(st.store.as_ref(), account, ids).await?.into_iter().map(|a| (a.id.clone(), a)).collect())
+        .collect()
 }

@@ -105,6 +105,18 @@ pub async fn dispatch(st: &AppState, body: &str) -> WResult<()> {
     Ok(())
 }
 
+/// A new UPLOADED batch at the state's clock (`Batch::new`).
+pub fn new_batch(
+    st: &AppState,
+    account: &crate::model::account::Account,
+    provider: &str,
+    id: &str,
+    object_key: &str,
+    source: &str,
+) -> Batch {
+    Batch::new(account, provider, id, object_key, source, st.clock.now())
+}
+
 pub async fn load_batch(st: &AppState, account: &str, id: &str) -> WResult<Option<Versioned<Batch>>> {
     repo::audience::get(st.store.as_ref(), account, id).await.map_err(se)
 }
