@@ -1,5 +1,6 @@
 //! Key builders: the one place the key scheme of docs/store.md is spelled out.
 
+use crate::model::rules::Parent;
 use crate::store::Key;
 
 pub fn api_key(hash: &str) -> Key {
@@ -94,13 +95,28 @@ pub fn linked_templates(a: &str, kind: &str, target: &str) -> String {
     format!("A#{a}#TLINKS#{kind}#{target}")
 }
 
-/// The rules of a campaign or a goal.
-pub fn rules(a: &str, parent: crate::model::rules::Parent, id: &str) -> Key {
+/// The sort key naming a campaign or a goal (rules, template links): `CAMPAIGN#<id>`, `GOAL#<id>`.
+pub fn owner_sk(parent: Parent, id: &str) -> String {
     let kind = match parent {
-        crate::model::rules::Parent::Campaign => "CAMPAIGN",
-        crate::model::rules::Parent::Goal => "GOAL",
+        Parent::Campaign => CAMPAIGN,
+        Parent::Goal => GOAL,
     };
-    Key::new(partition(a, RULES), format!("{kind}#{id}"))
+    format!("{kind}#{id}")
+}
+
+/// The campaign or goal a rules or template-link sort key names.
+pub fn rules_owner(sk: &str) -> Option<(Parent, String)> {
+    let (kind, id) = sk.split_once('#')?;
+    match kind {
+        CAMPAIGN => Some((Parent::Campaign, id.to_string())),
+        GOAL => Some((Parent::Goal, id.to_string())),
+        _ => None,
+    }
+}
+
+/// The rules of a campaign or a goal.
+pub fn rules(a: &str, parent: Parent, id: &str) -> Key {
+    Key::new(partition(a, RULES), owner_sk(parent, id))
 }
 
 /// Prefix of the metric counter partitions of one level (`AD`, `GOAL`, `CAMPAIGN`).
@@ -132,4 +148,33 @@ pub fn traffic_sample(hour: u32, id: &str) -> String {
 /// The local hour of a traffic sample's sort key.
 pub fn traffic_sample_hour(sk: &str) -> Option<u32> {
     sk.get(..2).and_then(|h| h.parse().ok())
+}
+
+/// The sort key of an account's delivery version counter (`A#<a>#DELIVERY / VERSION`).
+pub const DELIVERY_VERSION_SK: &str = "VERSION";
+/// The sort-key prefix of a goal's pace record (`A#<a>#DELIVERY / PACE#<goal>`).
+pub const PACE_PREFIX: &str = "PACE#";
+/// The sort key of a viewer's frequency state (`A#<a>#VIEWER#<pid> / FREQ`).
+pub const FREQ_SK: &str = "FREQ";
+
+/// The partition of the delivery engine's records: the version and every pace record.
+pub fn delivery_partition(a: &str) -> String {
+    partition(a, "DELIVERY")
+}
+pub fn delivery_version(a: &str) -> Key {
+    Key::new(delivery_partition(a), DELIVERY_VERSION_SK)
+}
+pub fn pace(a: &str, goal: &str) -> Key {
+    Key::new(delivery_partition(a), format!("{PACE_PREFIX}{goal}"))
+}
+pub fn freq(a: &str, viewer: &str) -> Key {
+    Key::new(viewer_partition(a, viewer), FREQ_SK)
+}
+/// An event counted once (`A#<a>#EVENT#<impression> / <event>`).
+pub fn event_marker(a: &str, impression: &str, event: &str) -> Key {
+    Key::new(format!("A#{a}#EVENT#{impression}"), event)
+}
+/// An idempotency record (`A#<a>#IDEMP / <hash of the key>`).
+pub fn idempotency(a: &str, key_hash: &str) -> Key {
+    Key::new(partition(a, "IDEMP"), key_hash)
 }

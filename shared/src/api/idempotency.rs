@@ -9,13 +9,12 @@ use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::Auth;
 use crate::error::AppError;
+use crate::repo::idempotency::{self as idem_repo, Claim, Kept};
 use crate::state::AppState;
-use crate::store::{Cond, Item, Key, StoreError};
 
 pub const HEADER: &str = "idempotency-key";
 /// How long a key is remembered.
@@ -24,31 +23,6 @@ const KEEP_HOURS: i64 = 24;
 const MAX_KEPT_BODY: usize = 256 * 1024;
 /// Response headers a replay repeats.
 const KEPT_HEADERS: &[&str] = &["location", "etag", "content-type"];
-
-#[derive(Debug, Serialize, Deserialize)]
-struct Kept {
-    /// SHA-256 of method, path and query, and body: the request the key belongs to.
-    request: String,
-    done: bool,
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-fn key_of(account: &str, idem: &str) -> Key {
-    Key::new(crate::keys::partition(account, "IDEMP"), crate::ids::hash_key(idem))
-}
-
-fn item(key: &Key, k: &Kept, version: u64, expires: i64) -> Item {
-    Item {
-        pk: key.pk.clone(),
-        sk: key.sk.clone(),
-        version,
-        expires_at: Some(expires),
-        body: serde_json::to_string(k).unwrap_or_default(),
-        ..Item::default()
-    }
-}
 
 /// The middleware (every group, inside the error rendering).
 pub async fn layer(State(st): State<AppState>, req: Request, next: Next) -> Response {
@@ -76,19 +50,17 @@ async fn run(st: &AppState, req: Request, next: Next) -> Result<Response, Respon
     h.update([0]);
     h.update(&bytes);
     let request: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    let key = key_of(&account.id, &idem);
     let expires = (st.clock.now() + chrono::Duration::hours(KEEP_HOURS)).timestamp();
-    let claim = Kept { request: request.clone(), done: false, status: 0, headers: vec![], body: String::new() };
-    let internal = |e: StoreError| AppError::from(e).into_response();
-    match st.store.put(item(&key, &claim, 1, expires), Cond::NotExists).await {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed) => return Err(replay(st, &key, &request).await),
-        Err(e) => return Err(internal(e)),
+    let store = st.store.as_ref();
+    match idem_repo::claim(store, &account.id, &idem, &request, expires).await {
+        Ok(Claim::Claimed) => {}
+        Ok(Claim::Taken(kept)) => return Err(replay(kept, &request)),
+        Err(e) => return Err(e.into_response()),
     }
     let res = next.run(Request::from_parts(parts, Body::from(bytes))).await;
     if !res.status().is_success() {
         // Nothing was created: forget the key, so a retry runs again.
-        if let Err(e) = st.store.delete(&key, Cond::Version(1)).await {
+        if let Err(e) = idem_repo::release(store, &account.id, &idem).await {
             tracing::warn!(error = %e, "could not release an idempotency key");
         }
         return Ok(res);
@@ -102,24 +74,19 @@ async fn run(st: &AppState, req: Request, next: Next) -> Result<Response, Respon
                 .filter_map(|n| parts.headers.get(*n).and_then(|v| v.to_str().ok()).map(|v| (n.to_string(), v.to_string())))
                 .collect();
             let done = Kept { request, done: true, status: parts.status.as_u16(), headers, body: text };
-            if let Err(e) = st.store.put(item(&key, &done, 2, expires), Cond::Version(1)).await {
+            if let Err(e) = idem_repo::keep(store, &account.id, &idem, &done, expires).await {
                 tracing::warn!(error = %e, "could not keep an idempotent answer");
             }
         }
         _ => {
-            let _ = st.store.delete(&key, Cond::Version(1)).await;
+            let _ = idem_repo::release(store, &account.id, &idem).await;
         }
     }
     Ok(Response::from_parts(parts, Body::from(bytes)))
 }
 
 /// The key is taken: the first answer, or why not.
-async fn replay(st: &AppState, key: &Key, request: &str) -> Response {
-    let kept = match st.store.get(key).await {
-        Ok(Some(i)) => serde_json::from_str::<Kept>(&i.body).ok(),
-        Ok(None) => None,
-        Err(e) => return AppError::from(e).into_response(),
-    };
+fn replay(kept: Option<Kept>, request: &str) -> Response {
     let Some(kept) = kept else {
         return AppError::Conflict("a request with this Idempotency-Key has just finished; retry it".into()).into_response();
     };

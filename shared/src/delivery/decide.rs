@@ -6,6 +6,7 @@ use super::pacing::{caps_allow, local_day_hour, pacing_allows, Pace};
 use super::request::{AdRequest, ViewerState};
 use super::snapshot::{AdFormat, GoalEntry, Media, Snapshot};
 use super::targeting::Ctx;
+use crate::model::enums::{OffsetUnit, ShowWhen};
 use crate::model::policy::Policy;
 
 /// A small deterministic generator (SplitMix64).
@@ -119,12 +120,12 @@ impl BreakSettings {
 
 fn skip_of(p: Option<&Policy>, g: &GoalEntry, v: &ViewerState, now: i64) -> Option<Skip> {
     let sb = &p?.global_settings.skip_button;
-    let show = match sb.show_when.as_str() {
-        "ALWAYS" => true,
-        "AFTER_FIRST_UNIQUE" => v.freq.seen_within(&format!("g:{}", g.id), sb.reset_after, now),
-        _ => false,
+    let show = match sb.show_when() {
+        ShowWhen::Always => true,
+        ShowWhen::AfterFirstUnique => v.freq.seen_within(&format!("g:{}", g.id), sb.reset_after, now),
+        ShowWhen::Never => false,
     };
-    show.then_some(Skip { value: sb.skip_offset.value, percent: sb.skip_offset.unit == "PERCENT" })
+    show.then_some(Skip { value: sb.skip_offset.value, percent: sb.skip_offset.unit() == OffsetUnit::Percent })
 }
 
 /// The first policy in rank order whose tags or categories the request has (a policy with

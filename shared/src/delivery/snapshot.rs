@@ -16,10 +16,10 @@ use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;
 use crate::model::asset::Asset;
 use crate::model::campaign::Campaign;
-use crate::model::enums::{AssetStatus, CreativeType, GoalType, GoalVariant};
+use crate::model::enums::{AssetStatus, CapKind, CreativeType, GoalType, GoalVariant, ShowWhen, TrackerEvent};
 use crate::model::goal::Goal;
 use crate::model::policy::Policy;
-use crate::model::rules::Rules;
+use crate::model::rules::{Owner, Parent, Rules};
 use crate::model::zone::Zone;
 
 /// A goal's impression and event caps (seed 001 §2.2).
@@ -90,8 +90,8 @@ pub struct AdEntry {
     pub duration: Option<u32>,
     pub media: Media,
     pub click: Option<String>,
-    /// External trackers: (event as written, e.g. `AD_START`, url).
-    pub trackers: Vec<(String, String)>,
+    /// External trackers: (event, url).
+    pub trackers: Vec<(TrackerEvent, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -138,10 +138,10 @@ pub struct Input {
     pub goals: Vec<Goal>,
     pub ads: Vec<Ad>,
     pub assets: HashMap<String, Asset>,
-    /// Rules by `CAMPAIGN#id` / `GOAL#id`.
-    pub rules: HashMap<String, Rules>,
-    /// Linked templates' rules by `CAMPAIGN#id` / `GOAL#id`.
-    pub linked: HashMap<String, Vec<Rules>>,
+    /// Rules by owner (a campaign or a goal).
+    pub rules: HashMap<Owner, Rules>,
+    /// Linked templates' rules by owner.
+    pub linked: HashMap<Owner, Vec<Rules>>,
     pub categories: Vec<Category>,
     /// Policies in ranked order, highest first.
     pub policies: Vec<Policy>,
@@ -184,13 +184,12 @@ fn media_of(ad: &Ad, assets: &HashMap<String, Asset>, base: &str) -> Option<Medi
 fn caps_of(g: &Goal) -> Caps {
     let mut c = Caps::default();
     for cap in &g.caps {
-        let slot = match cap.kind.as_str() {
-            "totalCap" => &mut c.total,
-            "dailyCap" => &mut c.daily,
-            "hourlyCap" => &mut c.hourly,
-            "dailyEventCap" => &mut c.daily_event,
-            "hourlyEventCap" => &mut c.hourly_event,
-            _ => continue,
+        let slot = match cap.kind {
+            CapKind::TotalCap => &mut c.total,
+            CapKind::DailyCap => &mut c.daily,
+            CapKind::HourlyCap => &mut c.hourly,
+            CapKind::DailyEventCap => &mut c.daily_event,
+            CapKind::HourlyEventCap => &mut c.hourly_event,
         };
         *slot = Some(cap.value);
     }
@@ -221,7 +220,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         traffic_profile: None,
     });
     let mut syms = Interner::default();
-    let sources = |key: &str| -> (Rules, Vec<Rules>) {
+    let sources = |key: &Owner| -> (Rules, Vec<Rules>) {
         (input.rules.get(key).cloned().unwrap_or_default(), input.linked.get(key).cloned().unwrap_or_default())
     };
 
@@ -252,7 +251,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     let mut campaign_index: HashMap<&str, (u32, &Campaign)> = HashMap::new();
     let mut campaigns = Vec::new();
     for c in input.campaigns.iter().filter(|c| c.enabled && !c.is_archived() && c.deleted_at.is_none()) {
-        let key = format!("CAMPAIGN#{}", c.id);
+        let key = (Parent::Campaign, c.id.clone());
         let (own, links) = sources(&key);
         let mut all: Vec<&Rules> = vec![&own];
         all.extend(links.iter());
@@ -264,7 +263,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     let mut goal_index = HashMap::new();
     for g in input.goals.iter().filter(|g| g.deleted_at.is_none()) {
         let Some((ci, c)) = campaign_index.get(g.campaign_id.as_str()) else { continue };
-        let key = format!("GOAL#{}", g.id);
+        let key = (Parent::Goal, g.id.clone());
         let (own, links) = sources(&key);
         let mut all: Vec<&Rules> = vec![&own];
         all.extend(links.iter());
@@ -275,7 +274,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             freq.extend(freq_of(l, format!("g:{}", g.id)));
         }
         if !own.ignore_parent_frequency_rules {
-            let (crules, clinks) = sources(&format!("CAMPAIGN#{}", c.id));
+            let (crules, clinks) = sources(&(Parent::Campaign, c.id.clone()));
             freq.extend(freq_of(&crules, format!("c:{}", c.id)));
             for l in &clinks {
                 freq.extend(freq_of(l, format!("c:{}", c.id)));
@@ -332,7 +331,8 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             duration: ad.creative.estimated_ad_duration,
             media,
             click: ad.creative.click_destination_uri.clone(),
-            trackers: ad.external_trackers.iter().map(|t| (t.event.clone(), t.url.clone())).collect(),
+            // Validated on write: a stored tracker names one of the events.
+            trackers: ad.external_trackers.iter().filter_map(|t| Some((TrackerEvent::parse(&t.event)?, t.url.clone()))).collect(),
         });
         ad_index.insert(ad.id.clone(), idx);
         weights.entry((gi, format)).or_default().push((idx, ad.weight));
@@ -387,7 +387,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     let needs_viewer = goals.iter().any(|g| !g.freq.is_empty() || g.targeting.needs_audience(&campaigns[g.targeting.campaign as usize]))
         || policies.iter().any(|p| {
             let g = &p.policy.global_settings;
-            g.minimum_time_between_ads > 0 || g.skip_button.show_when == "AFTER_FIRST_UNIQUE"
+            g.minimum_time_between_ads > 0 || g.skip_button.show_when() == ShowWhen::AfterFirstUnique
         });
     Snapshot {
         account: account.id.clone(),
@@ -451,7 +451,7 @@ impl Snapshot {
                 std::mem::size_of::<AdEntry>()
                     + s(&a.id)
                     + s(&a.name)
-                    + a.trackers.iter().map(|(e, u)| s(e) + s(u)).sum::<usize>()
+                    + a.trackers.iter().map(|(e, u)| e.as_str().len() + s(u)).sum::<usize>()
                     + match &a.media {
                         Media::File { url, mime } => s(url) + s(mime),
                         Media::Iptv(v) => s(v),

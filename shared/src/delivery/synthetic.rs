@@ -14,7 +14,7 @@ use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;
 use crate::model::campaign::Campaign;
 use crate::model::goal::Goal;
-use crate::model::rules::Rules;
+use crate::model::rules::{Parent, Rules};
 
 pub fn account(id: &str) -> Account {
     serde_json::from_value(json!({"id": id, "name": id, "globalPriority": 5, "globalFrontload": 0})).expect("account")
@@ -87,7 +87,7 @@ pub fn generate(spec: Spec, now: DateTime<Utc>) -> Input {
     let mut rng = Rng::new(spec.seed);
     let campaigns_n = (spec.goals / 4).max(1);
     let mut campaigns = Vec::new();
-    let mut rules: HashMap<String, Rules> = HashMap::new();
+    let mut rules: HashMap<crate::model::rules::Owner, Rules> = HashMap::new();
     for c in 0..campaigns_n {
         let id = format!("c{c}");
         campaigns.push(campaign(&id, now));
@@ -96,7 +96,7 @@ pub fn generate(spec: Spec, now: DateTime<Utc>) -> Input {
             let r: Rules = serde_json::from_value(json!({"parentId": id,
                 "content": [rule("SITE", category_id(rng.below(CATEGORY_ROOTS), None), "AT_LEAST_ONE_OF")]}))
             .expect("rules");
-            rules.insert(format!("CAMPAIGN#{id}"), r);
+            rules.insert((Parent::Campaign, id.clone()), r);
         }
     }
     let mut goals = Vec::new();
@@ -150,7 +150,7 @@ pub fn generate(spec: Spec, now: DateTime<Utc>) -> Input {
             r["accountCustomParameters"] =
                 json!([{"ignoreParent": false, "parameterName": "acp.genre", "rules": [{"ruleType": "NONE_OF", "value": "horror"}]}]);
         }
-        rules.insert(format!("GOAL#{id}"), serde_json::from_value(r).expect("rules"));
+        rules.insert((Parent::Goal, id.clone()), serde_json::from_value(r).expect("rules"));
         goals.push(goal);
     }
     let mut ads = Vec::new();

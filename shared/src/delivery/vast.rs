@@ -8,6 +8,7 @@
 use super::decide::{Pick, Skip};
 use super::snapshot::{AdEntry, AdFormat, Media, Snapshot};
 use super::tracking::Token;
+use crate::model::enums::TrackerEvent;
 use crate::xml::XmlOut;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,24 +64,26 @@ fn skip_offset(s: Skip, duration: u32) -> String {
 }
 
 /// The VAST event name of an external tracker's event (`None`: not a tracking event).
-fn vast_event(e: &str, v3: bool) -> Option<&'static str> {
+fn vast_event(e: TrackerEvent, v3: bool) -> Option<&'static str> {
+    use TrackerEvent::*;
     Some(match e {
-        "AD_START" => "start",
-        "AD_FIRST_QUARTILE" => "firstQuartile",
-        "AD_MIDPOINT" => "midpoint",
-        "AD_THIRD_QUARTILE" => "thirdQuartile",
-        "AD_COMPLETE" => "complete",
-        "MUTE" => "mute",
-        "UNMUTE" => "unmute",
-        "PAUSE" => "pause",
-        "RESUME" => "resume",
-        "REWIND" => "rewind",
-        "FULLSCREEN" => "fullscreen",
-        "EXPAND" => "expand",
-        "CLOSE" if v3 => "closeLinear",
-        "CLOSE" => "close",
-        "SKIP" if v3 => "skip",
-        _ => return None,
+        AdStart => "start",
+        AdFirstQuartile => "firstQuartile",
+        AdMidpoint => "midpoint",
+        AdThirdQuartile => "thirdQuartile",
+        AdComplete => "complete",
+        Mute => "mute",
+        Unmute => "unmute",
+        Pause => "pause",
+        Resume => "resume",
+        Rewind => "rewind",
+        Fullscreen => "fullscreen",
+        Expand => "expand",
+        Close if v3 => "closeLinear",
+        Close => "close",
+        Skip if v3 => "skip",
+        // VAST 2 has no skip event; impressions and clicks have their own elements.
+        Skip | Impression | ClickThrough => return None,
     })
 }
 
@@ -114,7 +117,7 @@ impl AdWriter<'_> {
             o.leaf_attrs("Tracking", &[("event", e)], &self.link(served, e, None));
         }
         for (event, url) in &ad.trackers {
-            if let Some(e) = vast_event(event, self.v3) {
+            if let Some(e) = vast_event(*event, self.v3) {
                 o.leaf_attrs("Tracking", &[("event", e)], url);
             }
         }
@@ -123,14 +126,13 @@ impl AdWriter<'_> {
 
     fn impressions(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry) {
         o.leaf_attrs("Impression", &[("id", "adserver")], &self.link(served, "impression", None));
-        for (event, url) in ad.trackers.iter().filter(|(e, _)| e == "IMPRESSION") {
-            let _ = event;
+        for (_, url) in ad.trackers.iter().filter(|(e, _)| *e == TrackerEvent::Impression) {
             o.leaf("Impression", url);
         }
     }
 
     fn click_trackers(&self, o: &mut XmlOut, ad: &AdEntry, tag: &str) {
-        for (_, url) in ad.trackers.iter().filter(|(e, _)| e == "CLICK_THROUGH") {
+        for (_, url) in ad.trackers.iter().filter(|(e, _)| *e == TrackerEvent::ClickThrough) {
             o.leaf(tag, url);
         }
     }

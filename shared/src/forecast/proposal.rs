@@ -12,7 +12,7 @@ use crate::delivery::synthetic;
 use crate::model::asset::Asset;
 use crate::model::enums::{AssetStatus, CapKind, CreativeType, GoalType, ParentOverride};
 use crate::model::goal::Cap;
-use crate::model::rules::Rules;
+use crate::model::rules::{Parent, Rules};
 
 pub const CAMPAIGN: &str = "forecast-campaign";
 pub const PROBE: &str = "forecast-probe";
@@ -50,8 +50,8 @@ pub fn add_campaign(input: &mut Input, f: &CampaignForecast, templates: &HashMap
     c.priority = f.priority;
     c.front_load_factor = f.frontload;
     input.campaigns.push(c);
-    input.rules.insert(format!("CAMPAIGN#{CAMPAIGN}"), with_overrides(&f.targeting, CAMPAIGN));
-    input.linked.insert(format!("CAMPAIGN#{CAMPAIGN}"), templates_of(&f.targeting, templates));
+    input.rules.insert((Parent::Campaign, CAMPAIGN.into()), with_overrides(&f.targeting, CAMPAIGN));
+    input.linked.insert((Parent::Campaign, CAMPAIGN.into()), templates_of(&f.targeting, templates));
     input.assets.insert(
         PAUSE_ASSET.into(),
         Asset {
@@ -85,7 +85,7 @@ pub fn add_campaign(input: &mut Input, f: &CampaignForecast, templates: &HashMap
             goal.caps.push(Cap { kind: CapKind::DailyCap, value: cap as f64 });
         }
         input.goals.push(goal);
-        input.rules.insert(format!("GOAL#{id}"), with_overrides(&g.targeting, &id));
+        input.rules.insert((Parent::Goal, id.clone()), with_overrides(&g.targeting, &id));
         for (j, a) in g.ads.iter().enumerate() {
             let Some(format) = a.format.ad_format() else { continue };
             let mut ad = synthetic::ad(&format!("{id}-ad-{j}"), &id, "preroll", None, now);
@@ -112,6 +112,6 @@ pub fn add_probe(input: &mut Input, f: &InventoryForecast, templates: &HashMap<S
     let mut g = synthetic::goal(PROBE, &campaign, "UNLIMITED_IMPRESSION", 0.0, f.start, f.end);
     g.unlimited_impressions = true;
     input.goals.push(g);
-    input.rules.insert(format!("GOAL#{PROBE}"), with_overrides(&f.targeting, PROBE));
-    input.linked.insert(format!("GOAL#{PROBE}"), templates_of(&f.targeting, templates));
+    input.rules.insert((Parent::Goal, PROBE.into()), with_overrides(&f.targeting, PROBE));
+    input.linked.insert((Parent::Goal, PROBE.into()), templates_of(&f.targeting, templates));
 }

@@ -415,6 +415,28 @@ impl ForecastStatus {
 }
 
 wire_enum! {
+    /// The event of an ad's external tracker (seed 000 §2.2).
+    TrackerEvent {
+        Impression = "IMPRESSION",
+        ClickThrough = "CLICK_THROUGH",
+        AdStart = "AD_START",
+        AdFirstQuartile = "AD_FIRST_QUARTILE",
+        AdMidpoint = "AD_MIDPOINT",
+        AdThirdQuartile = "AD_THIRD_QUARTILE",
+        AdComplete = "AD_COMPLETE",
+        Close = "CLOSE",
+        Mute = "MUTE",
+        Unmute = "UNMUTE",
+        Pause = "PAUSE",
+        Resume = "RESUME",
+        Rewind = "REWIND",
+        Fullscreen = "FULLSCREEN",
+        Skip = "SKIP",
+        Expand = "EXPAND",
+    }
+}
+
+wire_enum! {
     /// A proposed goal's position restriction in a campaign forecast (seed 002 §2.6).
     PositionRestriction { Any = "ANY", First = "FIRST", Last = "LAST", FirstOrLast = "FIRST_OR_LAST", BreakExclusive = "BREAK_EXCLUSIVE" }
 }
@@ -498,6 +520,7 @@ mod tests {
         round_trip(ParentOverride::ALL);
         round_trip(ShowWhen::ALL);
         round_trip(OffsetUnit::ALL);
+        round_trip(TrackerEvent::ALL);
     }
 
     #[test]

@@ -6,11 +6,12 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::account::Account;
+use super::enums::{OffsetUnit, ShowWhen, WireEnum};
 use crate::domain_error::FieldError;
 
-pub const SHOW_WHEN: &[&str] = &["ALWAYS", "NEVER", "AFTER_FIRST_UNIQUE"];
+pub const SHOW_WHEN: &[&str] = <ShowWhen as WireEnum>::NAMES;
 pub const RESET_AFTER: &[i64] = &[3600, 7200, 10800, 21600, 43200, 86400, 129600, 172800];
-pub const OFFSET_UNITS: &[&str] = &["SECONDS", "PERCENT"];
+pub const OFFSET_UNITS: &[&str] = <OffsetUnit as WireEnum>::NAMES;
 pub const MIN_TIME_BETWEEN_ADS: &[i64] = &[0, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 2400, 3000, 3600];
 pub const MAX_ADVANCED_RULES: usize = 10;
 
@@ -27,6 +28,13 @@ pub struct SkipOffset {
     pub unit: String,
 }
 
+impl SkipOffset {
+    /// The unit, typed (validated on write: a stored policy holds one of the names).
+    pub fn unit(&self) -> OffsetUnit {
+        OffsetUnit::parse(&self.unit).unwrap_or(OffsetUnit::Seconds)
+    }
+}
+
 impl Default for SkipOffset {
     fn default() -> Self {
         SkipOffset { value: 0, unit: "SECONDS".into() }
@@ -39,6 +47,14 @@ pub struct SkipButton {
     pub show_when: String,
     pub reset_after: i64,
     pub skip_offset: SkipOffset,
+}
+
+impl SkipButton {
+    /// When the button shows, typed (validated on write: a stored policy holds one of the
+    /// names; anything else never shows it).
+    pub fn show_when(&self) -> ShowWhen {
+        ShowWhen::parse(&self.show_when).unwrap_or(ShowWhen::Never)
+    }
 }
 
 impl Default for SkipButton {
@@ -285,7 +301,7 @@ pub fn validate(p: &Policy, a: &Account, categories: &HashSet<String>) -> Vec<Fi
     c.word("globalSettings.skipButton.showWhen", &sb.show_when, SHOW_WHEN);
     c.one_of("globalSettings.skipButton.resetAfter", sb.reset_after, RESET_AFTER);
     c.word("globalSettings.skipButton.skipOffset.unit", &sb.skip_offset.unit, OFFSET_UNITS);
-    let hi = if sb.skip_offset.unit == "PERCENT" { 100 } else { i64::from(u32::MAX) };
+    let hi = if sb.skip_offset.unit() == OffsetUnit::Percent { 100 } else { i64::from(u32::MAX) };
     c.range("globalSettings.skipButton.skipOffset.value", sb.skip_offset.value, 0, hi);
     c.one_of("globalSettings.minimumTimeBetweenAds", p.global_settings.minimum_time_between_ads, MIN_TIME_BETWEEN_ADS);
     let b = &p.ad_break_settings;

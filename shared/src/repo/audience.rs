@@ -138,20 +138,21 @@ pub enum Cancelled {
 
 /// Cancels a batch below 100 % (its lease dropped, so no worker commits another chunk).
 pub async fn cancel(store: &dyn Store, account: &str, id: &str) -> AppResult<Cancelled> {
-    use crate::model::audience::{CANCELLED, FINISHED};
-    for _ in 0..super::WRITE_ATTEMPTS {
+    use crate::model::enums::BatchStatus;
+    let mut tries = super::Attempts::new("audience batch", id, None);
+    loop {
         let cur = load(store, account, id).await?;
         match cur.value.status {
-            FINISHED => return Ok(Cancelled::Finished),
-            CANCELLED => return Ok(Cancelled::Already(Box::new(cur.value))),
-            _ => {}
+            BatchStatus::Finished => return Ok(Cancelled::Finished),
+            BatchStatus::Cancelled => return Ok(Cancelled::Already(Box::new(cur.value))),
+            BatchStatus::Uploaded | BatchStatus::Processing => {}
         }
+        tries.check(cur.version())?;
         let mut next = cur.value.clone();
-        next.status = CANCELLED;
+        next.status = BatchStatus::Cancelled;
         next.lease = None;
         if put_next(store, &next, cur.version()).await? {
             return Ok(Cancelled::Now(Box::new(next)));
         }
     }
-    Err(super::conflict())
 }

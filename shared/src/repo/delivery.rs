@@ -17,31 +17,13 @@ use crate::keys;
 use crate::model::audience::Viewer;
 use crate::store::{Cond, Item, Key, Query, Store, TxOp};
 
-pub const VERSION_SK: &str = "VERSION";
-pub const PACE_PREFIX: &str = "PACE#";
-pub const FREQ_SK: &str = "FREQ";
+pub use keys::{DELIVERY_VERSION_SK as VERSION_SK, FREQ_SK, PACE_PREFIX};
 /// How long a counted event's marker is kept (tracking links are accepted for 24 h).
 pub const MARKER_TTL_SECS: i64 = 48 * 3600;
 
-pub fn partition(account: &str) -> String {
-    keys::partition(account, "DELIVERY")
-}
-
-pub fn version_key(account: &str) -> Key {
-    Key::new(partition(account), VERSION_SK)
-}
-
-pub fn pace_key(account: &str, goal: &str) -> Key {
-    Key::new(partition(account), format!("{PACE_PREFIX}{goal}"))
-}
-
-pub fn freq_key(account: &str, viewer: &str) -> Key {
-    Key::new(keys::viewer_partition(account, viewer), FREQ_SK)
-}
-
-pub fn marker_key(account: &str, impression: &str, event: &str) -> Key {
-    Key::new(format!("A#{account}#EVENT#{impression}"), event)
-}
+pub use keys::{
+    delivery_partition as partition, delivery_version as version_key, event_marker as marker_key, freq as freq_key, pace as pace_key,
+};
 
 /// Says that what the account serves changed: servers rebuild their snapshot. Called by
 /// the repository functions after each such write (a lost bump is repaired by the next
@@ -105,6 +87,32 @@ pub fn put_versioned<T: serde::Serialize>(key: Key, value: &T, prev_version: u64
 pub fn marker_op(account: &str, impression: &str, event: &str, now: i64) -> TxOp {
     let key = marker_key(account, impression, event);
     TxOp::Put(Item { pk: key.pk, sk: key.sk, version: 1, expires_at: Some(now + MARKER_TTL_SECS), ..Item::default() }, Cond::NotExists)
+}
+
+/// What a commit of counted events found.
+pub enum Commit {
+    /// Every marker, counter, pace and frequency write is applied.
+    Done,
+    /// Marker `i` (of the first ops) exists: that event was counted before.
+    Counted(usize),
+    /// A pace or frequency record moved, or the backend did not say which condition
+    /// failed: nothing was written.
+    Moved,
+}
+
+/// Writes a group of counted events as one transaction (their markers first).
+pub async fn commit_events(store: &dyn Store, ops: Vec<TxOp>, markers: usize) -> AppResult<Commit> {
+    match store.transact(ops).await {
+        Ok(()) => Ok(Commit::Done),
+        Err(crate::store::StoreError::TransactionCanceled { index: Some(i) }) if i < markers => Ok(Commit::Counted(i)),
+        Err(crate::store::StoreError::TransactionCanceled { .. }) | Err(crate::store::StoreError::ConditionFailed) => Ok(Commit::Moved),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Whether an event's marker exists (it was counted).
+pub async fn counted(store: &dyn Store, account: &str, impression: &str, event: &str) -> AppResult<bool> {
+    Ok(store.get(&marker_key(account, impression, event)).await?.is_some())
 }
 
 /// Pace records and frequency states of many goals and viewers, one batch read: each key

@@ -20,6 +20,7 @@ pub mod contacts;
 pub mod delivery;
 pub mod forecasts;
 pub mod goals;
+pub mod idempotency;
 pub mod policies;
 pub mod reference;
 pub mod rules;

@@ -42,12 +42,14 @@ impl DeliveryCache {
     }
 
     /// The account's snapshot and pace records (aligned with `snapshot.goals`).
-    /// `refresh` and `max_age` from the settings (`DELIVERY_REFRESH_MS`, `DELIVERY_MAX_AGE_SECS`).
+    /// `refresh` and `max_age` from the settings (`DELIVERY_REFRESH_MS`, `DELIVERY_MAX_AGE_SECS`);
+    /// a snapshot built now is compiled at `now` (the injected clock's).
     pub async fn current(
         &self,
         store: &dyn Store,
         account: &str,
         s: &crate::settings::Settings,
+        now: chrono::DateTime<chrono::Utc>,
     ) -> AppResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
         let (refresh, max_age, media_base) = (s.delivery_refresh, s.delivery_max_age, s.media_base_url.as_str());
         let cached = self.cached(account);
@@ -61,7 +63,7 @@ impl DeliveryCache {
             Some(e) if e.snapshot.version == version && e.built.elapsed() < max_age => (e.snapshot.clone(), e.built),
             _ => {
                 let input = load(store, account, version, media_base).await?;
-                (Arc::new(compile(input, chrono::Utc::now())), Instant::now())
+                (Arc::new(compile(input, now)), Instant::now())
             }
         };
         let pace: Vec<Pace> = snapshot.goals.iter().map(|g| paces.get(&g.id).map(|(p, _)| p.clone()).unwrap_or_default()).collect();
@@ -125,14 +127,16 @@ pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &s
     }
     let mut rules = HashMap::new();
     for item in all_items(store, Query::partition(keys::partition(account, keys::RULES))).await? {
-        let sk = item.sk.clone();
-        rules.insert(sk, repo::decode::<Rules>(item)?.value);
+        let Some(owner) = keys::rules_owner(&item.sk) else { continue };
+        rules.insert(owner, repo::decode::<Rules>(item)?.value);
     }
-    let mut linked: HashMap<String, Vec<Rules>> = HashMap::new();
+    let mut linked: HashMap<crate::model::rules::Owner, Vec<Rules>> = HashMap::new();
     for t in repo::templates::all(store, account).await? {
         let t: Template = t;
         for link in all_items(store, Query::partition(keys::template_links(account, &t.id))).await? {
-            linked.entry(link.sk.clone()).or_default().push(t.rules.clone());
+            if let Some(owner) = keys::rules_owner(&link.sk) {
+                linked.entry(owner).or_default().push(t.rules.clone());
+            }
         }
     }
     let categories: Vec<Category> = repo::reference::all(store, account, Kind::Category).await?;
@@ -169,8 +173,8 @@ pub fn items(account: &str, input: &Input) -> Result<Vec<crate::store::Item>, se
             Some((keys::ads_by_created(account), format!("{}#{}", a.created.to_rfc3339_opts(chrono::SecondsFormat::Micros, true), a.id)));
         out.push(it);
     }
-    for (sk, r) in &input.rules {
-        out.push(item(keys::record(account, keys::RULES, sk), r, 1)?);
+    for ((parent, id), r) in &input.rules {
+        out.push(item(keys::rules(account, *parent, id), r, 1)?);
     }
     for c in &input.categories {
         out.push(item(keys::record(account, keys::CATEGORY, &c.id), c, 1)?);

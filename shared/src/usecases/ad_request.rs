@@ -23,7 +23,7 @@ pub struct ServeAd<'a> {
 pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
     let ServeAd { account, rt, format, request } = cmd;
     let now = request.now;
-    let (snapshot, pace) = st.delivery.current(st.store.as_ref(), account, &st.settings).await?;
+    let (snapshot, pace) = st.delivery.current(st.store.as_ref(), account, &st.settings, now).await?;
     if snapshot.account.is_empty() {
         return Err(AppError::not_found("account", account));
     }

@@ -16,7 +16,7 @@ use crate::delivery::pacing::{local_day_hour, Pace};
 use crate::metrics::{AdPath, Deltas};
 use crate::repo::delivery as rd;
 use crate::state::AppState;
-use crate::store::{StoreError, TxOp};
+use crate::store::TxOp;
 
 pub use crate::jobs::Event;
 
@@ -135,24 +135,23 @@ async fn commit_group(st: &AppState, mut group: Vec<Event>, zones: &HashMap<Stri
             ops.push(rd::put_versioned(rd::freq_key(a, v), &freq, version)?);
         }
 
-        match store.transact(ops).await {
-            Ok(()) => return Ok(group.len()),
-            Err(StoreError::TransactionCanceled { index: Some(i) }) if i < markers => {
+        match rd::commit_events(store, ops, markers).await? {
+            rd::Commit::Done => return Ok(group.len()),
+            rd::Commit::Counted(i) => {
                 tracing::info!(impression = %group[i].impression, counter = %group[i].counter, "event counted before; skipped");
                 group.remove(i);
             }
-            Err(StoreError::TransactionCanceled { .. }) | Err(StoreError::ConditionFailed) => {
+            rd::Commit::Moved => {
                 // A pace or frequency record moved (another worker), or the backend did not
                 // say which condition failed: find counted events one by one, then retry.
                 let mut left = Vec::with_capacity(group.len());
                 for e in group {
-                    if store.get(&rd::marker_key(&e.account, &e.impression, &e.counter)).await?.is_none() {
+                    if !rd::counted(store, &e.account, &e.impression, &e.counter).await? {
                         left.push(e);
                     }
                 }
                 group = left;
             }
-            Err(e) => return Err(JobError::retry(e)),
         }
     }
     Err(JobError::from("event group kept losing races; the message will be delivered again"))

@@ -21,11 +21,14 @@ pub const MAX_ACP_VALUES: usize = 20;
 pub const ACP_FORBIDDEN: &[char] = &[' ', ',', ';', '"', '\'', '\\', '|', '~', '&'];
 
 /// Whose rules these are: the lifetime unit differs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Parent {
     Campaign,
     Goal,
 }
+
+/// Whose rules (a campaign's or a goal's): the key of the snapshot input's rule maps.
+pub type Owner = (Parent, String);
 
 impl Parent {
     pub fn lifetime(self) -> TimeUnit {
