@@ -36,6 +36,13 @@ impl FieldError {
     }
 }
 
+/// The rule of an update whose body names its record: an id in the body (when sent) must be
+/// the path's (`matchesPath`); `field` is the body's id field as the client wrote it.
+pub fn matches_path(field: &str, body_id: &str, path_id: &str) -> Option<FieldError> {
+    (body_id != path_id)
+        .then(|| FieldError::new(field, "matchesPath", format!("{field} ({body_id}) must equal the id in the path ({path_id})")))
+}
+
 /// What a rule refuses.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DomainError {

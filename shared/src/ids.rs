@@ -22,7 +22,7 @@ pub fn hash_key(key: &str) -> String {
 /// Ids taken from requests are looked up only when they have an id's shape; anything else
 /// cannot exist, so it is answered like an unknown id without touching the store.
 pub fn plausible_id(id: &str) -> bool {
-    !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    !id.is_empty() && id.len() <= crate::limits::MAX_ID_LEN && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 #[cfg(test)]

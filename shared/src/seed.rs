@@ -177,7 +177,7 @@ impl SeedAccount {
             }
         }
         if !plausible_id(&self.id) {
-            e.push(at("id must be 1-64 letters, digits, '-' or '_'".into()));
+            e.push(at(format!("id must be 1-{} letters, digits, '-' or '_'", crate::limits::MAX_ID_LEN)));
         }
         if self.name.trim().is_empty() {
             e.push(at("name is required".into()));

@@ -28,11 +28,7 @@ pub fn router() -> super::Routes {
 }
 
 fn campaign_id(seg: &str) -> AppResult<String> {
-    let m = Matrix::parse(seg);
-    if m.name != "by_campaign_id" {
-        return Err(AppError::NoRoute(format!("/api/1.0/campaign/{seg}")));
-    }
-    m.id()
+    Matrix::id_of(seg, "by_campaign_id", "/api/1.0/campaign")
 }
 
 fn collection(list: &[Campaign], a: &crate::model::account::Account, now: DateTime<Utc>) -> String {

@@ -69,11 +69,7 @@ async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
 }
 
 fn client_id(seg: &str) -> AppResult<String> {
-    let m = Matrix::parse(seg);
-    if m.name != "by_client_id" {
-        return Err(AppError::NoRoute(format!("/api/1.0/client/{seg}")));
-    }
-    m.id()
+    Matrix::id_of(seg, "by_client_id", "/api/1.0/client")
 }
 
 #[utoipa::path(put, path = "/api/1.0/client/{seg}", tag = "clients", params(("seg" = String, Path, description = "by_client_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CLIENT_IN)), responses((status = 204, description = "Done")))]

@@ -27,11 +27,7 @@ pub fn router() -> super::Routes {
 }
 
 fn contact_id(seg: &str) -> AppResult<String> {
-    let m = Matrix::parse(seg);
-    if m.name != "by_contact_id" {
-        return Err(AppError::NoRoute(format!("/api/1.0/contact/{seg}")));
-    }
-    m.id()
+    Matrix::id_of(seg, "by_contact_id", "/api/1.0/contact")
 }
 
 #[utoipa::path(post, path = "/api/1.0/contact", tag = "contacts", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CONTACT_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
@@ -118,8 +114,8 @@ async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<St
         errors.push(crate::error::FieldError::new("clientId", "required", "form field clientId is required"));
     }
     if let (Some(path_id), Some(body_id)) = (m.get("id"), field("contactId")) {
-        if !path_id.is_empty() && path_id != body_id {
-            errors.push(crate::error::FieldError::new("contactId", "matchesPath", "contactId must equal the ;id= of the path"));
+        if let Some(e) = (!path_id.is_empty()).then(|| crate::domain_error::matches_path("contactId", &body_id, path_id)).flatten() {
+            errors.push(e);
         }
     }
     let (Some(contact_id), Some(client_id)) = (contact_id, client_id) else {

@@ -84,11 +84,7 @@ async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
 }
 
 pub fn goal_id(seg: &str) -> AppResult<String> {
-    let m = Matrix::parse(seg);
-    if m.name != "by_goal_id" {
-        return Err(AppError::NoRoute(format!("/api/1.0.cpvext/goal/{seg}")));
-    }
-    m.id()
+    Matrix::id_of(seg, "by_goal_id", "/api/1.0.cpvext/goal")
 }
 
 fn check_update(input: &GoalInput, stored: &Goal, now: chrono::DateTime<chrono::Utc>) -> AppResult<()> {

@@ -371,6 +371,17 @@ impl Matrix {
         self.params.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.as_str())
     }
 
+    /// The id of a path segment that must be `<name>;id=<id>` under `prefix`: another
+    /// matrix name is no route (404), a missing id 400. The one reader of every group's
+    /// `by_<kind>_id;id=` segments.
+    pub fn id_of(segment: &str, name: &str, prefix: &str) -> Result<String, AppError> {
+        let m = Matrix::parse(segment);
+        if m.name != name {
+            return Err(AppError::NoRoute(format!("{prefix}/{segment}")));
+        }
+        m.id()
+    }
+
     /// The `id` matrix parameter; missing or empty: 400 naming it.
     pub fn id(&self) -> Result<String, AppError> {
         match self.get("id") {
@@ -405,11 +416,9 @@ pub fn no_content() -> Response {
 
 /// Requires the update's body id (when sent) to be the path's id.
 pub fn check_body_id(root: &str, body_id: &Option<String>, path_id: &str) -> Result<(), AppError> {
-    match body_id {
-        Some(b) if b != path_id => {
-            Err(AppError::field(format!("{root}/id"), "matchesPath", format!("{root}/id ({b}) must equal the id in the path ({path_id})")))
-        }
-        _ => Ok(()),
+    match body_id.as_deref().and_then(|b| crate::domain_error::matches_path(&format!("{root}/id"), b, path_id)) {
+        Some(e) => Err(AppError::Validation(vec![e])),
+        None => Ok(()),
     }
 }
 
@@ -473,42 +482,9 @@ impl<S: Send + Sync> FromRequest<S> for JsonBytes {
     }
 }
 
-/// `pageSize` (1-100, default 10) and `pageNumber` (≥ 1, default 1).
+/// `pageSize` (1-100, default 10) and `pageNumber` (≥ 1, default 1): the seeds' paging.
 pub fn paging(pairs: &[(String, String)]) -> Result<(usize, usize), AppError> {
-    let mut errors = Vec::new();
-    let size = match single(pairs, "pageSize")? {
-        None => 10,
-        Some(v) => match v.parse::<usize>() {
-            Ok(n) if (1..=100).contains(&n) => n,
-            _ => {
-                errors.push(crate::error::FieldError::new(
-                    "pageSize",
-                    "range",
-                    format!("pageSize must be an integer 1 to 100 (got {v:?})"),
-                ));
-                0
-            }
-        },
-    };
-    let number = match single(pairs, "pageNumber")? {
-        None => 1,
-        Some(v) => match v.parse::<usize>() {
-            Ok(n) if n >= 1 => n,
-            _ => {
-                errors.push(crate::error::FieldError::new(
-                    "pageNumber",
-                    "range",
-                    format!("pageNumber must be an integer of at least 1 (got {v:?})"),
-                ));
-                0
-            }
-        },
-    };
-    if errors.is_empty() {
-        Ok((size, number))
-    } else {
-        Err(AppError::Validation(errors))
-    }
+    paging::Paging::parse_in(pairs, paging::SEED_PAGES).map(|p| (p.size, p.number))
 }
 
 #[cfg(test)]

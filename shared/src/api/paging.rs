@@ -8,8 +8,22 @@ use axum::response::Response;
 
 use crate::error::{AppError, FieldError};
 
-/// The largest (and default) page.
+/// The largest (and default) page of the unpaginated lists.
 pub const MAX_PAGE: usize = 1000;
+/// The highest page number a request may ask for.
+pub const MAX_PAGE_NUMBER: usize = 1_000_000;
+
+/// The page sizes a list takes: at most `max`, `default` when not asked.
+#[derive(Debug, Clone, Copy)]
+pub struct PageBounds {
+    pub max: usize,
+    pub default: usize,
+}
+
+/// The seeds' own paginated lists (`/v3`, providers, insertion policies): 1-100, default 10.
+pub const SEED_PAGES: PageBounds = PageBounds { max: 100, default: 10 };
+/// The lists the seeds show without pagination: 1-1000, default 1000 (all of a bounded list).
+pub const LIST_PAGES: PageBounds = PageBounds { max: MAX_PAGE, default: MAX_PAGE };
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Paging {
@@ -18,8 +32,14 @@ pub struct Paging {
 }
 
 impl Paging {
-    /// Reads `pageSize` and `pageNumber` from the query pairs.
+    /// Reads `pageSize` and `pageNumber` of a list without seed pagination ([`LIST_PAGES`]).
     pub fn parse(pairs: &[(String, String)]) -> Result<Paging, AppError> {
+        Paging::parse_in(pairs, LIST_PAGES)
+    }
+
+    /// Reads `pageSize` (1 to `b.max`, default `b.default`) and `pageNumber` (1 to
+    /// [`MAX_PAGE_NUMBER`], default 1): the one paging rule of every list.
+    pub fn parse_in(pairs: &[(String, String)], b: PageBounds) -> Result<Paging, AppError> {
         let mut errors = Vec::new();
         let mut num = |name: &str, lo: usize, hi: usize, default: usize| -> Result<usize, AppError> {
             match super::single(pairs, name)? {
@@ -37,8 +57,8 @@ impl Paging {
                 },
             }
         };
-        let size = num("pageSize", 1, MAX_PAGE, MAX_PAGE)?;
-        let number = num("pageNumber", 1, 1_000_000, 1)?;
+        let size = num("pageSize", 1, b.max, b.default)?;
+        let number = num("pageNumber", 1, MAX_PAGE_NUMBER, 1)?;
         if errors.is_empty() {
             Ok(Paging { size, number })
         } else {

@@ -34,12 +34,10 @@ fn render(rules: &Rules) -> Response {
 async fn replace(st: &AppState, account: &str, parent: Parent, id: &str, doc: &crate::xml::Element) -> AppResult<Response> {
     let known = repo::rules::known(st.store.as_ref(), account).await?;
     let mut rules = parse_bean(expect_root(doc, "rulesBean")?, parent, &known)?;
-    if !rules.parent_id.is_empty() && rules.parent_id != id {
-        return Err(AppError::field(
-            "rulesBean/parentId",
-            "matchesPath",
-            format!("rulesBean/parentId ({}) must equal the id in the path ({id})", rules.parent_id),
-        ));
+    if let Some(e) =
+        (!rules.parent_id.is_empty()).then(|| crate::domain_error::matches_path("rulesBean/parentId", &rules.parent_id, id)).flatten()
+    {
+        return Err(AppError::Validation(vec![e]));
     }
     rules.parent_id = id.to_string();
     repo::rules::update(st.store.as_ref(), account, parent, id, |r| {
@@ -51,11 +49,7 @@ async fn replace(st: &AppState, account: &str, parent: Parent, id: &str, doc: &c
 }
 
 fn matrix_id(seg: &str, name: &str, prefix: &str) -> AppResult<String> {
-    let m = Matrix::parse(seg);
-    if m.name != name {
-        return Err(AppError::NoRoute(format!("{prefix}/{seg}")));
-    }
-    m.id()
+    Matrix::id_of(seg, name, prefix)
 }
 
 #[utoipa::path(get, path = "/api/1.0/campaign/rules/{seg}", tag = "rules", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "The campaign rules", content_type = "application/xml", body = String, example = json!(super::xml_examples::RULES_OUT))))]

@@ -175,8 +175,9 @@ async fn update(
     let mut r = ObjReader::new(&body, "", TEMPLATE_FIELDS);
     let name = name_of(&mut r);
     if let Some(v) = r.get("id") {
-        if v.as_str() != Some(id.as_str()) {
-            r.err("id", "matchesPath", format!("id must equal the id in the path ({id})"));
+        let body_id = v.as_str().map_or_else(|| format!("{v} (not a string)"), str::to_string);
+        if let Some(e) = crate::domain_error::matches_path("id", &body_id, &id) {
+            r.errors.push(e);
         }
     }
     if let Some(v) = r.get("siteId") {

@@ -66,6 +66,21 @@ pub struct GoalEntry {
     pub ads: [Vec<(u32, f64)>; 4],
 }
 
+impl GoalEntry {
+    /// The decision order of goals, lower first: sponsor (bumper) goals, then share of
+    /// voice, then priority 10 → 1. The serving order and the forecast's competition.
+    pub fn rank(&self) -> (u8, u8) {
+        let class = if self.sponsor {
+            0
+        } else if self.sov > 0.0 {
+            1
+        } else {
+            2
+        };
+        (class, 10u8.saturating_sub(self.priority))
+    }
+}
+
 /// What a served ad plays.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Media {
@@ -152,14 +167,7 @@ pub struct Input {
 /// One goal's ads of one format with their explicit weights.
 type WeightList = Vec<(u32, Option<f64>)>;
 
-/// Weight shares of one format's ads in a goal (§2.3): explicit weights as given, the
-/// rest shared equally by the ads without one; all equal when none has a weight.
-pub fn weight_shares(weights: &[Option<f64>]) -> Vec<f64> {
-    let explicit: f64 = weights.iter().flatten().sum();
-    let proportional = weights.iter().filter(|w| w.is_none()).count();
-    let rest = if proportional > 0 { ((100.0 - explicit).max(0.0)) / proportional as f64 } else { 0.0 };
-    weights.iter().map(|w| w.unwrap_or(rest)).collect()
-}
+pub use crate::model::ad::weight_shares;
 
 fn media_of(ad: &Ad, assets: &HashMap<String, Asset>, base: &str) -> Option<Media> {
     let file = |id: &Option<String>| {
@@ -347,19 +355,10 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     let mut levels: [Vec<(usize, usize)>; 4] = Default::default();
     for f in AdFormat::SERVED {
         let mut with_ads: Vec<u32> = (0..goals.len() as u32).filter(|i| !goals[*i as usize].ads[f.index()].is_empty()).collect();
-        // Sponsor goals first, then share of voice, then priority (10 is the highest), id for a stable order.
+        // The decision order (`GoalEntry::rank`), id for a stable order.
         with_ads.sort_by(|a, b| {
             let (ga, gb) = (&goals[*a as usize], &goals[*b as usize]);
-            let class = |g: &GoalEntry| {
-                if g.sponsor {
-                    0
-                } else if g.sov > 0.0 {
-                    1
-                } else {
-                    2
-                }
-            };
-            (class(ga), std::cmp::Reverse(ga.priority), &ga.id).cmp(&(class(gb), std::cmp::Reverse(gb.priority), &gb.id))
+            (ga.rank(), &ga.id).cmp(&(gb.rank(), &gb.id))
         });
         let mut lv = Vec::new();
         let mut i = with_ads.iter().position(|g| !goals[*g as usize].sponsor && goals[*g as usize].sov == 0.0).unwrap_or(with_ads.len());

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::domain_error::FieldError;
 use crate::json::ObjReader;
+use crate::limits::MAX_ID_LEN;
 use crate::model::enums::{ForecastAdFormat, FormatType, GoalType, GoalVariant, ParentOverride, PositionRestriction, WireEnum};
 use crate::model::rules::{Known, Rules};
 use crate::model::template::{parse_rules_at, RulesFor};
@@ -187,7 +188,7 @@ fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, require
         return Targeting { templates: Vec::new(), rules: Rules::default(), overrides: Vec::new() };
     };
     let mut t = ObjReader::new(v, &path, TARGETING_FIELDS);
-    let templates = strings(&mut t, "targetingTemplates", 64);
+    let templates = strings(&mut t, "targetingTemplates", MAX_ID_LEN);
     for (i, id) in templates.iter().enumerate() {
         if !refs.templates.contains(id) {
             t.errors.push(FieldError::new(
@@ -236,7 +237,7 @@ fn ad(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<AdIn>, 
         let p = r.at("format");
         r.err("format", "required", format!("{p} is required"));
     }
-    let dcs = strings(&mut r, "deviceContainers", 64);
+    let dcs = strings(&mut r, "deviceContainers", MAX_ID_LEN);
     if !r.present("deviceContainers") {
         let p = r.at("deviceContainers");
         r.err("deviceContainers", "required", format!("{p} is required (device container ids)"));
@@ -448,7 +449,7 @@ pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Invent
             )),
         }
     }
-    let device_containers = strings(&mut r, "deviceContainers", 64);
+    let device_containers = strings(&mut r, "deviceContainers", MAX_ID_LEN);
     for (i, d) in device_containers.iter().enumerate() {
         if !refs.device_containers.contains(d) {
             r.errors.push(FieldError::new(

@@ -183,15 +183,7 @@ pub struct GoalForecast {
 }
 
 fn class(g: &GoalEntry) -> (u8, u8) {
-    // Lower sorts first: sponsor, share of voice, then priority 10 → 1.
-    let c = if g.sponsor {
-        0
-    } else if g.sov > 0.0 {
-        1
-    } else {
-        2
-    };
-    (c, 10u8.saturating_sub(g.priority))
+    g.rank()
 }
 
 /// A campaign forecast: `base` holds the booked goals, `all` the booked and the proposed

@@ -13,6 +13,7 @@ use super::enums::{AdFormat, CreativeType};
 use super::goal::{AdSummary, Goal};
 use crate::domain_error::FieldError;
 use crate::json::ObjReader;
+use crate::limits::MAX_ID_LEN;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -123,9 +124,9 @@ fn read_containers(r: &mut ObjReader) -> Option<Vec<String>> {
 /// Parses a POST/PUT body.
 pub fn parse_write(v: &Value) -> Result<AdInput, Vec<FieldError>> {
     let mut r = ObjReader::new(v, "", FIELDS);
-    let id = r.str_opt("id", 64);
+    let id = r.str_opt("id", MAX_ID_LEN);
     let name = r.str_req("name", 250);
-    let goal_id = r.str_req("goalId", 64);
+    let goal_id = r.str_req("goalId", MAX_ID_LEN);
     let custom_id = r.str_opt("customId", SHORT_MAX);
     let description = r.str_opt("description", TEXT_MAX);
     let enabled = r.bool_opt("enabled");
@@ -181,7 +182,7 @@ pub struct AdPatch {
 pub fn parse_patch(v: &Value) -> Result<AdPatch, Vec<FieldError>> {
     // goalId, creative, externalTrackers, deviceContainers (and anything else) are ignored.
     let mut r = ObjReader::lenient(v, "");
-    let id = r.str_req("id", 64);
+    let id = r.str_req("id", MAX_ID_LEN);
     let mut p = AdPatch::default();
     if r.present("name") {
         p.name = r.str_req("name", 250);
@@ -361,16 +362,15 @@ pub struct Weight {
 /// Weights of a goal's ads (§2.3): per format, explicit weights as given; the ads without
 /// one share `100 − sum of explicit weights` equally.
 pub fn weights(ads: &[AdSummary]) -> HashMap<String, Weight> {
-    let mut by_format: HashMap<&str, Vec<&AdSummary>> = HashMap::new();
+    let mut by_format: HashMap<AdFormat, Vec<&AdSummary>> = HashMap::new();
     for a in ads {
-        by_format.entry(a.format.as_str()).or_default().push(a);
+        by_format.entry(a.format).or_default().push(a);
     }
     let mut out = HashMap::new();
     for group in by_format.values() {
         let total: f64 = group.iter().filter_map(|a| a.weight).sum();
-        let proportional = group.iter().filter(|a| a.weight.is_none()).count();
-        let share = if proportional > 0 { ((100.0 - total).max(0.0)) / proportional as f64 } else { 0.0 };
-        for a in group {
+        let shares = weight_shares(&group.iter().map(|a| a.weight).collect::<Vec<_>>());
+        for (a, share) in group.iter().zip(shares) {
             let w = match a.weight {
                 Some(v) => Weight { proportional: false, total_overridden: total, value: v },
                 None => Weight { proportional: true, total_overridden: total, value: (share * 10_000.0).round() / 10_000.0 },
@@ -379,6 +379,16 @@ pub fn weights(ads: &[AdSummary]) -> HashMap<String, Weight> {
         }
     }
     out
+}
+
+/// Weight shares of one format's ads in a goal (§2.3): explicit weights as given, the
+/// rest shared equally by the ads without one; all equal when none has a weight. The one
+/// rule the API's weights, the serving engine and the forecast use.
+pub fn weight_shares(weights: &[Option<f64>]) -> Vec<f64> {
+    let explicit: f64 = weights.iter().flatten().sum();
+    let proportional = weights.iter().filter(|w| w.is_none()).count();
+    let rest = if proportional > 0 { ((100.0 - explicit).max(0.0)) / proportional as f64 } else { 0.0 };
+    weights.iter().map(|w| w.unwrap_or(rest)).collect()
 }
 
 /// The sum of explicit weights of one format in a goal, without the ad `except`.

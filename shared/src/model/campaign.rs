@@ -8,6 +8,7 @@ use super::enums::{CampaignGoalType, CampaignStatus};
 use super::account::Account;
 use super::common::*;
 use crate::domain_error::DomainError;
+use crate::limits::MAX_ID_LEN;
 use crate::xml::{BeanReader, Element, XmlOut};
 
 /// Live goals a campaign may hold (each is ~120 bytes of the campaign's record).
@@ -143,9 +144,9 @@ pub fn parse_bean(el: &Element) -> Result<CampaignInput, DomainError> {
     let mut r = BeanReader::new(el, "campaignBean", FIELDS, &[]);
     let id = r.text("id");
     let name = r.required_max("name", 250);
-    let advertiser_id = r.required_max("advertiserId", 64);
-    let agency_id = r.text_max("agencyId", 64);
-    let brand_id = r.text_max("brandId", 64);
+    let advertiser_id = r.required_max("advertiserId", MAX_ID_LEN);
+    let agency_id = r.text_max("agencyId", MAX_ID_LEN);
+    let brand_id = r.text_max("brandId", MAX_ID_LEN);
     let budget = r.value_number("budget", 0.0);
     // cpmHigh, cpmLow, start, end: accepted and ignored (§2.1).
     let custom_id = r.text_max("customId", SHORT_MAX);
@@ -304,13 +305,7 @@ impl Campaign {
 
     /// `enabled`, `disabled` or `archived` (the `state` filter).
     pub fn state(&self) -> &'static str {
-        if self.is_archived() {
-            "archived"
-        } else if self.enabled {
-            "enabled"
-        } else {
-            "disabled"
-        }
+        state_of(self.is_archived(), self.enabled)
     }
 
     pub fn effective_priority(&self, a: &Account) -> u8 {
@@ -343,6 +338,18 @@ impl Campaign {
         o.leaf_opt("start", self.start.map(ts));
         o.leaf("status", self.status(now)).leaf("vastEnabled", self.vast_enabled);
         o.close("campaignBean");
+    }
+}
+
+/// A campaign's state for the `/v3` `campaign.state` filter: `archived` once archived,
+/// else `enabled` or `disabled` (the one rule the records and the light list rows use).
+pub fn state_of(archived: bool, enabled: bool) -> &'static str {
+    if archived {
+        "archived"
+    } else if enabled {
+        "enabled"
+    } else {
+        "disabled"
     }
 }
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::enums::{AdFormat, CreativeType, InsertionPoint, WireEnum};
 use crate::domain_error::FieldError;
 use crate::json::ObjReader;
+use crate::limits::MAX_ID_LEN;
 
 const SPOT_EVENTS: &[&str] = &[
     "IMPRESSION",
@@ -187,7 +188,7 @@ pub(super) fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> 
     let c = Creative {
         kind,
         insertion_point: r.one_of("insertionPoint", InsertionPoint::ALL),
-        asset_id: r.str_opt("assetId", 64),
+        asset_id: r.str_opt("assetId", MAX_ID_LEN),
         click_destination_uri: r.str_opt("clickDestinationUri", 2048),
         video_creative_id: r.str_opt("videoCreativeId", 255),
         vast_uri: r.str_opt("vastUri", 2048),

@@ -8,6 +8,7 @@ use super::campaign::{read_frontload, Campaign};
 use super::common::*;
 use super::enums::{AdFormat, CapKind, GoalType, GoalVariant, PricingModel};
 use crate::domain_error::DomainError;
+use crate::limits::MAX_ID_LEN;
 use crate::xml::{BeanReader, Element, XmlOut};
 
 pub const FORMAT_TYPES: &[&str] = &["PREROLL", "MIDROLL", "POSTROLL"];
@@ -125,7 +126,7 @@ const FIELDS: &[&str] = &[
 pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
     let mut r = BeanReader::new(el, "goalBean", FIELDS, &[]);
     let id = r.text("id");
-    let campaign_id = r.required_max("campaignId", 64);
+    let campaign_id = r.required_max("campaignId", MAX_ID_LEN);
     let kind: Option<GoalType> = r.one_of("type", GoalType::ALL);
     if kind.is_none() && !r.present("type") {
         r.err("type", "required", "goalBean/type is required");

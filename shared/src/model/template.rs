@@ -12,6 +12,7 @@ use super::rules::check::{self, Fields};
 use super::rules::{AcpRule, Known, Rules};
 use crate::domain_error::{DomainError, FieldError};
 use crate::json::ObjReader;
+use crate::limits::MAX_ID_LEN;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -130,7 +131,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
     }
 
     for mut b in objects(&mut r, "locationRules", &["locationId", "locationType", "locationName", "access"]) {
-        let id = b.str_req("locationId", 64);
+        let id = b.str_req("locationId", MAX_ID_LEN);
         let lt = b.one_of("locationType", LocationType::ALL);
         let allowed = check::access(&mut b).map(|a| a == Access::Allow);
         out.locations.extend(check::location(&mut b, id, lt, allowed, "access", None));
@@ -162,7 +163,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
             let (this_kind, that_kind) = if field == "tag" { ("TAG", "CONTENT_PARTNER") } else { ("CONTENT_PARTNER", "TAG") };
             b.err(other, "notAllowed", format!("{p} belongs to {that_kind} rules, not {this_kind}"));
         }
-        let id = if kind.is_some() { b.str_req(field, if field == "tag" { 255 } else { 64 }) } else { None };
+        let id = if kind.is_some() { b.str_req(field, if field == "tag" { 255 } else { MAX_ID_LEN }) } else { None };
         if kind == Some(VariableType::Tag) && rule_type == Some(RuleType::AtLeastOneOf) {
             one_of_tags += 1;
         }
@@ -178,7 +179,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
     }
 
     for mut b in objects(&mut r, "categoryRules", &["categoryId", "categoryName", "ruleType"]) {
-        let id = b.str_req("categoryId", 64);
+        let id = b.str_req("categoryId", MAX_ID_LEN);
         // Seed 002: a category rule is AT_LEAST_ONE_OF or NONE_OF (a request has one category).
         out.content.extend(check::category(&mut b, "categoryId", id, RuleType::SINGLE_VALUED, known));
         r.errors.append(&mut b.errors);

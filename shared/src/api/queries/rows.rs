@@ -30,13 +30,7 @@ pub struct CampaignRow<'a> {
 
 impl CampaignRow<'_> {
     pub fn state(&self) -> &'static str {
-        if self.archived_at.is_some() {
-            "archived"
-        } else if self.enabled {
-            "enabled"
-        } else {
-            "disabled"
-        }
+        crate::model::campaign::state_of(self.archived_at.is_some(), self.enabled)
     }
 }
 

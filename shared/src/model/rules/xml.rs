@@ -4,6 +4,7 @@
 use super::check::{self, Fields};
 use super::{AcpRule, Known, Parent, Rules};
 use crate::domain_error::DomainError;
+use crate::limits::MAX_ID_LEN;
 use crate::model::enums::{Day, LocationType, RuleType, VariableType};
 use crate::xml::{BeanReader, Element};
 
@@ -44,7 +45,7 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
     let mut out = Rules { parent_id: r.text("parentId").unwrap_or_default(), ..Rules::default() };
 
     for mut b in beans(&r, el, "content", &["resourceId", "resourceName", "ruleType", "variableType"], &[]) {
-        let id = b.required_max("resourceId", 64);
+        let id = b.required_max("resourceId", MAX_ID_LEN);
         // Seed 001 lets a content rule be ALL_OF; its variableType is SITE.
         let rule = check::category(&mut b, "resourceId", id, RuleType::ALL, known);
         b.one_of("variableType", &[VariableType::Site]);
@@ -61,7 +62,7 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
 
     for mut b in beans(&r, el, "locations", &["allowed", "id", "iso2", "locationType", "name"], &[]) {
         let allowed = b.bool("allowed");
-        let id = b.required_max("id", 64);
+        let id = b.required_max("id", MAX_ID_LEN);
         let raw = b.text("iso2");
         let iso2 = check::iso2(&mut b, raw);
         let lt = b.one_of("locationType", LocationType::ALL);
