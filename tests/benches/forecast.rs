@@ -59,7 +59,7 @@ fn child(kind: &str) {
             let inv = simulate::inventory(&s, &[], probe, &[AdFormat::Preroll, AdFormat::Midroll], &[], &w, &mut |_| true).expect("ran");
             let days: Vec<String> = (0..inv.days).map(|d| d.to_string()).collect();
             let r = report::inventory(Some("bench"), "job", &inv, &days, "recorded");
-            r["totalInventory"]["total"].as_f64().unwrap_or(0.0)
+            r.total_inventory.total
         }
         _ => {
             let body = serde_json::json!({"campaign": {"name": "bench", "goals": [{"name": "g", "startDate": start.to_rfc3339(), "endDate": (end - Duration::days(1)).to_rfc3339(),

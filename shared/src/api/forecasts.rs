@@ -9,7 +9,8 @@ use axum::Json;
 
 use crate::api::*;
 use crate::error::AppResult;
-use crate::forecast::report;
+use crate::forecast::chart;
+use crate::forecast::report_schema::Report;
 use crate::model::enums::{ForecastKind, ForecastStatus};
 use crate::usecases::forecast::{self, Submit, Submitted};
 
@@ -93,7 +94,7 @@ async fn report_json(
         }
     };
     let r = forecast::report(&st, &a.id, report_kind(&kind, &id)?, &id).await?;
-    Ok(Json(if exclude { report::without_competing(r) } else { r }).into_response())
+    Ok(Json(if exclude { r.without_competing() } else { r }).into_response())
 }
 
 #[utoipa::path(get, path = "/api/2.0/forecast/report/{kind}/{id}/chart.svg", tag = "forecast",
@@ -102,9 +103,9 @@ async fn report_json(
 async fn chart(State(st): State<AppState>, Auth(a): Auth, Path((kind, id)): Path<(String, String)>) -> AppResult<Response> {
     let kind = report_kind(&kind, &id)?;
     let r = forecast::report(&st, &a.id, kind, &id).await?;
-    let svg = match kind {
-        ForecastKind::Inventory => report::inventory_svg(&r),
-        ForecastKind::Campaign => report::campaign_svg(&r),
+    let svg = match r {
+        Report::Inventory(r) => chart::inventory_svg(&r),
+        Report::Campaign(r) => chart::campaign_svg(&r),
     };
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }

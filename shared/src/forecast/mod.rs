@@ -3,6 +3,7 @@
 //! job records are `repo::forecasts`, the endpoints `api::forecasts`, the lifecycle
 //! `workers::forecast`.
 
+pub mod chart;
 pub mod proposal;
 pub mod report;
 pub mod report_schema;

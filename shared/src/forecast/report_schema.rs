@@ -1,17 +1,20 @@
-//! The reports' shapes (seed 002 §2.7) as types, for the OpenAPI document and for the
-//! tests that read every report the HTTP tests produce into them (unknown fields refused),
-//! so `report.rs` (which writes them from the echoed request) cannot drift from the
-//! document. The keys of the `...ByDate` maps are the
-//! start of each local day (ISO-8601 with the account's offset).
+//! The reports' shapes (seed 002 §2.7) as types: `report.rs` builds them, the job record
+//! stores them, the API serialises them, the charts read them, and the OpenAPI document
+//! describes them (the HTTP tests read every report back into them, unknown fields
+//! refused). The keys of the `...ByDate` maps are the start of each local day (ISO-8601
+//! with the account's offset). The echoed parts of a campaign report (rules, delivery goal,
+//! ads) are the client's JSON as submitted.
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use crate::model::enums::FormatType;
+
 /// InventoryForecastResultBean.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InventoryReport {
     pub total_inventory: InventorySide,
@@ -23,24 +26,25 @@ pub struct InventoryReport {
     pub traffic_source: String,
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InventorySide {
     pub total: f64,
     pub inventory_by_date: BTreeMap<String, InventoryDay>,
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InventoryDay {
     pub total: f64,
     pub low: f64,
     pub high: f64,
     /// By format type (PREROLL, MIDROLL, POSTROLL, PAUSE_AD).
-    pub inventory_by_format: BTreeMap<String, FormatTotal>,
+    #[schema(value_type = BTreeMap<String, FormatTotal>)]
+    pub inventory_by_format: BTreeMap<FormatType, FormatTotal>,
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FormatTotal {
     pub total: f64,
@@ -48,7 +52,7 @@ pub struct FormatTotal {
 
 /// FeasibilityForecastResultBean: the submitted campaign echoed (unset values null, every
 /// rule array present), each goal followed by its forecast.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CampaignReport {
     pub advertiser: Option<String>,
@@ -65,7 +69,7 @@ pub struct CampaignReport {
 }
 
 /// A targeting object as submitted; `targetingRules` has every rule array.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EchoedTargeting {
     pub targeting_templates: Option<Vec<String>>,
@@ -76,13 +80,16 @@ pub struct EchoedTargeting {
 }
 
 /// A goal as submitted (the fields of the request, null when unset) and its forecast.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GoalReport {
     pub custom_id: Option<String>,
     pub name: Option<String>,
-    pub start_date: Option<String>,
-    pub end_date: Option<String>,
+    /// As submitted: an ISO-8601 string or epoch milliseconds (null when unset).
+    #[schema(value_type = Option<String>)]
+    pub start_date: Value,
+    #[schema(value_type = Option<String>)]
+    pub end_date: Value,
     pub priority: Option<u8>,
     pub frontload: Option<u8>,
     pub targeting: EchoedTargeting,
@@ -102,7 +109,7 @@ pub struct GoalReport {
     pub forecast: GoalForecast,
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GoalForecast {
     pub forecasted_units: f64,
@@ -117,11 +124,11 @@ pub struct GoalForecast {
     pub available_units: f64,
     pub delivery_by_date: BTreeMap<String, DeliveryDay>,
     /// Absent with `exclude-competing-goals=true`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub competing_goals: Option<Vec<CompetingGoal>>,
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeliveryDay {
     pub units: f64,
@@ -130,7 +137,7 @@ pub struct DeliveryDay {
 }
 
 /// A booked goal that takes units from the proposed one.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompetingGoal {
     pub goal_id: String,
@@ -142,9 +149,21 @@ pub struct CompetingGoal {
 }
 
 /// `GET /api/2.0/forecast/report/{kind}/{id}`: the report of the job's kind.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
 pub enum Report {
     Inventory(InventoryReport),
     Campaign(CampaignReport),
+}
+
+impl Report {
+    /// The report without competing goals (`exclude-competing-goals=true`).
+    pub fn without_competing(mut self) -> Report {
+        if let Report::Campaign(c) = &mut self {
+            for g in &mut c.goals {
+                g.forecast.competing_goals = None;
+            }
+        }
+        self
+    }
 }

@@ -7,9 +7,9 @@ use std::io::{Read, Write};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::error::{AppError, AppResult};
+use crate::forecast::report_schema::Report;
 use crate::forecast::request::{CampaignForecast, InventoryForecast};
 use crate::forecast::traffic::{Sample, KEEP_DAYS};
 use crate::keys;
@@ -150,14 +150,14 @@ pub async fn update(store: &dyn Store, account: &str, id: &str, now: DateTime<Ut
     }
 }
 
-fn pack(report: &Value) -> AppResult<String> {
+fn pack(report: &Report) -> AppResult<String> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(report.to_string().as_bytes()).map_err(AppError::internal)?;
+    e.write_all(serde_json::to_string(report)?.as_bytes()).map_err(AppError::internal)?;
     let bytes = e.finish().map_err(AppError::internal)?;
     Ok(base64(&bytes))
 }
 
-fn unpack(text: &str) -> AppResult<Value> {
+fn unpack(text: &str) -> AppResult<Report> {
     let bytes = unbase64(text).ok_or_else(|| AppError::internal(crate::cause::Cause::msg("corrupt report")))?;
     let mut out = String::new();
     flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut out).map_err(AppError::internal)?;
@@ -166,7 +166,7 @@ fn unpack(text: &str) -> AppResult<Value> {
 
 /// Writes the report and marks the job finished, together; `false` when the job ended
 /// meanwhile (cancelled): nothing is written.
-pub async fn finish(store: &dyn Store, account: &str, id: &str, report: &Value, now: DateTime<Utc>) -> AppResult<bool> {
+pub async fn finish(store: &dyn Store, account: &str, id: &str, report: &Report, now: DateTime<Utc>) -> AppResult<bool> {
     let body = pack(report)?;
     let mut tries = super::Attempts::worker("forecast job", id);
     loop {
@@ -195,7 +195,7 @@ pub async fn finish(store: &dyn Store, account: &str, id: &str, report: &Value, 
     }
 }
 
-pub async fn report(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<Value>> {
+pub async fn report(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<Report>> {
     match store.get(&keys::forecast_report(account, id)).await? {
         Some(item) => Ok(Some(unpack(&item.body)?)),
         None => Ok(None),
@@ -270,8 +270,16 @@ mod tests {
 
     #[test]
     fn reports_pack_and_unpack() {
+        use crate::forecast::report_schema::{InventoryReport, InventorySide};
         for n in [0usize, 1, 2, 3, 4, 100] {
-            let v = serde_json::json!({"x": "a".repeat(n), "n": n});
+            let side = InventorySide { total: n as f64, inventory_by_date: Default::default() };
+            let v = Report::Inventory(InventoryReport {
+                total_inventory: side.clone(),
+                unused_inventory: side,
+                name: Some("a".repeat(n)),
+                job_id: "j".into(),
+                traffic_source: "samples".into(),
+            });
             assert_eq!(unpack(&pack(&v).unwrap()).unwrap(), v);
         }
         assert_eq!(base64(b"Man"), "TWFu");

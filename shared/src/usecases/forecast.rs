@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::error::{AppError, AppResult};
+use crate::forecast::report_schema::Report;
 use crate::forecast::request::{self, Refs};
 use crate::jobs::ForecastMessage;
 use crate::model::enums::{ForecastKind, ForecastStatus};
@@ -83,7 +84,7 @@ pub async fn cancel(st: &AppState, account: &str, id: &str) -> AppResult<Job> {
 
 /// The report of a finished job of `kind` (404 when the job is of the other kind, or has
 /// not finished).
-pub async fn report(st: &AppState, account: &str, kind: ForecastKind, id: &str) -> AppResult<Value> {
+pub async fn report(st: &AppState, account: &str, kind: ForecastKind, id: &str) -> AppResult<Report> {
     let job = status(st, account, id).await?;
     if job.kind != kind {
         return Err(AppError::not_found("forecast report", id));

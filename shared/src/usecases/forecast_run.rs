@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::delivery::pacing::Pace;
 use crate::delivery::snapshot::{compile, Input, Snapshot};
 use crate::error::{AppError, AppResult};
+use crate::forecast::report_schema::Report;
 use crate::forecast::traffic::{day_key, default_profile, local_day, Traffic};
 use crate::forecast::{proposal, report, simulate};
 use crate::jobs::ForecastMessage;
@@ -207,7 +208,7 @@ pub async fn run(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
             })
             .await?;
             let Some((inv, days)) = result else { return Ok(Outcome::Skipped) };
-            report::inventory(req.name.as_deref(), &job.id, &inv, &days, source)
+            Report::Inventory(report::inventory(req.name.as_deref(), &job.id, &inv, &days, source))
         }
         ForecastRequest::Campaign(req) => {
             let mut with = input.clone();
@@ -238,10 +239,18 @@ pub async fn run(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
             })
             .await?;
             let Some((res, day_samples, days, competing)) = result else { return Ok(Outcome::Skipped) };
-            report::campaign(&req.echo, &job.id, &res, &targets, &days, &day_samples, &competing, &names, source)
+            let results = report::CampaignResults {
+                results: &res,
+                targets: &targets,
+                days: &days,
+                day_samples: &day_samples,
+                competing: &competing,
+                names: &names,
+            };
+            Report::Campaign(report::campaign(&req.echo, &job.id, &results, source))
         }
     };
-    if report.to_string().len() > MAX_REPORT_JSON_BYTES {
+    if serde_json::to_string(&report).map_err(AppError::internal)?.len() > MAX_REPORT_JSON_BYTES {
         return fail(st, &job, "the report would be too large; forecast fewer goals or a shorter window".into()).await;
     }
     match jobs::finish(store, &m.account, &m.job, &report, st.clock.now()).await {
