@@ -367,7 +367,7 @@ impl Goal {
         if !self.caps.is_empty() {
             o.open("caps");
             for cap in &self.caps {
-                o.open("cap").leaf("type", &cap.kind).leaf("value", cap.value).close("cap");
+                o.open("cap").leaf("type", cap.kind).leaf("value", cap.value).close("cap");
             }
             o.close("caps");
         }

@@ -30,7 +30,7 @@ pub struct Upload<'a, B> {
 /// What an upload came to.
 pub enum Uploaded {
     /// Accepted: the batch as recorded (UPLOADED); the worker takes it from the file's event.
-    Accepted(Batch),
+    Accepted(Box<Batch>),
     /// The provider already has batch `other` today (one batch file a provider a day).
     SlotTaken { other: String, day: String, provider: String },
 }
@@ -59,7 +59,7 @@ where
         return Err(e.into());
     }
     tracing::info!(batch = %id, provider = %provider.id, bytes = body.len(), "batch uploaded");
-    Ok(Uploaded::Accepted(batch))
+    Ok(Uploaded::Accepted(Box::new(batch)))
 }
 
 /// Cancels a batch below 100 %; a provider's batch waiting for this one then starts.

@@ -1,0 +1,163 @@
+//! The app under test: its store (embedded or the emulator's DynamoDB), its two tenants,
+//! and how it is assembled for a test.
+
+use std::sync::Arc;
+
+use axum::Router;
+
+use shared::assemble::Workers;
+use shared::blobs::s3::S3Blobs;
+use shared::blobs::{Blobs, MemoryBlobs};
+use shared::clock::ManualClock;
+use shared::queue::sqs::SqsQueue;
+use shared::queue::{InProcessQueue, Queue};
+use shared::seed::{self, SeedFile};
+use shared::state::{AppState, Settings};
+use shared::store::dynamodb::DynamoStore;
+use shared::store::embedded::EmbeddedStore;
+use shared::store::Store;
+
+use crate::{faults, scoped};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Backend {
+    Embedded,
+    DynamoDb,
+}
+
+/// The table the emulator-backed runs share (each test uses fresh accounts).
+fn table() -> String {
+    std::env::var("TEST_TABLE_NAME").unwrap_or_else(|_| "adserver-test".into())
+}
+
+pub async fn store(backend: Backend) -> Arc<dyn Store> {
+    match backend {
+        Backend::Embedded => Arc::new(EmbeddedStore::in_memory().expect("in-memory store")),
+        Backend::DynamoDb => {
+            assert!(
+                std::env::var("AWS_ENDPOINT_URL").is_ok(),
+                "the DynamoDB-backed tests need the emulator: run ./scripts/test.sh (it starts moto and sets AWS_ENDPOINT_URL)"
+            );
+            let s = DynamoStore::from_env(table()).await;
+            s.create_table_if_missing().await.expect("creating the test table");
+            Arc::new(s)
+        }
+    }
+}
+
+pub struct Account {
+    pub id: String,
+    pub key: String,
+}
+
+pub struct TestApp {
+    pub router: Router,
+    pub state: AppState,
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<ManualClock>,
+    /// Two accounts with full reference data: `a` is the one tests act as, `b` the other
+    /// tenant that must never see `a`'s records.
+    pub a: Account,
+    pub b: Account,
+}
+
+/// The demo seed, with fresh account ids and keys so tests never share data.
+fn fresh_seed() -> (SeedFile, Vec<Account>) {
+    let mut f = SeedFile::parse(seed::DEMO_SEED).expect("demo seed");
+    let mut accounts = Vec::new();
+    for a in &mut f.accounts {
+        let id = format!("t-{}", uuid::Uuid::new_v4().simple());
+        let key = shared::ids::new_api_key();
+        let old = a.id.clone();
+        a.id = id.clone();
+        a.api_keys = vec![key.clone()];
+        // Reference ids are per account in the demo seed; keep them unique per test too.
+        let json = serde_json::to_string(&a).expect("seed account");
+        *a = serde_json::from_str(&json.replace(&format!("\"{old}-"), &format!("\"{id}-"))).expect("seed account");
+        accounts.push(Account { id, key });
+    }
+    (f, accounts)
+}
+
+impl TestApp {
+    /// Settings of the tests: the downloader may reach the tests' own loopback servers.
+    pub fn settings() -> Settings {
+        Settings {
+            asset_allow_private_urls: true,
+            asset_download_timeout: std::time::Duration::from_secs(5),
+            // Every ad request sees the latest version and pace records.
+            delivery_refresh: std::time::Duration::ZERO,
+            ..Settings::default()
+        }
+    }
+
+    pub async fn spawn(backend: Backend) -> TestApp {
+        Self::spawn_with(backend, Self::settings()).await
+    }
+
+    /// The app on one backend: the embedded store with memory blobs and in-process
+    /// workers, or DynamoDB + S3 + SQS on the emulator with an SQS poller standing in for
+    /// the Lambda event source (each test gets its own queue).
+    pub async fn spawn_with(backend: Backend, settings: Settings) -> TestApp {
+        Self::spawn_inner(backend, settings, None).await
+    }
+
+    /// The app with its ports failing on `faults`' schedule (the routers and workers see
+    /// the faults; `TestApp::store` and `TestApp::state` do not, for setup and checks).
+    pub async fn spawn_faulty(backend: Backend, settings: Settings, faults: Arc<faults::Faults>) -> TestApp {
+        Self::spawn_inner(backend, settings, Some(faults)).await
+    }
+
+    async fn spawn_inner(backend: Backend, mut settings: Settings, faults: Option<Arc<faults::Faults>>) -> TestApp {
+        let store = store(backend).await;
+        let (blobs, queue, workers): (Arc<dyn Blobs>, Arc<dyn Queue>, Workers) = match backend {
+            Backend::Embedded => {
+                let (q, rx) = InProcessQueue::new();
+                let q: Arc<dyn Queue> = Arc::new(q);
+                (shared::assemble::notifying(Arc::new(MemoryBlobs::default()), &q, &settings.bucket_name), q, Workers::InProcess(rx))
+            }
+            Backend::DynamoDb => {
+                // A bucket and queues per test: the bucket notification names one queue.
+                let name = format!("t{}", uuid::Uuid::new_v4().simple());
+                let b = S3Blobs::from_env(name.clone()).await;
+                settings.bucket_name = name.clone();
+                b.create_bucket_if_missing().await.expect("test bucket");
+                let q = Arc::new(SqsQueue::create(&name).await.expect("test queues"));
+                let arn = q.arn(shared::queue::QueueName::Audience).await.expect("queue ARN");
+                b.notify_queue(&arn, shared::workers::audience::PREFIX).await.expect("bucket notification");
+                (Arc::new(b), q.clone(), Workers::Sqs(q))
+            }
+        };
+        let (file, mut accounts) = fresh_seed();
+        seed::apply(store.as_ref(), &file).await.expect("seeding");
+        let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
+        let state = AppState::new(store.clone(), blobs.clone(), queue.clone()).with_clock(clock.clone()).with_settings(settings);
+        // What the service runs on: the store behind the retry of refused requests (as
+        // `assemble` builds it), and the faults when the test has some.
+        let (served, blobs, queue): (Arc<dyn Store>, Arc<dyn Blobs>, Arc<dyn Queue>) = match &faults {
+            None => (store.clone(), blobs, queue),
+            Some(f) => (
+                Arc::new(faults::FaultyStore { inner: store.clone(), faults: f.clone() }),
+                Arc::new(faults::FaultyBlobs { inner: blobs, faults: f.clone() }),
+                Arc::new(faults::FaultyQueue { inner: queue, faults: f.clone() }),
+            ),
+        };
+        let served: Arc<dyn Store> = Arc::new(shared::store::RetryingStore::new(served));
+        let service = state.clone().with_blobs(blobs).with_queue(queue);
+        // Each group and worker writes through the permissions template.yaml gives its Lambda.
+        let scopes = scoped::template_scopes();
+        let scoped = |function: &str| service.clone().with_store(scoped::ScopedStore::wrap(served.clone(), function, &scopes));
+        workers.start_with(|q| {
+            scoped(match q {
+                shared::queue::QueueName::Assets => "asset-worker",
+                shared::queue::QueueName::Audience => "audience-worker",
+                shared::queue::QueueName::Events => "events-worker",
+                shared::queue::QueueName::Forecast => "forecast-worker",
+            })
+        });
+        let router = shared::api::app_per_group(service.clone().with_store(served.clone()), scoped);
+        let b = accounts.pop().expect("two accounts");
+        let a = accounts.pop().expect("two accounts");
+        TestApp { router, state, store, clock, a, b }
+    }
+}

@@ -1,0 +1,96 @@
+//! Requests as a client sends them, through the real router, and their answers.
+
+use axum::body::Body;
+use axum::http::{Method, Request};
+use http_body_util::BodyExt;
+use tower::ServiceExt;
+
+use crate::TestApp;
+
+pub struct Res {
+    pub status: u16,
+    pub headers: axum::http::HeaderMap,
+    pub body: String,
+}
+
+impl Res {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+    #[track_caller]
+    pub fn expect(&self, status: u16) -> &Self {
+        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
+        self
+    }
+}
+impl TestApp {
+    pub async fn post_json(&self, path: &str, body: &serde_json::Value) -> Res {
+        self.send("POST", path, Some(&self.a.key), Some("application/json"), &body.to_string()).await
+    }
+    pub async fn put_json(&self, path: &str, body: &serde_json::Value) -> Res {
+        self.send("PUT", path, Some(&self.a.key), Some("application/json"), &body.to_string()).await
+    }
+    pub async fn patch_json(&self, path: &str, body: &serde_json::Value) -> Res {
+        self.send("PATCH", path, Some(&self.a.key), Some("application/json"), &body.to_string()).await
+    }
+
+    pub async fn send(&self, method: &str, path: &str, key: Option<&str>, content_type: Option<&str>, body: &str) -> Res {
+        self.send_with_headers(method, path, key, content_type, body, &[]).await
+    }
+
+    /// `send` with extra request headers.
+    pub async fn send_with_headers(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        content_type: Option<&str>,
+        body: &str,
+        extra: &[(&str, &str)],
+    ) -> Res {
+        let mut req = Request::builder().method(Method::from_bytes(method.as_bytes()).expect("method")).uri(path);
+        for (n, v) in extra {
+            req = req.header(*n, *v);
+        }
+        if let Some(k) = key {
+            req = req.header("x-o-api-key", k);
+        }
+        if let Some(ct) = content_type {
+            req = req.header("content-type", ct);
+        }
+        let res = self.router.clone().oneshot(req.body(Body::from(body.to_string())).expect("request")).await.expect("infallible");
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let bytes = res.into_body().collect().await.expect("body").to_bytes();
+        Res { status, headers, body: String::from_utf8_lossy(&bytes).into_owned() }
+    }
+
+    /// As account `a`.
+    pub async fn get(&self, path: &str) -> Res {
+        self.send("GET", path, Some(&self.a.key), None, "").await
+    }
+    pub async fn get_as(&self, key: &str, path: &str) -> Res {
+        self.send("GET", path, Some(key), None, "").await
+    }
+    pub async fn delete(&self, path: &str) -> Res {
+        self.send("DELETE", path, Some(&self.a.key), None, "").await
+    }
+    pub async fn post_xml(&self, path: &str, body: &str) -> Res {
+        self.send("POST", path, Some(&self.a.key), Some("application/xml"), body).await
+    }
+    pub async fn put_xml(&self, path: &str, body: &str) -> Res {
+        self.send("PUT", path, Some(&self.a.key), Some("application/xml"), body).await
+    }
+
+    /// Creates a record through the API and returns its id (asserting the 200 text/plain).
+    pub async fn create_xml(&self, path: &str, body: &str) -> String {
+        let r = self.post_xml(path, body).await;
+        assert_eq!(r.status, 200, "create {path}: {}", r.body);
+        assert!(r.header("content-type").unwrap_or("").starts_with("text/plain"), "content type {:?}", r.header("content-type"));
+        assert!(uuid::Uuid::parse_str(&r.body).is_ok(), "id {:?}", r.body);
+        r.body
+    }
+}
