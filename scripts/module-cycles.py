@@ -118,7 +118,7 @@ n_edges = sum(len(v) for v in edges.values())
 # module counts, so `error.rs` importing the store would put the store under every rule.
 LAYERS = [
     (("model", "delivery", "forecast", "domain_error", "limits"),
-     ("store", "repo", "api", "error", "workers", "usecases", "blobs", "queue"),
+     ("store", "repo", "api", "error", "workers", "usecases", "blobs", "queue", "media"),
      "rules, the engine and the simulation know nothing of storage, HTTP or the use cases"),
     (("api",), ("workers",), "handlers reach the workers' work only through use cases and jobs/"),
     (("usecases", "repo", "jobs"), ("api", "workers"), "use cases and repositories sit below the entry points"),

@@ -18,6 +18,7 @@ pub mod json;
 pub mod keys;
 pub mod lambda;
 pub mod limits;
+pub mod media;
 pub mod metrics;
 pub mod model;
 pub mod openapi;

@@ -52,6 +52,9 @@ impl StoreConfig {
     }
 }
 
+/// The path of the local server's media route (`api::media`).
+pub const MEDIA_PATH: &str = "/media";
+
 /// Tunables from the environment (README "Configuration").
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -93,8 +96,9 @@ pub struct Settings {
     /// `TRACKING_SECRET`: the key tracking links are signed with (the serving and tracking
     /// functions share it). Without it, a random key of this process (local server).
     pub tracking_secret: String,
-    /// `MEDIA_BASE_URL`: where the bucket's media objects are served from (a CDN in front
-    /// of the bucket); default the bucket's S3 URL.
+    /// `MEDIA_BASE_URL`: where the bucket's media objects are served from (CloudFront in
+    /// front of the bucket on AWS); default `<AD_REQUEST_BASE_URL>/media`, the local
+    /// server's own media route.
     pub media_base_url: String,
     /// `DELIVERY_REFRESH_MS`: how often a server re-reads an account's delivery version and
     /// pace records (0: every request).
@@ -129,7 +133,7 @@ impl Default for Settings {
             events_queue_url: None,
             forecast_queue_url: None,
             tracking_secret: process_secret(),
-            media_base_url: "https://adserver-assets.s3.amazonaws.com".into(),
+            media_base_url: format!("http://127.0.0.1:3000{MEDIA_PATH}"),
             delivery_refresh: Duration::from_millis(1000),
             delivery_max_age: Duration::from_secs(60),
         }
@@ -152,16 +156,21 @@ impl Settings {
             asset_tmp_dir: env("ASSET_TMP_DIR").map(Into::into).unwrap_or(d.asset_tmp_dir),
             asset_expiry: d.asset_expiry,
             upload_max_bytes: num("UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.upload_max_bytes),
-            ad_request_base_url: env("AD_REQUEST_BASE_URL").map(|u| u.trim_end_matches('/').to_string()).unwrap_or(d.ad_request_base_url),
+            ad_request_base_url: env("AD_REQUEST_BASE_URL")
+                .map(|u| u.trim_end_matches('/').to_string())
+                .unwrap_or(d.ad_request_base_url.clone()),
             audience_region: env("AUDIENCE_REGION").map(|r| r.to_ascii_lowercase()).unwrap_or(d.audience_region),
             audience_chunk_bytes: num("AUDIENCE_CHUNK_BYTES").filter(|n| *n >= 1).unwrap_or(d.audience_chunk_bytes),
             audience_upload_max_bytes: num("AUDIENCE_UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.audience_upload_max_bytes),
             events_queue_url: env("EVENTS_QUEUE_URL"),
             forecast_queue_url: env("FORECAST_QUEUE_URL"),
             tracking_secret: env("TRACKING_SECRET").unwrap_or(d.tracking_secret),
-            media_base_url: env("MEDIA_BASE_URL")
-                .map(|u| u.trim_end_matches('/').to_string())
-                .unwrap_or_else(|| format!("https://{}.s3.amazonaws.com", env("BUCKET_NAME").unwrap_or_else(|| "adserver-assets".into()))),
+            // Without MEDIA_BASE_URL the documents point at this server's own media route
+            // (`api::media`, the local server): playable ads with no setting.
+            media_base_url: env("MEDIA_BASE_URL").map(|u| u.trim_end_matches('/').to_string()).unwrap_or_else(|| {
+                let base = env("AD_REQUEST_BASE_URL").map(|u| u.trim_end_matches('/').to_string()).unwrap_or(d.ad_request_base_url.clone());
+                format!("{base}{MEDIA_PATH}")
+            }),
             delivery_refresh: num("DELIVERY_REFRESH_MS").map(Duration::from_millis).unwrap_or(d.delivery_refresh),
             delivery_max_age: num("DELIVERY_MAX_AGE_SECS").map(Duration::from_secs).unwrap_or(d.delivery_max_age),
         }

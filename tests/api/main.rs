@@ -18,6 +18,7 @@ mod forecasts;
 mod goals;
 mod idempotency;
 mod lambda_events;
+mod media;
 mod openapi;
 mod policies;
 mod queries;

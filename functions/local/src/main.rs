@@ -58,6 +58,8 @@ async fn run() -> Result<(), String> {
                 move || async move { ([("content-type", "application/json"), ("access-control-allow-origin", "*")], openapi) },
             ),
         )
+        // The media objects themselves (docs/media.md, "Delivery"): MEDIA_BASE_URL points here.
+        .merge(shared::api::media::router(state.clone()))
         .merge(shared::api::app(state));
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("binding {addr}: {e}"))?;

@@ -26,6 +26,7 @@ pub mod contacts;
 pub mod forecasts;
 pub mod goals;
 pub mod idempotency;
+pub mod media;
 pub mod paging;
 pub mod policies;
 pub mod queries;

@@ -23,18 +23,25 @@ pub fn rendition_args(master: &Path, spec: &Spec, has_audio: bool, out: &Path) -
     match spec.container {
         Container::Mp4 => {
             a.extend(
-                [
-                    "-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p", "-preset", "veryfast", "-movflags", "+faststart",
-                ]
-                .map(String::from),
+                ["-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p", "-preset", "veryfast", "-movflags", "+faststart"]
+                    .map(String::from),
             );
-            a.extend(["-b:v".into(), format!("{kbps}k"), "-maxrate".into(), format!("{}k", kbps * 3 / 2), "-bufsize".into(), format!("{}k", kbps * 2)]);
+            a.extend([
+                "-b:v".into(),
+                format!("{kbps}k"),
+                "-maxrate".into(),
+                format!("{}k", kbps * 3 / 2),
+                "-bufsize".into(),
+                format!("{}k", kbps * 2),
+            ]);
             if has_audio {
                 a.extend(["-c:a".into(), "aac".into(), "-b:a".into(), format!("{AUDIO_KBPS}k"), "-ac".into(), "2".into()]);
             }
         }
         Container::WebM => {
-            a.extend(["-c:v", "libvpx-vp9", "-row-mt", "1", "-deadline", "realtime", "-cpu-used", "8", "-pix_fmt", "yuv420p"].map(String::from));
+            a.extend(
+                ["-c:v", "libvpx-vp9", "-row-mt", "1", "-deadline", "realtime", "-cpu-used", "8", "-pix_fmt", "yuv420p"].map(String::from),
+            );
             a.extend(["-b:v".into(), format!("{kbps}k")]);
             if has_audio {
                 a.extend(["-c:a".into(), "libopus".into(), "-b:a".into(), format!("{AUDIO_KBPS}k")]);
@@ -66,7 +73,12 @@ pub fn still_args(master: &Path, at_ms: u64, out: &Path) -> Vec<String> {
 
 /// Runs ffmpeg with `args`; the error holds the end of what it printed.
 pub async fn run(ffmpeg: &str, args: &[String]) -> Result<(), String> {
-    let out = tokio::process::Command::new(ffmpeg).args(args).kill_on_drop(true).output().await.map_err(|e| format!("ffmpeg could not be run: {e}"))?;
+    let out = tokio::process::Command::new(ffmpeg)
+        .args(args)
+        .kill_on_drop(true)
+        .output()
+        .await
+        .map_err(|e| format!("ffmpeg could not be run: {e}"))?;
     if out.status.success() {
         return Ok(());
     }

@@ -89,7 +89,16 @@ mod tests {
     use super::*;
 
     fn probe(w: u32, h: u32, bitrate: u64) -> Probe {
-        Probe { container: "mov".into(), video_codec: "prores".into(), audio_codec: None, duration_ms: 30_000, width: w, height: h, bitrate, frame_rate: Some(25.0) }
+        Probe {
+            container: "mov".into(),
+            video_codec: "prores".into(),
+            audio_codec: None,
+            duration_ms: 30_000,
+            width: w,
+            height: h,
+            bitrate,
+            frame_rate: Some(25.0),
+        }
     }
 
     #[test]

@@ -70,11 +70,7 @@ fn rate(s: &str) -> Option<f64> {
 pub fn parse(json: &[u8]) -> Result<Probe, ProbeError> {
     let out: Output = serde_json::from_slice(json).map_err(|_| ProbeError::Unreadable)?;
     let format = out.format.ok_or(ProbeError::Unreadable)?;
-    let video = out
-        .streams
-        .iter()
-        .find(|s| s.codec_type == "video" && s.disposition.attached_pic == 0)
-        .ok_or(ProbeError::NoVideo)?;
+    let video = out.streams.iter().find(|s| s.codec_type == "video" && s.disposition.attached_pic == 0).ok_or(ProbeError::NoVideo)?;
     let audio = out.streams.iter().find(|s| s.codec_type == "audio");
     let (width, height) = match (video.width, video.height) {
         (Some(w), Some(h)) if w > 0 && h > 0 => (w, h),
@@ -132,10 +128,16 @@ mod tests {
     #[test]
     fn what_is_not_a_video_is_named() {
         assert_eq!(parse(b"not json"), Err(ProbeError::Unreadable));
-        assert_eq!(parse(br#"{"streams":[{"codec_type":"audio","codec_name":"mp3"}],"format":{"format_name":"mp3","duration":"3"}}"#), Err(ProbeError::NoVideo));
+        assert_eq!(
+            parse(br#"{"streams":[{"codec_type":"audio","codec_name":"mp3"}],"format":{"format_name":"mp3","duration":"3"}}"#),
+            Err(ProbeError::NoVideo)
+        );
         // A cover picture is not a video stream.
         let art = br#"{"streams":[{"codec_type":"video","codec_name":"mjpeg","width":500,"height":500,"disposition":{"attached_pic":1}}],"format":{"format_name":"mp3","duration":"3"}}"#;
         assert_eq!(parse(art), Err(ProbeError::NoVideo));
-        assert_eq!(parse(br#"{"streams":[{"codec_type":"video","codec_name":"h264","width":2,"height":2}],"format":{"format_name":"mp4"}}"#), Err(ProbeError::NoDuration));
+        assert_eq!(
+            parse(br#"{"streams":[{"codec_type":"video","codec_name":"h264","width":2,"height":2}],"format":{"format_name":"mp4"}}"#),
+            Err(ProbeError::NoDuration)
+        );
     }
 }

@@ -38,6 +38,48 @@ pub struct Asset {
     pub modified: DateTime<Utc>,
 }
 
+/// What ffprobe (or MediaConvert) read of a media file (docs/media.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Probe {
+    /// The container's short name (`mov`, `matroska`, `avi`, ...).
+    pub container: String,
+    pub video_codec: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_codec: Option<String>,
+    pub duration_ms: u64,
+    pub width: u32,
+    pub height: u32,
+    /// The whole file's bitrate, bits per second (0 when unknown).
+    pub bitrate: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_rate: Option<f64>,
+}
+
+/// The bounds of a playable master (docs/media.md, "Bounds").
+pub const MIN_DURATION_MS: u64 = 1_000;
+pub const MAX_DURATION_MS: u64 = 180_000;
+pub const MAX_WIDTH: u32 = 3840;
+pub const MAX_HEIGHT: u32 = 3840;
+pub const MAX_PIXELS: u64 = 3840 * 2160;
+
+impl Probe {
+    /// Whether the master is within the bounds; the reason (a `failureReason`) when not.
+    pub fn check_bounds(&self) -> Result<(), String> {
+        let secs = self.duration_ms as f64 / 1000.0;
+        if self.duration_ms < MIN_DURATION_MS {
+            return Err(format!("too short: {secs:.1} s (at least {} s)", MIN_DURATION_MS / 1000));
+        }
+        if self.duration_ms > MAX_DURATION_MS {
+            return Err(format!("too long: {secs:.1} s (at most {} s)", MAX_DURATION_MS / 1000));
+        }
+        if self.width > MAX_WIDTH || self.height > MAX_HEIGHT || u64::from(self.width) * u64::from(self.height) > MAX_PIXELS {
+            return Err(format!("too large: {}x{} (at most 3840x2160)", self.width, self.height));
+        }
+        Ok(())
+    }
+}
+
 impl Asset {
     pub fn visible(&self, now: DateTime<Utc>) -> bool {
         self.linked || self.expires.is_none_or(|e| now < e)
@@ -86,6 +128,25 @@ mod tests {
         for bad in ["spot", "spot.jpg", ".mp4", "spot.mp4.exe", "spot."] {
             assert!(check_name(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_bounds_of_a_master() {
+        let p = |ms, w, h| Probe {
+            container: "mov".into(),
+            video_codec: "h264".into(),
+            audio_codec: None,
+            duration_ms: ms,
+            width: w,
+            height: h,
+            bitrate: 0,
+            frame_rate: None,
+        };
+        assert!(p(30_000, 1920, 1080).check_bounds().is_ok());
+        assert!(p(30_000, 1080, 1920).check_bounds().is_ok(), "portrait 1080p");
+        assert_eq!(p(500, 640, 360).check_bounds(), Err("too short: 0.5 s (at least 1 s)".into()));
+        assert_eq!(p(412_000, 640, 360).check_bounds(), Err("too long: 412.0 s (at most 180 s)".into()));
+        assert_eq!(p(30_000, 4096, 2304).check_bounds(), Err("too large: 4096x2304 (at most 3840x2160)".into()));
     }
 
     #[test]
