@@ -182,10 +182,6 @@ pub struct GoalForecast {
     pub competing: BTreeMap<u32, f64>,
 }
 
-fn class(g: &GoalEntry) -> (u8, u8) {
-    g.rank()
-}
-
 /// A campaign forecast: `base` holds the booked goals, `all` the booked and the proposed
 /// ones (`proposed`, indices in `all`). Returns one result per proposed goal and the days'
 /// sample counts.
@@ -228,8 +224,8 @@ pub fn campaign(
             if base_won.is_empty() {
                 o.available += weight;
             }
-            let mine = class(&all.goals[*g as usize]);
-            if base_won.iter().all(|q| class(&all.goals[*q as usize]) >= mine) {
+            let mine = all.goals[*g as usize].rank();
+            if base_won.iter().all(|q| all.goals[*q as usize].rank() >= mine) {
                 o.possible += weight;
             }
             if won.contains(g) {
