@@ -16,7 +16,7 @@ CONNECTIONS=${CONNECTIONS:-10}
 export DELAY_MS=${DELAY_MS:-20}
 command -v wrk > /dev/null || { apt-get install -y -q wrk > /dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 1; }; }
 cargo build --profile bench -p local -q
-BIN=target/release/local-server
+BIN=${CARGO_TARGET_DIR:-target}/release/local-server
 [ -x "$BIN" ] || BIN=$(find target -path '*bench*' -name local-server -type f | head -1)
 DATA=$(mktemp -d)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
