@@ -106,7 +106,7 @@ async fn serve(State(st): State<AppState>, Path(key): Path<String>, headers: Hea
     let Some(reader) = st.blobs.open_from(&key, start).await? else {
         return Err(AppError::NoRoute(format!("{PREFIX}/{key}")));
     };
-    let stream = tokio_util_stream(reader.take(len));
+    let stream = chunks(reader.take(len));
     res = res.status(status).header(header::CONTENT_LENGTH, HeaderValue::from(len));
     res.body(Body::from_stream(stream)).map_err(AppError::internal)
 }
@@ -123,25 +123,20 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The bytes of `r` as a stream of chunks (64 KiB).
-fn tokio_util_stream(
-    mut r: impl tokio::io::AsyncRead + Send + Unpin + 'static,
+/// The bytes of `r` as a stream of chunks of at most 64 KiB (one buffer a chunk, none for
+/// a poll that waits).
+fn chunks(
+    r: impl tokio::io::AsyncRead + Send + Unpin + 'static,
 ) -> impl futures_util::Stream<Item = Result<Vec<u8>, std::io::Error>> + Send + 'static {
-    futures_util::stream::poll_fn(move |cx| {
+    futures_util::stream::unfold(r, |mut r| async move {
         let mut buf = vec![0u8; 64 * 1024];
-        let mut rb = tokio::io::ReadBuf::new(&mut buf);
-        match std::pin::Pin::new(&mut r).poll_read(cx, &mut rb) {
-            std::task::Poll::Ready(Ok(())) => {
-                let n = rb.filled().len();
-                if n == 0 {
-                    std::task::Poll::Ready(None)
-                } else {
-                    buf.truncate(n);
-                    std::task::Poll::Ready(Some(Ok(buf)))
-                }
+        match r.read(&mut buf).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buf.truncate(n);
+                Some((Ok(buf), r))
             }
-            std::task::Poll::Ready(Err(e)) => std::task::Poll::Ready(Some(Err(e))),
-            std::task::Poll::Pending => std::task::Poll::Pending,
+            Err(e) => Some((Err(e), r)),
         }
     })
 }
