@@ -40,8 +40,22 @@ pub async fn aws(settings: &Settings) -> (AppState, Arc<SqsQueue>) {
     let queue = Arc::new(SqsQueue::new(&conf, queue_urls(settings)));
     let store = table(&conf, settings);
     let state = AppState::new(retrying(store), Arc::new(S3Blobs::new(&conf, settings.bucket_name.clone())), queue.clone())
+        .with_media(media_engine(&conf, settings))
         .with_settings(settings.clone());
     (state, queue)
+}
+
+/// The media engine: MediaConvert when `MEDIACONVERT_ROLE_ARN` is set (on AWS), ffmpeg
+/// on this machine otherwise (docs/media.md, "Engines").
+fn media_engine(conf: &aws_config::SdkConfig, settings: &Settings) -> Arc<dyn crate::media::engine::MediaEngine> {
+    match &settings.mediaconvert_role_arn {
+        Some(role) => Arc::new(crate::media::mediaconvert::MediaConvert {
+            client: aws_sdk_mediaconvert::Client::new(conf),
+            role_arn: role.clone(),
+            bucket: settings.bucket_name.clone(),
+        }),
+        None => Arc::new(crate::media::local::Ffmpeg::new(settings.asset_tmp_dir.clone())),
+    }
 }
 
 /// The AWS ports of an HTTP function that stores uploads and sends jobs (assets, audience):
@@ -51,6 +65,14 @@ pub async fn aws_uploads(settings: &Settings) -> AppState {
     let store = table(&conf, settings);
     let blobs = UploadsOnly(S3Blobs::new(&conf, settings.bucket_name.clone()));
     AppState::new(retrying(store), Arc::new(blobs), Arc::new(SqsQueue::new(&conf, queue_urls(settings)))).with_settings(settings.clone())
+}
+
+/// The AWS ports of an HTTP function that sends jobs but stores no objects (ads: a link
+/// queues its asset's transcode): the table and the queues, no bucket.
+pub async fn aws_with_queues(settings: &Settings) -> AppState {
+    let conf = aws_config::load_from_env().await;
+    let store = table(&conf, settings);
+    AppState::new(retrying(store), Arc::new(NoBlobs), Arc::new(SqsQueue::new(&conf, queue_urls(settings)))).with_settings(settings.clone())
 }
 
 /// The AWS ports on an emulator (moto, LocalStack): the table, the bucket, the queues and
@@ -67,7 +89,9 @@ pub async fn aws_creating_resources(settings: &Settings) -> Result<(AppState, Ar
     let arn = q.arn(QueueName::Audience).await.map_err(|e| e.to_string())?;
     blobs.notify_queue(&arn, AUDIENCE_PREFIX).await.map_err(|e| e.to_string())?;
     let queue = Arc::new(q);
-    let state = AppState::new(retrying(store), Arc::new(blobs), queue.clone()).with_settings(settings.clone());
+    let state = AppState::new(retrying(store), Arc::new(blobs), queue.clone())
+        .with_media(Arc::new(crate::media::local::Ffmpeg::new(settings.asset_tmp_dir.clone())))
+        .with_settings(settings.clone());
     Ok((state, queue))
 }
 
@@ -150,7 +174,9 @@ pub async fn local(cfg: &StoreConfig, settings: &Settings) -> Result<(AppState, 
             }
             None => Arc::new(MemoryBlobs::default()),
         };
-        let state = AppState::new(store, notifying(inner, &queue, &settings.bucket_name), queue).with_settings(settings.clone());
+        let state = AppState::new(store, notifying(inner, &queue, &settings.bucket_name), queue)
+            .with_media(Arc::new(crate::media::local::Ffmpeg::new(settings.asset_tmp_dir.clone())))
+            .with_settings(settings.clone());
         (state, Workers::InProcess(rx))
     };
     match cfg {

@@ -30,6 +30,13 @@ pub async fn serve_with_bucket_and_queues(group: crate::api::groups::Group) -> R
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
+/// An HTTP function whose group sends jobs but stores no objects (ads).
+pub async fn serve_with_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
+    crate::telemetry::init();
+    let state = assemble::aws_with_queues(&Settings::from_env()).await;
+    lambda_http::run(crate::api::finish(group().router, state)).await
+}
+
 /// An SQS-fed worker: the batch's messages run concurrently, each in its own span, and
 /// only the failed ones are reported back (`ReportBatchItemFailures`) to be redelivered.
 pub async fn serve_worker(q: QueueName) -> Result<(), WorkerError> {

@@ -100,6 +100,9 @@ pub struct Settings {
     /// front of the bucket on AWS); default `<AD_REQUEST_BASE_URL>/media`, the local
     /// server's own media route.
     pub media_base_url: String,
+    /// `MEDIACONVERT_ROLE_ARN`: set on AWS, the asset worker probes and transcodes with AWS
+    /// Elemental MediaConvert under this role; unset, with ffmpeg/ffprobe on this machine.
+    pub mediaconvert_role_arn: Option<String>,
     /// `DELIVERY_REFRESH_MS`: how often a server re-reads an account's delivery version and
     /// pace records (0: every request).
     pub delivery_refresh: Duration,
@@ -134,6 +137,7 @@ impl Default for Settings {
             forecast_queue_url: None,
             tracking_secret: process_secret(),
             media_base_url: format!("http://127.0.0.1:3000{MEDIA_PATH}"),
+            mediaconvert_role_arn: None,
             delivery_refresh: Duration::from_millis(1000),
             delivery_max_age: Duration::from_secs(60),
         }
@@ -167,6 +171,7 @@ impl Settings {
             tracking_secret: env("TRACKING_SECRET").unwrap_or(d.tracking_secret),
             // Without MEDIA_BASE_URL the documents point at this server's own media route
             // (`api::media`, the local server): playable ads with no setting.
+            mediaconvert_role_arn: env("MEDIACONVERT_ROLE_ARN"),
             media_base_url: env("MEDIA_BASE_URL").map(|u| u.trim_end_matches('/').to_string()).unwrap_or_else(|| {
                 let base = env("AD_REQUEST_BASE_URL").map(|u| u.trim_end_matches('/').to_string()).unwrap_or(d.ad_request_base_url.clone());
                 format!("{base}{MEDIA_PATH}")

@@ -19,6 +19,8 @@ pub struct AppState {
     pub blobs: Arc<dyn Blobs>,
     pub queue: Arc<dyn Queue>,
     pub clock: Arc<dyn Clock>,
+    /// Probes masters and makes their renditions (ffmpeg here, MediaConvert on AWS).
+    pub media: Arc<dyn crate::media::engine::MediaEngine>,
     pub settings: Arc<Settings>,
     pub(crate) auth_cache: Arc<AuthCache>,
     /// Compiled delivery snapshots of the accounts this process serves.
@@ -35,6 +37,7 @@ impl AppState {
             blobs,
             queue,
             clock: Arc::new(SystemClock),
+            media: Arc::new(crate::media::local::Ffmpeg::new(std::env::temp_dir())),
             settings: Arc::new(Settings::default()),
             auth_cache: Arc::new(AuthCache::new(Duration::from_secs(30))),
             delivery: Arc::new(crate::repo::snapshots::DeliveryCache::default()),
@@ -59,6 +62,11 @@ impl AppState {
 
     pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
         self.blobs = blobs;
+        self
+    }
+
+    pub fn with_media(mut self, media: Arc<dyn crate::media::engine::MediaEngine>) -> Self {
+        self.media = media;
         self
     }
 

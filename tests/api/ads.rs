@@ -2,7 +2,7 @@
 
 use api_tests::chrono::{Duration, SecondsFormat};
 use api_tests::serde_json::{json, Value};
-use api_tests::{both_stores, spawn_file_server, xml_text, TestApp, CLIP};
+use api_tests::{both_stores, clip, spawn_file_server, xml_text, TestApp};
 use shared::clock::Clock;
 
 struct Setup {
@@ -14,8 +14,7 @@ struct Setup {
 async fn setup(app: &TestApp) -> Setup {
     let (_, campaign) = app.advertiser_campaign().await;
     let goal = app.goal(&campaign, "IMPRESSION", 1, Some(30), "").await;
-    let r = app.send("POST", "/v1/assets/video?name=spot.mp4", Some(&app.a.key), Some("application/octet-stream"), "video").await;
-    let asset = r.header("location").unwrap().rsplit('/').next().unwrap().to_string();
+    let asset = app.upload_asset("spot.mp4", clip()).await;
     Setup { campaign, goal, asset }
 }
 
@@ -48,7 +47,7 @@ both_stores! {
         assert_eq!(asset["status"], "READY");
         let asset_id = asset["id"].as_str().unwrap().to_string();
         let key = shared::model::asset::Asset::object_key(&app.a.id, &asset_id, "launch.mp4");
-        assert_eq!(app.state.blobs.get(&key).await.unwrap().as_deref(), Some(CLIP));
+        assert_eq!(app.state.blobs.get(&key).await.unwrap().as_deref(), Some(clip()));
         let r = app.post_json("/v1/ads", &json!({"name": "Launch spot", "goalId": goal,
             "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": asset_id, "clickDestinationUri": "https://brand.example/"}})).await;
         r.expect(201);
@@ -137,7 +136,7 @@ both_stores! {
 
     async fn another_accounts_goal_or_asset_cannot_be_used(app: TestApp) {
         let s = setup(&app).await;
-        let theirs = app.send("POST", "/v1/assets/video?name=b.mp4", Some(&app.b.key), Some("application/octet-stream"), "x").await;
+        let theirs = app.send_bytes("POST", "/v1/assets/video?name=b.mp4", Some(&app.b.key), "application/octet-stream", clip()).await;
         let their_asset = theirs.header("location").unwrap().rsplit('/').next().unwrap().to_string();
         let mut body = standard(&s, "A");
         body["creative"]["assetId"] = json!(their_asset);

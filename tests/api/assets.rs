@@ -2,7 +2,7 @@
 
 use api_tests::chrono::Duration;
 use api_tests::serde_json::json;
-use api_tests::{both_stores, both_stores_with, spawn_file_server, Backend, TestApp, CLIP};
+use api_tests::{both_stores, both_stores_with, clip, spawn_file_server, Backend, TestApp};
 use shared::clock::Clock;
 use shared::state::Settings;
 
@@ -34,13 +34,13 @@ both_stores! {
         assert!(loc.starts_with("/v1/assets/video/"));
         let v = app.wait_asset(&loc).await;
         assert_eq!(v["status"], "READY", "{v}");
-        assert_eq!(v["size"], CLIP.len());
+        assert_eq!(v["size"], clip().len());
         assert_eq!(v["contentType"], "video/mp4");
         assert_eq!(v["source"], "url");
         assert_eq!(v["linked"], false);
         assert!(v["expires"].is_string());
         let id = id_of(&loc);
-        assert_eq!(blob(&app, &app.a.id, &id, "Spring spot.mp4").await.as_deref(), Some(CLIP), "the bytes are in the bucket");
+        assert_eq!(blob(&app, &app.a.id, &id, "Spring spot.mp4").await.as_deref(), Some(clip()), "the bytes are in the bucket");
     }
 
     async fn redirects_are_followed(app: TestApp) {
@@ -49,14 +49,15 @@ both_stores! {
         assert_eq!(v["status"], "READY", "{v}");
     }
 
-    async fn octet_stream_upload_is_ready_at_once(app: TestApp) {
-        let r = app.send("POST", "/v1/assets/video?name=direct.webm", Some(&app.a.key), Some("application/octet-stream"), "webm bytes").await;
+    async fn octet_stream_upload_is_probed_then_ready(app: TestApp) {
+        let r = app.send_bytes("POST", "/v1/assets/video?name=direct.mp4", Some(&app.a.key), "application/octet-stream", clip()).await;
         r.expect(201);
         let loc = r.header("location").unwrap().to_string();
-        let v = app.get(&loc).await.json();
-        assert_eq!((v["status"].as_str(), v["size"].as_u64(), v["source"].as_str()), (Some("READY"), Some(10), Some("upload")));
-        assert_eq!(v["contentType"], "video/webm");
-        assert_eq!(blob(&app, &app.a.id, &id_of(&loc), "direct.webm").await.as_deref(), Some(&b"webm bytes"[..]));
+        let v = app.wait_asset(&loc).await;
+        assert_eq!((v["status"].as_str(), v["size"].as_u64(), v["source"].as_str()), (Some("READY"), Some(clip().len() as u64), Some("upload")));
+        assert_eq!(v["contentType"], "video/mp4");
+        assert_eq!(v["probe"]["width"], 320, "{v}");
+        assert_eq!(blob(&app, &app.a.id, &id_of(&loc), "direct.mp4").await.as_deref(), Some(clip()));
         let r = app.send("POST", "/v1/assets/video?name=direct.txt", Some(&app.a.key), Some("application/octet-stream"), "x").await;
         r.expect(400);
         assert_eq!(r.json()["errors"][0]["rule"], "extension");
@@ -68,9 +69,8 @@ both_stores! {
 
     // Issue 10, item 4: an asset's object lives as long as its record.
     async fn an_expired_assets_object_is_deleted_from_the_bucket(app: TestApp) {
-        let r = app.send("POST", "/v1/assets/video?name=gone.mp4", Some(&app.a.key), Some("application/octet-stream"), "mp4 bytes").await;
-        r.expect(201);
-        let id = id_of(r.header("location").unwrap());
+        let id = app.upload_asset("gone.mp4", clip()).await;
+        app.wait_asset(&format!("/v1/assets/video/{id}")).await;
         assert!(blob(&app, &app.a.id, &id, "gone.mp4").await.is_some());
         let item = app.store.get(&shared::keys::record(&app.a.id, shared::keys::ASSET, &id)).await.unwrap().unwrap();
         // The table stream's record of the TTL removal (DynamoDB's shape, old image).
@@ -126,8 +126,7 @@ both_stores! {
     }
 
     async fn unlinked_assets_expire_after_24_hours(app: TestApp) {
-        let r = app.send("POST", "/v1/assets/video?name=x.mp4", Some(&app.a.key), Some("application/octet-stream"), "bytes").await;
-        let loc = r.header("location").unwrap().to_string();
+        let loc = format!("/v1/assets/video/{}", app.upload_asset("x.mp4", clip()).await);
         app.clock.set(app.clock.now() + Duration::hours(23));
         app.get(&loc).await.expect(200);
         app.clock.set(app.clock.now() + Duration::hours(2));
@@ -135,8 +134,7 @@ both_stores! {
     }
 
     async fn another_account_gets_404(app: TestApp) {
-        let r = app.send("POST", "/v1/assets/video?name=x.mp4", Some(&app.a.key), Some("application/octet-stream"), "bytes").await;
-        let loc = r.header("location").unwrap().to_string();
+        let loc = format!("/v1/assets/video/{}", app.upload_asset("x.mp4", clip()).await);
         app.get_as(&app.b.key, &loc).await.expect(404);
         app.get("/v1/assets/video/00000000-0000-0000-0000-000000000000").await.expect(404);
     }
@@ -244,6 +242,10 @@ async fn sqs_batches_report_only_the_failed_messages() {
         content_type: None,
         object_key: None,
         linked: false,
+        probe: None,
+        renditions: Vec::new(),
+        still: None,
+        transcode_job: None,
         expires: Some(now + Duration::hours(24)),
         created: now,
         modified: now,

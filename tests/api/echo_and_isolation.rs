@@ -38,8 +38,7 @@ both_stores! {
     async fn v3_ads_show_every_device_container_by_default(app: TestApp) {
         let (_, campaign) = app.advertiser_campaign().await;
         let goal = app.goal(&campaign, "IMPRESSION", 1, Some(30), "").await;
-        let r = app.send("POST", "/v1/assets/video?name=spot.mp4", Some(&app.a.key), Some("application/octet-stream"), "video").await;
-        let asset = r.header("location").unwrap().rsplit('/').next().unwrap().to_string();
+        let asset = app.upload_asset("spot.mp4", api_tests::clip()).await;
         let creative = json!({"type": "standard", "insertionPoint": "preroll", "assetId": asset});
         let all = app.post_json("/v1/ads", &json!({"name": "All", "goalId": goal, "creative": creative})).await;
         all.expect(201);
@@ -90,8 +89,7 @@ both_stores! {
         let (adv, campaign) = app.advertiser_campaign().await;
         let goal = app.goal(&campaign, "IMPRESSION", 1, Some(30), "").await;
         let contact = app.create_xml("/api/1.0/contact", "<contactBean><firstName>Ann</firstName></contactBean>").await;
-        let r = app.send("POST", "/v1/assets/video?name=spot.mp4", Some(&app.a.key), Some("application/octet-stream"), "video").await;
-        let asset = r.header("location").unwrap().rsplit('/').next().unwrap().to_string();
+        let asset = app.upload_asset("spot.mp4", api_tests::clip()).await;
         let ad = app
             .post_json("/v1/ads", &json!({"name": "A", "goalId": goal, "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": asset}}))
             .await

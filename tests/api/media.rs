@@ -21,11 +21,12 @@ async fn media(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Res {
 
 both_stores! {
     async fn asset_objects_are_served_with_byte_ranges(app: TestApp) {
+        // An object of 36 known bytes where an asset's master goes (the ranges are checked
+        // against them; real media plays in tests/api/player_browser.rs).
         let body = "0123456789abcdefghijklmnopqrstuvwxyz";
-        let r = app.send("POST", "/v1/assets/video?name=spot.mp4", Some(&app.a.key), Some("application/octet-stream"), body).await;
-        r.expect(201);
-        let id = r.header("location").unwrap().rsplit('/').next().unwrap().to_string();
+        let id = uuid::Uuid::new_v4().to_string();
         let key = shared::model::asset::Asset::object_key(&app.a.id, &id, "spot.mp4");
+        app.state.blobs.put_bytes(&key, body.as_bytes().to_vec(), "video/mp4").await.unwrap();
         let path = format!("/media/{key}");
 
         let full = media(&app, &path, &[]).await;

@@ -71,7 +71,7 @@ both_stores! {
     async fn the_exported_url_serves_its_ad_in_vast_2_3_and_vmap(app: TestApp) {
         let a = app.a.id.clone();
         let files = spawn_file_server().await;
-        let (_, asset) = app.asset_from(&format!("{files}/clip.mp4"), "clip.mp4").await;
+        let (asset_loc, asset) = app.asset_from(&format!("{files}/clip.mp4"), "clip.mp4").await;
         assert_eq!(asset["status"], "READY", "{asset}");
         let c = enabled_campaign(&app).await;
         let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
@@ -80,6 +80,10 @@ both_stores! {
             "externalTrackers": [{"url": "https://t.example/start", "event": "AD_START"}, {"url": "https://t.example/imp", "event": "IMPRESSION"}]})).await;
         r.expect(201);
         let id = r.json()["id"].as_str().unwrap().to_string();
+        // Linked: transcoded into renditions, then served.
+        let asset = app.wait_transcoded(&asset_loc).await;
+        assert_eq!(asset["status"], "TRANSCODED", "{asset}");
+        let seconds = asset["probe"]["durationMs"].as_f64().unwrap() / 1000.0;
         for (rt, kind) in [("VAST_2_0", "vast"), ("VAST_3_0", "vast"), ("VMAP_1_0", "vmap")] {
             let url = app.get(&format!("/v3/ads/{id}/vasturl/category/{a}-cat-sports?rt={rt}")).await.json()["vastUrl"].as_str().unwrap().to_string();
             let r = app.send("GET", &path_of(&url).replace("[RANDOM_NUMBER]", "4242"), None, None, "").await;
@@ -103,10 +107,13 @@ both_stores! {
             assert!(imps.iter().any(|u| u.contains("/v1/track/impression?")) && imps.contains(&"https://t.example/imp"), "{imps:?}");
             let cr = &ad["creatives"][0];
             assert_eq!(cr["type"], "linear");
-            assert_eq!(cr["duration"], 30);
+            assert!((cr["duration"].as_f64().unwrap() - seconds).abs() < 0.001, "the probe's length: {cr}");
             let media = &cr["mediaFiles"][0];
             assert!(media["fileURL"].as_str().unwrap().starts_with(&app.state.settings.media_base_url), "{media}");
             assert_eq!(media["mimeType"], "video/mp4");
+            assert_eq!((media["width"].as_u64(), media["height"].as_u64()), (Some(320), Some(180)), "the rendition's size: {media}");
+            let types: Vec<&str> = cr["mediaFiles"].as_array().unwrap().iter().map(|m| m["mimeType"].as_str().unwrap()).collect();
+            assert_eq!(types, vec!["video/mp4", "video/webm"], "{cr}");
             let starts: Vec<&str> = cr["trackingEvents"]["start"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
             assert!(starts.contains(&"https://t.example/start") && starts.iter().any(|u| u.contains("/v1/track/start?")), "{starts:?}");
             for e in ["firstQuartile", "midpoint", "thirdQuartile", "complete"] {

@@ -28,10 +28,9 @@ async fn records_of_a(app: &TestApp) -> Vec<(&'static str, String)> {
         .await;
     r.expect(201);
     let ad = r.json()["id"].as_str().unwrap().to_string();
-    let r =
-        app.send("POST", &format!("/v1/assets/video?name={MARK}.mp4"), Some(&app.a.key), Some("application/octet-stream"), "bytes").await;
-    r.expect(201);
-    let asset = r.header("location").unwrap().rsplit('/').next().unwrap().to_string();
+    let asset = app.upload_asset(&format!("{MARK}.mp4"), api_tests::clip()).await;
+    // Probed before the sweep (the record changes once more when it is READY).
+    app.wait_asset(&format!("/v1/assets/video/{asset}")).await;
     let r = app.post_json("/v1/insertion-policy", &json!({"name": format!("{MARK} policy")})).await;
     r.expect(201);
     let policy = r.json()["id"].as_str().unwrap().to_string();

@@ -1,13 +1,93 @@
-//! Assets: a loopback file server for the downloader, and waiting for an asset to finish.
+//! Assets: real media made by ffmpeg (tiny clips, once per test binary), a loopback file
+//! server for the downloader, and waiting for an asset to arrive or be transcoded.
+
+use std::sync::OnceLock;
 
 use axum::Router;
 
 use crate::TestApp;
 
-/// The bytes the file server serves at `/clip.mp4` (and `/big.mp4` is 10× that).
-pub const CLIP: &[u8] = b"\x00\x00\x00\x18ftypmp42 this stands in for a video file, 64 bytes.";
+/// Makes a clip with ffmpeg (Debian's `ffmpeg`; scripts/test.sh installs it): a test
+/// pattern with a tone, `args` choosing the size, length and codecs.
+fn make(name: &str, args: &[&str]) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("adserver-test-media-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("media dir");
+    let out = dir.join(name);
+    let status = std::process::Command::new(std::env::var("FFMPEG").unwrap_or_else(|_| "ffmpeg".into()))
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(args)
+        .arg(&out)
+        .status()
+        .expect("ffmpeg runs (apt-get install ffmpeg; scripts/test.sh does)");
+    assert!(status.success(), "ffmpeg could not make {name}");
+    std::fs::read(&out).expect("the clip")
+}
 
-/// A loopback HTTP server for the downloader: `/clip.mp4`, `/big.mp4`, `/moved.mp4`
+/// A 2 s 320×180 H.264/AAC MP4 (about 30 KB): what `/clip.mp4` serves.
+pub fn clip() -> &'static [u8] {
+    static CLIP: OnceLock<Vec<u8>> = OnceLock::new();
+    CLIP.get_or_init(|| {
+        make(
+            "clip.mp4",
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "testsrc2=size=320x180:rate=15:duration=2",
+                "-f",
+                "lavfi",
+                "-i",
+                "sine=frequency=440:duration=2",
+                "-c:v",
+                "libx264",
+                "-preset",
+                "ultrafast",
+                "-pix_fmt",
+                "yuv420p",
+                "-c:a",
+                "aac",
+                "-b:a",
+                "64k",
+                "-shortest",
+                "-movflags",
+                "+faststart",
+            ],
+        )
+    })
+}
+
+/// A 2 s 640×360 ProRes 422 master with PCM audio in a QuickTime `.mov` (what agencies
+/// deliver; no browser plays it): `/master.mov`.
+pub fn prores_master() -> &'static [u8] {
+    static MASTER: OnceLock<Vec<u8>> = OnceLock::new();
+    MASTER.get_or_init(|| {
+        make(
+            "master.mov",
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "testsrc2=size=640x360:rate=25:duration=2",
+                "-f",
+                "lavfi",
+                "-i",
+                "sine=frequency=660:duration=2",
+                "-c:v",
+                "prores_ks",
+                "-profile:v",
+                "2",
+                "-c:a",
+                "pcm_s16le",
+                "-shortest",
+            ],
+        )
+    })
+}
+
+/// Random-looking bytes named `.mp4` (not a video).
+pub const NOT_A_VIDEO: &[u8] = b"\x00\x00\x00\x18ftypmp42 these bytes only look like the start of an MP4 file.";
+
+/// A loopback HTTP server for the downloader: `/clip.mp4`, `/master.mov`, `/junk.mp4`, `/big.mp4`, `/moved.mp4`
 /// (302 to the clip), `/missing.mp4` (404), `/slow.mp4` (answers after 3 s),
 /// `/to-metadata.mp4` (302 to 169.254.169.254). Returns its base URL.
 pub async fn spawn_file_server() -> String {
@@ -15,8 +95,10 @@ pub async fn spawn_file_server() -> String {
     use axum::response::IntoResponse;
     use axum::routing::get;
     let app = Router::new()
-        .route("/clip.mp4", get(|| async { ([(header::CONTENT_TYPE, "video/mp4")], CLIP) }))
-        .route("/big.mp4", get(|| async { CLIP.repeat(10) }))
+        .route("/clip.mp4", get(|| async { ([(header::CONTENT_TYPE, "video/mp4")], clip()) }))
+        .route("/master.mov", get(|| async { ([(header::CONTENT_TYPE, "video/quicktime")], prores_master()) }))
+        .route("/junk.mp4", get(|| async { ([(header::CONTENT_TYPE, "video/mp4")], NOT_A_VIDEO) }))
+        .route("/big.mp4", get(|| async { clip().repeat(10) }))
         .route("/moved.mp4", get(|| async { (StatusCode::FOUND, [(header::LOCATION, "/clip.mp4")]).into_response() }))
         .route(
             "/to-metadata.mp4",
@@ -27,7 +109,7 @@ pub async fn spawn_file_server() -> String {
             "/slow.mp4",
             get(|| async {
                 tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-                CLIP
+                clip()
             }),
         );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -39,19 +121,38 @@ pub async fn spawn_file_server() -> String {
 }
 
 impl TestApp {
-    /// Polls an asset until its status is final (READY or FAILED); returns its JSON.
-    pub async fn wait_asset(&self, location: &str) -> serde_json::Value {
-        for _ in 0..200 {
+    /// Polls an asset until its status is one of `done`; returns its JSON.
+    pub async fn wait_asset_in(&self, location: &str, done: &[&str]) -> serde_json::Value {
+        for _ in 0..600 {
             let r = self.get(location).await;
             if r.status == 200 {
                 let v = r.json();
-                if v["status"] == "READY" || v["status"] == "FAILED" {
+                if done.iter().any(|d| v["status"] == *d) {
                     return v;
                 }
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        panic!("asset {location} did not finish: {}", self.get(location).await.body);
+        panic!("asset {location} did not reach {done:?}: {}", self.get(location).await.body);
+    }
+
+    /// Polls an asset until its file arrived (READY, or TRANSCODING/TRANSCODED when an ad
+    /// linked it meanwhile) or FAILED; returns its JSON.
+    pub async fn wait_asset(&self, location: &str) -> serde_json::Value {
+        self.wait_asset_in(location, &["READY", "TRANSCODING", "TRANSCODED", "FAILED"]).await
+    }
+
+    /// Polls a linked asset until its renditions are made (TRANSCODED) or it FAILED.
+    pub async fn wait_transcoded(&self, location: &str) -> serde_json::Value {
+        self.wait_asset_in(location, &["TRANSCODED", "FAILED"]).await
+    }
+
+    /// Uploads `bytes` as an octet-stream asset named `name` (as account `a`); returns its id.
+    pub async fn upload_asset(&self, name: &str, bytes: &[u8]) -> String {
+        let r =
+            self.send_bytes("POST", &format!("/v1/assets/video?name={name}"), Some(&self.a.key), "application/octet-stream", bytes).await;
+        assert_eq!(r.status, 201, "{}", r.body);
+        r.header("location").expect("Location").rsplit('/').next().expect("id").to_string()
     }
 
     /// Uploads an asset by URL and waits for it; returns (location, final JSON).

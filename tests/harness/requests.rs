@@ -41,6 +41,22 @@ impl TestApp {
         self.send_with_headers(method, path, key, content_type, body, &[]).await
     }
 
+    /// A request with a binary body.
+    pub async fn send_bytes(&self, method: &str, path: &str, key: Option<&str>, content_type: &str, body: &[u8]) -> Res {
+        let mut req = Request::builder()
+            .method(Method::from_bytes(method.as_bytes()).expect("method"))
+            .uri(path)
+            .header("content-type", content_type);
+        if let Some(k) = key {
+            req = req.header("x-o-api-key", k);
+        }
+        let res = self.router.clone().oneshot(req.body(Body::from(body.to_vec())).expect("request")).await.expect("infallible");
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let bytes = res.into_body().collect().await.expect("body").to_bytes();
+        Res { status, headers, body: String::from_utf8_lossy(&bytes).into_owned() }
+    }
+
     /// `send` with extra request headers.
     pub async fn send_with_headers(
         &self,

@@ -1,6 +1,7 @@
-//! Lambda for the ads resource group (seed 001): the shared router behind API Gateway.
+//! Lambda for the ads resource group (seed 000): the shared router behind API Gateway; a
+//! link queues its asset's transcode on the assets queue.
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve(shared::api::groups::ads).await
+    shared::lambda::serve_with_queues(shared::api::groups::ads).await
 }

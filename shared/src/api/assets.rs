@@ -118,10 +118,34 @@ async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Strin
         size: x.size,
         content_type: x.content_type.as_deref(),
         expires: if x.linked { None } else { x.expires },
+        probe: x.probe.as_ref(),
+        renditions: x.renditions.iter().map(|r| RenditionView { url: media_url(&st, &r.key), rendition: r }).collect(),
+        still: x.still.as_ref().map(|s| StillView { url: media_url(&st, &s.key), width: s.width, height: s.height }),
         created: x.created,
         modified: x.modified,
     };
     Ok(with_etag(Json(body).into_response(), v.version()))
+}
+
+fn media_url(st: &AppState, key: &str) -> String {
+    format!("{}/{key}", st.settings.media_base_url)
+}
+
+/// A rendition with where it is served.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct RenditionView<'a> {
+    /// `MEDIA_BASE_URL/<key>`.
+    pub url: String,
+    #[serde(flatten)]
+    pub rendition: &'a asset::Rendition,
+}
+
+/// The still (a pause ad's image) with where it is served.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct StillView {
+    pub url: String,
+    pub width: u32,
+    pub height: u32,
 }
 
 /// An asset as `GET /v1/assets/video/{id}` shows it.
@@ -146,6 +170,13 @@ pub struct AssetView<'a> {
     /// An unlinked asset is gone after this.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires: Option<chrono::DateTime<chrono::Utc>>,
+    /// What the probe read of the master (from READY on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<&'a asset::Probe>,
+    /// The web-playable files (once TRANSCODED), best first.
+    pub renditions: Vec<RenditionView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub still: Option<StillView>,
     pub created: chrono::DateTime<chrono::Utc>,
     pub modified: chrono::DateTime<chrono::Utc>,
 }

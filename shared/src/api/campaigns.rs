@@ -206,6 +206,7 @@ async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
 async fn notification(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let c = repo::campaigns::load(st.store.as_ref(), &a.id, &campaign_id(&seg)?).await?.value;
     let goals = repo::goals::load_many(st.store.as_ref(), &a.id, &c.live_goal_ids()).await?;
+    let waiting = crate::usecases::assets::ads_without_media(&st, &a.id, &goals).await?;
     let summaries: Vec<GoalSummary> = goals
         .into_iter()
         .map(|g| GoalSummary {
@@ -214,6 +215,7 @@ async fn notification(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path
             end: g.end,
             ads_total: g.ads.len(),
             ads_enabled: g.ads.iter().filter(|x| x.enabled).count(),
+            ads_without_media: waiting.get(&g.id).cloned().unwrap_or_default(),
             id: g.id,
         })
         .collect();

@@ -38,10 +38,11 @@ pub struct TrackingDoc;
 const VAST_EXAMPLE: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <VAST version="3.0"><Ad id="ad-1"><InLine><AdSystem>video-ad-campaigns</AdSystem><AdTitle>Spring spot</AdTitle>
 <Impression><![CDATA[https://api.example/v1/track/impression?a=...&s=...]]></Impression>
-<Creatives><Creative><Linear><Duration>00:00:30</Duration><TrackingEvents>
+<Creatives><Creative><Linear><Duration>00:00:15.040</Duration><TrackingEvents>
 <Tracking event="start"><![CDATA[https://api.example/v1/track/start?a=...&s=...]]></Tracking></TrackingEvents>
 <VideoClicks><ClickThrough><![CDATA[https://api.example/v1/track/clickThrough?a=...&s=...]]></ClickThrough></VideoClicks>
-<MediaFiles><MediaFile delivery="progressive" type="video/mp4" width="640" height="360"><![CDATA[https://cdn.example/spot.mp4]]></MediaFile></MediaFiles>
+<MediaFiles><MediaFile delivery="progressive" type="video/mp4" width="1280" height="720" bitrate="2911" codec="avc1.640028,mp4a.40.2" scalable="true" maintainAspectRatio="true"><![CDATA[https://media.example/acc/assets/a1/r/720p.mp4]]></MediaFile>
+<MediaFile delivery="progressive" type="video/webm" width="1280" height="720" bitrate="2860" codec="vp09.00.40.08,opus" scalable="true" maintainAspectRatio="true"><![CDATA[https://media.example/acc/assets/a1/r/720p.webm]]></MediaFile></MediaFiles>
 </Linear></Creative></Creatives></InLine></Ad></VAST>"#;
 
 pub fn serving_router() -> Routes {
@@ -81,9 +82,9 @@ pub fn read_request(
         .filter(|a| !a.is_empty())
         .ok_or_else(|| AppError::field("account", "required", "account is required: the exported VAST URL carries it"))?;
     let rt = match single(pairs, "rt")? {
-        None => ResponseType::Vast3,
+        None => ResponseType::Vast(crate::delivery::vast::Version::V3),
         Some(v) => ResponseType::parse(v).ok_or_else(|| {
-            AppError::field("rt", "enum", format!("rt must be one of vast_2_0, vast_2_0_1, vast_3_0, vmap_1_0 (got {v:?})"))
+            AppError::field("rt", "enum", format!("rt must be one of vast_2_0, vast_2_0_1, vast_3_0, vast_4_2, vmap_1_0 (got {v:?})"))
         })?,
     };
     let format = match single(pairs, "format")? {
@@ -146,7 +147,7 @@ fn xml_response(body: String) -> Response {
 #[utoipa::path(get, path = "/v1/adrequest", tag = "serving",
     params(
         ("account" = String, Query, description = "The account (the exported URL carries it)"),
-        ("rt" = Option<String>, Query, description = "vast_2_0, vast_2_0_1, vast_3_0 (default), vmap_1_0"),
+        ("rt" = Option<String>, Query, description = "vast_2_0, vast_2_0_1, vast_3_0 (default), vast_4_2 (UniversalAdId, AdServingId, the master as Mezzanine), vmap_1_0"),
         ("format" = Option<String>, Query, description = "preroll (default), midroll, postroll, pause"),
         ("bn" = Option<u32>, Query, minimum = 1, maximum = 100, description = "The mid-roll break number"),
         ("ad" = Option<String>, Query, description = "Serve this ad when eligible (the exported URL)"),

@@ -186,7 +186,7 @@ impl Env<'_> {
                 return false;
             }
         }
-        let linear_file = matches!(a.media, Media::File { .. }) && a.format != AdFormat::Pause;
+        let linear_file = matches!(a.media, Media::Video { .. }) && a.format != AdFormat::Pause;
         if linear_file && !self.settings.standard_spots {
             return false;
         }

@@ -5,6 +5,7 @@
 
 pub mod decide;
 pub mod freq;
+pub mod media;
 pub mod pacing;
 pub mod request;
 pub mod snapshot;

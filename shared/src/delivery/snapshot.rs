@@ -16,7 +16,7 @@ use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;
 use crate::model::asset::Asset;
 use crate::model::campaign::Campaign;
-use crate::model::enums::{AssetStatus, CapKind, CreativeType, GoalType, GoalVariant, ShowWhen, TrackerEvent};
+use crate::model::enums::{CapKind, GoalType, GoalVariant, ShowWhen, TrackerEvent};
 use crate::model::goal::Goal;
 use crate::model::policy::Policy;
 use crate::model::rules::{Owner, Parent, Rules};
@@ -81,16 +81,7 @@ impl GoalEntry {
     }
 }
 
-/// What a served ad plays.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Media {
-    /// A video file (standard) or an image (pause) in the bucket.
-    File { url: String, mime: String },
-    /// An IPTV platform's creative id.
-    Iptv(String),
-    /// A third-party VAST ticket (served as a Wrapper).
-    ThirdParty { vast_uri: String },
-}
+pub use super::media::{Media, MediaFile};
 
 #[derive(Debug, Clone)]
 pub struct AdEntry {
@@ -168,26 +159,6 @@ pub struct Input {
 type WeightList = Vec<(u32, Option<f64>)>;
 
 pub use crate::model::ad::weight_shares;
-
-fn media_of(ad: &Ad, assets: &HashMap<String, Asset>, base: &str) -> Option<Media> {
-    let file = |id: &Option<String>| {
-        let a = assets.get(id.as_deref()?)?;
-        if a.status != AssetStatus::Ready {
-            return None;
-        }
-        Some(Media::File {
-            url: format!("{}/{}", base.trim_end_matches('/'), a.object_key.as_deref()?),
-            mime: a.content_type.clone().unwrap_or_else(|| "video/mp4".into()),
-        })
-    };
-    match ad.creative.kind {
-        CreativeType::Standard | CreativeType::Pause => file(&ad.creative.asset_id),
-        CreativeType::Iptv => ad.creative.video_creative_id.clone().map(Media::Iptv),
-        CreativeType::Thirdparty => ad.creative.vast_uri.clone().map(|vast_uri| Media::ThirdParty { vast_uri }),
-        // Nothing to play yet.
-        CreativeType::Placeholder | CreativeType::SpotPlaceholder | CreativeType::PausePlaceholder | CreativeType::IptvPlaceholder => None,
-    }
-}
 
 fn caps_of(g: &Goal) -> Caps {
     let mut c = Caps::default();
@@ -319,7 +290,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         if format.slot().is_none() {
             continue;
         }
-        let Some(media) = media_of(ad, &input.assets, &input.media_base) else { continue };
+        let Some(media) = super::media::media_of(ad, &input.assets, &input.media_base) else { continue };
         let g = &goals[gi as usize];
         let start = ad.start.map_or(g.start, |s| s.timestamp().max(g.start));
         let end = match (ad.end.map(|e| e.timestamp()), g.end) {
@@ -336,7 +307,8 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             start,
             end,
             device_containers: ad.device_containers.as_ref().map(|d| d.iter().map(|s| syms.intern(s)).collect()),
-            duration: ad.creative.estimated_ad_duration,
+            // The probe's length for a video; `estimatedAdDuration` for IPTV and third-party ads.
+            duration: media.seconds().or(ad.creative.estimated_ad_duration),
             media,
             click: ad.creative.click_destination_uri.clone(),
             // Validated on write: a stored tracker names one of the events.
@@ -451,11 +423,7 @@ impl Snapshot {
                     + s(&a.id)
                     + s(&a.name)
                     + a.trackers.iter().map(|(e, u)| e.as_str().len() + s(u)).sum::<usize>()
-                    + match &a.media {
-                        Media::File { url, mime } => s(url) + s(mime),
-                        Media::Iptv(v) => s(v),
-                        Media::ThirdParty { vast_uri } => s(vast_uri),
-                    }
+                    + a.media.approx_bytes()
             })
             .sum();
         let goals: usize = self.goals.len() * (std::mem::size_of::<GoalEntry>() + 256);

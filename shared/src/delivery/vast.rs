@@ -1,9 +1,10 @@
-//! The served documents: VAST 2.0 and 3.0 (one `<Ad>` per pick: InLine with Linear or
+//! The served documents: VAST 2.0, 3.0 and 4.2 (one `<Ad>` per pick: InLine with Linear or
 //! NonLinear creatives, or a Wrapper around a third-party ticket) and VMAP 1.0 (one
 //! AdBreak per break, the VAST inline). An empty break is an empty `<VAST>`.
 //!
-//! The service does not probe media: `Duration` is the ad's `estimatedAdDuration` or 30
-//! seconds, and media files are declared 640×360 (players scale; docs/delivery.md).
+//! The figures are the media's (docs/media.md): every rendition is a MediaFile with its
+//! size, bitrate and codecs, `Duration` is the probe's length (`estimatedAdDuration`, or 30 s,
+//! for IPTV and third-party ads), a pause ad's NonLinear is its still's size and image.
 
 use super::decide::{Pick, Skip};
 use super::snapshot::{AdEntry, AdFormat, Media, Snapshot};
@@ -13,17 +14,36 @@ use crate::xml::XmlOut;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResponseType {
-    Vast2,
-    Vast3,
+    Vast(Version),
     Vmap,
 }
 
+/// A VAST version the service writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Version {
+    V2,
+    V3,
+    V4_2,
+}
+
+impl Version {
+    fn label(self) -> &'static str {
+        match self {
+            Version::V2 => "2.0",
+            Version::V3 => "3.0",
+            Version::V4_2 => "4.2",
+        }
+    }
+}
+
 impl ResponseType {
-    /// `rt` as the export writes it (any case): VAST_2_0, VAST_2_0_1, VAST_3_0, VMAP_1_0.
+    /// `rt` as the export writes it (any case): VAST_2_0, VAST_2_0_1, VAST_3_0, VAST_4_2,
+    /// VMAP_1_0.
     pub fn parse(s: &str) -> Option<ResponseType> {
         match s.to_ascii_uppercase().as_str() {
-            "VAST_2_0" | "VAST_2_0_1" => Some(ResponseType::Vast2),
-            "VAST_3_0" => Some(ResponseType::Vast3),
+            "VAST_2_0" | "VAST_2_0_1" => Some(ResponseType::Vast(Version::V2)),
+            "VAST_3_0" => Some(ResponseType::Vast(Version::V3)),
+            "VAST_4_2" => Some(ResponseType::Vast(Version::V4_2)),
             "VMAP_1_0" => Some(ResponseType::Vmap),
             _ => None,
         }
@@ -53,6 +73,12 @@ pub struct Served<'a> {
 
 fn hms(secs: u32) -> String {
     format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
+}
+
+/// `HH:MM:SS.mmm` (a probed length).
+fn hms_ms(ms: u64) -> String {
+    let secs = u32::try_from(ms / 1000).unwrap_or(u32::MAX);
+    format!("{}.{:03}", hms(secs), ms % 1000)
 }
 
 fn skip_offset(s: Skip, duration: u32) -> String {
@@ -90,7 +116,9 @@ fn vast_event(e: TrackerEvent, v3: bool) -> Option<&'static str> {
 struct AdWriter<'a> {
     s: &'a Snapshot,
     links: &'a Links<'a>,
+    /// VAST 3 and later (skip offsets, pods, `skip`/`closeLinear`, `codec`).
     v3: bool,
+    version: Version,
 }
 
 impl AdWriter<'_> {
@@ -124,8 +152,15 @@ impl AdWriter<'_> {
         o.close("TrackingEvents");
     }
 
-    fn impressions(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry) {
-        o.leaf_attrs("Impression", &[("id", "adserver")], &self.link(served, "impression", None));
+    /// The impressions; an InLine's carries an `id` (a Wrapper's Impression has none in
+    /// VAST 2.0.1 and 3.0).
+    fn impressions(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry, inline: bool) {
+        let link = self.link(served, "impression", None);
+        if inline {
+            o.leaf_attrs("Impression", &[("id", "adserver")], &link);
+        } else {
+            o.leaf("Impression", &link);
+        }
         for (_, url) in ad.trackers.iter().filter(|(e, _)| *e == TrackerEvent::Impression) {
             o.leaf("Impression", url);
         }
@@ -149,7 +184,7 @@ impl AdWriter<'_> {
         match &ad.media {
             Media::ThirdParty { vast_uri } => {
                 o.open("Wrapper").leaf("AdSystem", AD_SYSTEM).leaf("VASTAdTagURI", vast_uri);
-                self.impressions(o, served, ad);
+                self.impressions(o, served, ad, false);
                 o.open("Creatives").open("Creative").open("Linear");
                 self.tracking_events(o, served, ad);
                 o.open("VideoClicks");
@@ -158,11 +193,24 @@ impl AdWriter<'_> {
             }
             media => {
                 o.open("InLine").leaf("AdSystem", AD_SYSTEM).leaf("AdTitle", &ad.name);
-                if let Some(d) = &ad.description {
-                    o.leaf("Description", d);
+                if self.version < Version::V4_2 {
+                    if let Some(d) = &ad.description {
+                        o.leaf("Description", d);
+                    }
+                    self.impressions(o, served, ad, true);
+                } else {
+                    // VAST 4.1+: the impressions, then AdServingId (required), then Description.
+                    self.impressions(o, served, ad, true);
+                    o.leaf("AdServingId", &served.impression);
+                    if let Some(d) = &ad.description {
+                        o.leaf("Description", d);
+                    }
                 }
-                self.impressions(o, served, ad);
                 o.open("Creatives").open_attrs("Creative", &[("id", ad.id.as_str()), ("sequence", "1")]);
+                if self.version >= Version::V4_2 {
+                    // Required in VAST 4.1+: the ad's id in this ad server's registry.
+                    o.leaf_attrs("UniversalAdId", &[("idRegistry", AD_SYSTEM)], &ad.id);
+                }
                 if ad.format == AdFormat::Pause {
                     self.non_linear(o, served, ad, media);
                 } else {
@@ -179,7 +227,10 @@ impl AdWriter<'_> {
             Some(s) => o.open_attrs("Linear", &[("skipoffset", skip_offset(s, duration).as_str())]),
             None => o.open("Linear"),
         };
-        o.leaf("Duration", hms(duration));
+        match media {
+            Media::Video { duration_ms, .. } => o.leaf("Duration", hms_ms(*duration_ms)),
+            _ => o.leaf("Duration", hms(duration)),
+        };
         self.tracking_events(o, served, ad);
         o.open("VideoClicks");
         if let Some(dest) = &ad.click {
@@ -187,22 +238,56 @@ impl AdWriter<'_> {
         }
         self.click_trackers(o, ad, "ClickTracking");
         o.close("VideoClicks");
-        let (url, mime, delivery) = match media {
-            Media::File { url, mime } => (url.clone(), mime.as_str(), "progressive"),
-            Media::Iptv(id) => (format!("iptv:{id}"), "video/mp4", "streaming"),
-            Media::ThirdParty { vast_uri } => (vast_uri.clone(), "video/mp4", "progressive"),
-        };
-        o.open("MediaFiles")
-            .leaf_attrs("MediaFile", &[("delivery", delivery), ("type", mime), ("width", "640"), ("height", "360")], &url)
-            .close("MediaFiles")
-            .close("Linear");
+        o.open("MediaFiles");
+        match media {
+            Media::Video { files, mezzanine, .. } => {
+                for f in files {
+                    self.media_file(o, f);
+                }
+                if self.version >= Version::V4_2 {
+                    let (w, h) = (mezzanine.width.to_string(), mezzanine.height.to_string());
+                    let attrs =
+                        [("delivery", "progressive"), ("type", mezzanine.mime.as_str()), ("width", w.as_str()), ("height", h.as_str())];
+                    o.leaf_attrs("Mezzanine", &attrs, &mezzanine.url);
+                }
+            }
+            Media::Iptv(id) => {
+                let attrs = [("delivery", "streaming"), ("type", "video/mp4"), ("width", "1920"), ("height", "1080")];
+                o.leaf_attrs("MediaFile", &attrs, &format!("iptv:{id}"));
+            }
+            // Not written: a third-party ad is a Wrapper, a pause ad a NonLinear.
+            Media::ThirdParty { .. } | Media::Image { .. } => {}
+        }
+        o.close("MediaFiles").close("Linear");
+    }
+
+    /// One rendition: its type, size and bitrate (and, from VAST 3, its codecs).
+    fn media_file(&self, o: &mut XmlOut, f: &super::media::MediaFile) {
+        let (w, h, kbps) = (f.width.to_string(), f.height.to_string(), f.kbps.to_string());
+        let mut attrs = vec![
+            ("delivery", "progressive"),
+            ("type", f.mime.as_str()),
+            ("width", w.as_str()),
+            ("height", h.as_str()),
+            ("bitrate", kbps.as_str()),
+        ];
+        if self.v3 && !f.codecs.is_empty() {
+            attrs.push(("codec", f.codecs.as_str()));
+        }
+        attrs.push(("scalable", "true"));
+        attrs.push(("maintainAspectRatio", "true"));
+        o.leaf_attrs("MediaFile", &attrs, &f.url);
     }
 
     fn non_linear(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry, media: &Media) {
         o.open("NonLinearAds");
         self.tracking_events(o, served, ad);
-        o.open_attrs("NonLinear", &[("width", "640"), ("height", "360")]);
-        if let Media::File { url, mime } = media {
+        let (w, h) = match media {
+            Media::Image { width, height, .. } => (width.to_string(), height.to_string()),
+            _ => ("640".to_string(), "360".to_string()),
+        };
+        o.open_attrs("NonLinear", &[("width", w.as_str()), ("height", h.as_str())]);
+        if let Media::Image { url, mime, .. } = media {
             o.leaf_attrs("StaticResource", &[("creativeType", mime.as_str())], url);
         }
         if let Some(dest) = &ad.click {
@@ -213,10 +298,14 @@ impl AdWriter<'_> {
 }
 
 /// A `<VAST>` element (no XML declaration) for one break's picks.
-fn vast_fragment(s: &Snapshot, served: &[Served<'_>], v3: bool, links: &Links<'_>) -> String {
+fn vast_fragment(s: &Snapshot, served: &[Served<'_>], version: Version, links: &Links<'_>) -> String {
     let mut o = XmlOut::fragment();
-    o.open_attrs("VAST", &[("version", if v3 { "3.0" } else { "2.0" })]);
-    let w = AdWriter { s, links, v3 };
+    if version >= Version::V4_2 {
+        o.open_attrs("VAST", &[("version", version.label()), ("xmlns", "http://www.iab.com/VAST")]);
+    } else {
+        o.open_attrs("VAST", &[("version", version.label())]);
+    }
+    let w = AdWriter { s, links, v3: version >= Version::V3, version };
     for (i, sv) in served.iter().enumerate() {
         w.ad(&mut o, sv, i + 1, served.len() > 1);
     }
@@ -226,9 +315,9 @@ fn vast_fragment(s: &Snapshot, served: &[Served<'_>], v3: bool, links: &Links<'_
 
 const DECLARATION: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
 
-/// A VAST 2.0 or 3.0 document.
-pub fn vast(s: &Snapshot, served: &[Served<'_>], v3: bool, links: &Links<'_>) -> String {
-    format!("{DECLARATION}{}", vast_fragment(s, served, v3, links))
+/// A VAST 2.0, 3.0 or 4.2 document.
+pub fn vast(s: &Snapshot, served: &[Served<'_>], version: Version, links: &Links<'_>) -> String {
+    format!("{DECLARATION}{}", vast_fragment(s, served, version, links))
 }
 
 /// A VMAP 1.0 document: one AdBreak per break that has ads.
@@ -236,7 +325,7 @@ pub fn vmap(s: &Snapshot, breaks: &[(AdFormat, u32, Vec<Served<'_>>)], links: &L
     let mut o = XmlOut::fragment();
     o.raw(DECLARATION);
     o.open_attrs("vmap:VMAP", &[("xmlns:vmap", "http://www.iab.net/videosuite/vmap"), ("version", "1.0")]);
-    for (format, number, served) in breaks {
+    for (i, (format, number, served)) in breaks.iter().enumerate() {
         if served.is_empty() {
             continue;
         }
@@ -249,8 +338,10 @@ pub fn vmap(s: &Snapshot, breaks: &[(AdFormat, u32, Vec<Served<'_>>)], links: &L
         };
         let kind = if *format == AdFormat::Pause { "nonlinear" } else { "linear" };
         o.open_attrs("vmap:AdBreak", &[("timeOffset", offset.as_str()), ("breakType", kind), ("breakId", id.as_str())]);
-        o.open_attrs("vmap:AdSource", &[("id", format!("{id}-1").as_str()), ("allowMultipleAds", "true"), ("followRedirects", "true")]);
-        o.open("vmap:VASTAdData").raw(&vast_fragment(s, served, true, links)).close("vmap:VASTAdData");
+        // The AdSource id is an integer (VMAP 1.0 schema): the break's position.
+        let source = (i + 1).to_string();
+        o.open_attrs("vmap:AdSource", &[("id", source.as_str()), ("allowMultipleAds", "true"), ("followRedirects", "true")]);
+        o.open("vmap:VASTAdData").raw(&vast_fragment(s, served, Version::V3, links)).close("vmap:VASTAdData");
         o.close("vmap:AdSource").close("vmap:AdBreak");
     }
     o.close("vmap:VMAP");
@@ -289,9 +380,13 @@ mod tests {
     }
 
     fn doc(s: &Snapshot, ad: &str, v3: bool, skip: Option<Skip>) -> String {
+        doc_in(s, ad, if v3 { Version::V3 } else { Version::V2 }, skip)
+    }
+
+    fn doc_in(s: &Snapshot, ad: &str, version: Version, skip: Option<Skip>) -> String {
         let pick = Pick { ad: s.ad_index[ad], goal: 0, skip };
         let links = Links { base: "https://api.example", secret: b"k", viewer: None, issued: 1 };
-        vast(s, &[Served { pick: &pick, impression: "imp-1".into() }], v3, &links)
+        vast(s, &[Served { pick: &pick, impression: "imp-1".into() }], version, &links)
     }
 
     #[test]
@@ -303,6 +398,7 @@ mod tests {
             "{d}"
         );
         assert!(d.contains("/v1/track/impression?") && !d.contains("<InLine>"), "{d}");
+        assert!(d.contains("<Impression>") && !d.contains("<Impression id="), "a Wrapper's Impression has no id: {d}");
     }
 
     #[test]
@@ -325,10 +421,11 @@ mod tests {
     fn an_empty_break_is_an_empty_vast_and_vmap_leaves_it_out() {
         let s = snapshot();
         let links = Links { base: "https://api.example", secret: b"k", viewer: None, issued: 1 };
-        assert_eq!(vast(&s, &[], true, &links), "<?xml version=\"1.0\" encoding=\"UTF-8\"?><VAST version=\"3.0\"></VAST>");
+        assert_eq!(vast(&s, &[], Version::V3, &links), "<?xml version=\"1.0\" encoding=\"UTF-8\"?><VAST version=\"3.0\"></VAST>");
         let m = vmap(&s, &[(AdFormat::Preroll, 1, Vec::new())], &links);
         assert!(m.ends_with("<vmap:VMAP xmlns:vmap=\"http://www.iab.net/videosuite/vmap\" version=\"1.0\"></vmap:VMAP>"), "{m}");
-        assert_eq!(ResponseType::parse("vast_2_0_1"), Some(ResponseType::Vast2));
+        assert_eq!(ResponseType::parse("vast_2_0_1"), Some(ResponseType::Vast(Version::V2)));
+        assert_eq!(ResponseType::parse("VAST_4_2"), Some(ResponseType::Vast(Version::V4_2)));
         assert_eq!(ResponseType::parse("VAST_4_0"), None);
     }
 }

@@ -10,11 +10,20 @@ pub fn still_at_ms(duration_ms: u64) -> u64 {
     1000.min(duration_ms / 2)
 }
 
-/// The ffmpeg arguments that make `spec` of `master` at `out` (pure: tested as such).
-pub fn rendition_args(master: &Path, spec: &Spec, has_audio: bool, out: &Path) -> Vec<String> {
+/// The ffmpeg arguments that make every spec of `specs` from `master` in one run (the
+/// master is decoded once), each into `dir` under its file name (pure: tested as such).
+pub fn transcode_args(master: &Path, specs: &[Spec], has_audio: bool, dir: &Path) -> Vec<String> {
     let mut a: Vec<String> = vec!["-hide_banner".into(), "-loglevel".into(), "error".into(), "-y".into(), "-i".into()];
     a.push(master.display().to_string());
-    a.extend(["-map".into(), "0:v:0".into()]);
+    for spec in specs {
+        a.extend(output_args(spec, has_audio, &output(dir, spec)));
+    }
+    a
+}
+
+/// The arguments of one output of [`transcode_args`].
+pub fn output_args(spec: &Spec, has_audio: bool, out: &Path) -> Vec<String> {
+    let mut a: Vec<String> = vec!["-map".into(), "0:v:0".into()];
     if has_audio {
         a.extend(["-map".into(), "0:a:0".into()]);
     }
@@ -52,8 +61,8 @@ pub fn rendition_args(master: &Path, spec: &Spec, has_audio: bool, out: &Path) -
     a
 }
 
-/// The ffmpeg arguments of the still (a JPEG of the frame at `at_ms`).
-pub fn still_args(master: &Path, at_ms: u64, out: &Path) -> Vec<String> {
+/// The ffmpeg arguments of the still (a JPEG of the frame at `at_ms`, `width`×`height`).
+pub fn still_args(master: &Path, at_ms: u64, (width, height): (u32, u32), out: &Path) -> Vec<String> {
     vec![
         "-hide_banner".into(),
         "-loglevel".into(),
@@ -65,6 +74,8 @@ pub fn still_args(master: &Path, at_ms: u64, out: &Path) -> Vec<String> {
         master.display().to_string(),
         "-frames:v".into(),
         "1".into(),
+        "-vf".into(),
+        format!("scale={width}:{height},setsar=1"),
         "-q:v".into(),
         "3".into(),
         out.display().to_string(),
@@ -99,14 +110,18 @@ mod tests {
     #[test]
     fn the_arguments_of_a_rendition() {
         let spec = Spec { container: Container::Mp4, width: 1280, height: 720, video_kbps: 2800 };
-        let a = rendition_args(Path::new("/t/m.mov"), &spec, true, Path::new("/t/720p.mp4"));
+        let webm = Spec { container: Container::WebM, ..spec };
+        let a = transcode_args(Path::new("/t/m.mov"), &[spec, webm], true, Path::new("/t"));
         let s = a.join(" ");
+        assert_eq!(a.iter().filter(|x| *x == "-i").count(), 1, "the master is read once: {s}");
         assert!(s.contains("-vf scale=1280:720,setsar=1") && s.contains("-c:v libx264") && s.contains("-movflags +faststart"), "{s}");
-        assert!(s.contains("-b:v 2800k") && s.contains("-c:a aac") && s.ends_with("/t/720p.mp4"), "{s}");
-        let silent = rendition_args(Path::new("/t/m.mov"), &spec, false, Path::new("/t/o.mp4")).join(" ");
+        assert!(s.contains("-b:v 2800k") && s.contains("-c:a aac") && s.contains("/t/720p.mp4 "), "{s}");
+        assert!(s.contains("-c:v libvpx-vp9") && s.contains("-c:a libopus") && s.ends_with("/t/720p.webm"), "{s}");
+        let silent = output_args(&spec, false, Path::new("/t/o.mp4")).join(" ");
         assert!(!silent.contains("0:a:0") && !silent.contains("-c:a"), "{silent}");
         assert_eq!(still_at_ms(30_000), 1000);
         assert_eq!(still_at_ms(600), 300);
-        assert!(still_args(Path::new("m"), 1500, Path::new("s.jpg")).join(" ").contains("-ss 1.500"));
+        let still = still_args(Path::new("m"), 1500, (640, 360), Path::new("s.jpg")).join(" ");
+        assert!(still.contains("-ss 1.500") && still.contains("scale=640:360"), "{still}");
     }
 }

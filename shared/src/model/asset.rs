@@ -10,6 +10,8 @@ pub const PENDING: AssetStatus = AssetStatus::Pending;
 pub const DOWNLOADING: AssetStatus = AssetStatus::Downloading;
 pub const READY: AssetStatus = AssetStatus::Ready;
 pub const FAILED: AssetStatus = AssetStatus::Failed;
+pub const TRANSCODING: AssetStatus = AssetStatus::Transcoding;
+pub const TRANSCODED: AssetStatus = AssetStatus::Transcoded;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,6 +33,18 @@ pub struct Asset {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_key: Option<String>,
     pub linked: bool,
+    /// What the probe read of the master (once READY).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<Probe>,
+    /// The web-playable files made from the master (once TRANSCODED), best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renditions: Vec<Rendition>,
+    /// A frame of the master as a JPEG (pause ads' image; once TRANSCODED).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub still: Option<Still>,
+    /// The transcoding engine's job while TRANSCODING (a MediaConvert job id; `local` for ffmpeg).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcode_job: Option<String>,
     /// Unlinked assets are gone after this (404); cleared when an ad links the asset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires: Option<DateTime<Utc>>,
@@ -55,6 +69,36 @@ pub struct Probe {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame_rate: Option<f64>,
 }
+
+/// One web-playable file made from the master (docs/media.md, "The ladder").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Rendition {
+    /// The object's key in the bucket (served under `MEDIA_BASE_URL`).
+    pub key: String,
+    /// `video/mp4` or `video/webm`.
+    pub mime: String,
+    /// The RFC 6381 codecs string (VAST 3 `codec`).
+    pub codecs: String,
+    pub width: u32,
+    pub height: u32,
+    /// Video plus audio, bits per second (the VAST `bitrate` is this in kb/s).
+    pub bitrate: u64,
+    /// Bytes.
+    pub size: u64,
+}
+
+/// A JPEG frame of the master.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Still {
+    pub key: String,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// At most this many renditions per asset (5 MP4 heights and one WebM).
+pub const MAX_RENDITIONS: usize = 6;
 
 /// The bounds of a playable master (docs/media.md, "Bounds").
 pub const MIN_DURATION_MS: u64 = 1_000;
@@ -83,6 +127,24 @@ impl Probe {
 impl Asset {
     pub fn visible(&self, now: DateTime<Utc>) -> bool {
         self.linked || self.expires.is_none_or(|e| now < e)
+    }
+
+    /// Where the renditions and the still of an asset go: `<account>/assets/<asset>/r/`.
+    pub fn renditions_prefix(account: &str, id: &str) -> String {
+        format!("{account}/assets/{id}/r/")
+    }
+
+    /// Why an ad linking this asset cannot be served now, when it cannot (the campaign
+    /// notifications say it; the engine skips the ad).
+    pub fn not_playable(&self) -> Option<String> {
+        match self.status {
+            AssetStatus::Transcoded => None,
+            AssetStatus::Failed => {
+                Some(format!("media failed: {}", self.failure_reason.as_deref().unwrap_or("the file could not be processed")))
+            }
+            AssetStatus::Pending | AssetStatus::Downloading => Some("waiting for its media: the file is still arriving".into()),
+            AssetStatus::Ready | AssetStatus::Transcoding => Some("waiting for its media: the renditions are being made".into()),
+        }
     }
 
     pub fn object_key(account: &str, id: &str, name: &str) -> String {

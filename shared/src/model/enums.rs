@@ -222,13 +222,32 @@ wire_enum! {
 }
 
 wire_enum! {
-    /// A video asset's download state.
-    AssetStatus { Pending = "PENDING", Downloading = "DOWNLOADING", Ready = "READY", Failed = "FAILED" }
+    /// A video asset's state (docs/media.md): arrival and probe, then transcode on link.
+    AssetStatus {
+        Pending = "PENDING",
+        Downloading = "DOWNLOADING",
+        Ready = "READY",
+        Transcoding = "TRANSCODING",
+        Transcoded = "TRANSCODED",
+        Failed = "FAILED",
+    }
 }
 
 impl AssetStatus {
+    /// The file has arrived and been probed (or failed): nothing more happens until a link.
     pub fn is_final(self) -> bool {
-        matches!(self, AssetStatus::Ready | AssetStatus::Failed)
+        match self {
+            AssetStatus::Ready | AssetStatus::Transcoded | AssetStatus::Failed => true,
+            AssetStatus::Pending | AssetStatus::Downloading | AssetStatus::Transcoding => false,
+        }
+    }
+
+    /// Still on its way to the renditions (an ad linking it waits for its media).
+    pub fn is_on_its_way(self) -> bool {
+        match self {
+            AssetStatus::Pending | AssetStatus::Downloading | AssetStatus::Ready | AssetStatus::Transcoding => true,
+            AssetStatus::Transcoded | AssetStatus::Failed => false,
+        }
     }
 }
 

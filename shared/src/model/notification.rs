@@ -15,6 +15,8 @@ pub struct GoalSummary {
     pub end: Option<DateTime<Utc>>,
     pub ads_total: usize,
     pub ads_enabled: usize,
+    /// Enabled ads that cannot play now, with why (`Asset::not_playable`): (ad name, reason).
+    pub ads_without_media: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -68,6 +70,9 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
         } else if g.ads_enabled == 0 {
             out.push(on_goal("WARNING", format!("Goal '{}' has ads but none is enabled.", g.name)));
         }
+        for (ad, why) in &g.ads_without_media {
+            out.push(on_goal("WARNING", format!("Ad '{ad}' of goal '{}' is not served: {why}.", g.name)));
+        }
     }
     out
 }
@@ -110,7 +115,19 @@ mod tests {
             end: Some(now + Duration::days(end_in_days)),
             ads_total: ads,
             ads_enabled: enabled,
+            ads_without_media: Vec::new(),
         }
+    }
+
+    #[test]
+    fn ads_without_media_are_named() {
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();
+        let mut g = goal("g1", 5, 2, 2, now);
+        g.ads_without_media = vec![("Spot".into(), "waiting for its media: the renditions are being made".into())];
+        let n = notifications(&campaign(true), &[g], now);
+        assert_eq!(n.len(), 1);
+        assert_eq!((n[0].concerned_id.as_str(), n[0].level), ("g1", "WARNING"));
+        assert_eq!(n[0].message, "Ad 'Spot' of goal 'G1' is not served: waiting for its media: the renditions are being made.");
     }
 
     #[test]

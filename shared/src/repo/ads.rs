@@ -9,6 +9,7 @@ use crate::error::{AppError, AppResult, FieldError};
 use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::ad::{check_in_goal, Ad};
+use crate::model::asset::AssetStatus;
 use crate::model::goal::Goal;
 use crate::store::{Cond, Item, Key, Query, SkCond, Store, TxOp};
 
@@ -110,6 +111,19 @@ async fn plan(
     let mut ops = Vec::new();
     if let Some(asset_id) = &ad.creative.asset_id {
         match super::assets::load(store, account, asset_id, now).await {
+            Ok(asset)
+                if asset.value.status == AssetStatus::Failed
+                    && cur.is_none_or(|c| c.value.creative.asset_id.as_ref() != Some(asset_id)) =>
+            {
+                errors.push(FieldError::new(
+                    "creative.assetId",
+                    "media",
+                    format!(
+                        "creative.assetId: asset {asset_id} failed ({}); upload the file again",
+                        asset.value.failure_reason.as_deref().unwrap_or("the file could not be processed")
+                    ),
+                ))
+            }
             Ok(asset) if asset.value.linked => ops.push(TxOp::Check(asset.item.key(), Cond::Version(asset.version()))),
             Ok(asset) => ops.push(super::assets::link_op(&asset)?),
             Err(AppError::NotFound { .. }) => errors.push(FieldError::new(

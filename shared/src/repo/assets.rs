@@ -31,6 +31,12 @@ pub async fn get(store: &dyn Store, account: &str, id: &str) -> AppResult<Option
     super::get::<Asset>(store, &key(account, id)).await
 }
 
+/// Assets by id (batch gets), in no particular order (expired ones included).
+pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> AppResult<Vec<Asset>> {
+    let keys: Vec<Key> = ids.iter().filter(|id| plausible_id(id)).map(|id| key(account, id)).collect();
+    store.batch_get(&keys).await?.into_iter().map(|i| super::decode(i).map(|v| v.value)).collect()
+}
+
 pub async fn create(store: &dyn Store, account: &str, a: &Asset) -> AppResult<()> {
     let mut item = super::item(key(account, &a.id), a, 1)?;
     item.expires_at = a.expires.map(|e| e.timestamp());
@@ -40,12 +46,15 @@ pub async fn create(store: &dyn Store, account: &str, a: &Asset) -> AppResult<()
 
 /// Applies `change` to the stored record with a conditional write, re-reading on a lost
 /// race (an ad may link the asset meanwhile); the TTL follows `expires`. `None` when the
-/// asset is gone.
+/// asset is gone. Nothing is written when `change` changes nothing.
 pub async fn update(store: &dyn Store, account: &str, id: &str, change: impl Fn(&mut Asset)) -> AppResult<Option<Asset>> {
     for _ in 0..10 {
         let Some(cur) = get(store, account, id).await? else { return Ok(None) };
         let mut next = cur.value.clone();
         change(&mut next);
+        if next == cur.value {
+            return Ok(Some(next));
+        }
         let mut item = super::next(&cur.item, &next)?;
         item.expires_at = next.expires.map(|e| e.timestamp());
         match store.put(item, Cond::Version(cur.version())).await {

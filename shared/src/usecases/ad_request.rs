@@ -64,9 +64,9 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
         .collect();
     let body = match rt {
         ResponseType::Vmap => vast::vmap(&snapshot, &served, &links),
-        ResponseType::Vast2 | ResponseType::Vast3 => {
+        ResponseType::Vast(version) => {
             let picks = served.into_iter().next().map(|(_, _, s)| s).unwrap_or_default();
-            vast::vast(&snapshot, &picks, rt == ResponseType::Vast3, &links)
+            vast::vast(&snapshot, &picks, version, &links)
         }
     };
     Ok(body)

@@ -1,5 +1,6 @@
-//! Creating a video asset (seed 000 §4.4a): from a URL (the record PENDING at once, the
-//! download queued for the asset worker) or from uploaded bytes (stored, then READY).
+//! Video assets (seed 000 §4.4a, docs/media.md): creating one from a URL (the record
+//! PENDING at once, the download and probe queued for the asset worker) or from uploaded
+//! bytes (stored, the probe queued); and the transcode an ad's link starts.
 
 use crate::error::{AppError, AppResult};
 use crate::ids::new_id;
@@ -30,6 +31,10 @@ fn new_asset(st: &AppState, id: &str, name: String, source: &str) -> Asset {
         content_type: None,
         object_key: None,
         linked: false,
+        probe: None,
+        renditions: Vec::new(),
+        still: None,
+        transcode_job: None,
         expires: Some(now + st.settings.asset_expiry),
         created: now,
         modified: now,
@@ -44,17 +49,7 @@ pub async fn create(st: &AppState, account: &str, cmd: CreateAsset) -> AppResult
             let mut asset = new_asset(st, &id, name, "url");
             asset.download_uri = Some(uri);
             repo::assets::create(st.store.as_ref(), account, &asset).await?;
-            let job = serde_json::to_string(&AssetJob { account: account.to_string(), asset: id.clone() })?;
-            if let Err(e) = st.queue.send(QueueName::Assets, job).await {
-                // Without a queued job the asset would stay PENDING: record the failure.
-                tracing::error!(error = %e, asset = %id, "could not queue the download");
-                repo::assets::update(st.store.as_ref(), account, &id, |failed| {
-                    failed.status = asset::FAILED;
-                    failed.failure_reason = Some("the download could not be queued; upload again".into());
-                })
-                .await?;
-                return Err(AppError::from(e));
-            }
+            queue_arrival(st, account, &id).await?;
             tracing::info!(asset = %id, "asset download queued");
             Ok(asset)
         }
@@ -63,13 +58,92 @@ pub async fn create(st: &AppState, account: &str, cmd: CreateAsset) -> AppResult
             let ct = content_type_for(&name);
             let size = bytes.len() as u64;
             st.blobs.put_bytes(&key, bytes, ct).await?;
+            // Stored, then probed by the asset worker (PENDING until then).
             let mut asset = new_asset(st, &id, name, "upload");
-            asset.status = asset::READY;
             asset.size = Some(size);
             asset.content_type = Some(ct.into());
             asset.object_key = Some(key);
             repo::assets::create(st.store.as_ref(), account, &asset).await?;
+            queue_arrival(st, account, &id).await?;
             Ok(asset)
         }
     }
+}
+
+/// Queues the asset's download and probe; without a queued job the asset would stay
+/// PENDING, so a failure to queue is recorded on it (FAILED) and answered.
+async fn queue_arrival(st: &AppState, account: &str, id: &str) -> AppResult<()> {
+    let job = serde_json::to_string(&AssetJob { account: account.to_string(), asset: id.to_string() })?;
+    if let Err(e) = st.queue.send(QueueName::Assets, job).await {
+        tracing::error!(error = %e, asset = %id, "could not queue the asset's arrival");
+        repo::assets::update(st.store.as_ref(), account, id, |failed| {
+            failed.status = asset::FAILED;
+            failed.failure_reason = Some("the file could not be queued for processing; upload again".into());
+        })
+        .await?;
+        return Err(AppError::from(e));
+    }
+    Ok(())
+}
+
+/// Starts the transcode of an ad's asset when it is due (seed 000 §4.4a: only once linked,
+/// only when its file arrived): READY → TRANSCODING is a conditional write, so however many
+/// ads link the asset at once, one of them queues the one transcode. Called after the ad
+/// is written; an asset still arriving is transcoded by the worker when it is READY.
+pub async fn transcode_linked(st: &AppState, account: &str, asset_id: Option<&str>) -> AppResult<()> {
+    let Some(id) = asset_id else { return Ok(()) };
+    let moved = std::sync::atomic::AtomicBool::new(false);
+    let now = st.clock.now();
+    let written = repo::assets::update(st.store.as_ref(), account, id, |a| {
+        let due = a.status == asset::READY && a.linked;
+        moved.store(due, std::sync::atomic::Ordering::Relaxed);
+        if due {
+            a.status = asset::TRANSCODING;
+            a.modified = now;
+        }
+    })
+    .await?;
+    if written.is_none() || !moved.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
+    let job = serde_json::to_string(&AssetJob { account: account.to_string(), asset: id.to_string() })?;
+    if let Err(e) = st.queue.send(QueueName::Assets, job).await {
+        // Back to READY, so that the next save of an ad linking it starts it again.
+        tracing::error!(error = %e, asset = %id, "could not queue the transcode; the asset is READY again");
+        repo::assets::update(st.store.as_ref(), account, id, |a| {
+            if a.status == asset::TRANSCODING && a.transcode_job.is_none() {
+                a.status = asset::READY;
+            }
+        })
+        .await?;
+        return Ok(());
+    }
+    tracing::info!(asset = %id, "transcode queued");
+    Ok(())
+}
+
+/// The enabled ads of `goals` whose media cannot play now, by goal: (ad name, why) — the
+/// campaign notifications' "waiting for its media" and "media failed".
+pub async fn ads_without_media(
+    st: &AppState,
+    account: &str,
+    goals: &[crate::model::goal::Goal],
+) -> AppResult<std::collections::HashMap<String, Vec<(String, String)>>> {
+    let ids: Vec<String> = goals.iter().flat_map(|g| g.ads.iter().filter(|a| a.enabled).map(|a| a.id.clone())).collect();
+    let ads = repo::ads::by_ids(st.store.as_ref(), account, &ids).await?;
+    let asset_ids: Vec<String> =
+        ads.iter().filter_map(|a| a.creative.asset_id.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let assets: std::collections::HashMap<String, Asset> =
+        repo::assets::by_ids(st.store.as_ref(), account, &asset_ids).await?.into_iter().map(|a| (a.id.clone(), a)).collect();
+    let mut out: std::collections::HashMap<String, Vec<(String, String)>> = std::collections::HashMap::new();
+    for ad in &ads {
+        let Some(asset) = ad.creative.asset_id.as_ref().and_then(|id| assets.get(id)) else { continue };
+        if let Some(why) = asset.not_playable() {
+            out.entry(ad.goal_id.clone()).or_default().push((ad.name.clone(), why));
+        }
+    }
+    for list in out.values_mut() {
+        list.sort();
+    }
+    Ok(out)
 }

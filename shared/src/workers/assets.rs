@@ -1,9 +1,11 @@
-//! The asset downloader: PENDING → DOWNLOADING → READY | FAILED. Idempotent: a finished
-//! asset is left alone, the object key is fixed per asset, every state change is
-//! conditional on the record's version.
+//! The asset worker (docs/media.md): PENDING → DOWNLOADING → probe → READY | FAILED, and
+//! on a link TRANSCODING → TRANSCODED | FAILED (`transcode.rs`). Idempotent: what a message
+//! does depends on the asset's state, the object keys are fixed per asset, every state
+//! change is conditional on the record's version.
 
 use crate::download::{download, Policy};
-use crate::model::asset::{self, Asset};
+use crate::media::probe::ProbeError;
+use crate::model::asset::{self, Asset, AssetStatus, Probe};
 use crate::repo;
 use crate::state::AppState;
 use crate::workers::{JobError, JobResult};
@@ -11,11 +13,14 @@ use crate::workers::{JobError, JobResult};
 pub use crate::jobs::AssetJob;
 
 /// Applies `change` (and the modification time) to the stored asset; `None` when it is gone.
-async fn update(st: &AppState, job: &AssetJob, change: impl Fn(&mut Asset)) -> JobResult<Option<Asset>> {
+pub(crate) async fn update(st: &AppState, job: &AssetJob, change: impl Fn(&mut Asset)) -> JobResult<Option<Asset>> {
     let now = st.clock.now();
     repo::assets::update(st.store.as_ref(), &job.account, &job.asset, |a| {
+        let before = a.clone();
         change(a);
-        a.modified = now;
+        if *a != before {
+            a.modified = now;
+        }
     })
     .await
     .map_err(JobError::from)
@@ -44,17 +49,69 @@ async fn sweep_tmp(dir: &std::path::Path) {
     }
 }
 
+/// One message of the assets queue: what happens depends on the asset's state, so a
+/// redelivery of any message does only what is left (docs/media.md, "States").
 pub async fn process(st: &AppState, job: &AssetJob) -> JobResult<()> {
     let Some(cur) = repo::assets::get(st.store.as_ref(), &job.account, &job.asset).await? else {
         tracing::info!(asset = %job.asset, "asset gone; nothing to do");
         return Ok(());
     };
-    if cur.value.status == asset::READY || cur.value.status == asset::FAILED {
-        tracing::info!(asset = %job.asset, status = %cur.value.status, "already finished (redelivery)");
-        return Ok(());
+    match cur.value.status {
+        AssetStatus::Pending | AssetStatus::Downloading => arrive(st, job, &cur.value).await,
+        AssetStatus::Transcoding => super::transcode::run(st, job).await,
+        AssetStatus::Ready | AssetStatus::Transcoded | AssetStatus::Failed => {
+            tracing::info!(asset = %job.asset, status = %cur.value.status, "nothing left to do (redelivery)");
+            Ok(())
+        }
     }
-    let Some(url) = cur.value.download_uri.clone() else {
-        return Ok(());
+}
+
+/// Records the file's arrival: READY with its probe (TRANSCODING at once when an ad linked
+/// it meanwhile, and the transcode runs), or FAILED with the reason.
+async fn arrived(st: &AppState, job: &AssetJob, probed: Result<Probe, ProbeError>, stored: impl Fn(&mut Asset)) -> JobResult<()> {
+    let probe = match probed {
+        Err(ProbeError::Tool(e)) => return Err(JobError::Retry(crate::cause::Cause::msg(format!("ffprobe: {e}")))),
+        Err(e) => return fail(st, job, e.to_string()).await,
+        Ok(p) => p,
+    };
+    if let Err(reason) = probe.check_bounds() {
+        return fail(st, job, reason).await;
+    }
+    let written = update(st, job, |a| {
+        if a.status.is_final() {
+            return;
+        }
+        stored(a);
+        a.probe = Some(probe.clone());
+        a.failure_reason = None;
+        a.status = if a.linked { asset::TRANSCODING } else { asset::READY };
+    })
+    .await?;
+    tracing::info!(asset = %job.asset, duration_ms = probe.duration_ms, width = probe.width, height = probe.height, "asset probed");
+    match written {
+        Some(a) if a.status == asset::TRANSCODING => super::transcode::run(st, job).await,
+        _ => Ok(()),
+    }
+}
+
+async fn fail(st: &AppState, job: &AssetJob, reason: String) -> JobResult<()> {
+    tracing::warn!(asset = %job.asset, %reason, "asset failed");
+    update(st, job, |a| {
+        if !a.status.is_final() {
+            a.status = asset::FAILED;
+            a.failure_reason = Some(reason.clone());
+        }
+    })
+    .await
+    .map(|_| ())
+}
+
+async fn arrive(st: &AppState, job: &AssetJob, cur: &Asset) -> JobResult<()> {
+    // An octet-stream upload: the file is in the bucket already.
+    let Some(url) = cur.download_uri.clone() else {
+        let Some(key) = cur.object_key.clone() else { return fail(st, job, "the upload has no file".into()).await };
+        let probed = st.media.probe(st.blobs.as_ref(), &key, None).await;
+        return arrived(st, job, probed, |_| {}).await;
     };
     // The download ends before the invocation does, leaving time to store the file and the
     // outcome; with too little time left the message comes back to a fresh invocation.
@@ -71,27 +128,22 @@ pub async fn process(st: &AppState, job: &AssetJob) -> JobResult<()> {
         sweep_tmp(&st.settings.asset_tmp_dir).await;
     }
     let tmp = st.settings.asset_tmp_dir.join(format!("{TMP_PREFIX}{}-{}", job.asset, uuid::Uuid::new_v4().simple()));
-    let result = download(&url, &policy, &tmp).await;
-    let outcome = match result {
+    let outcome = match download(&url, &policy, &tmp).await {
         Ok(d) => {
-            let object_key = Asset::object_key(&job.account, &job.asset, &cur.value.name);
-            let ct = d
-                .content_type
-                .clone()
-                .filter(|c| c.starts_with("video/"))
-                .unwrap_or_else(|| asset::content_type_for(&cur.value.name).into());
+            let object_key = Asset::object_key(&job.account, &job.asset, &cur.name);
+            let ct =
+                d.content_type.clone().filter(|c| c.starts_with("video/")).unwrap_or_else(|| asset::content_type_for(&cur.name).into());
+            // Stored first: the probe of the bucket's copy must find it (MediaConvert reads S3).
             match st.blobs.put_file(&object_key, &tmp, &ct).await {
                 Ok(size) => {
                     tracing::info!(asset = %job.asset, size, "asset downloaded");
-                    update(st, job, |a| {
-                        a.status = asset::READY;
+                    let probed = st.media.probe(st.blobs.as_ref(), &object_key, Some(&tmp)).await;
+                    arrived(st, job, probed, |a| {
                         a.size = Some(size);
                         a.content_type = Some(ct.clone());
                         a.object_key = Some(object_key.clone());
-                        a.failure_reason = None;
                     })
                     .await
-                    .map(|_| ())
                 }
                 // The bucket failed: let the message come back.
                 Err(e) => Err(e.into()),
@@ -105,13 +157,7 @@ pub async fn process(st: &AppState, job: &AssetJob) -> JobResult<()> {
         Err(e) => {
             // The log has the detail; the asset only the class of failure.
             tracing::warn!(asset = %job.asset, error = %e, "asset download failed");
-            let reason = e.public_reason();
-            update(st, job, |a| {
-                a.status = asset::FAILED;
-                a.failure_reason = Some(reason.clone());
-            })
-            .await
-            .map(|_| ())
+            fail(st, job, e.public_reason()).await
         }
     };
     let _ = tokio::fs::remove_file(&tmp).await;

@@ -12,6 +12,7 @@ pub mod audience;
 pub mod events;
 pub mod forecast;
 pub mod janitor;
+pub mod transcode;
 
 /// Why a job did not finish, and what the queue should do with its message.
 #[derive(Debug, thiserror::Error)]
@@ -84,10 +85,10 @@ impl From<std::io::Error> for JobError {
 /// Handles one message of a queue.
 pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> {
     match q {
-        QueueName::Assets => {
-            let job = assets::AssetJob::parse(body).map_err(JobError::Drop)?;
-            assets::process(st, &job).await
-        }
+        QueueName::Assets => match crate::media::mediaconvert::parse_event(body, &st.settings.bucket_name) {
+            Some(completion) => transcode::completion(st, completion.map_err(JobError::Drop)?).await,
+            None => assets::process(st, &assets::AssetJob::parse(body).map_err(JobError::Drop)?).await,
+        },
         QueueName::Audience => audience::dispatch(st, body).await,
         QueueName::Events => events::process(st, events::parse(body)?).await.map(|_| ()),
         QueueName::Forecast => forecast::process(st, &forecast::parse(body)?).await,

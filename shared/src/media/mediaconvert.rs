@@ -1,0 +1,326 @@
+//! The AWS media engine: AWS Elemental MediaConvert probes the master (`Probe`) and makes
+//! the ladder (`CreateJob`, the same `ladder::plan` as ffmpeg); the job's completion is an
+//! EventBridge "MediaConvert Job State Change" event that reaches the asset worker through
+//! the assets queue (`parse_event`). The job settings and the event reading are pure and
+//! tested against recorded SDK traffic (tests/api/mediaconvert.rs, tests/fixtures/mediaconvert/).
+
+use std::path::Path;
+
+use async_trait::async_trait;
+use aws_sdk_mediaconvert::types as mc;
+use serde::Deserialize;
+
+use super::engine::{EngineError, Made, MediaEngine, Order, Started};
+use super::ladder::{plan, Container, Spec, AUDIO_KBPS};
+use super::probe::ProbeError;
+use crate::blobs::{BlobError, Blobs};
+use crate::model::asset::{Asset, Probe, Still};
+
+/// The base name of every output (MediaConvert names a file destination + base + modifier).
+pub const BASE: &str = "v";
+
+pub struct MediaConvert {
+    pub client: aws_sdk_mediaconvert::Client,
+    /// The role MediaConvert assumes to read the master and write the renditions.
+    pub role_arn: String,
+    pub bucket: String,
+}
+
+fn s3(bucket: &str, key: &str) -> String {
+    format!("s3://{bucket}/{key}")
+}
+
+/// The name modifier of a rendition's output (`_720p`, `_720p_webm`): the file is
+/// `r/v_720p.mp4` or `r/v_720p_webm.webm`.
+fn modifier(spec: &Spec) -> String {
+    match spec.container {
+        Container::Mp4 => format!("_{}p", spec.height),
+        Container::WebM => format!("_{}p_webm", spec.height),
+    }
+}
+
+fn output(spec: &Spec, audio: bool) -> mc::Output {
+    let bps = spec.video_kbps as i32 * 1000;
+    let (container, video, sound) = match spec.container {
+        Container::Mp4 => (
+            mc::ContainerSettings::builder()
+                .container(mc::ContainerType::Mp4)
+                .mp4_settings(mc::Mp4Settings::builder().moov_placement(mc::Mp4MoovPlacement::ProgressiveDownload).build())
+                .build(),
+            mc::VideoCodecSettings::builder()
+                .codec(mc::VideoCodec::H264)
+                .h264_settings(
+                    mc::H264Settings::builder()
+                        .codec_profile(mc::H264CodecProfile::High)
+                        .rate_control_mode(mc::H264RateControlMode::Vbr)
+                        .bitrate(bps)
+                        .max_bitrate(bps * 3 / 2)
+                        .build(),
+                )
+                .build(),
+            mc::AudioCodecSettings::builder()
+                .codec(mc::AudioCodec::Aac)
+                .aac_settings(
+                    mc::AacSettings::builder()
+                        .bitrate(AUDIO_KBPS as i32 * 1000)
+                        .coding_mode(mc::AacCodingMode::CodingMode20)
+                        .sample_rate(48_000)
+                        .build(),
+                )
+                .build(),
+        ),
+        Container::WebM => (
+            mc::ContainerSettings::builder().container(mc::ContainerType::Webm).build(),
+            mc::VideoCodecSettings::builder()
+                .codec(mc::VideoCodec::Vp9)
+                .vp9_settings(mc::Vp9Settings::builder().rate_control_mode(mc::Vp9RateControlMode::Vbr).bitrate(bps).build())
+                .build(),
+            mc::AudioCodecSettings::builder()
+                .codec(mc::AudioCodec::Opus)
+                .opus_settings(mc::OpusSettings::builder().bitrate(AUDIO_KBPS as i32 * 1000).channels(2).sample_rate(48_000).build())
+                .build(),
+        ),
+    };
+    let mut o = mc::Output::builder().name_modifier(modifier(spec)).container_settings(container).video_description(
+        mc::VideoDescription::builder().width(spec.width as i32).height(spec.height as i32).codec_settings(video).build(),
+    );
+    if audio {
+        o = o.audio_descriptions(mc::AudioDescription::builder().codec_settings(sound).build());
+    }
+    o.build()
+}
+
+/// The still: a frame capture at 1 fps, two frames, the second (1 s in) kept.
+fn still_output((w, h): (u32, u32)) -> mc::Output {
+    mc::Output::builder()
+        .name_modifier("_still")
+        .container_settings(mc::ContainerSettings::builder().container(mc::ContainerType::Raw).build())
+        .video_description(
+            mc::VideoDescription::builder()
+                .width(w as i32)
+                .height(h as i32)
+                .codec_settings(
+                    mc::VideoCodecSettings::builder()
+                        .codec(mc::VideoCodec::FrameCapture)
+                        .frame_capture_settings(
+                            mc::FrameCaptureSettings::builder()
+                                .framerate_numerator(1)
+                                .framerate_denominator(1)
+                                .max_captures(2)
+                                .quality(80)
+                                .build(),
+                        )
+                        .build(),
+                )
+                .build(),
+        )
+        .build()
+}
+
+/// The job settings of an order: one file group under the asset's `r/` prefix with every
+/// rendition of the ladder and the still.
+pub fn job_settings(order: &Order, bucket: &str) -> mc::JobSettings {
+    let specs = plan(&order.probe);
+    let audio = order.probe.audio_codec.is_some();
+    let mut input = mc::Input::builder().file_input(s3(bucket, &order.master_key)).video_selector(mc::VideoSelector::builder().build());
+    if audio {
+        input = input.audio_selectors(
+            "Audio Selector 1",
+            mc::AudioSelector::builder().default_selection(mc::AudioDefaultSelection::Default).build(),
+        );
+    }
+    let destination = s3(bucket, &format!("{}{BASE}", Asset::renditions_prefix(&order.account, &order.asset)));
+    let mut group = mc::OutputGroup::builder().name("renditions").output_group_settings(
+        mc::OutputGroupSettings::builder()
+            .r#type(mc::OutputGroupType::FileGroupSettings)
+            .file_group_settings(mc::FileGroupSettings::builder().destination(destination).build())
+            .build(),
+    );
+    for spec in &specs {
+        group = group.outputs(output(spec, audio));
+    }
+    group = group.outputs(still_output(super::local::still_size(&specs)));
+    mc::JobSettings::builder().inputs(input.build()).output_groups(group.build()).build()
+}
+
+/// One output file a completed job wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub key: String,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// A job's end, read from its EventBridge event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    pub account: String,
+    pub asset: String,
+    pub job_id: String,
+    /// The files written, or the job's error.
+    pub result: Result<Vec<Written>, String>,
+}
+
+#[derive(Deserialize)]
+struct Event {
+    #[serde(rename = "detail-type")]
+    detail_type: String,
+    source: String,
+    detail: Detail,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Detail {
+    job_id: String,
+    status: String,
+    #[serde(default)]
+    user_metadata: std::collections::HashMap<String, String>,
+    #[serde(default)]
+    output_group_details: Vec<GroupDetail>,
+    error_message: Option<String>,
+    error_code: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GroupDetail {
+    #[serde(default)]
+    output_details: Vec<OutputDetail>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OutputDetail {
+    #[serde(default)]
+    output_file_paths: Vec<String>,
+    video_details: Option<VideoDetail>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct VideoDetail {
+    width_in_px: u32,
+    height_in_px: u32,
+}
+
+/// Reads an assets-queue message as a MediaConvert job state change: `None` when it is not
+/// one (an `AssetJob`); `Some(Err)` when it is one this service cannot use (no asset in its
+/// metadata, a state other than COMPLETE or ERROR, a file outside the bucket).
+pub fn parse_event(body: &str, bucket: &str) -> Option<Result<Completion, String>> {
+    let e: Event = serde_json::from_str(body).ok()?;
+    if e.source != "aws.mediaconvert" || e.detail_type != "MediaConvert Job State Change" {
+        return None;
+    }
+    let d = e.detail;
+    let meta = |k: &str| d.user_metadata.get(k).cloned().ok_or_else(|| format!("job {} has no {k} in its user metadata", d.job_id));
+    Some((|| {
+        let (account, asset) = (meta("account")?, meta("asset")?);
+        let result = match d.status.as_str() {
+            "COMPLETE" => {
+                let prefix = format!("s3://{bucket}/{}", Asset::renditions_prefix(&account, &asset));
+                let mut files = Vec::new();
+                for o in d.output_group_details.iter().flat_map(|g| &g.output_details) {
+                    let (Some(path), Some(v)) = (o.output_file_paths.first(), &o.video_details) else { continue };
+                    if !path.starts_with(&prefix) {
+                        return Err(format!("job {} wrote {path}, outside the asset's prefix", d.job_id));
+                    }
+                    let key = path.trim_start_matches(&format!("s3://{bucket}/")).to_string();
+                    files.push(Written { key, width: v.width_in_px, height: v.height_in_px });
+                }
+                Ok(files)
+            }
+            "ERROR" => {
+                Err(format!("MediaConvert error {}: {}", d.error_code.unwrap_or(0), d.error_message.as_deref().unwrap_or("no message")))
+            }
+            other => return Err(format!("job {} is {other}: not an end state", d.job_id)),
+        };
+        Ok(Completion { account, asset, job_id: d.job_id.clone(), result })
+    })())
+}
+
+/// The renditions and the still of a completed job's files (sizes from the bucket,
+/// bitrates measured from them), best first.
+pub async fn made(files: &[Written], probe: &Probe, blobs: &dyn Blobs) -> Result<Made, BlobError> {
+    let mut renditions = Vec::new();
+    let mut still = None;
+    for f in files {
+        let container = match f.key.rsplit_once('.').map(|(_, e)| e) {
+            Some("mp4") => Container::Mp4,
+            Some("webm") => Container::WebM,
+            Some("jpg") => {
+                still = Some(Still { key: f.key.clone(), width: f.width, height: f.height });
+                continue;
+            }
+            _ => continue,
+        };
+        let size = blobs.size(&f.key).await?.ok_or_else(|| BlobError::msg(format!("the rendition {} is not in the bucket", f.key)))?;
+        let spec = Spec { container, width: f.width, height: f.height, video_kbps: 0 };
+        renditions.push(super::local::rendition(&spec, f.key.clone(), size, probe.duration_ms));
+    }
+    renditions.sort_by_key(|r| (r.mime != "video/mp4", std::cmp::Reverse(r.height)));
+    Ok(Made { renditions, still })
+}
+
+/// The probe of MediaConvert's `Probe` answer.
+pub fn probe_of(r: &mc::ProbeResult) -> Result<Probe, ProbeError> {
+    let c = r.container().ok_or(ProbeError::Unreadable)?;
+    let tracks = c.tracks();
+    let video = tracks.iter().find(|t| t.track_type() == Some(&mc::TrackType::Video)).ok_or(ProbeError::NoVideo)?;
+    let audio = tracks.iter().find(|t| t.track_type() == Some(&mc::TrackType::Audio));
+    let vp = video.video_properties().ok_or(ProbeError::NoSize)?;
+    let (width, height) = match (vp.width(), vp.height()) {
+        (Some(w), Some(h)) if w > 0 && h > 0 => (w as u32, h as u32),
+        _ => return Err(ProbeError::NoSize),
+    };
+    let seconds = c.duration().or(video.duration()).filter(|d| d.is_finite() && *d > 0.0).ok_or(ProbeError::NoDuration)?;
+    let frame_rate = vp.frame_rate().and_then(|f| match (f.numerator(), f.denominator()) {
+        (Some(n), Some(d)) if n > 0 && d > 0 => Some((f64::from(n) / f64::from(d) * 1000.0).round() / 1000.0),
+        _ => None,
+    });
+    Ok(Probe {
+        container: c.format().map(|f| f.as_str().to_ascii_lowercase()).unwrap_or_default(),
+        video_codec: video.codec().map(|c| c.as_str().to_ascii_lowercase()).unwrap_or_default(),
+        audio_codec: audio.and_then(|a| a.codec()).map(|c| c.as_str().to_ascii_lowercase()),
+        duration_ms: (seconds * 1000.0).round() as u64,
+        width,
+        height,
+        bitrate: c.bit_rate().unwrap_or(0).max(0) as u64,
+        frame_rate,
+    })
+}
+
+#[async_trait]
+impl MediaEngine for MediaConvert {
+    async fn probe(&self, _: &dyn Blobs, key: &str, _: Option<&Path>) -> Result<Probe, ProbeError> {
+        let out = self
+            .client
+            .probe()
+            .input_files(mc::ProbeInputFile::builder().file_url(s3(&self.bucket, key)).build())
+            .send()
+            .await
+            .map_err(|e| ProbeError::Tool(format!("{}", aws_sdk_mediaconvert::error::DisplayErrorContext(e))))?;
+        probe_of(out.probe_results().first().ok_or(ProbeError::Unreadable)?)
+    }
+
+    async fn transcode(&self, _: &dyn Blobs, order: &Order) -> Result<Started, EngineError> {
+        let out = self
+            .client
+            .create_job()
+            .role(&self.role_arn)
+            .settings(job_settings(order, &self.bucket))
+            .user_metadata("account", &order.account)
+            .user_metadata("asset", &order.asset)
+            // A redelivered message submits the same job once (MediaConvert's idempotency token).
+            .client_request_token(&order.asset)
+            .send()
+            .await
+            .map_err(|e| EngineError::Service(format!("{}", aws_sdk_mediaconvert::error::DisplayErrorContext(e))))?;
+        let id = out.job().and_then(|j| j.id()).ok_or_else(|| EngineError::Service("CreateJob answered no job id".into()))?;
+        Ok(Started::Submitted(id.to_string()))
+    }
+
+    fn kind(&self) -> &'static str {
+        "mediaconvert"
+    }
+}
