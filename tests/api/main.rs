@@ -19,6 +19,7 @@ mod goals;
 mod idempotency;
 mod lambda_events;
 mod media;
+mod media_pipeline;
 mod openapi;
 mod policies;
 mod queries;

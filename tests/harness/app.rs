@@ -155,7 +155,9 @@ impl TestApp {
                 shared::queue::QueueName::Forecast => "forecast-worker",
             })
         });
-        let router = shared::api::app_per_group(service.clone().with_store(served.clone()), scoped);
+        // The groups, and the media route the local server serves (MEDIA_BASE_URL points there).
+        let router = shared::api::app_per_group(service.clone().with_store(served.clone()), scoped)
+            .merge(shared::api::media::router(service.clone().with_store(served.clone())));
         let b = accounts.pop().expect("two accounts");
         let a = accounts.pop().expect("two accounts");
         TestApp { router, state, store, clock, a, b }
