@@ -5,7 +5,8 @@
 # init verified on moto; then schemathesis against the local server's OpenAPI document
 # (scripts/schemathesis.sh) and each fuzz target for a bounded time (scripts/fuzz.sh,
 # cargo-fuzz with the nightly compiler).
-# Installs what it needs (a venv with moto and cfn-lint, the npm player clients), starts moto on a free loopback
+# Installs what it needs (ffmpeg and chromium from Debian, a venv with moto and cfn-lint, the npm
+# player clients and puppeteer-core), starts moto on a free loopback
 # port, and stops it on exit, also when tests fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,13 +20,22 @@ if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/cfn-lint" ]; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'moto[server]>=5.1,<6' 'cfn-lint>=1,<2'
 fi
 
-# The player-side VAST/VMAP clients the serving tests parse documents with (tests/player.rs).
-if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-  echo "== installing Node.js (Debian)"
-  apt-get install -y -q nodejs npm > /dev/null
+# Debian packages the tests run: ffmpeg/ffprobe (the media pipeline; every test clip is
+# made by ffmpeg), Chromium (the browser test), Node.js and npm (the player-side clients).
+missing=()
+command -v ffmpeg > /dev/null && command -v ffprobe > /dev/null || missing+=(ffmpeg)
+command -v chromium > /dev/null || missing+=(chromium)
+command -v node > /dev/null || missing+=(nodejs)
+command -v npm > /dev/null || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== apt-get install ${missing[*]}"
+  apt-get update -q > /dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" > /dev/null
 fi
-if [ ! -d tests/node/node_modules/@dailymotion/vast-client ]; then
-  echo "== npm ci in tests/node (@dailymotion/vast-client, @dailymotion/vmap, @xmldom/xmldom)"
+# The player-side VAST/VMAP clients the serving tests parse documents with (tests/player.rs)
+# and puppeteer-core, which drives Chromium in the browser test (tests/api/player_browser.rs).
+if [ ! -d tests/node/node_modules/@dailymotion/vast-client ] || [ ! -d tests/node/node_modules/puppeteer-core ]; then
+  echo "== npm ci in tests/node (@dailymotion/vast-client, @dailymotion/vmap, @xmldom/xmldom, puppeteer-core)"
   (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
 fi
 

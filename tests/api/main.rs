@@ -21,6 +21,7 @@ mod lambda_events;
 mod media;
 mod media_pipeline;
 mod openapi;
+mod player_browser;
 mod policies;
 mod queries;
 mod reference;

@@ -3,7 +3,7 @@
 
 use api_tests::player::parse;
 use api_tests::serde_json::{json, Value};
-use api_tests::{both_stores, clip, prores_master, spawn_file_server, TestApp, NOT_A_VIDEO};
+use api_tests::{both_stores, clip, spawn_file_server, TestApp, NOT_A_VIDEO};
 
 /// An enabled campaign with an impression goal live from now for ten days; the goal's id.
 async fn live_goal(app: &TestApp) -> (String, String) {

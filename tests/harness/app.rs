@@ -95,6 +95,25 @@ impl TestApp {
         Self::spawn_with(backend, Self::settings()).await
     }
 
+    /// The app served over HTTP on a loopback port (for a real browser): its documents'
+    /// ad-request, tracking and media links point at that port. Returns the app and its
+    /// base URL.
+    pub async fn spawn_listening(backend: Backend) -> (TestApp, String) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let settings = Settings {
+            ad_request_base_url: base.clone(),
+            media_base_url: format!("{base}{}", shared::settings::MEDIA_PATH),
+            ..Self::settings()
+        };
+        let app = Self::spawn_with(backend, settings).await;
+        let router = app.router.clone();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        (app, base)
+    }
+
     /// The app on one backend: the embedded store with memory blobs and in-process
     /// workers, or DynamoDB + S3 + SQS on the emulator with an SQS poller standing in for
     /// the Lambda event source (each test gets its own queue).

@@ -1,0 +1,91 @@
+//! What a person would see (issue 21): headless Chromium loads a small web player page
+//! (tests/node/player/index.html, driven by tests/node/play.mjs with puppeteer-core) that
+//! fetches the exported VAST URL with the IAB player-side client, picks a MediaFile the
+//! browser can play, plays it muted to the end and fires the tracking. On both stores, for
+//! an H.264 MP4 and for a ProRes master uploaded by URL.
+
+use std::process::Command;
+
+use api_tests::player::path_of;
+use api_tests::serde_json::{json, Value};
+use api_tests::{spawn_file_server, Backend, TestApp};
+
+/// Runs the browser on `vast_url`; the player page's result.
+fn play(vast_url: &str) -> Value {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
+    assert!(
+        std::path::Path::new(dir).join("node_modules/puppeteer-core").exists(),
+        "puppeteer-core is not installed: run `npm ci` in tests/node (scripts/test.sh does)"
+    );
+    let out = Command::new("node").arg("play.mjs").arg(vast_url).current_dir(dir).output().expect("node runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "the player did not play the ad to the end: {text}\n{}", String::from_utf8_lossy(&out.stderr));
+    api_tests::serde_json::from_str(text.trim()).expect("the driver prints JSON")
+}
+
+async fn plays_to_the_end(backend: Backend, file: &str, name: &str) {
+    let (app, _) = TestApp::spawn_listening(backend).await;
+    let files = spawn_file_server().await;
+    let (loc, asset) = app.asset_from(&format!("{files}/{file}"), name).await;
+    assert_eq!(asset["status"], "READY", "{asset}");
+    let adv = app.client("Adv", "ADVERTISER").await;
+    let c = app
+        .create_xml(
+            "/api/1.0/campaign",
+            &format!("<campaignBean><name>C</name><advertiserId>{adv}</advertiserId><enabled>true</enabled></campaignBean>"),
+        )
+        .await;
+    let g = app.goal(&c, "IMPRESSION", 0, Some(10), "").await;
+    let r = app
+        .post_json("/v1/ads", &json!({"name": "Spot", "goalId": g, "enabled": true,
+            "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": asset["id"], "clickDestinationUri": "https://example.com/buy"}}))
+        .await;
+    r.expect(201);
+    let ad = r.json()["id"].as_str().unwrap().to_string();
+    let asset = app.wait_transcoded(&loc).await;
+    assert_eq!(asset["status"], "TRANSCODED", "{asset}");
+    let a = &app.a.id;
+    let url =
+        app.get(&format!("/v3/ads/{ad}/vasturl/category/{a}-cat-sports?rt=VAST_3_0")).await.json()["vastUrl"].as_str().unwrap().to_string();
+    let url = url.replace("[RANDOM_NUMBER]", "4242");
+    assert!(url.starts_with("http://127.0.0.1:"), "the exported URL points at this server: {url}");
+
+    let seen = tokio::task::spawn_blocking(move || play(&url)).await.unwrap();
+    eprintln!("the browser saw: {seen}");
+    assert_eq!(seen["ended"], true, "{seen}");
+    // The document's Duration is the length the browser measured.
+    let (declared, measured) = (seen["declaredDuration"].as_f64().unwrap(), seen["measuredDuration"].as_f64().unwrap());
+    assert!((declared - measured).abs() < 0.1, "Duration {declared} s, the browser measured {measured} s: {seen}");
+    // The chosen MediaFile's size is the picture's.
+    assert_eq!(
+        (seen["chosen"]["width"].as_u64(), seen["chosen"]["height"].as_u64()),
+        (seen["videoWidth"].as_u64(), seen["videoHeight"].as_u64()),
+        "{seen}"
+    );
+    assert!(path_of(seen["chosen"]["url"].as_str().unwrap()).starts_with("/media/"), "{seen}");
+    assert_eq!(seen["fired"], json!(["start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]), "{seen}");
+    // The /v3 metrics count what the player fired, once each.
+    let m = app.wait_metric(&ad, "complete", 1).await;
+    for counter in ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"] {
+        assert_eq!(m[counter], 1, "{counter}: {m}");
+    }
+}
+
+macro_rules! browser_case {
+    ($name:ident, $file:expr, $asset_name:expr) => {
+        mod $name {
+            use super::*;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn embedded() {
+                plays_to_the_end(Backend::Embedded, $file, $asset_name).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn dynamodb() {
+                plays_to_the_end(Backend::DynamoDb, $file, $asset_name).await
+            }
+        }
+    };
+}
+
+browser_case!(an_h264_mp4_plays_in_chromium_to_the_end, "clip.mp4", "clip.mp4");
+browser_case!(a_prores_master_plays_in_chromium_to_the_end, "master.mov", "master.mov");
