@@ -124,6 +124,19 @@ class Stack:
                 sqs.set_queue_attributes(QueueUrl=url, Attributes={"Policy": json.dumps(p["PolicyDocument"])})
                 print(f"queue policy {logical} on {url}")
 
+    # --- EventBridge rules (MediaConvert job events to the asset queue) ---------------
+    def rules(self):
+        ev = self.client("events")
+        for logical, r in self.resources("AWS::Events::Rule"):
+            p = r["Properties"]
+            name = f"{self.stack}-{logical}"[:64]
+            pattern = json.dumps(self.resolve(p["EventPattern"]))
+            arn = ev.put_rule(Name=name, EventPattern=pattern, Description=p.get("Description", ""))["RuleArn"]
+            self.names[logical], self.arns[logical] = name, arn
+            targets = [{"Id": t["Id"], "Arn": self.resolve(t["Arn"])} for t in p.get("Targets", [])]
+            ev.put_targets(Rule=name, Targets=targets)
+            print(f"rule {name} -> {[t['Arn'] for t in targets]}")
+
     # --- table --------------------------------------------------------------------------
     def tables(self):
         ddb = self.client("dynamodb")
@@ -207,6 +220,12 @@ class Stack:
                 want = self.resolve(p["RedrivePolicy"])
                 if rp.get("deadLetterTargetArn") != want["deadLetterTargetArn"] or int(rp.get("maxReceiveCount", 0)) != int(want["maxReceiveCount"]):
                     problems.append(f"{logical}.RedrivePolicy: {rp}")
+        ev = self.client("events")
+        for logical, r in self.resources("AWS::Events::Rule"):
+            targets = [t["Arn"] for t in ev.list_targets_by_rule(Rule=self.names[logical])["Targets"]]
+            want = [self.resolve(t["Arn"]) for t in r["Properties"].get("Targets", [])]
+            if targets != want:
+                problems.append(f"{logical}: targets {targets} != {want}")
         for logical, r in self.resources("AWS::DynamoDB::Table"):
             p = r["Properties"]
             d = ddb.describe_table(TableName=self.names[logical])["Table"]
@@ -244,6 +263,7 @@ def main(argv):
     stack = Stack(os.environ.get("TEMPLATE", os.path.join(HERE, "..", "template.yaml")))
     stack.tables()
     stack.queues()
+    stack.rules()
     stack.queue_policies()
     stack.buckets()
     if "--env" in argv:
@@ -258,7 +278,7 @@ def main(argv):
             print(f"MISMATCH {p}")
         if problems:
             return 1
-        print(f"localstack_init: {len(stack.t['Resources'])} template resources read; table, {len(stack.urls)} queues, bucket, notification and policy match the template")
+        print(f"localstack_init: {len(stack.t['Resources'])} template resources read; table, {len(stack.urls)} queues, the MediaConvert event rule, bucket, notification and policy match the template")
     return 0
 
 

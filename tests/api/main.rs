@@ -20,6 +20,7 @@ mod idempotency;
 mod lambda_events;
 mod media;
 mod media_pipeline;
+mod mediaconvert;
 mod openapi;
 mod player_browser;
 mod policies;

@@ -311,6 +311,8 @@ impl MediaEngine for MediaConvert {
             .settings(job_settings(order, &self.bucket))
             .user_metadata("account", &order.account)
             .user_metadata("asset", &order.asset)
+            // The stack's EventBridge rule matches its own bucket's jobs only.
+            .user_metadata("bucket", &self.bucket)
             // A redelivered message submits the same job once (MediaConvert's idempotency token).
             .client_request_token(&order.asset)
             .send()
