@@ -17,3 +17,4 @@ for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/moto-api/" > /dev/nul
 export AWS_ENDPOINT_URL="http://127.0.0.1:$PORT" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
 cargo bench -p api-tests --bench queries
 cargo bench -p api-tests --bench audience
+cargo bench -p api-tests --bench media

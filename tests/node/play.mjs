@@ -21,7 +21,7 @@ const files = {
 };
 const server = http.createServer((req, res) => {
   const f = files[new URL(req.url, 'http://x').pathname];
-  if (!f) { res.writeHead(404); res.end(); return; }
+  if (!f) { res.writeHead(req.url === '/favicon.ico' ? 204 : 404); res.end(); return; }
   res.writeHead(200, { 'content-type': f[0] });
   fs.createReadStream(f[1]).pipe(res);
 });

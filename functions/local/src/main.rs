@@ -44,7 +44,15 @@ async fn run() -> Result<(), String> {
         }
     };
     let seed_file = SeedFile::parse(&seed_text)?;
-    let (state, workers) = shared::assemble::local(&cfg, &Settings::from_env()).await?;
+    // The documents' ad-request, tracking and media links point at this server unless set.
+    let mut settings = Settings::from_env();
+    if env("AD_REQUEST_BASE_URL").is_none() {
+        settings.ad_request_base_url = format!("http://127.0.0.1:{port}");
+        if env("MEDIA_BASE_URL").is_none() {
+            settings.media_base_url = format!("{}{}", settings.ad_request_base_url, shared::settings::MEDIA_PATH);
+        }
+    }
+    let (state, workers) = shared::assemble::local(&cfg, &settings).await?;
     let seeded = seed::apply(state.store.as_ref(), &seed_file).await?;
     // The workers (asset downloads, ...) run in this process.
     workers.start(state.clone());
