@@ -69,6 +69,24 @@ pub async fn update(store: &dyn Store, account: &str, id: &str, change: impl Fn(
     Err(super::conflict())
 }
 
+/// `update` that also sets the modification time to `now` when `change` changed something.
+pub async fn touch(
+    store: &dyn Store,
+    account: &str,
+    id: &str,
+    now: DateTime<Utc>,
+    change: impl Fn(&mut Asset),
+) -> AppResult<Option<Asset>> {
+    update(store, account, id, |a| {
+        let before = a.clone();
+        change(a);
+        if *a != before {
+            a.modified = now;
+        }
+    })
+    .await
+}
+
 /// The write that links an asset to an ad (in the ad's transaction): it stops expiring.
 pub fn link_op(asset: &Versioned<Asset>) -> AppResult<TxOp> {
     let mut linked: Asset = asset.value.clone();

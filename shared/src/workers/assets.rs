@@ -12,18 +12,8 @@ use crate::workers::{JobError, JobResult};
 
 pub use crate::jobs::AssetJob;
 
-/// Applies `change` (and the modification time) to the stored asset; `None` when it is gone.
-pub(crate) async fn update(st: &AppState, job: &AssetJob, change: impl Fn(&mut Asset)) -> JobResult<Option<Asset>> {
-    let now = st.clock.now();
-    repo::assets::update(st.store.as_ref(), &job.account, &job.asset, |a| {
-        let before = a.clone();
-        change(a);
-        if *a != before {
-            a.modified = now;
-        }
-    })
-    .await
-    .map_err(JobError::from)
+async fn update(st: &AppState, job: &AssetJob, change: impl Fn(&mut Asset)) -> JobResult<Option<Asset>> {
+    repo::assets::touch(st.store.as_ref(), &job.account, &job.asset, st.clock.now(), change).await.map_err(JobError::from)
 }
 
 /// Time kept back from the invocation's deadline to upload the file and record the outcome.

@@ -3,13 +3,17 @@
 //! whose job id is recorded so a redelivery does not submit another) and its completion
 //! event arrives later on the same queue (`completion`).
 
+use crate::jobs::AssetJob;
 use crate::media::engine::{EngineError, Made, Order, Started};
 use crate::media::mediaconvert::Completion;
 use crate::model::asset::{self, Asset};
 use crate::repo;
 use crate::state::AppState;
-use crate::workers::assets::{update, AssetJob};
 use crate::workers::{JobError, JobResult};
+
+async fn update(st: &AppState, job: &AssetJob, change: impl Fn(&mut Asset)) -> JobResult<Option<Asset>> {
+    repo::assets::touch(st.store.as_ref(), &job.account, &job.asset, st.clock.now(), change).await.map_err(JobError::from)
+}
 
 pub async fn run(st: &AppState, job: &AssetJob) -> JobResult<()> {
     let Some(cur) = repo::assets::get(st.store.as_ref(), &job.account, &job.asset).await? else { return Ok(()) };
