@@ -49,11 +49,18 @@ pub async fn aws(settings: &Settings) -> (AppState, Arc<SqsQueue>) {
 /// on this machine otherwise (docs/media.md, "Engines").
 fn media_engine(conf: &aws_config::SdkConfig, settings: &Settings) -> Arc<dyn crate::media::engine::MediaEngine> {
     match &settings.mediaconvert_role_arn {
+        #[cfg(feature = "mediaconvert")]
         Some(role) => Arc::new(crate::media::mediaconvert::MediaConvert {
             client: aws_sdk_mediaconvert::Client::new(conf),
             role_arn: role.clone(),
             bucket: settings.bucket_name.clone(),
         }),
+        #[cfg(not(feature = "mediaconvert"))]
+        Some(_) => {
+            let _ = conf;
+            tracing::error!("MEDIACONVERT_ROLE_ARN is set but this build has no MediaConvert engine; using ffmpeg");
+            Arc::new(crate::media::local::Ffmpeg::new(settings.asset_tmp_dir.clone()))
+        }
         None => Arc::new(crate::media::local::Ffmpeg::new(settings.asset_tmp_dir.clone())),
     }
 }

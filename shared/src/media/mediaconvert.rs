@@ -1,23 +1,21 @@
 //! The AWS media engine: AWS Elemental MediaConvert probes the master (`Probe`) and makes
 //! the ladder (`CreateJob`, the same `ladder::plan` as ffmpeg); the job's completion is an
 //! EventBridge "MediaConvert Job State Change" event that reaches the asset worker through
-//! the assets queue (`parse_event`). The job settings and the event reading are pure and
-//! tested against recorded SDK traffic (tests/api/mediaconvert.rs, tests/fixtures/mediaconvert/).
+//! the assets queue (`job_events.rs`). The job settings are pure and tested against
+//! recorded SDK traffic (tests/api/mediaconvert.rs, tests/fixtures/mediaconvert/). Behind
+//! the default feature `mediaconvert` (the fuzz workspace builds without the SDK).
 
 use std::path::Path;
 
 use async_trait::async_trait;
 use aws_sdk_mediaconvert::types as mc;
-use serde::Deserialize;
 
-use super::engine::{EngineError, Made, MediaEngine, Order, Started};
+use super::engine::{EngineError, MediaEngine, Order, Started};
+use super::job_events::BASE;
 use super::ladder::{plan, Container, Spec, AUDIO_KBPS};
 use super::probe::ProbeError;
-use crate::blobs::{BlobError, Blobs};
-use crate::model::asset::{Asset, Probe, Still};
-
-/// The base name of every output (MediaConvert names a file destination + base + modifier).
-pub const BASE: &str = "v";
+use crate::blobs::Blobs;
+use crate::model::asset::{Asset, Probe};
 
 pub struct MediaConvert {
     pub client: aws_sdk_mediaconvert::Client,
@@ -141,125 +139,6 @@ pub fn job_settings(order: &Order, bucket: &str) -> mc::JobSettings {
     }
     group = group.outputs(still_output(super::local::still_size(&specs)));
     mc::JobSettings::builder().inputs(input.build()).output_groups(group.build()).build()
-}
-
-/// One output file a completed job wrote.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Written {
-    pub key: String,
-    pub width: u32,
-    pub height: u32,
-}
-
-/// A job's end, read from its EventBridge event.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Completion {
-    pub account: String,
-    pub asset: String,
-    pub job_id: String,
-    /// The files written, or the job's error.
-    pub result: Result<Vec<Written>, String>,
-}
-
-#[derive(Deserialize)]
-struct Event {
-    #[serde(rename = "detail-type")]
-    detail_type: String,
-    source: String,
-    detail: Detail,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Detail {
-    job_id: String,
-    status: String,
-    #[serde(default)]
-    user_metadata: std::collections::HashMap<String, String>,
-    #[serde(default)]
-    output_group_details: Vec<GroupDetail>,
-    error_message: Option<String>,
-    error_code: Option<i64>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct GroupDetail {
-    #[serde(default)]
-    output_details: Vec<OutputDetail>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct OutputDetail {
-    #[serde(default)]
-    output_file_paths: Vec<String>,
-    video_details: Option<VideoDetail>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct VideoDetail {
-    width_in_px: u32,
-    height_in_px: u32,
-}
-
-/// Reads an assets-queue message as a MediaConvert job state change: `None` when it is not
-/// one (an `AssetJob`); `Some(Err)` when it is one this service cannot use (no asset in its
-/// metadata, a state other than COMPLETE or ERROR, a file outside the bucket).
-pub fn parse_event(body: &str, bucket: &str) -> Option<Result<Completion, String>> {
-    let e: Event = serde_json::from_str(body).ok()?;
-    if e.source != "aws.mediaconvert" || e.detail_type != "MediaConvert Job State Change" {
-        return None;
-    }
-    let d = e.detail;
-    let meta = |k: &str| d.user_metadata.get(k).cloned().ok_or_else(|| format!("job {} has no {k} in its user metadata", d.job_id));
-    Some((|| {
-        let (account, asset) = (meta("account")?, meta("asset")?);
-        let result = match d.status.as_str() {
-            "COMPLETE" => {
-                let prefix = format!("s3://{bucket}/{}", Asset::renditions_prefix(&account, &asset));
-                let mut files = Vec::new();
-                for o in d.output_group_details.iter().flat_map(|g| &g.output_details) {
-                    let (Some(path), Some(v)) = (o.output_file_paths.first(), &o.video_details) else { continue };
-                    if !path.starts_with(&prefix) {
-                        return Err(format!("job {} wrote {path}, outside the asset's prefix", d.job_id));
-                    }
-                    let key = path.trim_start_matches(&format!("s3://{bucket}/")).to_string();
-                    files.push(Written { key, width: v.width_in_px, height: v.height_in_px });
-                }
-                Ok(files)
-            }
-            "ERROR" => {
-                Err(format!("MediaConvert error {}: {}", d.error_code.unwrap_or(0), d.error_message.as_deref().unwrap_or("no message")))
-            }
-            other => return Err(format!("job {} is {other}: not an end state", d.job_id)),
-        };
-        Ok(Completion { account, asset, job_id: d.job_id.clone(), result })
-    })())
-}
-
-/// The renditions and the still of a completed job's files (sizes from the bucket,
-/// bitrates measured from them), best first.
-pub async fn made(files: &[Written], probe: &Probe, blobs: &dyn Blobs) -> Result<Made, BlobError> {
-    let mut renditions = Vec::new();
-    let mut still = None;
-    for f in files {
-        let container = match f.key.rsplit_once('.').map(|(_, e)| e) {
-            Some("mp4") => Container::Mp4,
-            Some("webm") => Container::WebM,
-            Some("jpg") => {
-                still = Some(Still { key: f.key.clone(), width: f.width, height: f.height });
-                continue;
-            }
-            _ => continue,
-        };
-        let size = blobs.size(&f.key).await?.ok_or_else(|| BlobError::msg(format!("the rendition {} is not in the bucket", f.key)))?;
-        let spec = Spec { container, width: f.width, height: f.height, video_kbps: 0 };
-        renditions.push(super::local::rendition(&spec, f.key.clone(), size, probe.duration_ms));
-    }
-    renditions.sort_by_key(|r| (r.mime != "video/mp4", std::cmp::Reverse(r.height)));
-    Ok(Made { renditions, still })
 }
 
 /// The probe of MediaConvert's `Probe` answer.

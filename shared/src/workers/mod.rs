@@ -85,7 +85,7 @@ impl From<std::io::Error> for JobError {
 /// Handles one message of a queue.
 pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> {
     match q {
-        QueueName::Assets => match crate::media::mediaconvert::parse_event(body, &st.settings.bucket_name) {
+        QueueName::Assets => match crate::media::job_events::parse_event(body, &st.settings.bucket_name) {
             Some(completion) => transcode::completion(st, completion.map_err(JobError::Drop)?).await,
             None => assets::process(st, &assets::AssetJob::parse(body).map_err(JobError::Drop)?).await,
         },

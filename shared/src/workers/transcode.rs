@@ -5,7 +5,7 @@
 
 use crate::jobs::AssetJob;
 use crate::media::engine::{EngineError, Made, Order, Started};
-use crate::media::mediaconvert::Completion;
+use crate::media::job_events::Completion;
 use crate::model::asset::{self, Asset};
 use crate::repo;
 use crate::state::AppState;
@@ -81,11 +81,16 @@ async fn finish(st: &AppState, job: &AssetJob, engine_job: Option<&str>, outcome
 pub async fn completion(st: &AppState, c: Completion) -> JobResult<()> {
     let job = AssetJob { account: c.account.clone(), asset: c.asset.clone() };
     let Some(cur) = repo::assets::get(st.store.as_ref(), &job.account, &job.asset).await? else { return Ok(()) };
+    let a = cur.value;
+    if a.status != asset::TRANSCODING || a.transcode_job.as_deref() != Some(c.job_id.as_str()) {
+        tracing::info!(asset = %job.asset, job = %c.job_id, status = %a.status, "not the transcode this asset waits for (redelivery or an older job)");
+        return Ok(());
+    }
     let outcome = match c.result {
         Err(reason) => Err(format!("transcode failed: {reason}")),
         Ok(outputs) => {
-            let probe = cur.value.probe.clone().ok_or("the asset has no probe")?;
-            Ok(crate::media::mediaconvert::made(&outputs, &probe, st.blobs.as_ref()).await.map_err(JobError::from)?)
+            let probe = a.probe.clone().ok_or("the asset has no probe")?;
+            Ok(crate::media::job_events::made(&outputs, &probe, st.blobs.as_ref()).await.map_err(JobError::from)?)
         }
     };
     finish(st, &job, Some(&c.job_id), outcome).await
