@@ -85,7 +85,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody
     let now = st.clock.now();
     let (ad, goal) = repo::ads::create(st.store.as_ref(), &a.id, &input.goal_id, now, || build(id.clone(), &input, None, now)).await?;
     tracing::info!(ad = %id, goal = %input.goal_id, "ad created");
-    crate::usecases::assets::transcode_linked(&st, &a.id, ad.creative.asset_id.as_deref()).await?;
+    crate::usecases::assets::transcode_linked(&st, &a.id, ad.creative.asset_id.as_deref()).await;
     render(&st, &a.id, &ad, &goal, StatusCode::CREATED, 1).await
 }
 
@@ -110,7 +110,7 @@ async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, 
     .await?;
     match written {
         Some((ad, goal, version)) => {
-            crate::usecases::assets::transcode_linked(&st, &a.id, ad.creative.asset_id.as_deref()).await?;
+            crate::usecases::assets::transcode_linked(&st, &a.id, ad.creative.asset_id.as_deref()).await;
             render(&st, &a.id, &ad, &goal, StatusCode::OK, version).await
         }
         None => Err(repo::conflict()),

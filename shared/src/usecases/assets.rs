@@ -89,8 +89,16 @@ async fn queue_arrival(st: &AppState, account: &str, id: &str) -> AppResult<()> 
 /// Starts the transcode of an ad's asset when it is due (seed 000 §4.4a: only once linked,
 /// only when its file arrived): READY → TRANSCODING is a conditional write, so however many
 /// ads link the asset at once, one of them queues the one transcode. Called after the ad
-/// is written; an asset still arriving is transcoded by the worker when it is READY.
-pub async fn transcode_linked(st: &AppState, account: &str, asset_id: Option<&str>) -> AppResult<()> {
+/// is written; an asset still arriving is transcoded by the worker when it is READY. The ad
+/// stands whatever happens here (a failure is logged; the asset stays READY and the next
+/// save of an ad linking it starts the transcode; the notifications name the ad meanwhile).
+pub async fn transcode_linked(st: &AppState, account: &str, asset_id: Option<&str>) {
+    if let Err(e) = start_transcode(st, account, asset_id).await {
+        tracing::error!(error = %e, asset = ?asset_id, "could not start the transcode of a linked asset");
+    }
+}
+
+async fn start_transcode(st: &AppState, account: &str, asset_id: Option<&str>) -> AppResult<()> {
     let Some(id) = asset_id else { return Ok(()) };
     let moved = std::sync::atomic::AtomicBool::new(false);
     let now = st.clock.now();
