@@ -232,23 +232,9 @@ async fn sqs_batches_report_only_the_failed_messages() {
     // no in-process worker races the handler).
     let now = app.clock.now();
     let asset = shared::model::asset::Asset {
-        id: uuid::Uuid::new_v4().to_string(),
-        name: "a.mp4".into(),
-        source: "url".into(),
         download_uri: Some(format!("{base}/clip.mp4")),
-        status: shared::model::asset::PENDING,
-        failure_reason: None,
-        size: None,
-        content_type: None,
-        object_key: None,
-        linked: false,
-        probe: None,
-        renditions: Vec::new(),
-        still: None,
-        transcode_job: None,
         expires: Some(now + Duration::hours(24)),
-        created: now,
-        modified: now,
+        ..shared::model::asset::Asset::new(&uuid::Uuid::new_v4().to_string(), "a.mp4", "url", now)
     };
     let item = shared::repo::item(shared::keys::record(&app.a.id, shared::keys::ASSET, &asset.id), &asset, 1).unwrap();
     app.store.put(item, shared::store::Cond::NotExists).await.unwrap();

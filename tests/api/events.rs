@@ -94,23 +94,11 @@ async fn every_event_file_runs_through_its_function() {
     let ad: Value = serde_json::from_str(&ad).unwrap();
     let asset_id = uuid::Uuid::new_v4().to_string();
     let mut asset = shared::model::asset::Asset {
-        id: asset_id.clone(),
-        name: "spring.mp4".into(),
-        source: "upload".into(),
-        download_uri: None,
         status: shared::model::asset::READY,
-        failure_reason: None,
         size: Some(5),
         content_type: Some("video/mp4".into()),
         object_key: Some(shared::model::asset::Asset::object_key("demo-alpha", &asset_id, "spring.mp4")),
-        linked: false,
-        probe: None,
-        renditions: Vec::new(),
-        still: None,
-        transcode_job: None,
-        expires: None,
-        created: chrono::Utc::now(),
-        modified: chrono::Utc::now(),
+        ..shared::model::asset::Asset::new(&asset_id, "spring.mp4", "upload", chrono::Utc::now())
     };
     store
         .put(

@@ -5,18 +5,6 @@ use api_tests::player::parse;
 use api_tests::serde_json::{json, Value};
 use api_tests::{both_stores, clip, spawn_file_server, TestApp, NOT_A_VIDEO};
 
-/// An enabled campaign with an impression goal live from now for ten days; the goal's id.
-async fn live_goal(app: &TestApp) -> (String, String) {
-    let adv = app.client("Adv", "ADVERTISER").await;
-    let c = app
-        .create_xml(
-            "/api/1.0/campaign",
-            &format!("<campaignBean><name>C</name><advertiserId>{adv}</advertiserId><enabled>true</enabled></campaignBean>"),
-        )
-        .await;
-    (c.clone(), app.goal(&c, "IMPRESSION", 0, Some(10), "").await)
-}
-
 async fn standard_ad(app: &TestApp, goal: &str, asset: &str, kind: &str) -> String {
     let creative = if kind == "pause" {
         json!({"type": "pause", "assetId": asset, "clickDestinationUri": "https://example.com/buy"})
@@ -65,7 +53,7 @@ both_stores! {
         assert_eq!((p["width"].as_u64(), p["height"].as_u64(), p["frameRate"].as_f64()), (Some(640), Some(360), Some(25.0)), "{v}");
         assert_eq!(p["durationMs"], 2000, "{v}");
         assert_eq!(v["renditions"], json!([]), "not transcoded before a link (seed 000 §4.4a)");
-        let (_, goal) = live_goal(&app).await;
+        let (_, goal) = app.live_goal().await;
         standard_ad(&app, &goal, &id_of(&loc), "standard").await;
         let v = app.wait_transcoded(&loc).await;
         assert_eq!(v["status"], "TRANSCODED", "{v}");
@@ -115,7 +103,7 @@ both_stores! {
         let id = app.upload_asset("junk2.mp4", NOT_A_VIDEO).await;
         let v = app.wait_asset(&format!("/v1/assets/video/{id}")).await;
         assert_eq!((v["status"].as_str(), v["failureReason"].as_str()), (Some("FAILED"), Some("not a video file: ffprobe could not read it")));
-        let (_, goal) = live_goal(&app).await;
+        let (_, goal) = app.live_goal().await;
         let r = app
             .post_json("/v1/ads", &json!({"name": "A", "goalId": goal, "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": id}}))
             .await;
@@ -127,27 +115,13 @@ both_stores! {
     }
 
     async fn an_ad_waiting_for_its_media_is_not_served_and_is_named(app: TestApp) {
-        let (campaign, goal) = live_goal(&app).await;
+        let (campaign, goal) = app.live_goal().await;
         // An asset whose file has not arrived (no job will run for it).
         let now = shared::clock::Clock::now(app.clock.as_ref());
         let asset = shared::model::asset::Asset {
-            id: uuid::Uuid::new_v4().to_string(),
-            name: "late.mp4".into(),
-            source: "url".into(),
             download_uri: Some("https://cdn.example/late.mp4".into()),
-            status: shared::model::asset::PENDING,
-            failure_reason: None,
-            size: None,
-            content_type: None,
-            object_key: None,
-            linked: false,
-            probe: None,
-            renditions: Vec::new(),
-            still: None,
-            transcode_job: None,
             expires: Some(now + chrono::Duration::hours(24)),
-            created: now,
-            modified: now,
+            ..shared::model::asset::Asset::new(&uuid::Uuid::new_v4().to_string(), "late.mp4", "url", now)
         };
         shared::repo::assets::create(app.store.as_ref(), &app.a.id, &asset).await.unwrap();
         standard_ad(&app, &goal, &asset.id, "standard").await;
@@ -172,7 +146,7 @@ both_stores! {
     async fn one_transcode_per_asset_and_redeliveries_change_nothing(app: TestApp) {
         let id = app.upload_asset("spot.mp4", clip()).await;
         let loc = format!("/v1/assets/video/{id}");
-        let (_, goal) = live_goal(&app).await;
+        let (_, goal) = app.live_goal().await;
         // Two ads link it at once; a third later.
         let (a, b) = tokio::join!(standard_ad(&app, &goal, &id, "standard"), standard_ad(&app, &goal, &id, "standard"));
         assert_ne!(a, b);
@@ -190,7 +164,7 @@ both_stores! {
     async fn pause_ads_show_the_still_and_vast_4_2_the_mezzanine(app: TestApp) {
         let id = app.upload_asset("spot.mp4", clip()).await;
         let loc = format!("/v1/assets/video/{id}");
-        let (_, goal) = live_goal(&app).await;
+        let (_, goal) = app.live_goal().await;
         let pause = standard_ad(&app, &goal, &id, "pause").await;
         let spot = standard_ad(&app, &goal, &id, "standard").await;
         let v = app.wait_transcoded(&loc).await;

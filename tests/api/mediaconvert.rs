@@ -81,23 +81,14 @@ fn master_probe() -> Probe {
 async fn transcoding_asset(app: &TestApp, id: &str) -> Asset {
     let now = shared::clock::Clock::now(app.clock.as_ref());
     let a = Asset {
-        id: id.into(),
-        name: "master.mov".into(),
-        source: "url".into(),
         download_uri: Some("https://agency.example/master.mov".into()),
         status: asset::TRANSCODING,
-        failure_reason: None,
         size: Some(554_948_250),
         content_type: Some("video/quicktime".into()),
         object_key: Some(Asset::object_key(&app.a.id, id, "master.mov")),
         linked: true,
         probe: Some(master_probe()),
-        renditions: Vec::new(),
-        still: None,
-        transcode_job: None,
-        expires: None,
-        created: now,
-        modified: now,
+        ..Asset::new(id, "master.mov", "url", now)
     };
     shared::repo::assets::create(app.store.as_ref(), &app.a.id, &a).await.unwrap();
     a

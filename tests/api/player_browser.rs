@@ -28,14 +28,7 @@ async fn plays_to_the_end(backend: Backend, file: &str, name: &str) {
     let files = spawn_file_server().await;
     let (loc, asset) = app.asset_from(&format!("{files}/{file}"), name).await;
     assert_eq!(asset["status"], "READY", "{asset}");
-    let adv = app.client("Adv", "ADVERTISER").await;
-    let c = app
-        .create_xml(
-            "/api/1.0/campaign",
-            &format!("<campaignBean><name>C</name><advertiserId>{adv}</advertiserId><enabled>true</enabled></campaignBean>"),
-        )
-        .await;
-    let g = app.goal(&c, "IMPRESSION", 0, Some(10), "").await;
+    let (_, g) = app.live_goal().await;
     let r = app
         .post_json("/v1/ads", &json!({"name": "Spot", "goalId": g, "enabled": true,
             "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": asset["id"], "clickDestinationUri": "https://example.com/buy"}}))

@@ -32,6 +32,20 @@ impl TestApp {
         .await
     }
 
+    /// An enabled campaign (with its advertiser) and an impression goal flying from now for
+    /// ten days: (campaign, goal).
+    pub async fn live_goal(&self) -> (String, String) {
+        let adv = self.client("Adv", "ADVERTISER").await;
+        let c = self
+            .create_xml(
+                "/api/1.0/campaign",
+                &format!("<campaignBean><name>C</name><advertiserId>{adv}</advertiserId><enabled>true</enabled></campaignBean>"),
+            )
+            .await;
+        let g = self.goal(&c, "IMPRESSION", 0, Some(10), "").await;
+        (c, g)
+    }
+
     /// An advertiser and a campaign for it.
     pub async fn advertiser_campaign(&self) -> (String, String) {
         let adv = self.client("Adv", "ADVERTISER").await;

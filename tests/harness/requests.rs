@@ -67,6 +67,18 @@ impl TestApp {
         body: &str,
         extra: &[(&str, &str)],
     ) -> Res {
+        self.request(method, path, key, content_type, Body::from(body.to_string()), extra).await
+    }
+
+    async fn request(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        content_type: Option<&str>,
+        body: Body,
+        extra: &[(&str, &str)],
+    ) -> Res {
         let mut req = Request::builder().method(Method::from_bytes(method.as_bytes()).expect("method")).uri(path);
         for (n, v) in extra {
             req = req.header(*n, *v);
@@ -77,7 +89,7 @@ impl TestApp {
         if let Some(ct) = content_type {
             req = req.header("content-type", ct);
         }
-        let res = self.router.clone().oneshot(req.body(Body::from(body.to_string())).expect("request")).await.expect("infallible");
+        let res = self.router.clone().oneshot(req.body(body).expect("request")).await.expect("infallible");
         let status = res.status().as_u16();
         let headers = res.headers().clone();
         let bytes = res.into_body().collect().await.expect("body").to_bytes();

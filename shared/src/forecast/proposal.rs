@@ -55,23 +55,12 @@ pub fn add_campaign(input: &mut Input, f: &CampaignForecast, templates: &HashMap
     input.assets.insert(
         PAUSE_ASSET.into(),
         Asset {
-            id: PAUSE_ASSET.into(),
-            name: "pause.png".into(),
-            source: "forecast".into(),
-            download_uri: None,
             status: AssetStatus::Transcoded,
-            failure_reason: None,
-            size: None,
             content_type: Some("image/png".into()),
             object_key: Some("forecast/pause.png".into()),
             linked: true,
-            probe: None,
-            renditions: Vec::new(),
             still: Some(crate::model::asset::Still { key: "forecast/pause.jpg".into(), width: 640, height: 360 }),
-            transcode_job: None,
-            expires: None,
-            created: now,
-            modified: now,
+            ..Asset::new(PAUSE_ASSET, "pause.png", "forecast", now)
         },
     );
     let mut ids = Vec::new();

@@ -125,6 +125,30 @@ impl Probe {
 }
 
 impl Asset {
+    /// A new asset record: PENDING, nothing arrived yet, not linked, not expiring (the
+    /// caller sets what it knows).
+    pub fn new(id: &str, name: &str, source: &str, now: DateTime<Utc>) -> Asset {
+        Asset {
+            id: id.to_string(),
+            name: name.to_string(),
+            source: source.to_string(),
+            download_uri: None,
+            status: AssetStatus::Pending,
+            failure_reason: None,
+            size: None,
+            content_type: None,
+            object_key: None,
+            linked: false,
+            probe: None,
+            renditions: Vec::new(),
+            still: None,
+            transcode_job: None,
+            expires: None,
+            created: now,
+            modified: now,
+        }
+    }
+
     pub fn visible(&self, now: DateTime<Utc>) -> bool {
         self.linked || self.expires.is_none_or(|e| now < e)
     }

@@ -20,25 +20,7 @@ pub enum CreateAsset {
 
 fn new_asset(st: &AppState, id: &str, name: String, source: &str) -> Asset {
     let now = st.clock.now();
-    Asset {
-        id: id.to_string(),
-        name,
-        source: source.into(),
-        download_uri: None,
-        status: asset::PENDING,
-        failure_reason: None,
-        size: None,
-        content_type: None,
-        object_key: None,
-        linked: false,
-        probe: None,
-        renditions: Vec::new(),
-        still: None,
-        transcode_job: None,
-        expires: Some(now + st.settings.asset_expiry),
-        created: now,
-        modified: now,
-    }
+    Asset { expires: Some(now + st.settings.asset_expiry), ..Asset::new(id, &name, source, now) }
 }
 
 /// Creates the asset; returns it as stored.
