@@ -196,6 +196,27 @@ both_stores! {
         assert!(p > 21.0 && p < 1000.0, "{p}");
     }
 
+    // Issue 22, finding 4: a link without a viewer, with `&v=` appended, no longer verifies
+    // (absent and empty sign differently), so its events cannot land on a shared viewer.
+    async fn an_appended_empty_viewer_breaks_the_link(app: TestApp) {
+        let c = enabled_campaign(&app).await;
+        let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        let id = ad(&app, &g, "preroll", json!({})).await;
+        let r = app.ad_request("format=preroll").await;
+        assert_eq!(ad_ids(&r.body), vec![id.clone()]);
+        let imp = link(&r.body, "impression");
+        assert!(!imp.contains("&v="), "no viewer in this link: {imp}");
+        let (head, sig) = imp.rsplit_once("&s=").unwrap();
+        for tampered in [format!("{head}&v=&s={sig}"), format!("{head}&u=&s={sig}")] {
+            let res = app.fire(&tampered).await;
+            res.expect(403);
+            assert!(res.body.contains("signature"), "{}", res.body);
+        }
+        app.fire(&imp).await.expect(204);
+        let m = app.wait_metric(&id, "impression", 1).await;
+        assert_eq!(m["impression"], 1, "only the untouched link counted: {m}");
+    }
+
     async fn disabled_ads_and_goals_out_of_flight_are_not_served(app: TestApp) {
         let c = enabled_campaign(&app).await;
         let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;

@@ -13,6 +13,10 @@ const UNRESERVED_KEPT: &percent_encoding::AsciiSet =
 /// How long after serving a tracking link is accepted (the replay markers live longer).
 pub const MAX_AGE_SECS: i64 = 24 * 3600;
 
+/// Links issued before this instant (2026-11-25T00:00:00Z) may carry the legacy signature
+/// (no presence marks); after it every link is signed with them.
+pub const LEGACY_UNTIL: i64 = 1_795_564_800;
+
 /// The playback events that are counted, by their URL name, with their `/v3` counter.
 pub const EVENTS: &[(&str, &str)] = &[
     ("impression", "impression"),
@@ -70,22 +74,27 @@ fn same(a: &str, b: &str) -> bool {
 }
 
 impl Token {
-    /// Length-prefixed fields, so no two different tokens share a message.
+    /// Length-prefixed fields, so no two different tokens share a message. An optional
+    /// field is marked present (`+value`) or absent (`-`), so a link to which an empty
+    /// `&v=` or `&u=` is appended no longer verifies (docs/traffic-quality.md §2).
     fn message(&self, event: &str) -> Vec<u8> {
+        let opt = |o: &Option<String>| o.as_deref().map_or_else(|| "-".to_string(), |v| format!("+{v}"));
+        let (viewer, click) = (opt(&self.viewer), opt(&self.click));
+        self.message_of(event, &viewer, &click, "2")
+    }
+
+    /// The message of links issued before presence marks (accepted only while such links
+    /// can live, and only without empty optional values; see `verify`).
+    fn legacy_message(&self, event: &str) -> Vec<u8> {
+        self.message_of(event, self.viewer.as_deref().unwrap_or(""), self.click.as_deref().unwrap_or(""), "")
+    }
+
+    fn message_of(&self, event: &str, viewer: &str, click: &str, version: &str) -> Vec<u8> {
         let mut m = Vec::with_capacity(256);
         let issued = self.issued.to_string();
-        for f in [
-            event,
-            &self.account,
-            &self.campaign,
-            &self.goal,
-            &self.ad,
-            &self.impression,
-            self.viewer.as_deref().unwrap_or(""),
-            &issued,
-            &self.delivered,
-            self.click.as_deref().unwrap_or(""),
-        ] {
+        let fields =
+            [event, &self.account, &self.campaign, &self.goal, &self.ad, &self.impression, viewer, &issued, &self.delivered, click];
+        for f in fields.iter().copied().chain((!version.is_empty()).then_some(version)) {
             m.extend_from_slice(f.len().to_string().as_bytes());
             m.push(b':');
             m.extend_from_slice(f.as_bytes());
@@ -98,9 +107,17 @@ impl Token {
         hex(&hmac_sha256(secret, &self.message(event))[..16])
     }
 
-    /// Whether `sig` is this token's signature for `event`.
+    /// Whether `sig` is this token's signature for `event`. An empty viewer or click value
+    /// is never issued, so it never verifies; links signed before presence marks verify
+    /// under the legacy message until `LEGACY_UNTIL` (their 24 h lifetime after the change).
     pub fn verify(&self, secret: &[u8], event: &str, sig: &str) -> bool {
-        same(&self.sign(secret, event), sig)
+        if self.viewer.as_deref() == Some("") || self.click.as_deref() == Some("") {
+            return false;
+        }
+        if same(&self.sign(secret, event), sig) {
+            return true;
+        }
+        self.issued < LEGACY_UNTIL && same(&hex(&hmac_sha256(secret, &self.legacy_message(event))[..16]), sig)
     }
 
     /// The query string of the event's link (values percent-encoded).
@@ -189,5 +206,27 @@ mod tests {
         let mut clicked = t;
         clicked.click = Some("https://evil.example".into());
         assert!(!clicked.verify(key, "impression", &sig));
+    }
+
+    #[test]
+    fn absent_and_empty_sign_differently() {
+        let key = b"secret";
+        let mut t = token();
+        t.viewer = None;
+        t.issued = LEGACY_UNTIL + 10;
+        let sig = t.sign(key, "complete");
+        assert!(t.verify(key, "complete", &sig));
+        let mut empty = t.clone();
+        empty.viewer = Some(String::new());
+        assert_ne!(empty.sign(key, "complete"), sig, "a present empty viewer signs differently");
+        assert!(!empty.verify(key, "complete", &sig), "&v= appended does not verify");
+        // An empty value never verifies, not even under its own signature.
+        assert!(!empty.verify(key, "complete", &empty.sign(key, "complete")));
+        // A legacy link (no presence marks) verifies only while such links can live.
+        let legacy = |t: &Token| hex(&hmac_sha256(key, &t.legacy_message("complete"))[..16]);
+        let mut old = t.clone();
+        old.issued = LEGACY_UNTIL - 3600;
+        assert!(old.verify(key, "complete", &legacy(&old)));
+        assert!(!t.verify(key, "complete", &legacy(&t)), "after the change only the marked message verifies");
     }
 }
