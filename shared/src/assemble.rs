@@ -65,6 +65,33 @@ fn media_engine(conf: &aws_config::SdkConfig, settings: &Settings) -> Arc<dyn cr
     }
 }
 
+/// The settings of a Lambda: the environment, and the tracking keys from Secrets Manager
+/// when `TRACKING_SECRETS_ARN` names a secret (docs/traffic-quality.md §2). A secret that
+/// cannot be read fails the cold start: links signed or checked with another key would all
+/// be refused.
+pub async fn lambda_settings() -> Result<Settings, String> {
+    let mut settings = Settings::from_env();
+    let Some(arn) = settings.tracking_secrets_arn.clone() else { return Ok(settings) };
+    #[cfg(feature = "secrets")]
+    {
+        let conf = aws_config::load_from_env().await;
+        let out = aws_sdk_secretsmanager::Client::new(&conf)
+            .get_secret_value()
+            .secret_id(&arn)
+            .send()
+            .await
+            .map_err(|e| format!("reading the tracking keys {arn}: {}", aws_sdk_secretsmanager::error::DisplayErrorContext(e)))?;
+        let text = out.secret_string().ok_or_else(|| format!("the tracking keys {arn} hold no string"))?;
+        settings.tracking_keys = crate::delivery::link_keys::TrackingKeys::parse(text)?;
+        Ok(settings)
+    }
+    #[cfg(not(feature = "secrets"))]
+    {
+        let _ = &mut settings;
+        Err(format!("TRACKING_SECRETS_ARN ({arn}) is set but this build reads no secrets"))
+    }
+}
+
 /// The AWS ports of an HTTP function that stores uploads and sends jobs (assets, audience):
 /// like `aws`, with a blob port that only stores.
 pub async fn aws_uploads(settings: &Settings) -> AppState {

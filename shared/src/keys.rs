@@ -174,6 +174,16 @@ pub fn freq(a: &str, viewer: &str) -> Key {
 pub fn event_marker(a: &str, impression: &str, event: &str) -> Key {
     Key::new(format!("A#{a}#EVENT#{impression}"), event)
 }
+/// Impressions of a viewer or address block in one minute (`A#<a>#RATE#<subject> /
+/// M#<minute>`; the invalid-traffic rate rule, TTL minutes).
+pub fn rate(a: &str, subject: &str, minute: i64) -> Key {
+    Key::new(format!("A#{a}#RATE#{subject}"), format!("M#{minute}"))
+}
+/// What a viewer or address block spent of a goal (`A#<a>#SPEND#<subject> / G#<goal>`; the
+/// per-goal protection, kept until the goal's end).
+pub fn spend(a: &str, subject: &str, goal: &str) -> Key {
+    Key::new(format!("A#{a}#SPEND#{subject}"), format!("G#{goal}"))
+}
 /// An idempotency record (`A#<a>#IDEMP / <hash of the key>`).
 pub fn idempotency(a: &str, key_hash: &str) -> Key {
     Key::new(partition(a, "IDEMP"), key_hash)

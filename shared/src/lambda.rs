@@ -8,7 +8,6 @@ use tracing::Instrument;
 
 use crate::assemble;
 use crate::queue::QueueName;
-use crate::settings::Settings;
 use crate::state::AppState;
 
 pub type LambdaError = lambda_http::Error;
@@ -18,7 +17,7 @@ pub type WorkerError = lambda_runtime::Error;
 /// `shared::lambda::serve(shared::api::groups::clients)`.
 pub async fn serve(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
-    let state = assemble::aws_table_only(&Settings::from_env()).await;
+    let state = assemble::aws_table_only(&assemble::lambda_settings().await?).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
@@ -26,14 +25,14 @@ pub async fn serve(group: crate::api::groups::Group) -> Result<(), LambdaError> 
 /// queues (assets, audience).
 pub async fn serve_with_bucket_and_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
-    let state = assemble::aws_uploads(&Settings::from_env()).await;
+    let state = assemble::aws_uploads(&assemble::lambda_settings().await?).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
 /// An HTTP function whose group sends jobs but stores no objects (ads).
 pub async fn serve_with_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
-    let state = assemble::aws_with_queues(&Settings::from_env()).await;
+    let state = assemble::aws_with_queues(&assemble::lambda_settings().await?).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
@@ -41,7 +40,7 @@ pub async fn serve_with_queues(group: crate::api::groups::Group) -> Result<(), L
 /// only the failed ones are reported back (`ReportBatchItemFailures`) to be redelivered.
 pub async fn serve_worker(q: QueueName) -> Result<(), WorkerError> {
     crate::telemetry::init();
-    let (state, _) = assemble::aws(&Settings::from_env()).await;
+    let (state, _) = assemble::aws(&assemble::lambda_settings().await?).await;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
         // The invocation's deadline (epoch ms) as an instant of this process's clock.
         let left = (event.context.deadline as i64 - chrono::Utc::now().timestamp_millis()).max(0) as u64;
@@ -55,7 +54,7 @@ pub async fn serve_worker(q: QueueName) -> Result<(), WorkerError> {
 /// the expired assets' objects (`workers::janitor`).
 pub async fn serve_asset_janitor() -> Result<(), WorkerError> {
     crate::telemetry::init();
-    let (state, _) = assemble::aws(&Settings::from_env()).await;
+    let (state, _) = assemble::aws(&assemble::lambda_settings().await?).await;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| {
         let state = state.clone();
         async move { Ok::<_, WorkerError>(crate::workers::janitor::handle(&state, &event.payload).await) }
@@ -64,37 +63,22 @@ pub async fn serve_asset_janitor() -> Result<(), WorkerError> {
 }
 
 /// The event worker's batch: every message's events counted together (few transactions
-/// for many events). Malformed messages are dropped; when counting fails, every message is
-/// reported failed and comes back (counting is idempotent, docs/delivery.md).
+/// for many events); only the messages whose events were not counted (their account's
+/// group failed, or an event awaits its impression) are reported failed and come back.
 async fn handle_event_batch(state: &AppState, event: SqsEvent) -> SqsBatchResponse {
-    let mut ids = Vec::new();
-    let mut events = Vec::new();
-    for record in event.records {
-        let id = record.message_id.clone().unwrap_or_default();
-        match crate::workers::events::parse(record.body.as_deref().unwrap_or("")) {
-            Ok(e) => {
-                ids.push(id);
-                events.extend(e);
-            }
-            Err(e) => tracing::error!(id = %id, error = %e, "malformed event message dropped"),
-        }
-    }
-    let n = events.len();
+    let ids: Vec<String> = event.records.iter().map(|r| r.message_id.clone().unwrap_or_default()).collect();
+    let bodies: Vec<&str> = event.records.iter().map(|r| r.body.as_deref().unwrap_or("")).collect();
+    let failed = crate::workers::events::process_messages(state, &bodies).await;
     let mut res = SqsBatchResponse::default();
-    match crate::workers::events::process(state, events).await {
-        Ok(counted) => tracing::info!(events = n, counted, "events counted"),
-        Err(e) => {
-            tracing::warn!(error = %e, events = n, "counting failed; the batch will be delivered again");
-            res.batch_item_failures = ids
-                .into_iter()
-                .map(|id| {
-                    let mut f = BatchItemFailure::default();
-                    f.item_identifier = id;
-                    f
-                })
-                .collect();
-        }
-    }
+    res.batch_item_failures = failed
+        .into_iter()
+        .filter_map(|i| ids.get(i).cloned())
+        .map(|id| {
+            let mut f = BatchItemFailure::default();
+            f.item_identifier = id;
+            f
+        })
+        .collect();
     res
 }
 

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::delivery::ivt::INVALID_PREFIX;
 use crate::model::enums::PricingModel;
 use crate::model::goal::Goal;
 use crate::store::{Cond, Key, Store, StoreResult, TxOp};
@@ -76,7 +77,7 @@ pub fn add_ops(account: &str, per_ad: &[(AdPath, Deltas)]) -> Vec<TxOp> {
     for (path, deltas) in per_ad {
         for (level, id) in [(0u8, &path.ad), (1, &path.goal), (2, &path.campaign)] {
             let slot = sums.entry((level, id.clone())).or_default();
-            for (n, d) in deltas.iter().filter(|(n, _)| COUNTERS.contains(&n.as_str())) {
+            for (n, d) in deltas.iter().filter(|(n, _)| COUNTERS.contains(&n.as_str()) || n.starts_with(INVALID_PREFIX)) {
                 *slot.entry(n.clone()).or_insert(0) += d;
             }
         }

@@ -93,9 +93,13 @@ pub struct Settings {
     pub events_queue_url: Option<String>,
     /// `FORECAST_QUEUE_URL`: the forecast jobs queue (the forecast worker's).
     pub forecast_queue_url: Option<String>,
-    /// `TRACKING_SECRET`: the key tracking links are signed with (the serving and tracking
-    /// functions share it). Without it, a random key of this process (local server).
-    pub tracking_secret: String,
+    /// The keys tracking links are signed with (the serving and tracking functions share
+    /// them; `delivery::link_keys`): `TRACKING_SECRETS` (`id:secret,…`, first signs),
+    /// `TRACKING_SECRET` (one key), on AWS the secret `TRACKING_SECRETS_ARN` read at cold
+    /// start. Without any, a random key of this process (local server).
+    pub tracking_keys: TrackingKeys,
+    /// `TRACKING_SECRETS_ARN`: the Secrets Manager secret holding the tracking keys (AWS).
+    pub tracking_secrets_arn: Option<String>,
     /// `MEDIA_BASE_URL`: where the bucket's media objects are served from (CloudFront in
     /// front of the bucket on AWS); default `<AD_REQUEST_BASE_URL>/media`, the local
     /// server's own media route.
@@ -109,6 +113,8 @@ pub struct Settings {
     /// `DELIVERY_MAX_AGE_SECS`: a snapshot is rebuilt at this age even if no change was seen.
     pub delivery_max_age: Duration,
 }
+
+use crate::delivery::link_keys::TrackingKeys;
 
 fn process_secret() -> String {
     static SECRET: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -135,7 +141,8 @@ impl Default for Settings {
             audience_upload_max_bytes: 64 * 1024 * 1024,
             events_queue_url: None,
             forecast_queue_url: None,
-            tracking_secret: process_secret(),
+            tracking_keys: TrackingKeys::single(&process_secret()),
+            tracking_secrets_arn: None,
             media_base_url: format!("http://127.0.0.1:3000{MEDIA_PATH}"),
             mediaconvert_role_arn: None,
             delivery_refresh: Duration::from_millis(1000),
@@ -168,7 +175,15 @@ impl Settings {
             audience_upload_max_bytes: num("AUDIENCE_UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.audience_upload_max_bytes),
             events_queue_url: env("EVENTS_QUEUE_URL"),
             forecast_queue_url: env("FORECAST_QUEUE_URL"),
-            tracking_secret: env("TRACKING_SECRET").unwrap_or(d.tracking_secret),
+            tracking_keys: match (env("TRACKING_SECRETS"), env("TRACKING_SECRET")) {
+                (Some(list), _) => TrackingKeys::parse(&list).unwrap_or_else(|e| {
+                    tracing::error!(error = %e, "TRACKING_SECRETS is not a key list; links are signed with a random key of this process");
+                    d.tracking_keys.clone()
+                }),
+                (None, Some(one)) => TrackingKeys::single(&one),
+                (None, None) => d.tracking_keys.clone(),
+            },
+            tracking_secrets_arn: env("TRACKING_SECRETS_ARN"),
             // Without MEDIA_BASE_URL the documents point at this server's own media route
             // (`api::media`, the local server): playable ads with no setting.
             mediaconvert_role_arn: env("MEDIACONVERT_ROLE_ARN"),

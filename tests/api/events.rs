@@ -56,8 +56,9 @@ fn tracking_query(settings: &Settings, campaign: &str, goal: &str, ad: &str) -> 
         issued: chrono::Utc::now().timestamp(),
         delivered: "impression".into(),
         click: None,
+        key: Some(settings.tracking_keys.signing().0.to_string()),
     };
-    t.query(settings.tracking_secret.as_bytes(), "impression")
+    t.query(settings.tracking_keys.signing().1, "impression")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

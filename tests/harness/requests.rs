@@ -7,6 +7,9 @@ use tower::ServiceExt;
 
 use crate::TestApp;
 
+/// The User-Agent of the harness's requests: a desktop browser (a player).
+pub const PLAYER_UA: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
 pub struct Res {
     pub status: u16,
     pub headers: axum::http::HeaderMap,
@@ -41,12 +44,13 @@ impl TestApp {
         self.send_with_headers(method, path, key, content_type, body, &[]).await
     }
 
-    /// A request with a binary body.
+    /// A request with a binary body (from a browser, like every harness request).
     pub async fn send_bytes(&self, method: &str, path: &str, key: Option<&str>, content_type: &str, body: &[u8]) -> Res {
         let mut req = Request::builder()
             .method(Method::from_bytes(method.as_bytes()).expect("method"))
             .uri(path)
-            .header("content-type", content_type);
+            .header("content-type", content_type)
+            .header("user-agent", PLAYER_UA);
         if let Some(k) = key {
             req = req.header("x-o-api-key", k);
         }
@@ -82,6 +86,11 @@ impl TestApp {
         let mut req = Request::builder().method(Method::from_bytes(method.as_bytes()).expect("method")).uri(path);
         for (n, v) in extra {
             req = req.header(*n, *v);
+        }
+        // Requests come from a browser player unless a test says otherwise (an empty or
+        // non-browser User-Agent is invalid traffic).
+        if !extra.iter().any(|(n, _)| n.eq_ignore_ascii_case("user-agent")) {
+            req = req.header("user-agent", PLAYER_UA);
         }
         if let Some(k) = key {
             req = req.header("x-o-api-key", k);

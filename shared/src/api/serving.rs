@@ -62,9 +62,22 @@ fn list(pairs: &[(String, String)], name: &str, max: usize) -> AppResult<Vec<Str
     Ok(out)
 }
 
-fn client_ip(headers: &HeaderMap) -> Option<std::net::Ipv4Addr> {
+/// The caller's address: the first `X-Forwarded-For` entry (API Gateway sets it; the local
+/// server's clients may).
+fn client_addr(headers: &HeaderMap) -> Option<std::net::IpAddr> {
     let fwd = headers.get("x-forwarded-for")?.to_str().ok()?;
     fwd.split(',').next()?.trim().parse().ok()
+}
+
+fn client_ip(headers: &HeaderMap) -> Option<std::net::Ipv4Addr> {
+    match client_addr(headers)? {
+        std::net::IpAddr::V4(v4) => Some(v4),
+        std::net::IpAddr::V6(_) => None,
+    }
+}
+
+fn user_agent(headers: &HeaderMap) -> &str {
+    headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("")
 }
 
 /// Reads an ad request's parameters (docs/delivery.md has the list).
@@ -123,7 +136,7 @@ pub fn read_request(
     r.viewer = single(pairs, "pid")?.filter(|p| !p.is_empty()).map(str::to_string);
     r.user_agent = match single(pairs, "ua")? {
         Some(ua) => ua.chars().take(1024).collect(),
-        None => headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("").chars().take(1024).collect(),
+        None => user_agent(headers).chars().take(1024).collect(),
     };
     r.ip = ip;
     r.acp = acp;
@@ -177,17 +190,21 @@ async fn ad_request(State(st): State<AppState>, headers: HeaderMap, RawQuery(q):
         ("a" = String, Query, description = "Account"), ("c" = String, Query, description = "Campaign"), ("g" = String, Query, description = "Goal"),
         ("ad" = String, Query), ("i" = String, Query, description = "Impression id"), ("v" = Option<String>, Query, description = "Viewer"),
         ("ts" = i64, Query, description = "Served at (Unix seconds); links expire"), ("d" = String, Query, description = "Delivered ad format"),
-        ("u" = Option<String>, Query, description = "Click destination (clickThrough)"), ("s" = String, Query, description = "HMAC-SHA256 signature of all the above")),
+        ("u" = Option<String>, Query, description = "Click destination (clickThrough)"),
+        ("k" = Option<String>, Query, description = "The id of the key the link is signed with (keys rotate)"),
+        ("s" = String, Query, description = "HMAC-SHA256 signature of all the above but k")),
     responses((status = 204, description = "Counted (once per impression and event)"),
         (status = 302, description = "clickThrough: to the signed destination", headers(("Location" = String)))))]
-async fn track(State(st): State<AppState>, Path(event): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn track(State(st): State<AppState>, Path(event): Path<String>, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
     let counter = counter_of(&event).ok_or_else(|| AppError::NoRoute(format!("/v1/track/{event}")))?;
     let pairs = query_pairs(q.as_deref())?;
     let (token, sig) = Token::from_pairs(&pairs).ok_or_else(|| {
         AppError::field("query", "required", "a tracking link carries a, c, g, ad, i, ts, d and s; use the links of a served document")
     })?;
     tracing::Span::current().record("account", token.account.as_str());
-    tracking::track(&st, Track { event: &event, counter, token: &token, signature: &sig }).await?;
+    let ua = user_agent(&headers);
+    tracking::track(&st, Track { event: &event, counter, token: &token, signature: &sig, user_agent: ua, ip: client_addr(&headers) })
+        .await?;
     let cors = (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*");
     Ok(match (&token.click, event.as_str()) {
         (Some(dest), "click") => {

@@ -5,6 +5,8 @@
 
 pub mod decide;
 pub mod freq;
+pub mod ivt;
+pub mod link_keys;
 pub mod media;
 pub mod pacing;
 pub mod request;

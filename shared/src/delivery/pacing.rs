@@ -42,24 +42,31 @@ pub fn local_day_hour(now: i64, offset: i32) -> (i64, i64) {
 }
 
 impl Pace {
-    /// Adds `impressions` and `delivered` at local (day, hour), rolling the day and hour over.
+    /// Adds `impressions` and `delivered` at local (day, hour), rolling the day and hour
+    /// over when they are newer. An event of an older day or hour (late, or a redelivered
+    /// batch across a boundary) adds to the totals only: it never resets the newer period's
+    /// counts (which the daily and hourly caps read).
     pub fn add(&mut self, day: i64, hour: i64, impressions: u64, delivered: u64) {
-        if day != self.day {
+        self.impressions += impressions;
+        self.delivered += delivered;
+        if day > self.day {
             self.day = day;
             self.day_impressions = 0;
             self.day_delivered = 0;
         }
-        if hour != self.hour {
+        if day == self.day {
+            self.day_impressions += impressions;
+            self.day_delivered += delivered;
+        }
+        if hour > self.hour {
             self.hour = hour;
             self.hour_impressions = 0;
             self.hour_delivered = 0;
         }
-        self.impressions += impressions;
-        self.delivered += delivered;
-        self.day_impressions += impressions;
-        self.day_delivered += delivered;
-        self.hour_impressions += impressions;
-        self.hour_delivered += delivered;
+        if hour == self.hour {
+            self.hour_impressions += impressions;
+            self.hour_delivered += delivered;
+        }
     }
 
     fn today(&self, day: i64) -> (u64, u64) {
@@ -161,6 +168,18 @@ pub fn projected(f: &Flight, delivered: u64, now: i64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_older_period_never_resets_a_newer_one() {
+        let mut p = Pace::default();
+        p.add(10, 245, 5, 5);
+        // A late event of the previous hour and day (a redelivered batch over the boundary).
+        p.add(9, 239, 1, 1);
+        assert_eq!((p.day, p.day_impressions, p.hour, p.hour_impressions), (10, 5, 245, 5));
+        assert_eq!(p.impressions, 6);
+        p.add(10, 246, 2, 0);
+        assert_eq!((p.day_impressions, p.hour, p.hour_impressions, p.hour_delivered), (7, 246, 2, 0));
+    }
 
     #[test]
     fn the_ideal_curve() {

@@ -46,6 +46,9 @@ pub struct Token {
     pub delivered: String,
     /// Click destination (click links only).
     pub click: Option<String>,
+    /// The id of the key the link is signed with (`k`; not part of the signed message: a
+    /// link naming another key fails under that key).
+    pub key: Option<String>,
 }
 
 fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
@@ -139,6 +142,9 @@ impl Token {
         if let Some(u) = &self.click {
             q.push_str(&format!("&u={}", e(u)));
         }
+        if let Some(k) = &self.key {
+            q.push_str(&format!("&k={}", e(k)));
+        }
         q.push_str(&format!("&s={}", self.sign(secret, event)));
         q
     }
@@ -158,6 +164,7 @@ impl Token {
                 issued: get("ts")?.parse().ok()?,
                 delivered: get("d")?,
                 click: get("u"),
+                key: get("k"),
             },
             get("s")?,
         ))
@@ -179,6 +186,7 @@ mod tests {
             issued: 1_700_000_000,
             delivered: "impression".into(),
             click: None,
+            key: None,
         }
     }
 

@@ -60,6 +60,8 @@ const AD_SYSTEM: &str = "adserver";
 /// Where tracking links point and what signs them.
 pub struct Links<'a> {
     pub base: &'a str,
+    /// The signing key's id (`k` of every link) and secret.
+    pub key_id: &'a str,
     pub secret: &'a [u8],
     pub viewer: Option<&'a str>,
     pub issued: i64,
@@ -135,6 +137,7 @@ impl AdWriter<'_> {
             issued: self.links.issued,
             delivered: super::snapshot::delivered_counter(g.kind).to_string(),
             click: click.map(str::to_string),
+            key: Some(self.links.key_id.to_string()),
         };
         format!("{}/v1/track/{event}?{}", self.links.base, t.query(self.links.secret, event))
     }
@@ -385,7 +388,7 @@ mod tests {
 
     fn doc_in(s: &Snapshot, ad: &str, version: Version, skip: Option<Skip>) -> String {
         let pick = Pick { ad: s.ad_index[ad], goal: 0, skip };
-        let links = Links { base: "https://api.example", secret: b"k", viewer: None, issued: 1 };
+        let links = Links { base: "https://api.example", key_id: "1", secret: b"k", viewer: None, issued: 1 };
         vast(s, &[Served { pick: &pick, impression: "imp-1".into() }], version, &links)
     }
 
@@ -420,7 +423,7 @@ mod tests {
     #[test]
     fn an_empty_break_is_an_empty_vast_and_vmap_leaves_it_out() {
         let s = snapshot();
-        let links = Links { base: "https://api.example", secret: b"k", viewer: None, issued: 1 };
+        let links = Links { base: "https://api.example", key_id: "1", secret: b"k", viewer: None, issued: 1 };
         assert_eq!(vast(&s, &[], Version::V3, &links), "<?xml version=\"1.0\" encoding=\"UTF-8\"?><VAST version=\"3.0\"></VAST>");
         let m = vmap(&s, &[(AdFormat::Preroll, 1, Vec::new())], &links);
         assert!(m.ends_with("<vmap:VMAP xmlns:vmap=\"http://www.iab.net/videosuite/vmap\" version=\"1.0\"></vmap:VMAP>"), "{m}");

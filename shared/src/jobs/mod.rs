@@ -49,6 +49,19 @@ pub struct Event {
     pub viewer: Option<String>,
     /// Epoch seconds of the event.
     pub at: i64,
+    /// This tracking call's id: a redelivery of its message has the same id, a replay of
+    /// the link another (then it is a duplicate).
+    #[serde(default)]
+    pub id: String,
+    /// The verdict made when the call arrived (`crawler`, `nonBrowser`, `expired`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
+    /// The caller's address block (`203.0.113.0/24`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<String>,
+    /// Which message of a batch the event came in (not sent: the worker sets it).
+    #[serde(skip)]
+    pub message: usize,
 }
 
 /// A message holds one event or several.

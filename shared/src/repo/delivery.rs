@@ -6,7 +6,10 @@
 //!   One query of the partition reads the version and every pace record.
 //! - `A#<a>#VIEWER#<pid> / FREQ`: the viewer's frequency state, beside the audience
 //!   records of the same viewer (one query reads both).
-//! - `A#<a>#EVENT#<impression> / <event>`: an event counted once (TTL 48 h).
+//! - `A#<a>#EVENT#<impression> / <event>`: an event counted once, its body the tracking
+//!   call's id and verdict (TTL 19 days: longer than a message can live, queue + DLQ).
+//! - `A#<a>#RATE#<subject> / M#<minute>`, `A#<a>#SPEND#<subject> / G#<goal>`: the
+//!   invalid-traffic rate and per-goal spend records (docs/traffic-quality.md).
 
 use std::collections::HashMap;
 
@@ -18,8 +21,14 @@ use crate::model::audience::Viewer;
 use crate::store::{Cond, Item, Key, Query, Store, TxOp};
 
 pub use keys::{DELIVERY_VERSION_SK as VERSION_SK, FREQ_SK, PACE_PREFIX};
-/// How long a counted event's marker is kept (tracking links are accepted for 24 h).
-pub const MARKER_TTL_SECS: i64 = 48 * 3600;
+/// How long a counted event's marker is kept: longer than any copy of its message can
+/// live (the events queue keeps messages 4 days, its dead-letter queue 14; a redrive from
+/// the DLQ must find every marker), so a redelivery or redrive counts nothing twice.
+pub const MARKER_TTL_SECS: i64 = 19 * 86_400;
+/// The events queue's and its dead-letter queue's retention (template.yaml; a test holds
+/// the template to these).
+pub const EVENTS_RETENTION_SECS: i64 = 4 * 86_400;
+pub const EVENTS_DLQ_RETENTION_SECS: i64 = 14 * 86_400;
 
 pub use keys::{
     delivery_partition as partition, delivery_version as version_key, event_marker as marker_key, freq as freq_key, pace as pace_key,
@@ -83,10 +92,16 @@ pub fn put_versioned<T: serde::Serialize>(key: Key, value: &T, prev_version: u64
     Ok(TxOp::Put(item, cond))
 }
 
-/// The marker saying an event was counted (the transaction fails if it was already).
-pub fn marker_op(account: &str, impression: &str, event: &str, now: i64) -> TxOp {
-    let key = marker_key(account, impression, event);
-    TxOp::Put(Item { pk: key.pk, sk: key.sk, version: 1, expires_at: Some(now + MARKER_TTL_SECS), ..Item::default() }, Cond::NotExists)
+/// The marker saying an event was counted (the transaction fails if it was already): its
+/// body is the tracking call's id and its verdict (empty: valid), `<id>\t<verdict>`.
+pub fn marker_op(key: Key, id: &str, verdict: &str, now: i64) -> TxOp {
+    let body = format!("{id}\t{verdict}");
+    TxOp::Put(Item { pk: key.pk, sk: key.sk, version: 1, expires_at: Some(now + MARKER_TTL_SECS), body, ..Item::default() }, Cond::NotExists)
+}
+
+/// A marker's tracking-call id and verdict (markers written before verdicts: both empty).
+pub fn marker_of(item: &Item) -> (&str, &str) {
+    item.body.split_once('\t').unwrap_or((item.body.as_str(), ""))
 }
 
 /// What a commit of counted events found.
@@ -108,11 +123,6 @@ pub async fn commit_events(store: &dyn Store, ops: Vec<TxOp>, markers: usize) ->
         Err(crate::store::StoreError::TransactionCanceled { .. }) | Err(crate::store::StoreError::ConditionFailed) => Ok(Commit::Moved),
         Err(e) => Err(e.into()),
     }
-}
-
-/// Whether an event's marker exists (it was counted).
-pub async fn counted(store: &dyn Store, account: &str, impression: &str, event: &str) -> AppResult<bool> {
-    Ok(store.get(&marker_key(account, impression, event)).await?.is_some())
 }
 
 /// Pace records and frequency states of many goals and viewers, one batch read: each key

@@ -56,8 +56,8 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
             tracing::warn!(error = %e, "traffic sample not recorded");
         }
     }
-    let secret = st.settings.tracking_secret.as_bytes();
-    let links = Links { base: &st.settings.ad_request_base_url, secret, viewer: request.viewer.as_deref(), issued: now.timestamp() };
+    let (key_id, secret) = st.settings.tracking_keys.signing();
+    let links = Links { base: &st.settings.ad_request_base_url, key_id, secret, viewer: request.viewer.as_deref(), issued: now.timestamp() };
     let served: Vec<(AdFormat, u32, Vec<Served<'_>>)> = decided
         .iter()
         .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::new_id() }).collect()))

@@ -1,34 +1,38 @@
-//! A tracking event (docs/delivery.md): a signed link of a served document, verified and
-//! within its age, becomes an event on the events queue (counted once by the events worker).
+//! A tracking event (docs/delivery.md, docs/traffic-quality.md): a signed link of a served
+//! document becomes an event on the events queue, counted once by the events worker. What
+//! the call itself shows is judged here: a crawler or non-browser User-Agent, or a link past
+//! its age, is sent as invalid (counted apart, never as a valid event); a forged link is
+//! refused and counts nothing.
 
+use std::net::IpAddr;
+
+use crate::delivery::ivt::{self, Reason};
 use crate::delivery::tracking::{Token, MAX_AGE_SECS};
 use crate::error::{AppError, AppResult};
 use crate::jobs::Event;
 use crate::queue::QueueName;
 use crate::state::AppState;
 
-/// A tracking link as received: the event of the path, its `/v3` counter, the token and
-/// the signature of the query.
+/// A tracking link as received: the event of the path, its `/v3` counter, the token, the
+/// signature of the query, and the caller's User-Agent and address.
 pub struct Track<'a> {
     pub event: &'a str,
     pub counter: &'a str,
     pub token: &'a Token,
     pub signature: &'a str,
+    pub user_agent: &'a str,
+    pub ip: Option<IpAddr>,
 }
 
 /// Verifies the link (403 when forged or expired) and queues the event.
 pub async fn track(st: &AppState, cmd: Track<'_>) -> AppResult<()> {
-    let Track { event, counter, token, signature: sig } = cmd;
-    if !token.verify(st.settings.tracking_secret.as_bytes(), event, sig) {
+    let Track { event, counter, token, signature: sig, user_agent, ip } = cmd;
+    if !st.settings.tracking_keys.verify(token, event, sig) {
         return Err(AppError::Forbidden("the tracking link's signature does not match: links cannot be changed or made up".into()));
     }
     let now = st.clock.now().timestamp();
-    if now.saturating_sub(token.issued) > MAX_AGE_SECS || token.issued > now.saturating_add(300) {
-        return Err(AppError::Forbidden(format!(
-            "the tracking link has expired: events are accepted for {} hours after serving",
-            MAX_AGE_SECS / 3600
-        )));
-    }
+    let expired = now.saturating_sub(token.issued) > MAX_AGE_SECS || token.issued > now.saturating_add(300);
+    let verdict = if expired { Some(Reason::Expired) } else { ivt::classify_agent(user_agent) };
     let e = Event {
         account: token.account.clone(),
         campaign: token.campaign.clone(),
@@ -39,8 +43,18 @@ pub async fn track(st: &AppState, cmd: Track<'_>) -> AppResult<()> {
         delivered: token.delivered == counter,
         viewer: token.viewer.clone(),
         at: now,
+        id: crate::ids::new_id(),
+        invalid: verdict.map(|r| r.as_str().to_string()),
+        block: ip.map(ivt::block_of),
+        message: 0,
     };
     let body = serde_json::to_string(&e).map_err(AppError::internal)?;
     st.queue.send(QueueName::Events, body).await?;
+    if expired {
+        return Err(AppError::Forbidden(format!(
+            "the tracking link has expired: events are accepted for {} hours after serving",
+            MAX_AGE_SECS / 3600
+        )));
+    }
     Ok(())
 }

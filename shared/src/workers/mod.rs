@@ -9,6 +9,7 @@ use crate::state::AppState;
 
 pub mod assets;
 pub mod audience;
+pub mod event_rules;
 pub mod events;
 pub mod forecast;
 pub mod janitor;
@@ -90,7 +91,14 @@ pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> 
             None => assets::process(st, &assets::AssetJob::parse(body).map_err(JobError::Drop)?).await,
         },
         QueueName::Audience => audience::dispatch(st, body).await,
-        QueueName::Events => events::process(st, events::parse(body)?).await.map(|_| ()),
+        QueueName::Events => {
+            events::parse(body)?;
+            if events::process_messages(st, &[body]).await.is_empty() {
+                Ok(())
+            } else {
+                Err(JobError::from("events not counted yet (a group failed, or an impression is awaited)"))
+            }
+        }
         QueueName::Forecast => forecast::process(st, &forecast::parse(body)?).await,
     }
 }
@@ -111,15 +119,16 @@ pub async fn settle(st: &AppState, q: QueueName, body: &str) -> bool {
 }
 
 /// Runs the workers in this process (local server, tests): each message is tried up to
-/// five times with backoff, like SQS redelivery before the dead-letter queue.
+/// five times with backoff, like SQS redelivery before the dead-letter queue. Tracking
+/// events are counted in batches, as SQS hands them to the Lambda, and only the messages
+/// of a batch that failed come back.
 pub fn run_in_process(state_of: impl Fn(QueueName) -> AppState, receivers: Receivers) {
     for (q, mut rx) in receivers.0 {
         let st = state_of(q);
         tokio::spawn(async move {
             while let Some(first) = rx.recv().await {
                 let st = st.clone();
-                // Tracking events are counted in batches, as SQS hands them to the Lambda.
-                let body = if q == QueueName::Events {
+                if q == QueueName::Events {
                     let mut batch = vec![first];
                     while batch.len() < events::IN_PROCESS_BATCH {
                         match rx.try_recv() {
@@ -127,21 +136,35 @@ pub fn run_in_process(state_of: impl Fn(QueueName) -> AppState, receivers: Recei
                             Err(_) => break,
                         }
                     }
-                    events::join_messages(&batch)
-                } else {
-                    first
-                };
+                    tokio::spawn(async move { events_in_process(&st, batch).await });
+                    continue;
+                }
                 tokio::spawn(async move {
                     for attempt in 0..5u32 {
-                        if settle(&st, q, &body).await {
+                        if settle(&st, q, &first).await {
                             return;
                         }
                         tracing::debug!(queue = q.short(), attempt, "retrying in process");
                         tokio::time::sleep(Duration::from_millis(200 << attempt)).await;
                     }
-                    tracing::error!(queue = q.short(), body, "job failed five times; dropped (dead letter)");
+                    tracing::error!(queue = q.short(), body = first, "job failed five times; dropped (dead letter)");
                 });
             }
         });
     }
+}
+
+/// A batch of event messages, the failed ones tried again (with backoff) up to five times.
+async fn events_in_process(st: &AppState, mut batch: Vec<String>) {
+    for attempt in 0..5u32 {
+        let bodies: Vec<&str> = batch.iter().map(String::as_str).collect();
+        let failed = events::process_messages(st, &bodies).await;
+        if failed.is_empty() {
+            return;
+        }
+        batch = failed.into_iter().filter_map(|i| batch.get(i).cloned()).collect();
+        tracing::debug!(attempt, messages = batch.len(), "event messages retried in process");
+        tokio::time::sleep(Duration::from_millis(200 << attempt)).await;
+    }
+    tracing::error!(messages = batch.len(), "event messages failed five times; dropped (dead letter)");
 }

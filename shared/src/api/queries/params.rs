@@ -6,9 +6,10 @@ use chrono::{DateTime, Utc};
 use crate::api::{paging, query_pairs, single};
 use crate::error::{AppError, AppResult, FieldError};
 
-pub const CAMPAIGN_METRICS: &[&str] = &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"];
+pub const CAMPAIGN_METRICS: &[&str] =
+    &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "invalid"];
 pub const AD_METRICS: &[&str] =
-    &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "delivered"];
+    &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "delivered", "invalid"];
 pub const GOAL_METRICS: &[&str] = &[
     "impression",
     "clickThrough",
@@ -21,6 +22,7 @@ pub const GOAL_METRICS: &[&str] = &[
     "ctr",
     "completionRate",
     "ecpm",
+    "invalid",
 ];
 
 pub fn href(kind: &str, id: &str) -> String {

@@ -25,10 +25,25 @@ fn metrics_json(c: &Counters, names: &[String], goal: Option<&Goal>) -> Value {
             "ctr" => json!(ratio(c.get("clickThrough"), c.get("impression"))),
             "completionRate" => json!(ratio(c.get("complete"), c.get("start"))),
             "ecpm" => json!(goal.map(|g| ecpm(g, c)).unwrap_or(0.0)),
+            "invalid" => invalid_json(c),
             other => json!(c.get(other)),
         };
         m.insert(n.clone(), v);
     }
+    Value::Object(m)
+}
+
+/// The invalid traffic filtered from the valid counters: events in all and per reason
+/// (docs/traffic-quality.md); never part of the other metrics.
+fn invalid_json(c: &Counters) -> Value {
+    let mut m = Map::new();
+    let mut total = 0;
+    for r in crate::delivery::ivt::Reason::ALL {
+        let n = c.get(&r.counter());
+        total += n;
+        m.insert(r.as_str().to_string(), json!(n));
+    }
+    m.insert("total".into(), json!(total));
     Value::Object(m)
 }
 
