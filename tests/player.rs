@@ -50,17 +50,28 @@ impl TestApp {
         self.send("GET", &path_of(link), None, None, "").await
     }
 
-    /// Polls an ad's `/v3` metrics until `counter` reaches `n` (the event worker runs in the
-    /// background); returns the metrics.
-    pub async fn wait_metric(&self, ad: &str, counter: &str, n: i64) -> Value {
+    /// Fires a served tracking link with request headers (User-Agent, X-Forwarded-For).
+    pub async fn fire_with(&self, link: &str, headers: &[(&str, &str)]) -> Res {
+        self.send_with_headers("GET", &path_of(link), None, None, "", headers).await
+    }
+
+    /// Polls an ad's `/v3` metrics until the value at `pointer` (`/invalid/crawler`)
+    /// reaches `n`; returns the metrics.
+    pub async fn wait_metric_at(&self, ad: &str, pointer: &str, n: i64) -> Value {
         let mut last = Value::Null;
         for _ in 0..400 {
             last = self.get(&format!("/v3/ads/{ad}?embed=metrics")).await.json()["metrics"].clone();
-            if last[counter].as_i64() == Some(n) {
+            if last.pointer(pointer).and_then(Value::as_i64) == Some(n) {
                 return last;
             }
             tokio::time::sleep(std::time::Duration::from_millis(25)).await;
         }
-        panic!("{counter} of ad {ad} did not reach {n}: {last}");
+        panic!("{pointer} of ad {ad} did not reach {n}: {last}");
+    }
+
+    /// Polls an ad's `/v3` metrics until `counter` reaches `n` (the event worker runs in the
+    /// background); returns the metrics.
+    pub async fn wait_metric(&self, ad: &str, counter: &str, n: i64) -> Value {
+        self.wait_metric_at(ad, &format!("/{counter}"), n).await
     }
 }

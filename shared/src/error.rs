@@ -39,7 +39,8 @@ pub enum AppError {
         expected: &'static str,
         got: String,
     },
-    TooManyRequests(String),
+    /// 429 with `Retry-After` (seconds): a quota or rate limit of the account.
+    TooManyRequests(String, u64),
     /// 503 with `Retry-After: 1`: a dependency is busy or did not answer.
     Unavailable(String),
     /// 500: a failure of the service itself; the cause is logged with its sources.
@@ -76,7 +77,7 @@ impl AppError {
             AppError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             AppError::PayloadTooLarge(_) | AppError::RecordTooLarge(_) | AppError::TooLargeField(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            AppError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            AppError::TooManyRequests(..) => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -120,7 +121,7 @@ impl AppError {
                 format!("Content-Type must be {expected} (got {})", if got.is_empty() { "none" } else { got }),
                 vec![],
             ),
-            AppError::TooManyRequests(m) => ("TooManyRequests", m.clone(), vec![]),
+            AppError::TooManyRequests(m, _) => ("TooManyRequests", m.clone(), vec![]),
             AppError::Unavailable(m) => ("ServiceUnavailable", m.clone(), vec![]),
             AppError::Internal(_) => ("InternalError", "internal error; it has been logged".into(), vec![]),
         };
@@ -184,8 +185,14 @@ impl IntoResponse for AppError {
         let json = serde_json::to_vec(&body).unwrap_or_default();
         let mut res = (self.status(), json).into_response();
         res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if matches!(self, AppError::Unavailable(_)) {
-            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        match &self {
+            AppError::Unavailable(_) => {
+                res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            AppError::TooManyRequests(_, secs) => {
+                res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from((*secs).max(1)));
+            }
+            _ => {}
         }
         // XML routers re-render from this.
         res.extensions_mut().insert(body);

@@ -10,7 +10,7 @@ fn day(app: &TestApp, days: i64) -> String {
     (now + chrono::Duration::days(days)).format("%Y-%m-%dT00:00:00.000Z").to_string()
 }
 
-fn inventory_body(app: &TestApp) -> Value {
+pub(crate) fn inventory_body(app: &TestApp) -> Value {
     let a = &app.a.id;
     json!({"name": "Sports inventory", "variant": "NORMAL", "startDate": day(app, 2), "endDate": day(app, 9),
         "formatTypes": ["PREROLL", "MIDROLL"], "deviceContainers": [format!("{a}-dc-desktop")],

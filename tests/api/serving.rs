@@ -11,7 +11,7 @@ fn ts(app: &TestApp, days: i64) -> String {
     (now + chrono::Duration::days(days)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
-async fn enabled_campaign(app: &TestApp) -> String {
+pub(crate) async fn enabled_campaign(app: &TestApp) -> String {
     let adv = app.client("Adv", "ADVERTISER").await;
     app.create_xml(
         "/api/1.0/campaign",
@@ -21,7 +21,7 @@ async fn enabled_campaign(app: &TestApp) -> String {
 }
 
 /// A goal of `kind` with `value`, from now (or `start_days`) for ten days; `extra` elements.
-async fn goal(app: &TestApp, c: &str, kind: &str, value: &str, start_days: i64, extra: &str) -> String {
+pub(crate) async fn goal(app: &TestApp, c: &str, kind: &str, value: &str, start_days: i64, extra: &str) -> String {
     let start = if start_days == 0 { String::new() } else { format!("<start>{}</start>", ts(app, start_days)) };
     let start = if start.is_empty() { format!("<start>{}</start>", ts(app, 0)) } else { start };
     app.create_xml(
@@ -35,7 +35,7 @@ async fn goal(app: &TestApp, c: &str, kind: &str, value: &str, start_days: i64, 
 }
 
 /// An enabled IPTV ad (nothing to download) in a goal; `extra` fields merged in.
-async fn ad(app: &TestApp, g: &str, point: &str, extra: Value) -> String {
+pub(crate) async fn ad(app: &TestApp, g: &str, point: &str, extra: Value) -> String {
     let mut body = json!({"name": "Spot", "goalId": g, "enabled": true,
         "creative": {"type": "iptv", "insertionPoint": point, "videoCreativeId": "vc-1", "clickDestinationUri": "https://example.com/buy"}});
     if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
@@ -49,19 +49,19 @@ async fn ad(app: &TestApp, g: &str, point: &str, extra: Value) -> String {
 }
 
 /// The ids of the ads in a served document.
-fn ad_ids(doc: &str) -> Vec<String> {
+pub(crate) fn ad_ids(doc: &str) -> Vec<String> {
     doc.split("<Ad id=\"").skip(1).map(|s| s.split('"').next().unwrap_or("").to_string()).collect()
 }
 
 /// The first tracking link of `event` in a served document (its path and query).
-fn link(doc: &str, event: &str) -> String {
+pub(crate) fn link(doc: &str, event: &str) -> String {
     let marker = format!("/v1/track/{event}?");
     let i = doc.find(&marker).unwrap_or_else(|| panic!("no {event} link in {doc}"));
     let rest = &doc[i..];
     rest[..rest.find('<').unwrap_or(rest.len())].replace("&amp;", "&")
 }
 
-async fn served(app: &TestApp, query: &str) -> Vec<String> {
+pub(crate) async fn served(app: &TestApp, query: &str) -> Vec<String> {
     let r = app.ad_request(query).await;
     r.expect(200);
     ad_ids(&r.body)

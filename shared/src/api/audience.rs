@@ -281,14 +281,12 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     };
     match audience::upload(&st, Upload { account: &a, provider_id, body }).await? {
         Uploaded::SlotTaken { other, day, provider } => {
-            let mut res = AppError::TooManyRequests(format!(
-                "audience provider {provider} already has batch {other} for {day} (one batch file per provider per day); try again tomorrow"
+            Err(AppError::TooManyRequests(
+                format!(
+                    "audience provider {provider} already has batch {other} for {day} (one batch file per provider per day); try again tomorrow"
+                ),
+                seconds_to_next_day(&st, &a).max(1) as u64,
             ))
-            .into_response();
-            if let Ok(v) = HeaderValue::from_str(&seconds_to_next_day(&st, &a).to_string()) {
-                res.headers_mut().insert(header::RETRY_AFTER, v);
-            }
-            Ok(res)
         }
         Uploaded::Accepted(batch) => {
             let mut res = (StatusCode::ACCEPTED, Json(BatchAccepted { batch_id: &batch.id, status: m::UPLOADED, link: batch.link() }))

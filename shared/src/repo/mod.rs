@@ -18,6 +18,7 @@ pub mod campaigns;
 pub mod clients;
 pub mod contacts;
 pub mod delivery;
+pub mod forecast_slots;
 pub mod forecasts;
 pub mod goals;
 pub mod idempotency;

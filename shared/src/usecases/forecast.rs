@@ -10,6 +10,7 @@ use crate::jobs::ForecastMessage;
 use crate::model::enums::{ForecastKind, ForecastStatus};
 use crate::queue::QueueName;
 use crate::repo;
+use crate::repo::forecast_slots as slots;
 use crate::repo::forecasts::{self as jobs, Changed, ForecastRequest, Job};
 use crate::repo::reference::Kind;
 use crate::state::AppState;
@@ -45,7 +46,20 @@ pub async fn submit(st: &AppState, cmd: Submit<'_>) -> AppResult<Submitted> {
         ForecastKind::Inventory => ForecastRequest::Inventory(request::inventory(cmd.body, &refs, now).map_err(AppError::Validation)?),
     };
     let job = Job::queued(crate::ids::new_id(), cmd.account, request, now);
-    jobs::create(store, &job).await?;
+    if slots::claim(store, cmd.account, &job.id, now).await? == slots::Claim::Full {
+        return Err(AppError::TooManyRequests(
+            format!(
+                "{} forecast jobs of this account are queued or running (at most {} at once); retry when one has finished",
+                slots::MAX_ACTIVE,
+                slots::MAX_ACTIVE
+            ),
+            slots::RETRY_AFTER_SECS,
+        ));
+    }
+    if let Err(e) = jobs::create(store, &job).await {
+        let _ = slots::release(store, cmd.account, &job.id).await;
+        return Err(e);
+    }
     let msg =
         serde_json::to_string(&ForecastMessage { account: cmd.account.to_string(), job: job.id.clone() }).map_err(AppError::internal)?;
     st.queue.send(QueueName::Forecast, msg).await?;
@@ -68,6 +82,7 @@ pub async fn cancel(st: &AppState, account: &str, id: &str) -> AppResult<Job> {
         j.finished = Some(now);
     })
     .await?;
+    slots::release(st.store.as_ref(), account, id).await?;
     match changed {
         Changed::Now(j) => Ok(j),
         Changed::Ended(j) => match j.status {

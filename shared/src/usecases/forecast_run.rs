@@ -72,13 +72,57 @@ fn names(input: &Input) -> report::Names {
     report::Names { goals, campaigns }
 }
 
-/// Runs `work` off the async threads while a watcher writes its progress to the job and
-/// stops it when the job is cancelled. `None`: cancelled.
+/// How long before the invocation's deadline a simulation stops, so that its job can be
+/// marked FAILED (and its message deleted) before the Lambda is killed.
+pub const DEADLINE_MARGIN: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The message of a job stopped at its deadline.
+pub const DEADLINE_MESSAGE: &str = "the forecast did not finish within the time limit; narrow the window, the formats or the targeting";
+
+/// Simulations run at once in this process (the local server runs every job in process):
+/// half the cores, at least one; the others wait, so the API keeps its latency.
+fn simulations() -> &'static tokio::sync::Semaphore {
+    static S: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    S.get_or_init(|| tokio::sync::Semaphore::new(max_simulations()))
+}
+
+/// The bound of `simulations`.
+pub fn max_simulations() -> usize {
+    (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2).max(1)
+}
+
+static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static PEAK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The most simulations this process has run at once (for the tests and the bench).
+pub fn peak_simulations() -> usize {
+    PEAK.load(Ordering::Relaxed)
+}
+
+/// Why a simulation stopped before its end.
+enum Stopped {
+    /// The job was cancelled (or ended) meanwhile.
+    Cancelled,
+    /// The invocation's deadline is near.
+    Deadline,
+}
+
+/// Runs `work` off the async threads (at most `max_simulations` at once) while a watcher
+/// writes its progress to the job and stops it when the job is cancelled or the
+/// invocation's deadline is `DEADLINE_MARGIN` away.
 async fn supervised<T: Send + 'static>(
     st: &AppState,
     job: &Job,
     work: impl FnOnce(&dyn Fn(f64) -> bool) -> Option<T> + Send + 'static,
-) -> AppResult<Option<T>> {
+) -> AppResult<Result<T, Stopped>> {
+    let cutoff = st.deadline.map(|d| d.checked_sub(DEADLINE_MARGIN).unwrap_or(d));
+    let past = move || cutoff.is_some_and(|c| std::time::Instant::now() >= c);
+    let _permit = simulations().acquire().await.map_err(AppError::internal)?;
+    if past() {
+        return Ok(Err(Stopped::Deadline));
+    }
+    let running = RUNNING.fetch_add(1, Ordering::Relaxed) + 1;
+    PEAK.fetch_max(running, Ordering::Relaxed);
     let progress = Arc::new(AtomicU8::new(0));
     let cancel = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicBool::new(false));
@@ -86,7 +130,7 @@ async fn supervised<T: Send + 'static>(
     let task = tokio::task::spawn_blocking(move || {
         let report = move |share: f64| {
             p.store((share * 100.0).clamp(0.0, 99.0) as u8, Ordering::Relaxed);
-            !c.load(Ordering::Relaxed)
+            !c.load(Ordering::Relaxed) && !past()
         };
         work(&report)
     });
@@ -119,10 +163,23 @@ async fn supervised<T: Send + 'static>(
             }
         }
     });
-    let out = task.await.map_err(|e| AppError::internal_msg(format!("simulation task: {e}")))?;
+    let out = task.await.map_err(|e| AppError::internal_msg(format!("simulation task: {e}")));
+    RUNNING.fetch_sub(1, Ordering::Relaxed);
     done.store(true, Ordering::Relaxed);
     let _ = watcher.await;
-    Ok(out)
+    Ok(match out? {
+        Some(v) => Ok(v),
+        None if past() => Err(Stopped::Deadline),
+        None => Err(Stopped::Cancelled),
+    })
+}
+
+/// The end of a stopped simulation: a deadline fails the job with the reason.
+async fn stopped(st: &AppState, job: &Job, why: Stopped) -> AppResult<Outcome> {
+    match why {
+        Stopped::Cancelled => Ok(Outcome::Skipped),
+        Stopped::Deadline => fail(st, job, DEADLINE_MESSAGE.into()).await,
+    }
 }
 
 async fn fail(st: &AppState, job: &Job, message: String) -> AppResult<Outcome> {
@@ -148,10 +205,17 @@ pub enum Outcome {
     Skipped,
 }
 
+/// Runs one job (`run_job`) and frees its quota slot when it has ended.
+pub async fn run(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
+    let outcome = run_job(st, m).await?;
+    crate::repo::forecast_slots::release(st.store.as_ref(), &m.account, &m.job).await?;
+    Ok(outcome)
+}
+
 /// Runs one job: QUEUED → PREPARING_SIMULATION (records and traffic read) → PROCESSING
 /// (the simulation, progress written every ~300 ms, a cancel seen there stops it) →
 /// FINISHED with the report, or FAILED with the reason. A job that ended does nothing.
-pub async fn run(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
+async fn run_job(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
     let store = st.store.as_ref();
     let now = st.clock.now();
     let Some(cur) = jobs::get(store, &m.account, &m.job, now).await? else {
@@ -207,7 +271,10 @@ pub async fn run(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
                 Some((inv, days))
             })
             .await?;
-            let Some((inv, days)) = result else { return Ok(Outcome::Skipped) };
+            let (inv, days) = match result {
+                Ok(r) => r,
+                Err(why) => return stopped(st, &job, why).await,
+            };
             Report::Inventory(report::inventory(req.name.as_deref(), &job.id, &inv, &days, source))
         }
         ForecastRequest::Campaign(req) => {
@@ -238,7 +305,10 @@ pub async fn run(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
                 Some((res, day_samples, days, competing))
             })
             .await?;
-            let Some((res, day_samples, days, competing)) = result else { return Ok(Outcome::Skipped) };
+            let (res, day_samples, days, competing) = match result {
+                Ok(r) => r,
+                Err(why) => return stopped(st, &job, why).await,
+            };
             let results = report::CampaignResults {
                 results: &res,
                 targets: &targets,

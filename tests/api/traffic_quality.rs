@@ -1,0 +1,129 @@
+//! Invalid traffic through HTTP (docs/traffic-quality.md, issue 22 findings 1-3): events
+//! count only after their impression, crawlers and scripts are filtered, no viewer or
+//! address can spend a goal; what is filtered is counted apart, by reason, in `/v3`.
+
+use api_tests::serde_json::json;
+use api_tests::{both_stores, TestApp};
+
+use crate::serving::{ad, ad_ids, enabled_campaign, goal, link};
+
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+
+/// An enabled preroll ad in a fresh goal of `value` impressions (`extra`: goal elements).
+async fn live_ad(app: &TestApp, value: &str, extra: &str) -> String {
+    let c = enabled_campaign(app).await;
+    let g = goal(app, &c, "IMPRESSION", value, 0, extra).await;
+    ad(app, &g, "preroll", json!({})).await
+}
+
+/// `n` served documents of `ad` (fetched before any impression counts, so pacing does not
+/// hold the goal back), with the request's extra query and headers.
+async fn documents(app: &TestApp, ad: &str, n: usize, query: &str, headers: &[(&str, &str)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let path = format!("/v1/adrequest?account={}&format=preroll{query}", app.a.id);
+        let r = app.send_with_headers("GET", &path, None, None, "", headers).await;
+        r.expect(200);
+        assert_eq!(ad_ids(&r.body), vec![ad.to_string()], "served: {}", r.body);
+        out.push(r.body);
+    }
+    out
+}
+
+both_stores! {
+    async fn a_completion_without_its_impression_is_not_counted(app: TestApp) {
+        let id = live_ad(&app, "1000", "").await;
+        let docs = documents(&app, &id, 2, "", &[]).await;
+        // Only the complete link of the first document: it waits for its impression, then
+        // (past the grace period) counts as invalid, never as a completion.
+        app.fire(&link(&docs[0], "complete")).await.expect(204);
+        app.advance(chrono::Duration::minutes(3));
+        let m = app.wait_metric_at(&id, "/invalid/noImpression", 1).await;
+        assert_eq!((m["complete"].as_i64(), m["impression"].as_i64()), (Some(0), Some(0)), "{m}");
+        // A player that fires the complete a moment before the impression (queues do not
+        // keep order) counts both.
+        app.fire(&link(&docs[1], "complete")).await.expect(204);
+        app.fire(&link(&docs[1], "impression")).await.expect(204);
+        let m = app.wait_metric(&id, "complete", 1).await;
+        assert_eq!((m["impression"].as_i64(), m["invalid"]["total"].as_i64()), (Some(1), Some(1)), "{m}");
+    }
+
+    async fn crawlers_and_scripts_are_counted_apart(app: TestApp) {
+        let id = live_ad(&app, "1000", "").await;
+        // A crawler still gets its document (the filter cannot be probed)…
+        let bot = documents(&app, &id, 1, "", &[("user-agent", GOOGLEBOT)]).await;
+        app.fire_with(&link(&bot[0], "impression"), &[("user-agent", GOOGLEBOT)]).await.expect(204);
+        let m = app.wait_metric_at(&id, "/invalid/crawler", 1).await;
+        assert_eq!(m["impression"], 0, "{m}");
+        // … and its impression's other events are invalid alike, whoever fires them.
+        app.fire(&link(&bot[0], "start")).await.expect(204);
+        app.wait_metric_at(&id, "/invalid/crawler", 2).await;
+        // A script (curl) and a request without a User-Agent are non-browser clients.
+        let docs = documents(&app, &id, 3, "", &[]).await;
+        app.fire_with(&link(&docs[0], "impression"), &[("user-agent", "curl/8.5.0")]).await.expect(204);
+        app.fire_with(&link(&docs[1], "impression"), &[("user-agent", "")]).await.expect(204);
+        app.wait_metric_at(&id, "/invalid/nonBrowser", 2).await;
+        // A browser counts.
+        app.fire(&link(&docs[2], "impression")).await.expect(204);
+        let m = app.wait_metric(&id, "impression", 1).await;
+        assert_eq!(m["invalid"]["total"], 4, "{m}");
+        let g = app.get(&format!("/v3/ads/{id}?embed=metrics&metrics=invalid")).await;
+        g.expect(200);
+        assert_eq!(g.json()["metrics"]["invalid"]["crawler"], 2, "{}", g.body);
+    }
+
+    async fn replayed_and_expired_links_are_counted_apart(app: TestApp) {
+        let id = live_ad(&app, "1000", "").await;
+        let docs = documents(&app, &id, 2, "", &[]).await;
+        let imp = link(&docs[0], "impression");
+        app.fire(&imp).await.expect(204);
+        app.fire(&imp).await.expect(204);
+        let m = app.wait_metric_at(&id, "/invalid/duplicate", 1).await;
+        assert_eq!(m["impression"], 1, "{m}");
+        app.advance(chrono::Duration::hours(25));
+        let r = app.fire(&link(&docs[1], "impression")).await;
+        r.expect(403);
+        assert!(r.body.contains("expired"), "{}", r.body);
+        let m = app.wait_metric_at(&id, "/invalid/expired", 1).await;
+        assert_eq!(m["impression"], 1, "{m}");
+    }
+
+    async fn one_viewer_cannot_fire_faster_than_a_person_watches(app: TestApp) {
+        let id = live_ad(&app, "100000", "").await;
+        let docs = documents(&app, &id, 14, "&pid=looper", &[]).await;
+        for d in &docs {
+            app.fire(&link(d, "impression")).await.expect(204);
+        }
+        let m = app.wait_metric_at(&id, "/invalid/viewerRate", 2).await;
+        assert_eq!(m["impression"], 12, "12 a minute from one viewer: {m}");
+        // The address rule: 120 a minute from one /24 block.
+        let from = [("x-forwarded-for", "203.0.113.9")];
+        let docs = documents(&app, &id, 122, "", &from).await;
+        for (i, d) in docs.iter().enumerate() {
+            let ip = format!("203.0.113.{}", i % 250);
+            app.fire_with(&link(d, "impression"), &[("x-forwarded-for", ip.as_str())]).await.expect(204);
+        }
+        let m = app.wait_metric_at(&id, "/invalid/addressRate", 2).await;
+        assert_eq!(m["impression"], 132, "{m}");
+    }
+
+    async fn one_viewer_or_address_cannot_spend_a_goal(app: TestApp) {
+        // A daily cap of 40: one viewer or address block makes at most 3 of them valid
+        // (5 % of the daily cap, at least 3).
+        let id = live_ad(&app, "100000", "<caps><cap><type>dailyCap</type><value>40</value></cap></caps>").await;
+        for d in documents(&app, &id, 5, "&pid=spender", &[]).await {
+            app.fire(&link(&d, "impression")).await.expect(204);
+        }
+        let m = app.wait_metric_at(&id, "/invalid/viewerGoalCap", 2).await;
+        assert_eq!(m["impression"], 3, "{m}");
+        for d in documents(&app, &id, 5, "", &[]).await {
+            app.fire_with(&link(&d, "impression"), &[("x-forwarded-for", "198.51.100.7, 10.0.0.1")]).await.expect(204);
+        }
+        let m = app.wait_metric_at(&id, "/invalid/addressGoalCap", 2).await;
+        assert_eq!(m["impression"], 6, "{m}");
+        // The goal still delivers to everybody else.
+        let d = documents(&app, &id, 1, "&pid=someone-else", &[]).await;
+        app.fire(&link(&d[0], "impression")).await.expect(204);
+        app.wait_metric(&id, "impression", 7).await;
+    }
+}
