@@ -216,7 +216,12 @@ pub async fn local(cfg: &StoreConfig, settings: &Settings) -> Result<(AppState, 
     match cfg {
         StoreConfig::Embedded(path) => {
             let dir = path.parent().map(|p| p.join("blobs")).unwrap_or_else(|| PathBuf::from(".data/blobs"));
-            Ok(in_process(open_store(cfg).await?, Some(dir)))
+            let embedded = Arc::new(EmbeddedStore::open(path).map_err(|e| format!("opening {}: {e}", path.display()))?);
+            let store: Arc<dyn Store> = Arc::new(crate::store::RetryingStore::new(embedded.clone()));
+            let (state, workers) = in_process(store, Some(dir));
+            // TTL, as DynamoDB has it: expired items removed every minute.
+            crate::workers::janitor::sweep_embedded(embedded, state.clone(), std::time::Duration::from_secs(60));
+            Ok((state, workers))
         }
         StoreConfig::Memory => Ok(in_process(open_store(cfg).await?, None)),
         StoreConfig::DynamoDb { table, create } => {

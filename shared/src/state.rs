@@ -28,6 +28,8 @@ pub struct AppState {
     /// When the current invocation is stopped (a Lambda's deadline): long jobs end their
     /// work before it, so a killed invocation never leaves a record half-way.
     pub deadline: Option<std::time::Instant>,
+    /// Traffic samples on their way to the store, off the response path.
+    pub samples: Arc<crate::repo::sample_sink::SampleSink>,
 }
 
 impl AppState {
@@ -42,6 +44,7 @@ impl AppState {
             auth_cache: Arc::new(AuthCache::new(Duration::from_secs(30))),
             delivery: Arc::new(crate::repo::snapshots::DeliveryCache::default()),
             deadline: None,
+            samples: Arc::default(),
         }
     }
 

@@ -292,3 +292,34 @@ both_stores_with! { super::bad_disk();
         assert_eq!(app.get(&loc).await.json()["status"], "READY");
     }
 }
+
+/// The local server's TTL (issue 22, finding 9): the embedded store removes expired
+/// records, and an expired asset's object leaves the bucket with its record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_embedded_store_sweeps_expired_records_and_their_objects() {
+    use shared::store::{Cond, Item, Key, Store};
+    let embedded = std::sync::Arc::new(shared::store::embedded::EmbeddedStore::in_memory().unwrap());
+    let blobs = std::sync::Arc::new(shared::blobs::MemoryBlobs::default());
+    let st = shared::state::AppState::new(embedded.clone(), blobs.clone(), std::sync::Arc::new(shared::queue::NoQueue));
+    let now = chrono::Utc::now().timestamp();
+    let body = |key: &str| {
+        api_tests::serde_json::json!({"id": "x", "name": "a.mp4", "source": "url", "status": "READY", "objectKey": key, "linked": false,
+            "created": "2026-01-01T00:00:00Z", "modified": "2026-01-01T00:00:00Z"})
+        .to_string()
+    };
+    for (sk, exp) in [("old", now - 10), ("fresh", now + 3600)] {
+        let key = format!("acc/assets/{sk}/a.mp4");
+        shared::blobs::Blobs::put_bytes(blobs.as_ref(), &key, b"video".to_vec(), "video/mp4").await.unwrap();
+        let item = Item { pk: "A#acc#ASSET".into(), sk: sk.into(), version: 1, expires_at: Some(exp), body: body(&key), ..Item::default() };
+        embedded.put(item, Cond::None).await.unwrap();
+    }
+    assert_eq!(shared::workers::janitor::sweep_once(&embedded, &st).await.unwrap(), 1);
+    assert!(embedded.get(&Key::new("A#acc#ASSET", "old")).await.unwrap().is_none());
+    assert!(embedded.get(&Key::new("A#acc#ASSET", "fresh")).await.unwrap().is_some());
+    let get = |k: &'static str| {
+        let blobs = blobs.clone();
+        async move { shared::blobs::Blobs::get(blobs.as_ref(), k).await.unwrap() }
+    };
+    assert!(get("acc/assets/old/a.mp4").await.is_none(), "the expired asset's object is deleted");
+    assert!(get("acc/assets/fresh/a.mp4").await.is_some());
+}

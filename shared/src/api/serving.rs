@@ -23,6 +23,8 @@ pub const MAX_TAGS: usize = 50;
 pub const MAX_LOCATIONS: usize = 20;
 pub const MAX_ACP: usize = 20;
 pub const MAX_VALUE: usize = 256;
+/// A parameter name (`acp.<name>` included) is at most this long.
+pub const MAX_NAME: usize = 64;
 pub const MAX_BREAK_NUMBER: u32 = 100;
 
 /// The ad request in the OpenAPI document (no API key).
@@ -87,6 +89,14 @@ pub fn read_request(
     now: chrono::DateTime<chrono::Utc>,
 ) -> AppResult<(String, ResponseType, Option<AdFormat>, AdRequest)> {
     for (k, v) in pairs {
+        if k.len() > MAX_NAME {
+            let shown: String = k.chars().take(24).collect();
+            return Err(AppError::field(
+                format!("{shown}…"),
+                "maxLength",
+                format!("a parameter name is at most {MAX_NAME} characters (got {} starting {shown:?})", k.len()),
+            ));
+        }
         if v.len() > MAX_VALUE && k != "ua" {
             return Err(AppError::field(k.clone(), "maxLength", format!("{k} is at most {MAX_VALUE} characters")));
         }

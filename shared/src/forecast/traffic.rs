@@ -42,6 +42,10 @@ pub struct Sample {
     pub viewer: bool,
 }
 
+/// Bounds of a stored sample (docs/traffic-quality.md §3).
+pub const MAX_SAMPLE_LIST: usize = 16;
+pub const MAX_SAMPLE_BYTES: usize = 2048;
+
 fn one() -> u32 {
     1
 }
@@ -50,23 +54,33 @@ fn is_one(n: &u32) -> bool {
 }
 
 impl Sample {
-    /// Whether a request is sampled: by its random seed, so one in `SAMPLE_RATE` uniformly.
-    pub fn chosen(seed: u64) -> bool {
-        seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32 < (1u64 << 32) / SAMPLE_RATE
+    /// Whether a draw is sampled: one in `SAMPLE_RATE` uniformly. The server draws (a
+    /// random number of its own, `chosen_by_server`): the caller's `seed` never decides
+    /// what becomes traffic history (docs/traffic-quality.md §3).
+    pub fn chosen(draw: u64) -> bool {
+        draw.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32 < (1u64 << 32) / SAMPLE_RATE
     }
 
-    pub fn of(r: &AdRequest) -> Sample {
-        Sample {
+    /// The server's own draw for this request.
+    pub fn chosen_by_server() -> bool {
+        Sample::chosen(uuid::Uuid::new_v4().as_u64_pair().0)
+    }
+
+    /// The sample of a request, bounded: at most `MAX_SAMPLE_LIST` tags, locations and
+    /// custom parameters; `None` when it would still be over `MAX_SAMPLE_BYTES` (not kept).
+    pub fn of(r: &AdRequest) -> Option<Sample> {
+        let s = Sample {
             format: r.format.as_str().to_string(),
             break_number: r.break_number,
             category: r.category.clone(),
             partner: r.partner.clone(),
-            tags: r.tags.clone(),
-            locations: r.locations.clone(),
+            tags: r.tags.iter().take(MAX_SAMPLE_LIST).cloned().collect(),
+            locations: r.locations.iter().take(MAX_SAMPLE_LIST).cloned().collect(),
             device_container: r.device_container.clone(),
-            acp: r.acp.clone(),
+            acp: r.acp.iter().take(MAX_SAMPLE_LIST).cloned().collect(),
             viewer: r.viewer.is_some(),
-        }
+        };
+        (serde_json::to_string(&s).map_or(usize::MAX, |j| j.len()) <= MAX_SAMPLE_BYTES).then_some(s)
     }
 
     /// The request this sample stands for at `at`, with a seed for the decision's draws.
@@ -252,6 +266,17 @@ pub fn day_key(zone: &Zone, first: NaiveDate, day: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn samples_are_bounded() {
+        let mut r = AdRequest::new(crate::delivery::AdFormat::Preroll, chrono::Utc::now(), 1);
+        r.tags = (0..50).map(|i| format!("tag-{i}")).collect();
+        r.acp = (0..20).map(|i| (format!("k{i}"), "v".repeat(20))).collect();
+        let s = Sample::of(&r).expect("bounded lists fit");
+        assert_eq!((s.tags.len(), s.acp.len()), (MAX_SAMPLE_LIST, MAX_SAMPLE_LIST));
+        r.acp = (0..16).map(|i| (format!("k{i}"), "v".repeat(250))).collect();
+        assert!(Sample::of(&r).is_none(), "over 2 KB is not kept");
+    }
 
     #[test]
     fn one_request_in_a_hundred_is_sampled() {

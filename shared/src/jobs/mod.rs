@@ -69,7 +69,7 @@ pub struct Event {
 #[serde(untagged)]
 enum EventMessage {
     Many(Vec<Event>),
-    One(Event),
+    One(Box<Event>),
 }
 
 impl Event {
@@ -77,7 +77,7 @@ impl Event {
     pub fn parse_message(body: &str) -> Result<Vec<Event>, String> {
         match serde_json::from_str::<EventMessage>(body) {
             Ok(EventMessage::Many(v)) => Ok(v),
-            Ok(EventMessage::One(e)) => Ok(vec![e]),
+            Ok(EventMessage::One(e)) => Ok(vec![*e]),
             Err(e) => Err(format!("malformed event message: {e}")),
         }
     }

@@ -204,11 +204,16 @@ pub async fn report(store: &dyn Store, account: &str, id: &str) -> AppResult<Opt
 
 /// Records a sampled ad request (local date and hour of the account).
 pub async fn record_sample(store: &dyn Store, account: &str, day: NaiveDate, hour: u32, s: &Sample, now: DateTime<Utc>) -> AppResult<()> {
+    store.put(sample_item(account, day, hour, s, now)?, Cond::None).await?;
+    Ok(())
+}
+
+/// The stored record of a traffic sample (the serving path batches them: `SampleSink`).
+pub fn sample_item(account: &str, day: NaiveDate, hour: u32, s: &Sample, now: DateTime<Utc>) -> AppResult<Item> {
     let key = Key::new(keys::traffic_day(account, day), keys::traffic_sample(hour, &crate::ids::new_id()));
     let mut item = super::item(key, s, 1)?;
     item.expires_at = Some((now + Duration::days(KEEP_DAYS)).timestamp());
-    store.put(item, Cond::None).await?;
-    Ok(())
+    Ok(item)
 }
 
 /// A day's samples with their local hours, in key order.

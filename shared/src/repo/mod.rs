@@ -25,6 +25,7 @@ pub mod idempotency;
 pub mod policies;
 pub mod reference;
 pub mod rules;
+pub mod sample_sink;
 pub mod snapshots;
 pub mod templates;
 

@@ -173,6 +173,36 @@ impl EmbeddedStore {
         Self::init(db)
     }
 
+    /// Removes the items whose TTL (`expires_at`) is at or before `now`, as DynamoDB's TTL
+    /// does (there within 48 h; the repositories never read an expired item either way),
+    /// and returns them (the local server hands expired asset records to the asset
+    /// janitor, as DynamoDB's stream does). An item rewritten meanwhile is left.
+    pub async fn sweep_expired(&self, now: i64) -> StoreResult<Vec<Item>> {
+        let expired: Vec<Item> = {
+            let tx = self.db.begin_read().map_err(be)?;
+            let main = tx.open_table(MAIN).map_err(be)?;
+            let mut out = Vec::new();
+            for entry in main.iter().map_err(be)? {
+                let (k, v) = entry.map_err(be)?;
+                let (pk, sk) = k.value();
+                let item = decode(pk, sk, v.value())?;
+                if item.expires_at.is_some_and(|e| e <= now) {
+                    out.push(item);
+                }
+            }
+            out
+        };
+        let mut removed = Vec::with_capacity(expired.len());
+        for item in expired {
+            match self.delete(&item.key(), Cond::Version(item.version)).await {
+                Ok(()) => removed.push(item),
+                Err(StoreError::ConditionFailed) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(removed)
+    }
+
     /// A store in memory (tests).
     pub fn in_memory() -> StoreResult<Self> {
         let db = Database::builder().create_with_backend(redb::backends::InMemoryBackend::new()).map_err(be)?;
@@ -542,6 +572,21 @@ impl Store for EmbeddedStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn expired_items_are_swept() {
+        let s = EmbeddedStore::in_memory().unwrap();
+        let item = |sk: &str, exp: Option<i64>| Item { pk: "p".into(), sk: sk.into(), version: 1, expires_at: exp, ..Item::default() };
+        for (sk, exp) in [("old", Some(100)), ("due", Some(200)), ("later", Some(300)), ("kept", None)] {
+            s.put(item(sk, exp), Cond::None).await.unwrap();
+        }
+        let gone: Vec<String> = s.sweep_expired(200).await.unwrap().into_iter().map(|i| i.sk).collect();
+        assert_eq!(gone, vec!["due".to_string(), "old".to_string()]);
+        assert!(s.get(&Key::new("p", "old")).await.unwrap().is_none());
+        assert!(s.get(&Key::new("p", "later")).await.unwrap().is_some());
+        assert!(s.get(&Key::new("p", "kept")).await.unwrap().is_some());
+        assert!(s.sweep_expired(200).await.unwrap().is_empty());
+    }
 
     #[test]
     fn framed_records_round_trip_and_the_first_format_still_reads() {

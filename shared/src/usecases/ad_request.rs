@@ -49,11 +49,14 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
         tracing::info!(format = f.as_str(), ads = d.picks.len(), empty = ?d.empty, "decision");
         decided.push((*f, *n, d));
     }
-    // One request in 100 is kept as a traffic sample for forecasts (docs/forecasts.md).
-    if Sample::chosen(request.seed) {
+    // One request in 100, drawn by the server, is kept as a traffic sample for forecasts
+    // (docs/forecasts.md), written off the response path in batches.
+    if Sample::chosen_by_server() {
         let (day, hour) = local_day(&snapshot.zone, now);
-        if let Err(e) = crate::repo::forecasts::record_sample(st.store.as_ref(), account, day, hour, &Sample::of(&request), now).await {
-            tracing::warn!(error = %e, "traffic sample not recorded");
+        match Sample::of(&request).map(|s| crate::repo::forecasts::sample_item(account, day, hour, &s, now)) {
+            Some(Ok(item)) => st.samples.push(st.store.clone(), item),
+            Some(Err(e)) => tracing::warn!(error = %e, "traffic sample not recorded"),
+            None => tracing::debug!("traffic sample over its size bound; not kept"),
         }
     }
     let (key_id, secret) = st.settings.tracking_keys.signing();

@@ -25,6 +25,39 @@ pub async fn handle(st: &AppState, event: &Value) -> Value {
     json!({"batchItemFailures": failures})
 }
 
+/// The embedded store's TTL (local server): every `every`, expired items are removed
+/// (`EmbeddedStore::sweep_expired`) and the removed records go through `handle` as
+/// DynamoDB's stream brings TTL removals, so expired assets' objects leave the bucket too.
+pub fn sweep_embedded(store: std::sync::Arc<crate::store::embedded::EmbeddedStore>, st: AppState, every: std::time::Duration) {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            if let Err(e) = sweep_once(&store, &st).await {
+                tracing::warn!(error = %e, "expired items not swept; next time");
+            }
+        }
+    });
+}
+
+/// One sweep: returns how many items were removed.
+pub async fn sweep_once(store: &crate::store::embedded::EmbeddedStore, st: &AppState) -> Result<usize, crate::store::StoreError> {
+    let removed = store.sweep_expired(st.clock.now().timestamp()).await?;
+    let records: Vec<Value> = removed
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            json!({"eventName": "REMOVE", "userIdentity": {"type": "Service", "principalId": "dynamodb.amazonaws.com"},
+                "dynamodb": {"SequenceNumber": i.to_string(),
+                    "OldImage": {"pk": {"S": item.pk}, "sk": {"S": item.sk}, "body": {"S": item.body}}}})
+        })
+        .collect();
+    if !records.is_empty() {
+        handle(st, &json!({ "Records": records })).await;
+        tracing::info!(removed = removed.len(), "expired items swept");
+    }
+    Ok(removed.len())
+}
+
 /// The object key of an asset record removed by TTL, when the record is one.
 pub fn expired_object(r: &Value) -> Option<String> {
     let by_ttl = r["eventName"] == "REMOVE"
