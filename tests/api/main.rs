@@ -6,6 +6,7 @@ mod ads;
 mod assets;
 mod audience;
 mod batches;
+mod body_limits;
 mod campaigns;
 mod clients;
 mod concurrency;

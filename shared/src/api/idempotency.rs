@@ -41,26 +41,22 @@ async fn run(st: &AppState, req: Request, next: Next) -> Result<Response, Respon
     }
     let (mut parts, body) = req.into_parts();
     let Auth(account) = Auth::from_request_parts(&mut parts, st).await.map_err(IntoResponse::into_response)?;
-    let max = st.settings.audience_upload_max_bytes;
+    // The route's own limit (not the largest of any route): bigger bodies stop here.
+    let max = super::body_limit::limit_for(&st.settings, &parts.method, parts.uri.path());
     let bytes = axum::body::to_bytes(body, max).await.map_err(|_| AppError::PayloadTooLarge(max).into_response())?;
-    let mut h = Sha256::new();
-    h.update(parts.method.as_str().as_bytes());
-    h.update([0]);
-    h.update(parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("").as_bytes());
-    h.update([0]);
-    h.update(&bytes);
-    let request: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    let expires = (st.clock.now() + chrono::Duration::hours(KEEP_HOURS)).timestamp();
+    let request = request_hash(parts.method.as_str(), parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or(""), &bytes);
+    let now = st.clock.now();
+    let expires = (now + chrono::Duration::hours(KEEP_HOURS)).timestamp();
     let store = st.store.as_ref();
-    match idem_repo::claim(store, &account.id, &idem, &request, expires).await {
-        Ok(Claim::Claimed) => {}
+    let version = match idem_repo::claim(store, &account.id, &idem, &request, now.timestamp()).await {
+        Ok(Claim::Claimed(v)) => v,
         Ok(Claim::Taken(kept)) => return Err(replay(kept, &request)),
         Err(e) => return Err(e.into_response()),
-    }
+    };
     let res = next.run(Request::from_parts(parts, Body::from(bytes))).await;
     if !res.status().is_success() {
         // Nothing was created: forget the key, so a retry runs again.
-        if let Err(e) = idem_repo::release(store, &account.id, &idem).await {
+        if let Err(e) = idem_repo::release(store, &account.id, &idem, version).await {
             tracing::warn!(error = %e, "could not release an idempotency key");
         }
         return Ok(res);
@@ -74,15 +70,26 @@ async fn run(st: &AppState, req: Request, next: Next) -> Result<Response, Respon
                 .filter_map(|n| parts.headers.get(*n).and_then(|v| v.to_str().ok()).map(|v| (n.to_string(), v.to_string())))
                 .collect();
             let done = Kept { request, done: true, status: parts.status.as_u16(), headers, body: text };
-            if let Err(e) = idem_repo::keep(store, &account.id, &idem, &done, expires).await {
+            if let Err(e) = idem_repo::keep(store, &account.id, &idem, version, &done, expires).await {
                 tracing::warn!(error = %e, "could not keep an idempotent answer");
             }
         }
         _ => {
-            let _ = idem_repo::release(store, &account.id, &idem).await;
+            let _ = idem_repo::release(store, &account.id, &idem, version).await;
         }
     }
     Ok(Response::from_parts(parts, Body::from(bytes)))
+}
+
+/// What identifies a request under a key: SHA-256 of method, path and query, and body.
+pub fn request_hash(method: &str, path_and_query: &str, body: &[u8]) -> String {
+    let mut h = Sha256::new();
+    h.update(method.as_bytes());
+    h.update([0]);
+    h.update(path_and_query.as_bytes());
+    h.update([0]);
+    h.update(body);
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The key is taken: the first answer, or why not.
@@ -106,7 +113,11 @@ fn replay(kept: Option<Kept>, request: &str) -> Response {
         return res;
     }
     if !kept.done {
-        let mut res = AppError::Conflict("a request with this Idempotency-Key is still running".into()).into_response();
+        let mut res = AppError::Conflict(format!(
+            "a request with this Idempotency-Key is still running (a claim is held at most {} s)",
+            idem_repo::LEASE_SECS
+        ))
+        .into_response();
         res.headers_mut().insert(axum::http::header::RETRY_AFTER, HeaderValue::from_static("1"));
         return res;
     }

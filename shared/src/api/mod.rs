@@ -25,6 +25,7 @@ pub mod clients;
 pub mod contacts;
 pub mod forecasts;
 pub mod goals;
+pub mod body_limit;
 pub mod idempotency;
 pub mod media;
 pub mod paging;
@@ -181,6 +182,7 @@ pub fn finish(r: Router<AppState>, state: AppState) -> Router {
     r.fallback(no_route)
         .method_not_allowed_fallback(|| async { AppError::MethodNotAllowed })
         .layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::layer))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), body_limit::layer))
         .layer(axum::middleware::map_response(render_errors))
         .layer(axum::middleware::from_fn(request_span))
         .with_state(state)

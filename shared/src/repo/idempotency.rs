@@ -18,10 +18,15 @@ pub struct Kept {
     pub body: String,
 }
 
+/// How long a claim holds its key while its request runs: a handler that dies leaves the
+/// claim, and after this the key can be used again (a handler that fails releases it at
+/// once). Longer than any request runs (API Gateway's 30 s).
+pub const LEASE_SECS: i64 = 60;
+
 /// What a claim found.
 pub enum Claim {
-    /// The key is ours: run the request.
-    Claimed,
+    /// The key is ours (at this version): run the request.
+    Claimed(u64),
     /// The key was taken: what it holds (`None` when it has just been released).
     Taken(Option<Kept>),
 }
@@ -36,29 +41,42 @@ fn item(key: &Key, k: &Kept, version: u64, expires: i64) -> AppResult<Item> {
     Ok(it)
 }
 
-/// Claims `idem` for `request` (version 1, not done) until `expires` (epoch seconds).
-pub async fn claim(store: &dyn Store, account: &str, idem: &str, request: &str, expires: i64) -> AppResult<Claim> {
+/// Claims `idem` for `request` (not done) for `LEASE_SECS` from `now`. A claim whose
+/// lease ran out without an answer (its handler died) is taken over, at its version.
+pub async fn claim(store: &dyn Store, account: &str, idem: &str, request: &str, now: i64) -> AppResult<Claim> {
     let k = key(account, idem);
     let claim = Kept { request: request.to_string(), done: false, status: 0, headers: vec![], body: String::new() };
-    match store.put(item(&k, &claim, 1, expires)?, Cond::NotExists).await {
-        Ok(()) => Ok(Claim::Claimed),
-        Err(StoreError::ConditionFailed) => {
-            let kept = store.get(&k).await?.and_then(|i| serde_json::from_str::<Kept>(&i.body).ok());
-            Ok(Claim::Taken(kept))
-        }
-        Err(e) => Err(e.into()),
+    let lease = now + LEASE_SECS;
+    match store.put(item(&k, &claim, 1, lease)?, Cond::NotExists).await {
+        Ok(()) => return Ok(Claim::Claimed(1)),
+        Err(StoreError::ConditionFailed) => {}
+        Err(e) => return Err(e.into()),
     }
+    let Some(found) = store.get(&k).await? else { return Ok(Claim::Taken(None)) };
+    let kept = serde_json::from_str::<Kept>(&found.body).ok();
+    let abandoned = found.expires_at.is_some_and(|e| e <= now) && kept.as_ref().is_none_or(|k| !k.done);
+    // An answer kept past its 24 h is gone too (TTL removes it within 48 h).
+    let gone = found.expires_at.is_some_and(|e| e <= now);
+    if abandoned || gone {
+        let v = found.version + 1;
+        return match store.put(item(&k, &claim, v, lease)?, Cond::Version(found.version)).await {
+            Ok(()) => Ok(Claim::Claimed(v)),
+            Err(StoreError::ConditionFailed) => Ok(Claim::Taken(None)),
+            Err(e) => Err(e.into()),
+        };
+    }
+    Ok(Claim::Taken(kept))
 }
 
 /// Forgets a claim that was not completed (the request failed: a retry runs again).
-pub async fn release(store: &dyn Store, account: &str, idem: &str) -> AppResult<()> {
-    store.delete(&key(account, idem), Cond::Version(1)).await?;
+pub async fn release(store: &dyn Store, account: &str, idem: &str, version: u64) -> AppResult<()> {
+    store.delete(&key(account, idem), Cond::Version(version)).await?;
     Ok(())
 }
 
-/// Keeps the answer of a claimed request (only over the claim itself).
-pub async fn keep(store: &dyn Store, account: &str, idem: &str, done: &Kept, expires: i64) -> AppResult<()> {
+/// Keeps the answer of a claimed request (only over the claim itself) until `expires`.
+pub async fn keep(store: &dyn Store, account: &str, idem: &str, version: u64, done: &Kept, expires: i64) -> AppResult<()> {
     let k = key(account, idem);
-    store.put(item(&k, done, 2, expires)?, Cond::Version(1)).await?;
+    store.put(item(&k, done, version + 1, expires)?, Cond::Version(version)).await?;
     Ok(())
 }
