@@ -127,3 +127,29 @@ both_stores! {
         app.wait_metric(&id, "impression", 7).await;
     }
 }
+
+both_stores! {
+    async fn a_burst_after_a_change_builds_one_snapshot_and_unknown_accounts_cost_nothing(app: TestApp) {
+        let id = live_ad(&app, "1000", "").await;
+        documents(&app, &id, 1, "", &[]).await;
+        // A change (a second ad), then a burst of 40 concurrent requests: one rebuild.
+        let c = enabled_campaign(&app).await;
+        let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        ad(&app, &g, "midroll", json!({})).await;
+        let before = app.state.delivery.builds();
+        let path = format!("/v1/adrequest?account={}&format=preroll", app.a.id);
+        let burst = (0..40).map(|_| app.send("GET", &path, None, None, ""));
+        for r in futures_util::future::join_all(burst).await {
+            r.expect(200);
+        }
+        assert_eq!(app.state.delivery.builds() - before, 1, "one rebuild for the burst");
+        // An unknown account: 404, and after the first lookup no store reads for a while.
+        let unknown = format!("/v1/adrequest?account=no-such-{}&format=preroll", app.a.id);
+        app.send("GET", &unknown, None, None, "").await.expect(404);
+        let trips = app.store.round_trips();
+        for _ in 0..50 {
+            app.send("GET", &unknown, None, None, "").await.expect(404);
+        }
+        assert_eq!(app.store.round_trips() - trips, 0, "50 requests for an unknown account read nothing");
+    }
+}

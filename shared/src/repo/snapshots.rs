@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::delivery::pacing::Pace;
 use crate::delivery::snapshot::{compile, Input, Snapshot};
@@ -26,14 +26,47 @@ struct Entry {
     pace: Arc<Vec<Pace>>,
     checked: Instant,
     built: Instant,
+    /// What the snapshot's records weigh (their JSON), the cache's byte bound counts it.
+    bytes: usize,
 }
 
 /// Accounts whose snapshots one process keeps.
 pub const MAX_ACCOUNTS: usize = 200;
+/// What the kept snapshots may weigh in all (their records' JSON); past it the least
+/// recently checked go first.
+pub const MAX_BYTES: usize = 64 * 1024 * 1024;
+/// How long an account found unknown is answered from memory (anyone can name accounts in
+/// an ad request: each name costs reads once per this long, not once per request).
+pub const UNKNOWN_FOR: Duration = Duration::from_secs(30);
+/// Unknown names remembered at most (the memory is cleared when full).
+pub const MAX_UNKNOWN: usize = 10_000;
 
 #[derive(Default)]
 pub struct DeliveryCache {
     entries: Mutex<HashMap<String, Entry>>,
+    /// One refresh per account at a time (single flight): the others wait for it and use
+    /// its result.
+    flights: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    unknown: Mutex<HashMap<String, Instant>>,
+    /// Snapshot builds (for the tests and the bench).
+    builds: std::sync::atomic::AtomicU64,
+}
+
+fn empty() -> (Arc<Snapshot>, Arc<Vec<Pace>>) {
+    static EMPTY: std::sync::OnceLock<(Arc<Snapshot>, Arc<Vec<Pace>>)> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| (Arc::new(compile(Input::default(), chrono::Utc::now())), Arc::new(Vec::new()))).clone()
+}
+
+/// What an input's records weigh (their JSON), for the cache's byte bound.
+fn weight(input: &Input) -> usize {
+    let len = |v: serde_json::Result<String>| v.map_or(0, |s| s.len());
+    len(serde_json::to_string(&input.campaigns))
+        + len(serde_json::to_string(&input.goals))
+        + len(serde_json::to_string(&input.ads))
+        + len(serde_json::to_string(&input.assets))
+        + len(serde_json::to_string(&input.rules.values().collect::<Vec<_>>()))
+        + len(serde_json::to_string(&input.categories))
+        + len(serde_json::to_string(&input.policies))
 }
 
 impl DeliveryCache {
@@ -41,9 +74,23 @@ impl DeliveryCache {
         self.entries.lock().ok()?.get(account).cloned()
     }
 
+    fn fresh(&self, account: &str, refresh: Duration) -> Option<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        self.cached(account).filter(|e| e.checked.elapsed() < refresh).map(|e| (e.snapshot, e.pace))
+    }
+
+    fn known_unknown(&self, account: &str) -> bool {
+        self.unknown.lock().ok().and_then(|m| m.get(account).copied()).is_some_and(|at| at.elapsed() < UNKNOWN_FOR)
+    }
+
+    /// Snapshots built by this cache so far.
+    pub fn builds(&self) -> u64 {
+        self.builds.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The account's snapshot and pace records (aligned with `snapshot.goals`).
     /// `refresh` and `max_age` from the settings (`DELIVERY_REFRESH_MS`, `DELIVERY_MAX_AGE_SECS`);
-    /// a snapshot built now is compiled at `now` (the injected clock's).
+    /// a snapshot built now is compiled at `now` (the injected clock's). An unknown account
+    /// gets the empty snapshot (the caller answers 404).
     pub async fn current(
         &self,
         store: &dyn Store,
@@ -51,34 +98,79 @@ impl DeliveryCache {
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) -> AppResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        let (refresh, max_age, media_base) = (s.delivery_refresh, s.delivery_max_age, s.media_base_url.as_str());
-        let cached = self.cached(account);
-        if let Some(e) = &cached {
-            if e.checked.elapsed() < refresh {
-                return Ok((e.snapshot.clone(), e.pace.clone()));
+        if let Some(hit) = self.fresh(account, s.delivery_refresh) {
+            return Ok(hit);
+        }
+        if self.known_unknown(account) {
+            return Ok(empty());
+        }
+        let flight = {
+            let mut f = self.flights.lock().map_err(|_| crate::error::AppError::internal_msg("snapshot cache lock poisoned"))?;
+            f.entry(account.to_string()).or_default().clone()
+        };
+        let _turn = flight.lock().await;
+        // Whoever held the turn before may have refreshed it.
+        if let Some(hit) = self.fresh(account, s.delivery_refresh) {
+            return Ok(hit);
+        }
+        if self.known_unknown(account) {
+            return Ok(empty());
+        }
+        let out = self.refresh(store, account, s, now).await;
+        if let Ok(mut f) = self.flights.lock() {
+            // The last one out removes the account's flight (waiters hold their own Arc).
+            if f.get(account).is_some_and(|a| Arc::strong_count(a) <= 2) {
+                f.remove(account);
             }
         }
+        out
+    }
+
+    async fn refresh(
+        &self,
+        store: &dyn Store,
+        account: &str,
+        s: &crate::settings::Settings,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> AppResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        let cached = self.cached(account);
         let (version, paces) = repo::delivery::state(store, account).await?;
-        let (snapshot, built) = match &cached {
-            Some(e) if e.snapshot.version == version && e.built.elapsed() < max_age => (e.snapshot.clone(), e.built),
+        let (snapshot, built, bytes) = match &cached {
+            Some(e) if e.snapshot.version == version && e.built.elapsed() < s.delivery_max_age => (e.snapshot.clone(), e.built, e.bytes),
             _ => {
-                let input = load(store, account, version, media_base).await?;
-                (Arc::new(compile(input, now)), Instant::now())
+                let input = load(store, account, version, &s.media_base_url).await?;
+                let bytes = weight(&input);
+                self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                (Arc::new(compile(input, now)), Instant::now(), bytes)
             }
         };
+        if snapshot.account.is_empty() {
+            // Unknown: remembered briefly, never kept as a snapshot.
+            if let Ok(mut u) = self.unknown.lock() {
+                if u.len() >= MAX_UNKNOWN {
+                    u.clear();
+                }
+                u.insert(account.to_string(), Instant::now());
+            }
+            return Ok(empty());
+        }
         let pace: Vec<Pace> = snapshot.goals.iter().map(|g| paces.get(&g.id).map(|(p, _)| p.clone()).unwrap_or_default()).collect();
         let pace = Arc::new(pace);
-        let entry = Entry { snapshot: snapshot.clone(), pace: pace.clone(), checked: Instant::now(), built };
-        // Unknown accounts are not kept (anyone can name one in an ad request), and the
-        // cache holds at most MAX_ACCOUNTS: the least recently checked goes first.
-        if !snapshot.account.is_empty() {
-            if let Ok(mut m) = self.entries.lock() {
-                if m.len() >= MAX_ACCOUNTS && !m.contains_key(account) {
-                    if let Some(oldest) = m.iter().min_by_key(|(_, e)| e.checked).map(|(k, _)| k.clone()) {
-                        m.remove(&oldest);
-                    }
+        let entry = Entry { snapshot: snapshot.clone(), pace: pace.clone(), checked: Instant::now(), built, bytes };
+        if let Ok(mut m) = self.entries.lock() {
+            m.insert(account.to_string(), entry);
+            // At most MAX_ACCOUNTS snapshots and MAX_BYTES in all: the least recently
+            // checked go first (the one just kept stays).
+            loop {
+                let total: usize = m.values().map(|e| e.bytes).sum();
+                if m.len() <= MAX_ACCOUNTS && total <= MAX_BYTES {
+                    break;
                 }
-                m.insert(account.to_string(), entry);
+                let Some(oldest) = m.iter().filter(|(k, _)| k.as_str() != account).min_by_key(|(_, e)| e.checked).map(|(k, _)| k.clone())
+                else {
+                    break;
+                };
+                m.remove(&oldest);
             }
         }
         Ok((snapshot, pace))
