@@ -16,6 +16,16 @@ use shared::store::{Cond, Item, Key, Page, Query, Store, StoreError, StoreResult
 /// LogicalId -> package table of `infra/sam/Makefile`, which `sam build` builds from). A
 /// function without a scoped write statement has none.
 pub fn template_scopes() -> BTreeMap<String, Vec<String>> {
+    scopes_of(false)
+}
+
+/// The read patterns of the functions whose reads are scoped too: a statement of read
+/// actions only (GetItem, Query, BatchGetItem) with `dynamodb:LeadingKeys`.
+pub fn template_read_scopes() -> BTreeMap<String, Vec<String>> {
+    scopes_of(true)
+}
+
+fn scopes_of(reads: bool) -> BTreeMap<String, Vec<String>> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let text = std::fs::read_to_string(format!("{root}/template.yaml")).expect("template.yaml");
     let make = std::fs::read_to_string(format!("{root}/infra/sam/Makefile")).expect("infra/sam/Makefile");
@@ -23,13 +33,20 @@ pub fn template_scopes() -> BTreeMap<String, Vec<String>> {
         make.split_whitespace().filter_map(|w| w.split_once('=')).filter(|(id, _)| id.ends_with("Function")).collect();
     let mut out = BTreeMap::new();
     let mut current: Option<String> = None;
+    let mut read_only = false;
     for line in text.lines() {
         let t = line.trim();
         if line.starts_with("  ") && !line.starts_with("   ") && t.ends_with(':') {
             current = packages.get(t.trim_end_matches(':')).map(|p| p.to_string());
-            if let Some(p) = &current {
+            if let (Some(p), false) = (&current, reads) {
                 out.entry(p.clone()).or_insert_with(Vec::new);
             }
+        }
+        if let Some(actions) = t.strip_prefix("Action:") {
+            read_only = ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "ConditionCheckItem"].iter().all(|w| !actions.contains(w));
+        }
+        if read_only != reads {
+            continue;
         }
         if let (Some(name), Some(list)) = (&current, t.strip_prefix("dynamodb:LeadingKeys:")) {
             let patterns =
@@ -63,17 +80,33 @@ pub fn like(pattern: &str, s: &str) -> bool {
     p[i..].iter().all(|c| *c == b'*')
 }
 
-/// A store that refuses writes outside a function's partitions, as IAM would.
+/// A store that refuses writes outside a function's partitions, as IAM would (and reads,
+/// for a function whose reads are scoped).
 pub struct ScopedStore {
     pub inner: Arc<dyn Store>,
     pub function: String,
     pub patterns: Vec<String>,
+    /// `None`: the function may read the whole table.
+    pub reads: Option<Vec<String>>,
 }
 
 impl ScopedStore {
     pub fn wrap(inner: Arc<dyn Store>, function: &str, scopes: &BTreeMap<String, Vec<String>>) -> Arc<dyn Store> {
         let patterns = scopes.get(function).cloned().unwrap_or_else(|| panic!("template.yaml has no function built as {function}"));
-        Arc::new(ScopedStore { inner, function: function.to_string(), patterns })
+        let reads = template_read_scopes().get(function).cloned();
+        Arc::new(ScopedStore { inner, function: function.to_string(), patterns, reads })
+    }
+
+    fn check_read<'a>(&self, keys: impl IntoIterator<Item = &'a str>) -> StoreResult<()> {
+        let Some(reads) = &self.reads else { return Ok(()) };
+        for pk in keys {
+            if !reads.iter().any(|p| like(p, pk)) {
+                let msg = format!("AccessDenied: template.yaml does not let {} read partition {pk} (allowed: {reads:?})", self.function);
+                eprintln!("{msg}");
+                return Err(StoreError::backend_msg(msg));
+            }
+        }
+        Ok(())
     }
 
     fn check<'a>(&self, keys: impl IntoIterator<Item = &'a str>) -> StoreResult<()> {
@@ -104,6 +137,7 @@ impl ScopedStore {
 #[async_trait]
 impl Store for ScopedStore {
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        self.check_read([key.pk.as_str()])?;
         self.inner.get(key).await
     }
     async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
@@ -115,9 +149,16 @@ impl Store for ScopedStore {
         self.inner.delete(key, cond).await
     }
     async fn query(&self, q: Query) -> StoreResult<Page> {
+        // A GSI's partition key is not the table's: IAM's LeadingKeys does not cover it.
+        if q.index == shared::store::Index::Primary {
+            self.check_read([q.pk.as_str()])?;
+        } else if self.reads.is_some() {
+            return Err(StoreError::backend_msg(format!("AccessDenied: {} reads no index", self.function)));
+        }
         self.inner.query(q).await
     }
     async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>> {
+        self.check_read(keys.iter().map(|k| k.pk.as_str()))?;
         self.inner.batch_get(keys).await
     }
     async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {

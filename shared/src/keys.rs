@@ -161,6 +161,11 @@ pub const FREQ_SK: &str = "FREQ";
 pub fn delivery_partition(a: &str) -> String {
     partition(a, "DELIVERY")
 }
+/// The account record's copy the delivery engine reads (`A#<a>#DELIVERY / ACCOUNT`): the
+/// serving function may read only delivery partitions, never `A#<a>` (docs/store.md).
+pub fn delivery_account(a: &str) -> Key {
+    Key::new(delivery_partition(a), "ACCOUNT")
+}
 pub fn delivery_version(a: &str) -> Key {
     Key::new(delivery_partition(a), DELIVERY_VERSION_SK)
 }

@@ -306,6 +306,8 @@ async fn apply_account(store: &dyn Store, a: &SeedAccount, tick: &(dyn Fn() + Se
     let id = &a.id;
     let acct = a.account();
     store.put(repo::item(keys::account(id), &acct, 1).map_err(inv)?, Cond::None).await?;
+    // The delivery engine's copy (the serving function reads no other account record).
+    repo::accounts::write_delivery_copy(store, &acct).await.map_err(|e| StoreError::Invalid(e.body().message))?;
     tick();
     let mut api_keys = a.api_keys.clone();
     // No keys in the file: one is generated for an account that has none (an exported

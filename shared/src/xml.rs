@@ -326,7 +326,9 @@ impl Default for XmlOut {
 
 impl XmlOut {
     pub fn new() -> Self {
-        XmlOut { buf: String::from("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>") }
+        let mut buf = String::with_capacity(4096);
+        buf.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>");
+        XmlOut { buf }
     }
     pub fn open(&mut self, name: &str) -> &mut Self {
         self.buf.push('<');
@@ -371,7 +373,7 @@ impl XmlOut {
     }
     /// A writer without the XML declaration (a fragment to nest).
     pub fn fragment() -> Self {
-        XmlOut { buf: String::new() }
+        XmlOut { buf: String::with_capacity(4096) }
     }
     pub fn close(&mut self, name: &str) -> &mut Self {
         self.buf.push_str("</");
@@ -380,10 +382,24 @@ impl XmlOut {
         self
     }
     pub fn leaf(&mut self, name: &str, text: impl std::fmt::Display) -> &mut Self {
-        let t = text.to_string();
+        use std::fmt::Write;
         self.open(name);
-        // Text needs only < > & escaped; attributes (open_attr) escape quotes too.
-        self.buf.push_str(&quick_xml::escape::partial_escape(t.as_str()));
+        // Written in place; text needs only < > & escaped (attributes, `open_attr`, escape
+        // quotes too), and only when it holds one of them is the tail rewritten.
+        let start = self.buf.len();
+        let _ = write!(self.buf, "{text}");
+        if self.buf[start..].bytes().any(|b| matches!(b, b'<' | b'>' | b'&')) {
+            let escaped = quick_xml::escape::partial_escape(&self.buf[start..]).into_owned();
+            self.buf.truncate(start);
+            self.buf.push_str(&escaped);
+        }
+        self.close(name)
+    }
+    /// `<name attrs…>text</name>` with the text written by `write`, which must write text
+    /// that needs no escaping (a percent-encoded URL with `&amp;` separators).
+    pub fn leaf_with(&mut self, name: &str, attrs: &[(&str, &str)], write: impl FnOnce(&mut String)) -> &mut Self {
+        self.open_attrs(name, attrs);
+        write(&mut self.buf);
         self.close(name)
     }
     pub fn leaf_opt<T: std::fmt::Display>(&mut self, name: &str, text: Option<T>) -> &mut Self {

@@ -60,5 +60,6 @@ impl TestApp {
         let mut a = cur.value.clone();
         change(&mut a);
         self.store.put(shared::repo::next(&cur.item, &a).unwrap(), shared::store::Cond::Version(cur.version())).await.unwrap();
+        shared::repo::accounts::write_delivery_copy(self.store.as_ref(), &a).await.unwrap();
     }
 }

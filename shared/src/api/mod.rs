@@ -193,6 +193,10 @@ pub fn finish(r: Router<AppState>, state: AppState) -> Router {
 /// the key is known. Every log line of the request carries them; the response logs status
 /// and latency.
 async fn request_span(req: Request, next: axum::middleware::Next) -> Response {
+    // Nothing to log at this level (RUST_LOG=warn): no span, no request id to make.
+    if !tracing::enabled!(tracing::Level::INFO) {
+        return next.run(req).await;
+    }
     let route = req.extensions().get::<axum::extract::MatchedPath>().map(|p| p.as_str().to_string()).unwrap_or_else(|| "-".into());
     let request_id = req
         .headers()
@@ -208,7 +212,7 @@ async fn request_span(req: Request, next: axum::middleware::Next) -> Response {
                 _ => None,
             })
         })
-        .unwrap_or_else(crate::ids::new_id);
+        .unwrap_or_else(crate::ids::fast_id);
     let span =
         tracing::info_span!("request", method = %req.method(), route = %route, request_id = %request_id, account = tracing::field::Empty);
     let started = std::time::Instant::now();

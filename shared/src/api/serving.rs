@@ -126,7 +126,7 @@ pub fn read_request(
         Some(s) => s
             .parse::<u64>()
             .map_err(|_| AppError::field("seed", "integer", format!("seed must be an unsigned 64-bit integer (got {s:?})")))?,
-        None => uuid::Uuid::new_v4().as_u64_pair().0,
+        None => crate::ids::fast_u64(),
     };
     let ip = match single(pairs, "ip")? {
         Some(ip) => Some(ip.parse().map_err(|_| AppError::field("ip", "ipv4", format!("ip must be an IPv4 address (got {ip:?})")))?),

@@ -5,16 +5,17 @@
 //! locally `TRACKING_SECRETS` (`id:secret,id:secret`), `TRACKING_SECRET` (one key, id `1`)
 //! or a random key of the process.
 
-use super::tracking::Token;
+use super::tracking::{SigningKey, Token};
 
 /// Bounds of a key set: ids are short link parameters, secrets long enough to sign with.
 pub const MAX_KEYS: usize = 8;
 pub const MIN_SECRET_LEN: usize = 16;
 pub const MAX_ID_LEN: usize = 16;
 
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct TrackingKeys {
-    keys: Vec<(String, Vec<u8>)>,
+    /// Id and prepared key, the signing one first.
+    keys: Vec<(String, SigningKey)>,
 }
 
 impl std::fmt::Debug for TrackingKeys {
@@ -40,7 +41,7 @@ enum SecretJson {
 impl TrackingKeys {
     /// One key with id `1` (the `TRACKING_SECRET` form).
     pub fn single(secret: &str) -> TrackingKeys {
-        TrackingKeys { keys: vec![("1".into(), secret.as_bytes().to_vec())] }
+        TrackingKeys { keys: vec![("1".into(), SigningKey::new(secret.as_bytes()))] }
     }
 
     /// `id:secret,id:secret` (first signs), or the Secrets Manager JSON:
@@ -69,11 +70,11 @@ impl TrackingKeys {
                 return Err(format!("tracking keys: key {id:?} is shorter than {MIN_SECRET_LEN} characters"));
             }
         }
-        Ok(TrackingKeys { keys: keys.into_iter().map(|(i, k)| (i, k.into_bytes())).collect() })
+        Ok(TrackingKeys { keys: keys.into_iter().map(|(i, k)| (i, SigningKey::new(k.as_bytes()))).collect() })
     }
 
-    /// The key new links are signed with: its id and secret.
-    pub fn signing(&self) -> (&str, &[u8]) {
+    /// The key new links are signed with: its id and prepared key.
+    pub fn signing(&self) -> (&str, &SigningKey) {
         let (id, k) = &self.keys[0];
         (id, k)
     }
@@ -110,9 +111,9 @@ mod tests {
     #[test]
     fn rotation_keeps_old_links_verifying() {
         let old = TrackingKeys::parse("k1:0123456789abcdef0123").unwrap();
-        let (id, secret) = old.signing();
+        let (id, key) = old.signing();
         let t = token(Some(id));
-        let sig = t.sign(secret, "impression");
+        let sig = t.sign(key, "impression");
         let rotated = TrackingKeys::parse(r#"{"keys":[{"id":"k2","secret":"fedcba9876543210fedc"},{"id":"k1","secret":"0123456789abcdef0123"}]}"#).unwrap();
         assert_eq!(rotated.signing().0, "k2");
         assert!(rotated.verify(&t, "impression", &sig), "a link of the old key verifies after the rotation");

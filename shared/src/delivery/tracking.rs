@@ -6,10 +6,6 @@
 
 use sha2::{Digest, Sha256};
 
-/// Everything but RFC 3986's unreserved characters is encoded.
-const UNRESERVED_KEPT: &percent_encoding::AsciiSet =
-    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
-
 /// How long after serving a tracking link is accepted (the replay markers live longer).
 pub const MAX_AGE_SECS: i64 = 24 * 3600;
 
@@ -51,24 +47,209 @@ pub struct Token {
     pub key: Option<String>,
 }
 
-fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
-    let mut k = [0u8; 64];
-    if key.len() > 64 {
-        k[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        k[..key.len()].copy_from_slice(key);
+/// An HMAC-SHA256 key with its padded inner and outer states computed once: a served
+/// document signs seven links per ad, each then costs the message's blocks only.
+#[derive(Clone)]
+pub struct SigningKey {
+    inner: Sha256,
+    outer: Sha256,
+}
+
+impl SigningKey {
+    pub fn new(secret: &[u8]) -> SigningKey {
+        let mut k = [0u8; 64];
+        if secret.len() > 64 {
+            k[..32].copy_from_slice(&Sha256::digest(secret));
+        } else {
+            k[..secret.len()].copy_from_slice(secret);
+        }
+        let mut inner = Sha256::new();
+        inner.update(k.map(|b| b ^ 0x36));
+        let mut outer = Sha256::new();
+        outer.update(k.map(|b| b ^ 0x5c));
+        SigningKey { inner, outer }
     }
-    let mut inner = Sha256::new();
-    inner.update(k.map(|b| b ^ 0x36));
-    inner.update(msg);
-    let mut outer = Sha256::new();
-    outer.update(k.map(|b| b ^ 0x5c));
-    outer.update(inner.finalize());
-    outer.finalize().into()
+
+    fn mac_with(&self, feed: impl FnOnce(&mut Sha256)) -> [u8; 32] {
+        let mut inner = self.inner.clone();
+        feed(&mut inner);
+        let mut outer = self.outer.clone();
+        outer.update(inner.finalize());
+        outer.finalize().into()
+    }
+
+    fn mac(&self, msg: &[u8]) -> [u8; 32] {
+        self.mac_with(|h| h.update(msg))
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    for b in bytes {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 15)]));
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let mut s = String::with_capacity(bytes.len() * 2);
+    push_hex(&mut s, bytes);
+    s
+}
+
+/// A link's fields, borrowed: what a served document signs (`Token` holds the same, owned,
+/// when a link comes back).
+pub struct LinkFields<'a> {
+    pub account: &'a str,
+    pub campaign: &'a str,
+    pub goal: &'a str,
+    pub ad: &'a str,
+    pub impression: &'a str,
+    pub viewer: Option<&'a str>,
+    pub issued: i64,
+    pub delivered: &'a str,
+    pub click: Option<&'a str>,
+    pub key: Option<&'a str>,
+}
+
+/// Feeds one length-prefixed field (`<len>:<bytes>`); `mark` prefixes a present optional
+/// value with `+` (counted in the length).
+fn feed(h: &mut Sha256, mark: &[u8], f: &[u8]) {
+    let mut n = itoa_buf(mark.len() + f.len());
+    h.update(n.as_bytes_mut());
+    h.update(b":");
+    h.update(mark);
+    h.update(f);
+}
+
+struct Digits([u8; 20], usize);
+
+impl Digits {
+    fn as_bytes_mut(&mut self) -> &[u8] {
+        &self.0[self.1..]
+    }
+    fn as_str(&self) -> &str {
+        // Only ASCII digits are written.
+        std::str::from_utf8(&self.0[self.1..]).unwrap_or("0")
+    }
+}
+
+/// Appends `s` percent-encoded (RFC 3986 unreserved characters kept), without a
+/// formatter: ids, the common case, are copied as they are.
+fn push_encoded(out: &mut String, s: &str) {
+    let keep = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
+    if s.bytes().all(keep) {
+        out.push_str(s);
+        return;
+    }
+    for b in s.bytes() {
+        if keep(b) {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX_UPPER[usize::from(b >> 4)]));
+            out.push(char::from(HEX_UPPER[usize::from(b & 15)]));
+        }
+    }
+}
+
+const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+
+fn itoa_buf(n: usize) -> Digits {
+    itoa_signed(n as i64)
+}
+
+/// Decimal digits of `n` (with its sign), as `to_string` writes them, without allocating.
+fn itoa_signed(n: i64) -> Digits {
+    let mut d = Digits([0; 20], 20);
+    let mut m = n.unsigned_abs();
+    loop {
+        d.1 -= 1;
+        d.0[d.1] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        d.1 -= 1;
+        d.0[d.1] = b'-';
+    }
+    d
+}
+
+impl LinkFields<'_> {
+    /// The signed message (version 2: optional fields with presence marks), fed to `h`.
+    fn feed_message(&self, h: &mut Sha256, event: &str) {
+        let issued = itoa_signed(self.issued);
+        let issued = issued.as_str();
+        for f in [event, self.account, self.campaign, self.goal, self.ad, self.impression] {
+            feed(h, b"", f.as_bytes());
+        }
+        match self.viewer {
+            Some(v) => feed(h, b"+", v.as_bytes()),
+            None => feed(h, b"", b"-"),
+        }
+        feed(h, b"", issued.as_bytes());
+        feed(h, b"", self.delivered.as_bytes());
+        match self.click {
+            Some(v) => feed(h, b"+", v.as_bytes()),
+            None => feed(h, b"", b"-"),
+        }
+        feed(h, b"", b"2");
+    }
+
+    /// The signature (128 bits, hex).
+    pub fn sign(&self, key: &SigningKey, event: &str) -> String {
+        hex(&key.mac_with(|h| self.feed_message(h, event))[..16])
+    }
+
+    /// Appends the event's link (`<base>/v1/track/<event>?…&s=<signature>`) to `out`.
+    pub fn write_url(&self, out: &mut String, base: &str, event: &str, key: &SigningKey) {
+        self.write(out, base, event, key, "&");
+    }
+
+    /// Appends the event's link as XML text: the same URL with `&amp;` separators (every
+    /// value is percent-encoded, so nothing else needs escaping; the base is escaped).
+    pub fn write_url_xml(&self, out: &mut String, base: &str, event: &str, key: &SigningKey) {
+        let base = quick_xml::escape::partial_escape(base);
+        self.write(out, &base, event, key, "&amp;");
+    }
+
+    fn write(&self, out: &mut String, base: &str, event: &str, key: &SigningKey, amp: &str) {
+        out.reserve(base.len() + 320);
+        out.push_str(base);
+        out.push_str("/v1/track/");
+        out.push_str(event);
+        let mut sep = "?";
+        let mut param = |out: &mut String, name: &str, value: &str| {
+            out.push_str(sep);
+            out.push_str(name);
+            out.push('=');
+            push_encoded(out, value);
+            sep = amp;
+        };
+        param(out, "a", self.account);
+        param(out, "c", self.campaign);
+        param(out, "g", self.goal);
+        param(out, "ad", self.ad);
+        param(out, "i", self.impression);
+        param(out, "ts", itoa_signed(self.issued).as_str());
+        param(out, "d", self.delivered);
+        if let Some(v) = self.viewer {
+            param(out, "v", v);
+        }
+        if let Some(u) = self.click {
+            param(out, "u", u);
+        }
+        if let Some(k) = self.key {
+            param(out, "k", k);
+        }
+        out.push_str(amp);
+        out.push_str("s=");
+        push_hex(out, &key.mac_with(|h| self.feed_message(h, event))[..16]);
+    }
 }
 
 /// Constant-time comparison of two signatures.
@@ -77,27 +258,30 @@ fn same(a: &str, b: &str) -> bool {
 }
 
 impl Token {
-    /// Length-prefixed fields, so no two different tokens share a message. An optional
-    /// field is marked present (`+value`) or absent (`-`), so a link to which an empty
-    /// `&v=` or `&u=` is appended no longer verifies (docs/traffic-quality.md §2).
-    fn message(&self, event: &str) -> Vec<u8> {
-        let opt = |o: &Option<String>| o.as_deref().map_or_else(|| "-".to_string(), |v| format!("+{v}"));
-        let (viewer, click) = (opt(&self.viewer), opt(&self.click));
-        self.message_of(event, &viewer, &click, "2")
+    /// The borrowed fields (what signing reads).
+    pub fn fields(&self) -> LinkFields<'_> {
+        LinkFields {
+            account: &self.account,
+            campaign: &self.campaign,
+            goal: &self.goal,
+            ad: &self.ad,
+            impression: &self.impression,
+            viewer: self.viewer.as_deref(),
+            issued: self.issued,
+            delivered: &self.delivered,
+            click: self.click.as_deref(),
+            key: self.key.as_deref(),
+        }
     }
 
     /// The message of links issued before presence marks (accepted only while such links
-    /// can live, and only without empty optional values; see `verify`).
+    /// can live, and only without empty optional values; see `verify`). Length-prefixed
+    /// fields, so no two different tokens share a message.
     fn legacy_message(&self, event: &str) -> Vec<u8> {
-        self.message_of(event, self.viewer.as_deref().unwrap_or(""), self.click.as_deref().unwrap_or(""), "")
-    }
-
-    fn message_of(&self, event: &str, viewer: &str, click: &str, version: &str) -> Vec<u8> {
         let mut m = Vec::with_capacity(256);
         let issued = self.issued.to_string();
-        let fields =
-            [event, &self.account, &self.campaign, &self.goal, &self.ad, &self.impression, viewer, &issued, &self.delivered, click];
-        for f in fields.iter().copied().chain((!version.is_empty()).then_some(version)) {
+        let (viewer, click) = (self.viewer.as_deref().unwrap_or(""), self.click.as_deref().unwrap_or(""));
+        for f in [event, &self.account, &self.campaign, &self.goal, &self.ad, &self.impression, viewer, &issued, &self.delivered, click] {
             m.extend_from_slice(f.len().to_string().as_bytes());
             m.push(b':');
             m.extend_from_slice(f.as_bytes());
@@ -106,47 +290,28 @@ impl Token {
     }
 
     /// The signature (128 bits, hex).
-    pub fn sign(&self, secret: &[u8], event: &str) -> String {
-        hex(&hmac_sha256(secret, &self.message(event))[..16])
+    pub fn sign(&self, key: &SigningKey, event: &str) -> String {
+        self.fields().sign(key, event)
     }
 
     /// Whether `sig` is this token's signature for `event`. An empty viewer or click value
     /// is never issued, so it never verifies; links signed before presence marks verify
     /// under the legacy message until `LEGACY_UNTIL` (their 24 h lifetime after the change).
-    pub fn verify(&self, secret: &[u8], event: &str, sig: &str) -> bool {
+    pub fn verify(&self, key: &SigningKey, event: &str, sig: &str) -> bool {
         if self.viewer.as_deref() == Some("") || self.click.as_deref() == Some("") {
             return false;
         }
-        if same(&self.sign(secret, event), sig) {
+        if same(&self.sign(key, event), sig) {
             return true;
         }
-        self.issued < LEGACY_UNTIL && same(&hex(&hmac_sha256(secret, &self.legacy_message(event))[..16]), sig)
+        self.issued < LEGACY_UNTIL && same(&hex(&key.mac(&self.legacy_message(event))[..16]), sig)
     }
 
-    /// The query string of the event's link (values percent-encoded).
-    pub fn query(&self, secret: &[u8], event: &str) -> String {
-        let e = |s: &str| percent_encoding::utf8_percent_encode(s, UNRESERVED_KEPT).to_string();
-        let mut q = format!(
-            "a={}&c={}&g={}&ad={}&i={}&ts={}&d={}",
-            e(&self.account),
-            e(&self.campaign),
-            e(&self.goal),
-            e(&self.ad),
-            e(&self.impression),
-            self.issued,
-            e(&self.delivered)
-        );
-        if let Some(v) = &self.viewer {
-            q.push_str(&format!("&v={}", e(v)));
-        }
-        if let Some(u) = &self.click {
-            q.push_str(&format!("&u={}", e(u)));
-        }
-        if let Some(k) = &self.key {
-            q.push_str(&format!("&k={}", e(k)));
-        }
-        q.push_str(&format!("&s={}", self.sign(secret, event)));
-        q
+    /// The event's link (its query string: values percent-encoded, the signature last).
+    pub fn query(&self, key: &SigningKey, event: &str) -> String {
+        let mut url = String::new();
+        self.fields().write_url(&mut url, "", event, key);
+        url.split_once('?').map(|(_, q)| q.to_string()).unwrap_or_default()
     }
 
     /// Reads a link's parameters back (`None` when one is missing); the signature is
@@ -191,19 +356,42 @@ mod tests {
     }
 
     #[test]
+    fn digits_are_written_as_to_string_does() {
+        for n in [0i64, 7, 10, 1_700_000_000, -1, -42, i64::MAX, i64::MIN + 1] {
+            assert_eq!(itoa_signed(n).as_str(), n.to_string());
+        }
+    }
+
+    #[test]
     fn hmac_matches_rfc_4231_case_2() {
-        let mac = hmac_sha256(b"Jefe", b"what do ya want for nothing?");
+        let mac = SigningKey::new(b"Jefe").mac(b"what do ya want for nothing?");
         assert_eq!(hex(&mac), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
     }
 
     #[test]
+    fn the_signed_message_is_the_length_prefixed_fields() {
+        // Version 2 as documented (docs/traffic-quality.md §2), built by hand.
+        let mut t = token();
+        t.click = Some("https://x.example/?q=1".into());
+        let mut m = Vec::new();
+        for f in ["complete", "acc", "c1", "g1", "ad1", "imp1", "+v1", "1700000000", "impression", "+https://x.example/?q=1", "2"] {
+            m.extend_from_slice(format!("{}:{f}", f.len()).as_bytes());
+        }
+        let key = SigningKey::new(b"secret");
+        assert_eq!(t.sign(&key, "complete"), hex(&key.mac(&m)[..16]));
+        let q = t.query(&key, "complete");
+        assert!(q.starts_with("a=acc&c=c1&g=g1&ad=ad1&i=imp1&ts=1700000000&d=impression&v=v1&u=https%3A%2F%2Fx.example%2F%3Fq%3D1&s="), "{q}");
+        assert!(q.ends_with(&t.sign(&key, "complete")));
+    }
+
+    #[test]
     fn any_changed_field_breaks_the_signature() {
-        let key = b"secret";
+        let key = &SigningKey::new(b"secret");
         let t = token();
         let sig = t.sign(key, "impression");
         assert!(t.verify(key, "impression", &sig));
         assert!(!t.verify(key, "complete", &sig));
-        assert!(!t.verify(b"other", "impression", &sig));
+        assert!(!t.verify(&SigningKey::new(b"other"), "impression", &sig));
         let mut moved = t.clone();
         moved.ad = "ad2".into();
         assert!(!moved.verify(key, "impression", &sig));
@@ -218,7 +406,7 @@ mod tests {
 
     #[test]
     fn absent_and_empty_sign_differently() {
-        let key = b"secret";
+        let key = &SigningKey::new(b"secret");
         let mut t = token();
         t.viewer = None;
         t.issued = LEGACY_UNTIL + 10;
@@ -231,7 +419,7 @@ mod tests {
         // An empty value never verifies, not even under its own signature.
         assert!(!empty.verify(key, "complete", &empty.sign(key, "complete")));
         // A legacy link (no presence marks) verifies only while such links can live.
-        let legacy = |t: &Token| hex(&hmac_sha256(key, &t.legacy_message("complete"))[..16]);
+        let legacy = |t: &Token| hex(&key.mac(&t.legacy_message("complete"))[..16]);
         let mut old = t.clone();
         old.issued = LEGACY_UNTIL - 3600;
         assert!(old.verify(key, "complete", &legacy(&old)));

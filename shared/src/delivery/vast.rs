@@ -8,7 +8,7 @@
 
 use super::decide::{Pick, Skip};
 use super::snapshot::{AdEntry, AdFormat, Media, Snapshot};
-use super::tracking::Token;
+use super::tracking::LinkFields;
 use crate::model::enums::TrackerEvent;
 use crate::xml::XmlOut;
 
@@ -60,9 +60,9 @@ const AD_SYSTEM: &str = "adserver";
 /// Where tracking links point and what signs them.
 pub struct Links<'a> {
     pub base: &'a str,
-    /// The signing key's id (`k` of every link) and secret.
+    /// The signing key's id (`k` of every link) and key.
     pub key_id: &'a str,
-    pub secret: &'a [u8],
+    pub key: &'a super::tracking::SigningKey,
     pub viewer: Option<&'a str>,
     pub issued: i64,
 }
@@ -124,28 +124,32 @@ struct AdWriter<'a> {
 }
 
 impl AdWriter<'_> {
-    fn link(&self, served: &Served<'_>, event: &str, click: Option<&str>) -> String {
+    /// `<name attrs…>` and the event's signed link, written straight into the document.
+    fn link_leaf(&self, o: &mut XmlOut, name: &str, attrs: &[(&str, &str)], served: &Served<'_>, event: &str, click: Option<&str>) {
+        o.leaf_with(name, attrs, |buf| self.fields(served, click).write_url_xml(buf, self.links.base, event, self.links.key));
+    }
+
+    fn fields<'b>(&'b self, served: &'b Served<'_>, click: Option<&'b str>) -> LinkFields<'b> {
         let ad = &self.s.ads[served.pick.ad as usize];
         let g = &self.s.goals[served.pick.goal as usize];
-        let t = Token {
-            account: self.s.account.clone(),
-            campaign: g.campaign_id.clone(),
-            goal: g.id.clone(),
-            ad: ad.id.clone(),
-            impression: served.impression.clone(),
-            viewer: self.links.viewer.map(str::to_string),
+        LinkFields {
+            account: &self.s.account,
+            campaign: &g.campaign_id,
+            goal: &g.id,
+            ad: &ad.id,
+            impression: &served.impression,
+            viewer: self.links.viewer,
             issued: self.links.issued,
-            delivered: super::snapshot::delivered_counter(g.kind).to_string(),
-            click: click.map(str::to_string),
-            key: Some(self.links.key_id.to_string()),
-        };
-        format!("{}/v1/track/{event}?{}", self.links.base, t.query(self.links.secret, event))
+            delivered: super::snapshot::delivered_counter(g.kind),
+            click,
+            key: Some(self.links.key_id),
+        }
     }
 
     fn tracking_events(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry) {
         o.open("TrackingEvents");
         for e in ["start", "firstQuartile", "midpoint", "thirdQuartile", "complete"] {
-            o.leaf_attrs("Tracking", &[("event", e)], &self.link(served, e, None));
+            self.link_leaf(o, "Tracking", &[("event", e)], served, e, None);
         }
         for (event, url) in &ad.trackers {
             if let Some(e) = vast_event(*event, self.v3) {
@@ -158,12 +162,8 @@ impl AdWriter<'_> {
     /// The impressions; an InLine's carries an `id` (a Wrapper's Impression has none in
     /// VAST 2.0.1 and 3.0).
     fn impressions(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry, inline: bool) {
-        let link = self.link(served, "impression", None);
-        if inline {
-            o.leaf_attrs("Impression", &[("id", "adserver")], &link);
-        } else {
-            o.leaf("Impression", &link);
-        }
+        let attrs: &[(&str, &str)] = if inline { &[("id", "adserver")] } else { &[] };
+        self.link_leaf(o, "Impression", attrs, served, "impression", None);
         for (_, url) in ad.trackers.iter().filter(|(e, _)| *e == TrackerEvent::Impression) {
             o.leaf("Impression", url);
         }
@@ -237,7 +237,7 @@ impl AdWriter<'_> {
         self.tracking_events(o, served, ad);
         o.open("VideoClicks");
         if let Some(dest) = &ad.click {
-            o.leaf_attrs("ClickThrough", &[("id", "adserver")], &self.link(served, "click", Some(dest)));
+            self.link_leaf(o, "ClickThrough", &[("id", "adserver")], served, "click", Some(dest));
         }
         self.click_trackers(o, ad, "ClickTracking");
         o.close("VideoClicks");
@@ -294,7 +294,7 @@ impl AdWriter<'_> {
             o.leaf_attrs("StaticResource", &[("creativeType", mime.as_str())], url);
         }
         if let Some(dest) = &ad.click {
-            o.leaf("NonLinearClickThrough", self.link(served, "click", Some(dest)));
+            self.link_leaf(o, "NonLinearClickThrough", &[], served, "click", Some(dest));
         }
         o.close("NonLinear").close("NonLinearAds");
     }
@@ -388,7 +388,7 @@ mod tests {
 
     fn doc_in(s: &Snapshot, ad: &str, version: Version, skip: Option<Skip>) -> String {
         let pick = Pick { ad: s.ad_index[ad], goal: 0, skip };
-        let links = Links { base: "https://api.example", key_id: "1", secret: b"k", viewer: None, issued: 1 };
+        let links = Links { base: "https://api.example", key_id: "1", key: &super::super::tracking::SigningKey::new(b"k"), viewer: None, issued: 1 };
         vast(s, &[Served { pick: &pick, impression: "imp-1".into() }], version, &links)
     }
 
@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn an_empty_break_is_an_empty_vast_and_vmap_leaves_it_out() {
         let s = snapshot();
-        let links = Links { base: "https://api.example", key_id: "1", secret: b"k", viewer: None, issued: 1 };
+        let links = Links { base: "https://api.example", key_id: "1", key: &super::super::tracking::SigningKey::new(b"k"), viewer: None, issued: 1 };
         assert_eq!(vast(&s, &[], Version::V3, &links), "<?xml version=\"1.0\" encoding=\"UTF-8\"?><VAST version=\"3.0\"></VAST>");
         let m = vmap(&s, &[(AdFormat::Preroll, 1, Vec::new())], &links);
         assert!(m.ends_with("<vmap:VMAP xmlns:vmap=\"http://www.iab.net/videosuite/vmap\" version=\"1.0\"></vmap:VMAP>"), "{m}");

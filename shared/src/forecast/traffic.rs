@@ -63,7 +63,7 @@ impl Sample {
 
     /// The server's own draw for this request.
     pub fn chosen_by_server() -> bool {
-        Sample::chosen(uuid::Uuid::new_v4().as_u64_pair().0)
+        Sample::chosen(crate::ids::fast_u64())
     }
 
     /// The sample of a request, bounded: at most `MAX_SAMPLE_LIST` tags, locations and

@@ -13,6 +13,18 @@ pub async fn by_key_hash(store: &dyn Store, hash: &str) -> AppResult<Option<Acco
 }
 
 /// An account by id (workers, which start from a stored key rather than an API key).
+/// Writes the delivery engine's copy of an account (after every write of the account).
+pub async fn write_delivery_copy(store: &dyn Store, account: &Account) -> AppResult<()> {
+    store.put(super::item(keys::delivery_account(&account.id), account, 1)?, crate::store::Cond::None).await?;
+    Ok(())
+}
+
+/// The account as the delivery engine reads it: its copy in the delivery partition,
+/// written with the account (`seed::apply`).
+pub async fn for_delivery(store: &dyn Store, id: &str) -> AppResult<Option<Account>> {
+    Ok(super::get::<Account>(store, &keys::delivery_account(id)).await?.map(|v| v.value))
+}
+
 pub async fn get(store: &dyn Store, id: &str) -> AppResult<Option<Account>> {
     Ok(super::get::<Account>(store, &keys::account(id)).await?.map(|v| v.value))
 }

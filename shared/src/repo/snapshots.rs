@@ -193,7 +193,7 @@ async fn all_items(store: &dyn Store, q: Query) -> AppResult<Vec<crate::store::I
 /// Reads what a snapshot is compiled from: account, campaigns, goals, ads, their assets,
 /// rules, linked templates, categories and the ranked policies.
 pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &str) -> AppResult<Input> {
-    let Some(acc) = repo::accounts::get(store, account).await? else {
+    let Some(acc) = repo::accounts::for_delivery(store, account).await? else {
         // No such account: an empty snapshot (the caller answers 404), nothing else read.
         return Ok(Input { version, ..Input::default() });
     };

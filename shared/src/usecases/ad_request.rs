@@ -59,11 +59,11 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
             None => tracing::debug!("traffic sample over its size bound; not kept"),
         }
     }
-    let (key_id, secret) = st.settings.tracking_keys.signing();
-    let links = Links { base: &st.settings.ad_request_base_url, key_id, secret, viewer: request.viewer.as_deref(), issued: now.timestamp() };
+    let (key_id, key) = st.settings.tracking_keys.signing();
+    let links = Links { base: &st.settings.ad_request_base_url, key_id, key, viewer: request.viewer.as_deref(), issued: now.timestamp() };
     let served: Vec<(AdFormat, u32, Vec<Served<'_>>)> = decided
         .iter()
-        .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::new_id() }).collect()))
+        .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::fast_id() }).collect()))
         .collect();
     let body = match rt {
         ResponseType::Vmap => vast::vmap(&snapshot, &served, &links),

@@ -103,8 +103,8 @@ pub async fn process(st: &AppState, events: Vec<Event>) -> (usize, BTreeSet<usiz
 }
 
 async fn account_ctx(st: &AppState, account: &str) -> JobResult<AccountCtx> {
-    let zone = crate::repo::accounts::get(st.store.as_ref(), account).await?.map(|a| a.zone).unwrap_or_default();
     let (snapshot, _) = st.delivery.current(st.store.as_ref(), account, &st.settings, st.clock.now()).await?;
+    let zone = snapshot.zone.clone();
     let goals = snapshot
         .goals
         .iter()
