@@ -302,12 +302,6 @@ both_stores! {
         let now = shared::clock::Clock::now(app.clock.as_ref());
         let (today, _) = local_day(&account.zone, now);
         let partition = |d: chrono::NaiveDate| format!("A#{a}#TRAFFIC#{d}");
-        let store = app.store.clone();
-        let count = |d| {
-            let store = store.clone();
-            let pk = partition(d);
-            async move { store.query(shared::store::Query::partition(pk)).await.unwrap().items.len() }
-        };
         // One request in 100 is kept, drawn by the server: a seed that the caller's draw
         // would always sample (before: every request with it was a sample) makes no
         // difference. 1,000 requests: about 10 samples (0 or over 40 has odds below 1e-4).

@@ -24,7 +24,7 @@ fn traffic() -> Traffic {
     let days: Vec<_> = (0..14)
         .map(|d| {
             let reqs = synthetic::requests(PER_DAY, 1000 + d as u64, now);
-            let samples = reqs.iter().enumerate().map(|(i, r)| ((i * 24 / PER_DAY) as u32, Sample::of(r))).collect();
+            let samples = reqs.iter().enumerate().filter_map(|(i, r)| Some(((i * 24 / PER_DAY) as u32, Sample::of(r)?))).collect();
             (start + Duration::days(d), samples)
         })
         .collect();
