@@ -20,7 +20,7 @@ BIN=${CARGO_TARGET_DIR:-target}/release/local-server
 [ -x "$BIN" ] || BIN=$(find target -path '*bench*' -name local-server -type f | head -1)
 DATA=$(mktemp -d)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-DATA_DIR="$DATA" PORT="$PORT" RUST_LOG=warn "$BIN" > "$DATA/server.log" 2>&1 &
+ACCOUNT_RATE_PER_SEC=0 DATA_DIR="$DATA" PORT="$PORT" RUST_LOG=warn "$BIN" > "$DATA/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT
 BASE="http://127.0.0.1:$PORT"

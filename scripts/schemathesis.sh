@@ -32,7 +32,7 @@ if [ "${ST_STORE:-embedded}" = dynamodb ]; then
 else
   export STORE=embedded
 fi
-PORT=$PORT DATA_DIR="$DATA" "${CARGO_TARGET_DIR:-$ROOT/target}/debug/local-server" >"$WORK/server.log" 2>&1 &
+ACCOUNT_RATE_PER_SEC=0 PORT=$PORT DATA_DIR="$DATA" "${CARGO_TARGET_DIR:-$ROOT/target}/debug/local-server" >"$WORK/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$DATA" "$WORK"' EXIT
 for _ in $(seq 1 100); do curl -sf "$BASE/openapi.json" -o "$WORK/openapi.json" && break; sleep 0.1; done

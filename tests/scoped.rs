@@ -43,7 +43,8 @@ fn scopes_of(reads: bool) -> BTreeMap<String, Vec<String>> {
             }
         }
         if let Some(actions) = t.strip_prefix("Action:") {
-            read_only = ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "ConditionCheckItem"].iter().all(|w| !actions.contains(w));
+            read_only =
+                ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "ConditionCheckItem"].iter().all(|w| !actions.contains(w));
         }
         if read_only != reads {
             continue;
@@ -211,6 +212,13 @@ mod tests {
             assert_eq!(writes.is_empty(), read_only, "{name}: {writes:?}");
         }
         assert_eq!(scopes["audience-worker"], ["A#*#BATCH", "A#*#BATCHDAY", "A#*#VIEWER#*"]);
+        // The serving function reads only delivery partitions (issue 22): no API keys, no
+        // account record, contacts, clients or idempotency answers.
+        let reads = &template_read_scopes()["serving"];
+        for pk in ["KEY#0123abcd", "A#acc", "A#acc#KEYS", "A#acc#CONTACT", "A#acc#CLIENT", "A#acc#IDEMP", "A#acc#METRICS#AD#x"] {
+            assert!(!reads.iter().any(|p| like(p, pk)), "serving may read {pk}");
+        }
+        assert!(reads.iter().any(|p| like(p, "A#acc#DELIVERY")));
         // Every group that creates records keeps idempotency keys (api/idempotency.rs).
         for name in ["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy", "audience", "targeting-template"] {
             assert!(scopes[name].iter().any(|p| p == "A#*#IDEMP"), "{name}");

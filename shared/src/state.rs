@@ -30,6 +30,8 @@ pub struct AppState {
     pub deadline: Option<std::time::Instant>,
     /// Traffic samples on their way to the store, off the response path.
     pub samples: Arc<crate::repo::sample_sink::SampleSink>,
+    /// Request rates per account (the management API).
+    pub rate_limiter: Arc<crate::api::rate_limit::AccountLimiter>,
 }
 
 impl AppState {
@@ -45,6 +47,7 @@ impl AppState {
             delivery: Arc::new(crate::repo::snapshots::DeliveryCache::default()),
             deadline: None,
             samples: Arc::default(),
+            rate_limiter: Arc::default(),
         }
     }
 

@@ -1,7 +1,8 @@
-//! Bodies are refused by size before they are buffered (issue 22, finding 8): a declared
-//! length over the route's limit is 413 before one byte is read, with or without an
-//! `Idempotency-Key`; a body without a declared length is cut off at the limit as it
-//! streams.
+//! What one client can make an instance do (issue 22, findings 7 and 8): bodies are
+//! refused by size before they are buffered (a declared length over the route's limit is
+//! 413 before one byte is read, with or without an `Idempotency-Key`; a body without a
+//! declared length is cut off at the limit as it streams), and one account's request rate
+//! is bounded per instance (429 with `Retry-After`, other accounts served).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -60,5 +61,32 @@ both_stores! {
         // for its size (it is refused for naming no provider).
         let (status, body) = post(&app, "/v1/audience/batch", Some(2 * 1024 * 1024), counted_body(32, Arc::default()), false).await;
         assert_ne!(status, 413, "{body}");
+    }
+}
+
+both_stores! {
+    async fn one_account_cannot_take_an_instances_capacity(app: TestApp) {
+        // 5 requests a second, bursts of 5, for this test's instance.
+        let mut settings = (*app.state.settings).clone();
+        settings.account_rate_per_sec = 5.0;
+        settings.account_burst = 5.0;
+        let (_, routes) = shared::api::groups::ALL.iter().find(|(n, _)| *n == "clients").unwrap();
+        let router = shared::api::finish(routes().router, app.state.clone().with_settings(settings));
+        let get = |key: String| {
+            let router = router.clone();
+            async move {
+                let req = axum::http::Request::builder().uri("/api/1.0/client").header("x-o-api-key", key).body(Body::empty()).unwrap();
+                let res = router.oneshot(req).await.unwrap();
+                (res.status().as_u16(), res.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string))
+            }
+        };
+        for _ in 0..5 {
+            assert_eq!(get(app.a.key.clone()).await.0, 200);
+        }
+        let (status, retry) = get(app.a.key.clone()).await;
+        assert_eq!(status, 429);
+        assert!(retry.is_some_and(|r| r.parse::<u64>().is_ok_and(|s| s >= 1)));
+        // Another account is served.
+        assert_eq!(get(app.b.key.clone()).await.0, 200);
     }
 }

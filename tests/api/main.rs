@@ -33,6 +33,6 @@ mod rules;
 mod serving;
 mod store_contract;
 mod templates;
-mod traffic_quality;
 mod tenant_sweep;
+mod traffic_quality;
 mod vast;

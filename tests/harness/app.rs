@@ -87,6 +87,8 @@ impl TestApp {
             asset_download_timeout: std::time::Duration::from_secs(5),
             // Every ad request sees the latest version and pace records.
             delivery_refresh: std::time::Duration::ZERO,
+            // The tests are scripts: no per-account rate (its own test sets one).
+            account_rate_per_sec: 0.0,
             ..Settings::default()
         }
     }

@@ -20,17 +20,18 @@ pub mod ads;
 pub mod assets;
 pub mod audience;
 pub mod bodies;
+pub mod body_limit;
 pub mod campaigns;
 pub mod clients;
 pub mod contacts;
 pub mod forecasts;
 pub mod goals;
-pub mod body_limit;
 pub mod idempotency;
 pub mod media;
 pub mod paging;
 pub mod policies;
 pub mod queries;
+pub mod rate_limit;
 pub mod reference;
 pub mod rules;
 pub mod serving;
@@ -285,6 +286,7 @@ impl FromRequestParts<AppState> for Auth {
         };
         // The request span (see `request_span`) carries the account from here on.
         tracing::Span::current().record("account", account.id.as_str());
+        st.rate_limiter.take(&account.id, st.settings.account_rate_per_sec, st.settings.account_burst)?;
         Ok(Auth(account))
     }
 }

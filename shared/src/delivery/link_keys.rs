@@ -114,7 +114,9 @@ mod tests {
         let (id, key) = old.signing();
         let t = token(Some(id));
         let sig = t.sign(key, "impression");
-        let rotated = TrackingKeys::parse(r#"{"keys":[{"id":"k2","secret":"fedcba9876543210fedc"},{"id":"k1","secret":"0123456789abcdef0123"}]}"#).unwrap();
+        let rotated =
+            TrackingKeys::parse(r#"{"keys":[{"id":"k2","secret":"fedcba9876543210fedc"},{"id":"k1","secret":"0123456789abcdef0123"}]}"#)
+                .unwrap();
         assert_eq!(rotated.signing().0, "k2");
         assert!(rotated.verify(&t, "impression", &sig), "a link of the old key verifies after the rotation");
         let retired = TrackingKeys::parse("k2:fedcba9876543210fedc").unwrap();

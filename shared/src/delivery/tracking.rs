@@ -380,7 +380,10 @@ mod tests {
         let key = SigningKey::new(b"secret");
         assert_eq!(t.sign(&key, "complete"), hex(&key.mac(&m)[..16]));
         let q = t.query(&key, "complete");
-        assert!(q.starts_with("a=acc&c=c1&g=g1&ad=ad1&i=imp1&ts=1700000000&d=impression&v=v1&u=https%3A%2F%2Fx.example%2F%3Fq%3D1&s="), "{q}");
+        assert!(
+            q.starts_with("a=acc&c=c1&g=g1&ad=ad1&i=imp1&ts=1700000000&d=impression&v=v1&u=https%3A%2F%2Fx.example%2F%3Fq%3D1&s="),
+            "{q}"
+        );
         assert!(q.ends_with(&t.sign(&key, "complete")));
     }
 

@@ -388,7 +388,13 @@ mod tests {
 
     fn doc_in(s: &Snapshot, ad: &str, version: Version, skip: Option<Skip>) -> String {
         let pick = Pick { ad: s.ad_index[ad], goal: 0, skip };
-        let links = Links { base: "https://api.example", key_id: "1", key: &super::super::tracking::SigningKey::new(b"k"), viewer: None, issued: 1 };
+        let links = Links {
+            base: "https://api.example",
+            key_id: "1",
+            key: &super::super::tracking::SigningKey::new(b"k"),
+            viewer: None,
+            issued: 1,
+        };
         vast(s, &[Served { pick: &pick, impression: "imp-1".into() }], version, &links)
     }
 
@@ -423,7 +429,13 @@ mod tests {
     #[test]
     fn an_empty_break_is_an_empty_vast_and_vmap_leaves_it_out() {
         let s = snapshot();
-        let links = Links { base: "https://api.example", key_id: "1", key: &super::super::tracking::SigningKey::new(b"k"), viewer: None, issued: 1 };
+        let links = Links {
+            base: "https://api.example",
+            key_id: "1",
+            key: &super::super::tracking::SigningKey::new(b"k"),
+            viewer: None,
+            issued: 1,
+        };
         assert_eq!(vast(&s, &[], Version::V3, &links), "<?xml version=\"1.0\" encoding=\"UTF-8\"?><VAST version=\"3.0\"></VAST>");
         let m = vmap(&s, &[(AdFormat::Preroll, 1, Vec::new())], &links);
         assert!(m.ends_with("<vmap:VMAP xmlns:vmap=\"http://www.iab.net/videosuite/vmap\" version=\"1.0\"></vmap:VMAP>"), "{m}");

@@ -96,7 +96,10 @@ pub fn put_versioned<T: serde::Serialize>(key: Key, value: &T, prev_version: u64
 /// body is the tracking call's id and its verdict (empty: valid), `<id>\t<verdict>`.
 pub fn marker_op(key: Key, id: &str, verdict: &str, now: i64) -> TxOp {
     let body = format!("{id}\t{verdict}");
-    TxOp::Put(Item { pk: key.pk, sk: key.sk, version: 1, expires_at: Some(now + MARKER_TTL_SECS), body, ..Item::default() }, Cond::NotExists)
+    TxOp::Put(
+        Item { pk: key.pk, sk: key.sk, version: 1, expires_at: Some(now + MARKER_TTL_SECS), body, ..Item::default() },
+        Cond::NotExists,
+    )
 }
 
 /// A marker's tracking-call id and verdict (markers written before verdicts: both empty).

@@ -133,11 +133,7 @@ pub fn judge(
         let slot_id = (slot.pk.clone(), slot.sk.clone());
         if let Some((item, _)) = found.get(&slot_id) {
             let (id, _) = rd::marker_of(item);
-            out[i] = if id == e.id {
-                Verdict::Skip
-            } else {
-                duplicate(e)
-            };
+            out[i] = if id == e.id { Verdict::Skip } else { duplicate(e) };
             continue;
         }
         if taken.contains_key(&slot_id) {

@@ -138,8 +138,7 @@ async fn commit_group(st: &AppState, group: &[Event], ctx: &AccountCtx) -> JobRe
         }
         let found = rd::versioned_many(store, &event_rules::keys_to_read(group)).await?;
         let (verdicts, tallies) = event_rules::judge(group, &found, now, &limits, &local_day);
-        let wait: BTreeSet<usize> =
-            group.iter().zip(&verdicts).filter(|(_, v)| **v == Verdict::Wait).map(|(e, _)| e.message).collect();
+        let wait: BTreeSet<usize> = group.iter().zip(&verdicts).filter(|(_, v)| **v == Verdict::Wait).map(|(e, _)| e.message).collect();
         let counted: Vec<(&Event, Option<crate::delivery::ivt::Reason>, &Key)> = group
             .iter()
             .zip(&verdicts)
@@ -151,10 +150,8 @@ async fn commit_group(st: &AppState, group: &[Event], ctx: &AccountCtx) -> JobRe
         if counted.is_empty() {
             return Ok((0, wait));
         }
-        let mut ops: Vec<TxOp> = counted
-            .iter()
-            .map(|(e, r, k)| rd::marker_op((*k).clone(), &e.id, r.map_or("", |r| r.as_str()), e.at.max(now)))
-            .collect();
+        let mut ops: Vec<TxOp> =
+            counted.iter().map(|(e, r, k)| rd::marker_op((*k).clone(), &e.id, r.map_or("", |r| r.as_str()), e.at.max(now))).collect();
         ops.extend(counter_ops(&counted));
         ops.extend(pace_and_freq_ops(store, &counted, ctx).await?);
         for (k, (tally, version, expires)) in &tallies.rates {
@@ -224,8 +221,7 @@ async fn pace_and_freq_ops(
         }
     }
     let Some(account) = valid.first().map(|e| e.account.as_str()) else { return Ok(Vec::new()) };
-    let keys: Vec<Key> =
-        paces.keys().map(|g| rd::pace_key(account, g)).chain(viewers.keys().map(|v| rd::freq_key(account, v))).collect();
+    let keys: Vec<Key> = paces.keys().map(|g| rd::pace_key(account, g)).chain(viewers.keys().map(|v| rd::freq_key(account, v))).collect();
     let found = rd::versioned_many(store, &keys).await?;
     let mut ops = Vec::new();
     for (g, evs) in &paces {
