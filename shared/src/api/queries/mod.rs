@@ -47,7 +47,7 @@ pub fn router() -> super::Routes {
 #[utoipa::path(get, path = "/v3/campaigns", tag = "queries",
     params(("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
         ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
-        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, ...)"),
+        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)"),
         ("includeDeletedGoals" = Option<bool>, Query), ("includeDeletedCampaigns" = Option<bool>, Query),
         ("campaigns.started.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("campaigns.started.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
         ("campaigns.ended.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("campaigns.ended.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
@@ -101,7 +101,7 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
 #[utoipa::path(get, path = "/v3/campaigns/{id}", tag = "queries",
     params(("id" = String, Path), ("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
         ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
-        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, ...)"), ("includeDeletedGoals" = Option<bool>, Query)),
+        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)"), ("includeDeletedGoals" = Option<bool>, Query)),
     responses((status = 200, description = "The campaign (deleted ones too)", body = render::CampaignOut)))]
 async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics", "includeDeletedGoals"])?;
@@ -117,7 +117,7 @@ async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<
 #[utoipa::path(get, path = "/v3/goals", tag = "queries",
     params(("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
         ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
-        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, ...)"),
+        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)"),
         ("goals.started.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goals.started.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
         ("goals.ended.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goals.ended.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
         ("goal.name" = Option<String>, Query), ("campaign.name" = Option<String>, Query), ("campaign.id" = Option<String>, Query),
@@ -195,7 +195,7 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
 
 #[utoipa::path(get, path = "/v3/goals/{id}", tag = "queries", params(("id" = String, Path), ("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
         ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
-        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, ...)")),
+        ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)")),
     responses((status = 200, description = "The goal", body = render::GoalOut)))]
 async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics"])?;
