@@ -1,6 +1,9 @@
 //! Lambda for ad requests (`/v1/adrequest`): the delivery engine over the account's cached
 //! snapshot, answered as VAST or VMAP.
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
     shared::lambda::serve(shared::api::groups::serving).await

@@ -186,10 +186,11 @@ fn xml_response(body: String) -> Response {
     ),
     responses((status = 200, description = "A VAST or VMAP document (an empty <VAST> when no ad is eligible)",
         content_type = "application/xml", body = String, example = json!(VAST_EXAMPLE))))]
-async fn ad_request(State(st): State<AppState>, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
-    let pairs = query_pairs(q.as_deref())?;
+async fn ad_request(State(st): State<AppState>, req: axum::extract::Request) -> AppResult<Response> {
+    // The request itself (not a `HeaderMap` extractor, which copies every header).
+    let pairs = query_pairs(req.uri().query())?;
     let now = st.clock.now();
-    let (account, rt, format, request) = read_request(&pairs, &headers, now)?;
+    let (account, rt, format, request) = read_request(&pairs, req.headers(), now)?;
     tracing::Span::current().record("account", account.as_str());
     let body = ad_request::serve(&st, ServeAd { account: &account, rt, format, request }).await?;
     Ok(xml_response(body))

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::sync::OnceLock;
 
 /// Why an event is not counted as valid (the `/v3` `invalid` reasons). Stored as the
-/// counter `invalid.<reason>`.
+/// counter `invalid_<reason>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
     /// A known crawler, spider or monitoring bot (User-Agent list).
@@ -68,7 +68,7 @@ impl Reason {
 }
 
 /// Prefix of the invalid-traffic counters on the metric records.
-pub const INVALID_PREFIX: &str = "invalid.";
+pub const INVALID_PREFIX: &str = "invalid_";
 
 /// Impressions a minute one viewer may fire before the rest are `viewerRate`.
 pub const VIEWER_PER_MINUTE: u64 = 12;

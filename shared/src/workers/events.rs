@@ -182,7 +182,7 @@ fn versioned_with_ttl<T: serde::Serialize>(key: &Key, value: &T, version: u64, e
 }
 
 /// The counter additions: valid events to their counters (and `delivered`), invalid ones
-/// to `invalid.<reason>`; summed per ad.
+/// to `invalid_<reason>`; summed per ad.
 fn counter_ops(counted: &[(&Event, Option<crate::delivery::ivt::Reason>, &Key)]) -> Vec<TxOp> {
     let Some((first, _, _)) = counted.first() else { return Vec::new() };
     let mut per_ad: BTreeMap<AdPath, Deltas> = BTreeMap::new();
