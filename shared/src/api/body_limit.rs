@@ -29,11 +29,13 @@ fn declared(req: &Request) -> Option<u64> {
     req.headers().get(header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
 }
 
-/// The middleware (every group, outermost after the error rendering).
+/// The middleware (every group, inside the error rendering): the size check, then the
+/// idempotency of creates.
 pub async fn layer(State(st): State<AppState>, req: Request, next: Next) -> Response {
     let max = limit_for(&st.settings, req.method(), req.uri().path());
     if declared(&req).is_some_and(|n| n > max as u64) {
         return AppError::PayloadTooLarge(max).into_response();
     }
-    next.run(req).await
+    // Then `Idempotency-Key` (one middleware for both: a layer less on every request).
+    super::idempotency::layer(State(st), req, next).await
 }

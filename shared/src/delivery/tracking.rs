@@ -207,44 +207,59 @@ impl LinkFields<'_> {
 
     /// Appends the event's link (`<base>/v1/track/<event>?…&s=<signature>`) to `out`.
     pub fn write_url(&self, out: &mut String, base: &str, event: &str, key: &SigningKey) {
-        self.write(out, base, event, key, "&");
+        let common = self.common_query("&");
+        self.write(out, base, event, key, "&", &common);
     }
 
     /// Appends the event's link as XML text: the same URL with `&amp;` separators (every
     /// value is percent-encoded, so nothing else needs escaping; the base is escaped).
-    pub fn write_url_xml(&self, out: &mut String, base: &str, event: &str, key: &SigningKey) {
+    /// `common` is `common_query("&amp;")`, the same for every event of a served ad.
+    pub fn write_url_xml(&self, out: &mut String, base: &str, event: &str, key: &SigningKey, common: &str) {
         let base = quick_xml::escape::partial_escape(base);
-        self.write(out, &base, event, key, "&amp;");
+        self.write(out, &base, event, key, "&amp;", common);
     }
 
-    fn write(&self, out: &mut String, base: &str, event: &str, key: &SigningKey, amp: &str) {
-        out.reserve(base.len() + 320);
-        out.push_str(base);
-        out.push_str("/v1/track/");
-        out.push_str(event);
-        let mut sep = "?";
+    /// The query parameters every event link of a served ad shares (all but the click
+    /// destination and the signature), percent-encoded, joined by `amp`.
+    pub fn common_query(&self, amp: &str) -> String {
+        let mut out = String::with_capacity(256);
+        let mut first = true;
         let mut param = |out: &mut String, name: &str, value: &str| {
-            out.push_str(sep);
+            if !first {
+                out.push_str(amp);
+            }
+            first = false;
             out.push_str(name);
             out.push('=');
             push_encoded(out, value);
-            sep = amp;
         };
-        param(out, "a", self.account);
-        param(out, "c", self.campaign);
-        param(out, "g", self.goal);
-        param(out, "ad", self.ad);
-        param(out, "i", self.impression);
-        param(out, "ts", itoa_signed(self.issued).as_str());
-        param(out, "d", self.delivered);
+        param(&mut out, "a", self.account);
+        param(&mut out, "c", self.campaign);
+        param(&mut out, "g", self.goal);
+        param(&mut out, "ad", self.ad);
+        param(&mut out, "i", self.impression);
+        param(&mut out, "ts", itoa_signed(self.issued).as_str());
+        param(&mut out, "d", self.delivered);
         if let Some(v) = self.viewer {
-            param(out, "v", v);
-        }
-        if let Some(u) = self.click {
-            param(out, "u", u);
+            param(&mut out, "v", v);
         }
         if let Some(k) = self.key {
-            param(out, "k", k);
+            param(&mut out, "k", k);
+        }
+        out
+    }
+
+    fn write(&self, out: &mut String, base: &str, event: &str, key: &SigningKey, amp: &str, common: &str) {
+        out.reserve(base.len() + common.len() + 96);
+        out.push_str(base);
+        out.push_str("/v1/track/");
+        out.push_str(event);
+        out.push('?');
+        out.push_str(common);
+        if let Some(u) = self.click {
+            out.push_str(amp);
+            out.push_str("u=");
+            push_encoded(out, u);
         }
         out.push_str(amp);
         out.push_str("s=");

@@ -121,12 +121,20 @@ struct AdWriter<'a> {
     /// VAST 3 and later (skip offsets, pods, `skip`/`closeLinear`, `codec`).
     v3: bool,
     version: Version,
+    /// The shared query of the last served ad's links (impression id, query).
+    common: std::cell::RefCell<(String, String)>,
 }
 
 impl AdWriter<'_> {
     /// `<name attrs…>` and the event's signed link, written straight into the document.
     fn link_leaf(&self, o: &mut XmlOut, name: &str, attrs: &[(&str, &str)], served: &Served<'_>, event: &str, click: Option<&str>) {
-        o.leaf_with(name, attrs, |buf| self.fields(served, click).write_url_xml(buf, self.links.base, event, self.links.key));
+        // The parameters every link of this served ad shares, encoded once per ad.
+        let mut cache = self.common.borrow_mut();
+        if cache.0 != served.impression {
+            *cache = (served.impression.clone(), self.fields(served, None).common_query("&amp;"));
+        }
+        let common = &cache.1;
+        o.leaf_with(name, attrs, |buf| self.fields(served, click).write_url_xml(buf, self.links.base, event, self.links.key, common));
     }
 
     fn fields<'b>(&'b self, served: &'b Served<'_>, click: Option<&'b str>) -> LinkFields<'b> {
@@ -308,7 +316,7 @@ fn vast_fragment(s: &Snapshot, served: &[Served<'_>], version: Version, links: &
     } else {
         o.open_attrs("VAST", &[("version", version.label())]);
     }
-    let w = AdWriter { s, links, v3: version >= Version::V3, version };
+    let w = AdWriter { s, links, v3: version >= Version::V3, version, common: Default::default() };
     for (i, sv) in served.iter().enumerate() {
         w.ad(&mut o, sv, i + 1, served.len() > 1);
     }
