@@ -39,16 +39,6 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
         (ResponseType::Vmap, None) => vec![(AdFormat::Preroll, 1), (AdFormat::Midroll, 1), (AdFormat::Postroll, 1)],
         _ => vec![(request.format, request.break_number)],
     };
-    let mut decided = Vec::new();
-    for (i, (f, n)) in breaks.iter().enumerate() {
-        let mut r = request.clone();
-        r.format = *f;
-        r.break_number = *n;
-        r.seed = request.seed.wrapping_add(i as u64);
-        let d = decide(&snapshot, &r, &viewer, &pace);
-        tracing::info!(format = f.as_str(), ads = d.picks.len(), empty = ?d.empty, "decision");
-        decided.push((*f, *n, d));
-    }
     // One request in 100, drawn by the server, is kept as a traffic sample for forecasts
     // (docs/forecasts.md), written off the response path in batches.
     if Sample::chosen_by_server() {
@@ -59,8 +49,20 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
             None => tracing::debug!("traffic sample over its size bound; not kept"),
         }
     }
+    let mut decided = Vec::new();
+    // One request, its break fields set per break (no copy of its lists per break).
+    let mut r = request;
+    let seed = r.seed;
+    for (i, (f, n)) in breaks.iter().enumerate() {
+        r.format = *f;
+        r.break_number = *n;
+        r.seed = seed.wrapping_add(i as u64);
+        let d = decide(&snapshot, &r, &viewer, &pace);
+        tracing::info!(format = f.as_str(), ads = d.picks.len(), empty = ?d.empty, "decision");
+        decided.push((*f, *n, d));
+    }
     let (key_id, key) = st.settings.tracking_keys.signing();
-    let links = Links { base: &st.settings.ad_request_base_url, key_id, key, viewer: request.viewer.as_deref(), issued: now.timestamp() };
+    let links = Links { base: &st.settings.ad_request_base_url, key_id, key, viewer: r.viewer.as_deref(), issued: now.timestamp() };
     let served: Vec<(AdFormat, u32, Vec<Served<'_>>)> = decided
         .iter()
         .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::fast_id() }).collect()))
