@@ -154,9 +154,15 @@ pub fn run_in_process(state_of: impl Fn(QueueName) -> AppState, receivers: Recei
     }
 }
 
-/// A batch of event messages, the failed ones tried again (with backoff) up to five times.
+/// Attempts of an event message in process: with the backoff below they span about three
+/// minutes, longer than an event may wait for its impression
+/// (`event_rules::IMPRESSION_GRACE_SECS`), as SQS's redeliveries do on AWS.
+const EVENT_ATTEMPTS: u32 = 12;
+
+/// A batch of event messages, the failed ones tried again with backoff (200 ms doubling, at
+/// most 30 s) up to `EVENT_ATTEMPTS` times.
 async fn events_in_process(st: &AppState, mut batch: Vec<String>) {
-    for attempt in 0..5u32 {
+    for attempt in 0..EVENT_ATTEMPTS {
         let bodies: Vec<&str> = batch.iter().map(String::as_str).collect();
         let failed = events::process_messages(st, &bodies).await;
         if failed.is_empty() {
@@ -164,7 +170,18 @@ async fn events_in_process(st: &AppState, mut batch: Vec<String>) {
         }
         batch = failed.into_iter().filter_map(|i| batch.get(i).cloned()).collect();
         tracing::debug!(attempt, messages = batch.len(), "event messages retried in process");
-        tokio::time::sleep(Duration::from_millis(200 << attempt)).await;
+        tokio::time::sleep(Duration::from_millis((200u64 << attempt.min(8)).min(30_000))).await;
     }
-    tracing::error!(messages = batch.len(), "event messages failed five times; dropped (dead letter)");
+    tracing::error!(messages = batch.len(), "event messages failed every attempt; dropped (dead letter)");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_process_event_retries_outlast_the_wait_for_an_impression() {
+        let total: u64 = (0..EVENT_ATTEMPTS - 1).map(|a| (200u64 << a.min(8)).min(30_000)).sum();
+        assert!(total / 1000 > event_rules::IMPRESSION_GRACE_SECS as u64, "{total} ms");
+    }
 }
