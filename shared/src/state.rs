@@ -31,7 +31,7 @@ pub struct AppState {
     /// Traffic samples on their way to the store, off the response path.
     pub samples: Arc<crate::repo::sample_sink::SampleSink>,
     /// Request rates per account (the management API).
-    pub rate_limiter: Arc<crate::api::rate_limit::AccountLimiter>,
+    pub rate_limiter: Arc<crate::rate_limit::AccountLimiter>,
 }
 
 impl AppState {

@@ -6,14 +6,12 @@
 //! - video asset uploads (octet-stream): `UPLOAD_MAX_BYTES` (64 MB);
 //! - everything else: `MAX_BODY` (1 MB); API Gateway's own payload limit is 10 MB.
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{header, Method};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::AppError;
 use crate::settings::Settings;
-use crate::state::AppState;
 
 /// The largest body a route takes.
 pub fn limit_for(settings: &Settings, method: &Method, path: &str) -> usize {
@@ -29,13 +27,9 @@ fn declared(req: &Request) -> Option<u64> {
     req.headers().get(header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
 }
 
-/// The middleware (every group, inside the error rendering): the size check, then the
-/// idempotency of creates.
-pub async fn layer(State(st): State<AppState>, req: Request, next: Next) -> Response {
-    let max = limit_for(&st.settings, req.method(), req.uri().path());
-    if declared(&req).is_some_and(|n| n > max as u64) {
-        return AppError::PayloadTooLarge(max).into_response();
-    }
-    // Then `Idempotency-Key` (one middleware for both: a layer less on every request).
-    super::idempotency::layer(State(st), req, next).await
+/// The 413 of a request whose declared length is over its route's limit (checked by the
+/// request middleware, `idempotency::layer`, before anything reads the body).
+pub fn refuse_declared(settings: &Settings, req: &Request) -> Option<Response> {
+    let max = limit_for(settings, req.method(), req.uri().path());
+    declared(req).is_some_and(|n| n > max as u64).then(|| AppError::PayloadTooLarge(max).into_response())
 }

@@ -24,8 +24,12 @@ const MAX_KEPT_BODY: usize = 256 * 1024;
 /// Response headers a replay repeats.
 const KEPT_HEADERS: &[&str] = &["location", "etag", "content-type"];
 
-/// The middleware (every group, inside the error rendering).
+/// The middleware (every group, inside the error rendering): a body over its route's
+/// declared limit is refused first (`body_limit`), then creates with a key run once.
 pub async fn layer(State(st): State<AppState>, req: Request, next: Next) -> Response {
+    if let Some(refused) = super::body_limit::refuse_declared(&st.settings, &req) {
+        return refused;
+    }
     if req.method() != Method::POST || !req.headers().contains_key(HEADER) {
         return next.run(req).await;
     }

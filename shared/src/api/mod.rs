@@ -31,7 +31,6 @@ pub mod media;
 pub mod paging;
 pub mod policies;
 pub mod queries;
-pub mod rate_limit;
 pub mod reference;
 pub mod rules;
 pub mod serving;
@@ -182,7 +181,7 @@ pub fn app_per_group(state: AppState, state_of: impl Fn(&str) -> AppState) -> Ro
 pub fn finish(r: Router<AppState>, state: AppState) -> Router {
     r.fallback(no_route)
         .method_not_allowed_fallback(|| async { AppError::MethodNotAllowed })
-        .layer(axum::middleware::from_fn_with_state(state.clone(), body_limit::layer))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::layer))
         .layer(axum::middleware::map_response(render_errors))
         .layer(axum::middleware::from_fn(request_span))
         .with_state(state)
