@@ -82,6 +82,11 @@ impl DeliveryCache {
         self.unknown.lock().ok().and_then(|m| m.get(account).copied()).is_some_and(|at| at.elapsed() < UNKNOWN_FOR)
     }
 
+    /// What memory answers: a fresh snapshot, or the empty one of a known-unknown account.
+    fn answered(&self, account: &str, refresh: Duration) -> Option<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        self.fresh(account, refresh).or_else(|| self.known_unknown(account).then(empty))
+    }
+
     /// Snapshots built by this cache so far.
     pub fn builds(&self) -> u64 {
         self.builds.load(std::sync::atomic::Ordering::Relaxed)
@@ -98,11 +103,8 @@ impl DeliveryCache {
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) -> AppResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        if let Some(hit) = self.fresh(account, s.delivery_refresh) {
+        if let Some(hit) = self.answered(account, s.delivery_refresh) {
             return Ok(hit);
-        }
-        if self.known_unknown(account) {
-            return Ok(empty());
         }
         let flight = {
             let mut f = self.flights.lock().map_err(|_| crate::error::AppError::internal_msg("snapshot cache lock poisoned"))?;
@@ -110,11 +112,8 @@ impl DeliveryCache {
         };
         let _turn = flight.lock().await;
         // Whoever held the turn before may have refreshed it.
-        if let Some(hit) = self.fresh(account, s.delivery_refresh) {
+        if let Some(hit) = self.answered(account, s.delivery_refresh) {
             return Ok(hit);
-        }
-        if self.known_unknown(account) {
-            return Ok(empty());
         }
         let out = self.refresh(store, account, s, now).await;
         if let Ok(mut f) = self.flights.lock() {
