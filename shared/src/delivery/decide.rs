@@ -2,10 +2,11 @@
 //! state and the goals' pace records in, the picks out; the same inputs and seed give the
 //! same picks (the forecaster replays it). docs/delivery.md has the algorithm.
 
-use super::pacing::{caps_allow, local_day_hour, pacing_allows, Pace};
+use super::pacing::{cap_reached, local_day_hour, pacing_holds, Pace};
 use super::request::{AdRequest, ViewerState};
 use super::snapshot::{AdFormat, GoalEntry, Media, Snapshot};
 use super::targeting::Ctx;
+use super::verdict::{AdExcluded, GoalExcluded};
 use crate::model::enums::{OffsetUnit, ShowWhen};
 use crate::model::policy::Policy;
 
@@ -141,61 +142,116 @@ fn policy_for(s: &Snapshot, ctx: &Ctx) -> Option<u32> {
         .map(|i| i as u32)
 }
 
-struct Env<'a> {
-    s: &'a Snapshot,
-    r: &'a AdRequest,
-    freq: &'a super::freq::FreqState,
-    ctx: Ctx,
-    pace: &'a [Pace],
-    day: i64,
-    hour: i64,
-    settings: BreakSettings,
+/// What one decision reads, prepared once per break (the decision and the inspector).
+pub(super) struct Env<'a> {
+    pub(super) s: &'a Snapshot,
+    pub(super) r: &'a AdRequest,
+    pub(super) freq: &'a super::freq::FreqState,
+    pub(super) ctx: Ctx,
+    pub(super) pace: &'a [Pace],
+    pub(super) day: i64,
+    pub(super) hour: i64,
+    pub(super) settings: BreakSettings,
+    /// The insertion policy that applies (index into `Snapshot::policies`).
+    pub(super) policy: Option<u32>,
 }
 
-impl Env<'_> {
-    /// Everything about a goal but its ads: flight, caps, pacing, targeting, frequency.
-    fn goal_ok(&self, gi: u32, paced: bool) -> bool {
+impl<'a> Env<'a> {
+    pub(super) fn new(s: &'a Snapshot, r: &'a AdRequest, v: &'a ViewerState, pace: &'a [Pace]) -> Env<'a> {
+        let ctx = s.ctx(r, v);
+        let (day, hour) = local_day_hour(ctx.now, s.zone.offset_at(ctx.now));
+        let policy = policy_for(s, &ctx);
+        let settings = BreakSettings::of(policy.map(|i| &s.policies[i as usize].policy), r.format, r.break_number);
+        Env { s, r, freq: &v.freq, ctx, pace, day, hour, settings, policy }
+    }
+
+    /// Why the whole break is empty before any goal is looked at, if it is.
+    pub(super) fn break_closed(&self) -> Option<Empty> {
+        if !self.settings.enabled {
+            return Some(Empty::BreakDisabled);
+        }
+        if self.settings.min_between > 0 && self.freq.last.is_some_and(|t| self.ctx.now - t < self.settings.min_between) {
+            return Some(Empty::TooSoon);
+        }
+        None
+    }
+
+    /// Everything about a goal but its ads, in this order: flight, mid-roll break, caps,
+    /// pacing (when `paced`), frequency caps, targeting. The first that refuses is the reason.
+    pub(super) fn goal_check(&self, gi: u32, paced: bool) -> Result<(), GoalExcluded> {
         let g = &self.s.goals[gi as usize];
         let now = self.ctx.now;
-        if now < g.start || g.end.is_some_and(|e| now >= e) {
-            return false;
+        if now < g.start {
+            return Err(GoalExcluded::NotStarted);
+        }
+        if g.end.is_some_and(|e| now >= e) {
+            return Err(GoalExcluded::Ended);
         }
         if self.r.format == AdFormat::Midroll && !g.midroll_breaks.is_empty() && !g.midroll_breaks.contains(&self.r.break_number) {
-            return false;
+            return Err(GoalExcluded::MidrollBreak);
         }
         let default = Pace::default();
         let p = self.pace.get(gi as usize).unwrap_or(&default);
-        if !caps_allow(g, p, self.day, self.hour) || (paced && !pacing_allows(g, p, now)) {
-            return false;
+        if let Some(c) = cap_reached(g, p, self.day, self.hour) {
+            return Err(GoalExcluded::Cap(c));
         }
-        if !g.freq.is_empty() && (!self.ctx.has_viewer || !self.freq.allows(&g.freq, now)) {
-            return false;
+        if paced {
+            if let Some(h) = pacing_holds(g, p, now) {
+                return Err(GoalExcluded::Paced(h));
+            }
+        }
+        if !g.freq.is_empty() {
+            if !self.ctx.has_viewer {
+                return Err(GoalExcluded::NoViewer);
+            }
+            if !self.freq.allows(&g.freq, now) {
+                return Err(GoalExcluded::FrequencyCap);
+            }
         }
         let campaign = &self.s.campaigns[g.targeting.campaign as usize];
-        g.targeting.allows(campaign, &self.ctx)
+        match g.targeting.refusal(campaign, &self.ctx) {
+            Some(r) => Err(GoalExcluded::Targeting(r)),
+            None => Ok(()),
+        }
     }
 
-    fn ad_ok(&self, ai: u32) -> bool {
+    fn goal_ok(&self, gi: u32, paced: bool) -> bool {
+        self.goal_check(gi, paced).is_ok()
+    }
+
+    /// Whether one ad fits the break: format, its own dates, device container, and the
+    /// insertion policy's standard spots and time limit.
+    pub(super) fn ad_check(&self, ai: u32) -> Result<(), AdExcluded> {
         let a = &self.s.ads[ai as usize];
         let now = self.ctx.now;
-        if a.format != self.r.format || now < a.start || a.end.is_some_and(|e| now >= e) {
-            return false;
+        if a.format != self.r.format {
+            return Err(AdExcluded::Format);
+        }
+        if now < a.start {
+            return Err(AdExcluded::NotStarted);
+        }
+        if a.end.is_some_and(|e| now >= e) {
+            return Err(AdExcluded::Ended);
         }
         if let (Some(list), Some(dc)) = (&a.device_containers, self.ctx.device_container) {
             if !list.contains(&dc) {
-                return false;
+                return Err(AdExcluded::DeviceContainer);
             }
         }
         let linear_file = matches!(a.media, Media::Video { .. }) && a.format != AdFormat::Pause;
         if linear_file && !self.settings.standard_spots {
-            return false;
+            return Err(AdExcluded::StandardSpotsOff);
         }
         // Time-based breaks (§2.2): IPTV and third-party ads need a duration that fits.
         match (self.settings.time_limit, &a.media, a.duration) {
-            (Some(_), Media::Iptv(_) | Media::ThirdParty { .. }, None) => false,
-            (Some(limit), _, Some(d)) => i64::from(d) <= limit,
-            _ => true,
+            (Some(_), Media::Iptv(_) | Media::ThirdParty { .. }, None) => Err(AdExcluded::NoDuration),
+            (Some(limit), _, Some(d)) if i64::from(d) > limit => Err(AdExcluded::TooLong),
+            _ => Ok(()),
         }
+    }
+
+    fn ad_ok(&self, ai: u32) -> bool {
+        self.ad_check(ai).is_ok()
     }
 
     /// One of the goal's ads by weight (§2.3), among those that can play now.
@@ -229,28 +285,19 @@ impl Env<'_> {
 /// caps, targeting and frequency caps — and pacing when `paced` — and, with `with_ads`, one
 /// of its ads fits the break.
 pub fn eligible(s: &Snapshot, r: &AdRequest, v: &ViewerState, pace: &[Pace], gi: u32, paced: bool, with_ads: bool) -> bool {
-    let ctx = s.ctx(r, v);
-    let (day, hour) = local_day_hour(ctx.now, s.zone.offset_at(ctx.now));
-    let policy = policy_for(s, &ctx);
-    let settings = BreakSettings::of(policy.map(|i| &s.policies[i as usize].policy), r.format, r.break_number);
-    let env = Env { s, r, freq: &v.freq, ctx, pace, day, hour, settings };
+    let env = Env::new(s, r, v, pace);
     env.goal_ok(gi, paced) && (!with_ads || s.goals[gi as usize].ads[r.format.index()].iter().any(|(a, _)| env.ad_ok(*a)))
 }
 
 /// Chooses the ads of one break.
 pub fn decide(s: &Snapshot, r: &AdRequest, v: &ViewerState, pace: &[Pace]) -> Decision {
-    let ctx = s.ctx(r, v);
-    let (day, hour) = local_day_hour(ctx.now, s.zone.offset_at(ctx.now));
-    let policy = policy_for(s, &ctx);
-    let settings = BreakSettings::of(policy.map(|i| &s.policies[i as usize].policy), r.format, r.break_number);
+    let env = Env::new(s, r, v, pace);
+    let policy = env.policy;
+    let settings = env.settings;
     let empty = |why| Decision { picks: Vec::new(), policy, empty: Some(why) };
-    if !settings.enabled {
-        return empty(Empty::BreakDisabled);
+    if let Some(why) = env.break_closed() {
+        return empty(why);
     }
-    if settings.min_between > 0 && v.freq.last.is_some_and(|t| ctx.now - t < settings.min_between) {
-        return empty(Empty::TooSoon);
-    }
-    let env = Env { s, r, freq: &v.freq, ctx, pace, day, hour, settings };
     let mut rng = Rng::new(r.seed);
     let skip_for = |gi: u32| skip_of(policy.map(|i| &s.policies[i as usize].policy), &s.goals[gi as usize], v, env.ctx.now);
 

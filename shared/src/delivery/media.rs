@@ -109,3 +109,24 @@ pub fn media_of(ad: &Ad, assets: &HashMap<String, Asset>, base: &str) -> Option<
         CreativeType::Placeholder | CreativeType::SpotPlaceholder | CreativeType::PausePlaceholder | CreativeType::IptvPlaceholder => None,
     }
 }
+
+/// Why `ad` has no media now (`media_of` gave none): the inspector's words.
+pub fn why_no_media(ad: &Ad, assets: &HashMap<String, Asset>) -> String {
+    let needs_asset = matches!(ad.creative.kind, CreativeType::Standard | CreativeType::Pause);
+    if !needs_asset {
+        return match ad.creative.kind {
+            CreativeType::Iptv => "the IPTV creative has no videoCreativeId".into(),
+            CreativeType::Thirdparty => "the third-party creative has no vastUri".into(),
+            _ => "the creative is a placeholder".into(),
+        };
+    }
+    let Some(id) = ad.creative.asset_id.as_deref() else { return "the creative names no asset (assetId)".into() };
+    match assets.get(id) {
+        None => format!("asset {id} is not in this account"),
+        Some(a) if a.status == AssetStatus::Transcoded => format!("asset {id} is TRANSCODED but has no renditions or still"),
+        Some(a) => match &a.failure_reason {
+            Some(f) => format!("asset {id} is {}: {f}", crate::wire_enum::WireEnum::as_str(a.status)),
+            None => format!("asset {id} is {}", crate::wire_enum::WireEnum::as_str(a.status)),
+        },
+    }
+}

@@ -4,6 +4,7 @@
 //! (`workers::events`) are its I/O; the forecaster replays `decide`.
 
 pub mod decide;
+pub mod explain;
 pub mod freq;
 pub mod ivt;
 pub mod link_keys;
@@ -16,6 +17,7 @@ pub mod synthetic;
 pub mod targeting;
 pub mod tracking;
 pub mod vast;
+pub mod verdict;
 
 pub use decide::{decide, Decision, Pick};
 pub use request::{AdRequest, ViewerState};

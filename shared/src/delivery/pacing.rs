@@ -90,16 +90,48 @@ fn under(count: u64, cap: Option<f64>) -> bool {
     cap.is_none_or(|c| (count as f64) < c)
 }
 
-/// Whether the goal's caps leave room (seed 001 §2.2: impression caps count impressions,
-/// event caps count the goal's delivered events).
-pub fn caps_allow(g: &GoalEntry, p: &Pace, day: i64, hour: i64) -> bool {
+/// A cap a goal has reached (seed 001 §2.2), as the goal's `caps` list names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapReached {
+    Total,
+    Daily,
+    Hourly,
+    DailyEvent,
+    HourlyEvent,
+}
+
+impl CapReached {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CapReached::Total => "TOTAL_CAP",
+            CapReached::Daily => "DAILY_CAP",
+            CapReached::Hourly => "HOURLY_CAP",
+            CapReached::DailyEvent => "DAILY_EVENT_CAP",
+            CapReached::HourlyEvent => "HOURLY_EVENT_CAP",
+        }
+    }
+}
+
+/// The first of the goal's caps that has no room left (seed 001 §2.2: impression caps
+/// count impressions, event caps count the goal's delivered events), or `None`.
+pub fn cap_reached(g: &GoalEntry, p: &Pace, day: i64, hour: i64) -> Option<CapReached> {
     let (di, dd) = p.today(day);
     let (hi, hd) = p.this_hour(hour);
-    under(p.impressions, g.caps.total)
-        && under(di, g.caps.daily)
-        && under(hi, g.caps.hourly)
-        && under(dd, g.caps.daily_event)
-        && under(hd, g.caps.hourly_event)
+    [
+        (p.impressions, g.caps.total, CapReached::Total),
+        (di, g.caps.daily, CapReached::Daily),
+        (hi, g.caps.hourly, CapReached::Hourly),
+        (dd, g.caps.daily_event, CapReached::DailyEvent),
+        (hd, g.caps.hourly_event, CapReached::HourlyEvent),
+    ]
+    .into_iter()
+    .find(|(count, cap, _)| !under(*count, *cap))
+    .map(|(_, _, c)| c)
+}
+
+/// Whether the goal's caps leave room.
+pub fn caps_allow(g: &GoalEntry, p: &Pace, day: i64, hour: i64) -> bool {
+    cap_reached(g, p, day, hour).is_none()
 }
 
 /// The share of its target a goal should have delivered at `x` (0-1) of its flight.
@@ -134,14 +166,27 @@ pub fn ideal_delivery(f: &Flight, at: i64) -> Option<f64> {
 /// Whether a paced goal may take this impression: target not reached, and delivery below
 /// the ideal an hour ahead.
 pub fn pacing_allows(g: &GoalEntry, p: &Pace, now: i64) -> bool {
+    pacing_holds(g, p, now).is_none()
+}
+
+/// Why pacing holds a goal back now, if it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    /// Its target is delivered.
+    TargetReached,
+    /// It is ahead of its plan (the ideal curve an hour from now).
+    AheadOfPlan,
+}
+
+pub fn pacing_holds(g: &GoalEntry, p: &Pace, now: i64) -> Option<Held> {
     if let Some(t) = g.target {
         if p.delivered as f64 >= t {
-            return false;
+            return Some(Held::TargetReached);
         }
     }
     match ideal_delivery(&g.flight(), now + 3_600) {
-        Some(ideal) => (p.delivered as f64) < ideal.max(1.0),
-        None => true,
+        Some(ideal) if (p.delivered as f64) >= ideal.max(1.0) => Some(Held::AheadOfPlan),
+        _ => None,
     }
 }
 

@@ -12,6 +12,7 @@ pub use super::freq::{window_secs, FreqCap};
 use super::request::{day_of, parse_user_agent, AdRequest, ViewerState};
 pub use super::symbols::{AdFormat, Interner, Sym, UNKNOWN};
 use super::targeting::{Ctx, Ignore, Level, Targeting};
+use super::verdict::{LeftOut, LeftOutRecord};
 use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;
 use crate::model::asset::Asset;
@@ -133,6 +134,8 @@ pub struct Snapshot {
     /// rules, a policy's minimum time between ads or "after first unique" skip button):
     /// when not, a server does not read it.
     pub needs_viewer: bool,
+    /// The stored campaigns, goals and ads that take no request, and why (the inspector's).
+    pub left_out: Vec<LeftOutRecord>,
 }
 
 /// The stored records a snapshot is compiled from (`repo::snapshots` reads them).
@@ -229,7 +232,19 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     // Campaigns that can deliver: enabled, not archived or deleted.
     let mut campaign_index: HashMap<&str, (u32, &Campaign)> = HashMap::new();
     let mut campaigns = Vec::new();
-    for c in input.campaigns.iter().filter(|c| c.enabled && !c.is_archived() && c.deleted_at.is_none()) {
+    let mut left_out = Vec::new();
+    for c in input.campaigns.iter().filter(|c| c.deleted_at.is_none()) {
+        let why = if !c.enabled {
+            Some(LeftOut::CampaignDisabled)
+        } else if c.is_archived() {
+            Some(LeftOut::CampaignArchived)
+        } else {
+            None
+        };
+        if let Some(reason) = why {
+            left_out.push(LeftOutRecord { kind: "campaign", id: c.id.clone(), reason });
+            continue;
+        }
         let key = (Parent::Campaign, c.id.clone());
         let (own, links) = sources(&key);
         let mut all: Vec<&Rules> = vec![&own];
@@ -241,7 +256,10 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     let mut goals = Vec::new();
     let mut goal_index = HashMap::new();
     for g in input.goals.iter().filter(|g| g.deleted_at.is_none()) {
-        let Some((ci, c)) = campaign_index.get(g.campaign_id.as_str()) else { continue };
+        let Some((ci, c)) = campaign_index.get(g.campaign_id.as_str()) else {
+            left_out.push(LeftOutRecord { kind: "goal", id: g.id.clone(), reason: LeftOut::CampaignNotDelivering });
+            continue;
+        };
         let key = (Parent::Goal, g.id.clone());
         let (own, links) = sources(&key);
         let mut all: Vec<&Rules> = vec![&own];
@@ -284,13 +302,25 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     let mut ads = Vec::new();
     let mut ad_index = HashMap::new();
     let mut weights: HashMap<(u32, AdFormat), WeightList> = HashMap::new();
-    for ad in input.ads.iter().filter(|a| a.enabled) {
-        let Some(&gi) = goal_index.get(&ad.goal_id) else { continue };
-        let format = ad.creative.format();
-        if format.slot().is_none() {
+    for ad in &input.ads {
+        let mut leave = |reason| left_out.push(LeftOutRecord { kind: "ad", id: ad.id.clone(), reason });
+        if !ad.enabled {
+            leave(LeftOut::AdDisabled);
             continue;
         }
-        let Some(media) = super::media::media_of(ad, &input.assets, &input.media_base) else { continue };
+        let Some(&gi) = goal_index.get(&ad.goal_id) else {
+            leave(LeftOut::GoalNotDelivering);
+            continue;
+        };
+        let format = ad.creative.format();
+        if format.slot().is_none() {
+            leave(LeftOut::Placeholder);
+            continue;
+        }
+        let Some(media) = super::media::media_of(ad, &input.assets, &input.media_base) else {
+            leave(LeftOut::NoMedia(super::media::why_no_media(ad, &input.assets)));
+            continue;
+        };
         let g = &goals[gi as usize];
         let start = ad.start.map_or(g.start, |s| s.timestamp().max(g.start));
         let end = match (ad.end.map(|e| e.timestamp()), g.end) {
@@ -376,6 +406,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         goal_index,
         needs_viewer,
         policies,
+        left_out,
     }
 }
 
@@ -427,7 +458,8 @@ impl Snapshot {
             })
             .sum();
         let goals: usize = self.goals.len() * (std::mem::size_of::<GoalEntry>() + 256);
-        ads + goals + self.syms.len() * 48 + self.ad_index.len() * 64 + self.goal_index.len() * 64
+        let left_out: usize = self.left_out.iter().map(LeftOutRecord::approx_bytes).sum();
+        ads + goals + left_out + self.syms.len() * 48 + self.ad_index.len() * 64 + self.goal_index.len() * 64
     }
 }
 

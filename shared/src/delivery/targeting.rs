@@ -263,33 +263,124 @@ impl Targeting {
 
     /// Whether the request fits every level's rules.
     pub fn allows(&self, campaign: &Level, ctx: &Ctx) -> bool {
-        level_allows(&self.goal, ctx, &[]) && {
-            let c = campaign;
-            (self.ignore.content || c.categories.allows(&ctx.categories))
-                && (self.ignore.tags || (c.partners.allows(&ctx.partner) && c.tags.allows(&ctx.tags)))
-                && (self.ignore.locations || c.locations.allows(|s| ctx.locations.contains(s)))
-                && (self.ignore.times || c.times.is_empty() || time_allows(&c.times, ctx.day, ctx.minute))
-                && common_allows(c, ctx)
-                && c.acp_allows(ctx, &self.acp_own)
+        self.refusal(campaign, ctx).is_none()
+    }
+
+    /// The first rule that refuses the request (the goal's own level first, then the
+    /// campaign's), or `None` when every level allows it. One place for both the decision
+    /// and the inspector.
+    pub fn refusal(&self, campaign: &Level, ctx: &Ctx) -> Option<Refusal> {
+        let at = |level| move |dimension| Refusal { level, dimension };
+        if let Some(d) = level_refusal(&self.goal, ctx, &[]) {
+            return Some(at(RuleLevel::Goal)(d));
+        }
+        let c = campaign;
+        let d = if !self.ignore.content && !c.categories.allows(&ctx.categories) {
+            Some(Dimension::Content)
+        } else if !self.ignore.tags && !c.partners.allows(&ctx.partner) {
+            Some(Dimension::ContentPartner)
+        } else if !self.ignore.tags && !c.tags.allows(&ctx.tags) {
+            Some(Dimension::Tag)
+        } else if !self.ignore.locations && !c.locations.allows(|s| ctx.locations.contains(s)) {
+            Some(Dimension::Location)
+        } else if !self.ignore.times && !c.times.is_empty() && !time_allows(&c.times, ctx.day, ctx.minute) {
+            Some(Dimension::Time)
+        } else if let Some(d) = common_refusal(c, ctx) {
+            Some(d)
+        } else if !c.acp_allows(ctx, &self.acp_own) {
+            Some(Dimension::CustomParameter)
+        } else {
+            None
+        };
+        d.map(at(RuleLevel::Campaign))
+    }
+}
+
+/// The level whose rule refused a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleLevel {
+    Campaign,
+    Goal,
+}
+
+impl RuleLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleLevel::Campaign => "campaign",
+            RuleLevel::Goal => "goal",
         }
     }
 }
 
-/// The dimensions without an `ignoreParent` flag (IP, browser/OS, audience: template-only).
-fn common_allows(l: &Level, ctx: &Ctx) -> bool {
-    (l.ips.is_empty() || ctx.ip.is_some_and(|ip| l.ips.allows(|m| m.matches(ip))) || (l.ips.allow.is_empty() && ctx.ip.is_none()))
-        && l.agents.allows(|m| m.matches(ctx.browser, ctx.os))
-        && l.audience.allows(&ctx.segments)
+/// A targeting dimension, named as the rules bean names its list (docs/delivery.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dimension {
+    Content,
+    ContentPartner,
+    Tag,
+    Location,
+    Time,
+    Ip,
+    UserAgent,
+    Audience,
+    CustomParameter,
 }
 
-fn level_allows(l: &Level, ctx: &Ctx, skip_acp: &[Sym]) -> bool {
-    l.categories.allows(&ctx.categories)
-        && l.partners.allows(&ctx.partner)
-        && l.tags.allows(&ctx.tags)
-        && l.locations.allows(|s| ctx.locations.contains(s))
-        && (l.times.is_empty() || time_allows(&l.times, ctx.day, ctx.minute))
-        && common_allows(l, ctx)
-        && l.acp_allows(ctx, skip_acp)
+impl Dimension {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dimension::Content => "content",
+            Dimension::ContentPartner => "tags.contentPartner",
+            Dimension::Tag => "tags",
+            Dimension::Location => "locations",
+            Dimension::Time => "timeRestrictions",
+            Dimension::Ip => "ipRules",
+            Dimension::UserAgent => "userAgentRules",
+            Dimension::Audience => "audienceRules",
+            Dimension::CustomParameter => "accountCustomParameters",
+        }
+    }
+}
+
+/// Which rule refused a request: its level and its dimension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refusal {
+    pub level: RuleLevel,
+    pub dimension: Dimension,
+}
+
+/// The dimensions without an `ignoreParent` flag (IP, browser/OS, audience: template-only).
+fn common_refusal(l: &Level, ctx: &Ctx) -> Option<Dimension> {
+    let ip_ok = l.ips.is_empty() || ctx.ip.is_some_and(|ip| l.ips.allows(|m| m.matches(ip))) || (l.ips.allow.is_empty() && ctx.ip.is_none());
+    if !ip_ok {
+        Some(Dimension::Ip)
+    } else if !l.agents.allows(|m| m.matches(ctx.browser, ctx.os)) {
+        Some(Dimension::UserAgent)
+    } else if !l.audience.allows(&ctx.segments) {
+        Some(Dimension::Audience)
+    } else {
+        None
+    }
+}
+
+fn level_refusal(l: &Level, ctx: &Ctx, skip_acp: &[Sym]) -> Option<Dimension> {
+    if !l.categories.allows(&ctx.categories) {
+        Some(Dimension::Content)
+    } else if !l.partners.allows(&ctx.partner) {
+        Some(Dimension::ContentPartner)
+    } else if !l.tags.allows(&ctx.tags) {
+        Some(Dimension::Tag)
+    } else if !l.locations.allows(|s| ctx.locations.contains(s)) {
+        Some(Dimension::Location)
+    } else if !l.times.is_empty() && !time_allows(&l.times, ctx.day, ctx.minute) {
+        Some(Dimension::Time)
+    } else if let Some(d) = common_refusal(l, ctx) {
+        Some(d)
+    } else if !l.acp_allows(ctx, skip_acp) {
+        Some(Dimension::CustomParameter)
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
