@@ -20,6 +20,7 @@ mod forecast_quota;
 mod forecasts;
 mod goals;
 mod idempotency;
+mod inspector;
 mod lambda_events;
 mod media;
 mod media_pipeline;

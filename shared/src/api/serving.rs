@@ -55,7 +55,8 @@ pub fn tracking_router() -> Routes {
     Routes::new().route("/v1/track/{event}", get(track))
 }
 
-fn list(pairs: &[(String, String)], name: &str, max: usize) -> AppResult<Vec<String>> {
+/// A comma-separated list parameter (repeats add up), at most `max` values.
+pub(crate) fn list_param(pairs: &[(String, String)], name: &str, max: usize) -> AppResult<Vec<String>> {
     let out: Vec<String> =
         pairs.iter().filter(|(k, _)| k == name).flat_map(|(_, v)| v.split(',')).filter(|v| !v.is_empty()).map(str::to_string).collect();
     if out.len() > max {
@@ -140,8 +141,8 @@ pub fn read_request(
     r.break_number = break_number;
     r.category = single(pairs, "category")?.map(str::to_string);
     r.partner = single(pairs, "contentPartner")?.map(str::to_string);
-    r.tags = list(pairs, "tags", MAX_TAGS)?;
-    r.locations = list(pairs, "loc", MAX_LOCATIONS)?;
+    r.tags = list_param(pairs, "tags", MAX_TAGS)?;
+    r.locations = list_param(pairs, "loc", MAX_LOCATIONS)?;
     r.device_container = single(pairs, "dc")?.map(str::to_string);
     r.viewer = single(pairs, "pid")?.filter(|p| !p.is_empty()).map(str::to_string);
     r.user_agent = match single(pairs, "ua")? {
@@ -183,12 +184,21 @@ fn xml_response(body: String) -> Response {
         ("ip" = Option<String>, Query, description = "IPv4 (default: X-Forwarded-For)"),
         ("seed" = Option<u64>, Query, description = "Makes the decision reproducible"),
         ("rnd" = Option<String>, Query, description = "Cache buster (ignored)"),
+        ("debug" = Option<String>, Query, description = "1: 307 to /v3/inspect with the same query (the decision explained; needs the account's API key)"),
     ),
     responses((status = 200, description = "A VAST or VMAP document (an empty <VAST> when no ad is eligible)",
-        content_type = "application/xml", body = String, example = json!(VAST_EXAMPLE))))]
+        content_type = "application/xml", body = String, example = json!(VAST_EXAMPLE)),
+        (status = 307, description = "debug=1: to /v3/inspect with the same query", headers(("Location" = String)))))]
 async fn ad_request(State(st): State<AppState>, req: axum::extract::Request) -> AppResult<Response> {
     // The request itself (not a `HeaderMap` extractor, which copies every header).
     let pairs = query_pairs(req.uri().query())?;
+    // The debug switch: the same request, explained, for the account's own API key.
+    if matches!(single(&pairs, "debug")?, Some("1" | "true")) {
+        let location = format!("/v3/inspect?{}", req.uri().query().unwrap_or(""));
+        return Ok(
+            (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, location.as_str()), (header::CACHE_CONTROL, "no-store")]).into_response()
+        );
+    }
     let now = st.clock.now();
     let (account, rt, format, request) = read_request(&pairs, req.headers(), now)?;
     tracing::Span::current().record("account", account.as_str());

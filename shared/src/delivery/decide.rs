@@ -64,6 +64,26 @@ pub enum Empty {
     UnknownAd,
 }
 
+impl Empty {
+    pub fn code(self) -> &'static str {
+        match self {
+            Empty::BreakDisabled => "BREAK_DISABLED",
+            Empty::TooSoon => "TOO_SOON",
+            Empty::NothingEligible => "NOTHING_ELIGIBLE",
+            Empty::UnknownAd => "UNKNOWN_AD",
+        }
+    }
+
+    pub fn message(self) -> &'static str {
+        match self {
+            Empty::BreakDisabled => "the insertion policy that applies turns this break off",
+            Empty::TooSoon => "the insertion policy's minimum time between ads has not passed for this viewer",
+            Empty::NothingEligible => "no goal could fill the break (each goal's reason is listed)",
+            Empty::UnknownAd => "the requested ad (ad=) is not serving: see notServing, or it is not in this account",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
     pub picks: Vec<Pick>,

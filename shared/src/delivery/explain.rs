@@ -56,7 +56,9 @@ impl Lost {
             Lost::AnotherAdRequested => "the request names an ad of another goal (ad=)",
             Lost::AnotherSponsor => "another sponsor goal opened the break",
             Lost::ShareOfVoiceDraw => "eligible, and the share-of-voice draw went to another goal or to the rest of the traffic",
-            Lost::PriorityOrRotation => "eligible, and the break's ads went to goals of a higher priority or earlier in this request's rotation",
+            Lost::PriorityOrRotation => {
+                "eligible, and the break's ads went to goals of a higher priority or earlier in this request's rotation"
+            }
         }
     }
 }
@@ -88,8 +90,7 @@ pub fn explain(s: &Snapshot, r: &AdRequest, v: &ViewerState, pace: &[Pace]) -> E
     let mut goals = Vec::with_capacity(s.goals.len());
     for gi in 0..s.goals.len() as u32 {
         let g = &s.goals[gi as usize];
-        let mut ads: Vec<(u32, Option<AdExcluded>)> =
-            g.ads.iter().flatten().map(|(ai, _)| (*ai, env.ad_check(*ai).err())).collect();
+        let mut ads: Vec<(u32, Option<AdExcluded>)> = g.ads.iter().flatten().map(|(ai, _)| (*ai, env.ad_check(*ai).err())).collect();
         ads.sort_unstable_by_key(|(ai, _)| *ai);
         let of_format = &g.ads[r.format.index()];
         // Share-of-voice goals are not paced (their share is the rule).

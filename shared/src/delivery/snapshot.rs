@@ -48,6 +48,7 @@ pub fn delivered_counter(t: GoalType) -> &'static str {
 #[derive(Debug, Clone)]
 pub struct GoalEntry {
     pub id: String,
+    pub name: Option<String>,
     pub campaign_id: String,
     pub kind: GoalType,
     pub sponsor: bool,
@@ -280,6 +281,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         let target = g.pacing_target();
         goals.push(GoalEntry {
             id: g.id.clone(),
+            name: g.name.clone(),
             campaign_id: c.id.clone(),
             kind: g.kind,
             sponsor: g.variant == GoalVariant::Bumper,

@@ -351,7 +351,8 @@ pub struct Refusal {
 
 /// The dimensions without an `ignoreParent` flag (IP, browser/OS, audience: template-only).
 fn common_refusal(l: &Level, ctx: &Ctx) -> Option<Dimension> {
-    let ip_ok = l.ips.is_empty() || ctx.ip.is_some_and(|ip| l.ips.allows(|m| m.matches(ip))) || (l.ips.allow.is_empty() && ctx.ip.is_none());
+    let ip_ok =
+        l.ips.is_empty() || ctx.ip.is_some_and(|ip| l.ips.allows(|m| m.matches(ip))) || (l.ips.allow.is_empty() && ctx.ip.is_none());
     if !ip_ok {
         Some(Dimension::Ip)
     } else if !l.agents.allows(|m| m.matches(ctx.browser, ctx.os)) {

@@ -2,9 +2,12 @@
 //! record when a rule needs it, one decision per break, a traffic sample now and then for
 //! forecasts, and the document (VAST 2/3 or VMAP) with signed tracking links.
 
+use std::sync::Arc;
+
 use crate::delivery::decide::decide;
+use crate::delivery::pacing::Pace;
 use crate::delivery::request::{AdRequest, ViewerState};
-use crate::delivery::snapshot::AdFormat;
+use crate::delivery::snapshot::{AdFormat, Snapshot};
 use crate::delivery::vast::{self, Links, ResponseType, Served};
 use crate::error::{AppError, AppResult};
 use crate::forecast::traffic::{local_day, Sample};
@@ -19,11 +22,18 @@ pub struct ServeAd<'a> {
     pub request: AdRequest,
 }
 
-/// Decides and renders the document (an empty `<VAST>` when nothing is eligible).
-pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
-    let ServeAd { account, rt, format, request } = cmd;
-    let now = request.now;
-    let (snapshot, pace) = st.delivery.current(st.store.as_ref(), account, &st.settings, now).await?;
+/// What a decision reads for one account and request: the compiled snapshot, the goals'
+/// pace records and the viewer's state (read only when a rule of the snapshot needs it).
+pub struct Loaded {
+    pub snapshot: Arc<Snapshot>,
+    pub pace: Arc<Vec<Pace>>,
+    pub viewer: ViewerState,
+}
+
+/// Loads what the decision reads (the ad request and the inspector alike). An account
+/// that does not exist is 404.
+pub async fn load(st: &AppState, account: &str, request: &AdRequest) -> AppResult<Loaded> {
+    let (snapshot, pace) = st.delivery.current(st.store.as_ref(), account, &st.settings, request.now).await?;
     if snapshot.account.is_empty() {
         return Err(AppError::not_found("account", account));
     }
@@ -34,11 +44,30 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
         }
         _ => ViewerState::default(),
     };
-    // VMAP without a format: the three linear breaks.
-    let breaks: Vec<(AdFormat, u32)> = match (rt, format) {
+    Ok(Loaded { snapshot, pace, viewer })
+}
+
+/// The breaks a request asks for: VMAP without a format has the three linear breaks.
+pub fn breaks(rt: ResponseType, format: Option<AdFormat>, request: &AdRequest) -> Vec<(AdFormat, u32)> {
+    match (rt, format) {
         (ResponseType::Vmap, None) => vec![(AdFormat::Preroll, 1), (AdFormat::Midroll, 1), (AdFormat::Postroll, 1)],
         _ => vec![(request.format, request.break_number)],
-    };
+    }
+}
+
+/// Points the request at break `i` of its document (each break draws with its own seed).
+pub fn set_break(r: &mut AdRequest, seed: u64, i: usize, (format, number): (AdFormat, u32)) {
+    r.format = format;
+    r.break_number = number;
+    r.seed = seed.wrapping_add(i as u64);
+}
+
+/// Decides and renders the document (an empty `<VAST>` when nothing is eligible).
+pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
+    let ServeAd { account, rt, format, request } = cmd;
+    let now = request.now;
+    let Loaded { snapshot, pace, viewer } = load(st, account, &request).await?;
+    let breaks = breaks(rt, format, &request);
     // One request in 100, drawn by the server, is kept as a traffic sample for forecasts
     // (docs/forecasts.md), written off the response path in batches.
     if Sample::chosen_by_server() {
@@ -54,9 +83,7 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
     let mut r = request;
     let seed = r.seed;
     for (i, (f, n)) in breaks.iter().enumerate() {
-        r.format = *f;
-        r.break_number = *n;
-        r.seed = seed.wrapping_add(i as u64);
+        set_break(&mut r, seed, i, (*f, *n));
         let d = decide(&snapshot, &r, &viewer, &pace);
         tracing::info!(format = f.as_str(), ads = d.picks.len(), empty = ?d.empty, "decision");
         decided.push((*f, *n, d));

@@ -9,5 +9,6 @@ pub mod assets;
 pub mod audience;
 pub mod forecast;
 pub mod forecast_run;
+pub mod inspect;
 pub mod tracking;
 pub mod v3;

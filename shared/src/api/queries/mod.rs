@@ -14,6 +14,7 @@ use crate::model::campaign::Campaign;
 use crate::model::goal::Goal;
 use crate::usecases::v3;
 
+mod inspect;
 mod params;
 mod render;
 mod rows;
@@ -28,7 +29,7 @@ use rows::*;
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
 #[openapi(
-    paths(campaigns, campaign_one, goals, goal_one, ads, ad_one, vast::vast_url),
+    paths(campaigns, campaign_one, goals, goal_one, ads, ad_one, vast::vast_url, inspect::inspect_request),
     tags((name = "queries", description = "The /v3 read interfaces (seed 000 §4.5-§4.10); unknown query parameters are refused"))
 )]
 pub struct Doc;
@@ -42,6 +43,7 @@ pub fn router() -> super::Routes {
         .route("/v3/ads", get(ads))
         .route("/v3/ads/{ad_id}", get(ad_one))
         .route("/v3/ads/{ad_id}/vasturl/{kind}/{id}", get(vast::vast_url))
+        .route("/v3/inspect", get(inspect::inspect_request))
 }
 
 #[utoipa::path(get, path = "/v3/campaigns", tag = "queries",

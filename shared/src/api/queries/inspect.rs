@@ -1,0 +1,256 @@
+//! `GET /v3/inspect` (docs/inspector.md): an ad request's decision explained, goal by goal,
+//! for the account of the API key. The parameters are the ad request's (`/v1/adrequest`,
+//! the exported URL's query pasted as is); `account`, when given, must be the key's.
+
+use axum::extract::{RawQuery, State};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+
+use crate::api::serving::read_request;
+use crate::api::{query_pairs, Auth};
+use crate::delivery::explain::{Explanation, Outcome};
+use crate::delivery::snapshot::Snapshot;
+use crate::error::{AppError, AppResult};
+use crate::state::AppState;
+use crate::usecases::inspect::{inspect, Inspection};
+
+/// At most this many goals are listed per break (served and lost first); `goals=` picks.
+pub const MAX_GOALS: usize = 500;
+/// `goals=` names at most this many goal ids.
+pub const MAX_GOAL_FILTER: usize = 50;
+
+/// A reason: a stable code and a sentence.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Reason {
+    /// Stable, e.g. `FLIGHT_ENDED`, `CAP_REACHED:DAILY_CAP`, `PACING_AHEAD_OF_PLAN`,
+    /// `TARGETING:goal:content`, `LOST_TO_PRIORITY` (docs/inspector.md lists them all).
+    pub code: String,
+    /// What it means, in words.
+    pub message: String,
+}
+
+/// One ad of a listed goal.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdVerdict {
+    pub ad_id: String,
+    pub ad_name: String,
+    /// preroll, midroll, postroll or pause.
+    pub format: String,
+    /// Whether the ad fits this break (its goal's own rules aside).
+    pub fits: bool,
+    /// Why it does not fit, when it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+}
+
+/// One goal of the account, for this break.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GoalOut {
+    pub goal_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub goal_name: Option<String>,
+    pub campaign_id: String,
+    /// SERVED, LOST (eligible; another goal took the break), EXCLUDED (a rule of the
+    /// goal), NO_AD_OF_FORMAT, NO_AD_FITS.
+    pub outcome: String,
+    /// Why not served (absent when SERVED).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+    pub ads: Vec<AdVerdict>,
+}
+
+/// An ad in the break.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServedOut {
+    pub ad_id: String,
+    pub ad_name: String,
+    pub goal_id: String,
+    pub campaign_id: String,
+}
+
+/// One break of the request (VMAP asks three).
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BreakOut {
+    pub format: String,
+    pub break_number: u32,
+    /// The insertion policy that applies (the first in rank order matching the request).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy_id: Option<String>,
+    pub ads_per_break: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_limit_seconds: Option<i64>,
+    /// What the ad request would serve now with this seed.
+    pub served: Vec<ServedOut>,
+    /// Why the break is empty: BREAK_DISABLED, TOO_SOON, NOTHING_ELIGIBLE, UNKNOWN_AD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty: Option<Reason>,
+    /// Every goal (or those of `goals=`): served, lost, then excluded; at most 500.
+    pub goals: Vec<GoalOut>,
+    /// Whether goals were left off the list (over 500).
+    pub truncated: bool,
+}
+
+/// A record that takes no request at all.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct NotServing {
+    /// campaign, goal or ad.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub id: String,
+    pub reason: Reason,
+}
+
+/// An ad request, explained.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InspectionOut {
+    pub account: String,
+    /// When the decision was made (now).
+    pub at: chrono::DateTime<chrono::Utc>,
+    /// The delivery version of the snapshot read (changes with any campaign data).
+    pub snapshot_version: u64,
+    /// The seed the decision drew with (`seed=` reproduces it on `/v1/adrequest`).
+    pub seed: String,
+    /// What about the request itself no rule can match (unknown category, no viewer, ...).
+    pub notes: Vec<String>,
+    pub breaks: Vec<BreakOut>,
+    /// Campaigns, goals and ads that take no request, and why (disabled, media not ready, ...).
+    pub not_serving: Vec<NotServing>,
+}
+
+#[utoipa::path(get, path = "/v3/inspect", tag = "queries",
+    summary = "Explain an ad request's decision",
+    description = "Runs the decision of `/v1/adrequest` for the API key's account with the same parameters (paste the exported URL's query) \
+and explains it: what would be served, why a break is empty, and for every goal the first rule that kept it out (flight, mid-roll break, \
+cap, pacing, frequency cap, targeting rule by level and dimension) or what it lost to (sponsor, share-of-voice draw, priority). Ads get \
+their own reason (format, dates, device container, insertion policy). Nothing is counted or recorded. `/v1/adrequest?...&debug=1` \
+redirects here (307).",
+    params(("account" = Option<String>, Query, description = "The account; when given it must be the API key's (else 404)"),
+        ("rt" = Option<String>, Query, description = "As on /v1/adrequest: vmap_1_0 explains the three linear breaks"),
+        ("format" = Option<String>, Query, description = "preroll (default), midroll, postroll, pause"),
+        ("bn" = Option<u32>, Query, minimum = 1, maximum = 100, description = "The mid-roll break number"),
+        ("ad" = Option<String>, Query, description = "The exported URL's ad: only it may serve"),
+        ("category" = Option<String>, Query, description = "The content category"),
+        ("contentPartner" = Option<String>, Query, description = "The content partner"),
+        ("tags" = Option<String>, Query, description = "Comma-separated, at most 50"),
+        ("loc" = Option<String>, Query, description = "Location ids, comma-separated, at most 20"),
+        ("dc" = Option<String>, Query, description = "Device container"),
+        ("pid" = Option<String>, Query, description = "The viewer (frequency caps, audience segments)"),
+        ("ua" = Option<String>, Query, description = "User agent (default: the header)"),
+        ("ip" = Option<String>, Query, description = "IPv4 (default: X-Forwarded-For)"),
+        ("seed" = Option<u64>, Query, description = "The decision's draws; the answer says the one used"),
+        ("goals" = Option<String>, Query, description = "Only these goals in the list (ids, comma-separated, at most 50)")),
+    responses((status = 200, description = "The decision, explained", body = InspectionOut)))]
+pub async fn inspect_request(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let mut pairs = query_pairs(q.as_deref())?;
+    match pairs.iter().find(|(k, _)| k == "account") {
+        Some((_, v)) if v != &a.id => return Err(AppError::not_found("account", v.clone())),
+        Some(_) => {}
+        None => pairs.push(("account".into(), a.id.clone())),
+    }
+    let only: Vec<String> = crate::api::serving::list_param(&pairs, "goals", MAX_GOAL_FILTER)?;
+    pairs.retain(|(k, _)| k != "goals" && k != "debug");
+    let now = st.clock.now();
+    let (account, rt, format, request) = read_request(&pairs, &axum::http::HeaderMap::new(), now)?;
+    let seed = request.seed;
+    let i = inspect(&st, &account, rt, format, request).await?;
+    Ok(Json(render(&i, seed, &only)).into_response())
+}
+
+fn reason(code: impl Into<String>, message: impl Into<String>) -> Reason {
+    Reason { code: code.into(), message: message.into() }
+}
+
+fn render(i: &Inspection, seed: u64, only: &[String]) -> InspectionOut {
+    let s = &i.snapshot;
+    InspectionOut {
+        account: s.account.clone(),
+        at: i.request.now,
+        snapshot_version: s.version,
+        seed: seed.to_string(),
+        notes: i.notes.clone(),
+        breaks: i.breaks.iter().map(|(f, n, e)| render_break(s, f.as_str(), *n, e, only)).collect(),
+        not_serving: s
+            .left_out
+            .iter()
+            .map(|l| NotServing { kind: l.kind.into(), id: l.id.clone(), reason: reason(l.reason.code(), l.reason.message()) })
+            .collect(),
+    }
+}
+
+fn render_break(s: &Snapshot, format: &str, number: u32, e: &Explanation, only: &[String]) -> BreakOut {
+    let d = &e.decision;
+    let served = d
+        .picks
+        .iter()
+        .map(|p| {
+            let (ad, g) = (&s.ads[p.ad as usize], &s.goals[p.goal as usize]);
+            ServedOut { ad_id: ad.id.clone(), ad_name: ad.name.clone(), goal_id: g.id.clone(), campaign_id: g.campaign_id.clone() }
+        })
+        .collect();
+    let mut verdicts: Vec<_> = e.goals.iter().filter(|v| only.is_empty() || only.contains(&s.goals[v.goal as usize].id)).collect();
+    let rank = |o: &Outcome| match o {
+        Outcome::Served => 0,
+        Outcome::Lost(_) => 1,
+        Outcome::NoAdFits | Outcome::NoAdOfFormat => 2,
+        Outcome::Excluded(_) => 3,
+    };
+    verdicts.sort_by(|a, b| (rank(&a.outcome), &s.goals[a.goal as usize].id).cmp(&(rank(&b.outcome), &s.goals[b.goal as usize].id)));
+    let truncated = verdicts.len() > MAX_GOALS;
+    let goals = verdicts
+        .into_iter()
+        .take(MAX_GOALS)
+        .map(|v| {
+            let g = &s.goals[v.goal as usize];
+            let (outcome, why) = match &v.outcome {
+                Outcome::Served => ("SERVED", None),
+                Outcome::Lost(l) => ("LOST", Some(reason(l.code(), l.message()))),
+                Outcome::Excluded(x) => ("EXCLUDED", Some(reason(x.code(), x.message()))),
+                Outcome::NoAdOfFormat => {
+                    ("NO_AD_OF_FORMAT", Some(reason("NO_AD_OF_FORMAT", format!("the goal has no ad of format {format}"))))
+                }
+                Outcome::NoAdFits => {
+                    ("NO_AD_FITS", Some(reason("NO_AD_FITS", "none of the goal's ads of this format fits the break (see ads)")))
+                }
+            };
+            let ads = v
+                .ads
+                .iter()
+                .map(|(ai, x)| {
+                    let a = &s.ads[*ai as usize];
+                    AdVerdict {
+                        ad_id: a.id.clone(),
+                        ad_name: a.name.clone(),
+                        format: a.format.as_str().into(),
+                        fits: x.is_none(),
+                        reason: x.map(|x| reason(x.code(), x.message())),
+                    }
+                })
+                .collect();
+            GoalOut {
+                goal_id: g.id.clone(),
+                goal_name: g.name.clone(),
+                campaign_id: g.campaign_id.clone(),
+                outcome: outcome.into(),
+                reason: why,
+                ads,
+            }
+        })
+        .collect();
+    BreakOut {
+        format: format.into(),
+        break_number: number,
+        policy_id: d.policy.map(|p| s.policies[p as usize].id.clone()),
+        ads_per_break: e.ads_per_break,
+        time_limit_seconds: e.time_limit,
+        served,
+        empty: d.empty.map(|x| reason(x.code(), x.message())),
+        goals,
+        truncated,
+    }
+}
