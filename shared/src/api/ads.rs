@@ -17,11 +17,13 @@ use crate::repo::reference::Kind;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(list, create, replace, modify, get_one), tags((name = "ads", description = "Ads inside goals (seed 000 §2)")))]
+#[openapi(paths(list, create, replace, modify, get_one, remove), tags((name = "ads", description = "Ads inside goals (seed 000 §2)")))]
 pub struct Doc;
 
 pub fn router() -> super::Routes {
-    super::Routes::new().route("/v1/ads", get(list).post(create).put(replace).patch(modify)).route("/v1/ads/{id}", get(get_one))
+    super::Routes::new()
+        .route("/v1/ads", get(list).post(create).put(replace).patch(modify))
+        .route("/v1/ads/{id}", get(get_one).delete(remove))
 }
 
 fn trackers(input: &[(String, String)], previous: &[Tracker]) -> Vec<Tracker> {
@@ -168,6 +170,21 @@ async fn modify(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, J
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let (ad, goal) = repo::ads::load_live(st.store.as_ref(), &a.id, &id).await?;
     render(&st, &a.id, &ad.value, &goal.value, StatusCode::OK, ad.version()).await
+}
+
+/// `DELETE /v1/ads/{id}`: the ad stops serving at once (the next snapshot leaves it out).
+#[utoipa::path(delete, path = "/v1/ads/{id}", tag = "ads", params(("id" = String, Path, description = "The ad's id")),
+    summary = "Delete an ad",
+    description = "Removes the ad and its goal's reference to it in one conditional write (If-Match: the ETag of GET /v1/ads/{id}; 412 when it \
+changed). It stops serving with the next ad request. What it delivered stays in its goal's and campaign's /v3 metrics; its own \
+/v3/ads/{id} is 404 from then on. Its asset is not deleted (DELETE /v1/assets/video/{id}). Events of documents served before the \
+delete still count. 404: no such ad in this account.",
+    responses((status = 204, description = "Deleted")))]
+async fn remove(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, Path(id): Path<String>) -> AppResult<Response> {
+    let expected = if_match(&headers)?;
+    let ad = repo::ads::remove(st.store.as_ref(), &a.id, &id, expected).await?;
+    tracing::info!(ad = %ad.id, goal = %ad.goal_id, "ad deleted");
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 fn date_param(pairs: &[(String, String)], name: &str, errors: &mut Vec<FieldError>) -> AppResult<Option<DateTime<Utc>>> {

@@ -10,16 +10,16 @@ use super::*;
 use crate::download::check_url;
 use crate::error::AppResult;
 use crate::json::ObjReader;
-use crate::model::asset::{self, check_name};
+use crate::model::asset::{self, check_name, Asset};
 use crate::usecases::assets::{self, CreateAsset};
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(create, get_one), tags((name = "assets", description = "Video assets (seed 000 §4.4a)")))]
+#[openapi(paths(create, get_one, list, remove), tags((name = "assets", description = "Video assets (seed 000 §4.4a)")))]
 pub struct Doc;
 
 pub fn router() -> super::Routes {
-    super::Routes::new().route("/v1/assets/video", post(create)).route("/v1/assets/video/{id}", get(get_one))
+    super::Routes::new().route("/v1/assets/video", post(create).get(list)).route("/v1/assets/video/{id}", get(get_one).delete(remove))
 }
 
 fn created(id: &str) -> Response {
@@ -106,8 +106,11 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     responses((status = 200, description = "The asset", body = AssetView, headers(("ETag" = String)))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let v = repo::assets::load(st.store.as_ref(), &a.id, &id, st.clock.now()).await?;
-    let x = &v.value;
-    let body = AssetView {
+    Ok(with_etag(Json(view(&st, &v.value)).into_response(), v.version()))
+}
+
+fn view<'a>(st: &AppState, x: &'a Asset) -> AssetView<'a> {
+    AssetView {
         id: &x.id,
         name: &x.name,
         status: x.status,
@@ -119,12 +122,69 @@ async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Strin
         content_type: x.content_type.as_deref(),
         expires: if x.linked { None } else { x.expires },
         probe: x.probe.as_ref(),
-        renditions: x.renditions.iter().map(|r| RenditionView { url: media_url(&st, &r.key), rendition: r }).collect(),
-        still: x.still.as_ref().map(|s| StillView { url: media_url(&st, &s.key), width: s.width, height: s.height }),
+        renditions: x.renditions.iter().map(|r| RenditionView { url: media_url(st, &r.key), rendition: r }).collect(),
+        still: x.still.as_ref().map(|s| StillView { url: media_url(st, &s.key), width: s.width, height: s.height }),
         created: x.created,
         modified: x.modified,
+    }
+}
+
+/// A page of assets.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AssetPage<'a> {
+    /// The account's assets in id order (expired ones are gone), those of `status` when given.
+    pub assets: Vec<AssetView<'a>>,
+    /// Pass as `after` for the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_after: Option<String>,
+}
+
+#[utoipa::path(get, path = "/v1/assets/video", tag = "assets",
+    summary = "List the account's video assets",
+    description = "The account's assets in id order, a page at a time: `limit` records (1-200, default 100) after the id `after`; \
+`nextAfter` continues. Unlinked assets past their expiry are not listed. `status` keeps those in the given states.",
+    params(("after" = Option<String>, Query, description = "List the assets whose id sorts after this one (the previous page's nextAfter)"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 200, description = "Records per page (default 100)"),
+        ("status" = Option<String>, Query, description = "PENDING, DOWNLOADING, READY, TRANSCODING, TRANSCODED, FAILED (comma-separated)")),
+    responses((status = 200, description = "A page of assets", body = AssetPage)))]
+async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+    let pairs = query_pairs(q.as_deref())?;
+    let limit = match single(&pairs, "limit")? {
+        None => 100,
+        Some(v) => v
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=repo::assets::MAX_ASSET_PAGE).contains(n))
+            .ok_or_else(|| AppError::field("limit", "range", format!("limit is 1 to {} (got {v:?})", repo::assets::MAX_ASSET_PAGE)))?,
     };
-    Ok(with_etag(Json(body).into_response(), v.version()))
+    let mut states = Vec::new();
+    for s in single(&pairs, "status")?.unwrap_or("").split(',').filter(|s| !s.is_empty()) {
+        let parsed = <asset::AssetStatus as crate::wire_enum::WireEnum>::parse(s).ok_or_else(|| {
+            AppError::field(
+                "status",
+                "enum",
+                format!("status values are {} (got {s:?})", <asset::AssetStatus as crate::wire_enum::WireEnum>::NAMES.join(", ")),
+            )
+        })?;
+        states.push(parsed);
+    }
+    let after = single(&pairs, "after")?;
+    let (assets, next_after) = repo::assets::page(st.store.as_ref(), &a.id, after, limit, st.clock.now()).await?;
+    let shown: Vec<AssetView<'_>> =
+        assets.iter().filter(|x| states.is_empty() || states.contains(&x.status)).map(|x| view(&st, x)).collect();
+    Ok(Json(AssetPage { assets: shown, next_after }).into_response())
+}
+
+#[utoipa::path(delete, path = "/v1/assets/video/{id}", tag = "assets", params(("id" = String, Path, description = "The asset's id")),
+    summary = "Delete a video asset",
+    description = "An asset no ad names is deleted: 404 from now on, and its master, renditions and still leave the bucket with its \
+record. 409 names the ads whose creative uses it (delete them or link them to another asset first). Already served documents \
+keep their media URLs until the objects are gone.",
+    responses((status = 204, description = "Deleted")))]
+async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+    assets::delete(&st, &a.id, &id).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 fn media_url(st: &AppState, key: &str) -> String {

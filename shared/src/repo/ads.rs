@@ -205,3 +205,24 @@ pub async fn all_newest_first(store: &dyn Store, account: &str) -> AppResult<Vec
     let found = store.query(Query::gsi2(keys::ads_by_created(account)).backward()).await?;
     found.items.into_iter().map(|i| super::decode::<Ad>(i).map(|v| v.value)).collect()
 }
+
+/// Deletes an ad: its record and its goal's summary of it, in one conditional transaction
+/// (`expected`: the caller's If-Match). Its counters stay (the goal's and the campaign's
+/// totals keep what it delivered); the asset it links stays (docs/goals-ads-assets.md).
+pub async fn remove(store: &dyn Store, account: &str, id: &str, expected: Option<u64>) -> AppResult<Ad> {
+    let mut tries = super::Attempts::new("ad", id, expected);
+    loop {
+        let (ad, goal) = load_live(store, account, id).await?;
+        tries.check(ad.version())?;
+        let mut next_goal = goal.value.clone();
+        next_goal.ads.retain(|s| s.id != id);
+        let ops = vec![
+            TxOp::Delete(ad.item.key(), Cond::Version(ad.version())),
+            TxOp::Put(super::next(&goal.item, &next_goal)?, Cond::Version(goal.version())),
+        ];
+        if tries.commit(store, ops).await? {
+            super::delivery::changed(store, account).await;
+            return Ok(ad.value);
+        }
+    }
+}

@@ -96,3 +96,46 @@ pub fn link_op(asset: &Versioned<Asset>) -> AppResult<TxOp> {
     item.expires_at = None;
     Ok(TxOp::Put(item, Cond::Version(asset.version())))
 }
+
+/// Expires the asset now (`DELETE /v1/assets/video/{id}`): it is 404 at once, and the
+/// table's TTL removes the record, whose objects the janitor then deletes. Conditional on
+/// the version read: an ad linking it meanwhile makes this fail (`ConditionFailed`).
+pub async fn expire_now(store: &dyn Store, account: &str, cur: &Versioned<Asset>, now: DateTime<Utc>) -> AppResult<bool> {
+    let mut next = cur.value.clone();
+    next.linked = false;
+    next.expires = Some(now);
+    next.modified = now;
+    let mut item = super::next(&cur.item, &next)?;
+    item.expires_at = Some(now.timestamp());
+    match store.put(item, Cond::Version(cur.version())).await {
+        Ok(()) => {
+            super::delivery::changed(store, account).await;
+            Ok(true)
+        }
+        Err(StoreError::ConditionFailed) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Assets one `GET /v1/assets/video` page lists at most (a record is at most ~4 KB).
+pub const MAX_ASSET_PAGE: usize = 200;
+
+/// The account's assets by id after `after`, at most `limit` records read; the visible
+/// ones, and the id to continue after when more may follow.
+pub async fn page(
+    store: &dyn Store,
+    account: &str,
+    after: Option<&str>,
+    limit: usize,
+    now: DateTime<Utc>,
+) -> AppResult<(Vec<Asset>, Option<String>)> {
+    let mut q = crate::store::Query::partition(keys::partition(account, keys::ASSET)).limit(limit.clamp(1, MAX_ASSET_PAGE));
+    if let Some(a) = after {
+        q = q.sk(crate::store::SkCond::Gt(a.to_string()));
+    }
+    let found = store.query(q).await?;
+    let last = found.items.last().map(|i| i.sk.clone());
+    let more = found.next.is_some();
+    let assets: Vec<Asset> = found.items.into_iter().map(|i| super::decode::<Asset>(i).map(|v| v.value)).collect::<AppResult<Vec<_>>>()?;
+    Ok((assets.into_iter().filter(|a| a.visible(now)).collect(), if more { last } else { None }))
+}

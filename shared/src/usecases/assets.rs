@@ -137,3 +137,32 @@ pub async fn ads_without_media(
     }
     Ok(out)
 }
+
+/// Deletes an asset no ad names (`DELETE /v1/assets/video/{id}`): 409 naming the ads that
+/// do; else it expires now (docs/goals-ads-assets.md). Retries when an ad links it meanwhile.
+pub async fn delete(st: &AppState, account: &str, id: &str) -> AppResult<()> {
+    for _ in 0..5 {
+        let now = st.clock.now();
+        let cur = repo::assets::load(st.store.as_ref(), account, id, now).await?;
+        let naming: Vec<String> = repo::ads::all_newest_first(st.store.as_ref(), account)
+            .await?
+            .into_iter()
+            .filter(|a| a.creative.asset_id.as_deref() == Some(id))
+            .map(|a| a.id)
+            .collect();
+        if !naming.is_empty() {
+            let shown: Vec<&str> = naming.iter().take(5).map(String::as_str).collect();
+            return Err(AppError::Conflict(format!(
+                "asset {id} is the media of {} ad(s) ({}{}): delete them or link them to another asset first",
+                naming.len(),
+                shown.join(", "),
+                if naming.len() > 5 { ", ..." } else { "" }
+            )));
+        }
+        if repo::assets::expire_now(st.store.as_ref(), account, &cur, now).await? {
+            tracing::info!(asset = %id, "asset deleted (expired now; its objects follow the record)");
+            return Ok(());
+        }
+    }
+    Err(AppError::Conflict(format!("asset {id} kept changing; try again")))
+}

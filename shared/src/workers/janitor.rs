@@ -13,13 +13,18 @@ use crate::state::AppState;
 pub async fn handle(st: &AppState, event: &Value) -> Value {
     let mut failures = Vec::new();
     for r in event["Records"].as_array().map(Vec::as_slice).unwrap_or_default() {
-        let Some(key) = expired_object(r) else { continue };
-        match st.blobs.delete(&key).await {
-            Ok(()) => tracing::info!(key, "object of an expired asset deleted"),
-            Err(e) => {
-                tracing::warn!(key, error = %e, "could not delete an expired asset's object; will retry");
-                failures.push(json!({"itemIdentifier": r["dynamodb"]["SequenceNumber"]}));
+        let mut failed = false;
+        for key in expired_objects(r) {
+            match st.blobs.delete(&key).await {
+                Ok(()) => tracing::info!(key, "object of an expired asset deleted"),
+                Err(e) => {
+                    tracing::warn!(key, error = %e, "could not delete an expired asset's object; will retry");
+                    failed = true;
+                }
             }
+        }
+        if failed {
+            failures.push(json!({"itemIdentifier": r["dynamodb"]["SequenceNumber"]}));
         }
     }
     json!({"batchItemFailures": failures})
@@ -58,20 +63,30 @@ pub async fn sweep_once(store: &crate::store::embedded::EmbeddedStore, st: &AppS
     Ok(removed.len())
 }
 
-/// The object key of an asset record removed by TTL, when the record is one.
-pub fn expired_object(r: &Value) -> Option<String> {
+/// The objects of an asset record removed by TTL (an unlinked asset expired, or one
+/// deleted through the API, which expires it at once): its master, renditions and still.
+pub fn expired_objects(r: &Value) -> Vec<String> {
     let by_ttl = r["eventName"] == "REMOVE"
         && r["userIdentity"]["type"] == "Service"
         && r["userIdentity"]["principalId"] == "dynamodb.amazonaws.com";
     if !by_ttl {
-        return None;
+        return Vec::new();
     }
     let old = &r["dynamodb"]["OldImage"];
-    let pk = old["pk"]["S"].as_str()?;
-    let account = pk.strip_prefix("A#")?.strip_suffix(&format!("#{}", crate::keys::ASSET))?;
-    let asset: Asset = serde_json::from_str(old["body"]["S"].as_str()?).ok()?;
-    // Only the asset's own object, under its account's prefix.
-    asset.object_key.filter(|k| k.starts_with(&format!("{account}/assets/")))
+    let Some(account) = old["pk"]["S"].as_str().and_then(|pk| pk.strip_prefix("A#")?.strip_suffix(&format!("#{}", crate::keys::ASSET)))
+    else {
+        return Vec::new();
+    };
+    let Some(asset) = old["body"]["S"].as_str().and_then(|b| serde_json::from_str::<Asset>(b).ok()) else { return Vec::new() };
+    // Only the asset's own objects, under its account's prefix.
+    let own = format!("{account}/assets/");
+    asset
+        .object_key
+        .into_iter()
+        .chain(asset.renditions.into_iter().map(|r| r.key))
+        .chain(asset.still.map(|s| s.key))
+        .filter(|k| k.starts_with(&own))
+        .collect()
 }
 
 #[cfg(test)]
@@ -88,10 +103,21 @@ mod tests {
     #[test]
     fn only_ttl_removals_of_assets_name_an_object() {
         let ttl = json!({"type": "Service", "principalId": "dynamodb.amazonaws.com"});
-        assert_eq!(expired_object(&record("REMOVE", ttl.clone(), "A#a1#ASSET", "a1/assets/x/a.mp4")).as_deref(), Some("a1/assets/x/a.mp4"));
-        assert_eq!(expired_object(&record("REMOVE", Value::Null, "A#a1#ASSET", "a1/assets/x/a.mp4")), None, "a user's delete");
-        assert_eq!(expired_object(&record("MODIFY", ttl.clone(), "A#a1#ASSET", "a1/assets/x/a.mp4")), None);
-        assert_eq!(expired_object(&record("REMOVE", ttl.clone(), "A#a1#AD", "a1/assets/x/a.mp4")), None);
-        assert_eq!(expired_object(&record("REMOVE", ttl, "A#a1#ASSET", "a2/assets/x/a.mp4")), None, "another account's object");
+        assert_eq!(
+            expired_objects(&record("REMOVE", ttl.clone(), "A#a1#ASSET", "a1/assets/x/a.mp4")),
+            vec!["a1/assets/x/a.mp4".to_string()]
+        );
+        assert_eq!(
+            expired_objects(&record("REMOVE", Value::Null, "A#a1#ASSET", "a1/assets/x/a.mp4")),
+            Vec::<String>::new(),
+            "a user's delete"
+        );
+        assert_eq!(expired_objects(&record("MODIFY", ttl.clone(), "A#a1#ASSET", "a1/assets/x/a.mp4")), Vec::<String>::new());
+        assert_eq!(expired_objects(&record("REMOVE", ttl.clone(), "A#a1#AD", "a1/assets/x/a.mp4")), Vec::<String>::new());
+        assert_eq!(
+            expired_objects(&record("REMOVE", ttl, "A#a1#ASSET", "a2/assets/x/a.mp4")),
+            Vec::<String>::new(),
+            "another account's object"
+        );
     }
 }
