@@ -90,6 +90,10 @@ both_stores! {
         // Percent-encoded separators work like raw ones.
         let id = app.client("A", "ADVERTISER").await;
         app.get(&format!("/api/1.0/client/by_client_id%3Bid%3D{id}")).await.expect(200);
+        // A matrix parameter other than id is refused, not ignored.
+        let r = app.get(&format!("/api/1.0/client/by_client_id;id={id};color=red")).await;
+        r.expect(400);
+        assert_eq!((xml_text(&r.body, "field").as_deref(), xml_text(&r.body, "rule").as_deref()), (Some("by_client_id;color"), Some("unknown")));
     }
 
     async fn unknown_routes_and_methods(app: TestApp) {
@@ -102,4 +106,79 @@ both_stores! {
         assert_eq!(r.json()["type"], "NotFound");
         app.send("PATCH", "/api/1.0/client", Some(&app.a.key), None, "").await.expect(405);
     }
+}
+
+/// The second argument of each `AppError::field(`, `FieldError::new(` and `.err(` call in
+/// `src`, when it is a string literal: the rule names the server can answer.
+fn rules_named_in(src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for call in ["AppError::field(", "FieldError::new(", ".err("] {
+        for (at, _) in src.match_indices(call) {
+            let rest = &src[at + call.len()..];
+            let (mut depth, mut args, mut cur, mut in_str, mut prev) = (0i32, Vec::new(), String::new(), false, ' ');
+            for ch in rest.chars() {
+                if in_str {
+                    cur.push(ch);
+                    if ch == '"' && prev != '\\' {
+                        in_str = false;
+                    }
+                } else {
+                    match ch {
+                        '"' => {
+                            in_str = true;
+                            cur.push(ch);
+                        }
+                        '(' | '[' | '{' => {
+                            depth += 1;
+                            cur.push(ch);
+                        }
+                        ')' | ']' | '}' if depth == 0 => break,
+                        ')' | ']' | '}' => {
+                            depth -= 1;
+                            cur.push(ch);
+                        }
+                        ',' if depth == 0 => args.push(std::mem::take(&mut cur)),
+                        _ => cur.push(ch),
+                    }
+                }
+                prev = ch;
+                if args.len() >= 2 {
+                    break;
+                }
+            }
+            if let Some(rule) = args.get(1).map(|a| a.trim()).and_then(|a| a.strip_prefix('"')).and_then(|a| a.strip_suffix('"')) {
+                if rule.chars().all(|c| c.is_ascii_alphanumeric()) && !rule.is_empty() {
+                    out.push(rule.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_rule_the_server_names_is_documented() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let doc = std::fs::read_to_string(format!("{root}/docs/api.md")).unwrap();
+    let table = &doc[doc.find("## Validation rules").expect("docs/api.md has the rules table")..];
+    let mut missing = std::collections::BTreeSet::new();
+    let mut seen = 0;
+    let mut dirs = vec![std::path::PathBuf::from(format!("{root}/shared/src"))];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                for rule in rules_named_in(&std::fs::read_to_string(&path).unwrap()) {
+                    seen += 1;
+                    if !table.contains(&format!("`{rule}`")) {
+                        missing.insert(rule);
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen > 100, "the scan found only {seen} rule names");
+    assert!(missing.is_empty(), "rules the server names that docs/api.md does not list: {missing:?}");
 }

@@ -389,8 +389,16 @@ impl Matrix {
         m.id()
     }
 
-    /// The `id` matrix parameter; missing or empty: 400 naming it.
+    /// The `id` matrix parameter; missing or empty: 400 naming it. Any other matrix
+    /// parameter is 400 too (rule `unknown`): none is silently ignored.
     pub fn id(&self) -> Result<String, AppError> {
+        if let Some((k, _)) = self.params.iter().find(|(k, _)| k != "id") {
+            return Err(AppError::field(
+                format!("{};{k}", self.name),
+                "unknown",
+                format!("{} takes only the matrix parameter id (got {k:?})", self.name),
+            ));
+        }
         match self.get("id") {
             Some(v) if !v.is_empty() => Ok(v.to_string()),
             _ => Err(AppError::field(
