@@ -45,6 +45,13 @@ impl TestApp {
         self.send("GET", &format!("/v1/adrequest?account={}&{query}", self.a.id), None, None, "").await
     }
 
+    /// Many ad requests, 25 at a time as concurrent players would send them (one at a
+    /// time is minutes on the emulator); the answers in the order of `queries`.
+    pub async fn ad_requests(&self, queries: &[String]) -> Vec<Res> {
+        use futures_util::StreamExt;
+        futures_util::stream::iter(queries).map(|q| self.ad_request(q)).buffered(25).collect().await
+    }
+
     /// Fires a served tracking link.
     pub async fn fire(&self, link: &str) -> Res {
         self.send("GET", &path_of(link), None, None, "").await

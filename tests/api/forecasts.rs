@@ -4,7 +4,6 @@
 
 use api_tests::serde_json::{json, Value};
 use api_tests::{both_stores, TestApp};
-use futures_util::StreamExt;
 
 fn day(app: &TestApp, days: i64) -> String {
     let now = shared::clock::Clock::now(app.clock.as_ref());
@@ -307,14 +306,8 @@ both_stores! {
         // would always sample (before: every request with it was a sample) makes no
         // difference. 1,000 requests: about 10 samples (0 or over 40 has odds below 1e-4).
         let always = (0..100_000u64).find(|s| Sample::chosen(*s)).unwrap();
-        // 25 at a time, as players would (one at a time is minutes on the emulator).
-        let query = format!("format=preroll&category={a}-cat-sports&tags=x,y&pid=v1&seed={always}");
-        let app_ref = &app;
-        let statuses: Vec<u16> = futures_util::stream::iter(0..1000)
-            .map(|_| async { app_ref.ad_request(&query).await.status })
-            .buffer_unordered(25)
-            .collect()
-            .await;
+        let queries = vec![format!("format=preroll&category={a}-cat-sports&tags=x,y&pid=v1&seed={always}"); 1000];
+        let statuses: Vec<u16> = app.ad_requests(&queries).await.iter().map(|r| r.status).collect();
         assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
         // Written off the response path, in batches of up to 25 within a second.
         tokio::time::sleep(std::time::Duration::from_millis(1500)).await;

@@ -26,6 +26,7 @@ mod lambda_events;
 mod media;
 mod media_pipeline;
 mod mediaconvert;
+mod notifications;
 mod openapi;
 mod player_browser;
 mod policies;

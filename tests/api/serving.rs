@@ -176,10 +176,8 @@ both_stores! {
         }
 
         // Twenty more impressions, every link fired twice at once: exactly 21.
-        let mut docs = Vec::new();
-        for i in 0..20 {
-            docs.push(app.ad_request(&format!("format=preroll&pid=v{i}")).await.body);
-        }
+        let queries: Vec<String> = (0..20).map(|i| format!("format=preroll&pid=v{i}")).collect();
+        let docs: Vec<String> = app.ad_requests(&queries).await.into_iter().map(|r| r.body).collect();
         let app_ref = &app;
         let fires = docs.iter().flat_map(|d| [link(d, "impression"), link(d, "impression")]).map(|l| async move { app_ref.fire(&l).await.status });
         let statuses = futures_util::future::join_all(fires).await;
@@ -329,8 +327,10 @@ both_stores! {
         let w50 = ad(&app, &normal, "preroll", json!({"weight": 50})).await;
         let mut counts = std::collections::HashMap::new();
         let n = 800;
-        for seed in 0..n {
-            for id in served(&app, &format!("format=preroll&seed={seed}")).await {
+        let queries: Vec<String> = (0..n).map(|seed| format!("format=preroll&seed={seed}")).collect();
+        for r in app.ad_requests(&queries).await {
+            r.expect(200);
+            for id in ad_ids(&r.body) {
                 *counts.entry(id).or_insert(0) += 1;
             }
         }

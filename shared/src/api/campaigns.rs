@@ -11,7 +11,7 @@ use crate::error::{AppResult, FieldError};
 use crate::ids::new_id;
 use crate::model::campaign::{parse_bean, Campaign};
 use crate::model::enums::CampaignStatus;
-use crate::model::notification::{notifications, write_map, GoalSummary};
+use crate::model::notification::write_map;
 use crate::xml::expect_root;
 
 /// The operations of this group in the OpenAPI document.
@@ -204,22 +204,7 @@ async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
 
 #[utoipa::path(get, path = "/api/1.0/campaign/notification/{seg}", tag = "campaigns", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "What keeps the campaign from delivering", content_type = "application/xml", body = String, example = json!(super::xml_examples::NOTIFICATIONS_OUT))))]
 async fn notification(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
-    let c = repo::campaigns::load(st.store.as_ref(), &a.id, &campaign_id(&seg)?).await?.value;
-    let goals = repo::goals::load_many(st.store.as_ref(), &a.id, &c.live_goal_ids()).await?;
-    let waiting = crate::usecases::assets::ads_without_media(&st, &a.id, &goals).await?;
-    let summaries: Vec<GoalSummary> = goals
-        .into_iter()
-        .map(|g| GoalSummary {
-            name: g.name.clone().unwrap_or_else(|| g.id.clone()),
-            start: Some(g.start),
-            end: g.end,
-            ads_total: g.ads.len(),
-            ads_enabled: g.ads.iter().filter(|x| x.enabled).count(),
-            ads_without_media: waiting.get(&g.id).cloned().unwrap_or_default(),
-            id: g.id,
-        })
-        .collect();
-    let list = notifications(&c, &summaries, st.clock.now());
+    let (c, list) = crate::usecases::notifications::for_campaign(&st, &a.id, &campaign_id(&seg)?).await?;
     let mut o = XmlOut::new();
     write_map(&mut o, &[(c.id.clone(), list)]);
     Ok(xml_response(StatusCode::OK, o.finish()))

@@ -6,8 +6,34 @@ use chrono::{DateTime, Utc};
 use super::campaign::Campaign;
 use crate::xml::XmlOut;
 
+/// What delivery says of a goal now (its pace record in the account's snapshot).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GoalDelivery {
+    /// The goal value it paces towards (impression and event goals).
+    pub target: Option<f64>,
+    /// Events of its delivered kind so far.
+    pub delivered: u64,
+    /// Its plan by now (the front-load curve), when it has a target and an end.
+    pub plan_now: Option<f64>,
+    /// The projection to its end (`metrics::projected_delivery`'s curve).
+    pub projected: Option<f64>,
+    /// The share of its flight elapsed, 0-1 (0 without an end).
+    pub elapsed: f64,
+    /// A cap with no room left now (`TOTAL_CAP`, `DAILY_CAP`, ...).
+    pub cap_reached: Option<&'static str>,
+    /// Pacing holds it back now: it is ahead of its plan.
+    pub ahead_of_plan: bool,
+    /// Its ads that can serve (enabled, playable, of a served format).
+    pub servable_ads: usize,
+}
+
+/// A projection under this share of the target is a shortfall worth a warning, once this
+/// much of the flight has passed (earlier, a few hours of traffic say little).
+pub const SHORTFALL_BELOW: f64 = 0.95;
+pub const SHORTFALL_AFTER_ELAPSED: f64 = 0.1;
+
 /// What a notification needs to know about one goal of the campaign.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct GoalSummary {
     pub id: String,
     pub name: String,
@@ -17,6 +43,9 @@ pub struct GoalSummary {
     pub ads_enabled: usize,
     /// Enabled ads that cannot play now, with why (`Asset::not_playable`): (ad name, reason).
     pub ads_without_media: Vec<(String, String)>,
+    /// Delivery now; `None` when the goal is not in the account's snapshot (its campaign
+    /// does not deliver).
+    pub delivery: Option<GoalDelivery>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -46,9 +75,17 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
         out.push(on_campaign("WARNING", "Campaign has no goals; it cannot deliver until a goal with an ad is added.".into()));
         return out;
     }
-    let live = goals.iter().any(|g| g.end.is_none_or(|e| e > now));
-    if !c.enabled && live {
+    let live: Vec<&GoalSummary> = goals.iter().filter(|g| g.end.is_none_or(|e| e > now)).collect();
+    if !c.enabled && !live.is_empty() {
         out.push(on_campaign("WARNING", "Campaign is disabled; its goals will not deliver until it is enabled.".into()));
+    }
+    // Enabled, with live goals that have ads, none of which can serve.
+    let with_ads: Vec<&&GoalSummary> = live.iter().filter(|g| g.ads_total > 0).collect();
+    if c.enabled && !with_ads.is_empty() && with_ads.iter().all(|g| g.delivery.as_ref().is_some_and(|d| d.servable_ads == 0)) {
+        out.push(on_campaign(
+            "WARNING",
+            "No goal of the campaign has an ad that can serve (enabled, with playable media): it delivers nothing.".into(),
+        ));
     }
     for g in goals {
         let on_goal = |level, message: String| Notification {
@@ -60,10 +97,61 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
             related_type: "CAMPAIGN",
         };
         let ended = g.end.is_some_and(|e| e <= now);
+        let d = g.delivery.as_ref();
+        let of_target =
+            |d: &GoalDelivery, t: f64| format!("{} of {} ({:.0} %)", d.delivered, t.round(), 100.0 * d.delivered as f64 / t.max(1.0));
         if ended {
             let when = g.end.map(|e| e.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default();
-            out.push(on_goal("INFO", format!("Goal '{}' ended at {when}.", g.name)));
+            match d.and_then(|d| Some((d, d.target?))) {
+                Some((d, t)) if (d.delivered as f64) < t => out.push(on_goal(
+                    "WARNING",
+                    format!(
+                        "Goal '{}' ended at {when} under-delivered: {}, short by {}.",
+                        g.name,
+                        of_target(d, t),
+                        (t - d.delivered as f64).round()
+                    ),
+                )),
+                Some((d, t)) => out.push(on_goal("INFO", format!("Goal '{}' ended at {when}: delivered {}.", g.name, of_target(d, t)))),
+                None => out.push(on_goal("INFO", format!("Goal '{}' ended at {when}.", g.name))),
+            }
             continue;
+        }
+        if let Some(d) = d {
+            let started = g.start.is_none_or(|s| s <= now);
+            match (d.target, d.cap_reached) {
+                (Some(t), _) if d.delivered as f64 >= t => out
+                    .push(on_goal("INFO", format!("Goal '{}' has delivered its target ({}); it serves no more.", g.name, of_target(d, t)))),
+                (_, Some(cap)) => out.push(on_goal(
+                    "INFO",
+                    format!("Goal '{}' reached its {cap}; it serves again when the cap's period turns (account time zone).", g.name),
+                )),
+                _ if d.ahead_of_plan => out.push(on_goal(
+                    "INFO",
+                    format!(
+                        "Goal '{}' is ahead of its plan (delivered {}, plan by now {}); pacing holds it back until the plan catches up.",
+                        g.name,
+                        d.delivered,
+                        d.plan_now.unwrap_or(0.0).round()
+                    ),
+                )),
+                (Some(t), None) if started && d.elapsed >= SHORTFALL_AFTER_ELAPSED => {
+                    if let Some(p) = d.projected.filter(|p| *p < SHORTFALL_BELOW * t) {
+                        out.push(on_goal(
+                            "WARNING",
+                            format!(
+                                "Goal '{}' is projected to deliver {} of its target {} by its end ({:.0} %): a shortfall of {}.",
+                                g.name,
+                                p.round(),
+                                t.round(),
+                                100.0 * p / t.max(1.0),
+                                (t - p).round()
+                            ),
+                        ));
+                    }
+                }
+                _ => {}
+            }
         }
         if g.ads_total == 0 {
             out.push(on_goal("WARNING", format!("Goal '{}' has no ads; it cannot deliver.", g.name)));
@@ -116,6 +204,7 @@ mod tests {
             ads_total: ads,
             ads_enabled: enabled,
             ads_without_media: Vec::new(),
+            delivery: None,
         }
     }
 
@@ -160,5 +249,59 @@ mod tests {
         let mut archived = campaign(false);
         archived.archived_at = Some(now);
         assert!(notifications(&archived, &goals, now).is_empty());
+    }
+
+    fn delivering(target: f64, delivered: u64, elapsed: f64) -> GoalDelivery {
+        GoalDelivery {
+            target: Some(target),
+            delivered,
+            elapsed,
+            servable_ads: 1,
+            projected: Some(delivered as f64 / elapsed.max(0.01)),
+            ..GoalDelivery::default()
+        }
+    }
+
+    #[test]
+    fn delivery_situations_are_named() {
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();
+        let with = |id: &str, end: i64, d: GoalDelivery| GoalSummary { delivery: Some(d), ..goal(id, end, 1, 1, now) };
+        let capped = GoalDelivery { cap_reached: Some("DAILY_CAP"), ..delivering(1000.0, 300, 0.5) };
+        let ahead = GoalDelivery { ahead_of_plan: true, plan_now: Some(4.2), ..delivering(1000.0, 5, 0.001) };
+        let goals = [
+            with("short", 5, delivering(1000.0, 200, 0.5)),
+            with("early", 5, delivering(1000.0, 1, 0.05)),
+            with("done", 5, delivering(1000.0, 1000, 0.5)),
+            with("capped", 5, capped),
+            with("ahead", 5, ahead),
+            with("under", -1, delivering(1000.0, 400, 1.0)),
+            with("met", -1, delivering(1000.0, 1000, 1.0)),
+        ];
+        let n = notifications(&campaign(true), &goals, now);
+        let got: Vec<(&str, &str)> = n.iter().map(|x| (x.concerned_id.as_str(), x.level)).collect();
+        assert_eq!(
+            got,
+            vec![("short", "WARNING"), ("done", "INFO"), ("capped", "INFO"), ("ahead", "INFO"), ("under", "WARNING"), ("met", "INFO")],
+            "{n:?}"
+        );
+        assert!(
+            n[0].message.contains("projected to deliver 400 of its target 1000") && n[0].message.contains("shortfall of 600"),
+            "{}",
+            n[0].message
+        );
+        assert!(n[1].message.contains("delivered its target"));
+        assert!(n[2].message.contains("DAILY_CAP"));
+        assert!(n[3].message.contains("ahead of its plan"));
+        assert!(n[4].message.contains("under-delivered: 400 of 1000 (40 %), short by 600"), "{}", n[4].message);
+    }
+
+    #[test]
+    fn a_campaign_whose_goals_have_no_servable_ad_is_warned() {
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();
+        let none = GoalDelivery { servable_ads: 0, ..GoalDelivery::default() };
+        let goals = [GoalSummary { delivery: Some(none), ..goal("g1", 5, 1, 1, now) }];
+        let n = notifications(&campaign(true), &goals, now);
+        assert_eq!((n[0].concerned_type, n[0].level), ("CAMPAIGN", "WARNING"));
+        assert!(n[0].message.contains("No goal of the campaign has an ad that can serve"));
     }
 }

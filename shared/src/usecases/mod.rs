@@ -10,5 +10,6 @@ pub mod audience;
 pub mod forecast;
 pub mod forecast_run;
 pub mod inspect;
+pub mod notifications;
 pub mod tracking;
 pub mod v3;
