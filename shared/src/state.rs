@@ -13,8 +13,21 @@ use crate::model::account::Account;
 use crate::queue::Queue;
 use crate::store::Store;
 
+/// The state every handler and worker gets: one pointer to the parts, so each clone axum
+/// makes per request and layer is one reference count, not one per port.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Parts>);
+
+impl std::ops::Deref for AppState {
+    type Target = Parts;
+    fn deref(&self) -> &Parts {
+        &self.0
+    }
+}
+
+/// The ports, the clock and the settings (`AppState` derefs to them).
+#[derive(Clone)]
+pub struct Parts {
     pub store: Arc<dyn Store>,
     pub blobs: Arc<dyn Blobs>,
     pub queue: Arc<dyn Queue>,
@@ -36,7 +49,7 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(store: Arc<dyn Store>, blobs: Arc<dyn Blobs>, queue: Arc<dyn Queue>) -> Self {
-        AppState {
+        AppState(Arc::new(Parts {
             store,
             blobs,
             queue,
@@ -48,41 +61,46 @@ impl AppState {
             deadline: None,
             samples: Arc::default(),
             rate_limiter: Arc::default(),
-        }
+        }))
+    }
+
+    /// The parts to change (copied when another state shares them; each is an `Arc`).
+    fn parts(&mut self) -> &mut Parts {
+        Arc::make_mut(&mut self.0)
     }
 
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.clock = clock;
+        self.parts().clock = clock;
         self
     }
 
     pub fn with_store(mut self, store: Arc<dyn Store>) -> Self {
-        self.store = store;
+        self.parts().store = store;
         self
     }
 
     pub fn with_queue(mut self, queue: Arc<dyn Queue>) -> Self {
-        self.queue = queue;
+        self.parts().queue = queue;
         self
     }
 
     pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
-        self.blobs = blobs;
+        self.parts().blobs = blobs;
         self
     }
 
     pub fn with_media(mut self, media: Arc<dyn crate::media::engine::MediaEngine>) -> Self {
-        self.media = media;
+        self.parts().media = media;
         self
     }
 
     pub fn with_deadline(mut self, deadline: Option<std::time::Instant>) -> Self {
-        self.deadline = deadline;
+        self.parts().deadline = deadline;
         self
     }
 
     pub fn with_settings(mut self, settings: Settings) -> Self {
-        self.settings = Arc::new(settings);
+        self.parts().settings = Arc::new(settings);
         self
     }
 }

@@ -47,8 +47,8 @@ pub fn router() -> super::Routes {
 }
 
 #[utoipa::path(get, path = "/v3/campaigns", tag = "queries",
-    params(("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
-        ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
+    params(("expand" = Option<String>, Query, description = "Repeatable or comma-separated: `goals` (goal objects instead of {id, href}), `ads` with `goals` (their ads too; `ads` alone is 400, rule expand)"),
+        ("embed" = Option<String>, Query, description = "`metrics`: the campaign's metrics object (campaigns only, never on expanded goals or ads)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)"),
         ("includeDeletedGoals" = Option<bool>, Query), ("includeDeletedCampaigns" = Option<bool>, Query),
         ("campaigns.started.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("campaigns.started.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
@@ -101,8 +101,8 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
 
 /// `GET /v3/campaigns/{id}`: one campaign object, the list's expand/embed parameters.
 #[utoipa::path(get, path = "/v3/campaigns/{id}", tag = "queries",
-    params(("id" = String, Path), ("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
-        ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
+    params(("id" = String, Path), ("expand" = Option<String>, Query, description = "Repeatable or comma-separated: `goals` (goal objects instead of {id, href}), `ads` with `goals` (their ads too; `ads` alone is 400, rule expand)"),
+        ("embed" = Option<String>, Query, description = "`metrics`: the campaign's metrics object (campaigns only, never on expanded goals or ads)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)"), ("includeDeletedGoals" = Option<bool>, Query)),
     responses((status = 200, description = "The campaign (deleted ones too)", body = render::CampaignOut)))]
 async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
@@ -117,8 +117,8 @@ async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<
 }
 
 #[utoipa::path(get, path = "/v3/goals", tag = "queries",
-    params(("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
-        ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
+    params(("expand" = Option<String>, Query, description = "`ads`: ad objects instead of {id, href}"),
+        ("embed" = Option<String>, Query, description = "Repeatable or comma-separated: `metrics` (the goal's metrics object), `projections` (adds `projectedDelivery`, the pacing curve's projection to the goal's end, docs/queries.md)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)"),
         ("goals.started.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goals.started.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
         ("goals.ended.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goals.ended.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
@@ -195,8 +195,8 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
     Ok(Json(GoalPage { goals, pagination: PageInfo::new(picked.len(), size, number) }).into_response())
 }
 
-#[utoipa::path(get, path = "/v3/goals/{id}", tag = "queries", params(("id" = String, Path), ("expand" = Option<String>, Query, description = "goals, goals.ads (comma-separated): child objects instead of links"),
-        ("embed" = Option<String>, Query, description = "metrics, projectedDelivery"),
+#[utoipa::path(get, path = "/v3/goals/{id}", tag = "queries", params(("id" = String, Path), ("expand" = Option<String>, Query, description = "`ads`: ad objects instead of {id, href}"),
+        ("embed" = Option<String>, Query, description = "Repeatable or comma-separated: `metrics` (the goal's metrics object), `projections` (adds `projectedDelivery`, the pacing curve's projection to the goal's end, docs/queries.md)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)")),
     responses((status = 200, description = "The goal", body = render::GoalOut)))]
 async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
@@ -211,7 +211,7 @@ async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
 }
 
 #[utoipa::path(get, path = "/v3/ads", tag = "queries",
-    params(("embed" = Option<String>, Query, description = "metrics"), ("metrics" = Option<String>, Query),
+    params(("embed" = Option<String>, Query, description = "`metrics`: each ad's metrics object"), ("metrics" = Option<String>, Query, description = "With embed=metrics, repeatable or comma-separated: impression, clickThrough, start, firstQuartile, midpoint, thirdQuartile, complete, delivered, invalid; absent: all"),
         ("ads.created.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("ads.created.after" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goal.id" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
     responses((status = 200, description = "A page of ads, newest first (or a goal's, in its order)", body = render::AdPage)))]
 async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
@@ -234,7 +234,7 @@ async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -
 }
 
 #[utoipa::path(get, path = "/v3/ads/{ad_id}", tag = "queries",
-    params(("ad_id" = String, Path), ("embed" = Option<String>, Query), ("metrics" = Option<String>, Query)),
+    params(("ad_id" = String, Path, description = "The ad's id"), ("embed" = Option<String>, Query, description = "`metrics`: the ad's metrics object"), ("metrics" = Option<String>, Query, description = "With embed=metrics: the metric names to show (as on /v3/ads)")),
     responses((status = 200, description = "The ad", body = render::AdOut)))]
 async fn ad_one(State(st): State<AppState>, Auth(a): Auth, Path(ad_id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), &["embed", "metrics"])?;
