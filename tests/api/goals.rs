@@ -226,7 +226,8 @@ both_stores! {
         r.expect(200);
         let ids = xml_texts(&r.body, "id");
         assert!(r.body.contains(&format!("<concernedResource><id>{live}</id><type>GOAL</type></concernedResource><level>WARNING</level><message>Goal 'Live' has no ads")), "{}", r.body);
-        assert!(r.body.contains(&format!("<concernedResource><id>{ended}</id><type>GOAL</type></concernedResource><level>INFO</level><message>Goal 'Old' ended")), "{}", r.body);
+        assert!(r.body.contains(&format!("<concernedResource><id>{ended}</id><type>GOAL</type></concernedResource><level>WARNING</level><message>Goal 'Old' ended")), "{}", r.body);
+        assert!(r.body.contains("under-delivered: 0 of 100000 (0 %), short by 100000"), "an ended goal under its target: {}", r.body);
         assert!(ids.iter().filter(|i| **i == c).count() >= 2, "related resource is the campaign");
     }
 

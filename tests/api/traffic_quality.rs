@@ -2,9 +2,9 @@
 //! count only after their impression, crawlers and scripts are filtered, no viewer or
 //! address can spend a goal; what is filtered is counted apart, by reason, in `/v3`.
 
-use futures_util::StreamExt;
 use api_tests::serde_json::json;
 use api_tests::{both_stores, TestApp};
+use futures_util::StreamExt;
 
 use crate::serving::{ad, ad_ids, enabled_campaign, goal, link};
 

@@ -25,9 +25,12 @@ pub enum Backend {
     DynamoDb,
 }
 
-/// The table the emulator-backed runs share (each test uses fresh accounts).
+/// A table of its own for each emulator-backed store: moto answers a GSI query (and sorts
+/// the answer) by walking every item of the table, so one table shared by the whole run
+/// made each query slower as the run went on (docs/testing.md).
 fn table() -> String {
-    std::env::var("TEST_TABLE_NAME").unwrap_or_else(|_| "adserver-test".into())
+    let base = std::env::var("TEST_TABLE_NAME").unwrap_or_else(|_| "adserver-test".into());
+    format!("{base}-{}", &uuid::Uuid::new_v4().simple().to_string()[..12])
 }
 
 pub async fn store(backend: Backend) -> Arc<dyn Store> {
