@@ -309,8 +309,8 @@ impl AdWriter<'_> {
 }
 
 /// A `<VAST>` element (no XML declaration) for one break's picks.
-fn vast_fragment(s: &Snapshot, served: &[Served<'_>], version: Version, links: &Links<'_>) -> String {
-    let mut o = XmlOut::fragment();
+/// Writes a `<VAST>` element into `o` (a document's root, or VMAP's `VASTAdData`).
+fn write_vast(o: &mut XmlOut, s: &Snapshot, served: &[Served<'_>], version: Version, links: &Links<'_>) {
     if version >= Version::V4_2 {
         o.open_attrs("VAST", &[("version", version.label()), ("xmlns", "http://www.iab.com/VAST")]);
     } else {
@@ -318,17 +318,20 @@ fn vast_fragment(s: &Snapshot, served: &[Served<'_>], version: Version, links: &
     }
     let w = AdWriter { s, links, v3: version >= Version::V3, version, common: Default::default() };
     for (i, sv) in served.iter().enumerate() {
-        w.ad(&mut o, sv, i + 1, served.len() > 1);
+        w.ad(o, sv, i + 1, served.len() > 1);
     }
     o.close("VAST");
-    o.finish()
 }
 
 const DECLARATION: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
 
 /// A VAST 2.0, 3.0 or 4.2 document.
 pub fn vast(s: &Snapshot, served: &[Served<'_>], version: Version, links: &Links<'_>) -> String {
-    format!("{DECLARATION}{}", vast_fragment(s, served, version, links))
+    // Written in one buffer after the declaration (no copy of the document).
+    let mut o = XmlOut::fragment();
+    o.raw(DECLARATION);
+    write_vast(&mut o, s, served, version, links);
+    o.finish()
 }
 
 /// A VMAP 1.0 document: one AdBreak per break that has ads.
@@ -352,7 +355,9 @@ pub fn vmap(s: &Snapshot, breaks: &[(AdFormat, u32, Vec<Served<'_>>)], links: &L
         // The AdSource id is an integer (VMAP 1.0 schema): the break's position.
         let source = (i + 1).to_string();
         o.open_attrs("vmap:AdSource", &[("id", source.as_str()), ("allowMultipleAds", "true"), ("followRedirects", "true")]);
-        o.open("vmap:VASTAdData").raw(&vast_fragment(s, served, Version::V3, links)).close("vmap:VASTAdData");
+        o.open("vmap:VASTAdData");
+        write_vast(&mut o, s, served, Version::V3, links);
+        o.close("vmap:VASTAdData");
         o.close("vmap:AdSource").close("vmap:AdBreak");
     }
     o.close("vmap:VMAP");
