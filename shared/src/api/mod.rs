@@ -511,8 +511,11 @@ mod tests {
         let m = Matrix::parse("by_campaign_id;id=abc-1");
         assert_eq!(m.name, "by_campaign_id");
         assert_eq!(m.id().unwrap(), "abc-1");
-        let m = Matrix::parse("by_campaign_id;x=1;id=z");
-        assert_eq!(m.id().unwrap(), "z");
+        // Any other matrix parameter is refused, not ignored.
+        match Matrix::parse("by_campaign_id;x=1;id=z").id() {
+            Err(AppError::Validation(e)) => assert_eq!((e[0].field.as_str(), e[0].rule.as_str()), ("by_campaign_id;x", "unknown")),
+            other => panic!("{other:?}"),
+        }
         assert!(Matrix::parse("by_campaign_id").id().is_err());
         assert!(Matrix::parse("by_campaign_id;id=").id().is_err());
     }

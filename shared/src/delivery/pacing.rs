@@ -184,10 +184,16 @@ pub fn pacing_holds(g: &GoalEntry, p: &Pace, now: i64) -> Option<Held> {
             return Some(Held::TargetReached);
         }
     }
-    match ideal_delivery(&g.flight(), now + 3_600) {
-        Some(ideal) if (p.delivered as f64) >= ideal.max(1.0) => Some(Held::AheadOfPlan),
+    match pacing_plan(&g.flight(), now) {
+        Some(plan) if (p.delivered as f64) >= plan => Some(Held::AheadOfPlan),
         _ => None,
     }
+}
+
+/// What pacing lets a goal have delivered by `now`: its ideal curve an hour ahead (at least
+/// 1), so a goal may run up to an hour ahead of its plan. `None`: no target or no end.
+pub fn pacing_plan(f: &Flight, now: i64) -> Option<f64> {
+    ideal_delivery(f, now + 3_600).map(|ideal| ideal.max(1.0))
 }
 
 /// The delivery a goal is projected to reach by its end. A paced goal delivers along its

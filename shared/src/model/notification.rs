@@ -13,7 +13,8 @@ pub struct GoalDelivery {
     pub target: Option<f64>,
     /// Events of its delivered kind so far.
     pub delivered: u64,
-    /// Its plan by now (the front-load curve), when it has a target and an end.
+    /// What pacing lets it have delivered by now (`delivery::pacing::pacing_plan`: the
+    /// front-load curve an hour ahead), when it has a target and an end.
     pub plan_now: Option<f64>,
     /// The projection to its end (`metrics::projected_delivery`'s curve).
     pub projected: Option<f64>,
@@ -129,7 +130,7 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
                 _ if d.ahead_of_plan => out.push(on_goal(
                     "INFO",
                     format!(
-                        "Goal '{}' is ahead of its plan (delivered {}, plan by now {}); pacing holds it back until the plan catches up.",
+                        "Goal '{}' is ahead of its plan (delivered {}, plan within the hour {}); pacing holds it back until the plan catches up.",
                         g.name,
                         d.delivered,
                         d.plan_now.unwrap_or(0.0).round()

@@ -3,7 +3,7 @@
 //! playing, and what delivery says of each goal now — its pace record in the account's
 //! snapshot (caps, target, plan, projection) and how many of its ads can serve.
 
-use crate::delivery::pacing::{cap_reached, ideal_delivery, local_day_hour, pacing_holds, projected, Held, Pace};
+use crate::delivery::pacing::{cap_reached, local_day_hour, pacing_holds, pacing_plan, projected, Held, Pace};
 use crate::delivery::snapshot::Snapshot;
 use crate::error::AppResult;
 use crate::model::campaign::Campaign;
@@ -48,7 +48,7 @@ fn delivery_of(s: &Snapshot, pace: &[Pace], goal_id: &str, now: i64) -> Option<G
     Some(GoalDelivery {
         target: g.target,
         delivered: p.delivered,
-        plan_now: ideal_delivery(&f, now),
+        plan_now: pacing_plan(&f, now),
         projected: projected(&f, p.delivered, now),
         elapsed,
         cap_reached: cap_reached(g, &p, day, hour).map(|c| c.as_str()),
