@@ -6,6 +6,7 @@
 //! its target `T` (linear at f = 0, front-loaded as f grows). A goal is served while its
 //! delivery is below the ideal one hour ahead, so it neither starves nor runs ahead.
 
+pub use super::verdict::{CapReached, Held};
 use serde::{Deserialize, Serialize};
 
 use super::snapshot::GoalEntry;
@@ -90,28 +91,6 @@ fn under(count: u64, cap: Option<f64>) -> bool {
     cap.is_none_or(|c| (count as f64) < c)
 }
 
-/// A cap a goal has reached (seed 001 §2.2), as the goal's `caps` list names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CapReached {
-    Total,
-    Daily,
-    Hourly,
-    DailyEvent,
-    HourlyEvent,
-}
-
-impl CapReached {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CapReached::Total => "TOTAL_CAP",
-            CapReached::Daily => "DAILY_CAP",
-            CapReached::Hourly => "HOURLY_CAP",
-            CapReached::DailyEvent => "DAILY_EVENT_CAP",
-            CapReached::HourlyEvent => "HOURLY_EVENT_CAP",
-        }
-    }
-}
-
 /// The first of the goal's caps that has no room left (seed 001 §2.2: impression caps
 /// count impressions, event caps count the goal's delivered events), or `None`.
 pub fn cap_reached(g: &GoalEntry, p: &Pace, day: i64, hour: i64) -> Option<CapReached> {
@@ -167,15 +146,6 @@ pub fn ideal_delivery(f: &Flight, at: i64) -> Option<f64> {
 /// the ideal an hour ahead.
 pub fn pacing_allows(g: &GoalEntry, p: &Pace, now: i64) -> bool {
     pacing_holds(g, p, now).is_none()
-}
-
-/// Why pacing holds a goal back now, if it does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Held {
-    /// Its target is delivered.
-    TargetReached,
-    /// It is ahead of its plan (the ideal curve an hour from now).
-    AheadOfPlan,
 }
 
 pub fn pacing_holds(g: &GoalEntry, p: &Pace, now: i64) -> Option<Held> {

@@ -3,8 +3,38 @@
 //! (`snapshot::compile`). The inspector (docs/inspector.md) shows them with their codes;
 //! the decision itself only asks whether there is one.
 
-use super::pacing::{CapReached, Held};
 use super::targeting::Refusal;
+
+/// A cap a goal has reached (seed 001 §2.2), as the goal's `caps` list names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapReached {
+    Total,
+    Daily,
+    Hourly,
+    DailyEvent,
+    HourlyEvent,
+}
+
+impl CapReached {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CapReached::Total => "TOTAL_CAP",
+            CapReached::Daily => "DAILY_CAP",
+            CapReached::Hourly => "HOURLY_CAP",
+            CapReached::DailyEvent => "DAILY_EVENT_CAP",
+            CapReached::HourlyEvent => "HOURLY_EVENT_CAP",
+        }
+    }
+}
+
+/// Why pacing holds a goal back now, if it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    /// Its target is delivered.
+    TargetReached,
+    /// It is ahead of its plan (the ideal curve an hour from now).
+    AheadOfPlan,
+}
 
 /// The first rule that keeps a goal from a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
