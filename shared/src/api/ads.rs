@@ -75,7 +75,7 @@ async fn render(st: &AppState, account: &str, ad: &Ad, goal: &Goal, status: Stat
     Ok(with_etag(res, version))
 }
 
-#[utoipa::path(post, path = "/v1/ads", tag = "ads", request_body = super::bodies::AdWrite,
+#[utoipa::path(post, path = "/v1/ads", tag = "ads", summary = "Create an ad in a goal", request_body = super::bodies::AdWrite,
     responses((status = 201, description = "Created (Location, ETag)", body = crate::model::ad::AdView,
         headers(("Location" = String), ("ETag" = String)))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
@@ -91,7 +91,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody
     render(&st, &a.id, &ad, &goal, StatusCode::CREATED, 1).await
 }
 
-#[utoipa::path(put, path = "/v1/ads", tag = "ads", request_body = super::bodies::AdWrite,
+#[utoipa::path(put, path = "/v1/ads", tag = "ads", summary = "Replace an ad", request_body = super::bodies::AdWrite,
     params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the ad changed since")),
     responses((status = 200, description = "Replaced", body = crate::model::ad::AdView, headers(("ETag" = String)))))]
 async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {
@@ -119,7 +119,7 @@ async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, 
     }
 }
 
-#[utoipa::path(patch, path = "/v1/ads", tag = "ads", request_body = super::bodies::AdPatch,
+#[utoipa::path(patch, path = "/v1/ads", tag = "ads", summary = "Change some fields of an ad", request_body = super::bodies::AdPatch,
     params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the ad changed since")),
     responses((status = 200, description = "Modified (no body)")))]
 async fn modify(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {
@@ -165,7 +165,7 @@ async fn modify(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, J
     Ok(StatusCode::OK.into_response())
 }
 
-#[utoipa::path(get, path = "/v1/ads/{id}", tag = "ads", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/v1/ads/{id}", tag = "ads", summary = "Read an ad", params(("id" = String, Path)),
     responses((status = 200, description = "The ad", body = crate::model::ad::AdView, headers(("ETag" = String)))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let (ad, goal) = repo::ads::load_live(st.store.as_ref(), &a.id, &id).await?;
@@ -202,7 +202,7 @@ fn date_param(pairs: &[(String, String)], name: &str, errors: &mut Vec<FieldErro
 
 /// `GET /v1/ads?created.after=&created.before=`: the newest ads first, from at most 100
 /// goals of the account (ads of deleted goals or campaigns left out).
-#[utoipa::path(get, path = "/v1/ads", tag = "ads",
+#[utoipa::path(get, path = "/v1/ads", tag = "ads", summary = "List the account's newest ads", description = "`GET /v1/ads?created.after=&created.before=`: the newest ads first, from at most 100 goals of the account (ads of deleted goals or campaigns left out).",
     params(("created.after" = Option<chrono::DateTime<chrono::Utc>>, Query), ("created.before" = Option<chrono::DateTime<chrono::Utc>>, Query)),
     responses((status = 200, description = "The newest ads first (at most 1,000)", body = Vec<crate::model::ad::AdListItem>)))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {

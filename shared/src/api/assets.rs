@@ -35,7 +35,7 @@ pub const URL_FIELDS: &[&str] = &["name", "downloadUri"];
 
 /// `POST /v1/assets/video`: JSON `{name, downloadUri}` (download queued), or the bytes as
 /// `application/octet-stream` with `?name=`.
-#[utoipa::path(post, path = "/v1/assets/video", tag = "assets",
+#[utoipa::path(post, path = "/v1/assets/video", tag = "assets", summary = "Upload a video asset (by URL or as bytes)", description = "`POST /v1/assets/video`: JSON `{name, downloadUri}` (download queued), or the bytes as `application/octet-stream` with `?name=`.",
     params(("name" = Option<String>, Query, description = "The file name (octet-stream uploads)", max_length = 255)),
     request_body(content(
         (super::bodies::AssetFromUrl = "application/json"),
@@ -102,7 +102,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     }
 }
 
-#[utoipa::path(get, path = "/v1/assets/video/{id}", tag = "assets", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/v1/assets/video/{id}", tag = "assets", summary = "A video asset's state, probe and renditions", params(("id" = String, Path)),
     responses((status = 200, description = "The asset", body = AssetView, headers(("ETag" = String)))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let v = repo::assets::load(st.store.as_ref(), &a.id, &id, st.clock.now()).await?;

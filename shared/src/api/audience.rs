@@ -143,7 +143,7 @@ fn page_link(size: usize, number: usize) -> String {
 
 /// `{pagination {totalCount, pageSize, pageNumber, links {first, next, previous, last}}, providers}`;
 /// `next`/`previous` are null at the ends.
-#[utoipa::path(get, path = "/v1/audience/provider", tag = "audience",
+#[utoipa::path(get, path = "/v1/audience/provider", tag = "audience", summary = "List the account's audience providers (paged)", description = "`{pagination {totalCount, pageSize, pageNumber, links {first, next, previous, last}}, providers}`; `next`/`previous` are null at the ends.",
     params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
     responses((status = 200, description = "A page of providers, by name", body = ProviderPage)))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
@@ -163,7 +163,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
     Ok(Json(ProviderPage { pagination, providers }).into_response())
 }
 
-#[utoipa::path(get, path = "/v1/audience/provider/{id}", tag = "audience", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/v1/audience/provider/{id}", tag = "audience", summary = "Read an audience provider", params(("id" = String, Path)),
     responses((status = 200, description = "The provider", body = ProviderView)))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     Ok(Json(provider_view(&load(&st, &a.id, &id).await?)).into_response())
@@ -171,7 +171,7 @@ async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Strin
 
 /// `[{id, key, name, segments: [{id, key, name}]}]`: the keys are what a batch file's
 /// `<segmentationKey>=<segmentKey>` pairs must match (case-sensitively).
-#[utoipa::path(get, path = "/v1/audience/provider/{id}/segmentations", tag = "audience", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/v1/audience/provider/{id}/segmentations", tag = "audience", summary = "A provider's segmentations and segments", description = "`[{id, key, name, segments: [{id, key, name}]}]`: the keys are what a batch file's `<segmentationKey>=<segmentKey>` pairs must match (case-sensitively).", params(("id" = String, Path)),
     responses((status = 200, description = "The keys a batch file's pairs must use", body = Segmentations)))]
 async fn segmentations(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let p = load(&st, &a.id, &id).await?;
@@ -216,7 +216,7 @@ async fn check_gzip(body: axum::body::Bytes) -> AppResult<()> {
 
 /// POST `/v1/audience/batch?providerId=&region=` (also `/v1/audience/provider/batch`).
 /// The seed's other address of the upload (the same operation).
-#[utoipa::path(post, path = "/v1/audience/provider/batch", tag = "audience",
+#[utoipa::path(post, path = "/v1/audience/provider/batch", tag = "audience", summary = "Upload an audience data batch (the seed's other address)", description = "POST `/v1/audience/batch?providerId=&region=` (also `/v1/audience/provider/batch`). The seed's other address of the upload (the same operation).",
     params(("providerId" = String, Query), ("region" = Option<String>, Query), ("Content-Encoding" = Option<String>, Header)),
     request_body(content = Vec<u8>, content_type = "text/csv"),
     responses((status = 202, description = "Accepted", body = BatchAccepted, headers(("Location" = String)))))]
@@ -224,7 +224,7 @@ async fn upload_provider_path(st: State<AppState>, a: Auth, q: RawQuery, req: Re
     upload(st, a, q, req).await
 }
 
-#[utoipa::path(post, path = "/v1/audience/batch", tag = "audience",
+#[utoipa::path(post, path = "/v1/audience/batch", tag = "audience", summary = "Upload an audience data batch",
     params(("providerId" = String, Query), ("region" = Option<String>, Query, description = "eu or asia: must be the region this address serves"),
         ("Content-Encoding" = Option<String>, Header, description = "gzip, or none")),
     request_body(content = Vec<u8>, content_type = "text/csv", description = "One row a user: `<pid>\\t<segmentationKey>=<segmentKey>,...` (docs/audience.md)"),
@@ -299,7 +299,7 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     }
 }
 
-#[utoipa::path(get, path = "/v1/audience/batch/{id}", tag = "audience", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/v1/audience/batch/{id}", tag = "audience", summary = "An audience batch's progress", params(("id" = String, Path)),
     responses((status = 200, description = "The batch's progress", body = m::BatchProgress)))]
 async fn progress(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     check_account_region(&st, &a)?;
@@ -322,7 +322,7 @@ async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
 }
 
 /// GET `/v1/audience/batch?providerId=`: the batches, newest first (ours; for bucket drops).
-#[utoipa::path(get, path = "/v1/audience/batch", tag = "audience",
+#[utoipa::path(get, path = "/v1/audience/batch", tag = "audience", summary = "List a provider's audience batches", description = "GET `/v1/audience/batch?providerId=`: the batches, newest first (ours; for bucket drops).",
     params(("providerId" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000),
         ("pageNumber" = Option<u32>, Query, minimum = 1)),
     responses((status = 200, description = "Batches, newest first (X-Total-Count)", body = BatchList, headers(("X-Total-Count" = u64)))))]

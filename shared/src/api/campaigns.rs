@@ -41,7 +41,7 @@ fn collection(list: &[Campaign], a: &crate::model::account::Account, now: DateTi
     o.finish()
 }
 
-#[utoipa::path(post, path = "/api/1.0/campaign", tag = "campaigns", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CAMPAIGN_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
+#[utoipa::path(post, path = "/api/1.0/campaign", tag = "campaigns", summary = "Create a campaign", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CAMPAIGN_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "campaignBean")?)?;
     reject_id_on_create("campaignBean", &input.id)?;
@@ -100,7 +100,7 @@ fn sort_campaigns(list: &mut [Campaign]) {
 }
 
 /// `GET /api/1.0/campaign`: live campaigns; archived ones only with `state=archived`.
-#[utoipa::path(get, path = "/api/1.0/campaign", tag = "campaigns", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of live campaigns (X-Total-Count)", content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
+#[utoipa::path(get, path = "/api/1.0/campaign", tag = "campaigns", summary = "List the account's campaigns (paged)", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of live campaigns (X-Total-Count)", content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let paging = super::paging::Paging::parse(&pairs)?;
@@ -123,7 +123,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 
 /// `GET /api/1.0/campaign/archived?year=&month=`: campaigns archived in that month of the
 /// account's time zone; default the current month.
-#[utoipa::path(get, path = "/api/1.0/campaign/archived", tag = "campaigns", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of archived campaigns", content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
+#[utoipa::path(get, path = "/api/1.0/campaign/archived", tag = "campaigns", summary = "List the campaigns archived in a month", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of archived campaigns", content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
 async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let now = st.clock.now();
@@ -158,14 +158,14 @@ async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQue
     Ok(paging.headers(xml_response(StatusCode::OK, collection(&page, &a, now)), total))
 }
 
-#[utoipa::path(get, path = "/api/1.0/campaign/{seg}", tag = "campaigns", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "The campaign", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
+#[utoipa::path(get, path = "/api/1.0/campaign/{seg}", tag = "campaigns", summary = "Read a campaign", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "The campaign", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let c = repo::campaigns::load(st.store.as_ref(), &a.id, &campaign_id(&seg)?).await?;
     let body = collection(std::slice::from_ref(&c.value), &a, st.clock.now());
     Ok(with_etag(xml_response(StatusCode::OK, body), c.version()))
 }
 
-#[utoipa::path(put, path = "/api/1.0/campaign/{seg}", tag = "campaigns", params(("seg" = String, Path, description = "by_campaign_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CAMPAIGN_IN)), responses((status = 204, description = "Done")))]
+#[utoipa::path(put, path = "/api/1.0/campaign/{seg}", tag = "campaigns", summary = "Update, archive or restore a campaign", params(("seg" = String, Path, description = "by_campaign_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CAMPAIGN_IN)), responses((status = 204, description = "Done")))]
 async fn update(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -194,7 +194,7 @@ async fn update(
 
 /// Deleting keeps a tombstone (the /v3 queries can show deleted campaigns) and releases the
 /// campaign's clients.
-#[utoipa::path(delete, path = "/api/1.0/campaign/{seg}", tag = "campaigns", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 204, description = "Done")))]
+#[utoipa::path(delete, path = "/api/1.0/campaign/{seg}", tag = "campaigns", summary = "Delete a campaign", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 204, description = "Done")))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = campaign_id(&seg)?;
     repo::campaigns::remove(st.store.as_ref(), &a.id, &id, st.clock.now()).await?;
@@ -202,7 +202,7 @@ async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
     Ok(no_content())
 }
 
-#[utoipa::path(get, path = "/api/1.0/campaign/notification/{seg}", tag = "campaigns", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "What keeps the campaign from delivering", content_type = "application/xml", body = String, example = json!(super::xml_examples::NOTIFICATIONS_OUT))))]
+#[utoipa::path(get, path = "/api/1.0/campaign/notification/{seg}", tag = "campaigns", summary = "What needs attention in a campaign", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "What keeps the campaign from delivering", content_type = "application/xml", body = String, example = json!(super::xml_examples::NOTIFICATIONS_OUT))))]
 async fn notification(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let (c, list) = crate::usecases::notifications::for_campaign(&st, &a.id, &campaign_id(&seg)?).await?;
     let mut o = XmlOut::new();

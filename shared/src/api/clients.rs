@@ -32,7 +32,7 @@ fn collection(clients: &[Client]) -> String {
     o.finish()
 }
 
-#[utoipa::path(post, path = "/api/1.0/client", tag = "clients", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CLIENT_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
+#[utoipa::path(post, path = "/api/1.0/client", tag = "clients", summary = "Create a client (advertiser, agency or brand)", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CLIENT_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "clientBean")?)?;
     reject_id_on_create("clientBean", &input.id)?;
@@ -42,7 +42,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody
     Ok(text_response(StatusCode::OK, c.id))
 }
 
-#[utoipa::path(get, path = "/api/1.0/client", tag = "clients", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of clients (X-Total-Count)", content_type = "application/xml", body = String, example = json!(super::xml_examples::CLIENTS_OUT))))]
+#[utoipa::path(get, path = "/api/1.0/client", tag = "clients", summary = "List the account's clients (paged)", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of clients (X-Total-Count)", content_type = "application/xml", body = String, example = json!(super::xml_examples::CLIENTS_OUT))))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, axum::extract::RawQuery(q): axum::extract::RawQuery) -> AppResult<Response> {
     let paging = super::paging::Paging::parse(&query_pairs(q.as_deref())?)?;
     let mut clients = repo::clients::list(st.store.as_ref(), &a.id).await?;
@@ -51,7 +51,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, axum::extract::RawQuery
     Ok(paging.headers(xml_response(StatusCode::OK, collection(&page)), total))
 }
 
-#[utoipa::path(get, path = "/api/1.0/client/{seg}", tag = "clients", params(("seg" = String, Path, description = "by_client_id;id=<id> (one, with ETag) or by_campaign_id;id=<id> (its clients)")), responses((status = 200, description = "The client(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CLIENTS_OUT))))]
+#[utoipa::path(get, path = "/api/1.0/client/{seg}", tag = "clients", summary = "Read a client, or a campaign's clients", params(("seg" = String, Path, description = "by_client_id;id=<id> (one, with ETag) or by_campaign_id;id=<id> (its clients)")), responses((status = 200, description = "The client(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CLIENTS_OUT))))]
 async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     match m.name.as_str() {
@@ -72,7 +72,7 @@ fn client_id(seg: &str) -> AppResult<String> {
     Matrix::id_of(seg, "by_client_id", "/api/1.0/client")
 }
 
-#[utoipa::path(put, path = "/api/1.0/client/{seg}", tag = "clients", params(("seg" = String, Path, description = "by_client_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CLIENT_IN)), responses((status = 204, description = "Done")))]
+#[utoipa::path(put, path = "/api/1.0/client/{seg}", tag = "clients", summary = "Update a client", params(("seg" = String, Path, description = "by_client_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CLIENT_IN)), responses((status = 204, description = "Done")))]
 async fn update(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -90,7 +90,7 @@ async fn update(
     Ok(no_content())
 }
 
-#[utoipa::path(delete, path = "/api/1.0/client/{seg}", tag = "clients", params(("seg" = String, Path, description = "by_client_id;id=<id>")), responses((status = 204, description = "Done")))]
+#[utoipa::path(delete, path = "/api/1.0/client/{seg}", tag = "clients", summary = "Delete a client", params(("seg" = String, Path, description = "by_client_id;id=<id>")), responses((status = 204, description = "Done")))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = client_id(&seg)?;
     let gone = repo::clients::remove(st.store.as_ref(), &a.id, &id).await?;

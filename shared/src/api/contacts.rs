@@ -30,7 +30,7 @@ fn contact_id(seg: &str) -> AppResult<String> {
     Matrix::id_of(seg, "by_contact_id", "/api/1.0/contact")
 }
 
-#[utoipa::path(post, path = "/api/1.0/contact", tag = "contacts", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CONTACT_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
+#[utoipa::path(post, path = "/api/1.0/contact", tag = "contacts", summary = "Create a contact", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CONTACT_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "contactBean")?)?;
     reject_id_on_create("contactBean", &input.id)?;
@@ -40,7 +40,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody
     Ok(text_response(StatusCode::OK, c.id))
 }
 
-#[utoipa::path(get, path = "/api/1.0/contact/{seg}", tag = "contacts", params(("seg" = String, Path, description = "by_contact_id;id=<id> or by_client_id;id=<id>")), responses((status = 200, description = "The contact(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CONTACTS_OUT))))]
+#[utoipa::path(get, path = "/api/1.0/contact/{seg}", tag = "contacts", summary = "Read a contact, or a client's contacts", params(("seg" = String, Path, description = "by_contact_id;id=<id> or by_client_id;id=<id>")), responses((status = 200, description = "The contact(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CONTACTS_OUT))))]
 async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     match m.name.as_str() {
@@ -68,7 +68,7 @@ async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
     }
 }
 
-#[utoipa::path(put, path = "/api/1.0/contact/{seg}", tag = "contacts", params(("seg" = String, Path, description = "by_contact_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CONTACT_IN)), responses((status = 204, description = "Done")))]
+#[utoipa::path(put, path = "/api/1.0/contact/{seg}", tag = "contacts", summary = "Update a contact", params(("seg" = String, Path, description = "by_contact_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CONTACT_IN)), responses((status = 204, description = "Done")))]
 async fn update(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -88,7 +88,7 @@ async fn update(
 
 /// `PUT /api/1.0/contact/associate/by_contact_id`, form body `contactId=..;clientId=..`.
 /// A contact is associated with one client at a time; associating it again moves it.
-#[utoipa::path(put, path = "/api/1.0/contact/associate/{seg}", tag = "contacts", params(("seg" = String, Path, description = "by_contact_id;id=<id>")), request_body(content = super::bodies::AssociateForm, content_type = "application/x-www-form-urlencoded"), responses((status = 204, description = "Done")))]
+#[utoipa::path(put, path = "/api/1.0/contact/associate/{seg}", tag = "contacts", summary = "Associate a contact with a client", params(("seg" = String, Path, description = "by_contact_id;id=<id>")), request_body(content = super::bodies::AssociateForm, content_type = "application/x-www-form-urlencoded"), responses((status = 204, description = "Done")))]
 async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>, FormPairs(pairs): FormPairs) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     if m.name != "by_contact_id" {
@@ -129,7 +129,7 @@ async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<St
     Ok(no_content())
 }
 
-#[utoipa::path(delete, path = "/api/1.0/contact/{seg}", tag = "contacts", params(("seg" = String, Path, description = "by_contact_id;id=<id>")), responses((status = 204, description = "Done")))]
+#[utoipa::path(delete, path = "/api/1.0/contact/{seg}", tag = "contacts", summary = "Delete a contact", params(("seg" = String, Path, description = "by_contact_id;id=<id>")), responses((status = 204, description = "Done")))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = contact_id(&seg)?;
     repo::contacts::remove(st.store.as_ref(), &a.id, &id).await?;

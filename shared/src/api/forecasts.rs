@@ -36,19 +36,19 @@ fn accepted(s: Submitted) -> Response {
     (StatusCode::ACCEPTED, [(header::LOCATION, s.location())]).into_response()
 }
 
-#[utoipa::path(post, path = "/api/2.0/forecast/campaign", tag = "forecast", request_body = crate::api::bodies::CampaignForecastBody,
+#[utoipa::path(post, path = "/api/2.0/forecast/campaign", tag = "forecast", summary = "Start a campaign (delivery) forecast job", request_body = crate::api::bodies::CampaignForecastBody,
     responses((status = 202, description = "Queued (Location: the job)", headers(("Location" = String)))))]
 async fn create_campaign(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
     Ok(accepted(forecast::submit(&st, Submit { account: &a.id, kind: ForecastKind::Campaign, body: &body }).await?))
 }
 
-#[utoipa::path(post, path = "/api/2.0/forecast/inventory", tag = "forecast", request_body = crate::api::bodies::InventoryForecastBody,
+#[utoipa::path(post, path = "/api/2.0/forecast/inventory", tag = "forecast", summary = "Start an inventory forecast job", request_body = crate::api::bodies::InventoryForecastBody,
     responses((status = 202, description = "Queued (Location: the job)", headers(("Location" = String)))))]
 async fn create_inventory(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
     Ok(accepted(forecast::submit(&st, Submit { account: &a.id, kind: ForecastKind::Inventory, body: &body }).await?))
 }
 
-#[utoipa::path(get, path = "/api/2.0/forecast/job/{id}", tag = "forecast", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/api/2.0/forecast/job/{id}", tag = "forecast", summary = "A forecast job's status", params(("id" = String, Path)),
     responses((status = 200, description = "Queued, running, failed or cancelled", body = crate::repo::forecasts::JobStatus),
         (status = 201, description = "Finished (Location: the report)", body = crate::repo::forecasts::JobStatus, headers(("Location" = String)))))]
 async fn status(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
@@ -59,7 +59,7 @@ async fn status(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
     Ok(Json(job.status()).into_response())
 }
 
-#[utoipa::path(post, path = "/api/2.0/forecast/job/{id}/cancel", tag = "forecast", params(("id" = String, Path)),
+#[utoipa::path(post, path = "/api/2.0/forecast/job/{id}/cancel", tag = "forecast", summary = "Cancel a forecast job", params(("id" = String, Path)),
     responses((status = 200, description = "Cancelled")))]
 async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     forecast::cancel(&st, &a.id, &id).await?;
@@ -71,7 +71,7 @@ fn report_kind(kind: &str, id: &str) -> AppResult<ForecastKind> {
     ForecastKind::parse(kind).ok_or_else(|| AppError::NoRoute(format!("/api/2.0/forecast/report/{kind}/{id}")))
 }
 
-#[utoipa::path(get, path = "/api/2.0/forecast/report/{kind}/{id}", tag = "forecast",
+#[utoipa::path(get, path = "/api/2.0/forecast/report/{kind}/{id}", tag = "forecast", summary = "A finished forecast's report",
     params(("kind" = String, Path, description = "campaign or inventory (the job's)"), ("id" = String, Path),
         ("exclude-competing-goals" = Option<bool>, Query)),
     responses((status = 200, description = "The report of a finished job", body = crate::forecast::report_schema::Report)))]
@@ -97,7 +97,7 @@ async fn report_json(
     Ok(Json(if exclude { r.without_competing() } else { r }).into_response())
 }
 
-#[utoipa::path(get, path = "/api/2.0/forecast/report/{kind}/{id}/chart.svg", tag = "forecast",
+#[utoipa::path(get, path = "/api/2.0/forecast/report/{kind}/{id}/chart.svg", tag = "forecast", summary = "A finished forecast's chart (SVG)",
     params(("kind" = String, Path), ("id" = String, Path)),
     responses((status = 200, description = "The report as a chart", content_type = "image/svg+xml", body = String)))]
 async fn chart(State(st): State<AppState>, Auth(a): Auth, Path((kind, id)): Path<(String, String)>) -> AppResult<Response> {

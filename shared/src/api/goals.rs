@@ -43,7 +43,7 @@ fn campaign_ref(st_err: AppError, id: &str) -> AppError {
     }
 }
 
-#[utoipa::path(post, path = "/api/1.0.cpvext/goal", tag = "goals", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::GOAL_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
+#[utoipa::path(post, path = "/api/1.0.cpvext/goal", tag = "goals", summary = "Create a goal in a campaign", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::GOAL_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "goalBean")?)?;
     reject_id_on_create("goalBean", &input.id)?;
@@ -65,7 +65,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody
     Ok(text_response(StatusCode::OK, id))
 }
 
-#[utoipa::path(get, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", params(("seg" = String, Path, description = "by_goal_id;id=<id> (one, with ETag) or by_campaign_id;id=<id> (its goals)")), responses((status = 200, description = "The goal(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::GOALS_OUT))))]
+#[utoipa::path(get, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", summary = "Read a goal, or a campaign's goals", params(("seg" = String, Path, description = "by_goal_id;id=<id> (one, with ETag) or by_campaign_id;id=<id> (its goals)")), responses((status = 200, description = "The goal(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::GOALS_OUT))))]
 async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     match m.name.as_str() {
@@ -94,7 +94,7 @@ fn check_update(input: &GoalInput, stored: &Goal, now: chrono::DateTime<chrono::
     Ok(check_start_update(stored, input.start, now)?)
 }
 
-#[utoipa::path(put, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", params(("seg" = String, Path, description = "by_goal_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::GOAL_IN)), responses((status = 204, description = "Done")))]
+#[utoipa::path(put, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", summary = "Update a goal", params(("seg" = String, Path, description = "by_goal_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::GOAL_IN)), responses((status = 204, description = "Done")))]
 async fn update(
     State(st): State<AppState>,
     Auth(a): Auth,
@@ -120,7 +120,7 @@ async fn update(
 
 /// Deleting keeps a tombstone (for `/v3 includeDeletedGoals`); the campaign's flight no
 /// longer counts it.
-#[utoipa::path(delete, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", params(("seg" = String, Path, description = "by_goal_id;id=<id>")), responses((status = 204, description = "Done")))]
+#[utoipa::path(delete, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", summary = "Delete a goal", params(("seg" = String, Path, description = "by_goal_id;id=<id>")), responses((status = 204, description = "Done")))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = goal_id(&seg)?;
     repo::goals::remove(st.store.as_ref(), &a.id, &id, st.clock.now()).await?;

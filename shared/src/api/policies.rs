@@ -65,14 +65,14 @@ async fn checked(st: &AppState, a: &Account, body: &[u8]) -> AppResult<Policy> {
     }
 }
 
-#[utoipa::path(get, path = "/v1/insertion-policy/template", tag = "insertion-policy",
+#[utoipa::path(get, path = "/v1/insertion-policy/template", tag = "insertion-policy", summary = "An insertion policy with every default, to start from",
     responses((status = 200, description = "A policy with every default", body = Policy)))]
 async fn template(Auth(a): Auth) -> AppResult<Response> {
     require_feature(&a)?;
     Ok(Json(Policy::default()).into_response())
 }
 
-#[utoipa::path(post, path = "/v1/insertion-policy", tag = "insertion-policy", request_body = Policy,
+#[utoipa::path(post, path = "/v1/insertion-policy", tag = "insertion-policy", summary = "Create an insertion policy", request_body = Policy,
     responses((status = 201, description = "Created (Location)", body = Policy, headers(("Location" = String)))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBytes(body): JsonBytes) -> AppResult<Response> {
     require_feature(&a)?;
@@ -90,7 +90,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBytes(body): Json
     Ok(res)
 }
 
-#[utoipa::path(put, path = "/v1/insertion-policy", tag = "insertion-policy", request_body = Policy,
+#[utoipa::path(put, path = "/v1/insertion-policy", tag = "insertion-policy", summary = "Replace an insertion policy", request_body = Policy,
     params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the policy changed since")),
     responses((status = 200, description = "Replaced", body = Policy, headers(("ETag" = String)))))]
 async fn replace(
@@ -112,7 +112,7 @@ async fn replace(
     Ok(with_etag(Json(&p).into_response(), version))
 }
 
-#[utoipa::path(get, path = "/v1/insertion-policy", tag = "insertion-policy",
+#[utoipa::path(get, path = "/v1/insertion-policy", tag = "insertion-policy", summary = "List the account's insertion policies",
     params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
     responses((status = 200, description = "A page of policies, highest rank first", body = PolicyPage)))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
@@ -123,7 +123,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
         .into_response())
 }
 
-#[utoipa::path(get, path = "/v1/insertion-policy/{id}", tag = "insertion-policy", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/v1/insertion-policy/{id}", tag = "insertion-policy", summary = "Read an insertion policy", params(("id" = String, Path)),
     responses((status = 200, description = "The policy", body = Policy, headers(("ETag" = String)))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     require_feature(&a)?;
@@ -131,7 +131,7 @@ async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Strin
     Ok(with_etag(Json(&p.value).into_response(), p.version()))
 }
 
-#[utoipa::path(delete, path = "/v1/insertion-policy/{id}", tag = "insertion-policy", params(("id" = String, Path)),
+#[utoipa::path(delete, path = "/v1/insertion-policy/{id}", tag = "insertion-policy", summary = "Delete an insertion policy", params(("id" = String, Path)),
     responses((status = 204, description = "Deleted")))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     require_feature(&a)?;
@@ -139,7 +139,7 @@ async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
     Ok(no_content())
 }
 
-#[utoipa::path(get, path = "/v1/insertion-policy/ranking", tag = "insertion-policy",
+#[utoipa::path(get, path = "/v1/insertion-policy/ranking", tag = "insertion-policy", summary = "The insertion policies' rank order",
     responses((status = 200, description = "Every policy id, highest rank first", body = crate::model::policy::Ranking)))]
 async fn get_ranking(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
     require_feature(&a)?;
@@ -150,7 +150,7 @@ async fn get_ranking(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Res
 pub const RANKING_FIELDS: &[&str] = &["ids"];
 
 /// `PUT /v1/insertion-policy/ranking` with `{ids}`: every policy exactly once, highest first.
-#[utoipa::path(put, path = "/v1/insertion-policy/ranking", tag = "insertion-policy", request_body = super::bodies::RankingWrite,
+#[utoipa::path(put, path = "/v1/insertion-policy/ranking", tag = "insertion-policy", summary = "Set the insertion policies' rank order", description = "`PUT /v1/insertion-policy/ranking` with `{ids}`: every policy exactly once, highest first.", request_body = super::bodies::RankingWrite,
     responses((status = 200, description = "The new ranking", body = crate::model::policy::Ranking)))]
 async fn put_ranking(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     require_feature(&a)?;

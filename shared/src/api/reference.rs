@@ -51,13 +51,13 @@ async fn categories(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Resp
     Ok(Json(list).into_response())
 }
 
-#[utoipa::path(get, path = "/v0/categories/{id}", tag = "reference", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/v0/categories/{id}", tag = "reference", summary = "Read a content category", params(("id" = String, Path)),
     responses((status = 200, description = "A category", body = Category)))]
 async fn category(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     one::<Category>(&st, &a.id, Kind::Category, "category", &id).await
 }
 
-#[utoipa::path(get, path = "/v0/content-partners", tag = "reference",
+#[utoipa::path(get, path = "/v0/content-partners", tag = "reference", summary = "List the account's content partners",
     responses((status = 200, description = "Content partners by name", body = Vec<ContentPartner>)))]
 async fn partners(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
     let mut list: Vec<ContentPartner> = repo::reference::all(st.store.as_ref(), &a.id, Kind::ContentPartner).await?;
@@ -65,13 +65,13 @@ async fn partners(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Respon
     Ok(Json(list).into_response())
 }
 
-#[utoipa::path(get, path = "/v0/content-partners/{id}", tag = "reference", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/v0/content-partners/{id}", tag = "reference", summary = "Read a content partner", params(("id" = String, Path)),
     responses((status = 200, description = "A content partner", body = ContentPartner)))]
 async fn partner(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     one::<ContentPartner>(&st, &a.id, Kind::ContentPartner, "content partner", &id).await
 }
 
-#[utoipa::path(get, path = "/v3/banner-areas", tag = "reference",
+#[utoipa::path(get, path = "/v3/banner-areas", tag = "reference", summary = "List the account's banner areas",
     responses((status = 200, description = "Banner areas by name", body = Vec<BannerArea>)))]
 async fn banner_areas(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
     let mut list: Vec<BannerArea> = repo::reference::all(st.store.as_ref(), &a.id, Kind::BannerArea).await?;
@@ -79,7 +79,7 @@ async fn banner_areas(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Re
     Ok(Json(list).into_response())
 }
 
-#[utoipa::path(get, path = "/v3/banner-areas/{id}", tag = "reference", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/v3/banner-areas/{id}", tag = "reference", summary = "Read a banner area", params(("id" = String, Path)),
     responses((status = 200, description = "A banner area", body = BannerArea)))]
 async fn banner_area(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     one::<BannerArea>(&st, &a.id, Kind::BannerArea, "banner area", &id).await

@@ -168,7 +168,7 @@ fn xml_response(body: String) -> Response {
         .into_response()
 }
 
-#[utoipa::path(get, path = "/v1/adrequest", tag = "serving",
+#[utoipa::path(get, path = "/v1/adrequest", tag = "serving", summary = "Request ads: the exported VAST URL (VAST 2/3/4.2, VMAP)",
     params(
         ("account" = String, Query, description = "The account (the exported URL carries it)"),
         ("rt" = Option<String>, Query, description = "vast_2_0, vast_2_0_1, vast_3_0 (default), vast_4_2 (UniversalAdId, AdServingId, the master as Mezzanine), vmap_1_0"),
@@ -206,7 +206,7 @@ async fn ad_request(State(st): State<AppState>, req: axum::extract::Request) -> 
     Ok(xml_response(body))
 }
 
-#[utoipa::path(get, path = "/v1/track/{event}", tag = "tracking",
+#[utoipa::path(get, path = "/v1/track/{event}", tag = "tracking", summary = "Count a playback event (a served document's signed link)",
     params(("event" = String, Path, description = "impression, start, firstQuartile, midpoint, thirdQuartile, complete, clickThrough, ..."),
         ("a" = String, Query, description = "Account"), ("c" = String, Query, description = "Campaign"), ("g" = String, Query, description = "Goal"),
         ("ad" = String, Query), ("i" = String, Query, description = "Impression id"), ("v" = Option<String>, Query, description = "Viewer"),

@@ -58,7 +58,7 @@ fn limit_message(active: i64, max: u32) -> String {
 }
 
 /// `{active, max, messageTitle, messageBody}`; the messages are filled once the limit is reached.
-#[utoipa::path(get, path = "/api/2.0/targeting-template/usage", tag = "targeting-template",
+#[utoipa::path(get, path = "/api/2.0/targeting-template/usage", tag = "targeting-template", summary = "How many targeting templates the account has, and may have", description = "`{active, max, messageTitle, messageBody}`; the messages are filled once the limit is reached.",
     responses((status = 200, description = "Templates in use and the account's limit", body = Usage)))]
 async fn usage(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
     let active = repo::templates::count(st.store.as_ref(), &a.id).await?;
@@ -92,7 +92,7 @@ async fn target(st: &AppState, a: &Account, pairs: &[(String, String)], required
 }
 
 /// GET: the account's templates by name; `campaignId` / `goalId`: only those linked to it.
-#[utoipa::path(get, path = "/api/2.0/targeting-template", tag = "targeting-template", params(("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
+#[utoipa::path(get, path = "/api/2.0/targeting-template", tag = "targeting-template", summary = "List the account's targeting templates", params(("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
     responses((status = 200, description = "The templates by name (only those linked to the target, when given)", body = Vec<crate::model::template::TemplateView>)))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
@@ -105,7 +105,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
     Ok(Json(templates.iter().map(|t| t.view(tz)).collect::<Vec<_>>()).into_response())
 }
 
-#[utoipa::path(get, path = "/api/2.0/targeting-template/{id}", tag = "targeting-template", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/api/2.0/targeting-template/{id}", tag = "targeting-template", summary = "Read a targeting template", params(("id" = String, Path)),
     responses((status = 200, description = "The template", body = crate::model::template::TemplateView, headers(("ETag" = String)))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let t = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
@@ -127,7 +127,7 @@ fn name_of(r: &mut ObjReader) -> Option<String> {
 pub const TEMPLATE_FIELDS: &[&str] = &["id", "name", "siteId", "created"];
 
 /// POST `{name}` → 200 with the (empty) template; at the limit 403 `{type, message}`.
-#[utoipa::path(post, path = "/api/2.0/targeting-template", tag = "targeting-template", request_body = super::bodies::TemplateWrite,
+#[utoipa::path(post, path = "/api/2.0/targeting-template", tag = "targeting-template", summary = "Create a targeting template", description = "POST `{name}` → 200 with the (empty) template; at the limit 403 `{type, message}`.", request_body = super::bodies::TemplateWrite,
     responses((status = 200, description = "Created, with empty rules", body = crate::model::template::TemplateView),
         (status = 403, description = "The account's limit is reached", body = LimitReached)))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
@@ -209,7 +209,7 @@ async fn names(st: &AppState, account: &str) -> AppResult<(Vec<String>, Vec<Stri
     Ok((providers.into_iter().map(|p| p.id).collect(), acps.into_iter().map(|c| c.name).collect()))
 }
 
-#[utoipa::path(get, path = "/api/2.0/targeting-template/{id}/rules", tag = "targeting-template", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/api/2.0/targeting-template/{id}/rules", tag = "targeting-template", summary = "Read a targeting template's rules", params(("id" = String, Path)),
     responses((status = 200, description = "Every rule key, provider and custom parameter", body = crate::model::rules_view::RulesView)))]
 async fn get_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let t = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
@@ -218,7 +218,7 @@ async fn get_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Str
 }
 
 /// PUT the rules body (§2.3), every bean validated; replaces the template's rules; 204.
-#[utoipa::path(put, path = "/api/2.0/targeting-template/{id}/rules", tag = "targeting-template", params(("id" = String, Path)),
+#[utoipa::path(put, path = "/api/2.0/targeting-template/{id}/rules", tag = "targeting-template", summary = "Replace a targeting template's rules", description = "PUT the rules body (§2.3), every bean validated; replaces the template's rules; 204.", params(("id" = String, Path)),
     request_body(content = crate::model::rules_view::RulesView, description = "The rules (any key may be left out)"),
     responses((status = 204, description = "Replaced")))]
 async fn put_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, JsonBody(body): JsonBody) -> AppResult<Response> {
@@ -248,7 +248,7 @@ async fn import(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
 
 /// PUT `?campaignId=|goalId=`: links the template (its rules apply to the target for as
 /// long as it is linked, and follow later edits); 204, also when already linked.
-#[utoipa::path(put, path = "/api/2.0/targeting-template/{id}/link", tag = "targeting-template", params(("id" = String, Path), ("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
+#[utoipa::path(put, path = "/api/2.0/targeting-template/{id}/link", tag = "targeting-template", summary = "Link a targeting template to a campaign or goal", params(("id" = String, Path), ("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
     responses((status = 204, description = "Linked (also when it already was)")))]
 async fn link(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     repo::templates::load(st.store.as_ref(), &a.id, &id).await?;

@@ -23,6 +23,7 @@ XML bodies and examples. Every operation except the ad request and tracking link
 API key in X-O-API-KEY. Errors: the status, a type, a message and, for validation, one entry per field \
 and rule (docs/api.md)."
     ),
+    servers((url = "/", description = "The origin this document is served from: the local server, or the API Gateway URL of a deployed stack")),
     components(schemas(crate::error::ErrorBody, crate::error::FieldError))
 )]
 struct Root;

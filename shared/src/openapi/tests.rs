@@ -5,8 +5,10 @@ fn the_document_is_openapi_3_1_with_every_operation_answering_errors() {
     let doc = document();
     let v: serde_json::Value = serde_json::from_str(&json()).unwrap();
     assert_eq!(v["openapi"], "3.1.0");
+    assert_eq!(v["servers"][0]["url"], "/", "the document names its server (the origin it is served from)");
     assert!(!doc.paths.paths.is_empty());
     let mut ids = std::collections::HashSet::new();
+    let mut bad = Vec::new();
     for (path, item) in &v["paths"].as_object().unwrap().clone() {
         for (method, op) in item.as_object().unwrap() {
             if !["get", "post", "put", "patch", "delete"].contains(&method.as_str()) {
@@ -15,10 +17,15 @@ fn the_document_is_openapi_3_1_with_every_operation_answering_errors() {
             assert!(op["responses"]["default"].is_object(), "{method} {path} has no error response");
             let id = op["operationId"].as_str().unwrap_or_default().to_string();
             assert!(id.contains('.') && ids.insert(id.clone()), "{method} {path}: operationId {id} is not unique");
+            let summary = op["summary"].as_str().unwrap_or_default();
+            if summary.trim().is_empty() || summary.len() > 80 || summary.contains('\n') {
+                bad.push(format!("{method} {path}: {summary:?}"));
+            }
             let public = path.starts_with("/v1/adrequest") || path.starts_with("/v1/track");
             assert_eq!(op["security"].as_array().unwrap().is_empty(), public, "{method} {path} security");
         }
     }
+    assert!(bad.is_empty(), "operations without a one-line summary of at most 80 characters: {bad:#?}");
 }
 
 #[test]

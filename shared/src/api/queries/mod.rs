@@ -46,7 +46,7 @@ pub fn router() -> super::Routes {
         .route("/v3/inspect", get(inspect::inspect_request))
 }
 
-#[utoipa::path(get, path = "/v3/campaigns", tag = "queries",
+#[utoipa::path(get, path = "/v3/campaigns", tag = "queries", summary = "Query campaigns, with goals, ads and metrics",
     params(("expand" = Option<String>, Query, description = "Repeatable or comma-separated: `goals` (goal objects instead of {id, href}), `ads` with `goals` (their ads too; `ads` alone is 400, rule expand)"),
         ("embed" = Option<String>, Query, description = "`metrics`: the campaign's metrics object (campaigns only, never on expanded goals or ads)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)"),
@@ -100,7 +100,7 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
 }
 
 /// `GET /v3/campaigns/{id}`: one campaign object, the list's expand/embed parameters.
-#[utoipa::path(get, path = "/v3/campaigns/{id}", tag = "queries",
+#[utoipa::path(get, path = "/v3/campaigns/{id}", tag = "queries", summary = "Query one campaign, with goals, ads and metrics", description = "`GET /v3/campaigns/{id}`: one campaign object, the list's expand/embed parameters.",
     params(("id" = String, Path), ("expand" = Option<String>, Query, description = "Repeatable or comma-separated: `goals` (goal objects instead of {id, href}), `ads` with `goals` (their ads too; `ads` alone is 400, rule expand)"),
         ("embed" = Option<String>, Query, description = "`metrics`: the campaign's metrics object (campaigns only, never on expanded goals or ads)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)"), ("includeDeletedGoals" = Option<bool>, Query)),
@@ -116,7 +116,7 @@ async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<
     Ok(one_response(render_campaigns(&cx, list, &o, &x)))
 }
 
-#[utoipa::path(get, path = "/v3/goals", tag = "queries",
+#[utoipa::path(get, path = "/v3/goals", tag = "queries", summary = "Query goals, with ads, metrics and projections",
     params(("expand" = Option<String>, Query, description = "`ads`: ad objects instead of {id, href}"),
         ("embed" = Option<String>, Query, description = "Repeatable or comma-separated: `metrics` (the goal's metrics object), `projections` (adds `projectedDelivery`, the pacing curve's projection to the goal's end, docs/queries.md)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)"),
@@ -195,7 +195,7 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
     Ok(Json(GoalPage { goals, pagination: PageInfo::new(picked.len(), size, number) }).into_response())
 }
 
-#[utoipa::path(get, path = "/v3/goals/{id}", tag = "queries", params(("id" = String, Path), ("expand" = Option<String>, Query, description = "`ads`: ad objects instead of {id, href}"),
+#[utoipa::path(get, path = "/v3/goals/{id}", tag = "queries", summary = "Query one goal, with ads, metrics and projections", params(("id" = String, Path), ("expand" = Option<String>, Query, description = "`ads`: ad objects instead of {id, href}"),
         ("embed" = Option<String>, Query, description = "Repeatable or comma-separated: `metrics` (the goal's metrics object), `projections` (adds `projectedDelivery`, the pacing curve's projection to the goal's end, docs/queries.md)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)")),
     responses((status = 200, description = "The goal", body = render::GoalOut)))]
@@ -210,7 +210,7 @@ async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
     Ok(one_response(render_goals(&cx, &list, &o, &x)))
 }
 
-#[utoipa::path(get, path = "/v3/ads", tag = "queries",
+#[utoipa::path(get, path = "/v3/ads", tag = "queries", summary = "Query ads, with metrics",
     params(("embed" = Option<String>, Query, description = "`metrics`: each ad's metrics object"), ("metrics" = Option<String>, Query, description = "With embed=metrics, repeatable or comma-separated: impression, clickThrough, start, firstQuartile, midpoint, thirdQuartile, complete, delivered, invalid; absent: all"),
         ("ads.created.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("ads.created.after" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goal.id" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
     responses((status = 200, description = "A page of ads, newest first (or a goal's, in its order)", body = render::AdPage)))]
@@ -233,7 +233,7 @@ async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -
     Ok(Json(AdPage { ads, pagination: PageInfo::new(all.len(), size, number) }).into_response())
 }
 
-#[utoipa::path(get, path = "/v3/ads/{ad_id}", tag = "queries",
+#[utoipa::path(get, path = "/v3/ads/{ad_id}", tag = "queries", summary = "Query one ad, with metrics",
     params(("ad_id" = String, Path, description = "The ad's id"), ("embed" = Option<String>, Query, description = "`metrics`: the ad's metrics object"), ("metrics" = Option<String>, Query, description = "With embed=metrics: the metric names to show (as on /v3/ads)")),
     responses((status = 200, description = "The ad", body = render::AdOut)))]
 async fn ad_one(State(st): State<AppState>, Auth(a): Auth, Path(ad_id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
