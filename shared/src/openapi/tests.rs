@@ -41,3 +41,39 @@ fn every_route_of_every_group_is_in_the_document() {
     }
     assert!(missing.is_empty(), "routes without an OpenAPI operation: {missing:#?}");
 }
+
+#[test]
+fn no_two_schemas_share_a_name() {
+    // The document names each schema after its type: two `ToSchema` types of one name in
+    // different modules would silently describe one of them with the other's shape.
+    let mut names: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    let mut dirs = vec![std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let mut derives = false;
+            for line in text.lines().map(str::trim) {
+                if line.starts_with("#[derive(") && line.contains("ToSchema") {
+                    derives = true;
+                } else if derives
+                    && (line.starts_with("pub struct ") || line.starts_with("pub enum ") || line.starts_with("pub(super) struct "))
+                {
+                    let name: String =
+                        line.split_whitespace().nth(2).unwrap_or_default().chars().take_while(|c| c.is_alphanumeric()).collect();
+                    names.entry(name).or_default().push(path.display().to_string());
+                    derives = false;
+                } else if !line.starts_with("#[") && !line.starts_with("///") {
+                    derives = false;
+                }
+            }
+        }
+    }
+    assert!(names.len() > 30, "found only {} schema types", names.len());
+    let clashes: Vec<_> = names.iter().filter(|(_, files)| files.len() > 1).collect();
+    assert!(clashes.is_empty(), "schema names used by two types: {clashes:?}");
+}

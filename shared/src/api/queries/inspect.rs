@@ -22,7 +22,7 @@ pub const MAX_GOAL_FILTER: usize = 50;
 
 /// A reason: a stable code and a sentence.
 #[derive(Serialize, utoipa::ToSchema)]
-pub struct Reason {
+pub struct InspectedReason {
     /// Stable, e.g. `FLIGHT_ENDED`, `CAP_REACHED:DAILY_CAP`, `PACING_AHEAD_OF_PLAN`,
     /// `TARGETING:goal:content`, `LOST_TO_PRIORITY` (docs/inspector.md lists them all).
     pub code: String,
@@ -33,7 +33,7 @@ pub struct Reason {
 /// One ad of a listed goal.
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct AdVerdict {
+pub struct InspectedAd {
     pub ad_id: String,
     pub ad_name: String,
     /// preroll, midroll, postroll or pause.
@@ -42,13 +42,13 @@ pub struct AdVerdict {
     pub fits: bool,
     /// Why it does not fit, when it does not.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<Reason>,
+    pub reason: Option<InspectedReason>,
 }
 
 /// One goal of the account, for this break.
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct GoalOut {
+pub struct InspectedGoal {
     pub goal_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub goal_name: Option<String>,
@@ -58,14 +58,14 @@ pub struct GoalOut {
     pub outcome: String,
     /// Why not served (absent when SERVED).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<Reason>,
-    pub ads: Vec<AdVerdict>,
+    pub reason: Option<InspectedReason>,
+    pub ads: Vec<InspectedAd>,
 }
 
 /// An ad in the break.
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ServedOut {
+pub struct InspectedServed {
     pub ad_id: String,
     pub ad_name: String,
     pub goal_id: String,
@@ -75,7 +75,7 @@ pub struct ServedOut {
 /// One break of the request (VMAP asks three).
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct BreakOut {
+pub struct InspectedBreak {
     pub format: String,
     pub break_number: u32,
     /// The insertion policy that applies (the first in rank order matching the request).
@@ -85,24 +85,24 @@ pub struct BreakOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_limit_seconds: Option<i64>,
     /// What the ad request would serve now with this seed.
-    pub served: Vec<ServedOut>,
+    pub served: Vec<InspectedServed>,
     /// Why the break is empty: BREAK_DISABLED, TOO_SOON, NOTHING_ELIGIBLE, UNKNOWN_AD.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub empty: Option<Reason>,
+    pub empty: Option<InspectedReason>,
     /// Every goal (or those of `goals=`): served, lost, then excluded; at most 500.
-    pub goals: Vec<GoalOut>,
+    pub goals: Vec<InspectedGoal>,
     /// Whether goals were left off the list (over 500).
     pub truncated: bool,
 }
 
 /// A record that takes no request at all.
 #[derive(Serialize, utoipa::ToSchema)]
-pub struct NotServing {
+pub struct InspectedNotServing {
     /// campaign, goal or ad.
     #[serde(rename = "type")]
     pub kind: String,
     pub id: String,
-    pub reason: Reason,
+    pub reason: InspectedReason,
 }
 
 /// An ad request, explained.
@@ -118,9 +118,9 @@ pub struct InspectionOut {
     pub seed: String,
     /// What about the request itself no rule can match (unknown category, no viewer, ...).
     pub notes: Vec<String>,
-    pub breaks: Vec<BreakOut>,
+    pub breaks: Vec<InspectedBreak>,
     /// Campaigns, goals and ads that take no request, and why (disabled, media not ready, ...).
-    pub not_serving: Vec<NotServing>,
+    pub not_serving: Vec<InspectedNotServing>,
 }
 
 #[utoipa::path(get, path = "/v3/inspect", tag = "queries",
@@ -162,8 +162,8 @@ pub async fn inspect_request(State(st): State<AppState>, Auth(a): Auth, RawQuery
     Ok(Json(render(&i, seed, &only)).into_response())
 }
 
-fn reason(code: impl Into<String>, message: impl Into<String>) -> Reason {
-    Reason { code: code.into(), message: message.into() }
+fn reason(code: impl Into<String>, message: impl Into<String>) -> InspectedReason {
+    InspectedReason { code: code.into(), message: message.into() }
 }
 
 fn render(i: &Inspection, seed: u64, only: &[String]) -> InspectionOut {
@@ -178,19 +178,19 @@ fn render(i: &Inspection, seed: u64, only: &[String]) -> InspectionOut {
         not_serving: s
             .left_out
             .iter()
-            .map(|l| NotServing { kind: l.kind.into(), id: l.id.clone(), reason: reason(l.reason.code(), l.reason.message()) })
+            .map(|l| InspectedNotServing { kind: l.kind.into(), id: l.id.clone(), reason: reason(l.reason.code(), l.reason.message()) })
             .collect(),
     }
 }
 
-fn render_break(s: &Snapshot, format: &str, number: u32, e: &Explanation, only: &[String]) -> BreakOut {
+fn render_break(s: &Snapshot, format: &str, number: u32, e: &Explanation, only: &[String]) -> InspectedBreak {
     let d = &e.decision;
     let served = d
         .picks
         .iter()
         .map(|p| {
             let (ad, g) = (&s.ads[p.ad as usize], &s.goals[p.goal as usize]);
-            ServedOut { ad_id: ad.id.clone(), ad_name: ad.name.clone(), goal_id: g.id.clone(), campaign_id: g.campaign_id.clone() }
+            InspectedServed { ad_id: ad.id.clone(), ad_name: ad.name.clone(), goal_id: g.id.clone(), campaign_id: g.campaign_id.clone() }
         })
         .collect();
     let mut verdicts: Vec<_> = e.goals.iter().filter(|v| only.is_empty() || only.contains(&s.goals[v.goal as usize].id)).collect();
@@ -223,7 +223,7 @@ fn render_break(s: &Snapshot, format: &str, number: u32, e: &Explanation, only: 
                 .iter()
                 .map(|(ai, x)| {
                     let a = &s.ads[*ai as usize];
-                    AdVerdict {
+                    InspectedAd {
                         ad_id: a.id.clone(),
                         ad_name: a.name.clone(),
                         format: a.format.as_str().into(),
@@ -232,7 +232,7 @@ fn render_break(s: &Snapshot, format: &str, number: u32, e: &Explanation, only: 
                     }
                 })
                 .collect();
-            GoalOut {
+            InspectedGoal {
                 goal_id: g.id.clone(),
                 goal_name: g.name.clone(),
                 campaign_id: g.campaign_id.clone(),
@@ -242,7 +242,7 @@ fn render_break(s: &Snapshot, format: &str, number: u32, e: &Explanation, only: 
             }
         })
         .collect();
-    BreakOut {
+    InspectedBreak {
         format: format.into(),
         break_number: number,
         policy_id: d.policy.map(|p| s.policies[p as usize].id.clone()),
