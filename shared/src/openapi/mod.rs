@@ -71,6 +71,42 @@ fn error_response(xml: bool) -> RefOr<utoipa::openapi::Response> {
         .into()
 }
 
+/// What the parameters many operations share mean, said once: filled in where an
+/// operation's own attribute gives no description.
+fn common_parameter(name: &str, path: &str) -> Option<&'static str> {
+    Some(match name {
+        "id" if path.contains("/forecast/") => "The forecast job's id (the Location of its create)",
+        "id" => "The record's id (404 when it is not in the caller's account)",
+        "ad_id" => "The ad's id",
+        "kind" => "campaign or inventory: the kind of the forecast job",
+        "pageSize" => "Records per page (the bounds are in the schema)",
+        "pageNumber" => "The page, from 1 (past the last page: an empty page)",
+        "includeDeletedGoals" => "true: deleted goals are shown too (as tombstones, `deleted: true`)",
+        "includeDeletedCampaigns" => "true: deleted campaigns are shown too (as tombstones, `deleted: true`)",
+        "goalId" => "A goal of the account: only what concerns it",
+        "campaignId" => "A campaign of the account: only what concerns it",
+        "providerId" => "The audience provider (GET /v1/audience/provider lists them)",
+        "If-Match" => "The ETag of a GET of this record: refused with 412 when it changed since",
+        "Content-Encoding" => "gzip, or none",
+        "region" => "eu or asia: must be the region this address serves",
+        "created.after" | "ads.created.after" => "Only those created after this date-time (ISO 8601)",
+        "created.before" | "ads.created.before" => "Only those created up to this date-time (ISO 8601)",
+        "campaigns.started.before" | "goals.started.before" => "Only those whose start is before this date-time",
+        "campaigns.started.after" | "goals.started.after" => "Only those whose start is after this date-time",
+        "campaigns.ended.before" | "goals.ended.before" => "Only those whose end is before this date-time",
+        "campaigns.ended.after" | "goals.ended.after" => "Only those whose end is after this date-time",
+        "goal.name" => "Goals whose name contains this (case-insensitive)",
+        "campaign.name" => "Only those of campaigns whose name contains this (case-insensitive)",
+        "campaign.id" => "Only the goals of this campaign",
+        "goal.id" => "Only the ads of this goal",
+        "exclude-competing-goals" => "true: the report without the competing goals' share",
+        "category" => "The content category (reference data: /v0/categories)",
+        "contentPartner" => "The content partner (reference data: /v0/content-partners)",
+        "ad" => "The ad's id",
+        _ => return None,
+    })
+}
+
 /// Adds what every operation shares: the API key (all but the public ones), the error
 /// responses, and Idempotency-Key on every POST.
 fn conventions(doc: &mut Document) {
@@ -101,6 +137,11 @@ fn conventions(doc: &mut Document) {
                 op.security = Some(vec![SecurityRequirement::new("apiKey", Vec::<String>::new())]);
             }
             op.responses.responses.entry("default".into()).or_insert_with(|| error_response(xml));
+            for p in op.parameters.iter_mut().flatten() {
+                if p.description.as_deref().is_none_or(str::is_empty) {
+                    p.description = common_parameter(&p.name, path).map(str::to_string);
+                }
+            }
             if method == "post" {
                 let p = ParameterBuilder::new()
                     .name("Idempotency-Key")

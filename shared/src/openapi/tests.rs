@@ -21,11 +21,19 @@ fn the_document_is_openapi_3_1_with_every_operation_answering_errors() {
             if summary.trim().is_empty() || summary.len() > 80 || summary.contains('\n') {
                 bad.push(format!("{method} {path}: {summary:?}"));
             }
+            for p in op["parameters"].as_array().into_iter().flatten() {
+                if p["description"].as_str().is_none_or(|d| d.trim().is_empty()) {
+                    bad.push(format!("{method} {path}: parameter {} has no description", p["name"]));
+                }
+            }
             let public = path.starts_with("/v1/adrequest") || path.starts_with("/v1/track");
             assert_eq!(op["security"].as_array().unwrap().is_empty(), public, "{method} {path} security");
         }
     }
-    assert!(bad.is_empty(), "operations without a one-line summary of at most 80 characters: {bad:#?}");
+    assert!(
+        bad.is_empty(),
+        "operations without a one-line summary of at most 80 characters, or parameters without a description: {bad:#?}"
+    );
 }
 
 #[test]
