@@ -75,7 +75,7 @@ async fn render(st: &AppState, account: &str, ad: &Ad, goal: &Goal, status: Stat
     Ok(with_etag(res, version))
 }
 
-#[utoipa::path(post, path = "/v1/ads", tag = "ads", summary = "Create an ad in a goal", request_body = super::bodies::AdWrite,
+#[utoipa::path(post, path = "/v1/ads", tag = "ads", summary = "Create an ad in a goal", request_body(content = super::bodies::AdWrite, example = json!({"name": "Spring spot", "goalId": "<goal id>", "enabled": true, "weight": 50, "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": "<asset id>", "clickDestinationUri": "https://example.com/spring"}, "externalTrackers": [{"url": "https://t.example/imp", "event": "IMPRESSION"}]})),
     responses((status = 201, description = "Created (Location, ETag)", body = crate::model::ad::AdView,
         headers(("Location" = String), ("ETag" = String)))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
@@ -91,7 +91,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody
     render(&st, &a.id, &ad, &goal, StatusCode::CREATED, 1).await
 }
 
-#[utoipa::path(put, path = "/v1/ads", tag = "ads", summary = "Replace an ad", request_body = super::bodies::AdWrite,
+#[utoipa::path(put, path = "/v1/ads", tag = "ads", summary = "Replace an ad", request_body(content = super::bodies::AdWrite, example = json!({"id": "<ad id>", "name": "Spring spot", "goalId": "<goal id>", "enabled": true, "weight": 50, "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": "<asset id>", "clickDestinationUri": "https://example.com/spring"}, "externalTrackers": [{"url": "https://t.example/imp", "event": "IMPRESSION"}]})),
     params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the ad changed since")),
     responses((status = 200, description = "Replaced", body = crate::model::ad::AdView, headers(("ETag" = String)))))]
 async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {
@@ -119,7 +119,7 @@ async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, 
     }
 }
 
-#[utoipa::path(patch, path = "/v1/ads", tag = "ads", summary = "Change some fields of an ad", request_body = super::bodies::AdPatch,
+#[utoipa::path(patch, path = "/v1/ads", tag = "ads", summary = "Change some fields of an ad", request_body(content = super::bodies::AdPatch, example = json!({"id": "<ad id>", "enabled": false, "weight": null})),
     params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the ad changed since")),
     responses((status = 200, description = "Modified (no body)")))]
 async fn modify(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {

@@ -38,8 +38,8 @@ pub const URL_FIELDS: &[&str] = &["name", "downloadUri"];
 #[utoipa::path(post, path = "/v1/assets/video", tag = "assets", summary = "Upload a video asset (by URL or as bytes)", description = "`POST /v1/assets/video`: JSON `{name, downloadUri}` (download queued), or the bytes as `application/octet-stream` with `?name=`.",
     params(("name" = Option<String>, Query, description = "The file name (octet-stream uploads)", max_length = 255)),
     request_body(content(
-        (super::bodies::AssetFromUrl = "application/json"),
-        (Vec<u8> = "application/octet-stream"),
+        (super::bodies::AssetFromUrl = "application/json", example = json!({"name": "spring.mp4", "downloadUri": "https://media.example/masters/spring.mp4"})),
+        (Vec<u8> = "application/octet-stream", example = json!("<the video file's bytes>")),
     )),
     responses((status = 201, description = "Created (Location); a URL asset downloads in the background", headers(("Location" = String)))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {

@@ -218,7 +218,7 @@ async fn check_gzip(body: axum::body::Bytes) -> AppResult<()> {
 /// The seed's other address of the upload (the same operation).
 #[utoipa::path(post, path = "/v1/audience/provider/batch", tag = "audience", summary = "Upload an audience data batch (the seed's other address)", description = "POST `/v1/audience/batch?providerId=&region=` (also `/v1/audience/provider/batch`). The seed's other address of the upload (the same operation).",
     params(("providerId" = String, Query), ("region" = Option<String>, Query), ("Content-Encoding" = Option<String>, Header)),
-    request_body(content = Vec<u8>, content_type = "text/csv"),
+    request_body(content = Vec<u8>, content_type = "text/csv", description = "One row a user: `<pid>\\t<segmentationKey>=<segmentKey>,...` (docs/audience.md)", example = json!("viewer-1\tinterests=sports,interests=news\nviewer-2\tage=25-34\n")),
     responses((status = 202, description = "Accepted", body = BatchAccepted, headers(("Location" = String)))))]
 async fn upload_provider_path(st: State<AppState>, a: Auth, q: RawQuery, req: Request) -> AppResult<Response> {
     upload(st, a, q, req).await
@@ -227,7 +227,7 @@ async fn upload_provider_path(st: State<AppState>, a: Auth, q: RawQuery, req: Re
 #[utoipa::path(post, path = "/v1/audience/batch", tag = "audience", summary = "Upload an audience data batch",
     params(("providerId" = String, Query), ("region" = Option<String>, Query, description = "eu or asia: must be the region this address serves"),
         ("Content-Encoding" = Option<String>, Header, description = "gzip, or none")),
-    request_body(content = Vec<u8>, content_type = "text/csv", description = "One row a user: `<pid>\\t<segmentationKey>=<segmentKey>,...` (docs/audience.md)"),
+    request_body(content = Vec<u8>, content_type = "text/csv", description = "One row a user: `<pid>\\t<segmentationKey>=<segmentKey>,...` (docs/audience.md)", example = json!("viewer-1\tinterests=sports,interests=news\nviewer-2\tage=25-34\n")),
     responses((status = 202, description = "Accepted (Location: the batch)", body = BatchAccepted, headers(("Location" = String)))))]
 async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;

@@ -88,7 +88,7 @@ async fn update(
 
 /// `PUT /api/1.0/contact/associate/by_contact_id`, form body `contactId=..;clientId=..`.
 /// A contact is associated with one client at a time; associating it again moves it.
-#[utoipa::path(put, path = "/api/1.0/contact/associate/{seg}", tag = "contacts", summary = "Associate a contact with a client", params(("seg" = String, Path, description = "by_contact_id;id=<id>")), request_body(content = super::bodies::AssociateForm, content_type = "application/x-www-form-urlencoded"), responses((status = 204, description = "Done")))]
+#[utoipa::path(put, path = "/api/1.0/contact/associate/{seg}", tag = "contacts", summary = "Associate a contact with a client", params(("seg" = String, Path, description = "by_contact_id;id=<id>")), request_body(content = super::bodies::AssociateForm, content_type = "application/x-www-form-urlencoded", example = json!("contactId=<contact id>;clientId=<client id>")), responses((status = 204, description = "Done")))]
 async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>, FormPairs(pairs): FormPairs) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     if m.name != "by_contact_id" {

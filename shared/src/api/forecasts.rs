@@ -36,13 +36,13 @@ fn accepted(s: Submitted) -> Response {
     (StatusCode::ACCEPTED, [(header::LOCATION, s.location())]).into_response()
 }
 
-#[utoipa::path(post, path = "/api/2.0/forecast/campaign", tag = "forecast", summary = "Start a campaign (delivery) forecast job", request_body = crate::api::bodies::CampaignForecastBody,
+#[utoipa::path(post, path = "/api/2.0/forecast/campaign", tag = "forecast", summary = "Start a campaign (delivery) forecast job", request_body(content = crate::api::bodies::CampaignForecastBody, example = json!({"campaign": {"name": "Spring", "advertiser": "Acme", "priority": 5, "goals": [{"name": "News pre-rolls", "startDate": "2026-12-01T00:00:00.000Z", "endDate": "2026-12-08T00:00:00.000Z", "variant": "NORMAL", "deliveryGoal": {"type": "IMPRESSION", "value": 1000000}, "targeting": {"targetingRules": {"categoryRules": [{"categoryId": "demo-alpha-cat-news", "ruleType": "AT_LEAST_ONE_OF"}]}}, "ads": [{"name": "Spot", "format": "preroll_standard", "deviceContainers": ["demo-alpha-dc-desktop"]}]}]}})),
     responses((status = 202, description = "Queued (Location: the job)", headers(("Location" = String)))))]
 async fn create_campaign(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
     Ok(accepted(forecast::submit(&st, Submit { account: &a.id, kind: ForecastKind::Campaign, body: &body }).await?))
 }
 
-#[utoipa::path(post, path = "/api/2.0/forecast/inventory", tag = "forecast", summary = "Start an inventory forecast job", request_body = crate::api::bodies::InventoryForecastBody,
+#[utoipa::path(post, path = "/api/2.0/forecast/inventory", tag = "forecast", summary = "Start an inventory forecast job", request_body(content = crate::api::bodies::InventoryForecastBody, example = json!({"name": "Sports inventory", "variant": "NORMAL", "startDate": "2026-12-01T00:00:00.000Z", "endDate": "2026-12-08T00:00:00.000Z", "formatTypes": ["PREROLL", "MIDROLL"], "targeting": {"targetingTemplates": null, "targetingRules": {"categoryRules": [{"categoryId": "demo-alpha-cat-sports", "ruleType": "AT_LEAST_ONE_OF"}]}}})),
     responses((status = 202, description = "Queued (Location: the job)", headers(("Location" = String)))))]
 async fn create_inventory(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
     Ok(accepted(forecast::submit(&st, Submit { account: &a.id, kind: ForecastKind::Inventory, body: &body }).await?))

@@ -72,7 +72,7 @@ async fn template(Auth(a): Auth) -> AppResult<Response> {
     Ok(Json(Policy::default()).into_response())
 }
 
-#[utoipa::path(post, path = "/v1/insertion-policy", tag = "insertion-policy", summary = "Create an insertion policy", request_body = Policy,
+#[utoipa::path(post, path = "/v1/insertion-policy", tag = "insertion-policy", summary = "Create an insertion policy", request_body(content = Policy, example = json!({"name": "Sports breaks", "tagRule": {"oneOf": []}, "categoryRule": {"oneOf": ["demo-alpha-cat-sports"]}, "globalSettings": {"minimumTimeBetweenAds": 120, "skipButton": {"showWhen": "ALWAYS", "skipOffset": {"value": 5, "unit": "SECONDS"}}}, "adBreakSettings": {"preroll": {"enabled": true, "adsPerBreak": 2, "timeLimit": {"enabled": true, "seconds": 30}}}})),
     responses((status = 201, description = "Created (Location)", body = Policy, headers(("Location" = String)))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBytes(body): JsonBytes) -> AppResult<Response> {
     require_feature(&a)?;
@@ -90,7 +90,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBytes(body): Json
     Ok(res)
 }
 
-#[utoipa::path(put, path = "/v1/insertion-policy", tag = "insertion-policy", summary = "Replace an insertion policy", request_body = Policy,
+#[utoipa::path(put, path = "/v1/insertion-policy", tag = "insertion-policy", summary = "Replace an insertion policy", request_body(content = Policy, example = json!({"id": "<policy id>", "name": "Sports breaks", "tagRule": {"oneOf": []}, "categoryRule": {"oneOf": ["demo-alpha-cat-sports"]}, "globalSettings": {"minimumTimeBetweenAds": 120, "skipButton": {"showWhen": "ALWAYS", "skipOffset": {"value": 5, "unit": "SECONDS"}}}, "adBreakSettings": {"preroll": {"enabled": true, "adsPerBreak": 2, "timeLimit": {"enabled": true, "seconds": 30}}}})),
     params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the policy changed since")),
     responses((status = 200, description = "Replaced", body = Policy, headers(("ETag" = String)))))]
 async fn replace(
@@ -150,7 +150,7 @@ async fn get_ranking(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Res
 pub const RANKING_FIELDS: &[&str] = &["ids"];
 
 /// `PUT /v1/insertion-policy/ranking` with `{ids}`: every policy exactly once, highest first.
-#[utoipa::path(put, path = "/v1/insertion-policy/ranking", tag = "insertion-policy", summary = "Set the insertion policies' rank order", description = "`PUT /v1/insertion-policy/ranking` with `{ids}`: every policy exactly once, highest first.", request_body = super::bodies::RankingWrite,
+#[utoipa::path(put, path = "/v1/insertion-policy/ranking", tag = "insertion-policy", summary = "Set the insertion policies' rank order", description = "`PUT /v1/insertion-policy/ranking` with `{ids}`: every policy exactly once, highest first.", request_body(content = super::bodies::RankingWrite, example = json!({"ids": ["<highest policy id>", "<next policy id>"]})),
     responses((status = 200, description = "The new ranking", body = crate::model::policy::Ranking)))]
 async fn put_ranking(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     require_feature(&a)?;

@@ -127,7 +127,7 @@ fn name_of(r: &mut ObjReader) -> Option<String> {
 pub const TEMPLATE_FIELDS: &[&str] = &["id", "name", "siteId", "created"];
 
 /// POST `{name}` → 200 with the (empty) template; at the limit 403 `{type, message}`.
-#[utoipa::path(post, path = "/api/2.0/targeting-template", tag = "targeting-template", summary = "Create a targeting template", description = "POST `{name}` → 200 with the (empty) template; at the limit 403 `{type, message}`.", request_body = super::bodies::TemplateWrite,
+#[utoipa::path(post, path = "/api/2.0/targeting-template", tag = "targeting-template", summary = "Create a targeting template", description = "POST `{name}` → 200 with the (empty) template; at the limit 403 `{type, message}`.", request_body(content = super::bodies::TemplateWrite, example = json!({"name": "Sports, desktop"})),
     responses((status = 200, description = "Created, with empty rules", body = crate::model::template::TemplateView),
         (status = 403, description = "The account's limit is reached", body = LimitReached)))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
@@ -159,7 +159,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonB
 }
 
 /// PUT `{id, name, siteId}`: only the name changes; 204.
-#[utoipa::path(put, path = "/api/2.0/targeting-template/{id}", tag = "targeting-template", request_body = super::bodies::TemplateWrite,
+#[utoipa::path(put, path = "/api/2.0/targeting-template/{id}", tag = "targeting-template", request_body(content = super::bodies::TemplateWrite, example = json!({"name": "Sports, desktop"})),
     params(("id" = String, Path), ("If-Match" = Option<String>, Header)),
     responses((status = 204, description = "Renamed")))]
 async fn update(
@@ -219,7 +219,7 @@ async fn get_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Str
 
 /// PUT the rules body (§2.3), every bean validated; replaces the template's rules; 204.
 #[utoipa::path(put, path = "/api/2.0/targeting-template/{id}/rules", tag = "targeting-template", summary = "Replace a targeting template's rules", description = "PUT the rules body (§2.3), every bean validated; replaces the template's rules; 204.", params(("id" = String, Path)),
-    request_body(content = crate::model::rules_view::RulesView, description = "The rules (any key may be left out)"),
+    request_body(content = crate::model::rules_view::RulesView, description = "The rules (any key may be left out)", example = json!({"categoryRules": [{"categoryId": "demo-alpha-cat-sports", "ruleType": "AT_LEAST_ONE_OF"}], "ipRules": [], "timeRules": []})),
     responses((status = 204, description = "Replaced")))]
 async fn put_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, JsonBody(body): JsonBody) -> AppResult<Response> {
     let cur = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;

@@ -85,3 +85,20 @@ fn no_two_schemas_share_a_name() {
     let clashes: Vec<_> = names.iter().filter(|(_, files)| files.len() > 1).collect();
     assert!(clashes.is_empty(), "schema names used by two types: {clashes:?}");
 }
+
+#[test]
+fn every_request_body_has_an_example() {
+    let v: serde_json::Value = serde_json::from_str(&json()).unwrap();
+    let mut missing = Vec::new();
+    for (path, item) in v["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let Some(content) = op["requestBody"]["content"].as_object() else { continue };
+            for (media, c) in content {
+                if c.get("example").is_none() && c.get("examples").is_none() {
+                    missing.push(format!("{method} {path} ({media})"));
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "request bodies without an example: {missing:#?}");
+}
