@@ -5,7 +5,7 @@
 use api_tests::both_stores;
 use api_tests::serde_json::{json, Value};
 
-use crate::serving::{ad, ad_ids, enabled_campaign, goal, link};
+use crate::serving::{ad, ad_ids, deliver_until_held, enabled_campaign, goal};
 
 fn goal_of<'a>(b: &'a Value, id: &str) -> &'a Value {
     b["goals"].as_array().unwrap().iter().find(|g| g["goalId"] == id).unwrap_or_else(|| panic!("goal {id} not listed: {b}"))
@@ -42,17 +42,7 @@ both_stores! {
         assert_eq!(ad_ids(&app.ad_request("format=preroll&seed=7").await.body), vec![spot.clone()]);
 
         // Deliver until pacing holds the goal back (a few impressions in its first hour).
-        let mut delivered = 0;
-        loop {
-            let doc = app.ad_request(&format!("format=preroll&pid=v{delivered}")).await.body;
-            if ad_ids(&doc).is_empty() {
-                break;
-            }
-            assert!(delivered < 40, "pacing never held the goal back");
-            app.fire(&link(&doc, "impression")).await.expect(204);
-            delivered += 1;
-            app.wait_metric(&spot, "impression", delivered).await;
-        }
+        let delivered = deliver_until_held(&app, &spot, "format=preroll").await;
         assert!(delivered >= 1, "it served at first");
         let i = app.get("/v3/inspect?format=preroll").await.json();
         let b = &i["breaks"][0];

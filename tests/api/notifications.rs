@@ -5,7 +5,7 @@
 use api_tests::serde_json::json;
 use api_tests::{both_stores, xml_texts, TestApp};
 
-use crate::serving::{ad, ad_ids, enabled_campaign, goal, link};
+use crate::serving::{ad, ad_ids, deliver_until_held, enabled_campaign, goal, link};
 
 async fn notes(app: &TestApp, campaign: &str) -> Vec<(String, String, String)> {
     let r = app.get(&format!("/api/1.0/campaign/notification/by_campaign_id;id={campaign}")).await;
@@ -43,17 +43,7 @@ both_stores! {
         let (_, level, _) = find(&list, &capped, "reached its DAILY_CAP");
         assert_eq!(level, "INFO");
         // The other: served until pacing holds it back in its first hour.
-        let mut n = 0;
-        loop {
-            let doc = app.ad_request(&format!("format=preroll&pid=p{n}")).await.body;
-            if ad_ids(&doc).is_empty() {
-                break;
-            }
-            assert!(n < 40, "pacing never held the goal back");
-            app.fire(&link(&doc, "impression")).await.expect(204);
-            n += 1;
-            app.wait_metric(&paced_ad, "impression", n).await;
-        }
+        deliver_until_held(&app, &paced_ad, "format=preroll").await;
         let list = notes(&app, &c).await;
         find(&list, &paced, "ahead of its plan");
         // Two days in, with those few impressions: short of its target, by how much.

@@ -61,6 +61,22 @@ pub(crate) fn link(doc: &str, event: &str) -> String {
     rest[..rest.find('<').unwrap_or(rest.len())].replace("&amp;", "&")
 }
 
+/// Serves `ad` (the only one the `query` can serve) and counts each impression, one viewer
+/// each, until the ad request comes back empty (pacing, a cap); returns how many counted.
+pub(crate) async fn deliver_until_held(app: &TestApp, ad: &str, query: &str) -> i64 {
+    let mut n = 0;
+    loop {
+        let doc = app.ad_request(&format!("{query}&pid=held-{n}")).await.body;
+        if ad_ids(&doc).is_empty() {
+            return n;
+        }
+        assert!(n < 40, "the goal was never held back");
+        app.fire(&link(&doc, "impression")).await.expect(204);
+        n += 1;
+        app.wait_metric(ad, "impression", n).await;
+    }
+}
+
 pub(crate) async fn served(app: &TestApp, query: &str) -> Vec<String> {
     let r = app.ad_request(query).await;
     r.expect(200);
