@@ -21,10 +21,12 @@ if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/cfn-lint" ]; then
 fi
 
 # Debian packages the tests run: ffmpeg/ffprobe (the media pipeline; every test clip is
-# made by ffmpeg), Chromium (the browser test), Node.js and npm (the player-side clients).
+# made by ffmpeg), Chromium (the browser test), rsvg-convert (renders the charts to PNG),
+# Node.js and npm (the player-side clients).
 missing=()
 command -v ffmpeg > /dev/null && command -v ffprobe > /dev/null || missing+=(ffmpeg)
 command -v chromium > /dev/null || missing+=(chromium)
+command -v rsvg-convert > /dev/null || missing+=(librsvg2-bin)
 command -v node > /dev/null || missing+=(nodejs)
 command -v npm > /dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then

@@ -35,6 +35,27 @@ pub use bench::{peak_rss_mb, run_bench_child};
 pub use requests::{Res, PLAYER_UA};
 pub use xml::{xml_text, xml_texts};
 
+/// Renders an SVG to PNG with `rsvg-convert` (Debian's librsvg2-bin; the test script
+/// installs it) and returns the PNG's (width, height): a chart that does not render fails.
+pub fn render_png(svg: &str) -> (u32, u32) {
+    let dir = std::env::temp_dir().join(format!("chart-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let (input, output) = (dir.join("chart.svg"), dir.join("chart.png"));
+    std::fs::write(&input, svg).expect("write the SVG");
+    let status = std::process::Command::new("rsvg-convert")
+        .arg("-o")
+        .arg(&output)
+        .arg(&input)
+        .status()
+        .expect("rsvg-convert is needed to render the charts (apt-get install librsvg2-bin; ./scripts/test.sh installs it)");
+    assert!(status.success(), "rsvg-convert could not render the chart");
+    let png = std::fs::read(&output).expect("the PNG");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+    let be = |i: usize| u32::from_be_bytes([png[i], png[i + 1], png[i + 2], png[i + 3]]);
+    (be(16), be(20))
+}
+
 pub use chrono;
 pub use chrono_tz;
 pub use serde_json;

@@ -93,6 +93,12 @@ both_stores! {
         svg.expect(200);
         assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
         assert!(svg.body.starts_with("<svg") && svg.body.contains("PREROLL"), "{}", &svg.body[..200.min(svg.body.len())]);
+        // Readable (issue 23, gap 5): dates on the x axis, gridlines, a low-high range per day;
+        // and it renders (rsvg-convert) to a PNG of the chart's size.
+        assert!(svg.body.contains("class=\"date\"") && !svg.body.contains(">day 1<"), "dates, not day numbers");
+        assert!(svg.body.contains("class=\"grid\"") && svg.body.contains("class=\"band\""));
+        let png = api_tests::render_png(&svg.body);
+        assert_eq!((png.0, png.1), (760, 340), "the PNG's size");
 
         let job = create(&app, "campaign", &campaign_body(&app, 5)).await;
         let report = finished(&app, &job).await;
@@ -122,7 +128,11 @@ both_stores! {
         serde_json::from_value::<shared::forecast::report_schema::CampaignReport>(without.clone()).expect("documented without competing goals");
         assert!(without["goals"][0]["forecast"].get("competingGoals").is_none());
         app.get(&format!("{report}?exclude-competing-goals=maybe")).await.expect(400);
-        app.get(&format!("{report}/chart.svg")).await.expect(200);
+        let chart = app.get(&format!("{report}/chart.svg")).await;
+        chart.expect(200);
+        assert!(chart.body.contains(">target 1M<"), "the target, labelled");
+        assert!(chart.body.contains(">shortfall ") || chart.body.contains(">over by "), "the gap at the end");
+        api_tests::render_png(&chart.body);
         // A campaign job's report is not an inventory report.
         app.get(&report.replace("/campaign/", "/inventory/")).await.expect(404);
     }

@@ -1,43 +1,129 @@
-//! The reports as SVG charts (`GET .../chart.svg`), drawn from the typed reports.
+//! The reports as SVG charts (`GET .../chart.svg`), drawn from the typed reports: dates on
+//! the x axis (the report's days, local midnights of the account's zone), a y axis with
+//! round ticks, gridlines and compact numbers (500k, 1.2M), the low-high band of every
+//! series that has one, and the targets labelled with the shortfall or overage.
 
 use super::report_schema::{CampaignReport, InventoryReport};
 
 const W: f64 = 760.0;
-const H: f64 = 320.0;
-const PAD: f64 = 48.0;
+const H: f64 = 340.0;
+const LEFT: f64 = 56.0;
+const RIGHT: f64 = 24.0;
+const TOP: f64 = 34.0;
+const BOTTOM: f64 = 64.0;
 const COLORS: &[&str] = &["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2"];
+/// At most this many date labels on the x axis (the first and the last always).
+const MAX_DATE_LABELS: usize = 8;
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-fn frame(title: &str, max: f64, days: usize, body: &str, legend: &[(String, &str)]) -> String {
+/// A number as a planner reads it: 950, 58.2k, 500k, 1.2M, 3B.
+pub fn compact(v: f64) -> String {
+    let a = v.abs();
+    let (x, unit) = if a >= 1e9 {
+        (v / 1e9, "B")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e3 {
+        (v / 1e3, "k")
+    } else {
+        return format!("{}", v.round());
+    };
+    let s = if x.abs() >= 100.0 { format!("{:.0}", x) } else { format!("{:.1}", x) };
+    format!("{}{unit}", s.strip_suffix(".0").unwrap_or(&s))
+}
+
+/// Round y-axis ticks for values up to `max`: (the axis top, the step), 3-6 steps.
+pub fn ticks(max: f64) -> (f64, f64) {
+    if max <= 0.0 || !max.is_finite() {
+        return (1.0, 0.25);
+    }
+    let raw = max / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+    ((max / step).ceil() * step, step)
+}
+
+/// A report day's key (`2026-12-01T00:00:00+01:00`) as an axis label (`Dec 1`).
+fn date_label(key: &str) -> String {
+    match chrono::NaiveDate::parse_from_str(key.get(..10).unwrap_or(key), "%Y-%m-%d") {
+        Ok(d) => d.format("%b %-d").to_string(),
+        Err(_) => key.to_string(),
+    }
+}
+
+/// The plot: maps values and day indices to the canvas.
+struct Plot {
+    top: f64,
+    days: usize,
+}
+
+impl Plot {
+    fn y(&self, v: f64) -> f64 {
+        (H - BOTTOM) - (v / self.top.max(1e-9)) * (H - BOTTOM - TOP)
+    }
+
+    fn slot(&self) -> f64 {
+        (W - LEFT - RIGHT) / self.days.max(1) as f64
+    }
+
+    /// The centre of day `d`.
+    fn x(&self, d: usize) -> f64 {
+        LEFT + (d as f64 + 0.5) * self.slot()
+    }
+}
+
+/// The frame: title, gridlines with y labels, axes, date labels, legend.
+fn frame(title: &str, p: &Plot, step: f64, keys: &[&String], body: &str, legend: &[(String, &str)]) -> String {
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"11\">\
-         <title>{}</title><rect width=\"{W}\" height=\"{H}\" fill=\"white\"/>\
-         <text x=\"{PAD}\" y=\"20\" font-size=\"14\">{}</text>\
-         <line x1=\"{PAD}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/><line x1=\"{PAD}\" y1=\"30\" x2=\"{PAD}\" y2=\"{}\" stroke=\"#333\"/>\
-         <text x=\"4\" y=\"36\">{}</text><text x=\"4\" y=\"{}\">0</text><text x=\"{PAD}\" y=\"{}\">day 1</text><text x=\"{}\" y=\"{}\">day {days}</text>",
-        esc(title),
-        esc(title),
-        H - PAD,
-        W - 10.0,
-        H - PAD,
-        H - PAD,
-        max.round(),
-        H - PAD,
-        H - PAD + 16.0,
-        W - 60.0,
-        H - PAD + 16.0
+         <title>{t}</title><rect width=\"{W}\" height=\"{H}\" fill=\"white\"/><text x=\"{LEFT}\" y=\"20\" font-size=\"14\">{t}</text>",
+        t = esc(title)
     );
-    s.push_str(body);
-    for (i, (name, color)) in legend.iter().enumerate() {
-        let x = PAD + 10.0 + i as f64 * 130.0;
+    let mut v = 0.0;
+    while v <= p.top + step / 2.0 {
+        let y = p.y(v);
         s.push_str(&format!(
-            "<rect x=\"{x}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{color}\"/><text x=\"{}\" y=\"{}\">{}</text>",
-            H - 18.0,
+            "<line class=\"grid\" x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e3e3e3\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            W - RIGHT,
+            LEFT - 6.0,
+            y + 4.0,
+            compact(v)
+        ));
+        v += step;
+    }
+    s.push_str(body);
+    s.push_str(&format!(
+        "<line x1=\"{LEFT}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"#333\"/><line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{b}\" stroke=\"#333\"/>",
+        b = H - BOTTOM,
+        r = W - RIGHT
+    ));
+    let n = keys.len();
+    let every = n.div_ceil(MAX_DATE_LABELS).max(1);
+    for (d, k) in keys.iter().enumerate() {
+        if d % every == 0 || d + 1 == n {
+            // The last label replaces a regular one too close to it.
+            if d + 1 != n && n - 1 - d < every / 2 {
+                continue;
+            }
+            s.push_str(&format!(
+                "<text class=\"date\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                p.x(d),
+                H - BOTTOM + 16.0,
+                esc(&date_label(k))
+            ));
+        }
+    }
+    for (i, (name, color)) in legend.iter().enumerate() {
+        let x = LEFT + i as f64 * 150.0;
+        s.push_str(&format!(
+            "<rect x=\"{x}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{color}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            H - 24.0,
             x + 14.0,
-            H - 9.0,
+            H - 15.0,
             esc(name)
         ));
     }
@@ -45,13 +131,11 @@ fn frame(title: &str, max: f64, days: usize, body: &str, legend: &[(String, &str
     s
 }
 
-fn y(v: f64, max: f64) -> f64 {
-    (H - PAD) - (v / max.max(1.0)) * (H - PAD - 30.0)
-}
-
-/// Inventory by format per day, stacked bars.
+/// Inventory by format per day, stacked bars, with each day's low-high range.
 pub fn inventory_svg(report: &InventoryReport) -> String {
-    let days: Vec<_> = report.total_inventory.inventory_by_date.values().collect();
+    let by_date = &report.total_inventory.inventory_by_date;
+    let keys: Vec<&String> = by_date.keys().collect();
+    let days: Vec<_> = by_date.values().collect();
     let mut formats = Vec::new();
     for d in &days {
         for f in d.inventory_by_format.keys() {
@@ -60,30 +144,41 @@ pub fn inventory_svg(report: &InventoryReport) -> String {
             }
         }
     }
-    let max = days.iter().map(|d| d.total).fold(0.0, f64::max);
-    let bw = (W - PAD - 10.0) / days.len().max(1) as f64;
+    let max = days.iter().map(|d| d.high.max(d.total)).fold(0.0, f64::max);
+    let (top, step) = ticks(max);
+    let p = Plot { top, days: days.len() };
+    let bw = (p.slot() - 2.0).max(0.5);
     let mut body = String::new();
     for (d, day) in days.iter().enumerate() {
         let mut acc = 0.0;
         for (i, f) in formats.iter().enumerate() {
             let v = day.inventory_by_format.get(f).map_or(0.0, |t| t.total);
-            let (top, bottom) = (y(acc + v, max), y(acc, max));
+            let (top, bottom) = (p.y(acc + v), p.y(acc));
             body.push_str(&format!(
-                "<rect x=\"{:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"/>",
-                PAD + d as f64 * bw,
-                (bw - 1.0).max(0.5),
+                "<rect x=\"{:.1}\" y=\"{top:.1}\" width=\"{bw:.1}\" height=\"{:.1}\" fill=\"{}\"/>",
+                p.x(d) - bw / 2.0,
                 bottom - top,
                 COLORS[i % COLORS.len()]
             ));
             acc += v;
         }
+        // The day's range: a whisker from low to high.
+        let x = p.x(d);
+        body.push_str(&format!(
+            "<line class=\"band\" x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#333\" stroke-width=\"1.2\"/>",
+            p.y(day.low),
+            p.y(day.high)
+        ));
     }
-    let legend: Vec<(String, &str)> = formats.iter().enumerate().map(|(i, f)| (f.as_str().to_string(), COLORS[i % COLORS.len()])).collect();
+    let mut legend: Vec<(String, &str)> =
+        formats.iter().enumerate().map(|(i, f)| (f.as_str().to_string(), COLORS[i % COLORS.len()])).collect();
+    legend.push(("range (low - high)".into(), "#333"));
     let title = format!("Inventory by format per day - {}", report.name.as_deref().unwrap_or("forecast"));
-    frame(&title, max, days.len(), &body, &legend)
+    frame(&title, &p, step, &keys, &body, &legend)
 }
 
-/// Each proposed goal's cumulative delivery against its target, with the band.
+/// Each proposed goal's cumulative delivery against its target, with the band, the target
+/// labelled and the shortfall or overage at the end.
 pub fn campaign_svg(report: &CampaignReport) -> String {
     let series: Vec<(Vec<[f64; 3]>, Option<f64>)> = report
         .goals
@@ -104,28 +199,53 @@ pub fn campaign_svg(report: &CampaignReport) -> String {
             (points, g.forecast.target)
         })
         .collect();
-    let days = series.iter().map(|s| s.0.len()).max().unwrap_or(0);
+    let keys: Vec<&String> = report
+        .goals
+        .iter()
+        .max_by_key(|g| g.forecast.delivery_by_date.len())
+        .map(|g| g.forecast.delivery_by_date.keys().collect())
+        .unwrap_or_default();
     let max = series.iter().map(|(p, t)| p.last().map_or(0.0, |l| l[2]).max(t.unwrap_or(0.0))).fold(0.0, f64::max);
-    let x = |d: usize| PAD + (d as f64 + 1.0) * (W - PAD - 10.0) / days.max(1) as f64;
+    let (top, step) = ticks(max);
+    let p = Plot { top, days: keys.len() };
     let mut body = String::new();
     for (i, (points, target)) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
-        let mut band: Vec<String> = points.iter().enumerate().map(|(d, p)| format!("{:.1},{:.1}", x(d), y(p[2], max))).collect();
-        band.extend(points.iter().enumerate().rev().map(|(d, p)| format!("{:.1},{:.1}", x(d), y(p[1], max))));
-        body.push_str(&format!("<polygon points=\"{}\" fill=\"{color}\" fill-opacity=\"0.2\"/>", band.join(" ")));
-        let line: Vec<String> = points.iter().enumerate().map(|(d, p)| format!("{:.1},{:.1}", x(d), y(p[0], max))).collect();
+        let mut band: Vec<String> = points.iter().enumerate().map(|(d, v)| format!("{:.1},{:.1}", p.x(d), p.y(v[2]))).collect();
+        band.extend(points.iter().enumerate().rev().map(|(d, v)| format!("{:.1},{:.1}", p.x(d), p.y(v[1]))));
+        body.push_str(&format!("<polygon class=\"band\" points=\"{}\" fill=\"{color}\" fill-opacity=\"0.2\"/>", band.join(" ")));
+        let line: Vec<String> = points.iter().enumerate().map(|(d, v)| format!("{:.1},{:.1}", p.x(d), p.y(v[0]))).collect();
         body.push_str(&format!("<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"/>", line.join(" ")));
-        if let Some(t) = target {
+        let Some(t) = target else { continue };
+        let ty = p.y(*t);
+        body.push_str(&format!(
+            "<line x1=\"{LEFT}\" y1=\"{ty:.1}\" x2=\"{:.1}\" y2=\"{ty:.1}\" stroke=\"{color}\" stroke-dasharray=\"4 3\"/>\
+             <text class=\"target\" x=\"{:.1}\" y=\"{:.1}\" fill=\"{color}\">target {}</text>",
+            W - RIGHT,
+            LEFT + 6.0,
+            ty - 4.0,
+            compact(*t)
+        ));
+        if let Some(last) = points.last() {
+            let (x, y) = (p.x(points.len() - 1), p.y(last[0]));
+            let gap = t - last[0];
+            let (label, fill) = if gap > 0.5 {
+                (format!("shortfall {}", compact(gap)), "#c0392b")
+            } else {
+                (format!("over by {}", compact(-gap)), "#2e7d32")
+            };
             body.push_str(&format!(
-                "<line x1=\"{PAD}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{color}\" stroke-dasharray=\"4 3\"/>",
-                y(*t, max),
-                W - 10.0,
-                y(*t, max)
+                "<text class=\"gap\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"{fill}\">{label}</text>",
+                x - 4.0,
+                y + if gap > 0.5 { 14.0 } else { -6.0 }
             ));
         }
     }
     let legend: Vec<(String, &str)> =
         report.goals.iter().enumerate().map(|(i, g)| (g.name.clone().unwrap_or_else(|| "goal".into()), COLORS[i % COLORS.len()])).collect();
     let title = format!("Forecast delivery against target - {}", report.name.as_deref().unwrap_or("campaign"));
-    frame(&title, max, days, &body, &legend)
+    frame(&title, &p, step, &keys, &body, &legend)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,76 @@
+use super::*;
+
+#[test]
+fn numbers_read_as_a_planner_reads_them() {
+    assert_eq!(compact(58153.0), "58.2k");
+    assert_eq!(compact(500_000.0), "500k");
+    assert_eq!(compact(1_200_000.0), "1.2M");
+    assert_eq!(compact(950.0), "950");
+    assert_eq!(compact(0.0), "0");
+    assert_eq!(ticks(58153.0), (60000.0, 10000.0));
+    assert_eq!(ticks(1_000_000.0), (1_000_000.0, 200_000.0));
+    assert_eq!(date_label("2026-12-01T00:00:00+01:00"), "Dec 1");
+}
+
+fn inventory(days: usize) -> InventoryReport {
+    let by_date: serde_json::Map<String, serde_json::Value> = (0..days)
+        .map(|d| {
+            let key = format!("2026-12-{:02}T00:00:00+01:00", d + 1);
+            let total = 40_000.0 + 1_000.0 * d as f64;
+            (
+                key,
+                serde_json::json!({"total": total, "low": total * 0.9, "high": total * 1.1,
+                "inventoryByFormat": {"PREROLL": {"total": total * 0.75}, "MIDROLL": {"total": total * 0.25}}}),
+            )
+        })
+        .collect();
+    serde_json::from_value(serde_json::json!({
+        "totalInventory": {"total": 1.0, "inventoryByDate": by_date.clone()},
+        "unusedInventory": {"total": 1.0, "inventoryByDate": by_date},
+        "name": "Sports", "jobId": "j", "trafficSource": "estimate"}))
+    .expect("an inventory report")
+}
+
+#[test]
+fn the_inventory_chart_has_dates_round_ticks_gridlines_and_bands() {
+    let svg = inventory_svg(&inventory(29));
+    assert!(svg.contains(">Dec 1<") && svg.contains(">Dec 29<"), "first and last dates: {svg}");
+    assert!(!svg.contains("day 1"), "no day numbers");
+    assert!(svg.matches("class=\"date\"").count() <= MAX_DATE_LABELS + 1);
+    assert!(svg.contains(">80k<") && svg.contains(">20k<"), "round, compact y labels");
+    assert!(svg.matches("class=\"grid\"").count() >= 4, "gridlines");
+    assert_eq!(svg.matches("class=\"band\"").count(), 29, "a low-high range per day");
+    assert!(svg.contains("PREROLL") && svg.contains("range (low - high)"));
+}
+
+fn campaign(units_per_day: f64, target: f64) -> CampaignReport {
+    let days: serde_json::Map<String, serde_json::Value> = (0..7)
+        .map(|d| {
+            (
+                format!("2026-12-{:02}T00:00:00Z", d + 1),
+                serde_json::json!({"units": units_per_day, "low": units_per_day * 0.8, "high": units_per_day * 1.2}),
+            )
+        })
+        .collect();
+    let targeting = serde_json::json!({"targetingTemplates": null, "targetingRules": {}, "parentOverrides": {}});
+    serde_json::from_value(serde_json::json!({
+        "advertiser": null, "agency": null, "brand": null, "customId": null, "name": "Spring", "frontload": null, "priority": null,
+        "targeting": targeting, "jobId": "j", "trafficSource": "estimate",
+        "goals": [{"customId": null, "name": "News", "startDate": "2026-12-01", "endDate": "2026-12-08", "priority": null, "frontload": null,
+            "targeting": targeting, "variant": "NORMAL", "positionRestriction": null, "deliveryGoal": {"type": "IMPRESSION", "value": target},
+            "ads": [], "sequence": null, "dailyCap": null, "marketplaceId": null,
+            "forecast": {"forecastedUnits": units_per_day * 7.0, "target": target, "shareOfTarget": null, "matchedUnits": 0.0,
+                "possibleUnits": 0.0, "availableUnits": 0.0, "deliveryByDate": days}}]}))
+    .expect("a campaign report")
+}
+
+#[test]
+fn the_campaign_chart_labels_the_target_and_the_shortfall() {
+    let short = campaign_svg(&campaign(100_000.0, 1_000_000.0));
+    assert!(short.contains(">target 1M<"), "{short}");
+    assert!(short.contains(">shortfall 300k<"), "{short}");
+    assert!(short.contains(">Dec 1<") && short.contains(">Dec 7<"));
+    assert!(short.contains("class=\"band\""));
+    let over = campaign_svg(&campaign(200_000.0, 1_000_000.0));
+    assert!(over.contains(">over by 400k<"), "{over}");
+}
