@@ -144,7 +144,7 @@ pub struct AssetPage<'a> {
     summary = "List the account's video assets",
     description = "The account's assets in id order, a page at a time: `limit` records (1-200, default 100) after the id `after`; \
 `nextAfter` continues. Unlinked assets past their expiry are not listed. `status` keeps those in the given states.",
-    params(("after" = Option<String>, Query, description = "List the assets whose id sorts after this one (the previous page's nextAfter)"),
+    params(("after" = Option<String>, Query, max_length = 64, description = "List the assets whose id sorts after this one (the previous page's nextAfter); empty: the first page"),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 200, description = "Records per page (default 100)"),
         ("status" = Option<String>, Query, description = "PENDING, DOWNLOADING, READY, TRANSCODING, TRANSCODED, FAILED (comma-separated)")),
     responses((status = 200, description = "A page of assets", body = AssetPage)))]
@@ -169,7 +169,12 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
         })?;
         states.push(parsed);
     }
-    let after = single(&pairs, "after")?;
+    // An empty `after` is the first page (DynamoDB refuses an empty key value); an id is
+    // at most 64 characters, so a longer `after` is a mistake, not a position.
+    let after = single(&pairs, "after")?.filter(|a| !a.is_empty());
+    if after.is_some_and(|a| a.len() > 64) {
+        return Err(AppError::field("after", "maxLength", "after is an asset id (the previous page's nextAfter), at most 64 characters"));
+    }
     let (assets, next_after) = repo::assets::page(st.store.as_ref(), &a.id, after, limit, st.clock.now()).await?;
     let shown: Vec<AssetView<'_>> =
         assets.iter().filter(|x| states.is_empty() || states.contains(&x.status)).map(|x| view(&st, x)).collect();
