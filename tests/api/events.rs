@@ -57,6 +57,7 @@ fn tracking_query(settings: &Settings, campaign: &str, goal: &str, ad: &str) -> 
         delivered: "impression".into(),
         click: None,
         key: Some(settings.tracking_keys.signing().0.to_string()),
+        dims: None,
     };
     t.query(settings.tracking_keys.signing().1, "impression")
 }

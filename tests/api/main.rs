@@ -32,6 +32,7 @@ mod player_browser;
 mod policies;
 mod queries;
 mod reference;
+mod reports;
 mod rules;
 mod serving;
 mod store_contract;

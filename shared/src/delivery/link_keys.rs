@@ -105,6 +105,7 @@ mod tests {
             delivered: "impression".into(),
             click: None,
             key: key.map(str::to_string),
+            dims: None,
         }
     }
 

@@ -137,6 +137,10 @@ pub struct Snapshot {
     pub needs_viewer: bool,
     /// The stored campaigns, goals and ads that take no request, and why (the inspector's).
     pub left_out: Vec<LeftOutRecord>,
+    /// The account's content partners and device containers (reference data): the values
+    /// a report keeps (docs/reports.md).
+    pub partners: std::collections::HashSet<String>,
+    pub device_containers: std::collections::HashSet<String>,
 }
 
 /// The stored records a snapshot is compiled from (`repo::snapshots` reads them).
@@ -153,6 +157,9 @@ pub struct Input {
     /// Linked templates' rules by owner.
     pub linked: HashMap<Owner, Vec<Rules>>,
     pub categories: Vec<Category>,
+    /// The ids of the account's content partners and device containers.
+    pub partners: Vec<String>,
+    pub device_containers: Vec<String>,
     /// Policies in ranked order, highest first.
     pub policies: Vec<Policy>,
     /// Where the bucket's objects are served from (`MEDIA_BASE_URL`).
@@ -409,6 +416,8 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         needs_viewer,
         policies,
         left_out,
+        partners: input.partners.into_iter().collect(),
+        device_containers: input.device_containers.into_iter().collect(),
     }
 }
 
@@ -440,6 +449,22 @@ impl Snapshot {
             browser,
             os,
             has_viewer: r.viewer.is_some(),
+        }
+    }
+}
+
+/// A report dimension as a link carries it: the value when the account knows it, `~` when
+/// it does not (so a caller cannot make up report rows), none when the request sent none.
+pub const OTHER: &str = "~";
+
+impl Snapshot {
+    /// The request's category, content partner and device container as reports keep them.
+    pub fn report_dims<'a>(&self, r: &'a AdRequest) -> super::vast::RequestDims<'a> {
+        let keep = |v: &'a Option<String>, known: &dyn Fn(&str) -> bool| v.as_deref().map(|v| if known(v) { v } else { OTHER });
+        super::vast::RequestDims {
+            category: keep(&r.category, &|c| self.lineage.contains_key(&self.syms.get(c))),
+            partner: keep(&r.partner, &|p| self.partners.contains(p)),
+            device_container: keep(&r.device_container, &|d| self.device_containers.contains(d)),
         }
     }
 }

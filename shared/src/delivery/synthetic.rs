@@ -170,6 +170,8 @@ pub fn generate(spec: Spec, now: DateTime<Utc>) -> Input {
         rules,
         linked: HashMap::new(),
         categories: categories(),
+        partners: Vec::new(),
+        device_containers: Vec::new(),
         policies: Vec::new(),
         media_base: "https://media.example".into(),
     }

@@ -28,6 +28,30 @@ pub fn counter_of(event: &str) -> Option<&'static str> {
     EVENTS.iter().find(|(e, _)| *e == event).map(|(_, c)| *c)
 }
 
+/// The report dimensions a link carries (version 3, docs/reports.md): the served ad's
+/// format and the request's category, content partner and device container, each as the
+/// account's reference data knows it (`~`: a value it does not know; absent: none sent).
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Dims {
+    #[serde(rename = "f")]
+    pub format: String,
+    #[serde(rename = "cat", default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    #[serde(rename = "cp", default, skip_serializing_if = "Option::is_none")]
+    pub partner: Option<String>,
+    #[serde(rename = "dc", default, skip_serializing_if = "Option::is_none")]
+    pub device_container: Option<String>,
+}
+
+/// The dimensions, borrowed (what a served document signs).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DimsRef<'a> {
+    pub format: &'a str,
+    pub category: Option<&'a str>,
+    pub partner: Option<&'a str>,
+    pub device_container: Option<&'a str>,
+}
+
 /// What a tracking link carries (all of it signed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Token {
@@ -45,6 +69,8 @@ pub struct Token {
     /// The id of the key the link is signed with (`k`; not part of the signed message: a
     /// link naming another key fails under that key).
     pub key: Option<String>,
+    /// Report dimensions (version-3 links; older links carry none).
+    pub dims: Option<Dims>,
 }
 
 /// An HMAC-SHA256 key with its padded inner and outer states computed once: a served
@@ -111,6 +137,7 @@ pub struct LinkFields<'a> {
     pub delivered: &'a str,
     pub click: Option<&'a str>,
     pub key: Option<&'a str>,
+    pub dims: Option<DimsRef<'a>>,
 }
 
 /// Feeds one length-prefixed field (`<len>:<bytes>`); `mark` prefixes a present optional
@@ -193,11 +220,22 @@ impl LinkFields<'_> {
         }
         feed(h, b"", issued.as_bytes());
         feed(h, b"", self.delivered.as_bytes());
-        match self.click {
+        let marked = |h: &mut Sha256, v: Option<&str>| match v {
             Some(v) => feed(h, b"+", v.as_bytes()),
             None => feed(h, b"", b"-"),
+        };
+        marked(h, self.click);
+        match &self.dims {
+            // Version 3: the report dimensions, then the version.
+            Some(d) => {
+                feed(h, b"", d.format.as_bytes());
+                marked(h, d.category);
+                marked(h, d.partner);
+                marked(h, d.device_container);
+                feed(h, b"", b"3");
+            }
+            None => feed(h, b"", b"2"),
         }
-        feed(h, b"", b"2");
     }
 
     /// The signature (128 bits, hex).
@@ -246,6 +284,14 @@ impl LinkFields<'_> {
         if let Some(k) = self.key {
             param(&mut out, "k", k);
         }
+        if let Some(d) = &self.dims {
+            param(&mut out, "f", d.format);
+            for (name, v) in [("cat", d.category), ("cp", d.partner), ("dc", d.device_container)] {
+                if let Some(v) = v {
+                    param(&mut out, name, v);
+                }
+            }
+        }
         out
     }
 
@@ -286,6 +332,12 @@ impl Token {
             delivered: &self.delivered,
             click: self.click.as_deref(),
             key: self.key.as_deref(),
+            dims: self.dims.as_ref().map(|d| DimsRef {
+                format: &d.format,
+                category: d.category.as_deref(),
+                partner: d.partner.as_deref(),
+                device_container: d.device_container.as_deref(),
+            }),
         }
     }
 
@@ -313,13 +365,19 @@ impl Token {
     /// is never issued, so it never verifies; links signed before presence marks verify
     /// under the legacy message until `LEGACY_UNTIL` (their 24 h lifetime after the change).
     pub fn verify(&self, key: &SigningKey, event: &str, sig: &str) -> bool {
-        if self.viewer.as_deref() == Some("") || self.click.as_deref() == Some("") {
+        let empty = |v: &Option<String>| v.as_deref() == Some("");
+        if empty(&self.viewer) || empty(&self.click) {
             return false;
+        }
+        if let Some(d) = &self.dims {
+            if d.format.is_empty() || empty(&d.category) || empty(&d.partner) || empty(&d.device_container) {
+                return false;
+            }
         }
         if same(&self.sign(key, event), sig) {
             return true;
         }
-        self.issued < LEGACY_UNTIL && same(&hex(&key.mac(&self.legacy_message(event))[..16]), sig)
+        self.issued < LEGACY_UNTIL && self.dims.is_none() && same(&hex(&key.mac(&self.legacy_message(event))[..16]), sig)
     }
 
     /// The event's link (its query string: values percent-encoded, the signature last).
@@ -345,6 +403,7 @@ impl Token {
                 delivered: get("d")?,
                 click: get("u"),
                 key: get("k"),
+                dims: get("f").map(|format| Dims { format, category: get("cat"), partner: get("cp"), device_container: get("dc") }),
             },
             get("s")?,
         ))
@@ -367,6 +426,7 @@ mod tests {
             delivered: "impression".into(),
             click: None,
             key: None,
+            dims: None,
         }
     }
 
@@ -442,5 +502,34 @@ mod tests {
         old.issued = LEGACY_UNTIL - 3600;
         assert!(old.verify(key, "complete", &legacy(&old)));
         assert!(!t.verify(key, "complete", &legacy(&t)), "after the change only the marked message verifies");
+    }
+
+    #[test]
+    fn report_dimensions_are_signed_and_cannot_be_dropped_or_moved() {
+        let key = &SigningKey::new(b"secret");
+        let mut t = token();
+        t.dims =
+            Some(Dims { format: "preroll".into(), category: Some("sports".into()), partner: None, device_container: Some("web".into()) });
+        let q = t.query(key, "impression");
+        assert!(q.contains("&f=preroll&cat=sports&dc=web&s="), "{q}");
+        let pairs: Vec<(String, String)> =
+            q.split('&').filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let (back, sig) = Token::from_pairs(&pairs).unwrap();
+        assert_eq!(back, t);
+        assert!(back.verify(key, "impression", &sig));
+        // Dropped (a version-2 link), moved to another field, or changed: refused.
+        let mut dropped = t.clone();
+        dropped.dims = None;
+        assert!(!dropped.verify(key, "impression", &sig));
+        let mut moved = t.clone();
+        moved.dims =
+            Some(Dims { format: "preroll".into(), category: None, partner: Some("sports".into()), device_container: Some("web".into()) });
+        assert!(!moved.verify(key, "impression", &sig));
+        let mut emptied = t.clone();
+        emptied.dims.as_mut().unwrap().partner = Some(String::new());
+        assert!(!emptied.verify(key, "impression", &emptied.sign(key, "impression")));
+        // A version-2 link (no dimensions) still verifies as it did.
+        let v2 = token();
+        assert!(v2.verify(key, "impression", &v2.sign(key, "impression")));
     }
 }

@@ -65,6 +65,16 @@ pub struct Links<'a> {
     pub key: &'a super::tracking::SigningKey,
     pub viewer: Option<&'a str>,
     pub issued: i64,
+    /// The request's report dimensions (`Snapshot::report_dims`).
+    pub dims: RequestDims<'a>,
+}
+
+/// The request's category, content partner and device container as reports keep them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RequestDims<'a> {
+    pub category: Option<&'a str>,
+    pub partner: Option<&'a str>,
+    pub device_container: Option<&'a str>,
 }
 
 /// A pick with the impression id its tracking links carry.
@@ -151,6 +161,12 @@ impl AdWriter<'_> {
             delivered: super::snapshot::delivered_counter(g.kind),
             click,
             key: Some(self.links.key_id),
+            dims: Some(super::tracking::DimsRef {
+                format: ad.format.as_str(),
+                category: self.links.dims.category,
+                partner: self.links.dims.partner,
+                device_container: self.links.dims.device_container,
+            }),
         }
     }
 
@@ -407,6 +423,7 @@ mod tests {
             key: &super::super::tracking::SigningKey::new(b"k"),
             viewer: None,
             issued: 1,
+            dims: Default::default(),
         };
         vast(s, &[Served { pick: &pick, impression: "imp-1".into() }], version, &links)
     }
@@ -448,6 +465,7 @@ mod tests {
             key: &super::super::tracking::SigningKey::new(b"k"),
             viewer: None,
             issued: 1,
+            dims: Default::default(),
         };
         assert_eq!(vast(&s, &[], Version::V3, &links), "<?xml version=\"1.0\" encoding=\"UTF-8\"?><VAST version=\"3.0\"></VAST>");
         let m = vmap(&s, &[(AdFormat::Preroll, 1, Vec::new())], &links);

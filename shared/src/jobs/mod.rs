@@ -59,6 +59,9 @@ pub struct Event {
     /// The caller's address block (`203.0.113.0/24`), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<String>,
+    /// The report dimensions the link carried (version-3 links; none before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dims: Option<crate::delivery::tracking::Dims>,
     /// Which message of a batch the event came in (not sent: the worker sets it).
     #[serde(skip)]
     pub message: usize,

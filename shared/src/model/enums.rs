@@ -493,6 +493,24 @@ impl GoalType {
     ];
 }
 
+wire_enum! {
+    /// What a delivery report groups by (docs/reports.md).
+    ReportDimension {
+        Campaign = "campaign",
+        Goal = "goal",
+        Ad = "ad",
+        Format = "format",
+        Category = "category",
+        ContentPartner = "contentPartner",
+        DeviceContainer = "deviceContainer",
+    }
+}
+
+wire_enum! {
+    /// A delivery report's time buckets: local days, local hours, or one total.
+    Granularity { Day = "day", Hour = "hour", Total = "total" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,6 +24,7 @@ pub mod goals;
 pub mod idempotency;
 pub mod policies;
 pub mod reference;
+pub mod reports;
 pub mod rules;
 pub mod sample_sink;
 pub mod snapshots;

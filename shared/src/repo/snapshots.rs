@@ -231,6 +231,8 @@ pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &s
         }
     }
     let categories: Vec<Category> = repo::reference::all(store, account, Kind::Category).await?;
+    let partners = repo::reference::ids(store, account, Kind::ContentPartner).await?;
+    let device_containers = repo::reference::ids(store, account, Kind::DeviceContainer).await?;
     let (policies, _) = repo::policies::page(store, account, 10_000, 1).await?;
     Ok(Input {
         account: acc,
@@ -242,6 +244,8 @@ pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &s
         rules,
         linked,
         categories,
+        partners,
+        device_containers,
         policies,
         media_base: media_base.to_string(),
     })

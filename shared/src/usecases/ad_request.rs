@@ -89,7 +89,14 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
         decided.push((*f, *n, d));
     }
     let (key_id, key) = st.settings.tracking_keys.signing();
-    let links = Links { base: &st.settings.ad_request_base_url, key_id, key, viewer: r.viewer.as_deref(), issued: now.timestamp() };
+    let links = Links {
+        base: &st.settings.ad_request_base_url,
+        key_id,
+        key,
+        viewer: r.viewer.as_deref(),
+        issued: now.timestamp(),
+        dims: snapshot.report_dims(&r),
+    };
     let served: Vec<(AdFormat, u32, Vec<Served<'_>>)> = decided
         .iter()
         .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::fast_id() }).collect()))

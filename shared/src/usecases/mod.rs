@@ -11,5 +11,6 @@ pub mod forecast;
 pub mod forecast_run;
 pub mod inspect;
 pub mod notifications;
+pub mod reports;
 pub mod tracking;
 pub mod v3;

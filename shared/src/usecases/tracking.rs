@@ -46,6 +46,7 @@ pub async fn track(st: &AppState, cmd: Track<'_>) -> AppResult<()> {
         id: crate::ids::new_id(),
         invalid: verdict.map(|r| r.as_str().to_string()),
         block: ip.map(ivt::block_of),
+        dims: token.dims.clone(),
         message: 0,
     };
     let body = serde_json::to_string(&e).map_err(AppError::internal)?;

@@ -230,6 +230,7 @@ mod tests {
             id: id.into(),
             invalid: None,
             block: Some("203.0.113.0/24".into()),
+            dims: None,
             message: 0,
         }
     }

@@ -33,8 +33,8 @@ pub fn parse(body: &str) -> JobResult<Vec<Event>> {
 /// Messages the in-process runner counts together (the Lambda's SQS batch is 100).
 pub const IN_PROCESS_BATCH: usize = 100;
 
-/// Events per transaction: each adds at most 10 actions (marker, 3 counters, pace,
-/// frequency, 2 rate and 2 spend records), within DynamoDB's 100.
+/// Events per transaction: each adds at most 11 actions (marker, 3 counters, its report
+/// cell, pace, frequency, 2 rate and 2 spend records), within DynamoDB's 100.
 pub const GROUP: usize = 9;
 const ATTEMPTS: usize = 20;
 
@@ -153,6 +153,7 @@ async fn commit_group(st: &AppState, group: &[Event], ctx: &AccountCtx) -> JobRe
         let mut ops: Vec<TxOp> =
             counted.iter().map(|(e, r, k)| rd::marker_op((*k).clone(), &e.id, r.map_or("", |r| r.as_str()), e.at.max(now))).collect();
         ops.extend(counter_ops(&counted));
+        ops.extend(report_ops(&counted, ctx));
         ops.extend(pace_and_freq_ops(store, &counted, ctx).await?);
         for (k, (tally, version, expires)) in &tallies.rates {
             ops.push(versioned_with_ttl(k, tally, *version, *expires)?);
@@ -200,6 +201,20 @@ fn counter_ops(counted: &[(&Event, Option<crate::delivery::ivt::Reason>, &Key)])
         }
     }
     crate::metrics::add_ops(&first.account, &per_ad.into_iter().collect::<Vec<_>>())
+}
+
+/// The additions to the report cells (docs/reports.md): the same counter names as the
+/// metrics, summed per cell.
+fn report_ops(counted: &[(&Event, Option<crate::delivery::ivt::Reason>, &Key)], ctx: &AccountCtx) -> Vec<TxOp> {
+    let names = counted.iter().flat_map(|(e, reason, _)| {
+        let names: Vec<String> = match reason {
+            None if e.delivered => vec![e.counter.clone(), "delivered".into()],
+            None => vec![e.counter.clone()],
+            Some(r) => vec![r.counter()],
+        };
+        names.into_iter().map(move |n| (*e, n))
+    });
+    crate::repo::reports::add_ops(names, &|at| ctx.zone.offset_at(at))
 }
 
 /// The pace records of the goals with valid deliveries and the frequency states of the

@@ -17,6 +17,7 @@ use crate::usecases::v3;
 mod inspect;
 mod params;
 mod render;
+mod reports;
 mod rows;
 mod vast;
 
@@ -29,7 +30,7 @@ use rows::*;
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
 #[openapi(
-    paths(campaigns, campaign_one, goals, goal_one, ads, ad_one, vast::vast_url, inspect::inspect_request),
+    paths(campaigns, campaign_one, goals, goal_one, ads, ad_one, vast::vast_url, inspect::inspect_request, reports::delivery_report),
     tags((name = "queries", description = "The /v3 read interfaces (seed 000 §4.5-§4.10); unknown query parameters are refused"))
 )]
 pub struct Doc;
@@ -44,6 +45,7 @@ pub fn router() -> super::Routes {
         .route("/v3/ads/{ad_id}", get(ad_one))
         .route("/v3/ads/{ad_id}/vasturl/{kind}/{id}", get(vast::vast_url))
         .route("/v3/inspect", get(inspect::inspect_request))
+        .route("/v3/reports/delivery", get(reports::delivery_report))
 }
 
 #[utoipa::path(get, path = "/v3/campaigns", tag = "queries", summary = "Query campaigns, with goals, ads and metrics",

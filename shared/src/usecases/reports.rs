@@ -1,0 +1,208 @@
+//! Delivery reports (docs/reports.md): the report cells of a range of local days, grouped by
+//! the asked dimensions and by day, hour or in total, summed. A report reads one partition
+//! per day (`repo::reports`), never the events.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+use futures_util::{stream, StreamExt, TryStreamExt};
+
+use crate::delivery::ivt::{Reason, INVALID_PREFIX};
+use crate::error::{AppError, AppResult, FieldError};
+use crate::model::enums::{Granularity, ReportDimension};
+use crate::repo::reports::{self, Cell};
+use crate::state::AppState;
+
+/// Days a report by hour may cover (a quarter), and by day or in total (a year).
+pub const MAX_DAYS_BY_HOUR: i64 = 93;
+pub const MAX_DAYS: i64 = 366;
+/// Rows a report may have (JSON or CSV).
+pub const MAX_ROWS: usize = 5_000;
+/// Day partitions read at once.
+const READS_AT_ONCE: usize = 8;
+
+/// The counters of a row, in the order a CSV writes them.
+pub const COUNTERS: &[&str] =
+    &["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "clickThrough", "delivered"];
+
+/// What a report asks for (checked by the caller's parameter reader).
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub granularity: Granularity,
+    pub group_by: Vec<ReportDimension>,
+    pub campaign: Option<String>,
+    pub goal: Option<String>,
+    pub ad: Option<String>,
+}
+
+impl Spec {
+    /// The range's bounds: `to` not before `from`, at most 93 days by hour, 366 otherwise.
+    pub fn check(&self) -> Result<(), FieldError> {
+        let days = (self.to - self.from).num_days() + 1;
+        let max = if self.granularity == Granularity::Hour { MAX_DAYS_BY_HOUR } else { MAX_DAYS };
+        if days < 1 {
+            return Err(FieldError::new("to", "notBeforeFrom", format!("to ({}) must not be before from ({})", self.to, self.from)));
+        }
+        if days > max {
+            return Err(FieldError::new(
+                "to",
+                "maxDays",
+                format!("a report {} covers at most {max} days (asked: {days})", if max == MAX_DAYS { "by day" } else { "by hour" }),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One row: its day and hour (by granularity), its dimension values, its counters (the
+/// `/v3` counter names and `invalid_<reason>`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub date: Option<NaiveDate>,
+    pub hour: Option<u32>,
+    pub dims: Vec<(ReportDimension, String)>,
+    pub counters: BTreeMap<String, i64>,
+}
+
+impl Row {
+    pub fn get(&self, name: &str) -> i64 {
+        self.counters.get(name).copied().unwrap_or(0)
+    }
+    /// Invalid events of every reason.
+    pub fn invalid(&self) -> i64 {
+        self.counters.iter().filter(|(k, _)| k.starts_with(INVALID_PREFIX)).map(|(_, v)| v).sum()
+    }
+    /// The invalid events by reason (only reasons with events).
+    pub fn invalid_by_reason(&self) -> BTreeMap<&'static str, i64> {
+        Reason::ALL.iter().map(|r| (r.as_str(), self.get(&r.counter()))).filter(|(_, n)| *n > 0).collect()
+    }
+}
+
+fn value(c: &Cell, d: ReportDimension) -> &str {
+    match d {
+        ReportDimension::Campaign => &c.at.campaign,
+        ReportDimension::Goal => &c.at.goal,
+        ReportDimension::Ad => &c.at.ad,
+        ReportDimension::Format => &c.at.format,
+        ReportDimension::Category => &c.at.category,
+        ReportDimension::ContentPartner => &c.at.partner,
+        ReportDimension::DeviceContainer => &c.at.device_container,
+    }
+}
+
+/// The rows of a report from its cells: filtered, grouped, summed, in (date, hour,
+/// dimensions) order; more than `MAX_ROWS` is 400 naming `groupBy`.
+pub fn group(spec: &Spec, cells: &[Cell]) -> AppResult<Vec<Row>> {
+    type Group = (Option<NaiveDate>, Option<u32>, Vec<String>);
+    let mut rows: BTreeMap<Group, BTreeMap<String, i64>> = BTreeMap::new();
+    let keep = |want: &Option<String>, v: &str| want.as_deref().is_none_or(|w| w == v);
+    for c in cells {
+        if !(keep(&spec.campaign, &c.at.campaign) && keep(&spec.goal, &c.at.goal) && keep(&spec.ad, &c.at.ad)) {
+            continue;
+        }
+        let date = (spec.granularity != Granularity::Total).then_some(c.day);
+        let hour = (spec.granularity == Granularity::Hour).then_some(c.at.hour);
+        let dims = spec.group_by.iter().map(|d| value(c, *d).to_string()).collect();
+        let row = rows.entry((date, hour, dims)).or_default();
+        for (k, v) in &c.counters {
+            *row.entry(k.clone()).or_insert(0) += v;
+        }
+        if rows.len() > MAX_ROWS {
+            return Err(AppError::Validation(vec![FieldError::new(
+                "groupBy",
+                "maxRows",
+                format!(
+                    "the report has more than {MAX_ROWS} rows: group by fewer dimensions, use a coarser granularity or a shorter range"
+                ),
+            )]));
+        }
+    }
+    Ok(rows
+        .into_iter()
+        .map(|((date, hour, dims), counters)| Row { date, hour, dims: spec.group_by.iter().copied().zip(dims).collect(), counters })
+        .collect())
+}
+
+/// The report of an account: its day partitions read (a few at once), then grouped.
+pub async fn report(st: &AppState, account: &str, spec: &Spec) -> AppResult<Vec<Row>> {
+    spec.check().map_err(|e| AppError::Validation(vec![e]))?;
+    let days: Vec<NaiveDate> = spec.from.iter_days().take_while(|d| *d <= spec.to).collect();
+    let store = st.store.as_ref();
+    let per_day: Vec<Vec<Cell>> = stream::iter(days).map(|d| reports::day(store, account, d)).buffered(READS_AT_ONCE).try_collect().await?;
+    group(spec, &per_day.concat())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo::reports::Coords;
+
+    fn cell(day: u32, hour: u32, ad: &str, category: &str, counters: &[(&str, i64)]) -> Cell {
+        Cell {
+            day: NaiveDate::from_ymd_opt(2026, 11, day).unwrap(),
+            at: Coords {
+                hour,
+                campaign: "c".into(),
+                goal: "g".into(),
+                ad: ad.into(),
+                format: "preroll".into(),
+                category: category.into(),
+                partner: "-".into(),
+                device_container: "-".into(),
+            },
+            counters: counters.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        }
+    }
+
+    fn spec(granularity: Granularity, group_by: &[ReportDimension]) -> Spec {
+        Spec {
+            from: NaiveDate::from_ymd_opt(2026, 11, 1).unwrap(),
+            to: NaiveDate::from_ymd_opt(2026, 11, 30).unwrap(),
+            granularity,
+            group_by: group_by.to_vec(),
+            campaign: None,
+            goal: None,
+            ad: None,
+        }
+    }
+
+    #[test]
+    fn cells_sum_into_rows_by_day_hour_and_dimension() {
+        let cells = [
+            cell(2, 10, "a1", "sports", &[("impression", 3), ("invalid_nonBrowser", 1)]),
+            cell(2, 11, "a2", "sports", &[("impression", 2)]),
+            cell(3, 10, "a1", "news", &[("impression", 5), ("complete", 4)]),
+        ];
+        let by_day = group(&spec(Granularity::Day, &[ReportDimension::Category]), &cells).unwrap();
+        assert_eq!(by_day.len(), 2);
+        assert_eq!((by_day[0].dims[0].1.as_str(), by_day[0].get("impression"), by_day[0].invalid()), ("sports", 5, 1));
+        assert_eq!(by_day[0].invalid_by_reason().get("nonBrowser"), Some(&1));
+        let by_hour = group(&spec(Granularity::Hour, &[]), &cells).unwrap();
+        assert_eq!(
+            by_hour.iter().map(|r| (r.hour, r.get("impression"))).collect::<Vec<_>>(),
+            [(Some(10), 3), (Some(11), 2), (Some(10), 5)]
+        );
+        let total = group(&spec(Granularity::Total, &[ReportDimension::Ad]), &cells).unwrap();
+        assert_eq!(total.iter().map(|r| (r.date, r.get("impression"))).collect::<Vec<_>>(), [(None, 8), (None, 2)]);
+        let mut only = spec(Granularity::Total, &[]);
+        only.ad = Some("a2".into());
+        assert_eq!(group(&only, &cells).unwrap()[0].get("impression"), 2);
+    }
+
+    #[test]
+    fn ranges_and_rows_are_bounded() {
+        let mut s = spec(Granularity::Hour, &[]);
+        assert!(s.check().is_ok());
+        s.to = s.from + chrono::Duration::days(MAX_DAYS_BY_HOUR);
+        assert_eq!(s.check().unwrap_err().rule, "maxDays");
+        s.granularity = Granularity::Day;
+        assert!(s.check().is_ok());
+        s.to = s.from - chrono::Duration::days(1);
+        assert_eq!(s.check().unwrap_err().rule, "notBeforeFrom");
+        let many: Vec<Cell> = (0..=MAX_ROWS).map(|i| cell(2, 1, &format!("a{i}"), "-", &[("impression", 1)])).collect();
+        let err = group(&spec(Granularity::Day, &[ReportDimension::Ad]), &many).unwrap_err();
+        assert!(format!("{err:?}").contains("maxRows"), "{err:?}");
+    }
+}
