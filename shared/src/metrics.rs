@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::delivery::ivt::INVALID_PREFIX;
@@ -152,18 +151,6 @@ pub fn ecpm(g: &Goal, c: &Counters) -> f64 {
     } else {
         ((revenue / imps as f64 * 1000.0) * 100.0).round() / 100.0
     }
-}
-
-/// The goal's projected delivery by its end from its pacing state (the delivery engine's
-/// curve, `delivery::pacing::projected`); no end: none.
-pub fn projected_delivery(g: &Goal, frontload: u8, delivered: i64, now: DateTime<Utc>) -> Option<f64> {
-    let f = crate::delivery::pacing::Flight {
-        start: g.start.timestamp(),
-        end: g.end.map(|e| e.timestamp()),
-        target: g.pacing_target(),
-        frontload,
-    };
-    crate::delivery::pacing::projected(&f, delivered.max(0) as u64, now.timestamp())
 }
 
 #[cfg(test)]

@@ -204,7 +204,7 @@ async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
 
 #[utoipa::path(get, path = "/api/1.0/campaign/notification/{seg}", tag = "campaigns", summary = "What needs attention in a campaign", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "What keeps the campaign from delivering", content_type = "application/xml", body = String, example = json!(super::xml_examples::NOTIFICATIONS_OUT))))]
 async fn notification(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
-    let (c, list) = crate::usecases::notifications::for_campaign(&st, &a.id, &campaign_id(&seg)?).await?;
+    let (c, list) = crate::usecases::notifications::for_campaign(&st, &a, &campaign_id(&seg)?).await?;
     let mut o = XmlOut::new();
     write_map(&mut o, &[(c.id.clone(), list)]);
     Ok(xml_response(StatusCode::OK, o.finish()))

@@ -166,26 +166,6 @@ pub fn pacing_plan(f: &Flight, now: i64) -> Option<f64> {
     ideal_delivery(f, now + 3_600).map(|ideal| ideal.max(1.0))
 }
 
-/// The delivery a goal is projected to reach by its end. A paced goal delivers along its
-/// ideal curve, so it reaches `target × delivered ÷ ideal(now)` (at most its target: pacing
-/// stops there); a goal without a target keeps its rate so far to the end.
-pub fn projected(f: &Flight, delivered: u64, now: i64) -> Option<f64> {
-    let end = f.end?;
-    if now <= f.start {
-        return Some(0.0);
-    }
-    if now >= end {
-        return Some(delivered as f64);
-    }
-    let elapsed = (now - f.start).max(1) as f64;
-    let flight = (end - f.start).max(1) as f64;
-    let linear = delivered as f64 * flight / elapsed;
-    Some(match (f.target, ideal_delivery(f, now)) {
-        (Some(t), Some(ideal)) if ideal > 0.0 => (t * (delivered as f64 / ideal)).min(t).max(delivered as f64).round(),
-        _ => linear.round(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,23 +192,6 @@ mod tests {
         for x in [0.1, 0.3, 0.7] {
             assert!(ideal_share(x, 60) > ideal_share(x, 20));
         }
-    }
-
-    #[test]
-    fn projections_follow_the_curve() {
-        let f = Flight { start: 0, end: Some(100 * 3600), target: Some(1000.0), frontload: 0 };
-        // Halfway on a linear curve, 500 delivered: on track for the target.
-        assert_eq!(projected(&f, 500, 50 * 3600), Some(1000.0));
-        // Behind: 250 of an ideal 500 projects half the target.
-        assert_eq!(projected(&f, 250, 50 * 3600), Some(500.0));
-        // Front-loaded: the ideal halfway is 875, so 500 projects 571.
-        let front = Flight { frontload: 100, ..f };
-        assert_eq!(projected(&front, 500, 50 * 3600), Some(571.0));
-        // No target: the rate so far carried to the end.
-        let open = Flight { target: None, ..f };
-        assert_eq!(projected(&open, 300, 25 * 3600), Some(1200.0));
-        assert_eq!(projected(&f, 10, -5), Some(0.0));
-        assert_eq!(projected(&Flight { end: None, ..f }, 10, 5), None);
     }
 
     #[test]

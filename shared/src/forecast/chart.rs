@@ -5,17 +5,17 @@
 
 use super::report_schema::{CampaignReport, InventoryReport};
 
-const W: f64 = 760.0;
-const H: f64 = 340.0;
-const LEFT: f64 = 56.0;
-const RIGHT: f64 = 24.0;
+pub(crate) const W: f64 = 760.0;
+pub(crate) const H: f64 = 340.0;
+pub(crate) const LEFT: f64 = 56.0;
+pub(crate) const RIGHT: f64 = 24.0;
 const TOP: f64 = 34.0;
 const BOTTOM: f64 = 64.0;
-const COLORS: &[&str] = &["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2"];
+pub(crate) const COLORS: &[&str] = &["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2"];
 /// At most this many date labels on the x axis (the first and the last always).
 const MAX_DATE_LABELS: usize = 8;
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
@@ -55,13 +55,13 @@ fn date_label(key: &str) -> String {
 }
 
 /// The plot: maps values and day indices to the canvas.
-struct Plot {
-    top: f64,
-    days: usize,
+pub(crate) struct Plot {
+    pub(crate) top: f64,
+    pub(crate) days: usize,
 }
 
 impl Plot {
-    fn y(&self, v: f64) -> f64 {
+    pub(crate) fn y(&self, v: f64) -> f64 {
         (H - BOTTOM) - (v / self.top.max(1e-9)) * (H - BOTTOM - TOP)
     }
 
@@ -70,13 +70,13 @@ impl Plot {
     }
 
     /// The centre of day `d`.
-    fn x(&self, d: usize) -> f64 {
+    pub(crate) fn x(&self, d: usize) -> f64 {
         LEFT + (d as f64 + 0.5) * self.slot()
     }
 }
 
 /// The frame: title, gridlines with y labels, axes, date labels, legend.
-fn frame(title: &str, p: &Plot, step: f64, keys: &[&String], body: &str, legend: &[(String, &str)]) -> String {
+pub(crate) fn frame(title: &str, p: &Plot, step: f64, keys: &[&String], body: &str, legend: &[(String, &str)]) -> String {
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"11\">\
          <title>{t}</title><rect width=\"{W}\" height=\"{H}\" fill=\"white\"/><text x=\"{LEFT}\" y=\"20\" font-size=\"14\">{t}</text>",

@@ -4,6 +4,8 @@
 //! `workers::forecast`.
 
 pub mod chart;
+pub mod pacing_chart;
+pub mod projection;
 pub mod proposal;
 pub mod report;
 pub mod report_schema;

@@ -86,7 +86,8 @@ impl Window<'_> {
     }
 }
 
-fn credit(s: &Snapshot, pace: &mut [Pace], gi: u32, w: f64, at: i64) {
+/// Credits a pick of weight `w` to its goal's pace; returns the delivered events credited.
+fn credit(s: &Snapshot, pace: &mut [Pace], gi: u32, w: f64, at: i64) -> u64 {
     let g: &GoalEntry = &s.goals[gi as usize];
     let (day, hour) = local_day_hour(at, s.zone.offset_at(at));
     let imps = w.round() as u64;
@@ -94,6 +95,7 @@ fn credit(s: &Snapshot, pace: &mut [Pace], gi: u32, w: f64, at: i64) {
     if let Some(p) = pace.get_mut(gi as usize) {
         p.add(day, hour, imps, delivered);
     }
+    delivered
 }
 
 /// Walks every sample of the window: `f(day, at, weight, request)`; `progress(done share)`
@@ -238,4 +240,23 @@ pub fn campaign(
         }
     })?;
     Some((out, day_samples))
+}
+
+/// What every goal of the account delivers over the window, with today's pace records
+/// (the pacing projection, docs/reports.md "Pacing"): one decision per sample, as serving
+/// makes it, each pick credited to its goal. Returns the goals' series (index as in `s`).
+pub fn goals_delivery(s: &Snapshot, pace0: &[Pace], w: &Window<'_>) -> Vec<Series> {
+    let days = w.days(s);
+    let mut pace = pace0.to_vec();
+    pace.resize(s.goals.len(), Pace::default());
+    let mut out = vec![Series::new(days); s.goals.len()];
+    let viewer = ViewerState::default();
+    walk(s, w, &mut |_| true, &mut |day, at, weight, r| {
+        for p in &decide(s, r, &viewer, &pace).picks {
+            // What pacing counts is what the series shows, so a paced goal ends on its target.
+            let delivered = credit(s, &mut pace, p.goal, weight, at);
+            out[p.goal as usize].add(day, delivered as f64);
+        }
+    });
+    out
 }

@@ -117,7 +117,15 @@ pub struct Traffic {
     /// Where the traffic came from (`recorded` or `profile`).
     pub source: &'static str,
     pub recorded_samples: usize,
+    /// How much a day's traffic may differ from the model (a share): 1.96 coefficients of
+    /// variation of the recorded days' sample counts (5-50 %), or 20 % for a profile or
+    /// fewer than three recorded days. The pacing band replays the model this much lower
+    /// and higher.
+    pub swing: f64,
 }
+
+/// The swing of a model with nothing to measure it by.
+pub const DEFAULT_SWING: f64 = 0.2;
 
 fn slot_index(weekday: usize, hour: usize) -> usize {
     weekday * 24 + hour
@@ -125,7 +133,7 @@ fn slot_index(weekday: usize, hour: usize) -> usize {
 
 impl Traffic {
     fn empty(source: &'static str) -> Traffic {
-        Traffic { slots: vec![Vec::new(); 7 * 24], weights: vec![0.0; 7 * 24], source, recorded_samples: 0 }
+        Traffic { slots: vec![Vec::new(); 7 * 24], weights: vec![0.0; 7 * 24], source, recorded_samples: 0, swing: DEFAULT_SWING }
     }
 
     pub fn slot(&self, weekday: usize, hour: usize) -> (&[Sample], f64) {
@@ -165,6 +173,14 @@ impl Traffic {
         for (wd, n) in occurrences.iter().enumerate() {
             for h in 0..24 {
                 t.weights[slot_index(wd, h)] = SAMPLE_RATE as f64 / (*n).max(1) as f64;
+            }
+        }
+        let counts: Vec<f64> = days.iter().map(|(_, s)| s.len() as f64).collect();
+        if counts.len() >= 3 {
+            let mean = counts.iter().sum::<f64>() / counts.len() as f64;
+            let var = counts.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / (counts.len() - 1) as f64;
+            if mean > 0.0 {
+                t.swing = (1.96 * var.sqrt() / mean).clamp(0.05, 0.5);
             }
         }
         t
@@ -297,6 +313,11 @@ mod tests {
         assert_eq!((samples.len(), w), (4, 50.0));
         assert_eq!(t.slot(0, 10).0.len(), 0);
         assert!((t.per_day() - 200.0).abs() < 1e-9);
+        // Every day alike: the least swing; days of 2 and 6 samples: the most.
+        assert_eq!(t.swing, 0.05);
+        let uneven: Vec<(NaiveDate, Vec<(u32, Sample)>)> =
+            (0..4).map(|i| (monday + Duration::days(i), vec![(9, s.clone()); if i % 2 == 0 { 2 } else { 6 }])).collect();
+        assert_eq!(Traffic::from_recorded(&uneven).swing, 0.5);
     }
 
     #[test]

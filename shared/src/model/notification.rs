@@ -16,8 +16,10 @@ pub struct GoalDelivery {
     /// What pacing lets it have delivered by now (`delivery::pacing::pacing_plan`: the
     /// front-load curve an hour ahead), when it has a target and an end.
     pub plan_now: Option<f64>,
-    /// The projection to its end (`metrics::projected_delivery`'s curve).
+    /// The projection to its end (`usecases::pacing`: the traffic model replayed, bounded
+    /// by the last 24 hours) and what bounded it, in words.
     pub projected: Option<f64>,
+    pub projected_from: &'static str,
     /// The share of its flight elapsed, 0-1 (0 without an end).
     pub elapsed: f64,
     /// A cap with no room left now (`TOTAL_CAP`, `DAILY_CAP`, ...).
@@ -141,12 +143,13 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
                         out.push(on_goal(
                             "WARNING",
                             format!(
-                                "Goal '{}' is projected to deliver {} of its target {} by its end ({:.0} %): a shortfall of {}.",
+                                "Goal '{}' is projected to deliver {} of its target {} by its end ({:.0} %): a shortfall of {}{}.",
                                 g.name,
                                 p.round(),
                                 t.round(),
                                 100.0 * p / t.max(1.0),
-                                (t - p).round()
+                                (t - p).round(),
+                                if d.projected_from.is_empty() { String::new() } else { format!(" ({})", d.projected_from) }
                             ),
                         ));
                     }

@@ -11,6 +11,7 @@ pub mod forecast;
 pub mod forecast_run;
 pub mod inspect;
 pub mod notifications;
+pub mod pacing;
 pub mod reports;
 pub mod tracking;
 pub mod v3;

@@ -3,20 +3,33 @@
 //! playing, and what delivery says of each goal now — its pace record in the account's
 //! snapshot (caps, target, plan, projection) and how many of its ads can serve.
 
-use crate::delivery::pacing::{cap_reached, local_day_hour, pacing_holds, pacing_plan, projected, Held, Pace};
+use std::collections::HashMap;
+
+use crate::delivery::pacing::{cap_reached, local_day_hour, pacing_holds, pacing_plan, Held, Pace};
 use crate::delivery::snapshot::Snapshot;
 use crate::error::AppResult;
+use crate::forecast::projection::{Basis, Projection};
+use crate::model::account::Account;
 use crate::model::campaign::Campaign;
 use crate::model::notification::{notifications, GoalDelivery, GoalSummary, Notification};
 use crate::repo;
 use crate::state::AppState;
 
-pub async fn for_campaign(st: &AppState, account: &str, campaign_id: &str) -> AppResult<(Campaign, Vec<Notification>)> {
+pub async fn for_campaign(st: &AppState, acc: &Account, campaign_id: &str) -> AppResult<(Campaign, Vec<Notification>)> {
+    let account = acc.id.as_str();
     let c = repo::campaigns::load(st.store.as_ref(), account, campaign_id).await?.value;
     let goals = repo::goals::load_many(st.store.as_ref(), account, &c.live_goal_ids()).await?;
     let waiting = crate::usecases::assets::ads_without_media(st, account, &goals).await?;
     let now = st.clock.now();
     let (snapshot, pace) = st.delivery.current(st.store.as_ref(), account, &st.settings, now).await?;
+    // The projections: the same as `/v3` goals' (`usecases::pacing`).
+    let delivered = |id: &str| snapshot.goal_index.get(id).and_then(|i| pace.get(*i as usize)).map_or(0.0, |p| p.delivered as f64);
+    let with: Vec<(&crate::model::goal::Goal, &Campaign, f64)> = goals.iter().map(|g| (g, &c, delivered(&g.id))).collect();
+    let projections: HashMap<String, Projection> = crate::usecases::pacing::pacing(st, acc, &with, false)
+        .await?
+        .into_iter()
+        .filter_map(|(id, p)| p.projection.map(|p| (id, p)))
+        .collect();
     let summaries: Vec<GoalSummary> = goals
         .into_iter()
         .map(|g| GoalSummary {
@@ -26,7 +39,7 @@ pub async fn for_campaign(st: &AppState, account: &str, campaign_id: &str) -> Ap
             ads_total: g.ads.len(),
             ads_enabled: g.ads.iter().filter(|x| x.enabled).count(),
             ads_without_media: waiting.get(&g.id).cloned().unwrap_or_default(),
-            delivery: delivery_of(&snapshot, &pace, &g.id, now.timestamp()),
+            delivery: delivery_of(&snapshot, &pace, &g.id, now.timestamp(), projections.get(&g.id)),
             id: g.id,
         })
         .collect();
@@ -35,7 +48,7 @@ pub async fn for_campaign(st: &AppState, account: &str, campaign_id: &str) -> Ap
 }
 
 /// A goal's delivery now, from the snapshot and its pace record (`None`: not in it).
-fn delivery_of(s: &Snapshot, pace: &[Pace], goal_id: &str, now: i64) -> Option<GoalDelivery> {
+fn delivery_of(s: &Snapshot, pace: &[Pace], goal_id: &str, now: i64, projection: Option<&Projection>) -> Option<GoalDelivery> {
     let gi = *s.goal_index.get(goal_id)? as usize;
     let g = &s.goals[gi];
     let p = pace.get(gi).cloned().unwrap_or_default();
@@ -49,7 +62,12 @@ fn delivery_of(s: &Snapshot, pace: &[Pace], goal_id: &str, now: i64) -> Option<G
         target: g.target,
         delivered: p.delivered,
         plan_now: pacing_plan(&f, now),
-        projected: projected(&f, p.delivered, now),
+        projected: projection.map(|p| p.expected),
+        projected_from: match projection.map(|p| p.basis) {
+            Some(Basis::RecentDelivery) => "at its delivery rate of the last 24 hours",
+            Some(Basis::TrafficModel) => "from the account's traffic model",
+            _ => "",
+        },
         elapsed,
         cap_reached: cap_reached(g, &p, day, hour).map(|c| c.as_str()),
         ahead_of_plan: pacing_holds(g, &p, now) == Some(Held::AheadOfPlan),

@@ -22,6 +22,8 @@ pub struct Expansion {
     /// The account's device containers (only when an expanded ad names none of its own).
     pub devices: Vec<String>,
     pub counters: HashMap<String, Counters>,
+    /// The goals' pacing (`embed=projections`).
+    pub pacing: HashMap<String, crate::usecases::pacing::Pacing>,
 }
 
 /// What a campaign page expands.
@@ -63,6 +65,20 @@ pub async fn for_goals(st: &AppState, account: &str, list: &[(Goal, Campaign)], 
     }
     x.devices = account_devices(st, account, x.ads.values()).await?;
     Ok(x)
+}
+
+/// The goals' projections (`embed=projections`): one replay of the traffic model for the
+/// page (`usecases::pacing`), their delivered counters read with the metrics.
+pub async fn add_projections(
+    st: &AppState,
+    account: &crate::model::account::Account,
+    list: &[(Goal, Campaign)],
+    x: &mut Expansion,
+) -> AppResult<()> {
+    let goals: Vec<(&Goal, &Campaign, f64)> =
+        list.iter().map(|(g, c)| (g, c, x.counters.get(&g.id).map_or(0, |n| n.get("delivered")) as f64)).collect();
+    x.pacing = crate::usecases::pacing::pacing(st, account, &goals, false).await?;
+    Ok(())
 }
 
 /// An ad page: the account's device containers when needed, the ads' counters on demand.

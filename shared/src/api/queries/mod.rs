@@ -15,6 +15,7 @@ use crate::model::goal::Goal;
 use crate::usecases::v3;
 
 mod inspect;
+mod pacing;
 mod params;
 mod render;
 mod reports;
@@ -30,7 +31,7 @@ use rows::*;
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
 #[openapi(
-    paths(campaigns, campaign_one, goals, goal_one, ads, ad_one, vast::vast_url, inspect::inspect_request, reports::delivery_report),
+    paths(campaigns, campaign_one, goals, goal_one, ads, ad_one, vast::vast_url, inspect::inspect_request, reports::delivery_report, pacing::goal_pacing, pacing::goal_pacing_svg),
     tags((name = "queries", description = "The /v3 read interfaces (seed 000 §4.5-§4.10); unknown query parameters are refused"))
 )]
 pub struct Doc;
@@ -41,6 +42,8 @@ pub fn router() -> super::Routes {
         .route("/v3/campaigns/{id}", get(campaign_one))
         .route("/v3/goals", get(goals))
         .route("/v3/goals/{id}", get(goal_one))
+        .route("/v3/goals/{id}/pacing", get(pacing::goal_pacing))
+        .route("/v3/goals/{id}/pacing.svg", get(pacing::goal_pacing_svg))
         .route("/v3/ads", get(ads))
         .route("/v3/ads/{ad_id}", get(ad_one))
         .route("/v3/ads/{ad_id}/vasturl/{kind}/{id}", get(vast::vast_url))
@@ -96,7 +99,7 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
     let picked = select_campaigns(&stored.rows::<CampaignRow>()?, &f);
     let shown: Vec<Campaign> = page(&picked, size, number).iter().map(|i| stored.full(*i)).collect::<AppResult<_>>()?;
     let x = v3::for_campaigns(&st, &a.id, &shown, &campaign_expand(&o)).await?;
-    let cx = Ctx { account: &a, now: st.clock.now() };
+    let cx = Ctx { account: &a };
     let campaigns = render_campaigns(&cx, &shown, &o, &x);
     Ok(Json(CampaignPage { campaigns, pagination: PageInfo::new(picked.len(), size, number) }).into_response())
 }
@@ -114,13 +117,13 @@ async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<
     let c = repo::campaigns::get_any(st.store.as_ref(), &a.id, &id).await?.ok_or_else(|| AppError::not_found("campaign", &id))?;
     let list = std::slice::from_ref(&c);
     let x = v3::for_campaigns(&st, &a.id, list, &campaign_expand(&o)).await?;
-    let cx = Ctx { account: &a, now: st.clock.now() };
+    let cx = Ctx { account: &a };
     Ok(one_response(render_campaigns(&cx, list, &o, &x)))
 }
 
 #[utoipa::path(get, path = "/v3/goals", tag = "queries", summary = "Query goals, with ads, metrics and projections",
     params(("expand" = Option<String>, Query, description = "`ads`: ad objects instead of {id, href}"),
-        ("embed" = Option<String>, Query, description = "Repeatable or comma-separated: `metrics` (the goal's metrics object), `projections` (adds `projectedDelivery`, the pacing curve's projection to the goal's end, docs/queries.md)"),
+        ("embed" = Option<String>, Query, description = "Repeatable or comma-separated: `metrics` (the goal's metrics object), `projections` (adds `projectedDelivery` and `projection`: the goal's projection to its end from the account's traffic model replayed through the delivery engine and its last 24 hours, with basis, band and shortfall, docs/reports.md)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)"),
         ("goals.started.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goals.started.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
         ("goals.ended.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goals.ended.after" = Option<chrono::DateTime<chrono::Utc>>, Query),
@@ -191,14 +194,17 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
         .iter()
         .map(|(gi, ci)| Ok((goals.full::<Goal>(*gi)?, campaigns.full::<Campaign>(*ci)?)))
         .collect::<AppResult<_>>()?;
-    let x = v3::for_goals(&st, &a.id, &shown, o.expand_ads, o.metrics.is_some() || o.projections).await?;
-    let cx = Ctx { account: &a, now: st.clock.now() };
+    let mut x = v3::for_goals(&st, &a.id, &shown, o.expand_ads, o.metrics.is_some() || o.projections).await?;
+    if o.projections {
+        v3::add_projections(&st, &a, &shown, &mut x).await?;
+    }
+    let cx = Ctx { account: &a };
     let goals = render_goals(&cx, &shown, &o, &x);
     Ok(Json(GoalPage { goals, pagination: PageInfo::new(picked.len(), size, number) }).into_response())
 }
 
 #[utoipa::path(get, path = "/v3/goals/{id}", tag = "queries", summary = "Query one goal, with ads, metrics and projections", params(("id" = String, Path), ("expand" = Option<String>, Query, description = "`ads`: ad objects instead of {id, href}"),
-        ("embed" = Option<String>, Query, description = "Repeatable or comma-separated: `metrics` (the goal's metrics object), `projections` (adds `projectedDelivery`, the pacing curve's projection to the goal's end, docs/queries.md)"),
+        ("embed" = Option<String>, Query, description = "Repeatable or comma-separated: `metrics` (the goal's metrics object), `projections` (adds `projectedDelivery` and `projection`: the goal's projection to its end from the account's traffic model replayed through the delivery engine and its last 24 hours, with basis, band and shortfall, docs/reports.md)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)")),
     responses((status = 200, description = "The goal", body = render::GoalOut)))]
 async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
@@ -207,8 +213,11 @@ async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
     p.finish()?;
     let (g, c) = repo::goals::get_any(st.store.as_ref(), &a.id, &id).await?.ok_or_else(|| AppError::not_found("goal", &id))?;
     let list = [(g, c)];
-    let x = v3::for_goals(&st, &a.id, &list, o.expand_ads, o.metrics.is_some() || o.projections).await?;
-    let cx = Ctx { account: &a, now: st.clock.now() };
+    let mut x = v3::for_goals(&st, &a.id, &list, o.expand_ads, o.metrics.is_some() || o.projections).await?;
+    if o.projections {
+        v3::add_projections(&st, &a, &list, &mut x).await?;
+    }
+    let cx = Ctx { account: &a };
     Ok(one_response(render_goals(&cx, &list, &o, &x)))
 }
 

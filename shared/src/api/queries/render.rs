@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::params::{href, CampaignOpts, GoalOpts};
-use crate::metrics::{ecpm, projected_delivery, ratio, Counters};
+use crate::metrics::{ecpm, ratio, Counters};
 use crate::model::account::Account;
 use crate::model::ad::{event_v3, weights, Ad};
 use crate::model::campaign::Campaign;
@@ -66,7 +66,6 @@ fn goal_type_v3(t: &str) -> String {
 
 pub struct Ctx<'a> {
     pub account: &'a Account,
-    pub now: DateTime<Utc>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -274,8 +273,12 @@ pub(super) struct GoalOut<'a> {
     ad_position: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     sponsor_placement: Option<&'static str>,
+    /// `embed=projections`: the expected delivery by the goal's end (null: no end).
     #[serde(skip_serializing_if = "Option::is_none")]
     projected_delivery: Option<Option<f64>>,
+    /// `embed=projections`: the projection with its basis, band and shortfall (docs/reports.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    projection: Option<&'a crate::forecast::projection::Projection>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cap: Option<CapOut<'a>>,
     goal_mode: &'static str,
@@ -287,7 +290,7 @@ fn goal_json<'a>(
     c: &'a Campaign,
     ads: Option<Vec<AdOut<'a>>>,
     metrics: Option<Value>,
-    projection: Option<Option<f64>>,
+    projection: Option<Option<&'a crate::forecast::projection::Projection>>,
 ) -> GoalOut<'a> {
     let a = cx.account;
     let value = match (g.kind, g.goal_value) {
@@ -325,7 +328,8 @@ fn goal_json<'a>(
         metrics,
         ad_position: "any",
         sponsor_placement: (g.variant == GoalVariant::Bumper).then_some("default"),
-        projected_delivery: projection,
+        projected_delivery: projection.map(|p| p.map(|p| p.expected)),
+        projection: projection.flatten(),
         cap: g.caps.first().map(|cap| CapOut { cap_type: cap.kind.as_str(), cap_value: cap.value }),
         goal_mode: if g.variant == GoalVariant::Bumper { "sponsor" } else { "normal" },
     }
@@ -490,7 +494,7 @@ pub fn render_goals<'a>(cx: &Ctx<'a>, list: &'a [(Goal, Campaign)], o: &'a GoalO
             let cn = x.counters.get(&g.id).unwrap_or(&none);
             let nested = o.expand_ads.then(|| nested_ads(g, c, &x.ads, &x.devices));
             let m = o.metrics.as_ref().map(|names| metrics_json(cn, names, Some(g)));
-            let proj = o.projections.then(|| projected_delivery(g, g.effective_frontload(c, cx.account), cn.get("delivered"), cx.now));
+            let proj = o.projections.then(|| x.pacing.get(&g.id).and_then(|p| p.projection.as_ref()));
             goal_json(cx, g, c, nested, m, proj)
         })
         .collect()

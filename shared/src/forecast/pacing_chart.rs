@@ -1,0 +1,69 @@
+//! A goal's pacing as an SVG chart (`GET /v3/goals/{id}/pacing.svg`, docs/reports.md): the
+//! plan curve, what was delivered by each day's end, the projection from today with its
+//! band, the target labelled and the shortfall or overage at the end; dates on the x axis,
+//! round ticks with compact numbers (the forecast charts' frame).
+
+use super::chart::{compact, esc, frame, ticks, Plot, COLORS, LEFT, RIGHT, W};
+use super::projection::{PacingDay, Projection};
+
+const PLAN: &str = "#888888";
+
+fn points(p: &Plot, days: &[PacingDay], v: fn(&PacingDay) -> Option<f64>) -> String {
+    days.iter().enumerate().filter_map(|(d, day)| v(day).map(|y| format!("{:.1},{:.1}", p.x(d), p.y(y)))).collect::<Vec<_>>().join(" ")
+}
+
+pub fn pacing_svg(goal: &str, days: &[PacingDay], projection: Option<&Projection>, target: Option<f64>) -> String {
+    let max = days.iter().flat_map(|d| [d.plan, d.delivered, d.expected, d.high]).flatten().chain(target).fold(0.0, f64::max);
+    let (top, step) = ticks(max);
+    let p = Plot { top, days: days.len() };
+    let (delivered, projected) = (COLORS[0], COLORS[1]);
+    let mut body = String::new();
+    // The band: high forwards, low backwards, over the projected days.
+    let future: Vec<(usize, &PacingDay)> = days.iter().enumerate().filter(|(_, d)| d.expected.is_some()).collect();
+    if !future.is_empty() {
+        let mut band: Vec<String> = future.iter().map(|(i, d)| format!("{:.1},{:.1}", p.x(*i), p.y(d.high.unwrap_or(0.0)))).collect();
+        band.extend(future.iter().rev().map(|(i, d)| format!("{:.1},{:.1}", p.x(*i), p.y(d.low.unwrap_or(0.0)))));
+        body.push_str(&format!("<polygon class=\"band\" points=\"{}\" fill=\"{projected}\" fill-opacity=\"0.2\"/>", band.join(" ")));
+    }
+    body.push_str(&format!(
+        "<polyline class=\"plan\" points=\"{}\" fill=\"none\" stroke=\"{PLAN}\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>",
+        points(&p, days, |d| d.plan)
+    ));
+    body.push_str(&format!(
+        "<polyline class=\"delivered\" points=\"{}\" fill=\"none\" stroke=\"{delivered}\" stroke-width=\"2.5\"/>",
+        points(&p, days, |d| d.delivered)
+    ));
+    body.push_str(&format!(
+        "<polyline class=\"expected\" points=\"{}\" fill=\"none\" stroke=\"{projected}\" stroke-width=\"2\" stroke-dasharray=\"2 3\"/>",
+        points(&p, days, |d| d.expected)
+    ));
+    if let Some(t) = target {
+        let ty = p.y(t);
+        body.push_str(&format!(
+            "<line x1=\"{LEFT}\" y1=\"{ty:.1}\" x2=\"{:.1}\" y2=\"{ty:.1}\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>\
+             <text class=\"target\" x=\"{:.1}\" y=\"{:.1}\">target {}</text>",
+            W - RIGHT,
+            LEFT + 6.0,
+            ty - 4.0,
+            compact(t)
+        ));
+    }
+    if let (Some(pr), Some((last, day))) = (projection, future.last()) {
+        let label = match (pr.shortfall, pr.overage) {
+            (Some(s), _) => format!("expected {}: shortfall {}", compact(pr.expected), compact(s)),
+            (_, Some(o)) => format!("expected {}: over by {}", compact(pr.expected), compact(o)),
+            _ => format!("expected {}", compact(pr.expected)),
+        };
+        let fill = if pr.shortfall.is_some() { "#c0392b" } else { "#2e7d32" };
+        body.push_str(&format!(
+            "<text class=\"gap\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"{fill}\">{}</text>",
+            p.x(*last) - 4.0,
+            p.y(day.expected.unwrap_or(0.0)) + 14.0,
+            esc(&label)
+        ));
+    }
+    let keys: Vec<String> = days.iter().map(|d| d.date.to_string()).collect();
+    let keys: Vec<&String> = keys.iter().collect();
+    let legend = [("plan".to_string(), PLAN), ("delivered".to_string(), delivered), ("projected (band)".to_string(), projected)];
+    frame(&format!("Pacing - {goal}"), &p, step, &keys, &body, &legend)
+}

@@ -1,0 +1,154 @@
+//! Goal pacing (docs/reports.md "Pacing"): the projection of goals to their end from the
+//! account's traffic model replayed through the delivery engine (one replay for every goal
+//! asked), bounded by each goal's delivery of the last 24 hours; with the days, the plan
+//! curve and what was delivered by day (the report cells).
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+
+use crate::delivery::pacing::Flight;
+use crate::error::{AppError, AppResult};
+use crate::forecast::projection::{self, GoalInput, PacingDay, Projection, HORIZON_DAYS};
+use crate::forecast::simulate::{goals_delivery, Series, Window};
+use crate::forecast::traffic::{hours, local_day};
+use crate::model::account::Account;
+use crate::model::campaign::Campaign;
+use crate::model::goal::Goal;
+use crate::repo;
+use crate::repo::reference::Kind;
+use crate::state::AppState;
+
+/// A goal's pacing: its projection (goals with an end) and, when asked, its days.
+#[derive(Debug, Clone)]
+pub struct Pacing {
+    pub flight: Flight,
+    pub projection: Option<Projection>,
+    pub days: Vec<PacingDay>,
+}
+
+fn flight(g: &Goal, c: &Campaign, a: &Account) -> Flight {
+    Flight {
+        start: g.start.timestamp(),
+        end: g.end.map(|e| e.timestamp()),
+        target: g.pacing_target(),
+        frontload: g.effective_frontload(c, a),
+    }
+}
+
+/// What the replay gives: per goal id its series with the model's traffic, less and more
+/// (by the model's swing), and the window's hours per day.
+struct Replay {
+    series: HashMap<String, [Series; 3]>,
+    day_hours: Vec<u32>,
+    traffic: &'static str,
+}
+
+async fn replay(st: &AppState, account: &Account, until: DateTime<Utc>, now: DateTime<Utc>) -> AppResult<Replay> {
+    let store = st.store.as_ref();
+    let (snapshot, pace) = st.delivery.current(store, &account.id, &st.settings, now).await?;
+    let categories = repo::reference::ids(store, &account.id, Kind::Category).await?;
+    let traffic = crate::usecases::forecast_run::traffic(store, account, &categories, now).await?;
+    let source = traffic.source;
+    let day_hours = {
+        let hs = hours(now, until, &snapshot.zone);
+        let mut per_day = vec![0u32; hs.last().map_or(0, |h| h.1 + 1)];
+        for (_, d, _) in hs {
+            per_day[d] += 1;
+        }
+        per_day
+    };
+    let seed = account.id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let series = tokio::task::spawn_blocking(move || {
+        let per_day = traffic.per_day();
+        let run = |k: f64| {
+            let mut t = traffic.clone();
+            t.rescale(per_day * k);
+            goals_delivery(&snapshot, &pace, &Window { start: now, end: until, traffic: &t, seed })
+        };
+        let (model, less, more) = (run(1.0), run(1.0 - traffic.swing), run(1.0 + traffic.swing));
+        let per_goal = model.into_iter().zip(less).zip(more).map(|((m, l), h)| [m, l, h]);
+        snapshot.goals.iter().map(|g| g.id.clone()).zip(per_goal).collect::<HashMap<_, _>>()
+    })
+    .await
+    .map_err(AppError::internal)?;
+    Ok(Replay { series, day_hours, traffic: source })
+}
+
+/// Delivered events per local day of a goal from its report cells (`from`..=`to`).
+async fn delivered_by_day(
+    st: &AppState,
+    account: &str,
+    goals: &[&str],
+    from: NaiveDate,
+    to: NaiveDate,
+) -> AppResult<HashMap<String, Vec<(NaiveDate, u32, f64)>>> {
+    let mut out: HashMap<String, Vec<(NaiveDate, u32, f64)>> = HashMap::new();
+    for day in from.iter_days().take_while(|d| *d <= to) {
+        for cell in repo::reports::day(st.store.as_ref(), account, day).await? {
+            if goals.contains(&cell.at.goal.as_str()) {
+                let n = cell.counters.get("delivered").copied().unwrap_or(0) as f64;
+                out.entry(cell.at.goal.clone()).or_default().push((day, cell.at.hour, n));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The pacing of goals (with their campaigns and delivered counters): one replay of the
+/// traffic model for all of them; `with_days` adds each goal's days (reading its report
+/// cells from its start, at most a year back).
+pub async fn pacing(
+    st: &AppState,
+    account: &Account,
+    goals: &[(&Goal, &Campaign, f64)],
+    with_days: bool,
+) -> AppResult<HashMap<String, Pacing>> {
+    let now = st.clock.now();
+    let horizon = now + Duration::days(HORIZON_DAYS);
+    let until = goals.iter().filter_map(|(g, _, _)| g.end).filter(|e| *e > now).max().map(|e| e.min(horizon));
+    let replay = match until {
+        Some(u) => Some(replay(st, account, u, now).await?),
+        None => None,
+    };
+    let zone = &account.zone;
+    let (today, hour_now) = local_day(zone, now);
+    let yesterday = today - Duration::days(1);
+    let ids: Vec<&str> = goals.iter().map(|(g, _, _)| g.id.as_str()).collect();
+    let earliest = goals.iter().map(|(g, _, _)| local_day(zone, g.start).0).min().unwrap_or(today).max(today - Duration::days(365));
+    let cells = delivered_by_day(st, &account.id, &ids, if with_days { earliest.min(yesterday) } else { yesterday }, today).await?;
+    let mut out = HashMap::new();
+    for (g, c, delivered) in goals {
+        let f = flight(g, c, account);
+        let mine = cells.get(&g.id).map(Vec::as_slice).unwrap_or_default();
+        // The last 24 hours: yesterday after this hour, and today.
+        let recent = (now - g.start >= Duration::hours(24))
+            .then(|| mine.iter().filter(|(d, h, _)| *d == today || (*d == yesterday && *h > hour_now)).fold(0.0, |sum, (_, _, n)| sum + n));
+        let r = replay.as_ref();
+        let input = GoalInput {
+            flight: f,
+            delivered: *delivered,
+            engine: r.and_then(|r| r.series.get(&g.id)).map(|[m, l, h]| [m, l, h]),
+            day_hours: r.map_or(&[][..], |r| &r.day_hours),
+            recent_daily: recent,
+            traffic: r.map_or("none", |r| r.traffic),
+            now,
+        };
+        let projected = projection::project(&input);
+        let days = if with_days {
+            let mut by_day: Vec<(NaiveDate, f64)> = Vec::new();
+            for (d, _, n) in mine {
+                match by_day.last_mut() {
+                    Some((last, v)) if last == d => *v += n,
+                    _ => by_day.push((*d, *n)),
+                }
+            }
+            let future = projected.as_ref().map(|(_, fut)| fut.as_slice()).unwrap_or_default();
+            projection::days(zone, &f, now, *delivered, &by_day, future)
+        } else {
+            Vec::new()
+        };
+        out.insert(g.id.clone(), Pacing { flight: f, projection: projected.map(|(p, _)| p), days });
+    }
+    Ok(out)
+}
