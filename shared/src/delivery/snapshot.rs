@@ -459,9 +459,9 @@ pub const OTHER: &str = "~";
 
 impl Snapshot {
     /// The request's category, content partner and device container as reports keep them.
-    pub fn report_dims<'a>(&self, r: &'a AdRequest) -> super::vast::RequestDims<'a> {
+    pub fn report_dims<'a>(&self, r: &'a AdRequest) -> super::tracking::RequestDims<'a> {
         let keep = |v: &'a Option<String>, known: &dyn Fn(&str) -> bool| v.as_deref().map(|v| if known(v) { v } else { OTHER });
-        super::vast::RequestDims {
+        super::tracking::RequestDims {
             category: keep(&r.category, &|c| self.lineage.contains_key(&self.syms.get(c))),
             partner: keep(&r.partner, &|p| self.partners.contains(p)),
             device_container: keep(&r.device_container, &|d| self.device_containers.contains(d)),

@@ -52,6 +52,14 @@ pub struct DimsRef<'a> {
     pub device_container: Option<&'a str>,
 }
 
+/// The request's category, content partner and device container as reports keep them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RequestDims<'a> {
+    pub category: Option<&'a str>,
+    pub partner: Option<&'a str>,
+    pub device_container: Option<&'a str>,
+}
+
 /// What a tracking link carries (all of it signed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Token {

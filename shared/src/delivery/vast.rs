@@ -8,7 +8,7 @@
 
 use super::decide::{Pick, Skip};
 use super::snapshot::{AdEntry, AdFormat, Media, Snapshot};
-use super::tracking::LinkFields;
+use super::tracking::{LinkFields, RequestDims};
 use crate::model::enums::TrackerEvent;
 use crate::xml::XmlOut;
 
@@ -69,13 +69,6 @@ pub struct Links<'a> {
     pub dims: RequestDims<'a>,
 }
 
-/// The request's category, content partner and device container as reports keep them.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct RequestDims<'a> {
-    pub category: Option<&'a str>,
-    pub partner: Option<&'a str>,
-    pub device_container: Option<&'a str>,
-}
 
 /// A pick with the impression id its tracking links carry.
 pub struct Served<'a> {
