@@ -69,7 +69,6 @@ pub struct Links<'a> {
     pub dims: RequestDims<'a>,
 }
 
-
 /// A pick with the impression id its tracking links carry.
 pub struct Served<'a> {
     pub pick: &'a Pick,

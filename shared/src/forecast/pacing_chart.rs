@@ -55,10 +55,12 @@ pub fn pacing_svg(goal: &str, days: &[PacingDay], projection: Option<&Projection
             _ => format!("expected {}", compact(pr.expected)),
         };
         let fill = if pr.shortfall.is_some() { "#c0392b" } else { "#2e7d32" };
+        // Under the line's end, or above it when that would reach the date labels.
+        let y = p.y(day.expected.unwrap_or(0.0));
+        let y = if y + 14.0 > p.y(0.0) - 4.0 { y - 6.0 } else { y + 14.0 };
         body.push_str(&format!(
-            "<text class=\"gap\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"{fill}\">{}</text>",
+            "<text class=\"gap\" x=\"{:.1}\" y=\"{y:.1}\" text-anchor=\"end\" fill=\"{fill}\">{}</text>",
             p.x(*last) - 4.0,
-            p.y(day.expected.unwrap_or(0.0)) + 14.0,
             esc(&label)
         ));
     }

@@ -21,6 +21,8 @@ use crate::usecases::pacing::{pacing, Pacing};
 #[serde(rename_all = "camelCase")]
 pub struct GoalPacing {
     pub goal_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub goal_name: Option<String>,
     pub campaign_id: String,
     /// The account's time zone, in which days are cut.
     pub time_zone: String,
@@ -51,6 +53,7 @@ async fn load(st: &AppState, a: &crate::model::account::Account, id: &str, q: Op
     let p = all.remove(&g.id).ok_or_else(|| AppError::not_found("goal", id))?;
     let out = GoalPacing {
         goal_id: g.id.clone(),
+        goal_name: g.name.clone(),
         campaign_id: c.id.clone(),
         time_zone: a.time_zone.clone(),
         start: g.start,
@@ -87,6 +90,11 @@ pub async fn goal_pacing_svg(
     RawQuery(q): RawQuery,
 ) -> AppResult<Response> {
     let (out, p) = load(&st, &a, &id, q.as_deref()).await?;
-    let svg = crate::forecast::pacing_chart::pacing_svg(&out.goal_id, &p.days, p.projection.as_ref(), p.flight.target);
+    let svg = crate::forecast::pacing_chart::pacing_svg(
+        out.goal_name.as_deref().unwrap_or(&out.goal_id),
+        &p.days,
+        p.projection.as_ref(),
+        p.flight.target,
+    );
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
