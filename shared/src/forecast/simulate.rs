@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::traffic::{hours, Traffic};
 use crate::delivery::decide::{decide, eligible};
-use crate::delivery::pacing::{local_day_hour, Pace};
+use crate::delivery::pacing::{local_day_hour, pacing_plan, Pace};
 use crate::delivery::request::ViewerState;
 use crate::delivery::snapshot::{AdFormat, GoalEntry, Snapshot};
 use crate::model::enums::GoalType;
@@ -87,14 +87,20 @@ impl Window<'_> {
 }
 
 /// Credits a pick of weight `w` to its goal's pace; returns the delivered events credited.
+/// A sample stands for many requests, but a paced goal takes only what its plan leaves it
+/// (as serving, request by request, would): the credit stops at the plan an hour ahead.
 fn credit(s: &Snapshot, pace: &mut [Pace], gi: u32, w: f64, at: i64) -> u64 {
     let g: &GoalEntry = &s.goals[gi as usize];
     let (day, hour) = local_day_hour(at, s.zone.offset_at(at));
-    let imps = w.round() as u64;
-    let delivered = (w * event_rate(g.kind)).round() as u64;
-    if let Some(p) = pace.get_mut(gi as usize) {
-        p.add(day, hour, imps, delivered);
-    }
+    let rate = event_rate(g.kind);
+    let Some(p) = pace.get_mut(gi as usize) else { return 0 };
+    let w = match pacing_plan(&g.flight(), at) {
+        Some(plan) => w.min((plan - p.delivered as f64).max(1.0) / rate),
+        None => w,
+    };
+    let imps = (w.round() as u64).max(1);
+    let delivered = (w * rate).round() as u64;
+    p.add(day, hour, imps, delivered);
     delivered
 }
 
