@@ -46,11 +46,24 @@ pub fn ticks(max: f64) -> (f64, f64) {
     ((max / step).ceil() * step, step)
 }
 
-/// A report day's key (`2026-12-01T00:00:00+01:00`) as an axis label (`Dec 1`).
+/// A report day's key (`2026-12-01T00:00:00+01:00`) as an axis label (`Dec 1`); a partly
+/// covered edge day says how much of it the window has (`Dec 4 (1 h)`).
 fn date_label(key: &str) -> String {
+    let (key, part) = match key.split_once(' ') {
+        Some((k, p)) => (k, format!(" {p}")),
+        None => (key, String::new()),
+    };
     match chrono::NaiveDate::parse_from_str(key.get(..10).unwrap_or(key), "%Y-%m-%d") {
-        Ok(d) => d.format("%b %-d").to_string(),
-        Err(_) => key.to_string(),
+        Ok(d) => format!("{}{part}", d.format("%b %-d")),
+        Err(_) => format!("{key}{part}"),
+    }
+}
+
+/// A day's label key: its report key, with its hours when the window covers part of it.
+fn label_key(key: &str, hours: Option<u32>) -> String {
+    match hours {
+        Some(h) => format!("{key} ({h} h)"),
+        None => key.to_string(),
     }
 }
 
@@ -134,7 +147,8 @@ pub(crate) fn frame(title: &str, p: &Plot, step: f64, keys: &[&String], body: &s
 /// Inventory by format per day, stacked bars, with each day's low-high range.
 pub fn inventory_svg(report: &InventoryReport) -> String {
     let by_date = &report.total_inventory.inventory_by_date;
-    let keys: Vec<&String> = by_date.keys().collect();
+    let labels: Vec<String> = by_date.iter().map(|(k, d)| label_key(k, d.hours)).collect();
+    let keys: Vec<&String> = labels.iter().collect();
     let days: Vec<_> = by_date.values().collect();
     let mut formats = Vec::new();
     for d in &days {
@@ -150,6 +164,9 @@ pub fn inventory_svg(report: &InventoryReport) -> String {
     let bw = (p.slot() - 2.0).max(0.5);
     let mut body = String::new();
     for (d, day) in days.iter().enumerate() {
+        // A partly covered edge day is as narrow as its share of a day, so its smaller
+        // total does not read as a collapse.
+        let bw = bw * f64::from(day.hours.unwrap_or(24).min(24)) / 24.0;
         let mut acc = 0.0;
         for (i, f) in formats.iter().enumerate() {
             let v = day.inventory_by_format.get(f).map_or(0.0, |t| t.total);
@@ -199,12 +216,13 @@ pub fn campaign_svg(report: &CampaignReport) -> String {
             (points, g.forecast.target)
         })
         .collect();
-    let keys: Vec<&String> = report
+    let labels: Vec<String> = report
         .goals
         .iter()
         .max_by_key(|g| g.forecast.delivery_by_date.len())
-        .map(|g| g.forecast.delivery_by_date.keys().collect())
+        .map(|g| g.forecast.delivery_by_date.iter().map(|(k, d)| label_key(k, d.hours)).collect())
         .unwrap_or_default();
+    let keys: Vec<&String> = labels.iter().collect();
     let max = series.iter().map(|(p, t)| p.last().map_or(0.0, |l| l[2]).max(t.unwrap_or(0.0))).fold(0.0, f64::max);
     let (top, step) = ticks(max);
     let p = Plot { top, days: keys.len() };

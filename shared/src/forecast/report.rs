@@ -15,10 +15,13 @@ use super::simulate::{GoalForecast, Inventory, Series};
 use crate::delivery::snapshot::AdFormat;
 use crate::model::enums::FormatType;
 
-fn side(series: &BTreeMap<AdFormat, Series>, days: &[String], day_samples: &[u32]) -> InventorySide {
+/// A window's days: report key and, for a partly covered edge day, its hours.
+pub type Days = [(String, Option<u32>)];
+
+fn side(series: &BTreeMap<AdFormat, Series>, days: &Days, day_samples: &[u32]) -> InventorySide {
     let mut by_date = BTreeMap::new();
     let mut total = 0.0;
-    for (d, key) in days.iter().enumerate() {
+    for (d, (key, hours)) in days.iter().enumerate() {
         let mut formats = BTreeMap::new();
         let mut day_total = 0.0;
         let (mut low, mut high) = (0.0, 0.0);
@@ -32,13 +35,16 @@ fn side(series: &BTreeMap<AdFormat, Series>, days: &[String], day_samples: &[u32
             high += h;
         }
         total += day_total;
-        by_date.insert(key.clone(), InventoryDay { total: day_total, low: low.round(), high: high.round(), inventory_by_format: formats });
+        by_date.insert(
+            key.clone(),
+            InventoryDay { total: day_total, low: low.round(), high: high.round(), hours: *hours, inventory_by_format: formats },
+        );
     }
     InventorySide { total, inventory_by_date: by_date }
 }
 
 /// InventoryForecastResultBean, with a low/high band per day.
-pub fn inventory(name: Option<&str>, job: &str, inv: &Inventory, days: &[String], source: &str) -> InventoryReport {
+pub fn inventory(name: Option<&str>, job: &str, inv: &Inventory, days: &Days, source: &str) -> InventoryReport {
     InventoryReport {
         total_inventory: side(&inv.total, days, &inv.day_samples),
         unused_inventory: side(&inv.unused, days, &inv.day_samples),
@@ -101,16 +107,16 @@ pub struct Names {
 fn goal_result(
     g: &GoalForecast,
     target: Option<f64>,
-    days: &[String],
+    days: &Days,
     day_samples: &[u32],
     competing: &[(String, f64)],
     names: &Names,
 ) -> GoalOut {
     let delivered = g.delivered.total().round();
     let mut by_date = BTreeMap::new();
-    for (d, key) in days.iter().enumerate() {
+    for (d, (key, hours)) in days.iter().enumerate() {
         let (l, h) = g.delivered.band(d, day_samples.get(d).copied().unwrap_or(0));
-        by_date.insert(key.clone(), DeliveryDay { units: g.delivered.value[d].round(), low: l.round(), high: h.round() });
+        by_date.insert(key.clone(), DeliveryDay { units: g.delivered.value[d].round(), low: l.round(), high: h.round(), hours: *hours });
     }
     let competing = competing
         .iter()
@@ -142,7 +148,7 @@ fn goal_result(
 pub struct CampaignResults<'a> {
     pub results: &'a [GoalForecast],
     pub targets: &'a [Option<f64>],
-    pub days: &'a [String],
+    pub days: &'a Days,
     pub day_samples: &'a [u32],
     pub competing: &'a [Vec<(String, f64)>],
     pub names: &'a Names,

@@ -39,6 +39,10 @@ pub struct InventoryDay {
     pub total: f64,
     pub low: f64,
     pub high: f64,
+    /// The hours of this local day the window covers, when it covers part of it (the
+    /// window's first or last day: a UTC-midnight end is a one-hour last day at UTC+1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hours: Option<u32>,
     /// By format type (PREROLL, MIDROLL, POSTROLL, PAUSE_AD).
     #[schema(value_type = BTreeMap<String, FormatTotal>)]
     pub inventory_by_format: BTreeMap<FormatType, FormatTotal>,
@@ -134,6 +138,9 @@ pub struct DeliveryDay {
     pub units: f64,
     pub low: f64,
     pub high: f64,
+    /// As `InventoryDay::hours`: set on a partly covered first or last day.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hours: Option<u32>,
 }
 
 /// A booked goal that takes units from the proposed one.

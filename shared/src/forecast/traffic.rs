@@ -269,6 +269,33 @@ pub fn hours(start: DateTime<Utc>, end: DateTime<Utc>, zone: &Zone) -> Vec<(Date
     out
 }
 
+/// A window's local days: each day's report key and, for a partly covered first or last
+/// day, the hours the window has of it.
+pub fn window_days(start: DateTime<Utc>, end: DateTime<Utc>, zone: &Zone) -> Vec<(String, Option<u32>)> {
+    let hs = hours(start, end, zone);
+    let n = hs.last().map_or(0, |h| h.1 + 1);
+    let mut per_day = vec![0u32; n];
+    for (_, d, _) in &hs {
+        per_day[*d] += 1;
+    }
+    let first = local_day(zone, start).0;
+    // A full local day has 23-25 hours (DST); only an edge day can be short.
+    let full = |d: usize| {
+        let day = first + Duration::days(d as i64);
+        let at = |x: NaiveDate| zone.from_local_datetime(&x.and_hms_opt(0, 0, 0).unwrap_or_default()).earliest().map(|t| t.timestamp());
+        match (at(day), at(day + Duration::days(1))) {
+            (Some(a), Some(b)) => ((b - a) / 3600) as u32,
+            _ => 24,
+        }
+    };
+    (0..n)
+        .map(|d| {
+            let partial = (d == 0 || d + 1 == n) && per_day[d] < full(d);
+            (day_key(zone, first, d), partial.then_some(per_day[d]))
+        })
+        .collect()
+}
+
 /// The local midnight of a window day as the report's key (`2026-12-01T00:00:00+01:00`).
 pub fn day_key(zone: &Zone, first: NaiveDate, day: usize) -> String {
     let d = first + Duration::days(day as i64);
@@ -282,6 +309,17 @@ pub fn day_key(zone: &Zone, first: NaiveDate, day: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_ending_at_utc_midnight_has_a_short_last_local_day() {
+        let z = crate::seed::zone_table("Europe/Stockholm");
+        let start = DateTime::parse_from_rfc3339("2026-12-01T00:00:00Z").unwrap().with_timezone(&Utc);
+        let end = DateTime::parse_from_rfc3339("2026-12-04T00:00:00Z").unwrap().with_timezone(&Utc);
+        let days = window_days(start, end, &z);
+        // 01:00 on Dec 1 to 01:00 on Dec 4, Stockholm: 23 hours, two full days, 1 hour.
+        assert_eq!(days.iter().map(|d| d.1).collect::<Vec<_>>(), vec![Some(23), None, None, Some(1)]);
+        assert_eq!(days[3].0, "2026-12-04T00:00:00+01:00");
+    }
 
     #[test]
     fn samples_are_bounded() {

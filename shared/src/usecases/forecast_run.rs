@@ -13,7 +13,7 @@ use crate::delivery::pacing::Pace;
 use crate::delivery::snapshot::{compile, Input, Snapshot};
 use crate::error::{AppError, AppResult};
 use crate::forecast::report_schema::Report;
-use crate::forecast::traffic::{day_key, default_profile, local_day, Traffic};
+use crate::forecast::traffic::{default_profile, local_day, window_days, Traffic};
 use crate::forecast::{proposal, report, simulate};
 use crate::jobs::ForecastMessage;
 use crate::model::account::Account;
@@ -262,12 +262,11 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
             let formats: Vec<_> = req.format_types.iter().filter_map(|f| f.ad_format()).collect();
             // Formats the engine does not serve (seekroll, overlay, companion) have no inventory.
             let (start, end, dcs) = (req.start, req.end, req.device_containers.clone());
-            let first = local_day(&s.zone, start).0;
             let source = traffic.source;
             let result = supervised(st, &job, move |progress| {
                 let w = simulate::Window { start, end, traffic: &traffic, seed };
                 let inv = simulate::inventory(&s, &pace, probe, &formats, &dcs, &w, &mut |p| progress(p))?;
-                let days: Vec<String> = (0..inv.days).map(|d| day_key(&s.zone, first, d)).collect();
+                let days = window_days(start, end, &s.zone);
                 Some((inv, days))
             })
             .await?;
@@ -286,13 +285,12 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
             let pace0: HashMap<String, Pace> = paces.into_iter().map(|(k, (p, _))| (k, p)).collect();
             let start = req.goals.iter().map(|g| g.start).min().unwrap_or(now);
             let end = req.goals.iter().map(|g| g.end).max().unwrap_or(now);
-            let first = local_day(&all.zone, start).0;
             let source = traffic.source;
             let targets: Vec<Option<f64>> = req.goals.iter().map(|g| (g.goal_type != GoalType::Rtb).then_some(g.value)).collect();
             let result = supervised(st, &job, move |progress| {
                 let w = simulate::Window { start, end, traffic: &traffic, seed };
                 let (res, day_samples) = simulate::campaign(&base, &all, &pace0, &proposed, &w, &mut |p| progress(p))?;
-                let days: Vec<String> = (0..w.days(&all)).map(|d| day_key(&all.zone, first, d)).collect();
+                let days = window_days(start, end, &all.zone);
                 let competing: Vec<Vec<(String, f64)>> = res
                     .iter()
                     .map(|r| {

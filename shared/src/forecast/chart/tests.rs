@@ -10,6 +10,28 @@ fn numbers_read_as_a_planner_reads_them() {
     assert_eq!(ticks(58153.0), (60000.0, 10000.0));
     assert_eq!(ticks(1_000_000.0), (1_000_000.0, 200_000.0));
     assert_eq!(date_label("2026-12-01T00:00:00+01:00"), "Dec 1");
+    assert_eq!(date_label(&label_key("2026-12-04T00:00:00+01:00", Some(1))), "Dec 4 (1 h)");
+}
+
+#[test]
+fn a_partly_covered_last_day_is_narrow_and_labelled_not_a_collapse() {
+    let mut r = inventory(4);
+    for side in [&mut r.total_inventory, &mut r.unused_inventory] {
+        if let Some(last) = side.inventory_by_date.values_mut().last() {
+            last.hours = Some(1);
+            last.total /= 24.0;
+        }
+    }
+    let svg = inventory_svg(&r);
+    assert!(svg.contains(">Dec 4 (1 h)<"), "{svg}");
+    let widths: Vec<f64> = svg
+        .split("<rect x=")
+        .skip(1)
+        .filter_map(|r| r.split("width=\"").nth(1)?.split('"').next()?.parse().ok())
+        .filter(|w: &f64| *w != 10.0)
+        .collect();
+    let (full, last) = (widths[0], widths[widths.len() - 1]);
+    assert!((last - full / 24.0).abs() < 0.2, "the 1-hour day is 1/24 as wide: {widths:?}");
 }
 
 fn inventory(days: usize) -> InventoryReport {
