@@ -57,7 +57,7 @@ fn child(kind: &str) {
             let s = compile(input, now);
             let probe = s.goal_index[proposal::PROBE];
             let inv = simulate::inventory(&s, &[], probe, &[AdFormat::Preroll, AdFormat::Midroll], &[], &w, &mut |_| true).expect("ran");
-            let days: Vec<String> = (0..inv.days).map(|d| d.to_string()).collect();
+            let days: Vec<(String, Option<u32>)> = (0..inv.days).map(|d| (d.to_string(), None)).collect();
             let r = report::inventory(Some("bench"), "job", &inv, &days, "recorded");
             r.total_inventory.total
         }
