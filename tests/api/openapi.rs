@@ -44,3 +44,56 @@ both_stores! {
         assert!(checked >= 250);
     }
 }
+
+/// The interactive reference (issue 23, gap 6): a static page over `/openapi.json`, its
+/// script and stylesheet served by the API itself (no CDN), nothing of the request in it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_page_is_served_without_a_key_and_reflects_nothing() {
+    let app = api_tests::TestApp::spawn(api_tests::Backend::Embedded).await;
+    let page = app.send("GET", "/docs?x=%22%3E%3Cscript%3Ealert(1)%3C/script%3E", None, None, "").await;
+    page.expect(200);
+    assert!(page.header("content-type").is_some_and(|t| t.starts_with("text/html")));
+    let csp = page.header("content-security-policy").unwrap_or_default();
+    assert!(csp.contains("default-src 'self'") && !csp.contains("script-src"), "{csp}");
+    assert!(page.body.contains("/docs/swagger-ui-bundle.js") && page.body.contains("/docs/init.js"), "{}", page.body);
+    assert!(!page.body.contains("alert") && !page.body.contains("<script>"), "no inline script, nothing reflected: {}", page.body);
+    for (file, kind, at_least) in [
+        ("swagger-ui-bundle.js", "text/javascript", 1_000_000),
+        ("swagger-ui.css", "text/css", 100_000),
+        ("init.js", "text/javascript", 50),
+    ] {
+        let r = app.send("GET", &format!("/docs/{file}"), None, None, "").await;
+        r.expect(200);
+        assert!(r.header("content-type").is_some_and(|t| t.starts_with(kind)), "{file}");
+        assert!(r.body.len() >= at_least, "{file}: {} bytes", r.body.len());
+    }
+    assert!(app.send("GET", "/docs/init.js", None, None, "").await.body.contains("'/openapi.json'"));
+    app.send("GET", "/docs/other.js", None, None, "").await.expect(404);
+    let doc = app.send("GET", "/openapi.json", None, None, "").await;
+    doc.expect(200);
+    assert_eq!(doc.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(doc.json()["openapi"], "3.1.0");
+}
+
+/// What a reader sees: headless Chromium draws every operation of the document.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_draws_every_operation_of_the_reference() {
+    let (_app, base) = api_tests::TestApp::spawn_listening(api_tests::Backend::Embedded).await;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
+    let out = tokio::task::spawn_blocking(move || std::process::Command::new("node").arg("docs.mjs").arg(&base).current_dir(dir).output())
+        .await
+        .expect("joins")
+        .expect("node runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let seen: serde_json::Value = serde_json::from_str(text.trim()).expect("the driver prints JSON");
+    let doc: serde_json::Value = serde_json::from_str(&shared::openapi::json()).unwrap();
+    let operations: usize = doc["paths"].as_object().unwrap().values().map(|i| i.as_object().unwrap().len()).sum();
+    assert_eq!(seen["operations"].as_u64(), Some(operations as u64), "{seen}");
+    assert!(seen["title"].as_str().is_some_and(|t| t.starts_with("Video advertising campaigns API")), "{seen}");
+    assert!(
+        seen["summaries"].as_array().unwrap().iter().any(|s| s == "Delivery by day or hour, grouped by dimension (JSON or CSV)"),
+        "{seen}"
+    );
+    assert_eq!(seen["errors"], serde_json::json!([]), "no refused script, style or request: {seen}");
+}

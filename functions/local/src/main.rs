@@ -60,15 +60,9 @@ async fn run() -> Result<(), String> {
     // The workers (asset downloads, ...) run in this process.
     workers.start(state.clone());
     let (blobs_kind, queue_kind) = (state.blobs.kind(), state.queue.kind());
-    // The OpenAPI 3.1 document of every interface (docs/openapi.md), built once.
-    let openapi: &'static str = Box::leak(shared::openapi::json().into_boxed_str());
+    // The OpenAPI document (`/openapi.json`) and the interactive reference (`/docs`) are the
+    // reference group's routes (api/docs_page.rs), like every other group's.
     let app = axum::Router::new()
-        .route(
-            "/openapi.json",
-            axum::routing::get(
-                move || async move { ([("content-type", "application/json"), ("access-control-allow-origin", "*")], openapi) },
-            ),
-        )
         // The media objects themselves (docs/media.md, "Delivery"): MEDIA_BASE_URL points here.
         .merge(shared::api::media::router(state.clone()))
         .merge(shared::api::app(state));
@@ -80,7 +74,7 @@ async fn run() -> Result<(), String> {
             println!("  account {:<12} {:<26} x-o-api-key: {k}", s.account_id, s.name);
         }
     }
-    println!("The OpenAPI document: http://{addr}/openapi.json");
+    println!("The API reference: http://{addr}/docs (the OpenAPI document: http://{addr}/openapi.json)");
     println!(
         "Try: curl -H 'x-o-api-key: {}' http://{addr}/api/1.0/client",
         seeded.first().and_then(|s| s.api_keys.first()).cloned().unwrap_or_default()

@@ -24,6 +24,7 @@ pub mod body_limit;
 pub mod campaigns;
 pub mod clients;
 pub mod contacts;
+pub mod docs_page;
 pub mod forecasts;
 pub mod goals;
 pub mod idempotency;
@@ -73,7 +74,7 @@ pub mod groups {
         super::queries::router()
     }
     pub fn reference() -> Routes {
-        super::reference::router()
+        super::reference::router().merge(super::docs_page::router())
     }
     pub fn audience() -> Routes {
         super::audience::router()
@@ -131,6 +132,7 @@ pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
         policies::Doc::openapi(),
         queries::Doc::openapi(),
         reference::Doc::openapi(),
+        docs_page::Doc::openapi(),
         templates::Doc::openapi(),
         forecasts::Doc::openapi(),
         serving::ServingDoc::openapi(),

@@ -35,7 +35,7 @@ fn is_xml(path: &str) -> bool {
 
 /// Operations anyone may call (the account is in the URL, links are signed).
 fn is_public(path: &str) -> bool {
-    path.starts_with("/v1/adrequest") || path.starts_with("/v1/track/")
+    path.starts_with("/v1/adrequest") || path.starts_with("/v1/track/") || path == "/openapi.json" || path.starts_with("/docs")
 }
 
 /// The whole document.
