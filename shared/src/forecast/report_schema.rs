@@ -22,7 +22,8 @@ pub struct InventoryReport {
     pub unused_inventory: InventorySide,
     pub name: Option<String>,
     pub job_id: String,
-    /// `samples` (recorded traffic) or `estimate` (trafficEstimate / the account default).
+    /// The traffic replayed: `recorded` (the last 14 local days of sampled requests) or
+    /// `profile` (the account's traffic profile, or the default one, when none was recorded).
     pub traffic_source: String,
 }
 
@@ -69,6 +70,7 @@ pub struct CampaignReport {
     pub targeting: EchoedTargeting,
     pub goals: Vec<GoalReport>,
     pub job_id: String,
+    /// As the inventory report's: `recorded` or `profile`.
     pub traffic_source: String,
 }
 

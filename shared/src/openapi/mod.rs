@@ -45,6 +45,7 @@ pub fn document() -> Document {
         doc.merge(part);
     }
     conventions(&mut doc);
+    shapes::apply(&mut doc);
     doc
 }
 
@@ -137,6 +138,9 @@ fn conventions(doc: &mut Document) {
                 op.security = Some(vec![SecurityRequirement::new("apiKey", Vec::<String>::new())]);
             }
             op.responses.responses.entry("default".into()).or_insert_with(|| error_response(xml));
+            if op.description.as_deref().is_none_or(str::is_empty) {
+                op.description = operations::describe(method, path).map(str::to_string);
+            }
             for p in op.parameters.iter_mut().flatten() {
                 if p.description.as_deref().is_none_or(str::is_empty) {
                     p.description = common_parameter(&p.name, path).map(str::to_string);
@@ -164,6 +168,10 @@ fn conventions(doc: &mut Document) {
         }
     }
 }
+
+mod glossary;
+mod operations;
+mod shapes;
 
 #[cfg(test)]
 mod tests;

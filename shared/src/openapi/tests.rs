@@ -17,6 +17,9 @@ fn the_document_is_openapi_3_1_with_every_operation_answering_errors() {
             assert!(op["responses"]["default"].is_object(), "{method} {path} has no error response");
             let id = op["operationId"].as_str().unwrap_or_default().to_string();
             assert!(id.contains('.') && ids.insert(id.clone()), "{method} {path}: operationId {id} is not unique");
+            if op["description"].as_str().is_none_or(|d| d.trim().is_empty()) {
+                bad.push(format!("{method} {path}: no description (its utoipa::path, or openapi/operations.rs)"));
+            }
             let summary = op["summary"].as_str().unwrap_or_default();
             if summary.trim().is_empty() || summary.len() > 80 || summary.contains('\n') {
                 bad.push(format!("{method} {path}: {summary:?}"));
@@ -102,4 +105,32 @@ fn every_request_body_has_an_example() {
         }
     }
     assert!(missing.is_empty(), "request bodies without an example: {missing:#?}");
+}
+
+#[test]
+fn every_property_is_described_and_every_closed_set_is_an_enum() {
+    let v: serde_json::Value = serde_json::from_str(&json()).unwrap();
+    let schemas = v["components"]["schemas"].as_object().unwrap();
+    let mut undescribed = Vec::new();
+    for (name, s) in schemas {
+        for (prop, p) in s["properties"].as_object().into_iter().flatten() {
+            if p["description"].as_str().is_none_or(|d| d.trim().is_empty()) {
+                undescribed.push(format!("{name}.{prop}"));
+            }
+        }
+    }
+    assert!(undescribed.is_empty(), "properties without a description (a doc comment, or openapi/glossary.rs): {undescribed:#?}");
+    for (schema, prop, values) in shapes::enums() {
+        let p = &schemas[schema]["properties"][prop];
+        assert!(p.is_object(), "the enum table names {schema}.{prop}, which the document does not have");
+        let listed: Vec<String> = p["enum"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{schema}.{prop}: {p}"))
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(listed, values, "{schema}.{prop}");
+    }
+    // The v3 goal types as the server writes them.
+    assert!(schemas["GoalOut"]["properties"]["type"]["enum"].as_array().unwrap().iter().any(|x| x == "shareOfVoice"));
 }

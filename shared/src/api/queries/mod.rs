@@ -22,6 +22,7 @@ mod reports;
 mod rows;
 mod vast;
 
+pub(crate) use render::goal_type_v3;
 pub use vast::{build_vast_url, RANDOM_TOKEN, RESPONSE_TYPES};
 
 use params::*;

@@ -47,7 +47,7 @@ fn invalid_json(c: &Counters) -> Value {
     Value::Object(m)
 }
 
-fn goal_type_v3(t: &str) -> String {
+pub(crate) fn goal_type_v3(t: &str) -> String {
     let lower = t.to_lowercase();
     let mut out = String::new();
     for (i, part) in lower.split('_').enumerate() {
