@@ -2,7 +2,11 @@
 //! mixed targeting, and two weeks of recorded traffic of 1,000,000 requests a day sampled
 //! 1:100 (10,000 samples a day); an inventory and a campaign forecast over 100 days, each in
 //! a child process of its own: wall time (records read, compile, simulation, report) and
-//! peak memory. Run: `cargo bench -p api-tests --bench forecast`.
+//! peak memory. Then what issue 23's views cost on that account: the pacing replay of
+//! `embed=projections` / `GET /v3/goals/{id}/pacing` (the traffic model three times, model,
+//! less and more, over the goals' remaining flight: 10 and 93 days), and a 30-day delivery
+//! report by day over 2,000 report cells a day (embedded store). Run:
+//! `cargo bench -p api-tests --bench forecast`.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -31,7 +35,96 @@ fn traffic() -> Traffic {
     Traffic::from_recorded(&days)
 }
 
+/// The pacing replay of `usecases::pacing` over `days` of the account's goals' flights.
+fn pacing(days: i64) {
+    let now = Utc::now();
+    let input = synthetic::generate(Spec { goals: GOALS, ads: ADS, seed: 11 }, now);
+    let traffic = traffic();
+    let s = compile(input, now);
+    let t = Instant::now();
+    let per_day = traffic.per_day();
+    let mut expected = 0.0;
+    for k in [1.0, 1.0 - traffic.swing, 1.0 + traffic.swing] {
+        let mut tk = traffic.clone();
+        tk.rescale(per_day * k);
+        let w = simulate::Window { start: now, end: now + Duration::days(days), traffic: &tk, seed: 42 };
+        let series = simulate::goals_delivery(&s, &[], &w);
+        if k == 1.0 {
+            expected = series.iter().map(|x| x.total()).sum();
+        }
+    }
+    println!(
+        "RESULT pacing-{days}d: the replay of {GOALS} goals over {days} days, three times (model, -{:.0} %, +{:.0} %): {:.2} s, peak RSS {:.0} MB, {:.0} units to all goals",
+        traffic.swing * 100.0,
+        traffic.swing * 100.0,
+        t.elapsed().as_secs_f64(),
+        api_tests::peak_rss_mb(),
+        expected
+    );
+}
+
+/// A 30-day report by day, grouped by campaign and category, over 2,000 cells a day.
+fn report_bench() {
+    use shared::store::Store;
+    const CELLS: usize = 2_000;
+    let store = shared::store::embedded::EmbeddedStore::in_memory().expect("store");
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let first = chrono::NaiveDate::from_ymd_opt(2026, 11, 1).expect("date");
+    let t = Instant::now();
+    rt.block_on(async {
+        for d in 0..30 {
+            let day = first + Duration::days(d);
+            let ops: Vec<shared::store::TxOp> = (0..CELLS)
+                .map(|i| {
+                    let sk = format!("{:02}#c{}#g{}#a{}#preroll#cat-{}#-#-", i % 24, i % 20, i % 200, i % 1000, i % 37);
+                    let key = shared::store::Key::new(shared::repo::reports::day_partition("bench", day), sk);
+                    shared::store::TxOp::Add(key, vec![("impression".into(), 10), ("complete".into(), 7)], shared::store::Cond::None)
+                })
+                .collect();
+            for chunk in ops.chunks(100) {
+                store.transact(chunk.to_vec()).await.expect("written");
+            }
+        }
+    });
+    let written = t.elapsed().as_secs_f64();
+    let spec = shared::usecases::reports::Spec {
+        from: first,
+        to: first + Duration::days(29),
+        granularity: shared::model::enums::Granularity::Day,
+        group_by: vec![shared::model::enums::ReportDimension::Campaign, shared::model::enums::ReportDimension::Category],
+        campaign: None,
+        goal: None,
+        ad: None,
+    };
+    let mut times = Vec::new();
+    let mut rows = 0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let cells: Vec<_> = rt.block_on(async {
+            let mut all = Vec::new();
+            for d in 0..30 {
+                all.extend(shared::repo::reports::day(&store, "bench", first + Duration::days(d)).await.expect("read"));
+            }
+            all
+        });
+        rows = shared::usecases::reports::group(&spec, &cells).expect("grouped").len();
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "RESULT report: 30 days x {CELLS} cells ({} cells written in {written:.1} s); by day x campaign x category: {rows} rows in {:.0} ms (median of 5, embedded store; 30 partition queries)",
+        30 * CELLS,
+        times[2]
+    );
+}
+
 fn child(kind: &str) {
+    match kind {
+        "pacing-10d" => return pacing(10),
+        "pacing-93d" => return pacing(93),
+        "report" => return report_bench(),
+        _ => {}
+    }
     let now = Utc::now();
     let t0 = Instant::now();
     let input = synthetic::generate(Spec { goals: GOALS, ads: ADS, seed: 11 }, now);
@@ -101,7 +194,7 @@ fn main() {
         simulate::MAX_REPLAY_PER_HOUR
     );
     let tmp = std::env::temp_dir().join("forecast-bench");
-    for kind in ["inventory", "campaign"] {
+    for kind in ["inventory", "campaign", "pacing-10d", "pacing-93d", "report"] {
         match api_tests::run_bench_child(kind, &tmp.join(kind)) {
             Ok(line) => println!("{line}"),
             Err(e) => println!("{kind}: failed: {e}"),
