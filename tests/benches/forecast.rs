@@ -42,28 +42,20 @@ fn pacing(days: i64) {
     let traffic = traffic();
     let s = compile(input, now);
     let t = Instant::now();
-    let per_day = traffic.per_day();
-    let mut expected = 0.0;
-    for k in [1.0, 1.0 - traffic.swing, 1.0 + traffic.swing] {
-        let mut tk = traffic.clone();
-        tk.rescale(per_day * k);
-        let w = simulate::Window { start: now, end: now + Duration::days(days), traffic: &tk, seed: 42 };
-        let series = simulate::goals_delivery(&s, &[], &w);
-        if k == 1.0 {
-            expected = series.iter().map(|x| x.total()).sum();
-        }
-    }
+    let runs = shared::usecases::pacing::replay_levels(&s, &[], &traffic, now, now + Duration::days(days), 42);
+    let expected: f64 = runs[0].iter().map(|x| x.total()).sum();
     println!(
-        "RESULT pacing-{days}d: the replay of {GOALS} goals over {days} days, three times (model, -{:.0} %, +{:.0} %): {:.2} s, peak RSS {:.0} MB, {:.0} units to all goals",
+        "RESULT pacing-{days}d: the replay of {GOALS} goals over {days} days, three times at once (model, -{:.0} %, +{:.0} %), at most {} samples an hour: {:.2} s, peak RSS {:.0} MB, {:.0} units to all goals",
         traffic.swing * 100.0,
         traffic.swing * 100.0,
+        simulate::PACING_REPLAY_PER_HOUR,
         t.elapsed().as_secs_f64(),
         api_tests::peak_rss_mb(),
         expected
     );
 }
 
-/// A 30-day report by day, grouped by campaign and category, over 2,000 cells a day.
+/// A 30-day report by day, grouped by campaign and format, over 2,000 cells a day.
 fn report_bench() {
     use shared::store::Store;
     const CELLS: usize = 2_000;
@@ -91,7 +83,7 @@ fn report_bench() {
         from: first,
         to: first + Duration::days(29),
         granularity: shared::model::enums::Granularity::Day,
-        group_by: vec![shared::model::enums::ReportDimension::Campaign, shared::model::enums::ReportDimension::Category],
+        group_by: vec![shared::model::enums::ReportDimension::Campaign, shared::model::enums::ReportDimension::Format],
         campaign: None,
         goal: None,
         ad: None,
@@ -112,7 +104,7 @@ fn report_bench() {
     }
     times.sort_by(f64::total_cmp);
     println!(
-        "RESULT report: 30 days x {CELLS} cells ({} cells written in {written:.1} s); by day x campaign x category: {rows} rows in {:.0} ms (median of 5, embedded store; 30 partition queries)",
+        "RESULT report: 30 days x {CELLS} cells ({} cells written in {written:.1} s); by day x campaign x format: {rows} rows in {:.0} ms (median of 5, embedded store; 30 partition queries)",
         30 * CELLS,
         times[2]
     );
@@ -132,7 +124,7 @@ fn child(kind: &str) {
     let prep = t0.elapsed().as_secs_f64();
     let (start, end) = (now + Duration::days(1), now + Duration::days(101));
     let t = Instant::now();
-    let w = simulate::Window { start, end, traffic: &traffic, seed: 42 };
+    let w = simulate::Window { start, end, traffic: &traffic, seed: 42, per_hour: simulate::MAX_REPLAY_PER_HOUR, scale: 1.0 };
     let units = match kind {
         "inventory" => {
             let f = request::InventoryForecast {

@@ -16,6 +16,8 @@ use crate::model::enums::GoalType;
 /// Samples replayed per hour at most (docs/forecasts.md): bounds a forecast's work at
 /// 100 days × 24 × this many decisions, whatever the traffic.
 pub const MAX_REPLAY_PER_HOUR: usize = 200;
+/// The same for a pacing projection, which answers an HTTP request (docs/reports.md).
+pub const PACING_REPLAY_PER_HOUR: usize = 50;
 
 /// Share of impressions that become each goal type's delivered event (forecast assumption).
 pub fn event_rate(kind: GoalType) -> f64 {
@@ -78,6 +80,11 @@ pub struct Window<'a> {
     pub end: DateTime<Utc>,
     pub traffic: &'a Traffic,
     pub seed: u64,
+    /// Samples replayed per hour at most (`MAX_REPLAY_PER_HOUR` for forecasts).
+    pub per_hour: usize,
+    /// The traffic's level: each sample stands for this many times its weight (1: the
+    /// model; the pacing band replays it lower and higher without copying the samples).
+    pub scale: f64,
 }
 
 impl Window<'_> {
@@ -120,9 +127,10 @@ fn walk(
             return None;
         }
         let (samples, weight) = w.traffic.slot(*wd, *h);
-        // At most MAX_REPLAY_PER_HOUR samples an hour, evenly spread over the slot's
-        // samples, each standing for proportionally more requests.
-        let stride = samples.len().div_ceil(MAX_REPLAY_PER_HOUR).max(1);
+        let weight = weight * w.scale;
+        // At most `per_hour` samples an hour, evenly spread over the slot's samples, each
+        // standing for proportionally more requests.
+        let stride = samples.len().div_ceil(w.per_hour.max(1)).max(1);
         let weight = weight * samples.len() as f64 / samples.len().div_ceil(stride).max(1) as f64;
         let n = samples.len().div_ceil(stride).max(1) as i64;
         for (k, sample) in samples.iter().step_by(stride).enumerate() {

@@ -264,7 +264,7 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
             let (start, end, dcs) = (req.start, req.end, req.device_containers.clone());
             let source = traffic.source;
             let result = supervised(st, &job, move |progress| {
-                let w = simulate::Window { start, end, traffic: &traffic, seed };
+                let w = simulate::Window { start, end, traffic: &traffic, seed, per_hour: simulate::MAX_REPLAY_PER_HOUR, scale: 1.0 };
                 let inv = simulate::inventory(&s, &pace, probe, &formats, &dcs, &w, &mut |p| progress(p))?;
                 let days = window_days(start, end, &s.zone);
                 Some((inv, days))
@@ -288,7 +288,7 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
             let source = traffic.source;
             let targets: Vec<Option<f64>> = req.goals.iter().map(|g| (g.goal_type != GoalType::Rtb).then_some(g.value)).collect();
             let result = supervised(st, &job, move |progress| {
-                let w = simulate::Window { start, end, traffic: &traffic, seed };
+                let w = simulate::Window { start, end, traffic: &traffic, seed, per_hour: simulate::MAX_REPLAY_PER_HOUR, scale: 1.0 };
                 let (res, day_samples) = simulate::campaign(&base, &all, &pace0, &proposed, &w, &mut |p| progress(p))?;
                 let days = window_days(start, end, &all.zone);
                 let competing: Vec<Vec<(String, f64)>> = res

@@ -10,7 +10,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use crate::delivery::pacing::Flight;
 use crate::error::{AppError, AppResult};
 use crate::forecast::projection::{self, GoalInput, PacingDay, Projection, HORIZON_DAYS};
-use crate::forecast::simulate::{goals_delivery, Series, Window};
+use crate::forecast::simulate::{goals_delivery, Series, Window, PACING_REPLAY_PER_HOUR};
 use crate::forecast::traffic::{hours, local_day};
 use crate::model::account::Account;
 use crate::model::campaign::Campaign;
@@ -60,19 +60,37 @@ async fn replay(st: &AppState, account: &Account, until: DateTime<Utc>, now: Dat
     };
     let seed = account.id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let series = tokio::task::spawn_blocking(move || {
-        let per_day = traffic.per_day();
-        let run = |k: f64| {
-            let mut t = traffic.clone();
-            t.rescale(per_day * k);
-            goals_delivery(&snapshot, &pace, &Window { start: now, end: until, traffic: &t, seed })
-        };
-        let (model, less, more) = (run(1.0), run(1.0 - traffic.swing), run(1.0 + traffic.swing));
+        let [model, less, more] = replay_levels(&snapshot, &pace, &traffic, now, until, seed);
         let per_goal = model.into_iter().zip(less).zip(more).map(|((m, l), h)| [m, l, h]);
         snapshot.goals.iter().map(|g| g.id.clone()).zip(per_goal).collect::<HashMap<_, _>>()
     })
     .await
     .map_err(AppError::internal)?;
     Ok(Replay { series, day_hours, traffic: source })
+}
+
+/// The engine's replay of the traffic model from `now` to `until` at the model's level and
+/// lower and higher by its swing, the three at once (one thread each), at most
+/// `PACING_REPLAY_PER_HOUR` samples an hour: per level, every goal's series.
+pub fn replay_levels(
+    snapshot: &crate::delivery::snapshot::Snapshot,
+    pace: &[crate::delivery::pacing::Pace],
+    traffic: &crate::forecast::traffic::Traffic,
+    now: DateTime<Utc>,
+    until: DateTime<Utc>,
+    seed: u64,
+) -> [Vec<Series>; 3] {
+    let run = |scale: f64| {
+        goals_delivery(snapshot, pace, &Window { start: now, end: until, traffic, seed, per_hour: PACING_REPLAY_PER_HOUR, scale })
+    };
+    std::thread::scope(|s| {
+        let less = s.spawn(|| run(1.0 - traffic.swing));
+        let more = s.spawn(|| run(1.0 + traffic.swing));
+        let model = run(1.0);
+        // A replay that panicked panics here too (the request answers 500), never a silent empty band.
+        let join = |h: std::thread::ScopedJoinHandle<'_, Vec<Series>>| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        [model, join(less), join(more)]
+    })
 }
 
 /// Delivered events per local day of a goal from its report cells (`from`..=`to`).
