@@ -85,6 +85,11 @@ both_stores! {
                 sum += d["total"].as_f64().unwrap();
             }
             assert_eq!(inv[side]["total"].as_f64().unwrap(), sum);
+            // UTC midnights are 01:00 in the account's zone: the window's edge days say how
+            // much of them it covers; whole days say nothing (issue 23, gap 5).
+            let hours: Vec<Option<u64>> = by_date.values().map(|d| d["hours"].as_u64()).collect();
+            assert_eq!((hours[0], hours[7]), (Some(23), Some(1)), "{side}: {hours:?}");
+            assert!(hours[1..7].iter().all(Option::is_none), "{side}: {hours:?}");
         }
         assert!(inv["totalInventory"]["total"].as_f64().unwrap() > 0.0);
         // The report is what the OpenAPI document describes (unknown fields refused).
@@ -97,6 +102,7 @@ both_stores! {
         // and it renders (rsvg-convert) to a PNG of the chart's size.
         assert!(svg.body.contains("class=\"date\"") && !svg.body.contains(">day 1<"), "dates, not day numbers");
         assert!(svg.body.contains("class=\"grid\"") && svg.body.contains("class=\"band\""));
+        assert!(svg.body.contains(" (1 h)</text>") && svg.body.contains(" (23 h)</text>"), "the edge days are labelled as partial");
         let png = api_tests::render_png(&svg.body);
         assert_eq!((png.0, png.1), (760, 340), "the PNG's size");
 
