@@ -121,6 +121,7 @@ async fn asset(name: &'static str, content_type: &'static str) -> Response {
         .clone();
     match body {
         Some(b) => static_file(content_type, b),
-        None => crate::error::AppError::internal(std::io::Error::other(format!("the reference page's {name} could not be read"))).into_response(),
+        None => crate::error::AppError::internal(std::io::Error::other(format!("the reference page's {name} could not be read")))
+            .into_response(),
     }
 }
