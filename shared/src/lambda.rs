@@ -17,6 +17,7 @@ pub type WorkerError = lambda_runtime::Error;
 /// `shared::lambda::serve(shared::api::groups::clients)`.
 pub async fn serve(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
+    crate::openapi::install();
     let state = assemble::aws_table_only(&assemble::lambda_settings().await?).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
@@ -25,6 +26,7 @@ pub async fn serve(group: crate::api::groups::Group) -> Result<(), LambdaError> 
 /// queues (assets, audience).
 pub async fn serve_with_bucket_and_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
+    crate::openapi::install();
     let state = assemble::aws_uploads(&assemble::lambda_settings().await?).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
@@ -32,6 +34,7 @@ pub async fn serve_with_bucket_and_queues(group: crate::api::groups::Group) -> R
 /// An HTTP function whose group sends jobs but stores no objects (ads).
 pub async fn serve_with_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
+    crate::openapi::install();
     let state = assemble::aws_with_queues(&assemble::lambda_settings().await?).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }

@@ -47,14 +47,28 @@ pub fn router() -> super::Routes {
     super::Routes::new().route("/openapi.json", get(openapi)).route("/docs", get(page)).route("/docs/{file}", get(file))
 }
 
+/// What writes the document (`openapi::json`, set by `openapi::install` at start): the
+/// document lists this module's routes, so this module cannot call it (no import cycle).
+static DOCUMENT: std::sync::OnceLock<fn() -> String> = std::sync::OnceLock::new();
+
+/// Names what writes the OpenAPI document; the first call wins.
+pub fn set_document(write: fn() -> String) {
+    let _ = DOCUMENT.set(write);
+}
+
 #[utoipa::path(get, path = "/openapi.json", tag = "documentation", summary = "This API's OpenAPI 3.1 document",
     description = "Every operation, parameter and schema of the API (docs/openapi.md), generated from the handlers. Public; \
         served with `Access-Control-Allow-Origin: *` so other tools can load it.",
     responses((status = 200, description = "The document", content_type = "application/json", body = Object)))]
 async fn openapi() -> Response {
-    static DOC: std::sync::OnceLock<Bytes> = std::sync::OnceLock::new();
-    let doc = DOC.get_or_init(|| Bytes::from(crate::openapi::json())).clone();
-    ([(header::CONTENT_TYPE, "application/json"), (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")], doc).into_response()
+    static DOC: std::sync::OnceLock<Option<Bytes>> = std::sync::OnceLock::new();
+    match DOC.get_or_init(|| DOCUMENT.get().map(|write| Bytes::from(write()))) {
+        Some(doc) => {
+            ([(header::CONTENT_TYPE, "application/json"), (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")], doc.clone()).into_response()
+        }
+        None => crate::error::AppError::internal(std::io::Error::other("the OpenAPI document was not installed (openapi::install)"))
+            .into_response(),
+    }
 }
 
 #[utoipa::path(get, path = "/docs", tag = "documentation", summary = "The interactive API reference (Swagger UI)",

@@ -49,6 +49,12 @@ pub fn document() -> Document {
     doc
 }
 
+/// Lets `GET /openapi.json` (api/docs_page.rs) serve this document: every entry point calls
+/// it once at start (the Lambdas' `serve`, the local server, the tests' app).
+pub fn install() {
+    api::docs_page::set_document(json);
+}
+
 /// The document as JSON (what `/openapi.json` serves).
 pub fn json() -> String {
     document().to_pretty_json().unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
