@@ -102,12 +102,10 @@ async fn delivered_by_day(
     to: NaiveDate,
 ) -> AppResult<HashMap<String, Vec<(NaiveDate, u32, f64)>>> {
     let mut out: HashMap<String, Vec<(NaiveDate, u32, f64)>> = HashMap::new();
-    for day in from.iter_days().take_while(|d| *d <= to) {
-        for cell in repo::reports::day(st.store.as_ref(), account, day).await? {
-            if goals.contains(&cell.at.goal.as_str()) {
-                let n = cell.counters.get("delivered").copied().unwrap_or(0) as f64;
-                out.entry(cell.at.goal.clone()).or_default().push((day, cell.at.hour, n));
-            }
+    for cell in crate::usecases::reports::cells(st, account, from, to).await? {
+        if goals.contains(&cell.at.goal.as_str()) {
+            let n = cell.counters.get("delivered").copied().unwrap_or(0) as f64;
+            out.entry(cell.at.goal.clone()).or_default().push((cell.day, cell.at.hour, n));
         }
     }
     Ok(out)

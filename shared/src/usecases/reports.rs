@@ -125,13 +125,18 @@ pub fn group(spec: &Spec, cells: &[Cell]) -> AppResult<Vec<Row>> {
         .collect())
 }
 
-/// The report of an account: its day partitions read (a few at once), then grouped.
-pub async fn report(st: &AppState, account: &str, spec: &Spec) -> AppResult<Vec<Row>> {
-    spec.check().map_err(|e| AppError::Validation(vec![e]))?;
-    let days: Vec<NaiveDate> = spec.from.iter_days().take_while(|d| *d <= spec.to).collect();
+/// The report cells of the local days `from..=to`, their partitions read a few at once.
+pub async fn cells(st: &AppState, account: &str, from: NaiveDate, to: NaiveDate) -> AppResult<Vec<Cell>> {
+    let days: Vec<NaiveDate> = from.iter_days().take_while(|d| *d <= to).collect();
     let store = st.store.as_ref();
     let per_day: Vec<Vec<Cell>> = stream::iter(days).map(|d| reports::day(store, account, d)).buffered(READS_AT_ONCE).try_collect().await?;
-    group(spec, &per_day.concat())
+    Ok(per_day.concat())
+}
+
+/// The report of an account: its day partitions read, then grouped.
+pub async fn report(st: &AppState, account: &str, spec: &Spec) -> AppResult<Vec<Row>> {
+    spec.check().map_err(|e| AppError::Validation(vec![e]))?;
+    group(spec, &cells(st, account, spec.from, spec.to).await?)
 }
 
 #[cfg(test)]
