@@ -4,7 +4,7 @@
 //! server writes them from (a property whose type is itself a closed set has its enum from
 //! its own schema already).
 
-use utoipa::openapi::schema::{Object, Schema};
+use utoipa::openapi::schema::{AnyOf, Object, Schema};
 use utoipa::openapi::{OpenApi as Document, RefOr};
 
 use super::glossary;
@@ -75,9 +75,25 @@ fn properties(s: &mut RefOr<Schema>) -> Option<&mut std::collections::BTreeMap<S
     }
 }
 
+/// An untagged list of either links or objects (`Children`): an empty list is both, so the
+/// alternatives are `anyOf`, not `oneOf` (which would refuse `[]`).
+fn lists_any_of(schema: &mut RefOr<Schema>) {
+    let RefOr::T(Schema::OneOf(one)) = schema else { return };
+    if one.items.is_empty() || !one.items.iter().all(|i| matches!(i, RefOr::T(Schema::Array(_)))) {
+        return;
+    }
+    let mut any = AnyOf::new();
+    any.items = std::mem::take(&mut one.items);
+    any.description = one.description.take();
+    *schema = RefOr::T(Schema::AnyOf(any));
+}
+
 /// Adds the glossary's descriptions and the enums to the document's schemas.
 pub fn apply(doc: &mut Document) {
     let Some(components) = doc.components.as_mut() else { return };
+    for schema in components.schemas.values_mut() {
+        lists_any_of(schema);
+    }
     let table = enums();
     for (name, schema) in components.schemas.iter_mut() {
         let Some(props) = properties(schema) else { continue };

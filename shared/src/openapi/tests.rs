@@ -151,3 +151,11 @@ fn every_schema_reference_resolves() {
     }
     assert!(dangling.is_empty(), "references to schemas the document does not define: {dangling:?}");
 }
+
+#[test]
+fn a_list_of_links_or_objects_accepts_an_empty_list() {
+    // `ads: []` of a goal without ads is both a list of links and a list of ads.
+    let v: serde_json::Value = serde_json::from_str(&json()).unwrap();
+    let children = &v["components"]["schemas"]["Children_AdOut"];
+    assert!(children["anyOf"].is_array() && children.get("oneOf").is_none(), "{children}");
+}
