@@ -19,7 +19,6 @@ pub mod keys;
 pub mod lambda;
 pub mod limits;
 pub mod media;
-pub mod metrics;
 pub mod model;
 pub mod openapi;
 pub mod queue;

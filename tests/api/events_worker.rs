@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use shared::metrics::{read, Level};
+use shared::model::enums::Counter;
+use shared::repo::metrics::{read, Level};
 use shared::store::{Cond, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
 use shared::workers::events::process_messages;
 
@@ -62,7 +63,7 @@ fn event(account: &str, impression: &str, at: i64) -> String {
 }
 
 async fn impressions(app: &TestApp, account: &str) -> i64 {
-    read(app.store.as_ref(), account, Level::Ad, &["ad-1".to_string()]).await.unwrap()["ad-1"].get("impression")
+    read(app.store.as_ref(), account, Level::Ad, &["ad-1".to_string()]).await.unwrap()["ad-1"].get(Counter::Impression)
 }
 
 both_stores! {

@@ -147,11 +147,12 @@ async fn record_metrics(store: &dyn Store, account: &str, ad_id: &str, pairs: &[
     let mut deltas = Vec::new();
     for p in pairs {
         let (name, n) = p.split_once('=').ok_or_else(|| format!("{p:?}: expected <counter>=<n>"))?;
-        if !shared::metrics::COUNTERS.contains(&name) {
-            return Err(format!("unknown counter {name:?} (known: {})", shared::metrics::COUNTERS.join(", ")));
-        }
+        let counter = shared::model::enums::Counter::parse(name).ok_or_else(|| {
+            let known: Vec<&str> = shared::model::enums::Counter::ALL.iter().map(|c| c.as_str()).collect();
+            format!("unknown counter {name:?} (known: {})", known.join(", "))
+        })?;
         let n: i64 = n.parse().map_err(|_| format!("{p:?}: the count must be an integer"))?;
-        deltas.push((name.to_string(), n));
+        deltas.push((counter, n));
     }
     if deltas.is_empty() {
         return Err(USAGE.into());
@@ -166,7 +167,8 @@ async fn record_metrics(store: &dyn Store, account: &str, ad_id: &str, pairs: &[
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("the ad's goal {} is missing", ad.goal_id))?
         .value;
-    shared::metrics::record(store, account, &goal.campaign_id, &goal.id, &ad.id, &deltas).await.map_err(|e| e.to_string())?;
+    let path = shared::repo::metrics::AdPath { campaign: goal.campaign_id.clone(), goal: goal.id.clone(), ad: ad.id.clone() };
+    shared::repo::metrics::record(store, account, &path, &deltas).await.map_err(|e| e.to_string())?;
     eprintln!("recorded {} counter(s) for ad {ad_id} (goal {}, campaign {})", deltas.len(), goal.id, goal.campaign_id);
     Ok(())
 }

@@ -11,9 +11,10 @@ use axum::routing::get;
 use crate::api::{query_pairs, single, Routes};
 use crate::delivery::request::AdRequest;
 use crate::delivery::snapshot::AdFormat;
-use crate::delivery::tracking::{counter_of, Token};
+use crate::delivery::tracking::Token;
 use crate::delivery::vast::ResponseType;
 use crate::error::{AppError, AppResult};
+use crate::model::enums::Counter;
 use crate::state::AppState;
 use crate::usecases::ad_request::{self, ServeAd};
 use crate::usecases::tracking::{self, Track};
@@ -217,7 +218,7 @@ async fn ad_request(State(st): State<AppState>, req: axum::extract::Request) -> 
     responses((status = 204, description = "Counted (once per impression and event)"),
         (status = 302, description = "clickThrough: to the signed destination", headers(("Location" = String)))))]
 async fn track(State(st): State<AppState>, Path(event): Path<String>, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
-    let counter = counter_of(&event).ok_or_else(|| AppError::NoRoute(format!("/v1/track/{event}")))?;
+    let counter = Counter::of_event(&event).ok_or_else(|| AppError::NoRoute(format!("/v1/track/{event}")))?;
     let pairs = query_pairs(q.as_deref())?;
     let (token, sig) = Token::from_pairs(&pairs).ok_or_else(|| {
         AppError::field("query", "required", "a tracking link carries a, c, g, ad, i, ts, d and s; use the links of a served document")

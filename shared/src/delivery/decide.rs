@@ -143,7 +143,7 @@ fn skip_of(p: Option<&Policy>, g: &GoalEntry, v: &ViewerState, now: i64) -> Opti
     let sb = &p?.global_settings.skip_button;
     let show = match sb.show_when() {
         ShowWhen::Always => true,
-        ShowWhen::AfterFirstUnique => v.freq.seen_within(&format!("g:{}", g.id), sb.reset_after, now),
+        ShowWhen::AfterFirstUnique => v.freq.seen_within(&super::freq::Scope::Goal(&g.id).key(), sb.reset_after, now),
         ShowWhen::Never => false,
     };
     show.then_some(Skip { value: sb.skip_offset.value, percent: sb.skip_offset.unit() == OffsetUnit::Percent })

@@ -19,6 +19,23 @@ pub const MAX_SCOPES: usize = 200;
 /// The longest sliding window (MONTH, 30 days) plus a day.
 pub const KEEP_SECS: i64 = 31 * 86_400;
 
+/// Where a viewer's impressions are counted: per campaign and per goal. Its key is the
+/// scope's name in the stored frequency state (`c:<campaign>`, `g:<goal>`), spelled here only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope<'a> {
+    Campaign(&'a str),
+    Goal(&'a str),
+}
+
+impl Scope<'_> {
+    pub fn key(self) -> String {
+        match self {
+            Scope::Campaign(id) => format!("c:{id}"),
+            Scope::Goal(id) => format!("g:{id}"),
+        }
+    }
+}
+
 /// A frequency cap of a goal (its own, or its campaign's unless ignored).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FreqCap {

@@ -61,14 +61,22 @@ impl Reason {
         Reason::ALL.into_iter().find(|r| r.as_str() == s)
     }
 
-    /// The metric counter of this reason.
-    pub fn counter(self) -> String {
-        format!("{INVALID_PREFIX}{}", self.as_str())
+    /// The stored counter of this reason on metric records and report cells
+    /// (`invalid_<reason>`).
+    pub fn stored(self) -> &'static str {
+        match self {
+            Reason::Crawler => "invalid_crawler",
+            Reason::NonBrowser => "invalid_nonBrowser",
+            Reason::ViewerRate => "invalid_viewerRate",
+            Reason::AddressRate => "invalid_addressRate",
+            Reason::ViewerGoalCap => "invalid_viewerGoalCap",
+            Reason::AddressGoalCap => "invalid_addressGoalCap",
+            Reason::Duplicate => "invalid_duplicate",
+            Reason::Expired => "invalid_expired",
+            Reason::NoImpression => "invalid_noImpression",
+        }
     }
 }
-
-/// Prefix of the invalid-traffic counters on the metric records.
-pub const INVALID_PREFIX: &str = "invalid_";
 
 /// Impressions a minute one viewer may fire before the rest are `viewerRate`.
 pub const VIEWER_PER_MINUTE: u64 = 12;
@@ -165,6 +173,7 @@ mod tests {
         assert_eq!(spend_limit(None, GOAL_TOTAL_SHARE), None);
         for r in Reason::ALL {
             assert_eq!(Reason::parse(r.as_str()), Some(r));
+            assert_eq!(r.stored(), format!("invalid_{}", r.as_str()));
         }
     }
 }

@@ -3,6 +3,8 @@
 //! serving and tracking endpoints (`api::serving`) and the event worker
 //! (`workers::events`) are its I/O; the forecaster replays `decide`.
 
+pub mod counters;
+pub mod counting;
 pub mod decide;
 pub mod explain;
 pub mod freq;

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Datelike, Timelike, Utc};
 
-pub use super::freq::{window_secs, FreqCap};
+pub use super::freq::{window_secs, FreqCap, Scope};
 use super::request::{day_of, parse_user_agent, AdRequest, ViewerState};
 pub use super::symbols::{AdFormat, Interner, Sym, UNKNOWN};
 use super::targeting::{Ctx, Ignore, Level, Targeting};
@@ -17,7 +17,7 @@ use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;
 use crate::model::asset::Asset;
 use crate::model::campaign::Campaign;
-use crate::model::enums::{CapKind, GoalType, GoalVariant, ShowWhen, TrackerEvent};
+use crate::model::enums::{CapKind, Counter, GoalType, GoalVariant, ShowWhen, TrackerEvent};
 use crate::model::goal::Goal;
 use crate::model::policy::Policy;
 use crate::model::rules::{Owner, Parent, Rules};
@@ -34,14 +34,14 @@ pub struct Caps {
 }
 
 /// Which counter a goal's delivery is counted in.
-pub fn delivered_counter(t: GoalType) -> &'static str {
+pub fn delivered_counter(t: GoalType) -> Counter {
     match t {
-        GoalType::FirstQuartile => "firstQuartile",
-        GoalType::SecondQuartile => "midpoint",
-        GoalType::ThirdQuartile => "thirdQuartile",
-        GoalType::Complete => "complete",
-        GoalType::ClickThrough => "clickThrough",
-        GoalType::ShareOfVoice | GoalType::Impression | GoalType::UnlimitedImpression | GoalType::Rtb => "impression",
+        GoalType::FirstQuartile => Counter::FirstQuartile,
+        GoalType::SecondQuartile => Counter::Midpoint,
+        GoalType::ThirdQuartile => Counter::ThirdQuartile,
+        GoalType::Complete => Counter::Complete,
+        GoalType::ClickThrough => Counter::ClickThrough,
+        GoalType::ShareOfVoice | GoalType::Impression | GoalType::UnlimitedImpression | GoalType::Rtb => Counter::Impression,
     }
 }
 
@@ -274,15 +274,15 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         all.extend(links.iter());
         let level = Level::compile(&all, &mut syms);
         let ignore = Ignore::of(&own);
-        let mut freq = freq_of(&own, format!("g:{}", g.id));
+        let mut freq = freq_of(&own, Scope::Goal(&g.id).key());
         for l in &links {
-            freq.extend(freq_of(l, format!("g:{}", g.id)));
+            freq.extend(freq_of(l, Scope::Goal(&g.id).key()));
         }
         if !own.ignore_parent_frequency_rules {
             let (crules, clinks) = sources(&(Parent::Campaign, c.id.clone()));
-            freq.extend(freq_of(&crules, format!("c:{}", c.id)));
+            freq.extend(freq_of(&crules, Scope::Campaign(&c.id).key()));
             for l in &clinks {
-                freq.extend(freq_of(l, format!("c:{}", c.id)));
+                freq.extend(freq_of(l, Scope::Campaign(&c.id).key()));
             }
         }
         let target = g.pacing_target();

@@ -13,21 +13,6 @@ pub const MAX_AGE_SECS: i64 = 24 * 3600;
 /// (no presence marks); after it every link is signed with them.
 pub const LEGACY_UNTIL: i64 = 1_795_564_800;
 
-/// The playback events that are counted, by their URL name, with their `/v3` counter.
-pub const EVENTS: &[(&str, &str)] = &[
-    ("impression", "impression"),
-    ("start", "start"),
-    ("firstQuartile", "firstQuartile"),
-    ("midpoint", "midpoint"),
-    ("thirdQuartile", "thirdQuartile"),
-    ("complete", "complete"),
-    ("click", "clickThrough"),
-];
-
-pub fn counter_of(event: &str) -> Option<&'static str> {
-    EVENTS.iter().find(|(e, _)| *e == event).map(|(_, c)| *c)
-}
-
 /// The report dimensions a link carries (version 3, docs/reports.md): the served ad's
 /// format and the request's category, content partner and device container, each as the
 /// account's reference data knows it (`~`: a value it does not know; absent: none sent).

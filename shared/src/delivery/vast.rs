@@ -150,7 +150,7 @@ impl AdWriter<'_> {
             impression: &served.impression,
             viewer: self.links.viewer,
             issued: self.links.issued,
-            delivered: super::snapshot::delivered_counter(g.kind),
+            delivered: super::snapshot::delivered_counter(g.kind).as_str(),
             click,
             key: Some(self.links.key_id),
             dims: Some(super::tracking::DimsRef {

@@ -34,38 +34,7 @@ impl ForecastMessage {
 }
 
 /// One counted playback event (the tracking endpoint's message on the events queue).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Event {
-    pub account: String,
-    pub campaign: String,
-    pub goal: String,
-    pub ad: String,
-    pub impression: String,
-    /// The `/v3` counter (`impression`, `start`, …, `clickThrough`).
-    pub counter: String,
-    /// Whether this event is the goal's delivery (adds to `delivered` and the pace record).
-    pub delivered: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub viewer: Option<String>,
-    /// Epoch seconds of the event.
-    pub at: i64,
-    /// This tracking call's id: a redelivery of its message has the same id, a replay of
-    /// the link another (then it is a duplicate).
-    #[serde(default)]
-    pub id: String,
-    /// The verdict made when the call arrived (`crawler`, `nonBrowser`, `expired`), if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invalid: Option<String>,
-    /// The caller's address block (`203.0.113.0/24`), when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub block: Option<String>,
-    /// The report dimensions the link carried (version-3 links; none before).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dims: Option<crate::delivery::tracking::Dims>,
-    /// Which message of a batch the event came in (not sent: the worker sets it).
-    #[serde(skip)]
-    pub message: usize,
-}
+pub use crate::delivery::counting::Event;
 
 /// A message holds one event or several.
 #[derive(Debug, Deserialize)]

@@ -3,68 +3,10 @@
 //! and a `match` over one is exhaustive: a new value is a compile error wherever it
 //! matters, not a silent fall-through.
 
+use crate::wire_enum::wire_enum;
 pub use crate::wire_enum::WireEnum;
 
-macro_rules! wire_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $s:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-        pub enum $name {
-            $($(#[$vmeta])* #[serde(rename = $s)] $variant),+
-        }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The seeds' string of this value.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $s),+
-                }
-            }
-
-            pub fn parse(s: &str) -> Option<$name> {
-                match s {
-                    $($s => Some($name::$variant),)+
-                    _ => None,
-                }
-            }
-        }
-
-        impl WireEnum for $name {
-            const NAMES: &'static [&'static str] = &[$($s),+];
-            fn parse(s: &str) -> Option<$name> {
-                $name::parse(s)
-            }
-            fn as_str(self) -> &'static str {
-                $name::as_str(self)
-            }
-        }
-
-        // The OpenAPI schema: a string, one of the wire names (utoipa's derive cannot read
-        // the renames through this macro, so the schema is built from the same list).
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                utoipa::openapi::ObjectBuilder::new()
-                    .schema_type(utoipa::openapi::schema::Type::String)
-                    .enum_values(Some(<$name as WireEnum>::NAMES.iter().copied()))
-                    .into()
-            }
-        }
-
-        impl utoipa::ToSchema for $name {
-            fn name() -> std::borrow::Cow<'static, str> {
-                std::borrow::Cow::Borrowed(stringify!($name))
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
+pub use super::counter::{Counter, Metric};
 
 wire_enum! {
     /// How a rule's values combine (seed 001 §2.6, seed 002 §2.2).
@@ -529,6 +471,8 @@ mod tests {
 
     #[test]
     fn every_enum_reads_and_writes_the_seed_strings() {
+        round_trip(Counter::ALL);
+        round_trip(Metric::ALL);
         round_trip(RuleType::ALL);
         round_trip(VariableType::ALL);
         round_trip(Access::ALL);

@@ -8,6 +8,7 @@ pub mod campaign;
 pub mod client;
 pub mod common;
 pub mod contact;
+pub mod counter;
 pub mod creative;
 pub mod enums;
 pub mod goal;

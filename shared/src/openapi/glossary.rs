@@ -76,6 +76,8 @@ fn specific(schema: &str, property: &str) -> Option<&'static str> {
         ("GoalReport", "forecast") => "What the forecast gives this goal",
         ("CampaignForecastBody", "campaign") => "The proposed campaign with its goals and ads",
         ("AdOut" | "GoalOut", "campaign") => "The campaign: its id and link",
+        ("AdOut" | "CampaignOut" | "GoalOut", "metrics") => "The counters and rates named by `metrics=` (with `embed=metrics`)",
+        ("MetricsOut", "invalid") => "The invalid traffic filtered from the valid counters, in all and by reason",
         ("AdOut", "goal") => "The goal: its id and link",
         ("AdPage", "ads") | ("GoalOut", "ads") => "The ads (links, or objects with expand=ads)",
         ("InspectedGoal", "ads") => "The goal's ads, each with whether it fits the break",

@@ -18,7 +18,7 @@ use crate::delivery::pacing::Pace;
 use crate::error::AppResult;
 use crate::keys;
 use crate::model::audience::Viewer;
-use crate::store::{Cond, Item, Key, Query, Store, TxOp};
+use crate::store::{Cond, Query, Store};
 
 pub use keys::{DELIVERY_VERSION_SK as VERSION_SK, FREQ_SK, PACE_PREFIX};
 /// How long a counted event's marker is kept: longer than any copy of its message can
@@ -83,71 +83,4 @@ pub async fn viewer(store: &dyn Store, account: &str, pid: &str) -> AppResult<(V
         }
     }
     Ok((segments, freq, version))
-}
-
-/// The write of a new version of a record this module keeps as a versioned JSON body.
-pub fn put_versioned<T: serde::Serialize>(key: Key, value: &T, prev_version: u64) -> AppResult<TxOp> {
-    let item = super::item(key, value, prev_version + 1)?;
-    let cond = if prev_version == 0 { Cond::NotExists } else { Cond::Version(prev_version) };
-    Ok(TxOp::Put(item, cond))
-}
-
-/// The marker saying an event was counted (the transaction fails if it was already): its
-/// body is the tracking call's id and its verdict (empty: valid), `<id>\t<verdict>`.
-pub fn marker_op(key: Key, id: &str, verdict: &str, now: i64) -> TxOp {
-    let body = format!("{id}\t{verdict}");
-    TxOp::Put(
-        Item { pk: key.pk, sk: key.sk, version: 1, expires_at: Some(now + MARKER_TTL_SECS), body, ..Item::default() },
-        Cond::NotExists,
-    )
-}
-
-/// A marker's tracking-call id and verdict (markers written before verdicts: both empty).
-pub fn marker_of(item: &Item) -> (&str, &str) {
-    item.body.split_once('\t').unwrap_or((item.body.as_str(), ""))
-}
-
-/// What a commit of counted events found.
-pub enum Commit {
-    /// Every marker, counter, pace and frequency write is applied.
-    Done,
-    /// Marker `i` (of the first ops) exists: that event was counted before.
-    Counted(usize),
-    /// A pace or frequency record moved, or the backend did not say which condition
-    /// failed: nothing was written.
-    Moved,
-}
-
-/// Writes a group of counted events as one transaction (their markers first).
-pub async fn commit_events(store: &dyn Store, ops: Vec<TxOp>, markers: usize) -> AppResult<Commit> {
-    match store.transact(ops).await {
-        Ok(()) => Ok(Commit::Done),
-        Err(crate::store::StoreError::TransactionCanceled { index: Some(i) }) if i < markers => Ok(Commit::Counted(i)),
-        Err(crate::store::StoreError::TransactionCanceled { .. }) | Err(crate::store::StoreError::ConditionFailed) => Ok(Commit::Moved),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Pace records and frequency states of many goals and viewers, one batch read: each key
-/// with its value and version (absent keys are left out: a new record, version 0).
-pub async fn versioned_many(store: &dyn Store, keys: &[Key]) -> AppResult<HashMap<(String, String), (Item, u64)>> {
-    let mut out = HashMap::new();
-    for chunk in keys.chunks(100) {
-        for item in store.batch_get(chunk).await? {
-            let version = item.version;
-            out.insert((item.pk.clone(), item.sk.clone()), (item, version));
-        }
-    }
-    Ok(out)
-}
-
-/// A record read by `versioned_many` as `T` (default and version 0 when absent).
-pub fn decode_or_default<T: serde::de::DeserializeOwned + Default>(
-    found: &HashMap<(String, String), (Item, u64)>,
-    key: &Key,
-) -> AppResult<(T, u64)> {
-    match found.get(&(key.pk.clone(), key.sk.clone())) {
-        Some((item, version)) => Ok((super::decode::<T>(item.clone())?.value, *version)),
-        None => Ok((T::default(), 0)),
-    }
 }

@@ -18,10 +18,12 @@ pub mod campaigns;
 pub mod clients;
 pub mod contacts;
 pub mod delivery;
+pub mod events;
 pub mod forecast_slots;
 pub mod forecasts;
 pub mod goals;
 pub mod idempotency;
+pub mod metrics;
 pub mod policies;
 pub mod reference;
 pub mod reports;
@@ -139,6 +141,19 @@ impl Attempts {
     /// Counts one try of a loop without `If-Match` (a worker's): 409 when out of tries.
     pub fn next_try(&mut self) -> Result<(), AppError> {
         self.check(self.expected.unwrap_or_default())
+    }
+
+    /// Counts one try of a background writer's loop, after a jittered pause from the
+    /// second on (5 ms doubling, at most 320 ms) so racing workers spread out; 409 when out
+    /// of tries.
+    pub async fn next_worker_try(&mut self) -> Result<(), AppError> {
+        let done = WORKER_WRITE_ATTEMPTS.saturating_sub(self.left);
+        if done > 0 {
+            let ms = 5u64 << done.min(6);
+            let jitter = u64::from(uuid::Uuid::new_v4().as_bytes()[0]) % (ms / 2 + 1);
+            tokio::time::sleep(std::time::Duration::from_millis(ms / 2 + jitter)).await;
+        }
+        self.next_try()
     }
 
     /// Writes `ops` (one put, or a transaction); `Ok(false)` when a condition failed.

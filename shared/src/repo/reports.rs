@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 
+use crate::delivery::counters::{Counters, Slot};
 use crate::error::{AppError, AppResult, FieldError};
 use crate::jobs::Event;
 use crate::store::{Cond, Key, Query, Store, TxOp};
@@ -36,7 +37,7 @@ pub struct Coords {
 pub struct Cell {
     pub day: NaiveDate,
     pub at: Coords,
-    pub counters: BTreeMap<String, i64>,
+    pub counters: Counters,
 }
 
 pub fn day_partition(account: &str, day: NaiveDate) -> String {
@@ -77,14 +78,14 @@ pub fn cell_key(e: &Event, offset: i32) -> Key {
     Key::new(day_partition(&e.account, day), format!("{hour:02}#{sk}"))
 }
 
-/// The additions to the cells of counted events: (event, counter name) summed per cell,
-/// one action per cell.
-pub fn add_ops<'a>(counted: impl Iterator<Item = (&'a Event, String)>, offset_at: &dyn Fn(i64) -> i32) -> Vec<TxOp> {
-    let mut cells: BTreeMap<Key, BTreeMap<String, i64>> = BTreeMap::new();
-    for (e, counter) in counted {
-        *cells.entry(cell_key(e, offset_at(e.at))).or_default().entry(counter).or_insert(0) += 1;
+/// The additions to the cells of counted events: (event, counter) summed per cell, one
+/// action per cell.
+pub fn add_ops<'a>(counted: impl Iterator<Item = (&'a Event, Slot)>, offset_at: &dyn Fn(i64) -> i32) -> Vec<TxOp> {
+    let mut cells: BTreeMap<Key, BTreeMap<Slot, i64>> = BTreeMap::new();
+    for (e, slot) in counted {
+        *cells.entry(cell_key(e, offset_at(e.at))).or_default().entry(slot).or_insert(0) += 1;
     }
-    cells.into_iter().map(|(k, d)| TxOp::Add(k, d.into_iter().collect(), Cond::None)).collect()
+    cells.into_iter().map(|(k, d)| TxOp::Add(k, d.into_iter().map(|(s, n)| (s.name().to_string(), n)).collect(), Cond::None)).collect()
 }
 
 fn coords(sk: &str) -> Option<Coords> {
@@ -112,7 +113,11 @@ pub async fn day(store: &dyn Store, account: &str, day: NaiveDate) -> AppResult<
         let page = store.query(q.clone().after(cursor)).await?;
         for item in page.items {
             if let Some(at) = coords(&item.sk) {
-                out.push(Cell { day, at, counters: item.counters.into_iter().collect() });
+                let mut counters = Counters::default();
+                for (name, n) in &item.counters {
+                    counters.add_stored(name, *n);
+                }
+                out.push(Cell { day, at, counters });
             }
         }
         if out.len() > MAX_CELLS_PER_DAY {
@@ -144,7 +149,7 @@ mod tests {
             goal: "g1".into(),
             ad: "ad1".into(),
             impression: "i".into(),
-            counter: "impression".into(),
+            counter: crate::model::enums::Counter::Impression,
             delivered: true,
             viewer: None,
             at,
@@ -175,7 +180,7 @@ mod tests {
     #[test]
     fn events_of_one_cell_share_one_addition() {
         let evs = [event(1_795_564_800, None), event(1_795_564_801, None), event(1_795_564_800 + 3600, None)];
-        let ops = add_ops(evs.iter().map(|e| (e, "impression".to_string())), &|_| 0);
+        let ops = add_ops(evs.iter().map(|e| (e, Slot::Valid(crate::model::enums::Counter::Impression))), &|_| 0);
         assert_eq!(ops.len(), 2);
         match &ops[0] {
             TxOp::Add(_, d, _) => assert_eq!(d, &vec![("impression".to_string(), 2)]),

@@ -7,6 +7,7 @@
 pub mod ad_request;
 pub mod assets;
 pub mod audience;
+pub mod events;
 pub mod forecast;
 pub mod forecast_run;
 pub mod inspect;

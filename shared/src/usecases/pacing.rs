@@ -14,6 +14,7 @@ use crate::forecast::simulate::{goals_delivery, Series, Window, PACING_REPLAY_PE
 use crate::forecast::traffic::{hours, local_day};
 use crate::model::account::Account;
 use crate::model::campaign::Campaign;
+use crate::model::enums::Counter;
 use crate::model::goal::Goal;
 use crate::repo;
 use crate::repo::reference::Kind;
@@ -104,7 +105,7 @@ async fn delivered_by_day(
     let mut out: HashMap<String, Vec<(NaiveDate, u32, f64)>> = HashMap::new();
     for cell in crate::usecases::reports::cells(st, account, from, to).await? {
         if goals.contains(&cell.at.goal.as_str()) {
-            let n = cell.counters.get("delivered").copied().unwrap_or(0) as f64;
+            let n = cell.counters.get(Counter::Delivered) as f64;
             out.entry(cell.at.goal.clone()).or_default().push((cell.day, cell.at.hour, n));
         }
     }
@@ -167,4 +168,15 @@ pub async fn pacing(
         out.insert(g.id.clone(), Pacing { flight: f, projection: projected.map(|(p, _)| p), days });
     }
     Ok(out)
+}
+
+/// One goal's pacing with its days (`GET /v3/goals/{id}/pacing`): the goal, its campaign,
+/// what it delivered (its `delivered` counter) and its pacing; `None` when the account has
+/// no such goal.
+pub async fn goal_pacing(st: &AppState, account: &Account, id: &str) -> AppResult<Option<(Goal, Campaign, f64, Pacing)>> {
+    let Some((g, c)) = repo::goals::get_any(st.store.as_ref(), &account.id, id).await? else { return Ok(None) };
+    let counters = repo::metrics::read(st.store.as_ref(), &account.id, repo::metrics::Level::Goal, std::slice::from_ref(&g.id)).await?;
+    let delivered = counters.get(&g.id).map_or(0, |c| c.get(Counter::Delivered)) as f64;
+    let mut all = pacing(st, account, &[(&g, &c, delivered)], true).await?;
+    Ok(all.remove(&g.id).map(|p| (g, c, delivered, p)))
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 use futures_util::{stream, StreamExt, TryStreamExt};
 
-use crate::delivery::ivt::{Reason, INVALID_PREFIX};
+use crate::delivery::counters::Counters;
 use crate::error::{AppError, AppResult, FieldError};
 use crate::model::enums::{Granularity, ReportDimension};
 use crate::repo::reports::{self, Cell};
@@ -20,10 +20,6 @@ pub const MAX_DAYS: i64 = 366;
 pub const MAX_ROWS: usize = 5_000;
 /// Day partitions read at once.
 const READS_AT_ONCE: usize = 8;
-
-/// The counters of a row, in the order a CSV writes them.
-pub const COUNTERS: &[&str] =
-    &["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "clickThrough", "delivered"];
 
 /// What a report asks for (checked by the caller's parameter reader).
 #[derive(Debug, Clone)]
@@ -56,28 +52,13 @@ impl Spec {
     }
 }
 
-/// One row: its day and hour (by granularity), its dimension values, its counters (the
-/// `/v3` counter names and `invalid_<reason>`).
+/// One row: its day and hour (by granularity), its dimension values, its counters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     pub date: Option<NaiveDate>,
     pub hour: Option<u32>,
     pub dims: Vec<(ReportDimension, String)>,
-    pub counters: BTreeMap<String, i64>,
-}
-
-impl Row {
-    pub fn get(&self, name: &str) -> i64 {
-        self.counters.get(name).copied().unwrap_or(0)
-    }
-    /// Invalid events of every reason.
-    pub fn invalid(&self) -> i64 {
-        self.counters.iter().filter(|(k, _)| k.starts_with(INVALID_PREFIX)).map(|(_, v)| v).sum()
-    }
-    /// The invalid events by reason (only reasons with events).
-    pub fn invalid_by_reason(&self) -> BTreeMap<&'static str, i64> {
-        Reason::ALL.iter().map(|r| (r.as_str(), self.get(&r.counter()))).filter(|(_, n)| *n > 0).collect()
-    }
+    pub counters: Counters,
 }
 
 fn value(c: &Cell, d: ReportDimension) -> &str {
@@ -96,7 +77,7 @@ fn value(c: &Cell, d: ReportDimension) -> &str {
 /// dimensions) order; more than `MAX_ROWS` is 400 naming `groupBy`.
 pub fn group(spec: &Spec, cells: &[Cell]) -> AppResult<Vec<Row>> {
     type Group = (Option<NaiveDate>, Option<u32>, Vec<String>);
-    let mut rows: BTreeMap<Group, BTreeMap<String, i64>> = BTreeMap::new();
+    let mut rows: BTreeMap<Group, Counters> = BTreeMap::new();
     let keep = |want: &Option<String>, v: &str| want.as_deref().is_none_or(|w| w == v);
     for c in cells {
         if !(keep(&spec.campaign, &c.at.campaign) && keep(&spec.goal, &c.at.goal) && keep(&spec.ad, &c.at.ad)) {
@@ -105,10 +86,7 @@ pub fn group(spec: &Spec, cells: &[Cell]) -> AppResult<Vec<Row>> {
         let date = (spec.granularity != Granularity::Total).then_some(c.day);
         let hour = (spec.granularity == Granularity::Hour).then_some(c.at.hour);
         let dims = spec.group_by.iter().map(|d| value(c, *d).to_string()).collect();
-        let row = rows.entry((date, hour, dims)).or_default();
-        for (k, v) in &c.counters {
-            *row.entry(k.clone()).or_insert(0) += v;
-        }
+        rows.entry((date, hour, dims)).or_default().merge(&c.counters);
         if rows.len() > MAX_ROWS {
             return Err(AppError::Validation(vec![FieldError::new(
                 "groupBy",
@@ -142,6 +120,7 @@ pub async fn report(st: &AppState, account: &str, spec: &Spec) -> AppResult<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::enums::Counter;
     use crate::repo::reports::Coords;
 
     fn cell(day: u32, hour: u32, ad: &str, category: &str, counters: &[(&str, i64)]) -> Cell {
@@ -157,7 +136,13 @@ mod tests {
                 partner: "-".into(),
                 device_container: "-".into(),
             },
-            counters: counters.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            counters: {
+                let mut c = Counters::default();
+                for (k, v) in counters {
+                    assert!(c.add_stored(k, *v), "{k}");
+                }
+                c
+            },
         }
     }
 
@@ -182,18 +167,21 @@ mod tests {
         ];
         let by_day = group(&spec(Granularity::Day, &[ReportDimension::Category]), &cells).unwrap();
         assert_eq!(by_day.len(), 2);
-        assert_eq!((by_day[0].dims[0].1.as_str(), by_day[0].get("impression"), by_day[0].invalid()), ("sports", 5, 1));
-        assert_eq!(by_day[0].invalid_by_reason().get("nonBrowser"), Some(&1));
+        assert_eq!(
+            (by_day[0].dims[0].1.as_str(), by_day[0].counters.get(Counter::Impression), by_day[0].counters.invalid_total()),
+            ("sports", 5, 1)
+        );
+        assert_eq!(by_day[0].counters.invalid(crate::delivery::ivt::Reason::NonBrowser), 1);
         let by_hour = group(&spec(Granularity::Hour, &[]), &cells).unwrap();
         assert_eq!(
-            by_hour.iter().map(|r| (r.hour, r.get("impression"))).collect::<Vec<_>>(),
+            by_hour.iter().map(|r| (r.hour, r.counters.get(Counter::Impression))).collect::<Vec<_>>(),
             [(Some(10), 3), (Some(11), 2), (Some(10), 5)]
         );
         let total = group(&spec(Granularity::Total, &[ReportDimension::Ad]), &cells).unwrap();
-        assert_eq!(total.iter().map(|r| (r.date, r.get("impression"))).collect::<Vec<_>>(), [(None, 8), (None, 2)]);
+        assert_eq!(total.iter().map(|r| (r.date, r.counters.get(Counter::Impression))).collect::<Vec<_>>(), [(None, 8), (None, 2)]);
         let mut only = spec(Granularity::Total, &[]);
         only.ad = Some("a2".into());
-        assert_eq!(group(&only, &cells).unwrap()[0].get("impression"), 2);
+        assert_eq!(group(&only, &cells).unwrap()[0].counters.get(Counter::Impression), 2);
     }
 
     #[test]

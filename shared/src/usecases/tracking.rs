@@ -10,6 +10,7 @@ use crate::delivery::ivt::{self, Reason};
 use crate::delivery::tracking::{Token, MAX_AGE_SECS};
 use crate::error::{AppError, AppResult};
 use crate::jobs::Event;
+use crate::model::enums::Counter;
 use crate::queue::QueueName;
 use crate::state::AppState;
 
@@ -17,7 +18,7 @@ use crate::state::AppState;
 /// signature of the query, and the caller's User-Agent and address.
 pub struct Track<'a> {
     pub event: &'a str,
-    pub counter: &'a str,
+    pub counter: Counter,
     pub token: &'a Token,
     pub signature: &'a str,
     pub user_agent: &'a str,
@@ -39,8 +40,8 @@ pub async fn track(st: &AppState, cmd: Track<'_>) -> AppResult<()> {
         goal: token.goal.clone(),
         ad: token.ad.clone(),
         impression: token.impression.clone(),
-        counter: counter.to_string(),
-        delivered: token.delivered == counter,
+        counter,
+        delivered: Counter::parse(&token.delivered) == Some(counter),
         viewer: token.viewer.clone(),
         at: now,
         id: crate::ids::new_id(),

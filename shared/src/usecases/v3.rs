@@ -5,12 +5,14 @@
 
 use std::collections::HashMap;
 
+use crate::delivery::counters::Counters;
 use crate::error::AppResult;
-use crate::metrics::{self, Counters, Level};
 use crate::model::ad::Ad;
 use crate::model::campaign::Campaign;
+use crate::model::enums::Counter;
 use crate::model::goal::Goal;
 use crate::repo;
+use crate::repo::metrics::{self, Level};
 use crate::repo::reference::Kind;
 use crate::state::AppState;
 
@@ -76,7 +78,7 @@ pub async fn add_projections(
     x: &mut Expansion,
 ) -> AppResult<()> {
     let goals: Vec<(&Goal, &Campaign, f64)> =
-        list.iter().map(|(g, c)| (g, c, x.counters.get(&g.id).map_or(0, |n| n.get("delivered")) as f64)).collect();
+        list.iter().map(|(g, c)| (g, c, x.counters.get(&g.id).map_or(0, |n| n.get(Counter::Delivered)) as f64)).collect();
     x.pacing = crate::usecases::pacing::pacing(st, account, &goals, false).await?;
     Ok(())
 }

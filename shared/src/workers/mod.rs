@@ -9,7 +9,6 @@ use crate::state::AppState;
 
 pub mod assets;
 pub mod audience;
-pub mod event_rules;
 pub mod events;
 pub mod forecast;
 pub mod janitor;
@@ -156,7 +155,7 @@ pub fn run_in_process(state_of: impl Fn(QueueName) -> AppState, receivers: Recei
 
 /// Attempts of an event message in process: with the backoff below they span about three
 /// minutes, longer than an event may wait for its impression
-/// (`event_rules::IMPRESSION_GRACE_SECS`), as SQS's redeliveries do on AWS.
+/// (`delivery::counting::IMPRESSION_GRACE_SECS`), as SQS's redeliveries do on AWS.
 const EVENT_ATTEMPTS: u32 = 12;
 
 /// A batch of event messages, the failed ones tried again with backoff (200 ms doubling, at
@@ -182,6 +181,6 @@ mod tests {
     #[test]
     fn in_process_event_retries_outlast_the_wait_for_an_impression() {
         let total: u64 = (0..EVENT_ATTEMPTS - 1).map(|a| (200u64 << a.min(8)).min(30_000)).sum();
-        assert!(total / 1000 > event_rules::IMPRESSION_GRACE_SECS as u64, "{total} ms");
+        assert!(total / 1000 > crate::delivery::counting::IMPRESSION_GRACE_SECS as u64, "{total} ms");
     }
 }

@@ -15,6 +15,7 @@ use crate::model::goal::Goal;
 use crate::usecases::v3;
 
 mod inspect;
+mod metrics;
 mod pacing;
 mod params;
 mod render;

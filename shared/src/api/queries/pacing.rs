@@ -12,9 +12,8 @@ use super::params::Params;
 use crate::api::Auth;
 use crate::error::{AppError, AppResult};
 use crate::forecast::projection::{PacingDay, Projection};
-use crate::metrics::{self, Level};
 use crate::state::AppState;
-use crate::usecases::pacing::{pacing, Pacing};
+use crate::usecases::pacing::{self as uc, Pacing};
 
 /// A goal's pacing.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -46,11 +45,7 @@ pub struct GoalPacing {
 
 async fn load(st: &AppState, a: &crate::model::account::Account, id: &str, q: Option<&str>) -> AppResult<(GoalPacing, Pacing)> {
     Params::new(q, &[])?.finish()?;
-    let (g, c) = crate::repo::goals::get_any(st.store.as_ref(), &a.id, id).await?.ok_or_else(|| AppError::not_found("goal", id))?;
-    let counters = metrics::read(st.store.as_ref(), &a.id, Level::Goal, std::slice::from_ref(&g.id)).await?;
-    let delivered = counters.get(&g.id).map_or(0, |c| c.get("delivered")) as f64;
-    let mut all = pacing(st, a, &[(&g, &c, delivered)], true).await?;
-    let p = all.remove(&g.id).ok_or_else(|| AppError::not_found("goal", id))?;
+    let (g, c, delivered, p) = uc::goal_pacing(st, a, id).await?.ok_or_else(|| AppError::not_found("goal", id))?;
     let out = GoalPacing {
         goal_id: g.id.clone(),
         goal_name: g.name.clone(),

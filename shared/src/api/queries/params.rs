@@ -5,25 +5,7 @@ use chrono::{DateTime, Utc};
 
 use crate::api::{paging, query_pairs, single};
 use crate::error::{AppError, AppResult, FieldError};
-
-pub const CAMPAIGN_METRICS: &[&str] =
-    &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "invalid"];
-pub const AD_METRICS: &[&str] =
-    &["impression", "clickThrough", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "delivered", "invalid"];
-pub const GOAL_METRICS: &[&str] = &[
-    "impression",
-    "clickThrough",
-    "start",
-    "firstQuartile",
-    "midpoint",
-    "thirdQuartile",
-    "complete",
-    "delivered",
-    "ctr",
-    "completionRate",
-    "ecpm",
-    "invalid",
-];
+use crate::model::enums::Metric;
 
 pub fn href(kind: &str, id: &str) -> String {
     format!("/v3/{kind}/{id}")
@@ -112,19 +94,30 @@ impl Params {
     }
 }
 
-/// Which counters to show: the requested ones, or all of the level's.
-fn pick(all: &[&str], requested: &[String]) -> Vec<String> {
-    if requested.is_empty() {
-        all.iter().map(|s| s.to_string()).collect()
+/// The metrics `metrics=` names, each one of the level's (`allowed`); none named: all of
+/// them.
+fn metric_names(p: &mut Params, allowed: &[Metric]) -> Vec<Metric> {
+    let mut out = Vec::new();
+    for v in p.all("metrics") {
+        match Metric::parse(&v).filter(|m| allowed.contains(m)) {
+            Some(m) => out.push(m),
+            None => {
+                let names: Vec<&str> = allowed.iter().map(|m| m.as_str()).collect();
+                p.errors.push(FieldError::new("metrics", "enum", format!("metrics must be one of {} (got {v:?})", names.join(", "))));
+            }
+        }
+    }
+    if out.is_empty() {
+        allowed.to_vec()
     } else {
-        requested.to_vec()
+        out
     }
 }
 
 pub struct CampaignOpts {
     pub expand_goals: bool,
     pub expand_ads: bool,
-    pub metrics: Option<Vec<String>>,
+    pub metrics: Option<Vec<Metric>>,
     pub include_deleted_goals: bool,
 }
 
@@ -136,30 +129,30 @@ pub fn campaign_opts(p: &mut Params) -> CampaignOpts {
         p.errors.push(FieldError::new("expand", "expand", "expand=ads needs expand=goals on campaigns"));
     }
     let embed = p.values_in("embed", &["metrics"]);
-    let names = p.values_in("metrics", CAMPAIGN_METRICS);
-    let metrics = embed.iter().any(|e| e == "metrics").then(|| pick(CAMPAIGN_METRICS, &names));
+    let names = metric_names(p, Metric::CAMPAIGN);
+    let metrics = embed.iter().any(|e| e == "metrics").then_some(names);
     CampaignOpts { expand_goals, expand_ads, metrics, include_deleted_goals: p.flag("includeDeletedGoals") }
 }
 
 pub struct GoalOpts {
     pub expand_ads: bool,
-    pub metrics: Option<Vec<String>>,
+    pub metrics: Option<Vec<Metric>>,
     pub projections: bool,
 }
 
 pub fn goal_opts(p: &mut Params) -> GoalOpts {
     let expand = p.values_in("expand", &["ads"]);
     let embed = p.values_in("embed", &["metrics", "projections"]);
-    let names = p.values_in("metrics", GOAL_METRICS);
+    let names = metric_names(p, Metric::GOAL);
     GoalOpts {
         expand_ads: !expand.is_empty(),
-        metrics: embed.iter().any(|e| e == "metrics").then(|| pick(GOAL_METRICS, &names)),
+        metrics: embed.iter().any(|e| e == "metrics").then_some(names),
         projections: embed.iter().any(|e| e == "projections"),
     }
 }
 
-pub fn ad_metrics_names(p: &mut Params) -> Option<Vec<String>> {
+pub fn ad_metrics_names(p: &mut Params) -> Option<Vec<Metric>> {
     let embed = p.values_in("embed", &["metrics"]);
-    let names = p.values_in("metrics", AD_METRICS);
-    embed.iter().any(|e| e == "metrics").then(|| pick(AD_METRICS, &names))
+    let names = metric_names(p, Metric::AD);
+    embed.iter().any(|e| e == "metrics").then_some(names)
 }

@@ -7,45 +7,16 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::{json, Map, Value};
 
+use super::metrics::MetricsOut;
 use super::params::{href, CampaignOpts, GoalOpts};
-use crate::metrics::{ecpm, ratio, Counters};
+use crate::delivery::counters::Counters;
 use crate::model::account::Account;
 use crate::model::ad::{event_v3, weights, Ad};
 use crate::model::campaign::Campaign;
 use crate::model::enums::{CreativeType, GoalType, GoalVariant, InsertionPoint};
 use crate::model::goal::Goal;
 use crate::usecases::v3::{CampaignExpand, Expansion};
-
-fn metrics_json(c: &Counters, names: &[String], goal: Option<&Goal>) -> Value {
-    let mut m = Map::new();
-    for n in names {
-        let v = match n.as_str() {
-            "ctr" => json!(ratio(c.get("clickThrough"), c.get("impression"))),
-            "completionRate" => json!(ratio(c.get("complete"), c.get("start"))),
-            "ecpm" => json!(goal.map(|g| ecpm(g, c)).unwrap_or(0.0)),
-            "invalid" => invalid_json(c),
-            other => json!(c.get(other)),
-        };
-        m.insert(n.clone(), v);
-    }
-    Value::Object(m)
-}
-
-/// The invalid traffic filtered from the valid counters: events in all and per reason
-/// (docs/traffic-quality.md); never part of the other metrics.
-fn invalid_json(c: &Counters) -> Value {
-    let mut m = Map::new();
-    let mut total = 0;
-    for r in crate::delivery::ivt::Reason::ALL {
-        let n = c.get(&r.counter());
-        total += n;
-        m.insert(r.as_str().to_string(), json!(n));
-    }
-    m.insert("total".into(), json!(total));
-    Value::Object(m)
-}
 
 pub(crate) fn goal_type_v3(t: &str) -> String {
     let lower = t.to_lowercase();
@@ -163,8 +134,7 @@ pub(super) struct AdOut<'a> {
     goal: Option<LinkOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The counters and rates named by `metrics=`.
-    #[schema(value_type = Option<std::collections::HashMap<String, f64>>)]
-    metrics: Option<Value>,
+    metrics: Option<MetricsOut>,
     #[serde(skip_serializing_if = "Option::is_none")]
     weight: Option<crate::model::ad::Weight>,
     start: DatedOut<'a>,
@@ -182,7 +152,7 @@ fn ad_json<'a>(
     g: &'a Goal,
     c: &'a Campaign,
     nested: bool,
-    metrics: Option<Value>,
+    metrics: Option<MetricsOut>,
     weight: Option<crate::model::ad::Weight>,
     devices: &'a [String],
 ) -> AdOut<'a> {
@@ -268,8 +238,7 @@ pub(super) struct GoalOut<'a> {
     frontload: InheritedOut<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The counters and rates named by `metrics=`.
-    #[schema(value_type = Option<std::collections::HashMap<String, f64>>)]
-    metrics: Option<Value>,
+    metrics: Option<MetricsOut>,
     ad_position: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     sponsor_placement: Option<&'static str>,
@@ -289,7 +258,7 @@ fn goal_json<'a>(
     g: &'a Goal,
     c: &'a Campaign,
     ads: Option<Vec<AdOut<'a>>>,
-    metrics: Option<Value>,
+    metrics: Option<MetricsOut>,
     projection: Option<Option<&'a crate::forecast::projection::Projection>>,
 ) -> GoalOut<'a> {
     let a = cx.account;
@@ -364,15 +333,14 @@ pub(super) struct CampaignOut<'a> {
     frontload: InheritedOut<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The counters and rates named by `metrics=`.
-    #[schema(value_type = Option<std::collections::HashMap<String, f64>>)]
-    metrics: Option<Value>,
+    metrics: Option<MetricsOut>,
 }
 
 fn campaign_json<'a>(
     cx: &Ctx<'a>,
     c: &'a Campaign,
     goals: Option<Vec<GoalOut<'a>>>,
-    metrics: Option<Value>,
+    metrics: Option<MetricsOut>,
     include_deleted_goals: bool,
 ) -> CampaignOut<'a> {
     let a = cx.account;
@@ -470,7 +438,7 @@ pub fn render_campaigns<'a>(cx: &Ctx<'a>, list: &'a [Campaign], o: &'a CampaignO
                 })
                 .collect()
         });
-        let m = o.metrics.as_ref().map(|names| metrics_json(x.counters.get(&c.id).unwrap_or(&none), names, None));
+        let m = o.metrics.as_ref().map(|names| MetricsOut::of(x.counters.get(&c.id).unwrap_or(&none), names, None));
         out.push(campaign_json(cx, c, expanded, m, o.include_deleted_goals));
     }
     out
@@ -493,7 +461,7 @@ pub fn render_goals<'a>(cx: &Ctx<'a>, list: &'a [(Goal, Campaign)], o: &'a GoalO
         .map(|(g, c)| {
             let cn = x.counters.get(&g.id).unwrap_or(&none);
             let nested = o.expand_ads.then(|| nested_ads(g, c, &x.ads, &x.devices));
-            let m = o.metrics.as_ref().map(|names| metrics_json(cn, names, Some(g)));
+            let m = o.metrics.as_ref().map(|names| MetricsOut::of(cn, names, Some(g)));
             let proj = o.projections.then(|| x.pacing.get(&g.id).and_then(|p| p.projection.as_ref()));
             goal_json(cx, g, c, nested, m, proj)
         })
@@ -501,7 +469,11 @@ pub fn render_goals<'a>(cx: &Ctx<'a>, list: &'a [(Goal, Campaign)], o: &'a GoalO
 }
 
 /// Ad objects for a page, from what `usecases::v3::for_ads` loaded.
-pub fn render_ads<'a>(list: &'a [(Ad, Goal, Campaign)], names: &'a Option<Vec<String>>, x: &'a Expansion) -> Vec<AdOut<'a>> {
+pub fn render_ads<'a>(
+    list: &'a [(Ad, Goal, Campaign)],
+    names: &'a Option<Vec<crate::model::enums::Metric>>,
+    x: &'a Expansion,
+) -> Vec<AdOut<'a>> {
     let none = Counters::default();
     let mut by_goal: HashMap<&str, HashMap<String, crate::model::ad::Weight>> = HashMap::new();
     for (_, g, _) in list {
@@ -509,7 +481,7 @@ pub fn render_ads<'a>(list: &'a [(Ad, Goal, Campaign)], names: &'a Option<Vec<St
     }
     list.iter()
         .map(|(ad, g, c)| {
-            let m = names.as_ref().map(|n| metrics_json(x.counters.get(&ad.id).unwrap_or(&none), n, None));
+            let m = names.as_ref().map(|n| MetricsOut::of(x.counters.get(&ad.id).unwrap_or(&none), n, None));
             let w = by_goal.get(g.id.as_str()).and_then(|w| w.get(&ad.id)).copied();
             ad_json(ad, g, c, false, m, w, &x.devices)
         })

@@ -8,15 +8,15 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::NaiveDate;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 
 use super::params::Params;
 use crate::api::Auth;
+use crate::delivery::ivt::Reason;
 use crate::error::{AppError, AppResult, FieldError};
-use crate::metrics::ratio;
-use crate::model::enums::{Granularity, ReportDimension, WireEnum};
+use crate::model::enums::{Counter, Granularity, ReportDimension, WireEnum};
 use crate::state::AppState;
-use crate::usecases::reports::{report, Row, Spec, COUNTERS};
+use crate::usecases::reports::{report, Row, Spec};
 
 const PARAMS: &[&str] = &["from", "to", "granularity", "groupBy", "campaignId", "goalId", "adId", "output"];
 
@@ -39,8 +39,7 @@ pub struct DeliveryReport {
     /// sent none; `~`: a value the account's reference data does not know), the counters
     /// (impression, start, firstQuartile, midpoint, thirdQuartile, complete, clickThrough,
     /// delivered), `ctr`, `completionRate`, `invalid` and `invalidByReason`.
-    #[schema(value_type = Vec<Object>)]
-    pub rows: Vec<Value>,
+    pub rows: Vec<ReportRow>,
 }
 
 fn date(p: &mut Params, name: &str) -> Option<NaiveDate> {
@@ -134,7 +133,7 @@ pub async fn delivery_report(State(st): State<AppState>, Auth(a): Auth, headers:
                 (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
                 (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
             ],
-            to_csv(&spec, &rows),
+            to_csv(&spec, &rows)?,
         )
             .into_response());
     }
@@ -144,45 +143,120 @@ pub async fn delivery_report(State(st): State<AppState>, Auth(a): Auth, headers:
         time_zone: a.time_zone.clone(),
         granularity: spec.granularity.as_str().into(),
         group_by: spec.group_by.iter().map(|d| d.as_str().to_string()).collect(),
-        rows: rows.iter().map(row_json).collect(),
+        rows: rows.iter().map(ReportRow::of).collect(),
     })
     .into_response())
 }
 
-fn row_json(r: &Row) -> Value {
-    let mut m = Map::new();
-    if let Some(d) = r.date {
-        m.insert("date".into(), json!(d));
-    }
-    if let Some(h) = r.hour {
-        m.insert("hour".into(), json!(h));
-    }
-    for (d, v) in &r.dims {
-        m.insert(d.as_str().into(), json!(v));
-    }
-    for c in COUNTERS {
-        m.insert((*c).into(), json!(r.get(c)));
-    }
-    m.insert("ctr".into(), json!(ratio(r.get("clickThrough"), r.get("impression"))));
-    m.insert("completionRate".into(), json!(ratio(r.get("complete"), r.get("start"))));
-    m.insert("invalid".into(), json!(r.invalid()));
-    m.insert("invalidByReason".into(), json!(r.invalid_by_reason()));
-    Value::Object(m)
+/// The counters of a report row, in their column order.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RowCounters {
+    /// Impressions counted.
+    pub impression: i64,
+    /// Starts counted.
+    pub start: i64,
+    /// First quartiles counted.
+    pub first_quartile: i64,
+    /// Midpoints counted.
+    pub midpoint: i64,
+    /// Third quartiles counted.
+    pub third_quartile: i64,
+    /// Completes counted.
+    pub complete: i64,
+    /// Clicks counted.
+    pub click_through: i64,
+    /// Events of each goal's own kind (its delivery).
+    pub delivered: i64,
 }
 
-/// A CSV field, quoted when it must be (RFC 4180).
-fn field(out: &mut String, v: &str) {
-    if v.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&v.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(v);
+/// One row of a delivery report.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportRow {
+    /// The local day (not in total).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<NaiveDate>,
+    /// The local hour, 0-23 (by hour only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hour: Option<u32>,
+    /// The grouped dimensions' values (`-`: the request sent none; `~`: a value the
+    /// account's reference data does not know); a dimension not grouped by is absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub campaign: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ad: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_partner: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_container: Option<String>,
+    #[serde(flatten)]
+    pub counters: RowCounters,
+    /// Clicks per impression.
+    pub ctr: f64,
+    /// Completes per start.
+    pub completion_rate: f64,
+    /// Invalid events of every reason (never in the counters).
+    pub invalid: i64,
+    /// Invalid events by reason (reasons with events only).
+    #[schema(value_type = std::collections::BTreeMap<String, i64>)]
+    pub invalid_by_reason: BTreeMap<&'static str, i64>,
+}
+
+impl ReportRow {
+    fn of(r: &Row) -> ReportRow {
+        let c = &r.counters;
+        let mut out = ReportRow {
+            date: r.date,
+            hour: r.hour,
+            campaign: None,
+            goal: None,
+            ad: None,
+            format: None,
+            category: None,
+            content_partner: None,
+            device_container: None,
+            counters: RowCounters {
+                impression: c.get(Counter::Impression),
+                start: c.get(Counter::Start),
+                first_quartile: c.get(Counter::FirstQuartile),
+                midpoint: c.get(Counter::Midpoint),
+                third_quartile: c.get(Counter::ThirdQuartile),
+                complete: c.get(Counter::Complete),
+                click_through: c.get(Counter::ClickThrough),
+                delivered: c.get(Counter::Delivered),
+            },
+            ctr: c.ctr(),
+            completion_rate: c.completion_rate(),
+            invalid: c.invalid_total(),
+            invalid_by_reason: Reason::ALL.iter().map(|x| (x.as_str(), c.invalid(*x))).filter(|(_, n)| *n > 0).collect(),
+        };
+        for (d, v) in &r.dims {
+            let slot = match d {
+                ReportDimension::Campaign => &mut out.campaign,
+                ReportDimension::Goal => &mut out.goal,
+                ReportDimension::Ad => &mut out.ad,
+                ReportDimension::Format => &mut out.format,
+                ReportDimension::Category => &mut out.category,
+                ReportDimension::ContentPartner => &mut out.content_partner,
+                ReportDimension::DeviceContainer => &mut out.device_container,
+            };
+            *slot = Some(v.clone());
+        }
+        out
     }
 }
 
-fn to_csv(spec: &Spec, rows: &[Row]) -> String {
-    let reasons = crate::delivery::ivt::Reason::ALL;
+/// The CSV answer: the JSON rows' columns, `invalidByReason` as one column per reason
+/// (`invalid.<reason>`), written by the csv crate (RFC 4180 quoting, CRLF).
+fn to_csv(spec: &Spec, rows: &[Row]) -> AppResult<String> {
+    let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
     let mut head: Vec<String> = Vec::new();
     if spec.granularity != Granularity::Total {
         head.push("date".into());
@@ -191,28 +265,23 @@ fn to_csv(spec: &Spec, rows: &[Row]) -> String {
         head.push("hour".into());
     }
     head.extend(spec.group_by.iter().map(|d| d.as_str().to_string()));
-    head.extend(COUNTERS.iter().map(|c| c.to_string()));
+    head.extend(Counter::REPORTED.iter().map(|c| c.as_str().to_string()));
     head.extend(["ctr", "completionRate", "invalid"].map(String::from));
-    head.extend(reasons.iter().map(|r| format!("invalid.{}", r.as_str())));
-    let mut out = head.join(",");
-    out.push_str("\r\n");
+    head.extend(Reason::ALL.iter().map(|r| format!("invalid.{}", r.as_str())));
+    w.write_record(&head).map_err(AppError::internal)?;
     for r in rows {
-        let mut cells: Vec<String> = Vec::new();
+        let c = &r.counters;
+        let mut cells: Vec<String> = Vec::with_capacity(head.len());
         cells.extend(r.date.map(|d| d.to_string()));
         cells.extend(r.hour.map(|h| h.to_string()));
         cells.extend(r.dims.iter().map(|(_, v)| v.clone()));
-        cells.extend(COUNTERS.iter().map(|c| r.get(c).to_string()));
-        cells.push(ratio(r.get("clickThrough"), r.get("impression")).to_string());
-        cells.push(ratio(r.get("complete"), r.get("start")).to_string());
-        cells.push(r.invalid().to_string());
-        cells.extend(reasons.iter().map(|x| r.get(&x.counter()).to_string()));
-        for (i, c) in cells.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            field(&mut out, c);
-        }
-        out.push_str("\r\n");
+        cells.extend(Counter::REPORTED.iter().map(|x| c.get(*x).to_string()));
+        cells.push(c.ctr().to_string());
+        cells.push(c.completion_rate().to_string());
+        cells.push(c.invalid_total().to_string());
+        cells.extend(Reason::ALL.iter().map(|x| c.invalid(*x).to_string()));
+        w.write_record(&cells).map_err(AppError::internal)?;
     }
-    out
+    let bytes = w.into_inner().map_err(|e| AppError::internal(e.into_error()))?;
+    String::from_utf8(bytes).map_err(AppError::internal)
 }
