@@ -8,7 +8,7 @@ children, is not an edge). Then it reports every cycle among siblings; the exit 
 when there is one. It also holds the layers of docs/architecture.md: for each rule in
 LAYERS, no module under a `from` top-level module may reach (through any chain of imports,
 all modules counted, tests excluded) a module under a `to` one; each breach is printed with
-its chain. Usage: scripts/module-cycles.py [shared/src]
+its chain. And only the repositories, the store and the assembly code import the store port. Usage: scripts/module-cycles.py [shared/src]
 """
 import os
 import re
@@ -144,6 +144,16 @@ for froms, tos, why in LAYERS:
                         x = parent[x]
                     breaches.append(f"layer: {name(m)} reaches {name(w)} ({why}): " + " -> ".join(reversed(chain)))
                     break
+# The store port (docs/architecture.md): only the repositories, the store itself and the
+# code that assembles a process (ports built from settings, the Lambda entry points, the
+# admin's and the local server's seeding) name it; everything else reaches data through
+# `repo/`. Direct imports (a use case passing `st.store` to a repository does not name it).
+STORE_USERS = {"repo", "store", "assemble", "state", "lambda", "settings", "keys", "seed", "seed_plan"}
+for m in sorted(modules):
+    if m[:1] and m[0] not in STORE_USERS:
+        for w in sorted(all_edges.get(m, ())):
+            if w[:1] == ("store",):
+                breaches.append(f"store port: {name(m)} imports {name(w)} (only repo/, store/ and the assembly code do)")
 for b in breaches:
     print(b)
 if sccs:

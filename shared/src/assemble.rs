@@ -220,7 +220,7 @@ pub async fn local(cfg: &StoreConfig, settings: &Settings) -> Result<(AppState, 
             let store: Arc<dyn Store> = Arc::new(crate::store::RetryingStore::new(embedded.clone()));
             let (state, workers) = in_process(store, Some(dir));
             // TTL, as DynamoDB has it: expired items removed every minute.
-            crate::workers::janitor::sweep_embedded(embedded, state.clone(), std::time::Duration::from_secs(60));
+            crate::workers::janitor::sweep_embedded(state.clone(), std::time::Duration::from_secs(60));
             Ok((state, workers))
         }
         StoreConfig::Memory => Ok(in_process(open_store(cfg).await?, None)),

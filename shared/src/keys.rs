@@ -44,6 +44,11 @@ pub const RULES: &str = "RULES";
 pub const AD: &str = "AD";
 pub const ASSET: &str = "ASSET";
 
+/// The account whose asset partition (`A#<a>#ASSET`) this is, if it is one.
+pub fn assets_account(pk: &str) -> Option<&str> {
+    pk.strip_prefix("A#")?.strip_suffix(ASSET)?.strip_suffix('#')
+}
+
 /// GSI2 partition of the account's ads ordered by creation (`/v1/ads`).
 pub fn ads_by_created(a: &str) -> String {
     format!("A#{a}#ADS_BY_CREATED")

@@ -58,7 +58,7 @@ pub async fn serve_worker(q: QueueName) -> Result<(), WorkerError> {
 pub async fn serve_asset_janitor() -> Result<(), WorkerError> {
     crate::telemetry::init();
     let (state, _) = assemble::aws(&assemble::lambda_settings().await?).await;
-    lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| {
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<aws_lambda_events::dynamodb::Event>| {
         let state = state.clone();
         async move { Ok::<_, WorkerError>(crate::workers::janitor::handle(&state, &event.payload).await) }
     }))

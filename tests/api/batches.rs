@@ -197,7 +197,7 @@ both_stores_with! { super::settings();
         b.day = "1999-01-01".into();
         b.total_bytes = len;
         b.chunks = vec![shared::model::audience::Chunk { key: key.clone(), start: 0, end: len }];
-        app.store.put(shared::workers::audience::batch_item(&b, 1).unwrap(), shared::store::Cond::NotExists).await.unwrap();
+        app.store.put(shared::repo::audience::item(&b, 1).unwrap(), shared::store::Cond::NotExists).await.unwrap();
         let link = format!("/v1/audience/batch/{}", b.id);
         let p = app.get(&link).await.json();
         assert_eq!((p["status"].as_str(), p["progressPercentage"].as_u64()), (Some("PROCESSING"), Some(0)));
@@ -222,7 +222,7 @@ both_stores_with! { super::settings();
         first.day = "1999-01-01".into();
         first.total_bytes = 10;
         first.chunks = vec![shared::model::audience::Chunk { key: "audience/x/y/z.csv".into(), start: 0, end: 10 }];
-        app.store.put(shared::workers::audience::batch_item(&first, 1).unwrap(), shared::store::Cond::NotExists).await.unwrap();
+        app.store.put(shared::repo::audience::item(&first, 1).unwrap(), shared::store::Cond::NotExists).await.unwrap();
         app.advance(chrono::Duration::seconds(1));
         // The next file waits: it stays at 0 % while the first runs.
         let r = app.upload_batch(&format!("providerId={a}-ap-dmp"), b"w1|age=18-24\n".to_vec(), false).await;

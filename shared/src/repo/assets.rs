@@ -139,3 +139,40 @@ pub async fn page(
     let assets: Vec<Asset> = found.items.into_iter().map(|i| super::decode::<Asset>(i).map(|v| v.value)).collect::<AppResult<Vec<_>>>()?;
     Ok((assets.into_iter().filter(|a| a.visible(now)).collect(), if more { last } else { None }))
 }
+
+/// An asset record removed by TTL (an unlinked asset expired, or one deleted through the
+/// API, which expires it at once): its account and the record as it was.
+#[derive(Debug, Clone)]
+pub struct Expired {
+    pub account: String,
+    pub asset: Asset,
+}
+
+impl Expired {
+    /// The record's own objects (master, renditions, still), only under its account's
+    /// prefix.
+    pub fn objects(&self) -> Vec<String> {
+        let own = format!("{}/assets/", self.account);
+        let a = &self.asset;
+        a.object_key
+            .iter()
+            .cloned()
+            .chain(a.renditions.iter().map(|r| r.key.clone()))
+            .chain(a.still.as_ref().map(|s| s.key.clone()))
+            .filter(|k| k.starts_with(&own))
+            .collect()
+    }
+}
+
+/// A removed item as an expired asset (`None`: another record, or not an asset's body).
+pub fn expired(pk: &str, body: &str) -> Option<Expired> {
+    let account = crate::keys::assets_account(pk)?;
+    let asset = serde_json::from_str::<Asset>(body).ok()?;
+    Some(Expired { account: account.to_string(), asset })
+}
+
+/// The store's own TTL sweep (the embedded store; DynamoDB expires items itself and its
+/// stream brings them): the expired asset records it removed.
+pub async fn sweep_expired(store: &dyn Store, now: i64) -> AppResult<Vec<Expired>> {
+    Ok(store.sweep_expired(now).await?.iter().filter_map(|i| expired(&i.pk, &i.body)).collect())
+}

@@ -52,6 +52,11 @@ pub async fn put_next(store: &dyn Store, b: &Batch, version: u64) -> AppResult<b
     }
 }
 
+/// The record as `put_next` wrote it at `version` (what a writer keeps as its current copy).
+pub fn written(b: Batch, version: u64) -> AppResult<Versioned<Batch>> {
+    Ok(Versioned { item: item(&b, version)?, value: b })
+}
+
 /// Writes a flush of a batch's rows: viewer records put and deleted (unprocessed items
 /// retried by the store adapter).
 pub async fn write_viewers(store: &dyn Store, puts: Vec<Item>, deletes: Vec<crate::store::Key>) -> AppResult<()> {

@@ -173,36 +173,6 @@ impl EmbeddedStore {
         Self::init(db)
     }
 
-    /// Removes the items whose TTL (`expires_at`) is at or before `now`, as DynamoDB's TTL
-    /// does (there within 48 h; the repositories never read an expired item either way),
-    /// and returns them (the local server hands expired asset records to the asset
-    /// janitor, as DynamoDB's stream does). An item rewritten meanwhile is left.
-    pub async fn sweep_expired(&self, now: i64) -> StoreResult<Vec<Item>> {
-        let expired: Vec<Item> = {
-            let tx = self.db.begin_read().map_err(be)?;
-            let main = tx.open_table(MAIN).map_err(be)?;
-            let mut out = Vec::new();
-            for entry in main.iter().map_err(be)? {
-                let (k, v) = entry.map_err(be)?;
-                let (pk, sk) = k.value();
-                let item = decode(pk, sk, v.value())?;
-                if item.expires_at.is_some_and(|e| e <= now) {
-                    out.push(item);
-                }
-            }
-            out
-        };
-        let mut removed = Vec::with_capacity(expired.len());
-        for item in expired {
-            match self.delete(&item.key(), Cond::Version(item.version)).await {
-                Ok(()) => removed.push(item),
-                Err(StoreError::ConditionFailed) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(removed)
-    }
-
     /// A store in memory (tests).
     pub fn in_memory() -> StoreResult<Self> {
         let db = Database::builder().create_with_backend(redb::backends::InMemoryBackend::new()).map_err(be)?;
@@ -351,6 +321,36 @@ fn after_partition(pk: &str) -> String {
 
 #[async_trait]
 impl Store for EmbeddedStore {
+    /// Removes the items whose TTL (`expires_at`) is at or before `now`, as DynamoDB's TTL
+    /// does (there within 48 h; the repositories never read an expired item either way),
+    /// and returns them (the local server hands expired asset records to the asset
+    /// janitor, as DynamoDB's stream does). An item rewritten meanwhile is left.
+    async fn sweep_expired(&self, now: i64) -> StoreResult<Vec<Item>> {
+        let expired: Vec<Item> = {
+            let tx = self.db.begin_read().map_err(be)?;
+            let main = tx.open_table(MAIN).map_err(be)?;
+            let mut out = Vec::new();
+            for entry in main.iter().map_err(be)? {
+                let (k, v) = entry.map_err(be)?;
+                let (pk, sk) = k.value();
+                let item = decode(pk, sk, v.value())?;
+                if item.expires_at.is_some_and(|e| e <= now) {
+                    out.push(item);
+                }
+            }
+            out
+        };
+        let mut removed = Vec::with_capacity(expired.len());
+        for item in expired {
+            match self.delete(&item.key(), Cond::Version(item.version)).await {
+                Ok(()) => removed.push(item),
+                Err(StoreError::ConditionFailed) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(removed)
+    }
+
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
         self.trips.inc();
         let tx = self.db.begin_read().map_err(be)?;

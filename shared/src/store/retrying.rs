@@ -193,6 +193,9 @@ impl Store for RetryingStore {
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
         retry(&self.backoff, || self.inner.add(key, deltas, cond.clone())).await
     }
+    async fn sweep_expired(&self, now: i64) -> StoreResult<Vec<Item>> {
+        self.inner.sweep_expired(now).await
+    }
     fn round_trips(&self) -> u64 {
         self.inner.round_trips()
     }

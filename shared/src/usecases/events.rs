@@ -116,7 +116,7 @@ async fn count_group(st: &AppState, account: &str, group: &[Event], ctx: &Accoun
         if counted.is_empty() {
             return Ok((0, wait));
         }
-        let (paces, freqs) = pace_and_freq(store, account, &counted, ctx).await?;
+        let (paces, freqs) = pace_and_freq(st, account, &counted, ctx).await?;
         let n = counted.len();
         let commit = Commit { account, now, counted, tallies, paces, freqs, offset_at: &offset_at };
         if repo::commit(store, &commit, &tries).await? {
@@ -131,12 +131,7 @@ type Freqs = Vec<(String, crate::delivery::freq::FreqState, u64)>;
 
 /// The pace records of the goals with valid deliveries and the frequency states of the
 /// viewers with valid impressions, as the group leaves them.
-async fn pace_and_freq(
-    store: &dyn crate::store::Store,
-    account: &str,
-    counted: &[Counted<'_>],
-    ctx: &AccountCtx,
-) -> AppResult<(Paces, Freqs)> {
+async fn pace_and_freq(st: &AppState, account: &str, counted: &[Counted<'_>], ctx: &AccountCtx) -> AppResult<(Paces, Freqs)> {
     let mut by_goal: BTreeMap<&str, Vec<&Event>> = BTreeMap::new();
     let mut by_viewer: BTreeMap<&str, Vec<&Event>> = BTreeMap::new();
     for e in counted.iter().filter(|c| c.reason.is_none()).map(|c| c.event) {
@@ -152,7 +147,7 @@ async fn pace_and_freq(
     }
     let goals: Vec<&str> = by_goal.keys().copied().collect();
     let viewers: Vec<&str> = by_viewer.keys().copied().collect();
-    let (mut paces, mut freqs) = repo::paces_and_freqs(store, account, &goals, &viewers).await?;
+    let (mut paces, mut freqs) = repo::paces_and_freqs(st.store.as_ref(), account, &goals, &viewers).await?;
     let mut pace_out = Vec::new();
     for (g, evs) in by_goal {
         let (mut pace, version) = paces.remove(g).unwrap_or_default();

@@ -21,7 +21,6 @@ use crate::model::enums::{ForecastStatus, GoalType};
 use crate::model::rules::Rules;
 use crate::repo::forecasts::{self as jobs, Changed, ForecastRequest, Job};
 use crate::state::AppState;
-use crate::store::Store;
 
 /// A report's JSON may be at most this long before packing (the packed record must also
 /// fit one store item: `MAX_ITEM_BYTES`).
@@ -29,7 +28,8 @@ pub const MAX_REPORT_JSON_BYTES: usize = 8 * 1024 * 1024;
 
 /// The traffic of the last 14 full local days, or the account's profile when none was
 /// recorded (docs/forecasts.md).
-pub async fn traffic(store: &dyn Store, account: &Account, categories: &[String], now: DateTime<Utc>) -> AppResult<Traffic> {
+pub async fn traffic(st: &AppState, account: &Account, categories: &[String], now: DateTime<Utc>) -> AppResult<Traffic> {
+    let store = st.store.as_ref();
     let (today, _) = local_day(&account.zone, now);
     let mut days = Vec::new();
     for k in (1..=14).rev() {
@@ -241,7 +241,7 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
     let templates: HashMap<String, Rules> =
         crate::repo::templates::all(store, &m.account).await?.into_iter().map(|t| (t.id, t.rules)).collect();
     let categories: Vec<String> = input.categories.iter().map(|c| c.id.clone()).collect();
-    let mut traffic = traffic(store, &account, &categories, now).await?;
+    let mut traffic = traffic(st, &account, &categories, now).await?;
     // The seed of the request as stored (its JSON with sorted keys), so the same request
     // gives the same forecast.
     let seed = seed_of(serde_json::to_value(&job.request).map_err(AppError::internal)?.to_string().as_bytes());

@@ -49,7 +49,7 @@ async fn replay(st: &AppState, account: &Account, until: DateTime<Utc>, now: Dat
     let store = st.store.as_ref();
     let (snapshot, pace) = st.delivery.current(store, &account.id, &st.settings, now).await?;
     let categories = repo::reference::ids(store, &account.id, Kind::Category).await?;
-    let traffic = crate::usecases::forecast_run::traffic(store, account, &categories, now).await?;
+    let traffic = crate::usecases::forecast_run::traffic(st, account, &categories, now).await?;
     let source = traffic.source;
     let day_hours = {
         let hs = hours(now, until, &snapshot.zone);

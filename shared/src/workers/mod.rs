@@ -52,12 +52,6 @@ impl From<crate::error::AppError> for JobError {
     }
 }
 
-impl From<crate::store::StoreError> for JobError {
-    fn from(e: crate::store::StoreError) -> JobError {
-        JobError::retry(e)
-    }
-}
-
 impl From<crate::blobs::BlobError> for JobError {
     fn from(e: crate::blobs::BlobError) -> JobError {
         JobError::retry(e)

@@ -37,8 +37,7 @@ async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Lease
         next.lease = Some(Lease { chunk: job.index, token: token.to_string(), until: st.clock.now() + LEASE });
         next.running_bytes = 0;
         if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)? {
-            let item = batch_item(&next, cur.version() + 1)?;
-            return Ok(Leased::Mine(Box::new(Versioned { value: next, item })));
+            return Ok(Leased::Mine(Box::new(written(next, cur.version() + 1)?)));
         }
     }
 }
@@ -72,8 +71,7 @@ async fn record_progress(st: &AppState, cur: &mut Versioned<Batch>, token: &str,
         let mut next = cur.value.clone();
         next.running_bytes = running;
         if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)? {
-            let item = batch_item(&next, cur.version() + 1)?;
-            *cur = Versioned { value: next, item };
+            *cur = written(next, cur.version() + 1)?;
             return Ok(true);
         }
         if !still_mine(st, cur, token).await? {

@@ -17,7 +17,6 @@ use crate::queue::QueueName;
 use crate::repo::audience::Created;
 use crate::repo::{self, Versioned};
 use crate::state::AppState;
-use crate::store::Item;
 
 pub use crate::jobs::audience::{api_object_key, decode_key, dropped_batch_id, parse_key, ChunkJob, PlanJob, PREFIX, WORK_PREFIX};
 use crate::jobs::audience::{ChunkMessage, PlanMessage};
@@ -121,9 +120,9 @@ pub async fn load_batch(st: &AppState, account: &str, id: &str) -> WResult<Optio
     repo::audience::get(st.store.as_ref(), account, id).await.map_err(se)
 }
 
-/// The item of a batch record (with its listing index).
-pub fn batch_item(b: &Batch, version: u64) -> WResult<Item> {
-    repo::audience::item(b, version).map_err(se)
+/// A batch record as just written at `version` (its item with the listing index).
+pub fn written(b: Batch, version: u64) -> WResult<Versioned<Batch>> {
+    repo::audience::written(b, version).map_err(se)
 }
 
 async fn create_batch(st: &AppState, b: Batch) -> WResult<Created> {
@@ -219,7 +218,7 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
                         // Ended at planning (refused or empty): the provider's next batch may start.
                         return start_next(st, &next.account_id, &next.provider_id).await;
                     }
-                    cur = Versioned { item: batch_item(&next, cur.version() + 1)?, value: next };
+                    cur = written(next, cur.version() + 1)?;
                 } else {
                     cur = load_batch(st, &cur.value.account_id, &cur.value.id).await?.ok_or("batch vanished")?;
                 }
