@@ -28,10 +28,17 @@ both_stores! {
             assert!(url.contains(&part), "{part} in {url}");
         }
         let cp = format!("{}-cp-studio", app.a.id);
-        for rt in ["VAST_2_0", "VAST_2_0_1", "VAST_3_0", "VMAP_1_0"] {
+        // Every response type the engine serves, VAST 4.2 included; the URL answers it.
+        for (rt, root) in [("VAST_2_0", "<VAST version=\"2.0\""), ("VAST_2_0_1", "<VAST version=\"2.0\""), ("VAST_3_0", "<VAST version=\"3.0\""),
+            ("VAST_4_2", "<VAST version=\"4.2\""), ("VMAP_1_0", "<vmap:VMAP")]
+        {
             let v = app.get(&format!("/v3/ads/{id}/vasturl/content-partner/{cp}?rt={rt}")).await.json();
             let url = v["vastUrl"].as_str().unwrap().to_string();
             assert!(url.contains(&format!("rt={}", rt.to_lowercase())) && url.contains("contentPartner="), "{url}");
+            let path = &url[url.find("/v1/adrequest").unwrap()..];
+            let doc = app.get(&path.replace("[RANDOM_NUMBER]", "42")).await;
+            doc.expect(200);
+            assert!(doc.body.contains(root), "{rt}: {}", doc.body);
         }
     }
 

@@ -8,12 +8,15 @@ use axum::Json;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::*;
+use crate::api::{if_match, query_pairs, single, with_etag, Auth, JsonBody};
+use crate::error::AppError;
 use crate::error::{AppResult, FieldError};
 use crate::ids::new_id;
 use crate::model::ad::{parse_patch, parse_write, Ad, AdInput, Tracker};
 use crate::model::goal::Goal;
+use crate::repo;
 use crate::repo::reference::Kind;
+use crate::state::AppState;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

@@ -6,11 +6,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Json;
 
-use super::*;
+use crate::api::{query_pairs, single, with_etag, Auth, MAX_BODY};
 use crate::download::check_url;
+use crate::error::AppError;
 use crate::error::AppResult;
 use crate::json::ObjReader;
 use crate::model::asset::{self, check_name, Asset};
+use crate::repo;
+use crate::state::AppState;
 use crate::usecases::assets::{self, CreateAsset};
 
 /// The operations of this group in the OpenAPI document.

@@ -11,13 +11,20 @@ use axum::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::*;
+use crate::api::{content_type, media_type, paging, query_pairs, single, Auth};
+use crate::error::AppError;
 use crate::error::{AppResult, FieldError};
 use crate::model::account::{AudienceProvider, Segmentation};
 use crate::model::audience::{self as m, Batch};
 use crate::model::inflate;
+use crate::repo;
 use crate::repo::audience::Cancelled;
+use crate::state::AppState;
 use crate::usecases::audience::{self, Upload, Uploaded};
+use axum::extract::Request;
+use axum::http::header;
+use axum::http::HeaderValue;
+use axum::http::StatusCode;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

@@ -6,13 +6,20 @@ use axum::response::Response;
 use axum::routing::get;
 use chrono::{DateTime, Datelike, Utc};
 
-use super::*;
+use crate::api::{
+    check_body_id, if_match, no_content, query_pairs, reject_id_on_create, single, text_response, with_etag, xml_response, Auth, Matrix,
+    XmlBody,
+};
+use crate::error::AppError;
 use crate::error::{AppResult, FieldError};
 use crate::ids::new_id;
 use crate::model::campaign::{parse_bean, Campaign};
 use crate::model::enums::CampaignStatus;
 use crate::model::notification::write_map;
+use crate::repo;
+use crate::state::AppState;
 use crate::xml::expect_root;
+use crate::xml::XmlOut;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

@@ -5,11 +5,17 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{post, put};
 
-use super::*;
+use crate::api::{
+    check_body_id, if_match, no_content, reject_id_on_create, text_response, with_etag, xml_response, Auth, FormPairs, Matrix, XmlBody,
+};
+use crate::error::AppError;
 use crate::error::AppResult;
 use crate::ids::new_id;
 use crate::model::contact::{parse_bean, Contact};
+use crate::repo;
+use crate::state::AppState;
 use crate::xml::expect_root;
+use crate::xml::XmlOut;
 
 /// The fields of the associate form.
 pub const ASSOCIATE_FIELDS: &[&str] = &["contactId", "clientId"];

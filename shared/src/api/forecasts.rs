@@ -7,11 +7,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Json;
 
-use crate::api::*;
+use crate::api::{query_pairs, single, Auth, JsonBody, Routes};
+use crate::error::AppError;
 use crate::error::AppResult;
 use crate::forecast::chart;
 use crate::forecast::report_schema::Report;
 use crate::model::enums::{ForecastKind, ForecastStatus};
+use crate::state::AppState;
 use crate::usecases::forecast::{self, Submit, Submitted};
 
 /// The operations of this group in the OpenAPI document.

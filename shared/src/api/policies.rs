@@ -8,12 +8,15 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Json;
 
-use super::*;
+use crate::api::{if_match, no_content, paging, query_pairs, with_etag, Auth, JsonBody, JsonBytes};
+use crate::error::AppError;
 use crate::error::AppResult;
 use crate::ids::new_id;
 use crate::model::account::Account;
 use crate::model::policy::{parse, validate, Policy};
+use crate::repo;
 use crate::repo::reference::Kind;
+use crate::state::AppState;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

@@ -8,10 +8,12 @@ use axum::Json;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::*;
+use crate::api::Auth;
 use crate::error::AppResult;
 use crate::model::account::{BannerArea, Category, ContentPartner};
+use crate::repo;
 use crate::repo::reference::Kind;
+use crate::state::AppState;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

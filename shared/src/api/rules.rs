@@ -5,10 +5,14 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
 
-use super::*;
+use crate::api::{no_content, xml_response, Auth, Matrix, XmlBody};
+use crate::error::AppError;
 use crate::error::AppResult;
 use crate::model::rules::{parse_bean, Parent, Rules};
+use crate::repo;
+use crate::state::AppState;
 use crate::xml::expect_root;
+use crate::xml::XmlOut;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

@@ -7,13 +7,17 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::Json;
 
-use super::*;
+use crate::api::{if_match, no_content, query_pairs, single, with_etag, Auth, JsonBody};
+use crate::error::AppError;
 use crate::error::AppResult;
 use crate::json::ObjReader;
 use crate::model::account::{Account, AudienceProvider, CustomParameter};
 use crate::model::rules::Parent;
 use crate::model::template::{self, Template};
+use crate::repo;
 use crate::repo::reference::Kind;
+use crate::state::AppState;
+use axum::http::StatusCode;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

@@ -117,7 +117,10 @@ pub fn why_no_media(ad: &Ad, assets: &HashMap<String, Asset>) -> String {
         return match ad.creative.kind {
             CreativeType::Iptv => "the IPTV creative has no videoCreativeId".into(),
             CreativeType::Thirdparty => "the third-party creative has no vastUri".into(),
-            _ => "the creative is a placeholder".into(),
+            CreativeType::Placeholder | CreativeType::SpotPlaceholder | CreativeType::PausePlaceholder | CreativeType::IptvPlaceholder => {
+                "the creative is a placeholder".into()
+            }
+            CreativeType::Standard | CreativeType::Pause => "the creative needs an asset".into(),
         };
     }
     let Some(id) = ad.creative.asset_id.as_deref() else { return "the creative names no asset (assetId)".into() };

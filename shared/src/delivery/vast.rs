@@ -9,7 +9,7 @@
 use super::decide::{Pick, Skip};
 use super::snapshot::{AdEntry, AdFormat, Media, Snapshot};
 use super::tracking::{LinkFields, RequestDims};
-use crate::model::enums::TrackerEvent;
+use crate::model::enums::{ResponseTypeName, TrackerEvent};
 use crate::xml::XmlOut;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,12 +40,16 @@ impl ResponseType {
     /// `rt` as the export writes it (any case): VAST_2_0, VAST_2_0_1, VAST_3_0, VAST_4_2,
     /// VMAP_1_0.
     pub fn parse(s: &str) -> Option<ResponseType> {
-        match s.to_ascii_uppercase().as_str() {
-            "VAST_2_0" | "VAST_2_0_1" => Some(ResponseType::Vast(Version::V2)),
-            "VAST_3_0" => Some(ResponseType::Vast(Version::V3)),
-            "VAST_4_2" => Some(ResponseType::Vast(Version::V4_2)),
-            "VMAP_1_0" => Some(ResponseType::Vmap),
-            _ => None,
+        ResponseTypeName::parse(&s.to_ascii_uppercase()).map(ResponseType::of)
+    }
+
+    /// The document a response type names.
+    pub fn of(name: ResponseTypeName) -> ResponseType {
+        match name {
+            ResponseTypeName::Vast20 | ResponseTypeName::Vast201 => ResponseType::Vast(Version::V2),
+            ResponseTypeName::Vast30 => ResponseType::Vast(Version::V3),
+            ResponseTypeName::Vast42 => ResponseType::Vast(Version::V4_2),
+            ResponseTypeName::Vmap10 => ResponseType::Vmap,
         }
     }
 
@@ -55,6 +59,8 @@ impl ResponseType {
 }
 
 pub const DEFAULT_DURATION: u32 = 30;
+/// The size a NonLinear declares when its media has none of its own (not an image).
+pub const NON_LINEAR_DEFAULT_SIZE: (u32, u32) = (640, 360);
 const AD_SYSTEM: &str = "adserver";
 
 /// Where tracking links point and what signs them.
@@ -248,7 +254,7 @@ impl AdWriter<'_> {
         };
         match media {
             Media::Video { duration_ms, .. } => o.leaf("Duration", hms_ms(*duration_ms)),
-            _ => o.leaf("Duration", hms(duration)),
+            Media::Image { .. } | Media::Iptv(_) | Media::ThirdParty { .. } => o.leaf("Duration", hms(duration)),
         };
         self.tracking_events(o, served, ad);
         o.open("VideoClicks");
@@ -303,7 +309,9 @@ impl AdWriter<'_> {
         self.tracking_events(o, served, ad);
         let (w, h) = match media {
             Media::Image { width, height, .. } => (width.to_string(), height.to_string()),
-            _ => ("640".to_string(), "360".to_string()),
+            Media::Video { .. } | Media::Iptv(_) | Media::ThirdParty { .. } => {
+                (NON_LINEAR_DEFAULT_SIZE.0.to_string(), NON_LINEAR_DEFAULT_SIZE.1.to_string())
+            }
         };
         o.open_attrs("NonLinear", &[("width", w.as_str()), ("height", h.as_str())]);
         if let Media::Image { url, mime, .. } = media {

@@ -453,6 +453,18 @@ wire_enum! {
     Granularity { Day = "day", Hour = "hour", Total = "total" }
 }
 
+wire_enum! {
+    /// The response type (`rt`) of an ad request and of the VAST URL export: every document
+    /// the engine serves.
+    ResponseTypeName {
+        Vast20 = "VAST_2_0",
+        Vast201 = "VAST_2_0_1",
+        Vast30 = "VAST_3_0",
+        Vast42 = "VAST_4_2",
+        Vmap10 = "VMAP_1_0",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -472,6 +484,7 @@ mod tests {
     #[test]
     fn every_enum_reads_and_writes_the_seed_strings() {
         round_trip(Counter::ALL);
+        round_trip(ResponseTypeName::ALL);
         round_trip(Metric::ALL);
         round_trip(RuleType::ALL);
         round_trip(VariableType::ALL);

@@ -156,7 +156,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
         // The id is `tag` on a TAG rule and `partnerId` on a CONTENT_PARTNER rule.
         let (field, other) = match kind {
             Some(VariableType::ContentPartner) => ("partnerId", "tag"),
-            _ => ("tag", "partnerId"),
+            Some(VariableType::Tag | VariableType::Site) | None => ("tag", "partnerId"),
         };
         if kind.is_some() && b.present(other) {
             let p = b.at(other);

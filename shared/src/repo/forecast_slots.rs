@@ -53,14 +53,10 @@ pub async fn claim(store: &dyn Store, account: &str, job: &str, now: DateTime<Ut
         let found = store.batch_get(&keys).await?;
         let mut lost_race = false;
         for k in &keys {
-            let cond = match found.iter().find(|i| i.sk == k.sk) {
-                None => Cond::NotExists,
-                Some(item) if is_free(store, account, item, now).await? => Cond::Version(item.version),
+            let (cond, version) = match found.iter().find(|i| i.sk == k.sk) {
+                None => (Cond::NotExists, 1),
+                Some(item) if is_free(store, account, item, now).await? => (Cond::Version(item.version), item.version + 1),
                 Some(_) => continue,
-            };
-            let version = match &cond {
-                Cond::Version(v) => v + 1,
-                _ => 1,
             };
             let item = Item { pk: k.pk.clone(), sk: k.sk.clone(), version, body: body.clone(), ..Item::default() };
             match store.put(item, cond).await {

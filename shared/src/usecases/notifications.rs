@@ -66,7 +66,7 @@ fn delivery_of(s: &Snapshot, pace: &[Pace], goal_id: &str, now: i64, projection:
         projected_from: match projection.map(|p| p.basis) {
             Some(Basis::RecentDelivery) => "at its delivery rate of the last 24 hours",
             Some(Basis::TrafficModel) => "from the account's traffic model",
-            _ => "",
+            Some(Basis::NotServing | Basis::Ended) | None => "",
         },
         elapsed,
         cap_reached: cap_reached(g, &p, day, hour).map(|c| c.as_str()),

@@ -7,11 +7,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Json;
 
-use super::*;
+use crate::api::Auth;
+use crate::error::AppError;
 use crate::error::{AppResult, FieldError};
 use crate::model::ad::Ad;
 use crate::model::campaign::Campaign;
 use crate::model::goal::Goal;
+use crate::repo;
+use crate::state::AppState;
 use crate::usecases::v3;
 
 mod inspect;
@@ -24,7 +27,7 @@ mod rows;
 mod vast;
 
 pub(crate) use render::goal_type_v3;
-pub use vast::{build_vast_url, RANDOM_TOKEN, RESPONSE_TYPES};
+pub use vast::{build_vast_url, RANDOM_TOKEN};
 
 use params::*;
 use render::*;

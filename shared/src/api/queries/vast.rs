@@ -5,12 +5,15 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use crate::api::*;
+use crate::api::{query_pairs, single, Auth};
+use crate::error::AppError;
 use crate::error::AppResult;
 use crate::model::ad::Ad;
+use crate::model::enums::{ResponseTypeName, WireEnum};
+use crate::repo;
 use crate::repo::reference::Kind;
+use crate::state::AppState;
 
-pub const RESPONSE_TYPES: &[&str] = &["VAST_2_0", "VAST_2_0_1", "VAST_3_0", "VMAP_1_0"];
 /// The token the caller replaces with a random number (cache busting).
 pub const RANDOM_TOKEN: &str = "[RANDOM_NUMBER]";
 
@@ -24,7 +27,7 @@ fn encode(s: &str) -> String {
 /// The ad request URL a player or a third-party ad server calls for this ad
 /// (docs/queries.md): account, ad, the targeted category or content partner, format, the
 /// response type, and the random-number token.
-pub fn build_vast_url(base: &str, account: &str, ad: &Ad, target: (&str, &str), rt: &str) -> String {
+pub fn build_vast_url(base: &str, account: &str, ad: &Ad, target: (&str, &str), rt: ResponseTypeName) -> String {
     format!(
         "{base}/v1/adrequest?account={}&ad={}&{}={}&format={}&rt={}&rnd={RANDOM_TOKEN}",
         encode(account),
@@ -32,7 +35,7 @@ pub fn build_vast_url(base: &str, account: &str, ad: &Ad, target: (&str, &str), 
         target.0,
         encode(target.1),
         encode(ad.creative.format().as_str()),
-        rt.to_ascii_lowercase()
+        rt.as_str().to_ascii_lowercase()
     )
 }
 
@@ -49,7 +52,7 @@ pub struct VastUrl {
 /// `GET /v3/ads/{adId}/vasturl/category/{id}` and `.../content-partner/{id}`, `rt`.
 #[utoipa::path(get, path = "/v3/ads/{ad_id}/vasturl/{kind}/{id}", tag = "queries",
     params(("ad_id" = String, Path), ("kind" = String, Path, description = "category or content-partner"), ("id" = String, Path),
-        ("rt" = Option<String>, Query, description = "VAST_2_0, VAST_2_0_1, VAST_3_0 (default), VMAP_1_0")),
+        ("rt" = Option<ResponseTypeName>, Query, description = "The document the URL asks for: VAST_2_0, VAST_2_0_1, VAST_3_0 (default), VAST_4_2, VMAP_1_0")),
     responses((status = 200, description = "The ad request URL", body = VastUrl)))]
 pub(super) async fn vast_url(
     State(st): State<AppState>,
@@ -63,10 +66,12 @@ pub(super) async fn vast_url(
         _ => return Err(AppError::NoRoute(format!("/v3/ads/{ad_id}/vasturl/{kind}/{id}"))),
     };
     let pairs = query_pairs(q.as_deref())?;
-    let rt = single(&pairs, "rt")?.unwrap_or("VAST_3_0");
-    if !RESPONSE_TYPES.contains(&rt) {
-        return Err(AppError::field("rt", "enum", format!("rt must be one of {} (got {rt:?})", RESPONSE_TYPES.join(", "))));
-    }
+    let rt = match single(&pairs, "rt")? {
+        None => ResponseTypeName::Vast30,
+        Some(v) => ResponseTypeName::parse(v).ok_or_else(|| {
+            AppError::field("rt", "enum", format!("rt must be one of {} (got {v:?})", ResponseTypeName::NAMES.join(", ")))
+        })?,
+    };
     let ad = repo::ads::load_live(st.store.as_ref(), &a.id, &ad_id).await?.0.value;
     if !repo::reference::exists(st.store.as_ref(), &a.id, ref_kind, &id).await? {
         return Err(AppError::not_found(what, &id));

@@ -1,0 +1,49 @@
+//! Authentication: the account of the request's API key (hashed, cached), its request
+//! rate taken.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+
+use crate::error::AppError;
+use crate::ids::hash_key;
+use crate::model::account::Account;
+use crate::repo;
+use crate::state::AppState;
+
+/// The header carrying the account's API key.
+pub const API_KEY_HEADER: &str = "x-o-api-key";
+
+/// The authenticated account (`x-o-api-key`).
+pub struct Auth(pub Account);
+
+impl FromRequestParts<AppState> for Auth {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, AppError> {
+        let key = parts
+            .headers
+            .get(API_KEY_HEADER)
+            .ok_or_else(|| AppError::Unauthorized(format!("the {API_KEY_HEADER} header is required")))?
+            .to_str()
+            .map_err(|_| AppError::Unauthorized("unknown API key".into()))?
+            .trim();
+        if key.is_empty() || key.len() > 256 {
+            return Err(AppError::Unauthorized("unknown API key".into()));
+        }
+        let h = hash_key(key);
+        let account = match st.auth_cache.get(&h) {
+            Some(a) => a,
+            None => {
+                let a = repo::accounts::by_key_hash(st.store.as_ref(), &h)
+                    .await?
+                    .ok_or_else(|| AppError::Unauthorized("unknown API key".into()))?;
+                st.auth_cache.put(h, a.clone());
+                a
+            }
+        };
+        // The request span (see `request_span`) carries the account from here on.
+        tracing::Span::current().record("account", account.id.as_str());
+        st.rate_limiter.take(&account.id, st.settings.account_rate_per_sec, st.settings.account_burst)?;
+        Ok(Auth(account))
+    }
+}

@@ -1,0 +1,236 @@
+//! The route table: every resource group's routes (one group per Lambda), the OpenAPI
+//! operations of each, and what every function's router shares (the request span, the
+//! fallbacks, XML error bodies on the XML interfaces, idempotency).
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{header, HeaderValue};
+use axum::response::Response;
+use axum::Router;
+use tracing::Instrument;
+
+use crate::api::{
+    ads, assets, audience, campaigns, clients, contacts, docs_page, forecasts, goals, idempotency, policies, queries, reference, rules,
+    serving, templates,
+};
+use crate::error::{AppError, ErrorBody};
+use crate::state::AppState;
+use crate::xml::XmlOut;
+
+/// The resource groups, one per Lambda: each function's `main` names its own, so nothing
+/// chooses a group at run time and the linker keeps only that group's code.
+pub mod groups {
+    use super::Routes;
+    use crate::api::{
+        ads, assets, audience, campaigns, clients, contacts, docs_page, forecasts, goals, policies, queries, reference, rules, serving,
+        templates,
+    };
+
+    pub fn clients() -> Routes {
+        clients::router()
+    }
+    pub fn contacts() -> Routes {
+        contacts::router()
+    }
+    /// Campaigns with the campaign rules routes.
+    pub fn campaigns() -> Routes {
+        campaigns::router().merge(rules::campaign_router())
+    }
+    /// Goals with the goal rules routes.
+    pub fn goals() -> Routes {
+        goals::router().merge(rules::goal_router())
+    }
+    pub fn assets() -> Routes {
+        assets::router()
+    }
+    pub fn ads() -> Routes {
+        ads::router()
+    }
+    pub fn insertion_policy() -> Routes {
+        policies::router()
+    }
+    pub fn queries() -> Routes {
+        queries::router()
+    }
+    pub fn reference() -> Routes {
+        reference::router().merge(docs_page::router())
+    }
+    pub fn audience() -> Routes {
+        audience::router()
+    }
+    pub fn targeting_template() -> Routes {
+        templates::router()
+    }
+    /// Forecast jobs and reports.
+    pub fn forecast() -> Routes {
+        forecasts::router()
+    }
+    /// Ad requests (no API key: the account is in the URL).
+    pub fn serving() -> Routes {
+        serving::serving_router()
+    }
+    /// Signed tracking links of served documents.
+    pub fn tracking() -> Routes {
+        serving::tracking_router()
+    }
+
+    /// A group's routes.
+    pub type Group = fn() -> Routes;
+
+    /// Every group by the name of its Lambda (the local server, the recorded-event tests).
+    pub const ALL: &[(&str, Group)] = &[
+        ("clients", clients),
+        ("contacts", contacts),
+        ("campaigns", campaigns),
+        ("goals", goals),
+        ("assets", assets),
+        ("ads", ads),
+        ("insertion-policy", insertion_policy),
+        ("queries", queries),
+        ("reference", reference),
+        ("audience", audience),
+        ("targeting-template", targeting_template),
+        ("forecast", forecast),
+        ("serving", serving),
+        ("tracking", tracking),
+    ];
+}
+
+/// Every group's operations for the OpenAPI document (`crate::openapi` merges them).
+pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
+    use utoipa::OpenApi;
+    vec![
+        clients::Doc::openapi(),
+        contacts::Doc::openapi(),
+        campaigns::Doc::openapi(),
+        goals::Doc::openapi(),
+        rules::Doc::openapi(),
+        ads::Doc::openapi(),
+        assets::Doc::openapi(),
+        audience::Doc::openapi(),
+        policies::Doc::openapi(),
+        queries::Doc::openapi(),
+        reference::Doc::openapi(),
+        docs_page::Doc::openapi(),
+        templates::Doc::openapi(),
+        forecasts::Doc::openapi(),
+        serving::ServingDoc::openapi(),
+        serving::TrackingDoc::openapi(),
+    ]
+}
+
+/// A group's routes: its router and the path patterns it serves, so the route table can
+/// be walked (the tenant-isolation sweep tries every route of every group).
+#[derive(Default)]
+pub struct Routes {
+    pub router: Router<AppState>,
+    pub paths: Vec<&'static str>,
+}
+
+impl Routes {
+    pub fn new() -> Self {
+        Routes::default()
+    }
+
+    pub fn route(mut self, path: &'static str, handlers: axum::routing::MethodRouter<AppState>) -> Self {
+        self.router = self.router.route(path, handlers);
+        self.paths.push(path);
+        self
+    }
+
+    pub fn merge(mut self, other: Routes) -> Self {
+        self.router = self.router.merge(other.router);
+        self.paths.extend(other.paths);
+        self
+    }
+}
+
+/// Every group on one router (the local server), with the shared fallbacks.
+pub fn app(state: AppState) -> Router {
+    let r = groups::ALL.iter().fold(Router::new(), |r, (_, group)| r.merge(group().router));
+    finish(r, state)
+}
+
+/// Every group on one router, each group with the state `state_of(group name)` gives it
+/// (the tests give each group the store its Lambda's permissions allow).
+pub fn app_per_group(state: AppState, state_of: impl Fn(&str) -> AppState) -> Router {
+    let r = groups::ALL.iter().fold(Router::new(), |r, (name, group)| r.merge(group().router.with_state::<AppState>(state_of(name))));
+    finish(r, state)
+}
+
+/// A group's routes with the fallbacks and error rendering every function shares.
+pub fn finish(r: Router<AppState>, state: AppState) -> Router {
+    r.fallback(no_route)
+        .method_not_allowed_fallback(|| async { AppError::MethodNotAllowed })
+        .layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::layer))
+        .layer(axum::middleware::map_response(render_errors))
+        .layer(axum::middleware::from_fn(request_span))
+        .with_state(state)
+}
+
+/// One span per request: method, route (the matched pattern, not the raw path), the
+/// request id (API Gateway's, or one made here) and the account, recorded by `Auth` once
+/// the key is known. Every log line of the request carries them; the response logs status
+/// and latency.
+async fn request_span(req: Request, next: axum::middleware::Next) -> Response {
+    // Nothing to log at this level (RUST_LOG=warn): no span, no request id to make.
+    if !tracing::enabled!(tracing::Level::INFO) {
+        return next.run(req).await;
+    }
+    let route = req.extensions().get::<axum::extract::MatchedPath>().map(|p| p.as_str().to_string()).unwrap_or_else(|| "-".into());
+    let request_id = req
+        .headers()
+        .get("x-amzn-requestid")
+        .or_else(|| req.headers().get("x-request-id"))
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| {
+            req.extensions().get::<lambda_http::request::RequestContext>().and_then(|c| match c {
+                lambda_http::request::RequestContext::ApiGatewayV2(c) => c.request_id.clone(),
+                lambda_http::request::RequestContext::ApiGatewayV1(c) => c.request_id.clone(),
+                #[allow(unreachable_patterns)]
+                _ => None,
+            })
+        })
+        .unwrap_or_else(crate::ids::fast_id);
+    let span =
+        tracing::info_span!("request", method = %req.method(), route = %route, request_id = %request_id, account = tracing::field::Empty);
+    let started = std::time::Instant::now();
+    let res = next.run(req).instrument(span.clone()).await;
+    span.in_scope(|| tracing::info!(status = res.status().as_u16(), ms = started.elapsed().as_millis() as u64, "request"));
+    res
+}
+
+async fn no_route(req: Request) -> AppError {
+    AppError::NoRoute(req.uri().path().to_string())
+}
+
+/// XML interfaces live under `/api/1.0` (and `/api/1.0.cpvext`); everything else is JSON.
+pub fn is_xml_path(path: &str) -> bool {
+    path.starts_with("/api/1.0/") || path.starts_with("/api/1.0.")
+}
+
+/// Re-renders error bodies as XML on the XML interfaces (the error travels in the
+/// response's extensions; see `AppError::into_response`).
+async fn render_errors(uri: axum::http::Uri, mut res: Response) -> Response {
+    if !is_xml_path(uri.path()) {
+        return res;
+    }
+    let Some(body) = res.extensions_mut().remove::<ErrorBody>() else {
+        return res;
+    };
+    let mut o = XmlOut::new();
+    o.open("error").leaf("status", body.status).leaf("type", &body.kind).leaf("message", &body.message);
+    if !body.errors.is_empty() {
+        o.open("errors");
+        for e in &body.errors {
+            o.open("fieldError").leaf("field", &e.field).leaf("rule", &e.rule).leaf("message", &e.message).close("fieldError");
+        }
+        o.close("errors");
+    }
+    o.close("error");
+    let (mut parts, _) = res.into_parts();
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/xml"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(o.finish()))
+}
