@@ -34,15 +34,27 @@ fn queue_urls(settings: &Settings) -> HashMap<QueueName, String> {
 
 /// The AWS ports: DynamoDB, S3 and SQS over one SDK configuration (loaded once: each load
 /// reads the environment and builds a credentials chain). The resources must exist (on AWS
-/// the template owns them); the queue URLs come from the settings.
+/// the template owns them); the queue URLs come from the settings. No media engine but the
+/// default (nothing here transcodes): the asset worker's is `aws_with_media`.
 pub async fn aws(settings: &Settings) -> (AppState, Arc<SqsQueue>) {
     let conf = aws_config::load_from_env().await;
-    let queue = Arc::new(SqsQueue::new(&conf, queue_urls(settings)));
-    let store = table(&conf, settings);
-    let state = AppState::new(retrying(store), Arc::new(S3Blobs::new(&conf, settings.bucket_name.clone())), queue.clone())
-        .with_media(media_engine(&conf, settings))
+    aws_on(&conf, settings)
+}
+
+fn aws_on(conf: &aws_config::SdkConfig, settings: &Settings) -> (AppState, Arc<SqsQueue>) {
+    let queue = Arc::new(SqsQueue::new(conf, queue_urls(settings)));
+    let store = table(conf, settings);
+    let state = AppState::new(retrying(store), Arc::new(S3Blobs::new(conf, settings.bucket_name.clone())), queue.clone())
         .with_settings(settings.clone());
     (state, queue)
+}
+
+/// The asset worker's ports: `aws` with the media engine (MediaConvert on AWS), so that
+/// no other function links the MediaConvert client.
+pub async fn aws_with_media(settings: &Settings) -> (AppState, Arc<SqsQueue>) {
+    let conf = aws_config::load_from_env().await;
+    let (state, queue) = aws_on(&conf, settings);
+    (state.with_media(media_engine(&conf, settings)), queue)
 }
 
 /// The media engine: MediaConvert when `MEDIACONVERT_ROLE_ARN` is set (on AWS), ffmpeg
@@ -65,11 +77,17 @@ fn media_engine(conf: &aws_config::SdkConfig, settings: &Settings) -> Arc<dyn cr
     }
 }
 
-/// The settings of a Lambda: the environment, and the tracking keys from Secrets Manager
-/// when `TRACKING_SECRETS_ARN` names a secret (docs/traffic-quality.md §2). A secret that
-/// cannot be read fails the cold start: links signed or checked with another key would all
-/// be refused.
-pub async fn lambda_settings() -> Result<Settings, String> {
+/// The settings of a Lambda that neither signs nor checks tracking links: the environment.
+pub fn lambda_settings() -> Settings {
+    Settings::from_env()
+}
+
+/// The settings of a Lambda that signs (serving) or checks (tracking) tracking links: the
+/// environment, and the tracking keys from Secrets Manager when `TRACKING_SECRETS_ARN` names
+/// a secret (docs/traffic-quality.md §2). Only these two functions link the Secrets Manager
+/// client. A secret that cannot be read fails the cold start: links signed or checked with
+/// another key would all be refused.
+pub async fn lambda_settings_with_keys() -> Result<Settings, String> {
     let mut settings = Settings::from_env();
     let Some(arn) = settings.tracking_secrets_arn.clone() else { return Ok(settings) };
     #[cfg(feature = "secrets")]
@@ -226,7 +244,7 @@ pub async fn local(cfg: &StoreConfig, settings: &Settings) -> Result<(AppState, 
         StoreConfig::Memory => Ok(in_process(open_store(cfg).await?, None)),
         StoreConfig::DynamoDb { table, create } => {
             let settings = Settings { table_name: table.clone(), ..settings.clone() };
-            let (state, queue) = if *create { aws_creating_resources(&settings).await? } else { aws(&settings).await };
+            let (state, queue) = if *create { aws_creating_resources(&settings).await? } else { aws_with_media(&settings).await };
             Ok((state, Workers::Sqs(queue)))
         }
     }

@@ -18,7 +18,25 @@ pub type WorkerError = lambda_runtime::Error;
 pub async fn serve(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
     crate::openapi::install();
-    let state = assemble::aws_table_only(&assemble::lambda_settings().await?).await;
+    let state = assemble::aws_table_only(&assemble::lambda_settings()).await;
+    lambda_http::run(crate::api::finish(group().router, state)).await
+}
+
+/// The ad-request function: the table, and the tracking keys it signs links with (from
+/// Secrets Manager on AWS).
+pub async fn serve_signing(group: crate::api::groups::Group) -> Result<(), LambdaError> {
+    crate::telemetry::init();
+    crate::openapi::install();
+    let state = assemble::aws_table_only(&assemble::lambda_settings_with_keys().await?).await;
+    lambda_http::run(crate::api::finish(group().router, state)).await
+}
+
+/// The tracking function: the queues (events go to the events worker), and the tracking
+/// keys it checks links with.
+pub async fn serve_checking_links(group: crate::api::groups::Group) -> Result<(), LambdaError> {
+    crate::telemetry::init();
+    crate::openapi::install();
+    let state = assemble::aws_with_queues(&assemble::lambda_settings_with_keys().await?).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
@@ -27,7 +45,7 @@ pub async fn serve(group: crate::api::groups::Group) -> Result<(), LambdaError> 
 pub async fn serve_with_bucket_and_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
     crate::openapi::install();
-    let state = assemble::aws_uploads(&assemble::lambda_settings().await?).await;
+    let state = assemble::aws_uploads(&assemble::lambda_settings()).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
@@ -35,7 +53,7 @@ pub async fn serve_with_bucket_and_queues(group: crate::api::groups::Group) -> R
 pub async fn serve_with_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
     crate::openapi::install();
-    let state = assemble::aws_with_queues(&assemble::lambda_settings().await?).await;
+    let state = assemble::aws_with_queues(&assemble::lambda_settings()).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
@@ -43,7 +61,19 @@ pub async fn serve_with_queues(group: crate::api::groups::Group) -> Result<(), L
 /// only the failed ones are reported back (`ReportBatchItemFailures`) to be redelivered.
 pub async fn serve_worker(q: QueueName) -> Result<(), WorkerError> {
     crate::telemetry::init();
-    let (state, _) = assemble::aws(&assemble::lambda_settings().await?).await;
+    let (state, _) = assemble::aws(&assemble::lambda_settings()).await;
+    run_worker(state, q).await
+}
+
+/// The asset worker: `serve_worker` with the media engine (MediaConvert on AWS), which no
+/// other function links.
+pub async fn serve_asset_worker() -> Result<(), WorkerError> {
+    crate::telemetry::init();
+    let (state, _) = assemble::aws_with_media(&assemble::lambda_settings()).await;
+    run_worker(state, QueueName::Assets).await
+}
+
+async fn run_worker(state: AppState, q: QueueName) -> Result<(), WorkerError> {
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
         // The invocation's deadline (epoch ms) as an instant of this process's clock.
         let left = (event.context.deadline as i64 - chrono::Utc::now().timestamp_millis()).max(0) as u64;
@@ -57,7 +87,7 @@ pub async fn serve_worker(q: QueueName) -> Result<(), WorkerError> {
 /// the expired assets' objects (`workers::janitor`).
 pub async fn serve_asset_janitor() -> Result<(), WorkerError> {
     crate::telemetry::init();
-    let (state, _) = assemble::aws(&assemble::lambda_settings().await?).await;
+    let (state, _) = assemble::aws(&assemble::lambda_settings()).await;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<aws_lambda_events::dynamodb::Event>| {
         let state = state.clone();
         async move { Ok::<_, WorkerError>(crate::workers::janitor::handle(&state, &event.payload).await) }
