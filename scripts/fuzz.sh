@@ -20,6 +20,9 @@ else
   export RUSTC_BOOTSTRAP=1
   FUZZ=(cargo fuzz)
 fi
+# The committed lock file is the one built (as `--locked`): a stale one fails here instead
+# of being rewritten in the work tree.
+cargo metadata --locked --format-version 1 > /dev/null
 "${FUZZ[@]}" build -s none -O
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT

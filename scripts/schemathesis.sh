@@ -102,12 +102,16 @@ done
 CHECKS=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance
 ARGS=(--url "$BASE" -H "x-o-api-key: $KEY" --checks "$CHECKS" -n "${EXAMPLES:-30}" --seed "${SEED:-1}"
   --generation-database none --no-color -w 2)
+# Schemathesis keeps its cache (.schemathesis/) in the directory it runs in: the scratch
+# directory, so a run leaves the work tree as it found it.
+cd "$WORK"
 # The GETs with real ids go first: pass 1's stateful phase deletes what the lists show.
 echo "== schemathesis pass 1: the GET operations with the ids of records made through the API"
 "$VENV/bin/schemathesis" --config-file "$WORK/ids.toml" run "$BASE/openapi.json" "${ARGS[@]}" --include-method GET \
   >"$WORK/pass1.txt" 2>&1 || { cat "$WORK/pass1.txt"; exit 1; }
 echo "== schemathesis pass 2: every operation, generated inputs"
 "$VENV/bin/schemathesis" run "$BASE/openapi.json" "${ARGS[@]}" >"$WORK/pass2.txt" 2>&1 || { cat "$WORK/pass2.txt"; exit 1; }
+cd "$ROOT"
 for p in pass1 pass2; do
   echo "$p: $(grep -E '^  (Selected|Tested):' "$WORK/$p.txt" | tr -s ' ' | tr '\n' ' ')$(grep -E 'generated,' "$WORK/$p.txt" | tr -s ' ')"
   grep -E '^  ⚠️' "$WORK/$p.txt" | sed "s/^/  $p /" || true

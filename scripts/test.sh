@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 VENV="$ROOT/.venv"
 mkdir -p target
+RUN_START=$(date +%s)
+# What the work tree looks like now: the run must leave it so (checked at the end).
+TREE_BEFORE=$(git status --porcelain 2>/dev/null || true)
 
 if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/cfn-lint" ]; then
   echo "== installing moto[server] and cfn-lint into .venv"
@@ -104,7 +107,8 @@ emb=$(grep -cE '::embedded \.\.\. ok$' target/test-output.log || true)
 dyn=$(grep -cE '::dynamodb \.\.\. ok$' target/test-output.log || true)
 emb_f=$(grep -cE '::embedded \.\.\. FAILED$' target/test-output.log || true)
 dyn_f=$(grep -cE '::dynamodb \.\.\. FAILED$' target/test-output.log || true)
-echo "== per store: embedded ${emb} passed, ${emb_f} failed; dynamodb (moto) ${dyn} passed, ${dyn_f} failed"
+once=$(grep -cE '::store_independent \.\.\. ok$' target/test-output.log || true)
+echo "== per store: embedded ${emb} passed, ${emb_f} failed; dynamodb (moto) ${dyn} passed, ${dyn_f} failed; store-independent (run once) ${once} passed"
 echo "== cargo test took $((END - START)) s"
 [ "$STATUS" -eq 0 ] || exit "$STATUS"
 
@@ -119,3 +123,12 @@ EXAMPLES=${EXAMPLES:-20} ST_STORE=dynamodb AWS_REGION=eu-west-1 ./scripts/schema
 # The fuzz targets, each for a bounded time on the committed corpus (scripts/fuzz.sh).
 echo "== fuzzing (each target ${FUZZ_SECONDS:-10} s)"
 FUZZ_SECONDS=${FUZZ_SECONDS:-10} ./scripts/fuzz.sh
+
+# The run leaves the work tree as it found it: caches, lock files and crash records stay out.
+TREE_AFTER=$(git status --porcelain 2>/dev/null || true)
+if [ "$TREE_BEFORE" != "$TREE_AFTER" ]; then
+  echo "== the test run changed the work tree:"
+  diff <(echo "$TREE_BEFORE") <(echo "$TREE_AFTER") || true
+  exit 1
+fi
+echo "== the work tree is as the run found it; the whole test command took $(( $(date +%s) - RUN_START )) s"

@@ -30,7 +30,7 @@ mod requests;
 mod xml;
 
 pub use app::{store, Account, Backend, TestApp};
-pub use assets::{clip, prores_master, spawn_file_server, NOT_A_VIDEO};
+pub use assets::{clip, hits, prores_master, spawn_file_server, wait_hits, NOT_A_VIDEO};
 pub use bench::{peak_rss_mb, run_bench_child};
 pub use requests::{Res, PLAYER_UA};
 pub use xml::{xml_text, xml_texts};

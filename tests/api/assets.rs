@@ -279,12 +279,14 @@ fn bad_disk() -> Settings {
 both_stores_with! { super::bad_disk();
     async fn a_local_disk_failure_leaves_the_asset_for_a_retry(app: TestApp) {
         let base = spawn_file_server().await;
-        let r = app.post_json("/v1/assets/video", &json!({"name": "a.mp4", "downloadUri": format!("{base}/clip.mp4")})).await;
+        let token = uuid::Uuid::new_v4().simple().to_string();
+        let r = app.post_json("/v1/assets/video", &json!({"name": "a.mp4", "downloadUri": format!("{base}/counted/{token}/clip.mp4")})).await;
         r.expect(201);
         let loc = r.header("location").unwrap().to_string();
         let id = loc.rsplit('/').next().unwrap().to_string();
-        // Every in-process attempt fails at the disk: the asset never turns FAILED.
-        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        // The worker ran and was given the message again (a second download): the first
+        // attempt failed at the disk and left the asset for a retry, never FAILED.
+        api_tests::wait_hits(&token, 2).await;
         let v = app.get(&loc).await.json();
         assert_eq!(v["status"], "DOWNLOADING", "{v}");
         assert!(v.get("failureReason").is_none_or(|r| r.is_null()), "{v}");

@@ -228,7 +228,8 @@ both_stores_with! { super::settings();
         let r = app.upload_batch(&format!("providerId={a}-ap-dmp"), b"w1|age=18-24\n".to_vec(), false).await;
         r.expect(202);
         let link = r.json()["link"].as_str().unwrap().to_string();
-        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        // Its jobs have run: it was planned, and waits.
+        app.settle().await;
         let p = app.get(&link).await.json();
         assert_eq!((p["status"].as_str(), p["progressPercentage"].as_u64()), (Some("PROCESSING"), Some(0)), "{p}");
         assert_eq!(viewer(&app, "w1").await, None);
@@ -250,7 +251,7 @@ both_stores_with! { super::settings();
             let job = json!({"chunk": {"account": a, "batch": id, "index": i}}).to_string();
             shared::workers::dispatch(&app.state, q, &job).await.unwrap();
         }
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        app.settle().await;
         let again = app.get(&format!("/v1/audience/batch/{id}")).await.json();
         assert_eq!(again, done);
         assert_eq!(again["details"]["rowsWithInvalidSegments"], 2);
@@ -414,7 +415,7 @@ async fn the_worker_lambda_handles_s3_event_records() {
     let res = shared::lambda::handle_batch(&st, shared::queue::QueueName::Audience, event).await;
     assert!(res.batch_item_failures.is_empty());
     // The chunk jobs it sent, one after another (each sends the next).
-    let (_, mut jobs) = rx.0.drain(..).find(|(q, _)| *q == shared::queue::QueueName::Audience).unwrap();
+    let (_, mut jobs) = rx.queues.drain(..).find(|(q, _)| *q == shared::queue::QueueName::Audience).unwrap();
     let mut n = 0;
     while let Ok(job) = jobs.try_recv() {
         let event: aws_lambda_events::sqs::SqsEvent = serde_json::from_value(json!({"Records": [record("c", job)]})).unwrap();

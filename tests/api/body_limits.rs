@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use api_tests::{both_stores, TestApp};
+use api_tests::{one_store, TestApp};
 use axum::body::Body;
 use tower::ServiceExt;
 
@@ -41,7 +41,7 @@ async fn post(app: &TestApp, path: &str, declared: Option<u64>, body: Body, idem
     (status, String::from_utf8_lossy(&bytes).into_owned())
 }
 
-both_stores! {
+one_store! {
     async fn oversized_bodies_are_refused_before_they_are_read(app: TestApp) {
         for idem in [false, true] {
             // 60 MB declared: 413 at once, nothing pulled from the body.
@@ -64,7 +64,7 @@ both_stores! {
     }
 }
 
-both_stores! {
+one_store! {
     async fn one_account_cannot_take_an_instances_capacity(app: TestApp) {
         // Bursts of 5, then one request per 100 s, for this test's instance.
         let mut settings = (*app.state.settings).clone();

@@ -1,12 +1,12 @@
 //! Authentication, formats and malformed requests across the XML interfaces.
 
-use api_tests::{both_stores, xml_text, xml_texts, TestApp};
+use api_tests::{one_store, xml_text, xml_texts, TestApp};
 
 async fn client_count(app: &TestApp) -> usize {
     xml_texts(&app.get("/api/1.0/client").await.body, "clientBean").len()
 }
 
-both_stores! {
+one_store! {
     async fn hostile_bodies_get_a_bounded_answer_and_change_nothing(app: TestApp) {
         // 0.94 MB of XML: 90,000 unknown children and 35,000 repeated <name>.
         let mut bean = String::from("<clientBean><type>ADVERTISER</type>");

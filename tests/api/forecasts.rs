@@ -325,9 +325,17 @@ both_stores! {
         let queries = vec![format!("format=preroll&category={a}-cat-sports&tags=x,y&pid=v1&seed={always}"); 1000];
         let statuses: Vec<u16> = app.ad_requests(&queries).await.iter().map(|r| r.status).collect();
         assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
-        // Written off the response path, in batches of up to 25 within a second.
-        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
-        let items = app.store.query(shared::store::Query::partition(partition(today))).await.unwrap().items;
+        // Written off the response path, in batches of up to 25 within a second: what is
+        // still buffered is written now, then the samples are read back.
+        app.state.samples.flush(app.store.as_ref()).await;
+        let mut items = Vec::new();
+        for _ in 0..100 {
+            items = app.store.query(shared::store::Query::partition(partition(today))).await.unwrap().items;
+            if !items.is_empty() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
         assert!((1..=40).contains(&items.len()), "{} samples of 1,000 requests", items.len());
         let s: Sample = serde_json::from_str(&items[0].body).unwrap();
         assert_eq!((s.format.as_str(), s.category.clone(), s.tags.clone(), s.viewer), ("preroll", Some(format!("{a}-cat-sports")), vec!["x".to_string(), "y".to_string()], true));

@@ -2,7 +2,7 @@
 //! template.yaml declares, go through lambda_http's own event parsing into the same router
 //! a Lambda serves. Paths arrive without a stage prefix and keep their matrix parameters.
 
-use api_tests::{both_stores, xml_text, TestApp};
+use api_tests::{one_store, xml_text, TestApp};
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
@@ -28,7 +28,7 @@ async fn invoke(app: &TestApp, group: &str, method: &str, path: &str, query: &st
     (status, String::from_utf8_lossy(&bytes).into_owned())
 }
 
-both_stores! {
+one_store! {
     async fn http_api_events_reach_the_group_routers(app: TestApp) {
         let adv = app.client("Adv", "ADVERTISER").await;
         let (status, id) = invoke(&app, "campaigns", "POST", "/api/1.0/campaign", "",

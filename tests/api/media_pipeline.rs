@@ -128,7 +128,7 @@ both_stores! {
         let n = notifications(&app, &campaign).await;
         assert!(n.contains("Ad &apos;standard spot&apos; of goal") || n.contains("Ad 'standard spot' of goal"), "{n}");
         assert!(n.contains("is not served: waiting for its media: the file is still arriving"), "{n}");
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        app.settle().await;
         let r = app.ad_request(&format!("category={}-cat-sports", app.a.id)).await;
         r.expect(200);
         assert_eq!(parse("vast", &r.body)["ads"], json!([]), "an empty slot, never a broken MediaFile: {}", r.body);

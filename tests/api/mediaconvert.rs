@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use api_tests::serde_json::{self, json, Value};
-use api_tests::{both_stores, TestApp};
+use api_tests::{one_store, TestApp};
 use shared::media::engine::MediaEngine;
 use shared::media::mediaconvert::MediaConvert;
 use shared::model::asset::{self, Asset, Probe};
@@ -100,7 +100,7 @@ async fn asset_json(app: &TestApp, id: &str) -> Value {
     r.json()
 }
 
-both_stores! {
+one_store! {
     async fn probe_and_job_settings_match_the_recorded_requests(app: TestApp) {
         let (url, seen) = stub(fixture("probe.response.json", &app), fixture("create_job.response.json", &app)).await;
         let bucket = app.state.settings.bucket_name.clone();

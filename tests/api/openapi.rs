@@ -3,7 +3,7 @@
 //! document names exactly the operations the service answers. The responses' shapes are
 //! checked by schemathesis against the running local server (`scripts/schemathesis.sh`).
 
-use api_tests::both_stores;
+use api_tests::one_store;
 
 const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -21,7 +21,7 @@ fn concrete(pattern: &str) -> String {
         .join("/")
 }
 
-both_stores! {
+one_store! {
     async fn the_document_names_exactly_the_routed_operations(app: TestApp) {
         let doc: serde_json::Value = serde_json::from_str(&shared::openapi::json()).unwrap();
         let paths = doc["paths"].as_object().unwrap();

@@ -183,8 +183,8 @@ both_stores! {
             app.wait_metric(&id, counter, 1).await;
         }
         let m = app.wait_metric(&id, "delivered", 1).await;
-        // Give a wrongly counted replay time to show.
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        // Every event message handled: a wrongly counted replay would show now.
+        app.settle().await;
         let m2 = app.get(&format!("/v3/ads/{id}?embed=metrics")).await.json()["metrics"].clone();
         assert_eq!(m, m2);
         for (k, v) in [("impression", 1), ("start", 1), ("firstQuartile", 1), ("midpoint", 1), ("thirdQuartile", 1), ("complete", 1), ("clickThrough", 1), ("delivered", 1)] {

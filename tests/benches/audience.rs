@@ -179,7 +179,7 @@ async fn child(rows: u64, dir: PathBuf) {
     blobs.put_file(&key, &file, "text/csv").await.expect("put");
     let _ = std::fs::remove_file(&file);
 
-    let (_, mut audience_rx) = rx.0.drain(..).find(|(q, _)| *q == QueueName::Audience).expect("audience queue");
+    let (_, mut audience_rx) = rx.queues.drain(..).find(|(q, _)| *q == QueueName::Audience).expect("audience queue");
     let t0 = Instant::now();
     shared::workers::dispatch(&st, QueueName::Audience, &shared::blobs::object_created_event(&st.settings.bucket_name, &key, size))
         .await

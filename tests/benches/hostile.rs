@@ -127,7 +127,7 @@ async fn child(case: &str, dir: PathBuf) {
             (256 << 20) + 16
         }
     };
-    let (_, mut audience_rx) = rx.0.drain(..).find(|(q, _)| *q == QueueName::Audience).expect("audience queue");
+    let (_, mut audience_rx) = rx.queues.drain(..).find(|(q, _)| *q == QueueName::Audience).expect("audience queue");
     let rss_before = peak_rss_mb();
     let t0 = Instant::now();
     shared::workers::dispatch(&st, QueueName::Audience, &shared::blobs::object_created_event(&st.settings.bucket_name, &key, size as u64))

@@ -87,14 +87,44 @@ pub fn prores_master() -> &'static [u8] {
 /// Random-looking bytes named `.mp4` (not a video).
 pub const NOT_A_VIDEO: &[u8] = b"\x00\x00\x00\x18ftypmp42 these bytes only look like the start of an MP4 file.";
 
+/// Requests of `/counted/{token}/clip.mp4` so far, by token.
+static HITS: std::sync::Mutex<Option<std::collections::HashMap<String, u32>>> = std::sync::Mutex::new(None);
+
+/// How many times the file server answered `/counted/{token}/clip.mp4` (a download attempt
+/// made: the worker ran).
+pub fn hits(token: &str) -> u32 {
+    HITS.lock().map(|h| h.as_ref().and_then(|m| m.get(token).copied()).unwrap_or(0)).unwrap_or(0)
+}
+
+/// Waits (at most 60 s) until `/counted/{token}/clip.mp4` was asked for `n` times.
+pub async fn wait_hits(token: &str, n: u32) {
+    for _ in 0..1200 {
+        if hits(token) >= n {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("{token}: {} download attempt(s), expected {n}", hits(token));
+}
+
 /// A loopback HTTP server for the downloader: `/clip.mp4`, `/master.mov`, `/junk.mp4`, `/big.mp4`, `/moved.mp4`
 /// (302 to the clip), `/missing.mp4` (404), `/slow.mp4` (answers after 3 s),
-/// `/to-metadata.mp4` (302 to 169.254.169.254). Returns its base URL.
+/// `/to-metadata.mp4` (302 to 169.254.169.254), `/counted/{token}/clip.mp4` (the clip, each
+/// request counted: `hits`). Returns its base URL.
 pub async fn spawn_file_server() -> String {
     use axum::http::{header, StatusCode};
     use axum::response::IntoResponse;
     use axum::routing::get;
     let app = Router::new()
+        .route(
+            "/counted/{token}/clip.mp4",
+            get(|axum::extract::Path(token): axum::extract::Path<String>| async move {
+                if let Ok(mut h) = HITS.lock() {
+                    *h.get_or_insert_with(Default::default).entry(token).or_insert(0) += 1;
+                }
+                ([(header::CONTENT_TYPE, "video/mp4")], clip())
+            }),
+        )
         .route("/clip.mp4", get(|| async { ([(header::CONTENT_TYPE, "video/mp4")], clip()) }))
         .route("/master.mov", get(|| async { ([(header::CONTENT_TYPE, "video/quicktime")], prores_master()) }))
         .route("/junk.mp4", get(|| async { ([(header::CONTENT_TYPE, "video/mp4")], NOT_A_VIDEO) }))

@@ -58,3 +58,20 @@ macro_rules! both_stores_with {
         )*
     };
 }
+
+/// A case that does not depend on the store (the document, error shapes, body limits, the
+/// Lambda event adapters, the MediaConvert job shapes): run once, on the embedded store.
+#[macro_export]
+macro_rules! one_store {
+    ($(async fn $name:ident($app:ident : TestApp) $body:block)*) => {
+        $(
+            async fn $name($app: $crate::TestApp) $body
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn store_independent() {
+                    super::$name($crate::TestApp::spawn($crate::Backend::Embedded).await).await
+                }
+            }
+        )*
+    };
+}

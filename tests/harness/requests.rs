@@ -30,6 +30,19 @@ impl Res {
     }
 }
 impl TestApp {
+    /// Waits until every queue is empty and no job is in flight (the in-process runner's
+    /// count, or SQS's approximate counts on the emulator): what the workers were given is
+    /// done. At most 60 s.
+    pub async fn settle(&self) {
+        for _ in 0..1200 {
+            match self.state.queue.depth().await {
+                Ok(0) => return,
+                Ok(_) | Err(_) => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+            }
+        }
+        panic!("the queues did not drain in 60 s: {:?}", self.state.queue.depth().await.ok());
+    }
+
     pub async fn post_json(&self, path: &str, body: &serde_json::Value) -> Res {
         self.send("POST", path, Some(&self.a.key), Some("application/json"), &body.to_string()).await
     }

@@ -3,7 +3,7 @@
 //! both: workers must be idempotent.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -79,6 +79,12 @@ pub trait Queue: Send + Sync {
         let _ = (queue, receipt, delay);
         Ok(())
     }
+    /// Messages of every queue not yet done: waiting, in flight or coming back (SQS: the
+    /// approximate visible, in-flight and delayed counts). Operators read it as the backlog;
+    /// the tests wait for 0 instead of sleeping. Queues that keep nothing: 0.
+    async fn depth(&self) -> Result<u64, QueueError> {
+        Ok(0)
+    }
     fn kind(&self) -> &'static str;
 }
 
@@ -106,10 +112,32 @@ impl Queue for NoQueue {
 /// Channels to workers in the same process.
 pub struct InProcessQueue {
     senders: Mutex<HashMap<QueueName, mpsc::UnboundedSender<String>>>,
+    in_flight: InFlight,
 }
 
-/// The receiving ends, handed to `workers::run_in_process`.
-pub struct Receivers(pub Vec<(QueueName, mpsc::UnboundedReceiver<String>)>);
+/// Messages sent and not yet done (handled, or given up after their retries).
+#[derive(Clone, Default)]
+pub struct InFlight(Arc<std::sync::atomic::AtomicU64>);
+
+impl InFlight {
+    /// `n` messages are done (their handler returned, or the runner gave up).
+    pub fn done(&self, n: usize) {
+        self.0.fetch_sub(n as u64, std::sync::atomic::Ordering::AcqRel);
+    }
+    fn sent(&self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+    pub fn count(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
+/// The receiving ends, handed to `workers::run_in_process`, with the count of messages in
+/// flight the runner keeps.
+pub struct Receivers {
+    pub queues: Vec<(QueueName, mpsc::UnboundedReceiver<String>)>,
+    pub in_flight: InFlight,
+}
 
 impl InProcessQueue {
     pub fn new() -> (InProcessQueue, Receivers) {
@@ -120,7 +148,8 @@ impl InProcessQueue {
             senders.insert(*q, tx);
             receivers.push((*q, rx));
         }
-        (InProcessQueue { senders: Mutex::new(senders) }, Receivers(receivers))
+        let in_flight = InFlight::default();
+        (InProcessQueue { senders: Mutex::new(senders), in_flight: in_flight.clone() }, Receivers { queues: receivers, in_flight })
     }
 }
 
@@ -129,7 +158,16 @@ impl Queue for InProcessQueue {
     async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError> {
         let senders = self.senders.lock().map_err(|_| QueueError::msg("poisoned"))?;
         let tx = senders.get(&queue).ok_or_else(|| QueueError::msg(format!("no queue {queue:?}")))?;
-        tx.send(body).map_err(|_| QueueError::msg(format!("the {} worker has stopped", queue.short())))
+        // Counted before it can be handled (and done), uncounted when it was not sent.
+        self.in_flight.sent();
+        tx.send(body).map_err(|_| {
+            self.in_flight.done(1);
+            QueueError::msg(format!("the {} worker has stopped", queue.short()))
+        })
+    }
+
+    async fn depth(&self) -> Result<u64, QueueError> {
+        Ok(self.in_flight.count())
     }
 
     fn kind(&self) -> &'static str {

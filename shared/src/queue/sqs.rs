@@ -127,6 +127,25 @@ impl Queue for SqsQueue {
         Ok(())
     }
 
+    async fn depth(&self) -> Result<u64, QueueError> {
+        use aws_sdk_sqs::types::QueueAttributeName as A;
+        let mut n = 0u64;
+        for url in self.urls.values() {
+            let out = self
+                .client
+                .get_queue_attributes()
+                .queue_url(url)
+                .attribute_names(A::ApproximateNumberOfMessages)
+                .attribute_names(A::ApproximateNumberOfMessagesNotVisible)
+                .attribute_names(A::ApproximateNumberOfMessagesDelayed)
+                .send()
+                .await
+                .map_err(err)?;
+            n += out.attributes().into_iter().flat_map(|a| a.values()).filter_map(|v| v.parse::<u64>().ok()).sum::<u64>();
+        }
+        Ok(n)
+    }
+
     fn kind(&self) -> &'static str {
         "sqs"
     }

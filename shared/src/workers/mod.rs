@@ -116,8 +116,10 @@ pub async fn settle(st: &AppState, q: QueueName, body: &str) -> bool {
 /// events are counted in batches, as SQS hands them to the Lambda, and only the messages
 /// of a batch that failed come back.
 pub fn run_in_process(state_of: impl Fn(QueueName) -> AppState, receivers: Receivers) {
-    for (q, mut rx) in receivers.0 {
+    let in_flight = receivers.in_flight;
+    for (q, mut rx) in receivers.queues {
         let st = state_of(q);
+        let in_flight = in_flight.clone();
         tokio::spawn(async move {
             while let Some(first) = rx.recv().await {
                 let st = st.clone();
@@ -129,10 +131,16 @@ pub fn run_in_process(state_of: impl Fn(QueueName) -> AppState, receivers: Recei
                             Err(_) => break,
                         }
                     }
-                    tokio::spawn(async move { events_in_process(&st, batch).await });
+                    let done = Done(in_flight.clone(), batch.len());
+                    tokio::spawn(async move {
+                        events_in_process(&st, batch).await;
+                        drop(done);
+                    });
                     continue;
                 }
+                let done = Done(in_flight.clone(), 1);
                 tokio::spawn(async move {
+                    let _done = done;
                     for attempt in 0..5u32 {
                         if settle(&st, q, &first).await {
                             return;
@@ -144,6 +152,16 @@ pub fn run_in_process(state_of: impl Fn(QueueName) -> AppState, receivers: Recei
                 });
             }
         });
+    }
+}
+
+/// Messages of the in-process queue done when this is dropped (also when the task running
+/// them panics).
+struct Done(crate::queue::InFlight, usize);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        self.0.done(self.1);
     }
 }
 
