@@ -124,6 +124,8 @@ LAYERS = [
     (("api",), ("workers",), "handlers reach the workers' work only through use cases and jobs/"),
     (("usecases", "repo", "jobs"), ("api", "workers"), "use cases and repositories sit below the entry points"),
     (("workers",), ("api",), "workers sit beside the API, not on it"),
+    (("store", "blobs", "queue", "media", "rate_limit", "cause", "domain_error", "keys", "limits", "settings", "ids", "jobs"),
+     ("api",), "below the API: AppError and HTTP live in api/ only (the layers' errors are mapped there once)"),
 ]
 breaches = []
 for froms, tos, why in LAYERS:

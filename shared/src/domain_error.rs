@@ -1,6 +1,6 @@
 //! The errors of the rules: what a parser, a validator or a state rule of `model/`,
 //! `delivery/` or `forecast/` says is wrong with a request, in domain terms. They know
-//! nothing of HTTP or of storage; `api/` maps them to statuses through `error::AppError`
+//! nothing of HTTP or of storage; `api/` maps them to statuses through `api::error::AppError`
 //! (400 for `Validation`/`Malformed`, 404 for `NotFound`, 409 for `Conflict`).
 
 use serde::Serialize;

@@ -9,7 +9,6 @@ pub mod clock;
 pub mod delivery;
 pub mod domain_error;
 pub mod download;
-pub mod error;
 pub mod fasttime;
 pub mod forecast;
 pub mod ids;

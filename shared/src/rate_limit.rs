@@ -7,10 +7,15 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::error::AppError;
-
 /// Accounts tracked at most (the map is cleared when full: buckets start full again).
 pub const MAX_TRACKED: usize = 10_000;
+
+/// Past the bucket: the message for the client and when a token is there again (seconds).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limited {
+    pub message: String,
+    pub retry_after: u64,
+}
 
 #[derive(Default)]
 pub struct AccountLimiter {
@@ -19,7 +24,7 @@ pub struct AccountLimiter {
 
 impl AccountLimiter {
     /// Takes one request's token of `account` (`rate` per second, at most `burst` saved).
-    pub fn take(&self, account: &str, rate: f64, burst: f64) -> Result<(), AppError> {
+    pub fn take(&self, account: &str, rate: f64, burst: f64) -> Result<(), Limited> {
         if rate <= 0.0 {
             return Ok(());
         }
@@ -36,10 +41,10 @@ impl AccountLimiter {
             return Ok(());
         }
         let wait = ((1.0 - *tokens) / rate).ceil().max(1.0) as u64;
-        Err(AppError::TooManyRequests(
-            format!("this account sends more than {rate} requests per second (bursts of {burst}) to this API; slow down"),
-            wait,
-        ))
+        Err(Limited {
+            message: format!("this account sends more than {rate} requests per second (bursts of {burst}) to this API; slow down"),
+            retry_after: wait,
+        })
     }
 }
 
@@ -54,7 +59,7 @@ mod tests {
             l.take("a", 1.0, 5.0).unwrap();
         }
         let e = l.take("a", 1.0, 5.0).unwrap_err();
-        assert!(matches!(e, AppError::TooManyRequests(_, 1)));
+        assert_eq!(e.retry_after, 1);
         l.take("b", 1.0, 5.0).unwrap();
         l.take("a", 0.0, 0.0).unwrap();
     }

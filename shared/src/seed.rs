@@ -307,12 +307,12 @@ async fn apply_account(store: &dyn Store, a: &SeedAccount, tick: &(dyn Fn() + Se
     let acct = a.account();
     store.put(repo::item(keys::account(id), &acct, 1).map_err(inv)?, Cond::None).await?;
     // The delivery engine's copy (the serving function reads no other account record).
-    repo::accounts::write_delivery_copy(store, &acct).await.map_err(|e| StoreError::Invalid(e.body().message))?;
+    repo::accounts::write_delivery_copy(store, &acct).await.map_err(|e| StoreError::Invalid(e.to_string()))?;
     tick();
     let mut api_keys = a.api_keys.clone();
     // No keys in the file: one is generated for an account that has none (an exported
     // file, which never holds keys, re-imports without adding one).
-    if api_keys.is_empty() && repo::accounts::list_keys(store, id).await.map_err(|e| StoreError::Invalid(e.body().message))?.is_empty() {
+    if api_keys.is_empty() && repo::accounts::list_keys(store, id).await.map_err(|e| StoreError::Invalid(e.to_string()))?.is_empty() {
         api_keys.push(new_api_key());
     }
     for k in &api_keys {

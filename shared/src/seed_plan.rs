@@ -19,8 +19,7 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 /// An account as a seed file account: settings, traffic profile and every reference record.
 /// API keys are not exported (only their hashes are stored).
 pub async fn export_account(store: &dyn Store, id: &str) -> Result<SeedAccount, String> {
-    let a: Account =
-        crate::repo::accounts::get(store, id).await.map_err(|e| e.body().message)?.ok_or_else(|| format!("no account {id}"))?;
+    let a: Account = crate::repo::accounts::get(store, id).await.map_err(|e| e.to_string())?.ok_or_else(|| format!("no account {id}"))?;
     Ok(SeedAccount {
         id: a.id.clone(),
         name: a.name.clone(),
@@ -101,7 +100,7 @@ fn ids<T>(list: &[T], id: impl Fn(&T) -> &String) -> Vec<(String, &T)> {
 pub async fn plan(store: &dyn Store, file: &SeedFile) -> Result<Vec<Plan>, String> {
     let mut out = Vec::new();
     for a in &file.accounts {
-        let stored: Option<Account> = crate::repo::accounts::get(store, &a.id).await.map_err(|e| e.body().message)?;
+        let stored: Option<Account> = crate::repo::accounts::get(store, &a.id).await.map_err(|e| e.to_string())?;
         let mut wanted = a.account();
         let settings = match &stored {
             None => "new",
@@ -120,7 +119,7 @@ pub async fn plan(store: &dyn Store, file: &SeedFile) -> Result<Vec<Plan>, Strin
                 new_keys += 1;
             }
         }
-        if a.api_keys.is_empty() && crate::repo::accounts::list_keys(store, &a.id).await.map_err(|e| e.body().message)?.is_empty() {
+        if a.api_keys.is_empty() && crate::repo::accounts::list_keys(store, &a.id).await.map_err(|e| e.to_string())?.is_empty() {
             new_keys = 1;
         }
         let records = vec![

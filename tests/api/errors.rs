@@ -20,7 +20,7 @@ one_store! {
         let r = app.post_xml("/api/1.0/client", &bean).await;
         r.expect(400);
         let fields = xml_texts(&r.body, "field");
-        assert_eq!(fields.len(), shared::error::MAX_FIELD_ERRORS, "the error list is capped");
+        assert_eq!(fields.len(), shared::api::error::MAX_FIELD_ERRORS, "the error list is capped");
         assert!(r.body.len() < 64 * 1024, "a bounded answer: {} bytes", r.body.len());
         assert!(xml_text(&r.body, "message").unwrap().contains("124999 field errors in all"), "{}", &r.body[..300]);
         assert_eq!(app.get("/api/1.0/client").await.body.matches("<clientBean>").count(), 0, "nothing written");

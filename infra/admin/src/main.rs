@@ -177,7 +177,7 @@ async fn record_metrics(store: &dyn Store, account: &str, ad_id: &str, pairs: &[
 async fn keys(store: &dyn Store, cmd: &str, account: &str, arg: Option<&str>) -> Result<(), String> {
     use shared::repo::accounts as acc;
     let now = chrono::Utc::now();
-    let e = |e: shared::error::AppError| e.body().message;
+    let e = |e: shared::repo::RepoError| e.to_string();
     match cmd {
         "create-key" => println!("{}", acc::create_key(store, account, arg.map(str::to_string), now).await.map_err(e)?),
         "list-keys" => {

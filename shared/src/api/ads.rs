@@ -8,9 +8,9 @@ use axum::Json;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use crate::api::error::AppError;
+use crate::api::error::{AppResult, FieldError};
 use crate::api::{if_match, query_pairs, single, with_etag, Auth, JsonBody};
-use crate::error::AppError;
-use crate::error::{AppResult, FieldError};
 use crate::ids::new_id;
 use crate::model::ad::{parse_patch, parse_write, Ad, AdInput, Tracker};
 use crate::model::goal::Goal;
@@ -108,7 +108,11 @@ async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, 
     let now = st.clock.now();
     let written = repo::ads::update(st.store.as_ref(), &a.id, cur, expected, now, |stored| {
         if input.goal_id != stored.goal_id {
-            return Err(AppError::field("goalId", "immutable", "goalId cannot change: an ad stays in its goal (create a new ad instead)"));
+            return Err(repo::RepoError::field(
+                "goalId",
+                "immutable",
+                "goalId cannot change: an ad stays in its goal (create a new ad instead)",
+            ));
         }
         Ok(Some(build(id.clone(), &input, Some(stored), now)))
     })
@@ -118,7 +122,7 @@ async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, 
             crate::usecases::assets::transcode_linked(&st, &a.id, ad.creative.asset_id.as_deref()).await;
             render(&st, &a.id, &ad, &goal, StatusCode::OK, version).await
         }
-        None => Err(repo::conflict()),
+        None => Err(repo::conflict().into()),
     }
 }
 

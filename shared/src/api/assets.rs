@@ -6,10 +6,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Json;
 
+use crate::api::error::AppError;
+use crate::api::error::AppResult;
 use crate::api::{query_pairs, single, with_etag, Auth, MAX_BODY};
 use crate::download::check_url;
-use crate::error::AppError;
-use crate::error::AppResult;
 use crate::json::ObjReader;
 use crate::model::asset::{self, check_name, Asset};
 use crate::repo;

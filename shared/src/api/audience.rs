@@ -11,16 +11,16 @@ use axum::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::api::error::AppError;
+use crate::api::error::{AppResult, FieldError};
 use crate::api::{content_type, media_type, paging, query_pairs, single, Auth};
-use crate::error::AppError;
-use crate::error::{AppResult, FieldError};
 use crate::model::account::{AudienceProvider, Segmentation};
 use crate::model::audience::{self as m, Batch};
 use crate::model::inflate;
 use crate::repo;
 use crate::repo::audience::Cancelled;
 use crate::state::AppState;
-use crate::usecases::audience::{self, Upload, Uploaded};
+use crate::usecases::audience::{self, Uploaded};
 use axum::extract::Request;
 use axum::http::header;
 use axum::http::HeaderValue;
@@ -141,7 +141,7 @@ pub struct BatchList<'a> {
 }
 
 async fn load(st: &AppState, account: &str, id: &str) -> AppResult<AudienceProvider> {
-    repo::audience::provider(st.store.as_ref(), account, id).await
+    Ok(repo::audience::provider(st.store.as_ref(), account, id).await?)
 }
 
 fn page_link(size: usize, number: usize) -> String {
@@ -275,18 +275,16 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
         other => return Err(AppError::UnsupportedMediaType { expected: "Content-Encoding gzip or none", got: other.to_string() }),
     };
     // The provider before the body: a wrong id costs no upload.
+    let provider = audience::provider_for_upload(&st, &a, provider_id).await?;
     let max = st.settings.audience_upload_max_bytes;
-    let body = async move {
-        let body = axum::body::to_bytes(req.into_body(), max).await.map_err(|_| AppError::PayloadTooLarge(max))?;
-        if body.is_empty() {
-            return Err(AppError::field("body", "required", "the batch file is empty"));
-        }
-        if gzip {
-            check_gzip(body.clone()).await?;
-        }
-        Ok(body)
-    };
-    match audience::upload(&st, Upload { account: &a, provider_id, body }).await? {
+    let body = axum::body::to_bytes(req.into_body(), max).await.map_err(|_| AppError::PayloadTooLarge(max))?;
+    if body.is_empty() {
+        return Err(AppError::field("body", "required", "the batch file is empty"));
+    }
+    if gzip {
+        check_gzip(body.clone()).await?;
+    }
+    match audience::upload(&st, &a, &provider, body).await? {
         Uploaded::SlotTaken { other, day, provider } => {
             Err(AppError::TooManyRequests(
                 format!(

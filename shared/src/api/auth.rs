@@ -4,7 +4,7 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
-use crate::error::AppError;
+use crate::api::error::AppError;
 use crate::ids::hash_key;
 use crate::model::account::Account;
 use crate::repo;

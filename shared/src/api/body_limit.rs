@@ -10,7 +10,7 @@ use axum::extract::Request;
 use axum::http::{header, Method};
 use axum::response::{IntoResponse, Response};
 
-use crate::error::AppError;
+use crate::api::error::AppError;
 use crate::settings::Settings;
 
 /// The largest body a route takes.

@@ -6,12 +6,12 @@ use axum::response::Response;
 use axum::routing::get;
 use chrono::{DateTime, Datelike, Utc};
 
+use crate::api::error::AppError;
+use crate::api::error::{AppResult, FieldError};
 use crate::api::{
     check_body_id, if_match, no_content, query_pairs, reject_id_on_create, single, text_response, with_etag, xml_response, Auth, Matrix,
     XmlBody,
 };
-use crate::error::AppError;
-use crate::error::{AppResult, FieldError};
 use crate::ids::new_id;
 use crate::model::campaign::{parse_bean, Campaign};
 use crate::model::enums::CampaignStatus;

@@ -5,11 +5,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::get;
 
+use crate::api::error::AppError;
+use crate::api::error::AppResult;
 use crate::api::{
     check_body_id, if_match, no_content, query_pairs, reject_id_on_create, text_response, with_etag, xml_response, Auth, Matrix, XmlBody,
 };
-use crate::error::AppError;
-use crate::error::AppResult;
 use crate::ids::new_id;
 use crate::model::client::{parse_bean, Client};
 use crate::repo;

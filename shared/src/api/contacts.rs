@@ -5,11 +5,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{post, put};
 
+use crate::api::error::AppError;
+use crate::api::error::AppResult;
 use crate::api::{
     check_body_id, if_match, no_content, reject_id_on_create, text_response, with_etag, xml_response, Auth, FormPairs, Matrix, XmlBody,
 };
-use crate::error::AppError;
-use crate::error::AppResult;
 use crate::ids::new_id;
 use crate::model::contact::{parse_bean, Contact};
 use crate::repo;
@@ -104,7 +104,7 @@ async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<St
     let mut errors = Vec::new();
     for (k, _) in &pairs {
         if !ASSOCIATE_FIELDS.contains(&k.as_str()) {
-            errors.push(crate::error::FieldError::new(
+            errors.push(crate::api::error::FieldError::new(
                 k.clone(),
                 "unknown",
                 format!("unknown form field {k:?} (expected contactId and clientId)"),
@@ -114,10 +114,10 @@ async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<St
     let contact_id = field("contactId").or_else(|| m.get("id").map(str::to_string).filter(|v| !v.is_empty()));
     let client_id = field("clientId");
     if contact_id.is_none() {
-        errors.push(crate::error::FieldError::new("contactId", "required", "form field contactId is required"));
+        errors.push(crate::api::error::FieldError::new("contactId", "required", "form field contactId is required"));
     }
     if client_id.is_none() {
-        errors.push(crate::error::FieldError::new("clientId", "required", "form field clientId is required"));
+        errors.push(crate::api::error::FieldError::new("clientId", "required", "form field clientId is required"));
     }
     if let (Some(path_id), Some(body_id)) = (m.get("id"), field("contactId")) {
         if let Some(e) = (!path_id.is_empty()).then(|| crate::domain_error::matches_path("contactId", &body_id, path_id)).flatten() {

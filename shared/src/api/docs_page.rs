@@ -66,7 +66,7 @@ async fn openapi() -> Response {
         Some(doc) => {
             ([(header::CONTENT_TYPE, "application/json"), (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")], doc.clone()).into_response()
         }
-        None => crate::error::AppError::internal(std::io::Error::other("the OpenAPI document was not installed (openapi::install)"))
+        None => crate::api::error::AppError::internal(std::io::Error::other("the OpenAPI document was not installed (openapi::install)"))
             .into_response(),
     }
 }
@@ -102,13 +102,13 @@ fn static_file(content_type: &'static str, body: Bytes) -> Response {
 #[utoipa::path(get, path = "/docs/{file}", tag = "documentation", summary = "A file of the reference page (script or stylesheet)",
     params(("file" = String, Path, description = "swagger-ui-bundle.js, swagger-ui.css or init.js")),
     responses((status = 200, description = "The file (cached for a day)", content((String = "text/javascript"), (String = "text/css"))),
-        (status = 404, description = "No such file", body = crate::error::ErrorBody)))]
+        (status = 404, description = "No such file", body = crate::api::error::ErrorBody)))]
 async fn file(Path(name): Path<String>) -> Response {
     match name.as_str() {
         "init.js" => static_file("text/javascript; charset=utf-8", Bytes::from_static(INIT.as_bytes())),
         "swagger-ui.css" => asset("swagger-ui.css", "text/css; charset=utf-8").await,
         "swagger-ui-bundle.js" => asset("swagger-ui-bundle.js", "text/javascript; charset=utf-8").await,
-        _ => crate::error::AppError::not_found("file", name).into_response(),
+        _ => crate::api::error::AppError::not_found("file", name).into_response(),
     }
 }
 
@@ -135,7 +135,7 @@ async fn asset(name: &'static str, content_type: &'static str) -> Response {
         .clone();
     match body {
         Some(b) => static_file(content_type, b),
-        None => crate::error::AppError::internal(std::io::Error::other(format!("the reference page's {name} could not be read")))
+        None => crate::api::error::AppError::internal(std::io::Error::other(format!("the reference page's {name} could not be read")))
             .into_response(),
     }
 }

@@ -4,7 +4,7 @@
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, HeaderMap};
 
-use crate::error::AppError;
+use crate::api::error::AppError;
 use crate::xml::{self, Element};
 
 /// Largest request body read (XML beans are a few KB).

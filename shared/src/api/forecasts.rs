@@ -7,9 +7,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Json;
 
+use crate::api::error::AppError;
+use crate::api::error::AppResult;
 use crate::api::{query_pairs, single, Auth, JsonBody, Routes};
-use crate::error::AppError;
-use crate::error::AppResult;
 use crate::forecast::chart;
 use crate::forecast::report_schema::Report;
 use crate::model::enums::{ForecastKind, ForecastStatus};

@@ -5,14 +5,16 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
 
+use crate::api::error::AppError;
+use crate::api::error::AppResult;
 use crate::api::{check_body_id, if_match, no_content, reject_id_on_create, text_response, with_etag, xml_response, Auth, Matrix, XmlBody};
-use crate::error::AppError;
-use crate::error::AppResult;
+use crate::domain_error::DomainError;
 use crate::ids::new_id;
 use crate::model::account::Account;
 use crate::model::campaign::Campaign;
 use crate::model::goal::{check_start_update, parse_bean, start_on_create, Goal, GoalInput};
 use crate::repo;
+use crate::repo::RepoError;
 use crate::state::AppState;
 use crate::xml::expect_root;
 use crate::xml::XmlOut;
@@ -38,12 +40,12 @@ fn collection(goals: &[Goal], c: &Campaign, a: &Account) -> String {
     o.finish()
 }
 
-fn campaign_ref(st_err: AppError, id: &str) -> AppError {
-    match st_err {
-        AppError::NotFound { .. } => {
-            AppError::field("goalBean/campaignId", "reference", format!("goalBean/campaignId: no campaign with id {id} in this account"))
-        }
-        other => other,
+/// A goal's campaign that is not in the account is the body's fault (400 naming the field).
+fn campaign_ref(e: RepoError, id: &str) -> RepoError {
+    if e.is_not_found() {
+        RepoError::field("goalBean/campaignId", "reference", format!("goalBean/campaignId: no campaign with id {id} in this account"))
+    } else {
+        e
     }
 }
 
@@ -91,11 +93,15 @@ pub fn goal_id(seg: &str) -> AppResult<String> {
     Matrix::id_of(seg, "by_goal_id", "/api/1.0.cpvext/goal")
 }
 
-fn check_update(input: &GoalInput, stored: &Goal, now: chrono::DateTime<chrono::Utc>) -> AppResult<()> {
+fn check_update(input: &GoalInput, stored: &Goal, now: chrono::DateTime<chrono::Utc>) -> Result<(), DomainError> {
     if input.campaign_id != stored.campaign_id {
-        return Err(AppError::field("goalBean/campaignId", "immutable", "goalBean/campaignId cannot change: a goal stays in its campaign"));
+        return Err(DomainError::field(
+            "goalBean/campaignId",
+            "immutable",
+            "goalBean/campaignId cannot change: a goal stays in its campaign",
+        ));
     }
-    Ok(check_start_update(stored, input.start, now)?)
+    check_start_update(stored, input.start, now)
 }
 
 #[utoipa::path(put, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", summary = "Update a goal", params(("seg" = String, Path, description = "by_goal_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::GOAL_IN)), responses((status = 204, description = "Done")))]

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
 use super::Auth;
-use crate::error::AppError;
+use crate::api::error::AppError;
 use crate::repo::idempotency::{self as idem_repo, Claim, Kept};
 use crate::state::AppState;
 
@@ -55,7 +55,7 @@ async fn run(st: &AppState, req: Request, next: Next) -> Result<Response, Respon
     let version = match idem_repo::claim(store, &account.id, &idem, &request, now.timestamp()).await {
         Ok(Claim::Claimed(v)) => v,
         Ok(Claim::Taken(kept)) => return Err(replay(kept, &request)),
-        Err(e) => return Err(e.into_response()),
+        Err(e) => return Err(AppError::from(e).into_response()),
     };
     let res = next.run(Request::from_parts(parts, Body::from(bytes))).await;
     if !res.status().is_success() {

@@ -14,7 +14,7 @@ use axum::Router;
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncReadExt;
 
-use crate::error::{AppError, AppResult};
+use crate::api::error::{AppError, AppResult};
 use crate::model::asset::content_type_for;
 use crate::state::AppState;
 

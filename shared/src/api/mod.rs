@@ -12,6 +12,7 @@ pub mod campaigns;
 pub mod clients;
 pub mod contacts;
 pub mod docs_page;
+pub mod error;
 pub mod extract;
 pub mod forecasts;
 pub mod goals;

@@ -6,7 +6,7 @@
 use axum::http::HeaderValue;
 use axum::response::Response;
 
-use crate::error::{AppError, FieldError};
+use crate::api::error::{AppError, FieldError};
 
 /// The largest (and default) page of the unpaginated lists.
 pub const MAX_PAGE: usize = 1000;

@@ -8,9 +8,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Json;
 
+use crate::api::error::AppError;
+use crate::api::error::AppResult;
 use crate::api::{if_match, no_content, paging, query_pairs, with_etag, Auth, JsonBody, JsonBytes};
-use crate::error::AppError;
-use crate::error::AppResult;
 use crate::ids::new_id;
 use crate::model::account::Account;
 use crate::model::policy::{parse, validate, Policy};

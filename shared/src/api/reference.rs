@@ -8,8 +8,8 @@ use axum::Json;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::api::error::AppResult;
 use crate::api::Auth;
-use crate::error::AppResult;
 use crate::model::account::{BannerArea, Category, ContentPartner};
 use crate::repo;
 use crate::repo::reference::Kind;

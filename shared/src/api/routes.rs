@@ -9,11 +9,11 @@ use axum::response::Response;
 use axum::Router;
 use tracing::Instrument;
 
+use crate::api::error::{AppError, ErrorBody};
 use crate::api::{
     ads, assets, audience, campaigns, clients, contacts, docs_page, forecasts, goals, idempotency, policies, queries, reference, rules,
     serving, templates,
 };
-use crate::error::{AppError, ErrorBody};
 use crate::state::AppState;
 use crate::xml::XmlOut;
 

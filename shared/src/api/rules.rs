@@ -5,9 +5,9 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
 
+use crate::api::error::AppError;
+use crate::api::error::AppResult;
 use crate::api::{no_content, xml_response, Auth, Matrix, XmlBody};
-use crate::error::AppError;
-use crate::error::AppResult;
 use crate::model::rules::{parse_bean, Parent, Rules};
 use crate::repo;
 use crate::state::AppState;

@@ -8,12 +8,12 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
+use crate::api::error::{AppError, AppResult};
 use crate::api::{query_pairs, single, Routes};
 use crate::delivery::request::AdRequest;
 use crate::delivery::snapshot::AdFormat;
 use crate::delivery::tracking::Token;
 use crate::delivery::vast::ResponseType;
-use crate::error::{AppError, AppResult};
 use crate::model::enums::Counter;
 use crate::state::AppState;
 use crate::usecases::ad_request::{self, ServeAd};

@@ -7,9 +7,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::Json;
 
+use crate::api::error::AppError;
+use crate::api::error::AppResult;
 use crate::api::{if_match, no_content, query_pairs, single, with_etag, Auth, JsonBody};
-use crate::error::AppError;
-use crate::error::AppResult;
 use crate::json::ObjReader;
 use crate::model::account::{Account, AudienceProvider, CustomParameter};
 use crate::model::rules::Parent;

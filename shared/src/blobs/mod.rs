@@ -35,17 +35,6 @@ impl BlobError {
     }
 }
 
-impl From<BlobError> for crate::error::AppError {
-    fn from(e: BlobError) -> Self {
-        if e.transient {
-            tracing::warn!(error = ?e, "bucket unavailable");
-            crate::error::AppError::Unavailable("the file store is busy; retry in a moment".into())
-        } else {
-            crate::error::AppError::internal(e)
-        }
-    }
-}
-
 #[async_trait]
 pub trait Blobs: Send + Sync {
     /// Stores a file's content under `key` (streamed, never read whole into memory).

@@ -24,7 +24,7 @@ API key in X-O-API-KEY. Errors: the status, a type, a message and, for validatio
 and rule (docs/api.md)."
     ),
     servers((url = "/", description = "The origin this document is served from: the local server, or the API Gateway URL of a deployed stack")),
-    components(schemas(crate::error::ErrorBody, crate::error::FieldError))
+    components(schemas(crate::api::error::ErrorBody, crate::api::error::FieldError))
 )]
 struct Root;
 

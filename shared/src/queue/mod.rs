@@ -64,12 +64,6 @@ impl QueueError {
     }
 }
 
-impl From<QueueError> for crate::error::AppError {
-    fn from(e: QueueError) -> Self {
-        crate::error::AppError::internal(e)
-    }
-}
-
 #[async_trait]
 pub trait Queue: Send + Sync {
     async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError>;

@@ -5,7 +5,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 
-use crate::error::{AppError, AppResult, FieldError};
+use super::{RepoError, RepoResult};
+use crate::domain_error::FieldError;
 use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::ad::{check_in_goal, Ad};
@@ -20,22 +21,22 @@ fn key(account: &str, id: &str) -> Key {
     keys::record(account, keys::AD, id)
 }
 
-pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<Versioned<Ad>> {
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> RepoResult<Versioned<Ad>> {
     if !plausible_id(id) {
-        return Err(AppError::not_found("ad", id));
+        return Err(RepoError::not_found("ad", id));
     }
-    super::get::<Ad>(store, &key(account, id)).await?.ok_or_else(|| AppError::not_found("ad", id))
+    super::get::<Ad>(store, &key(account, id)).await?.ok_or_else(|| RepoError::not_found("ad", id))
 }
 
 /// An ad whose goal and campaign are live, with its goal; else 404.
-pub async fn load_live(store: &dyn Store, account: &str, id: &str) -> AppResult<(Versioned<Ad>, Versioned<Goal>)> {
+pub async fn load_live(store: &dyn Store, account: &str, id: &str) -> RepoResult<(Versioned<Ad>, Versioned<Goal>)> {
     let ad = load(store, account, id).await?;
-    let goal = super::goals::load(store, account, &ad.value.goal_id).await.map_err(|_| AppError::not_found("ad", id))?.0;
+    let goal = super::goals::find(store, account, &ad.value.goal_id).await?.ok_or_else(|| RepoError::not_found("ad", id))?.0;
     Ok((ad, goal))
 }
 
 /// Ads by id (batch gets), in no particular order.
-pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> AppResult<Vec<Ad>> {
+pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> RepoResult<Vec<Ad>> {
     let keys: Vec<Key> = ids.iter().map(|id| key(account, id)).collect();
     store.batch_get(&keys).await?.into_iter().map(|i| super::decode(i).map(|v| v.value)).collect()
 }
@@ -49,13 +50,13 @@ fn sort_key(ad: &Ad) -> String {
 /// Ads one `/v1/ads` answer lists at most (a list item is at most ~3 KB: ≤ 3 MB).
 pub const MAX_AD_LIST: usize = 1000;
 
-pub async fn newest(store: &dyn Store, account: &str, after: Option<DateTime<Utc>>, before: Option<DateTime<Utc>>) -> AppResult<Vec<Ad>> {
+pub async fn newest(store: &dyn Store, account: &str, after: Option<DateTime<Utc>>, before: Option<DateTime<Utc>>) -> RepoResult<Vec<Ad>> {
     let fmt = |d: DateTime<Utc>| d.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
     let lo = after.map(|d| fmt(d + chrono::Duration::microseconds(1))).unwrap_or_else(|| "0".into());
     let hi = before.map(fmt).unwrap_or_else(|| "9".into());
     // The newest MAX_AD_LIST: older ones are asked for with `created.before` (docs/api.md).
     let page = store.query(Query::gsi2(keys::ads_by_created(account)).sk(SkCond::Between(lo, hi)).backward().limit(MAX_AD_LIST)).await?;
-    let ads: Vec<Ad> = page.items.into_iter().map(|i| super::decode::<Ad>(i).map(|v| v.value)).collect::<AppResult<_>>()?;
+    let ads: Vec<Ad> = page.items.into_iter().map(|i| super::decode::<Ad>(i).map(|v| v.value)).collect::<RepoResult<_>>()?;
     let mut goal_ids: Vec<String> = Vec::new();
     for ad in &ads {
         if !goal_ids.contains(&ad.goal_id) && goal_ids.len() < 100 {
@@ -75,10 +76,10 @@ pub async fn newest(store: &dyn Store, account: &str, after: Option<DateTime<Utc
 }
 
 /// The goal an ad names, for a write: a missing goal is the body's fault (400 naming goalId).
-async fn goal_for(store: &dyn Store, account: &str, goal_id: &str) -> AppResult<Versioned<Goal>> {
+async fn goal_for(store: &dyn Store, account: &str, goal_id: &str) -> RepoResult<Versioned<Goal>> {
     match super::goals::load(store, account, goal_id).await {
         Ok((g, _)) => Ok(g),
-        Err(AppError::NotFound { .. }) => Err(AppError::field("goalId", "reference", format!("goalId: no goal {goal_id} in this account"))),
+        Err(e) if e.is_not_found() => Err(RepoError::field("goalId", "reference", format!("goalId: no goal {goal_id} in this account"))),
         Err(e) => Err(e),
     }
 }
@@ -93,7 +94,7 @@ async fn plan(
     ad: &Ad,
     goal: &Versioned<Goal>,
     now: DateTime<Utc>,
-) -> AppResult<Vec<TxOp>> {
+) -> RepoResult<Vec<TxOp>> {
     let g = &goal.value;
     let mut errors = check_in_goal(ad, g, cur.is_none());
     if let Some(dcs) = &ad.device_containers {
@@ -126,7 +127,7 @@ async fn plan(
             }
             Ok(asset) if asset.value.linked => ops.push(TxOp::Check(asset.item.key(), Cond::Version(asset.version()))),
             Ok(asset) => ops.push(super::assets::link_op(&asset)?),
-            Err(AppError::NotFound { .. }) => errors.push(FieldError::new(
+            Err(e) if e.is_not_found() => errors.push(FieldError::new(
                 "creative.assetId",
                 "reference",
                 format!("creative.assetId: no asset {asset_id} in this account (or it expired)"),
@@ -135,7 +136,7 @@ async fn plan(
         }
     }
     if !errors.is_empty() {
-        return Err(AppError::Validation(errors));
+        return Err(RepoError::validation(errors));
     }
     let item = Item {
         pk: keys::partition(account, keys::AD),
@@ -156,7 +157,7 @@ async fn plan(
 }
 
 /// Creates the ad `build` makes in the goal `goal_id`; returns it with its goal.
-pub async fn create(store: &dyn Store, account: &str, goal_id: &str, now: DateTime<Utc>, build: impl Fn() -> Ad) -> AppResult<(Ad, Goal)> {
+pub async fn create(store: &dyn Store, account: &str, goal_id: &str, now: DateTime<Utc>, build: impl Fn() -> Ad) -> RepoResult<(Ad, Goal)> {
     let mut tries = super::Attempts::new("goal", goal_id, None);
     loop {
         let goal = goal_for(store, account, goal_id).await?;
@@ -181,8 +182,8 @@ pub async fn update(
     first: (Versioned<Ad>, Versioned<Goal>),
     expected: Option<u64>,
     now: DateTime<Utc>,
-    change: impl Fn(&Ad) -> AppResult<Option<Ad>>,
-) -> AppResult<Option<(Ad, Goal, u64)>> {
+    change: impl Fn(&Ad) -> RepoResult<Option<Ad>>,
+) -> RepoResult<Option<(Ad, Goal, u64)>> {
     let id = first.0.value.id.clone();
     let mut tries = super::Attempts::new("ad", &id, expected);
     let (mut cur, mut goal) = first;
@@ -201,7 +202,7 @@ pub async fn update(
 }
 
 /// Every ad of the account, newest first.
-pub async fn all_newest_first(store: &dyn Store, account: &str) -> AppResult<Vec<Ad>> {
+pub async fn all_newest_first(store: &dyn Store, account: &str) -> RepoResult<Vec<Ad>> {
     let found = store.query(Query::gsi2(keys::ads_by_created(account)).backward()).await?;
     found.items.into_iter().map(|i| super::decode::<Ad>(i).map(|v| v.value)).collect()
 }
@@ -209,7 +210,7 @@ pub async fn all_newest_first(store: &dyn Store, account: &str) -> AppResult<Vec
 /// Deletes an ad: its record and its goal's summary of it, in one conditional transaction
 /// (`expected`: the caller's If-Match). Its counters stay (the goal's and the campaign's
 /// totals keep what it delivered); the asset it links stays (docs/goals-ads-assets.md).
-pub async fn remove(store: &dyn Store, account: &str, id: &str, expected: Option<u64>) -> AppResult<Ad> {
+pub async fn remove(store: &dyn Store, account: &str, id: &str, expected: Option<u64>) -> RepoResult<Ad> {
     let mut tries = super::Attempts::new("ad", id, expected);
     loop {
         let (ad, goal) = load_live(store, account, id).await?;

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::error::{AppError, AppResult};
+use super::{RepoError, RepoResult};
 use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::asset::Asset;
@@ -16,28 +16,28 @@ fn key(account: &str, id: &str) -> Key {
 }
 
 /// A visible asset of the account (expired unlinked ones are gone: 404).
-pub async fn load(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>) -> AppResult<Versioned<Asset>> {
+pub async fn load(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>) -> RepoResult<Versioned<Asset>> {
     if !plausible_id(id) {
-        return Err(AppError::not_found("asset", id));
+        return Err(RepoError::not_found("asset", id));
     }
     match super::get::<Asset>(store, &key(account, id)).await? {
         Some(a) if a.value.visible(now) => Ok(a),
-        _ => Err(AppError::not_found("asset", id)),
+        _ => Err(RepoError::not_found("asset", id)),
     }
 }
 
 /// The stored record whatever its expiry (the download worker).
-pub async fn get(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<Versioned<Asset>>> {
+pub async fn get(store: &dyn Store, account: &str, id: &str) -> RepoResult<Option<Versioned<Asset>>> {
     super::get::<Asset>(store, &key(account, id)).await
 }
 
 /// Assets by id (batch gets), in no particular order (expired ones included).
-pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> AppResult<Vec<Asset>> {
+pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> RepoResult<Vec<Asset>> {
     let keys: Vec<Key> = ids.iter().filter(|id| plausible_id(id)).map(|id| key(account, id)).collect();
     store.batch_get(&keys).await?.into_iter().map(|i| super::decode(i).map(|v| v.value)).collect()
 }
 
-pub async fn create(store: &dyn Store, account: &str, a: &Asset) -> AppResult<()> {
+pub async fn create(store: &dyn Store, account: &str, a: &Asset) -> RepoResult<()> {
     let mut item = super::item(key(account, &a.id), a, 1)?;
     item.expires_at = a.expires.map(|e| e.timestamp());
     store.put(item, Cond::NotExists).await?;
@@ -47,7 +47,7 @@ pub async fn create(store: &dyn Store, account: &str, a: &Asset) -> AppResult<()
 /// Applies `change` to the stored record with a conditional write, re-reading on a lost
 /// race (an ad may link the asset meanwhile); the TTL follows `expires`. `None` when the
 /// asset is gone. Nothing is written when `change` changes nothing.
-pub async fn update(store: &dyn Store, account: &str, id: &str, change: impl Fn(&mut Asset)) -> AppResult<Option<Asset>> {
+pub async fn update(store: &dyn Store, account: &str, id: &str, change: impl Fn(&mut Asset)) -> RepoResult<Option<Asset>> {
     for _ in 0..10 {
         let Some(cur) = get(store, account, id).await? else { return Ok(None) };
         let mut next = cur.value.clone();
@@ -76,7 +76,7 @@ pub async fn touch(
     id: &str,
     now: DateTime<Utc>,
     change: impl Fn(&mut Asset),
-) -> AppResult<Option<Asset>> {
+) -> RepoResult<Option<Asset>> {
     update(store, account, id, |a| {
         let before = a.clone();
         change(a);
@@ -88,7 +88,7 @@ pub async fn touch(
 }
 
 /// The write that links an asset to an ad (in the ad's transaction): it stops expiring.
-pub fn link_op(asset: &Versioned<Asset>) -> AppResult<TxOp> {
+pub fn link_op(asset: &Versioned<Asset>) -> RepoResult<TxOp> {
     let mut linked: Asset = asset.value.clone();
     linked.linked = true;
     linked.expires = None;
@@ -100,7 +100,7 @@ pub fn link_op(asset: &Versioned<Asset>) -> AppResult<TxOp> {
 /// Expires the asset now (`DELETE /v1/assets/video/{id}`): it is 404 at once, and the
 /// table's TTL removes the record, whose objects the janitor then deletes. Conditional on
 /// the version read: an ad linking it meanwhile makes this fail (`ConditionFailed`).
-pub async fn expire_now(store: &dyn Store, account: &str, cur: &Versioned<Asset>, now: DateTime<Utc>) -> AppResult<bool> {
+pub async fn expire_now(store: &dyn Store, account: &str, cur: &Versioned<Asset>, now: DateTime<Utc>) -> RepoResult<bool> {
     let mut next = cur.value.clone();
     next.linked = false;
     next.expires = Some(now);
@@ -128,7 +128,7 @@ pub async fn page(
     after: Option<&str>,
     limit: usize,
     now: DateTime<Utc>,
-) -> AppResult<(Vec<Asset>, Option<String>)> {
+) -> RepoResult<(Vec<Asset>, Option<String>)> {
     let mut q = crate::store::Query::partition(keys::partition(account, keys::ASSET)).limit(limit.clamp(1, MAX_ASSET_PAGE));
     if let Some(a) = after {
         q = q.sk(crate::store::SkCond::Gt(a.to_string()));
@@ -136,7 +136,7 @@ pub async fn page(
     let found = store.query(q).await?;
     let last = found.items.last().map(|i| i.sk.clone());
     let more = found.next.is_some();
-    let assets: Vec<Asset> = found.items.into_iter().map(|i| super::decode::<Asset>(i).map(|v| v.value)).collect::<AppResult<Vec<_>>>()?;
+    let assets: Vec<Asset> = found.items.into_iter().map(|i| super::decode::<Asset>(i).map(|v| v.value)).collect::<RepoResult<Vec<_>>>()?;
     Ok((assets.into_iter().filter(|a| a.visible(now)).collect(), if more { last } else { None }))
 }
 
@@ -173,6 +173,6 @@ pub fn expired(pk: &str, body: &str) -> Option<Expired> {
 
 /// The store's own TTL sweep (the embedded store; DynamoDB expires items itself and its
 /// stream brings them): the expired asset records it removed.
-pub async fn sweep_expired(store: &dyn Store, now: i64) -> AppResult<Vec<Expired>> {
+pub async fn sweep_expired(store: &dyn Store, now: i64) -> RepoResult<Vec<Expired>> {
     Ok(store.sweep_expired(now).await?.iter().filter_map(|i| expired(&i.pk, &i.body)).collect())
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{AppError, AppResult};
+use super::{RepoError, RepoResult};
 use crate::keys;
 use crate::model::account::AudienceProvider;
 use crate::model::audience::Batch;
@@ -12,11 +12,11 @@ use crate::store::{Cond, Item, Key, Query, Store, StoreError, TxOp};
 use super::reference::{self, Kind};
 use super::Versioned;
 
-pub async fn provider(store: &dyn Store, account: &str, id: &str) -> AppResult<AudienceProvider> {
+pub async fn provider(store: &dyn Store, account: &str, id: &str) -> RepoResult<AudienceProvider> {
     reference::one(store, account, Kind::AudienceProvider, id, "audience provider").await
 }
 
-pub async fn providers(store: &dyn Store, account: &str) -> AppResult<Vec<AudienceProvider>> {
+pub async fn providers(store: &dyn Store, account: &str) -> RepoResult<Vec<AudienceProvider>> {
     reference::all(store, account, Kind::AudienceProvider).await
 }
 
@@ -24,27 +24,27 @@ fn key(account: &str, id: &str) -> Key {
     keys::record(account, keys::BATCH, id)
 }
 
-pub async fn get(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<Versioned<Batch>>> {
+pub async fn get(store: &dyn Store, account: &str, id: &str) -> RepoResult<Option<Versioned<Batch>>> {
     super::get(store, &key(account, id)).await
 }
 
 /// A batch of the account, else 404.
-pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<Versioned<Batch>> {
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> RepoResult<Versioned<Batch>> {
     if !crate::ids::plausible_id(id) {
-        return Err(AppError::not_found("audience batch", id));
+        return Err(RepoError::not_found("audience batch", id));
     }
-    get(store, account, id).await?.ok_or_else(|| AppError::not_found("audience batch", id))
+    get(store, account, id).await?.ok_or_else(|| RepoError::not_found("audience batch", id))
 }
 
 /// The item of a batch record (with its listing index).
-pub fn item(b: &Batch, version: u64) -> AppResult<Item> {
+pub fn item(b: &Batch, version: u64) -> RepoResult<Item> {
     let mut item = super::item(key(&b.account_id, &b.id), b, version)?;
     item.gsi1 = Some((keys::provider_batches(&b.account_id, &b.provider_id), format!("{}#{}", b.created.to_rfc3339(), b.id)));
     Ok(item)
 }
 
 /// Writes the next version of a batch read at `version`; `false` when it changed meanwhile.
-pub async fn put_next(store: &dyn Store, b: &Batch, version: u64) -> AppResult<bool> {
+pub async fn put_next(store: &dyn Store, b: &Batch, version: u64) -> RepoResult<bool> {
     match store.put(item(b, version + 1)?, Cond::Version(version)).await {
         Ok(()) => Ok(true),
         Err(StoreError::ConditionFailed) => Ok(false),
@@ -53,19 +53,19 @@ pub async fn put_next(store: &dyn Store, b: &Batch, version: u64) -> AppResult<b
 }
 
 /// The record as `put_next` wrote it at `version` (what a writer keeps as its current copy).
-pub fn written(b: Batch, version: u64) -> AppResult<Versioned<Batch>> {
+pub fn written(b: Batch, version: u64) -> RepoResult<Versioned<Batch>> {
     Ok(Versioned { item: item(&b, version)?, value: b })
 }
 
 /// Writes a flush of a batch's rows: viewer records put and deleted (unprocessed items
 /// retried by the store adapter).
-pub async fn write_viewers(store: &dyn Store, puts: Vec<Item>, deletes: Vec<crate::store::Key>) -> AppResult<()> {
+pub async fn write_viewers(store: &dyn Store, puts: Vec<Item>, deletes: Vec<crate::store::Key>) -> RepoResult<()> {
     store.batch_write(puts, deletes).await?;
     Ok(())
 }
 
 /// Writes a batch that must not exist yet; `false` when it does.
-pub async fn put_new(store: &dyn Store, b: &Batch) -> AppResult<bool> {
+pub async fn put_new(store: &dyn Store, b: &Batch) -> RepoResult<bool> {
     match store.put(item(b, 1)?, Cond::NotExists).await {
         Ok(()) => Ok(true),
         Err(StoreError::ConditionFailed) => Ok(false),
@@ -87,7 +87,7 @@ pub enum Created {
 
 /// Creates a batch (UPLOADED) and takes its provider's day slot, atomically. Creating the
 /// same batch again (a redelivered event) finds it.
-pub async fn create(store: &dyn Store, b: &Batch) -> AppResult<Created> {
+pub async fn create(store: &dyn Store, b: &Batch) -> RepoResult<Created> {
     let slot = keys::batch_day(&b.account_id, &b.provider_id, &b.day);
     let ops = vec![
         TxOp::Put(item(b, 1)?, Cond::NotExists),
@@ -107,7 +107,7 @@ pub async fn create(store: &dyn Store, b: &Batch) -> AppResult<Created> {
 }
 
 /// Undoes a create whose file could not be stored: the batch and its day slot go.
-pub async fn undo_create(store: &dyn Store, b: &Batch) -> AppResult<()> {
+pub async fn undo_create(store: &dyn Store, b: &Batch) -> RepoResult<()> {
     let undo = vec![
         TxOp::Delete(key(&b.account_id, &b.id), Cond::None),
         TxOp::Delete(keys::batch_day(&b.account_id, &b.provider_id, &b.day), Cond::None),
@@ -120,13 +120,13 @@ pub async fn undo_create(store: &dyn Store, b: &Batch) -> AppResult<()> {
 /// A provider's most recent `n` batches, oldest first: what the worker needs to order and
 /// start batches (one a day per provider, so a waiting batch is a recent one), without
 /// reading the provider's whole history.
-pub async fn recent_of_provider(store: &dyn Store, account: &str, provider: &str, n: usize) -> AppResult<Vec<Batch>> {
+pub async fn recent_of_provider(store: &dyn Store, account: &str, provider: &str, n: usize) -> RepoResult<Vec<Batch>> {
     let found: Vec<Versioned<Batch>> =
         super::query_all(store, Query::gsi1(keys::provider_batches(account, provider)).backward().limit(n)).await?;
     Ok(found.into_iter().rev().map(|v| v.value).collect())
 }
 
-pub async fn of_provider(store: &dyn Store, account: &str, provider: &str) -> AppResult<Vec<Batch>> {
+pub async fn of_provider(store: &dyn Store, account: &str, provider: &str) -> RepoResult<Vec<Batch>> {
     let found: Vec<Versioned<Batch>> = super::query_all(store, Query::gsi1(keys::provider_batches(account, provider))).await?;
     Ok(found.into_iter().map(|v| v.value).collect())
 }
@@ -142,7 +142,7 @@ pub enum Cancelled {
 }
 
 /// Cancels a batch below 100 % (its lease dropped, so no worker commits another chunk).
-pub async fn cancel(store: &dyn Store, account: &str, id: &str) -> AppResult<Cancelled> {
+pub async fn cancel(store: &dyn Store, account: &str, id: &str) -> RepoResult<Cancelled> {
     use crate::model::enums::BatchStatus;
     let mut tries = super::Attempts::new("audience batch", id, None);
     loop {

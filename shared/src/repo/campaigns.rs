@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::error::{AppError, AppResult, FieldError};
+use super::{RepoError, RepoResult};
+use crate::domain_error::FieldError;
 use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::campaign::Campaign;
@@ -18,35 +19,35 @@ fn key(account: &str, id: &str) -> Key {
 }
 
 /// A live (not deleted) campaign of the account, else 404.
-pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<Versioned<Campaign>> {
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> RepoResult<Versioned<Campaign>> {
     if !plausible_id(id) {
-        return Err(AppError::not_found("campaign", id));
+        return Err(RepoError::not_found("campaign", id));
     }
     match super::get::<Campaign>(store, &key(account, id)).await? {
         Some(c) if c.value.deleted_at.is_none() => Ok(c),
-        _ => Err(AppError::not_found("campaign", id)),
+        _ => Err(RepoError::not_found("campaign", id)),
     }
 }
 
 /// Every campaign of the account, deleted ones (tombstones) included.
-pub async fn all(store: &dyn Store, account: &str) -> AppResult<Vec<Campaign>> {
+pub async fn all(store: &dyn Store, account: &str) -> RepoResult<Vec<Campaign>> {
     let all: Vec<Versioned<Campaign>> = super::query_all(store, Query::partition(keys::partition(account, keys::CAMPAIGN))).await?;
     Ok(all.into_iter().map(|v| v.value).collect())
 }
 
 /// Live campaigns archived in a month (`yyyy-mm`, the account's zone).
-pub async fn archived_in(store: &dyn Store, account: &str, month: &str) -> AppResult<Vec<Campaign>> {
+pub async fn archived_in(store: &dyn Store, account: &str, month: &str) -> RepoResult<Vec<Campaign>> {
     let found: Vec<Versioned<Campaign>> = super::query_all(store, Query::gsi1(keys::archived_month(account, month))).await?;
     Ok(found.into_iter().map(|v| v.value).filter(|c| c.deleted_at.is_none() && c.archive_month.as_deref() == Some(month)).collect())
 }
 
 /// Campaigns by id (batch gets), in no particular order; missing ones left out.
-pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> AppResult<Vec<Campaign>> {
+pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> RepoResult<Vec<Campaign>> {
     let keys: Vec<Key> = ids.iter().map(|id| key(account, id)).collect();
     store.batch_get(&keys).await?.into_iter().map(|i| super::decode(i).map(|v| v.value)).collect()
 }
 
-fn item(account: &str, c: &Campaign, base: Item) -> AppResult<Item> {
+fn item(account: &str, c: &Campaign, base: Item) -> RepoResult<Item> {
     let mut item = Item { body: serde_json::to_string(c)?, ..base };
     item.gsi1 = match (&c.archive_month, c.deleted_at) {
         (Some(m), None) => Some((keys::archived_month(account, m), c.id.clone())),
@@ -56,7 +57,7 @@ fn item(account: &str, c: &Campaign, base: Item) -> AppResult<Item> {
 }
 
 /// The named clients among `only`, each checked for its type; every bad reference reported.
-async fn resolve_refs(store: &dyn Store, account: &str, c: &Campaign, only: &BTreeSet<String>) -> AppResult<Vec<Versioned<Client>>> {
+async fn resolve_refs(store: &dyn Store, account: &str, c: &Campaign, only: &BTreeSet<String>) -> RepoResult<Vec<Versioned<Client>>> {
     let mut wanted = vec![(c.advertiser_id.clone(), ClientType::Advertiser, "advertiserId")];
     if let Some(x) = &c.agency_id {
         wanted.push((x.clone(), ClientType::Agency, "agencyId"));
@@ -72,20 +73,20 @@ async fn resolve_refs(store: &dyn Store, account: &str, c: &Campaign, only: &BTr
         }
         match super::clients::load_typed(store, account, &id, kind, field).await {
             Ok(c) => out.push(c),
-            Err(AppError::Validation(mut e)) => errors.append(&mut e),
+            Err(RepoError::Rule(crate::domain_error::DomainError::Validation(mut e))) => errors.append(&mut e),
             Err(e) => return Err(e),
         }
     }
     if errors.is_empty() {
         Ok(out)
     } else {
-        Err(AppError::Validation(errors))
+        Err(RepoError::validation(errors))
     }
 }
 
 /// Creates a campaign; the clients it names must exist with their types and gain a
 /// reference in the same transaction (a client changed meanwhile: checked again).
-pub async fn create(store: &dyn Store, account: &str, c: &Campaign) -> AppResult<()> {
+pub async fn create(store: &dyn Store, account: &str, c: &Campaign) -> RepoResult<()> {
     let all: BTreeSet<String> = c.client_ids().into_iter().collect();
     for _ in 0..super::WRITE_ATTEMPTS {
         let refs = resolve_refs(store, account, c, &all).await?;
@@ -112,8 +113,8 @@ pub async fn update(
     account: &str,
     first: Versioned<Campaign>,
     expected: Option<u64>,
-    change: impl Fn(&Campaign) -> AppResult<Campaign>,
-) -> AppResult<()> {
+    change: impl Fn(&Campaign) -> RepoResult<Campaign>,
+) -> RepoResult<()> {
     let id = first.value.id.clone();
     let mut tries = super::Attempts::new("campaign", &id, expected);
     let mut cur = first;
@@ -144,7 +145,7 @@ pub async fn update(
 
 /// Deleting keeps a tombstone (the /v3 queries can show deleted campaigns) and releases the
 /// campaign's clients.
-pub async fn remove(store: &dyn Store, account: &str, id: &str, now: chrono::DateTime<chrono::Utc>) -> AppResult<()> {
+pub async fn remove(store: &dyn Store, account: &str, id: &str, now: chrono::DateTime<chrono::Utc>) -> RepoResult<()> {
     let mut tries = super::Attempts::new("campaign", id, None);
     loop {
         let cur = load(store, account, id).await?;
@@ -164,12 +165,12 @@ pub async fn remove(store: &dyn Store, account: &str, id: &str, now: chrono::Dat
 }
 
 /// Every campaign of the account as stored (the /v3 lists).
-pub async fn stored(store: &dyn Store, account: &str) -> AppResult<super::Stored> {
+pub async fn stored(store: &dyn Store, account: &str) -> RepoResult<super::Stored> {
     Ok(super::Stored(store.query(Query::partition(keys::partition(account, keys::CAMPAIGN))).await?.items))
 }
 
 /// A campaign, deleted or not (the /v3 reads show tombstones).
-pub async fn get_any(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<Campaign>> {
+pub async fn get_any(store: &dyn Store, account: &str, id: &str) -> RepoResult<Option<Campaign>> {
     if !plausible_id(id) {
         return Ok(None);
     }

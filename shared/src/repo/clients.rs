@@ -1,6 +1,6 @@
 //! Clients (advertisers, agencies, brands) and the count of campaigns naming each.
 
-use crate::error::{AppError, AppResult};
+use super::{RepoError, RepoResult};
 use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::client::Client;
@@ -17,15 +17,15 @@ fn key(account: &str, id: &str) -> Key {
     keys::record(account, keys::CLIENT, id)
 }
 
-pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<Versioned<Client>> {
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> RepoResult<Versioned<Client>> {
     if !plausible_id(id) {
-        return Err(AppError::not_found("client", id));
+        return Err(RepoError::not_found("client", id));
     }
-    super::get(store, &key(account, id)).await?.ok_or_else(|| AppError::not_found("client", id))
+    super::get(store, &key(account, id)).await?.ok_or_else(|| RepoError::not_found("client", id))
 }
 
 /// Clients by id (one batch get), in the order of `ids`; missing ones left out.
-pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> AppResult<Vec<Client>> {
+pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> RepoResult<Vec<Client>> {
     let keys: Vec<_> = ids.iter().map(|id| key(account, id)).collect();
     let found = store.batch_get(&keys).await?;
     let mut out = Vec::new();
@@ -37,12 +37,12 @@ pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> AppResu
     Ok(out)
 }
 
-pub async fn create(store: &dyn Store, account: &str, c: &Client) -> AppResult<()> {
+pub async fn create(store: &dyn Store, account: &str, c: &Client) -> RepoResult<()> {
     store.put(super::item(key(account, &c.id), c, 1)?, Cond::NotExists).await?;
     Ok(())
 }
 
-pub async fn list(store: &dyn Store, account: &str) -> AppResult<Vec<Client>> {
+pub async fn list(store: &dyn Store, account: &str) -> RepoResult<Vec<Client>> {
     let all: Vec<Versioned<Client>> = super::query_all(store, Query::partition(keys::partition(account, keys::CLIENT))).await?;
     Ok(all.into_iter().map(|v| v.value).collect())
 }
@@ -55,7 +55,7 @@ pub async fn update(
     first: Versioned<Client>,
     expected: Option<u64>,
     change: impl Fn(&mut Client),
-) -> AppResult<()> {
+) -> RepoResult<()> {
     let id = first.value.id.clone();
     let mut tries = super::Attempts::new("client", &id, expected);
     let mut cur = first;
@@ -66,7 +66,7 @@ pub async fn update(
         let refs = cur.item.counter(REFS);
         let retyped = c.kind != cur.value.kind;
         if refs > 0 && retyped {
-            return Err(AppError::Conflict(format!(
+            return Err(RepoError::conflict(format!(
                 "client {id} is named by {refs} campaign(s) as {}; its type cannot change while they do",
                 cur.value.kind
             )));
@@ -81,14 +81,14 @@ pub async fn update(
 
 /// Deletes a client no campaign names (409 otherwise); its contacts are no longer
 /// associated with it. Returns the deleted client.
-pub async fn remove(store: &dyn Store, account: &str, id: &str) -> AppResult<Client> {
+pub async fn remove(store: &dyn Store, account: &str, id: &str) -> RepoResult<Client> {
     let cur = load(store, account, id).await?;
     match store.delete(&key(account, id), Cond::CounterZero(REFS.into())).await {
         Ok(()) => {}
         Err(StoreError::ConditionFailed) => {
             return match super::get::<Client>(store, &key(account, id)).await? {
-                None => Err(AppError::not_found("client", id)),
-                Some(c) => Err(AppError::Conflict(format!(
+                None => Err(RepoError::not_found("client", id)),
+                Some(c) => Err(RepoError::conflict(format!(
                     "client {id} is named by {} campaign(s); delete or change them first",
                     c.item.counter(REFS)
                 ))),
@@ -111,9 +111,9 @@ pub async fn remove(store: &dyn Store, account: &str, id: &str) -> AppResult<Cli
 
 /// A campaign's reference to a client: it must exist with the given type (`field` names
 /// the bean element in the 400).
-pub async fn load_typed(store: &dyn Store, account: &str, id: &str, kind: ClientType, field: &str) -> AppResult<Versioned<Client>> {
+pub async fn load_typed(store: &dyn Store, account: &str, id: &str, kind: ClientType, field: &str) -> RepoResult<Versioned<Client>> {
     let bad = || {
-        AppError::field(
+        RepoError::field(
             format!("campaignBean/{field}"),
             "reference",
             format!("campaignBean/{field}: no {kind} client with id {id} in this account"),

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::error::{AppError, AppResult};
+use super::{RepoError, RepoResult};
 use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::contact::Contact;
@@ -14,20 +14,20 @@ fn key(account: &str, id: &str) -> Key {
     keys::record(account, keys::CONTACT, id)
 }
 
-pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<Versioned<Contact>> {
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> RepoResult<Versioned<Contact>> {
     if !plausible_id(id) {
-        return Err(AppError::not_found("contact", id));
+        return Err(RepoError::not_found("contact", id));
     }
-    super::get(store, &key(account, id)).await?.ok_or_else(|| AppError::not_found("contact", id))
+    super::get(store, &key(account, id)).await?.ok_or_else(|| RepoError::not_found("contact", id))
 }
 
-pub async fn create(store: &dyn Store, account: &str, c: &Contact) -> AppResult<()> {
+pub async fn create(store: &dyn Store, account: &str, c: &Contact) -> RepoResult<()> {
     store.put(super::item(key(account, &c.id), c, 1)?, Cond::NotExists).await?;
     Ok(())
 }
 
 /// The contacts associated with a client.
-pub async fn of_client(store: &dyn Store, account: &str, client: &str) -> AppResult<Vec<Contact>> {
+pub async fn of_client(store: &dyn Store, account: &str, client: &str) -> RepoResult<Vec<Contact>> {
     let linked: Vec<Versioned<Contact>> = super::query_all(store, Query::gsi1(keys::client_contacts(account, client))).await?;
     Ok(linked.into_iter().map(|v| v.value).filter(|c| c.client_id.as_deref() == Some(client)).collect())
 }
@@ -38,7 +38,7 @@ pub async fn update(
     first: Versioned<Contact>,
     expected: Option<u64>,
     change: impl Fn(&mut Contact),
-) -> AppResult<()> {
+) -> RepoResult<()> {
     let id = first.value.id.clone();
     super::rewrite(
         store,
@@ -58,7 +58,7 @@ pub async fn update(
 /// Associates a contact with a client (moving it from any other). Either record may change
 /// or vanish meanwhile: the write checks both, and a retry reads them again (a vanished one
 /// answers 404).
-pub async fn associate(store: &dyn Store, account: &str, contact_id: &str, client_id: &str, now: DateTime<Utc>) -> AppResult<()> {
+pub async fn associate(store: &dyn Store, account: &str, contact_id: &str, client_id: &str, now: DateTime<Utc>) -> RepoResult<()> {
     let client_key = keys::record(account, keys::CLIENT, client_id);
     let mut tries = super::Attempts::new("contact", contact_id, None);
     loop {
@@ -77,11 +77,11 @@ pub async fn associate(store: &dyn Store, account: &str, contact_id: &str, clien
     }
 }
 
-pub async fn remove(store: &dyn Store, account: &str, id: &str) -> AppResult<()> {
+pub async fn remove(store: &dyn Store, account: &str, id: &str) -> RepoResult<()> {
     load(store, account, id).await?;
     match store.delete(&key(account, id), Cond::Exists).await {
         Ok(()) => Ok(()),
-        Err(StoreError::ConditionFailed) => Err(AppError::not_found("contact", id)),
+        Err(StoreError::ConditionFailed) => Err(RepoError::not_found("contact", id)),
         Err(e) => Err(e.into()),
     }
 }

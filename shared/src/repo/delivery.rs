@@ -13,9 +13,9 @@
 
 use std::collections::HashMap;
 
+use super::RepoResult;
 use crate::delivery::freq::FreqState;
 use crate::delivery::pacing::Pace;
-use crate::error::AppResult;
 use crate::keys;
 use crate::model::audience::Viewer;
 use crate::store::{Cond, Query, Store};
@@ -44,7 +44,7 @@ pub async fn changed(store: &dyn Store, account: &str) {
 }
 
 /// The delivery version and every goal's pace record (one query).
-pub async fn state(store: &dyn Store, account: &str) -> AppResult<(u64, HashMap<String, (Pace, u64)>)> {
+pub async fn state(store: &dyn Store, account: &str) -> RepoResult<(u64, HashMap<String, (Pace, u64)>)> {
     let mut version = 0;
     let mut pace = HashMap::new();
     let mut cursor = None;
@@ -67,7 +67,7 @@ pub async fn state(store: &dyn Store, account: &str) -> AppResult<(u64, HashMap<
 
 /// The viewer's audience segment ids (`<provider>[<segmentation>]=<segment>`) and frequency
 /// state (one query of the viewer's partition).
-pub async fn viewer(store: &dyn Store, account: &str, pid: &str) -> AppResult<(Vec<String>, FreqState, u64)> {
+pub async fn viewer(store: &dyn Store, account: &str, pid: &str) -> RepoResult<(Vec<String>, FreqState, u64)> {
     let page = store.query(Query::partition(keys::viewer_partition(account, pid)).limit(100)).await?;
     let mut segments = Vec::new();
     let mut freq = FreqState::default();

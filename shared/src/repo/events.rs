@@ -7,12 +7,12 @@
 use std::collections::HashMap;
 
 use super::metrics::{AdPath, Deltas};
+use super::{RepoError, RepoResult};
 use crate::cause::Cause;
 use crate::delivery::counting::{Event, Marker, MarkerId, Seen, Spend, Tallies, Tally, Wanted};
 use crate::delivery::freq::FreqState;
 use crate::delivery::ivt::Reason;
 use crate::delivery::pacing::Pace;
-use crate::error::{AppError, AppResult};
 use crate::keys;
 use crate::store::{Cond, Item, Key, Store, TxOp};
 
@@ -23,7 +23,7 @@ pub const MARKER_TTL_SECS: i64 = 19 * 86_400;
 
 type Found = HashMap<Key, Item>;
 
-async fn read_many(store: &dyn Store, keys: &[Key]) -> AppResult<Found> {
+async fn read_many(store: &dyn Store, keys: &[Key]) -> RepoResult<Found> {
     let mut out = HashMap::new();
     for chunk in keys.chunks(100) {
         for item in store.batch_get(chunk).await? {
@@ -33,12 +33,12 @@ async fn read_many(store: &dyn Store, keys: &[Key]) -> AppResult<Found> {
     Ok(out)
 }
 
-fn corrupt(item: &Item, why: impl std::fmt::Display) -> AppError {
-    AppError::Internal(Cause::msg(format!("corrupt record {}/{}: {why}", item.pk, item.sk)))
+fn corrupt(item: &Item, why: impl std::fmt::Display) -> RepoError {
+    RepoError::Internal(Cause::msg(format!("corrupt record {}/{}: {why}", item.pk, item.sk)))
 }
 
 /// A versioned JSON record as read (default and version 0 when absent; corrupt: an error).
-fn versioned<T: serde::de::DeserializeOwned + Default>(found: &Found, key: &Key) -> AppResult<(T, u64)> {
+fn versioned<T: serde::de::DeserializeOwned + Default>(found: &Found, key: &Key) -> RepoResult<(T, u64)> {
     match found.get(key) {
         Some(item) => Ok((serde_json::from_str(&item.body).map_err(|e| corrupt(item, e))?, item.version)),
         None => Ok((T::default(), 0)),
@@ -51,7 +51,7 @@ fn marker_key(account: &str, m: &MarkerId) -> Key {
 
 /// A marker's body: the tracking call's id and its verdict (empty: valid), `<id>\t<verdict>`;
 /// markers written before verdicts hold the id alone.
-fn marker_of(item: &Item) -> AppResult<Marker> {
+fn marker_of(item: &Item) -> RepoResult<Marker> {
     let (call, verdict) = item.body.split_once('\t').unwrap_or((item.body.as_str(), ""));
     let reason = match verdict {
         "" => None,
@@ -61,7 +61,7 @@ fn marker_of(item: &Item) -> AppResult<Marker> {
 }
 
 /// What the counting rules of a group read, decoded.
-pub async fn seen(store: &dyn Store, account: &str, w: &Wanted) -> AppResult<Seen> {
+pub async fn seen(store: &dyn Store, account: &str, w: &Wanted) -> RepoResult<Seen> {
     let markers: Vec<Key> = w.markers.iter().map(|m| marker_key(account, m)).collect();
     let rates: Vec<Key> = w.rates.iter().map(|(s, minute)| keys::rate(account, &s.key_part(), *minute)).collect();
     let spends: Vec<Key> = w.spends.iter().map(|(s, goal)| keys::spend(account, &s.key_part(), goal)).collect();
@@ -89,7 +89,7 @@ pub async fn seen(store: &dyn Store, account: &str, w: &Wanted) -> AppResult<See
 /// versions (absent: a new record at version 0).
 pub type PacesAndFreqs = (HashMap<String, (Pace, u64)>, HashMap<String, (FreqState, u64)>);
 
-pub async fn paces_and_freqs(store: &dyn Store, account: &str, goals: &[&str], viewers: &[&str]) -> AppResult<PacesAndFreqs> {
+pub async fn paces_and_freqs(store: &dyn Store, account: &str, goals: &[&str], viewers: &[&str]) -> RepoResult<PacesAndFreqs> {
     let pace_keys: Vec<Key> = goals.iter().map(|g| keys::pace(account, g)).collect();
     let freq_keys: Vec<Key> = viewers.iter().map(|v| keys::freq(account, v)).collect();
     let found = read_many(store, &[pace_keys.as_slice(), &freq_keys].concat()).await?;
@@ -124,7 +124,7 @@ pub struct Commit<'a> {
     pub offset_at: &'a (dyn Fn(i64) -> i32 + Sync),
 }
 
-fn put_versioned<T: serde::Serialize>(key: Key, value: &T, prev_version: u64, expires: Option<i64>) -> AppResult<TxOp> {
+fn put_versioned<T: serde::Serialize>(key: Key, value: &T, prev_version: u64, expires: Option<i64>) -> RepoResult<TxOp> {
     let mut item = super::item(key, value, prev_version + 1)?;
     item.expires_at = expires;
     let cond = if prev_version == 0 { Cond::NotExists } else { Cond::Version(prev_version) };
@@ -140,7 +140,7 @@ fn marker_op(key: Key, id: &str, reason: Option<Reason>, now: i64) -> TxOp {
 }
 
 /// The writes of a judged group: nothing is added unless its marker is written with it.
-fn ops(c: &Commit<'_>) -> AppResult<Vec<TxOp>> {
+fn ops(c: &Commit<'_>) -> RepoResult<Vec<TxOp>> {
     let a = c.account;
     let mut ops: Vec<TxOp> =
         c.counted.iter().map(|x| marker_op(marker_key(a, &x.marker), &x.event.id, x.reason, x.event.at.max(c.now))).collect();
@@ -174,7 +174,7 @@ fn ops(c: &Commit<'_>) -> AppResult<Vec<TxOp>> {
 
 /// Writes a judged group as one transaction; `Ok(false)` when a record moved (or a marker
 /// was taken) since it was read: nothing was written, the group is judged again.
-pub async fn commit(store: &dyn Store, c: &Commit<'_>, tries: &super::Attempts) -> AppResult<bool> {
+pub async fn commit(store: &dyn Store, c: &Commit<'_>, tries: &super::Attempts) -> RepoResult<bool> {
     tries.commit(store, ops(c)?).await
 }
 

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::error::AppResult;
+use super::RepoResult;
 use crate::keys;
 use crate::store::{Cond, Item, Key, Store, StoreError};
 
@@ -36,7 +36,7 @@ pub enum Claim {
     Full,
 }
 
-async fn is_free(store: &dyn Store, account: &str, item: &Item, now: DateTime<Utc>) -> AppResult<bool> {
+async fn is_free(store: &dyn Store, account: &str, item: &Item, now: DateTime<Utc>) -> RepoResult<bool> {
     let Ok(slot) = serde_json::from_str::<Slot>(&item.body) else { return Ok(true) };
     if slot.until <= now.timestamp() {
         return Ok(true);
@@ -46,7 +46,7 @@ async fn is_free(store: &dyn Store, account: &str, item: &Item, now: DateTime<Ut
 }
 
 /// Takes a free slot for `job`.
-pub async fn claim(store: &dyn Store, account: &str, job: &str, now: DateTime<Utc>) -> AppResult<Claim> {
+pub async fn claim(store: &dyn Store, account: &str, job: &str, now: DateTime<Utc>) -> RepoResult<Claim> {
     let keys: Vec<Key> = (0..MAX_ACTIVE).map(|n| slot_key(account, n)).collect();
     let body = serde_json::to_string(&Slot { job: job.to_string(), until: now.timestamp() + LEASE_SECS })?;
     for _ in 0..5 {
@@ -73,7 +73,7 @@ pub async fn claim(store: &dyn Store, account: &str, job: &str, now: DateTime<Ut
 }
 
 /// Frees the slot `job` holds (nothing when it holds none).
-pub async fn release(store: &dyn Store, account: &str, job: &str) -> AppResult<()> {
+pub async fn release(store: &dyn Store, account: &str, job: &str) -> RepoResult<()> {
     let keys: Vec<Key> = (0..MAX_ACTIVE).map(|n| slot_key(account, n)).collect();
     for item in store.batch_get(&keys).await? {
         if serde_json::from_str::<Slot>(&item.body).is_ok_and(|s| s.job == job) {

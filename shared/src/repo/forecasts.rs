@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{AppError, AppResult};
+use super::{RepoError, RepoResult};
 use crate::forecast::report_schema::Report;
 use crate::forecast::request::{CampaignForecast, InventoryForecast};
 use crate::forecast::traffic::{Sample, KEEP_DAYS};
@@ -99,20 +99,20 @@ impl Job {
     }
 }
 
-fn job_item(j: &Job, version: u64) -> AppResult<Item> {
+fn job_item(j: &Job, version: u64) -> RepoResult<Item> {
     let mut item = super::item(keys::forecast_job(&j.account, &j.id), j, version)?;
     let base = j.finished.unwrap_or(j.created);
     item.expires_at = Some((base + Duration::days(KEEP_REPORT_DAYS)).timestamp());
     Ok(item)
 }
 
-pub async fn create(store: &dyn Store, j: &Job) -> AppResult<()> {
+pub async fn create(store: &dyn Store, j: &Job) -> RepoResult<()> {
     store.put(job_item(j, 1)?, Cond::NotExists).await?;
     Ok(())
 }
 
 /// The job, unless it is unknown, expired at `now` or another account's (all: `None`).
-pub async fn get(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>) -> AppResult<Option<super::Versioned<Job>>> {
+pub async fn get(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>) -> RepoResult<Option<super::Versioned<Job>>> {
     if id.len() > MAX_ID_LEN {
         return Ok(None);
     }
@@ -120,8 +120,8 @@ pub async fn get(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>)
     Ok(found.filter(|j| j.item.expires_at.is_none_or(|e| e > now.timestamp())))
 }
 
-pub async fn load(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>) -> AppResult<super::Versioned<Job>> {
-    get(store, account, id, now).await?.ok_or_else(|| AppError::not_found("forecast job", id))
+pub async fn load(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>) -> RepoResult<super::Versioned<Job>> {
+    get(store, account, id, now).await?.ok_or_else(|| RepoError::not_found("forecast job", id))
 }
 
 /// What a change of a job found.
@@ -134,7 +134,7 @@ pub enum Changed {
 }
 
 /// Changes a job unless it ended (then nothing is written).
-pub async fn update(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>, change: impl Fn(&mut Job)) -> AppResult<Changed> {
+pub async fn update(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>, change: impl Fn(&mut Job)) -> RepoResult<Changed> {
     let mut tries = super::Attempts::worker("forecast job", id);
     loop {
         let cur = load(store, account, id, now).await?;
@@ -150,23 +150,23 @@ pub async fn update(store: &dyn Store, account: &str, id: &str, now: DateTime<Ut
     }
 }
 
-fn pack(report: &Report) -> AppResult<String> {
+fn pack(report: &Report) -> RepoResult<String> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(serde_json::to_string(report)?.as_bytes()).map_err(AppError::internal)?;
-    let bytes = e.finish().map_err(AppError::internal)?;
+    e.write_all(serde_json::to_string(report)?.as_bytes()).map_err(RepoError::internal)?;
+    let bytes = e.finish().map_err(RepoError::internal)?;
     Ok(base64(&bytes))
 }
 
-fn unpack(text: &str) -> AppResult<Report> {
-    let bytes = unbase64(text).ok_or_else(|| AppError::internal(crate::cause::Cause::msg("corrupt report")))?;
+fn unpack(text: &str) -> RepoResult<Report> {
+    let bytes = unbase64(text).ok_or_else(|| RepoError::internal(crate::cause::Cause::msg("corrupt report")))?;
     let mut out = String::new();
-    flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut out).map_err(AppError::internal)?;
-    serde_json::from_str(&out).map_err(AppError::internal)
+    flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut out).map_err(RepoError::internal)?;
+    serde_json::from_str(&out).map_err(RepoError::internal)
 }
 
 /// Writes the report and marks the job finished, together; `false` when the job ended
 /// meanwhile (cancelled): nothing is written.
-pub async fn finish(store: &dyn Store, account: &str, id: &str, report: &Report, now: DateTime<Utc>) -> AppResult<bool> {
+pub async fn finish(store: &dyn Store, account: &str, id: &str, report: &Report, now: DateTime<Utc>) -> RepoResult<bool> {
     let body = pack(report)?;
     let mut tries = super::Attempts::worker("forecast job", id);
     loop {
@@ -195,7 +195,7 @@ pub async fn finish(store: &dyn Store, account: &str, id: &str, report: &Report,
     }
 }
 
-pub async fn report(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<Report>> {
+pub async fn report(store: &dyn Store, account: &str, id: &str) -> RepoResult<Option<Report>> {
     match store.get(&keys::forecast_report(account, id)).await? {
         Some(item) => Ok(Some(unpack(&item.body)?)),
         None => Ok(None),
@@ -203,13 +203,13 @@ pub async fn report(store: &dyn Store, account: &str, id: &str) -> AppResult<Opt
 }
 
 /// Records a sampled ad request (local date and hour of the account).
-pub async fn record_sample(store: &dyn Store, account: &str, day: NaiveDate, hour: u32, s: &Sample, now: DateTime<Utc>) -> AppResult<()> {
+pub async fn record_sample(store: &dyn Store, account: &str, day: NaiveDate, hour: u32, s: &Sample, now: DateTime<Utc>) -> RepoResult<()> {
     store.put(sample_item(account, day, hour, s, now)?, Cond::None).await?;
     Ok(())
 }
 
 /// The stored record of a traffic sample (the serving path batches them: `SampleSink`).
-pub fn sample_item(account: &str, day: NaiveDate, hour: u32, s: &Sample, now: DateTime<Utc>) -> AppResult<Item> {
+pub fn sample_item(account: &str, day: NaiveDate, hour: u32, s: &Sample, now: DateTime<Utc>) -> RepoResult<Item> {
     let key = Key::new(keys::traffic_day(account, day), keys::traffic_sample(hour, &crate::ids::new_id()));
     let mut item = super::item(key, s, 1)?;
     item.expires_at = Some((now + Duration::days(KEEP_DAYS)).timestamp());
@@ -217,7 +217,7 @@ pub fn sample_item(account: &str, day: NaiveDate, hour: u32, s: &Sample, now: Da
 }
 
 /// A day's samples with their local hours, in key order.
-pub async fn samples_of_day(store: &dyn Store, account: &str, day: NaiveDate) -> AppResult<Vec<(u32, Sample)>> {
+pub async fn samples_of_day(store: &dyn Store, account: &str, day: NaiveDate) -> RepoResult<Vec<(u32, Sample)>> {
     let mut out = Vec::new();
     let mut cursor = None;
     loop {

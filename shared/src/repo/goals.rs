@@ -1,7 +1,7 @@
 //! Goals: the record, and its flight on the campaign (written in the same transaction, so
 //! the campaign's derived start/end/status are exact).
 
-use crate::error::{AppError, AppResult};
+use super::{RepoError, RepoResult};
 use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::campaign::{Campaign, GoalFlight};
@@ -15,28 +15,37 @@ fn key(account: &str, id: &str) -> Key {
 }
 
 /// A live goal of the account with its (live) campaign; else 404.
-pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<(Versioned<Goal>, Versioned<Campaign>)> {
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> RepoResult<(Versioned<Goal>, Versioned<Campaign>)> {
+    find(store, account, id).await?.ok_or_else(|| RepoError::not_found("goal", id))
+}
+
+/// A live goal of the account with its (live) campaign, if there is one (a store failure
+/// is an error, never "none").
+pub async fn find(store: &dyn Store, account: &str, id: &str) -> RepoResult<Option<(Versioned<Goal>, Versioned<Campaign>)>> {
     if !plausible_id(id) {
-        return Err(AppError::not_found("goal", id));
+        return Ok(None);
     }
     let goal: Versioned<Goal> = match super::get::<Goal>(store, &key(account, id)).await? {
         Some(g) if g.value.deleted_at.is_none() => g,
-        _ => return Err(AppError::not_found("goal", id)),
+        _ => return Ok(None),
     };
     // A deleted campaign takes its goals with it.
-    let campaign = super::campaigns::load(store, account, &goal.value.campaign_id).await.map_err(|_| AppError::not_found("goal", id))?;
-    Ok((goal, campaign))
+    match super::campaigns::load(store, account, &goal.value.campaign_id).await {
+        Ok(campaign) => Ok(Some((goal, campaign))),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Live goals by id (one batch get), in the order of `ids`.
-pub async fn load_many(store: &dyn Store, account: &str, ids: &[String]) -> AppResult<Vec<Goal>> {
+pub async fn load_many(store: &dyn Store, account: &str, ids: &[String]) -> RepoResult<Vec<Goal>> {
     let mut found: Vec<Goal> = by_ids(store, account, ids).await?.into_iter().filter(|g| g.deleted_at.is_none()).collect();
     found.sort_by_key(|g| ids.iter().position(|i| i == &g.id));
     Ok(found)
 }
 
 /// Goals by id (batch gets), deleted ones included, in no particular order.
-pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> AppResult<Vec<Goal>> {
+pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> RepoResult<Vec<Goal>> {
     let keys: Vec<Key> = ids.iter().map(|id| key(account, id)).collect();
     store.batch_get(&keys).await?.into_iter().map(|i| super::decode(i).map(|v| v.value)).collect()
 }
@@ -46,7 +55,7 @@ fn flight(g: &Goal) -> GoalFlight {
 }
 
 /// The campaign's next version with the goal's flight recorded.
-fn campaign_with(c: &Versioned<Campaign>, g: &Goal) -> AppResult<TxOp> {
+fn campaign_with(c: &Versioned<Campaign>, g: &Goal) -> RepoResult<TxOp> {
     let mut next = c.value.clone();
     next.set_goal(flight(g));
     Ok(TxOp::Put(super::next(&c.item, &next)?, Cond::Version(c.version())))
@@ -59,15 +68,15 @@ pub async fn create(
     store: &dyn Store,
     account: &str,
     campaign_id: &str,
-    missing: impl Fn(AppError) -> AppError,
+    missing: impl Fn(RepoError) -> RepoError,
     build: impl Fn() -> Goal,
-) -> AppResult<Goal> {
+) -> RepoResult<Goal> {
     let mut tries = super::Attempts::new("campaign", campaign_id, None);
     loop {
         let campaign = super::campaigns::load(store, account, campaign_id).await.map_err(&missing)?;
         tries.check(campaign.version())?;
         if !campaign.value.has_room_for_a_goal() {
-            return Err(AppError::Conflict(format!(
+            return Err(RepoError::conflict(format!(
                 "campaign {campaign_id} already has {} goals, the most a campaign may hold; delete one first",
                 crate::model::campaign::MAX_GOALS
             )));
@@ -89,8 +98,8 @@ pub async fn update(
     account: &str,
     first: (Versioned<Goal>, Versioned<Campaign>),
     expected: Option<u64>,
-    change: impl Fn(&Goal) -> AppResult<Goal>,
-) -> AppResult<()> {
+    change: impl Fn(&Goal) -> RepoResult<Goal>,
+) -> RepoResult<()> {
     let id = first.0.value.id.clone();
     let mut tries = super::Attempts::new("goal", &id, expected);
     let (mut cur, mut campaign) = first;
@@ -110,7 +119,7 @@ pub async fn update(
 
 /// Deleting keeps a tombstone (for `/v3 includeDeletedGoals`); the campaign's flight no
 /// longer counts it.
-pub async fn remove(store: &dyn Store, account: &str, id: &str, now: chrono::DateTime<chrono::Utc>) -> AppResult<()> {
+pub async fn remove(store: &dyn Store, account: &str, id: &str, now: chrono::DateTime<chrono::Utc>) -> RepoResult<()> {
     let first = load(store, account, id).await?;
     update(store, account, first, None, |g| {
         let mut g = g.clone();
@@ -121,13 +130,13 @@ pub async fn remove(store: &dyn Store, account: &str, id: &str, now: chrono::Dat
 }
 
 /// Every goal of the account as stored (the /v3 lists).
-pub async fn stored(store: &dyn Store, account: &str) -> AppResult<super::Stored> {
+pub async fn stored(store: &dyn Store, account: &str) -> RepoResult<super::Stored> {
     Ok(super::Stored(store.query(Query::partition(keys::partition(account, keys::GOAL))).await?.items))
 }
 
 /// One campaign's goals and the campaign itself, as stored (deleted ones included); empty
 /// when there is no such campaign.
-pub async fn stored_of_campaign(store: &dyn Store, account: &str, campaign: &str) -> AppResult<(super::Stored, super::Stored)> {
+pub async fn stored_of_campaign(store: &dyn Store, account: &str, campaign: &str) -> RepoResult<(super::Stored, super::Stored)> {
     if !plausible_id(campaign) {
         return Ok((super::Stored::empty(), super::Stored::empty()));
     }
@@ -140,13 +149,13 @@ pub async fn stored_of_campaign(store: &dyn Store, account: &str, campaign: &str
 }
 
 /// Every goal of the account, deleted ones included.
-pub async fn all(store: &dyn Store, account: &str) -> AppResult<Vec<Goal>> {
+pub async fn all(store: &dyn Store, account: &str) -> RepoResult<Vec<Goal>> {
     let found: Vec<Versioned<Goal>> = super::query_all(store, Query::partition(keys::partition(account, keys::GOAL))).await?;
     Ok(found.into_iter().map(|v| v.value).collect())
 }
 
 /// A goal, deleted or not, with its campaign (deleted or not): the /v3 reads show tombstones.
-pub async fn get_any(store: &dyn Store, account: &str, id: &str) -> AppResult<Option<(Goal, Campaign)>> {
+pub async fn get_any(store: &dyn Store, account: &str, id: &str) -> RepoResult<Option<(Goal, Campaign)>> {
     if !plausible_id(id) {
         return Ok(None);
     }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::AppResult;
+use super::RepoResult;
 use crate::keys;
 use crate::store::{Cond, Item, Key, Store, StoreError};
 
@@ -35,7 +35,7 @@ fn key(account: &str, idem: &str) -> Key {
     keys::idempotency(account, &crate::ids::hash_key(idem))
 }
 
-fn item(key: &Key, k: &Kept, version: u64, expires: i64) -> AppResult<Item> {
+fn item(key: &Key, k: &Kept, version: u64, expires: i64) -> RepoResult<Item> {
     let mut it = super::item(key.clone(), k, version)?;
     it.expires_at = Some(expires);
     Ok(it)
@@ -43,7 +43,7 @@ fn item(key: &Key, k: &Kept, version: u64, expires: i64) -> AppResult<Item> {
 
 /// Claims `idem` for `request` (not done) for `LEASE_SECS` from `now`. A claim whose
 /// lease ran out without an answer (its handler died) is taken over, at its version.
-pub async fn claim(store: &dyn Store, account: &str, idem: &str, request: &str, now: i64) -> AppResult<Claim> {
+pub async fn claim(store: &dyn Store, account: &str, idem: &str, request: &str, now: i64) -> RepoResult<Claim> {
     let k = key(account, idem);
     let claim = Kept { request: request.to_string(), done: false, status: 0, headers: vec![], body: String::new() };
     let lease = now + LEASE_SECS;
@@ -69,13 +69,13 @@ pub async fn claim(store: &dyn Store, account: &str, idem: &str, request: &str, 
 }
 
 /// Forgets a claim that was not completed (the request failed: a retry runs again).
-pub async fn release(store: &dyn Store, account: &str, idem: &str, version: u64) -> AppResult<()> {
+pub async fn release(store: &dyn Store, account: &str, idem: &str, version: u64) -> RepoResult<()> {
     store.delete(&key(account, idem), Cond::Version(version)).await?;
     Ok(())
 }
 
 /// Keeps the answer of a claimed request (only over the claim itself) until `expires`.
-pub async fn keep(store: &dyn Store, account: &str, idem: &str, version: u64, done: &Kept, expires: i64) -> AppResult<()> {
+pub async fn keep(store: &dyn Store, account: &str, idem: &str, version: u64, done: &Kept, expires: i64) -> RepoResult<()> {
     let k = key(account, idem);
     store.put(item(&k, done, version + 1, expires)?, Cond::Version(version)).await?;
     Ok(())

@@ -8,9 +8,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::RepoResult;
 use crate::delivery::counters::{Counters, Slot};
 use crate::model::enums::Counter;
-use crate::store::{Cond, Key, Store, StoreResult, TxOp};
+use crate::store::{Cond, Key, Store, TxOp};
 
 pub const SHARDS: u32 = 4;
 
@@ -52,12 +53,12 @@ pub type Deltas = Vec<(Slot, i64)>;
 
 /// Counts valid delivery events of an ad directly (the admin tool's `record-metrics`): one
 /// transaction adding to a shard of the ad, its goal and its campaign.
-pub async fn record(store: &dyn Store, account: &str, path: &AdPath, deltas: &[(Counter, i64)]) -> StoreResult<()> {
+pub async fn record(store: &dyn Store, account: &str, path: &AdPath, deltas: &[(Counter, i64)]) -> RepoResult<()> {
     let deltas: Deltas = deltas.iter().map(|(c, n)| (Slot::Valid(*c), *n)).collect();
     if deltas.is_empty() {
         return Ok(());
     }
-    store.transact(add_ops(account, &[(path.clone(), deltas)])).await
+    Ok(store.transact(add_ops(account, &[(path.clone(), deltas)])).await?)
 }
 
 /// The counter additions of many delivery events at once: per ad, goal and campaign the
@@ -82,7 +83,7 @@ pub fn add_ops(account: &str, per_ad: &[(AdPath, Deltas)]) -> Vec<TxOp> {
 }
 
 /// The counters of many records of one level (batch gets of every shard).
-pub async fn read(store: &dyn Store, account: &str, level: Level, ids: &[String]) -> StoreResult<HashMap<String, Counters>> {
+pub async fn read(store: &dyn Store, account: &str, level: Level, ids: &[String]) -> RepoResult<HashMap<String, Counters>> {
     let mut keys = Vec::with_capacity(ids.len() * SHARDS as usize);
     for id in ids {
         for s in 0..SHARDS {

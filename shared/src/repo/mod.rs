@@ -7,8 +7,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::cause::Cause;
-use crate::error::{AppError, AppResult};
-use crate::store::{Item, Key, Store, StoreError};
+use crate::store::{Item, Key, Store};
+pub use error::{RepoError, RepoResult};
 
 pub mod accounts;
 pub mod ads;
@@ -18,6 +18,7 @@ pub mod campaigns;
 pub mod clients;
 pub mod contacts;
 pub mod delivery;
+pub mod error;
 pub mod events;
 pub mod forecast_slots;
 pub mod forecasts;
@@ -31,23 +32,6 @@ pub mod rules;
 pub mod sample_sink;
 pub mod snapshots;
 pub mod templates;
-
-/// How a store failure reaches the client: the repository layer is where storage errors
-/// become the API's (`error.rs` knows nothing of the store).
-impl From<StoreError> for AppError {
-    fn from(e: StoreError) -> Self {
-        match e {
-            // The client sent more than one record can hold: its request, not the service.
-            StoreError::ItemTooLarge { bytes, .. } => AppError::RecordTooLarge(bytes),
-            // Busy (after the store's own retries) or no answer: the client may try again.
-            StoreError::Throttled(m) | StoreError::Unavailable(m) => {
-                tracing::warn!(cause = %m, "store busy or unavailable");
-                AppError::Unavailable("the service is busy; retry in a moment (creates: with the same Idempotency-Key)".into())
-            }
-            e => AppError::internal(e),
-        }
-    }
-}
 
 /// A record read from the store with what a conditional write needs.
 #[derive(Debug, Clone)]
@@ -67,24 +51,24 @@ pub fn item<T: Serialize>(key: Key, value: &T, version: u64) -> Result<Item, ser
 }
 
 /// The next version of a stored item with a new body (GSI keys and counters carried over).
-pub fn next<T: Serialize>(prev: &Item, value: &T) -> AppResult<Item> {
+pub fn next<T: Serialize>(prev: &Item, value: &T) -> RepoResult<Item> {
     Ok(Item { version: prev.version + 1, body: serde_json::to_string(value)?, ..prev.clone() })
 }
 
-pub fn decode<T: DeserializeOwned>(item: Item) -> AppResult<Versioned<T>> {
+pub fn decode<T: DeserializeOwned>(item: Item) -> RepoResult<Versioned<T>> {
     let value = serde_json::from_str(&item.body)
-        .map_err(|e| AppError::Internal(Cause::context(format!("corrupt record {}/{}", item.pk, item.sk), e)))?;
+        .map_err(|e| RepoError::Internal(Cause::context(format!("corrupt record {}/{}", item.pk, item.sk), e)))?;
     Ok(Versioned { value, item })
 }
 
-pub async fn get<T: DeserializeOwned>(store: &dyn Store, key: &Key) -> AppResult<Option<Versioned<T>>> {
+pub async fn get<T: DeserializeOwned>(store: &dyn Store, key: &Key) -> RepoResult<Option<Versioned<T>>> {
     match store.get(key).await? {
         Some(item) => Ok(Some(decode(item)?)),
         None => Ok(None),
     }
 }
 
-pub async fn query_all<T: DeserializeOwned>(store: &dyn Store, q: crate::store::Query) -> AppResult<Vec<Versioned<T>>> {
+pub async fn query_all<T: DeserializeOwned>(store: &dyn Store, q: crate::store::Query) -> RepoResult<Vec<Versioned<T>>> {
     let page = store.query(q).await?;
     page.items.into_iter().map(decode).collect()
 }
@@ -95,8 +79,8 @@ pub const WRITE_ATTEMPTS: usize = 5;
 /// nobody waits on it, so it tries longer before giving the message back to the queue.
 pub const WORKER_WRITE_ATTEMPTS: usize = 20;
 
-pub fn conflict() -> AppError {
-    AppError::Conflict("the record was changed concurrently by another request; retry".into())
+pub fn conflict() -> RepoError {
+    RepoError::conflict("the record was changed concurrently by another request; retry")
 }
 
 /// The loop of an optimistic read-modify-write:
@@ -127,9 +111,9 @@ impl Attempts {
         Attempts { left: WORKER_WRITE_ATTEMPTS, expected: None, what, id: id.to_string() }
     }
 
-    pub fn check(&mut self, version: u64) -> Result<(), AppError> {
+    pub fn check(&mut self, version: u64) -> Result<(), RepoError> {
         if self.expected.is_some_and(|v| v != version) {
-            return Err(AppError::PreconditionFailed(format!("{} {} has changed since the ETag was read", self.what, self.id)));
+            return Err(RepoError::Stale(format!("{} {} has changed since the ETag was read", self.what, self.id)));
         }
         if self.left == 0 {
             return Err(conflict());
@@ -139,14 +123,14 @@ impl Attempts {
     }
 
     /// Counts one try of a loop without `If-Match` (a worker's): 409 when out of tries.
-    pub fn next_try(&mut self) -> Result<(), AppError> {
+    pub fn next_try(&mut self) -> Result<(), RepoError> {
         self.check(self.expected.unwrap_or_default())
     }
 
     /// Counts one try of a background writer's loop, after a jittered pause from the
     /// second on (5 ms doubling, at most 320 ms) so racing workers spread out; 409 when out
     /// of tries.
-    pub async fn next_worker_try(&mut self) -> Result<(), AppError> {
+    pub async fn next_worker_try(&mut self) -> Result<(), RepoError> {
         let done = WORKER_WRITE_ATTEMPTS.saturating_sub(self.left);
         if done > 0 {
             let ms = 5u64 << done.min(6);
@@ -157,7 +141,7 @@ impl Attempts {
     }
 
     /// Writes `ops` (one put, or a transaction); `Ok(false)` when a condition failed.
-    pub async fn commit(&self, store: &dyn crate::store::Store, mut ops: Vec<crate::store::TxOp>) -> Result<bool, AppError> {
+    pub async fn commit(&self, store: &dyn crate::store::Store, mut ops: Vec<crate::store::TxOp>) -> Result<bool, RepoError> {
         use crate::store::{StoreError, TxOp};
         let r = match (ops.len(), ops.pop()) {
             (1, Some(TxOp::Put(item, cond))) => store.put(item, cond).await,
@@ -184,12 +168,12 @@ pub async fn rewrite<T, R, Fut>(
     first: Versioned<T>,
     expected: Option<u64>,
     reload: R,
-    change: impl Fn(&mut T) -> AppResult<()>,
-) -> AppResult<T>
+    change: impl Fn(&mut T) -> RepoResult<()>,
+) -> RepoResult<T>
 where
     T: Serialize + Clone,
     R: Fn() -> Fut,
-    Fut: std::future::Future<Output = AppResult<Versioned<T>>>,
+    Fut: std::future::Future<Output = RepoResult<Versioned<T>>>,
 {
     let id = first.item.sk.clone();
     let mut tries = Attempts::new(what, &id, expected);
@@ -212,19 +196,19 @@ pub struct Stored(Vec<Item>);
 
 impl Stored {
     /// Light rows borrowing from the stored bodies (no copies of the strings).
-    pub fn rows<'a, T: serde::Deserialize<'a>>(&'a self) -> AppResult<Vec<T>> {
+    pub fn rows<'a, T: serde::Deserialize<'a>>(&'a self) -> RepoResult<Vec<T>> {
         self.0
             .iter()
             .map(|i| {
                 serde_json::from_str(&i.body)
-                    .map_err(|e| AppError::Internal(Cause::context(format!("corrupt record {}/{}", i.pk, i.sk), e)))
+                    .map_err(|e| RepoError::Internal(Cause::context(format!("corrupt record {}/{}", i.pk, i.sk), e)))
             })
             .collect()
     }
 
     /// The whole record at `index` (of the rows).
-    pub fn full<T: DeserializeOwned>(&self, index: usize) -> AppResult<T> {
-        let item = self.0.get(index).ok_or_else(|| AppError::internal_msg(format!("no stored record at {index}")))?;
+    pub fn full<T: DeserializeOwned>(&self, index: usize) -> RepoResult<T> {
+        let item = self.0.get(index).ok_or_else(|| RepoError::internal_msg(format!("no stored record at {index}")))?;
         Ok(decode::<T>(item.clone())?.value)
     }
 

@@ -1,7 +1,7 @@
 //! Insertion policies and the account's ranking of them (one record, changed in the same
 //! transaction as every create and delete, so the ranking always lists exactly the policies).
 
-use crate::error::{AppError, AppResult};
+use super::{RepoError, RepoResult};
 use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::policy::{Policy, Ranking};
@@ -13,25 +13,25 @@ fn key(account: &str, id: &str) -> Key {
     keys::record(account, keys::POLICY, id)
 }
 
-pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<Versioned<Policy>> {
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> RepoResult<Versioned<Policy>> {
     if !plausible_id(id) {
-        return Err(AppError::not_found("insertion policy", id));
+        return Err(RepoError::not_found("insertion policy", id));
     }
-    super::get(store, &key(account, id)).await?.ok_or_else(|| AppError::not_found("insertion policy", id))
+    super::get(store, &key(account, id)).await?.ok_or_else(|| RepoError::not_found("insertion policy", id))
 }
 
-async fn read_ranking(store: &dyn Store, account: &str) -> AppResult<(Ranking, Option<Item>)> {
+async fn read_ranking(store: &dyn Store, account: &str) -> RepoResult<(Ranking, Option<Item>)> {
     match store.get(&keys::policy_ranking(account)).await? {
         Some(item) => Ok((super::decode::<Ranking>(item.clone())?.value, Some(item))),
         None => Ok((Ranking::default(), None)),
     }
 }
 
-pub async fn ranking(store: &dyn Store, account: &str) -> AppResult<Ranking> {
+pub async fn ranking(store: &dyn Store, account: &str) -> RepoResult<Ranking> {
     Ok(read_ranking(store, account).await?.0)
 }
 
-fn ranking_op(account: &str, r: &Ranking, prev: &Option<Item>) -> AppResult<TxOp> {
+fn ranking_op(account: &str, r: &Ranking, prev: &Option<Item>) -> RepoResult<TxOp> {
     Ok(match prev {
         Some(p) => TxOp::Put(super::next(p, r)?, Cond::Version(p.version)),
         None => TxOp::Put(super::item(keys::policy_ranking(account), r, 1)?, Cond::NotExists),
@@ -39,13 +39,13 @@ fn ranking_op(account: &str, r: &Ranking, prev: &Option<Item>) -> AppResult<TxOp
 }
 
 /// Creates a policy (ranked last) while the account has fewer than `max` (403 otherwise).
-pub async fn create(store: &dyn Store, account: &str, id: &str, p: &Policy, max: usize) -> AppResult<()> {
+pub async fn create(store: &dyn Store, account: &str, id: &str, p: &Policy, max: usize) -> RepoResult<()> {
     let mut tries = super::Attempts::new("insertion policy ranking", account, None);
     loop {
         let (mut r, prev) = read_ranking(store, account).await?;
         tries.check(prev.as_ref().map_or(0, |i| i.version))?;
         if r.ids.len() >= max {
-            return Err(AppError::Forbidden(format!(
+            return Err(RepoError::Refused(format!(
                 "the account has {} of {max} allowed insertion policies; remove obsolete ones first",
                 r.ids.len()
             )));
@@ -62,7 +62,7 @@ pub async fn create(store: &dyn Store, account: &str, id: &str, p: &Policy, max:
 }
 
 /// Replaces a policy read as `first`; returns the new version.
-pub async fn replace(store: &dyn Store, account: &str, first: Versioned<Policy>, expected: Option<u64>, p: &Policy) -> AppResult<u64> {
+pub async fn replace(store: &dyn Store, account: &str, first: Versioned<Policy>, expected: Option<u64>, p: &Policy) -> RepoResult<u64> {
     let id = first.item.sk.clone();
     let mut tries = super::Attempts::new("insertion policy", &id, expected);
     let mut cur = first;
@@ -79,7 +79,7 @@ pub async fn replace(store: &dyn Store, account: &str, first: Versioned<Policy>,
 }
 
 /// One page of the policies in rank order, and how many there are.
-pub async fn page(store: &dyn Store, account: &str, size: usize, number: usize) -> AppResult<(Vec<Policy>, usize)> {
+pub async fn page(store: &dyn Store, account: &str, size: usize, number: usize) -> RepoResult<(Vec<Policy>, usize)> {
     let r = ranking(store, account).await?;
     let page: Vec<String> = r.ids.iter().skip((number - 1).saturating_mul(size)).take(size).cloned().collect();
     let keys: Vec<_> = page.iter().map(|id| key(account, id)).collect();
@@ -92,7 +92,7 @@ pub async fn page(store: &dyn Store, account: &str, size: usize, number: usize) 
 }
 
 /// Deletes a policy and takes it out of the ranking.
-pub async fn remove(store: &dyn Store, account: &str, id: &str) -> AppResult<()> {
+pub async fn remove(store: &dyn Store, account: &str, id: &str) -> RepoResult<()> {
     let mut tries = super::Attempts::new("insertion policy ranking", account, None);
     loop {
         let cur = load(store, account, id).await?;
@@ -110,13 +110,13 @@ pub async fn remove(store: &dyn Store, account: &str, id: &str) -> AppResult<()>
 }
 
 /// Sets the ranking: `wanted` lists every policy exactly once, highest first.
-pub async fn set_ranking(store: &dyn Store, account: &str, wanted: Vec<String>) -> AppResult<Ranking> {
+pub async fn set_ranking(store: &dyn Store, account: &str, wanted: Vec<String>) -> RepoResult<Ranking> {
     let mut tries = super::Attempts::new("insertion policy ranking", account, None);
     loop {
         let (cur, prev) = read_ranking(store, account).await?;
         tries.check(prev.as_ref().map_or(0, |i| i.version))?;
         if !cur.is_permutation(&wanted) {
-            return Err(AppError::field(
+            return Err(RepoError::field(
                 "ids",
                 "permutation",
                 format!("ids must list each of the account's {} policies exactly once", cur.ids.len()),

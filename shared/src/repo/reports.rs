@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 
+use super::{RepoError, RepoResult};
 use crate::delivery::counters::{Counters, Slot};
-use crate::error::{AppError, AppResult, FieldError};
+use crate::domain_error::FieldError;
 use crate::jobs::Event;
 use crate::store::{Cond, Key, Query, Store, TxOp};
 
@@ -105,7 +106,7 @@ fn coords(sk: &str) -> Option<Coords> {
 }
 
 /// Every cell of one local day (at most `MAX_CELLS_PER_DAY`, else 400 naming the day).
-pub async fn day(store: &dyn Store, account: &str, day: NaiveDate) -> AppResult<Vec<Cell>> {
+pub async fn day(store: &dyn Store, account: &str, day: NaiveDate) -> RepoResult<Vec<Cell>> {
     let q = Query::partition(day_partition(account, day));
     let mut out = Vec::new();
     let mut cursor = None;
@@ -121,7 +122,7 @@ pub async fn day(store: &dyn Store, account: &str, day: NaiveDate) -> AppResult<
             }
         }
         if out.len() > MAX_CELLS_PER_DAY {
-            return Err(AppError::Validation(vec![FieldError::new(
+            return Err(RepoError::validation(vec![FieldError::new(
                 "from",
                 "maxCells",
                 format!(

@@ -1,6 +1,6 @@
 //! Campaign and goal rules: one record per parent, `A#<a>#RULES / CAMPAIGN#<id>|GOAL#<id>`.
 
-use crate::error::AppResult;
+use super::RepoResult;
 use crate::keys;
 use crate::model::account::{AudienceProvider, Category, ContentPartner, CustomParameter};
 use crate::model::rules::{Known, Parent, Rules};
@@ -9,7 +9,7 @@ use crate::store::{Cond, Store, TxOp};
 use super::reference::{self, Kind};
 
 /// The rules of a parent, or its empty rule set.
-pub async fn read(store: &dyn Store, account: &str, parent: Parent, id: &str) -> AppResult<Rules> {
+pub async fn read(store: &dyn Store, account: &str, parent: Parent, id: &str) -> RepoResult<Rules> {
     Ok(super::get::<Rules>(store, &keys::rules(account, parent, id)).await?.map(|v| v.value).unwrap_or_else(|| Rules::empty(id)))
 }
 
@@ -19,8 +19,8 @@ pub async fn update(
     account: &str,
     parent: Parent,
     id: &str,
-    change: impl Fn(&mut Rules) -> AppResult<()>,
-) -> AppResult<()> {
+    change: impl Fn(&mut Rules) -> RepoResult<()>,
+) -> RepoResult<()> {
     let key = keys::rules(account, parent, id);
     let mut tries = super::Attempts::new("rules", id, None);
     loop {
@@ -43,7 +43,7 @@ pub async fn update(
 }
 
 /// The account's reference data that rules may name.
-pub async fn known(store: &dyn Store, account: &str) -> AppResult<Known> {
+pub async fn known(store: &dyn Store, account: &str) -> RepoResult<Known> {
     let cats: Vec<Category> = reference::all(store, account, Kind::Category).await?;
     let partners: Vec<ContentPartner> = reference::all(store, account, Kind::ContentPartner).await?;
     let acps: Vec<CustomParameter> = reference::all(store, account, Kind::CustomParameter).await?;

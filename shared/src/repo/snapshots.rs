@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::RepoResult;
 use crate::delivery::pacing::Pace;
 use crate::delivery::snapshot::{compile, Input, Snapshot};
-use crate::error::AppResult;
 use crate::keys;
 use crate::model::account::Category;
 use crate::model::ad::Ad;
@@ -102,12 +102,12 @@ impl DeliveryCache {
         account: &str,
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
-    ) -> AppResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+    ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
         if let Some(hit) = self.answered(account, s.delivery_refresh) {
             return Ok(hit);
         }
         let flight = {
-            let mut f = self.flights.lock().map_err(|_| crate::error::AppError::internal_msg("snapshot cache lock poisoned"))?;
+            let mut f = self.flights.lock().map_err(|_| super::RepoError::internal_msg("snapshot cache lock poisoned"))?;
             f.entry(account.to_string()).or_default().clone()
         };
         let _turn = flight.lock().await;
@@ -131,7 +131,7 @@ impl DeliveryCache {
         account: &str,
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
-    ) -> AppResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+    ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
         let cached = self.cached(account);
         let (version, paces) = repo::delivery::state(store, account).await?;
         let (snapshot, built, bytes) = match &cached {
@@ -176,7 +176,7 @@ impl DeliveryCache {
     }
 }
 
-async fn all_items(store: &dyn Store, q: Query) -> AppResult<Vec<crate::store::Item>> {
+async fn all_items(store: &dyn Store, q: Query) -> RepoResult<Vec<crate::store::Item>> {
     let mut out = Vec::new();
     let mut cursor = None;
     loop {
@@ -191,7 +191,7 @@ async fn all_items(store: &dyn Store, q: Query) -> AppResult<Vec<crate::store::I
 
 /// Reads what a snapshot is compiled from: account, campaigns, goals, ads, their assets,
 /// rules, linked templates, categories and the ranked policies.
-pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &str) -> AppResult<Input> {
+pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &str) -> RepoResult<Input> {
     let Some(acc) = repo::accounts::for_delivery(store, account).await? else {
         // No such account: an empty snapshot (the caller answers 404), nothing else read.
         return Ok(Input { version, ..Input::default() });

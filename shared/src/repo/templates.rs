@@ -2,7 +2,7 @@
 //! in the create's transaction), and their links to campaigns and goals (a link partition
 //! per template; GSI1: the templates linked to one target).
 
-use crate::error::{AppError, AppResult};
+use super::{RepoError, RepoResult};
 use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::rules::Parent;
@@ -24,25 +24,25 @@ fn kind(p: Parent) -> &'static str {
     }
 }
 
-pub async fn load(store: &dyn Store, account: &str, id: &str) -> AppResult<Versioned<Template>> {
+pub async fn load(store: &dyn Store, account: &str, id: &str) -> RepoResult<Versioned<Template>> {
     if !plausible_id(id) {
-        return Err(AppError::not_found("targeting template", id));
+        return Err(RepoError::not_found("targeting template", id));
     }
-    super::get(store, &key(account, id)).await?.ok_or_else(|| AppError::not_found("targeting template", id))
+    super::get(store, &key(account, id)).await?.ok_or_else(|| RepoError::not_found("targeting template", id))
 }
 
 /// How many templates the account has.
-pub async fn count(store: &dyn Store, account: &str) -> AppResult<i64> {
+pub async fn count(store: &dyn Store, account: &str) -> RepoResult<i64> {
     Ok(store.get(&keys::template_count(account)).await?.map_or(0, |i| i.counter(COUNT)).max(0))
 }
 
-pub async fn all(store: &dyn Store, account: &str) -> AppResult<Vec<Template>> {
+pub async fn all(store: &dyn Store, account: &str) -> RepoResult<Vec<Template>> {
     let found: Vec<Versioned<Template>> = super::query_all(store, Query::partition(keys::partition(account, keys::TEMPLATE))).await?;
     Ok(found.into_iter().map(|v| v.value).collect())
 }
 
 /// The templates linked to a campaign or a goal (one query, batch gets).
-pub async fn linked_to(store: &dyn Store, account: &str, parent: Parent, target: &str) -> AppResult<Vec<Template>> {
+pub async fn linked_to(store: &dyn Store, account: &str, parent: Parent, target: &str) -> RepoResult<Vec<Template>> {
     let links = store.query(Query::gsi1(keys::linked_templates(account, kind(parent), target))).await?;
     let ids: Vec<Key> = links.items.iter().filter_map(|i| i.gsi1.as_ref().map(|(_, t)| key(account, t))).collect();
     let mut out = Vec::new();
@@ -61,7 +61,7 @@ pub enum Created {
 
 /// Creates a template if the account has room for one more (`max`): the count and the
 /// record are written in one transaction, so concurrent creates cannot pass the limit.
-pub async fn create(store: &dyn Store, account: &str, t: &Template, max: u32) -> AppResult<Created> {
+pub async fn create(store: &dyn Store, account: &str, t: &Template, max: u32) -> RepoResult<Created> {
     for _ in 0..super::WRITE_ATTEMPTS {
         let ops = vec![
             TxOp::Add(keys::template_count(account), vec![(COUNT.into(), 1)], Cond::CounterBelow(COUNT.into(), i64::from(max))),
@@ -87,8 +87,8 @@ pub async fn update(
     account: &str,
     first: Versioned<Template>,
     expected: Option<u64>,
-    change: impl Fn(&mut Template) -> AppResult<()>,
-) -> AppResult<Template> {
+    change: impl Fn(&mut Template) -> RepoResult<()>,
+) -> RepoResult<Template> {
     let id = first.value.id.clone();
     let t = super::rewrite(store, "targeting template", first, expected, || load(store, account, &id), change).await?;
     super::delivery::changed(store, account).await;
@@ -97,13 +97,13 @@ pub async fn update(
 
 /// Deletes a template and its links. Links are written only while the template exists (a
 /// transaction checks it), so after the delete no new one can appear: the sweep leaves none.
-pub async fn remove(store: &dyn Store, account: &str, id: &str) -> AppResult<()> {
+pub async fn remove(store: &dyn Store, account: &str, id: &str) -> RepoResult<()> {
     load(store, account, id).await?;
     let ops =
         vec![TxOp::Delete(key(account, id), Cond::Exists), TxOp::Add(keys::template_count(account), vec![(COUNT.into(), -1)], Cond::None)];
     match store.transact(ops).await {
         Ok(()) => {}
-        Err(StoreError::TransactionCanceled { .. }) => return Err(AppError::not_found("targeting template", id)),
+        Err(StoreError::TransactionCanceled { .. }) => return Err(RepoError::not_found("targeting template", id)),
         Err(e) => return Err(e.into()),
     }
     let mut cursor = None;
@@ -125,7 +125,7 @@ pub async fn remove(store: &dyn Store, account: &str, id: &str) -> AppResult<()>
 
 /// Links a template to a campaign or goal (idempotent), in a transaction that checks the
 /// template still exists.
-pub async fn link(store: &dyn Store, account: &str, id: &str, parent: Parent, target: &str) -> AppResult<()> {
+pub async fn link(store: &dyn Store, account: &str, id: &str, parent: Parent, target: &str) -> RepoResult<()> {
     let k = kind(parent);
     let mut item =
         Item { pk: keys::template_links(account, id), sk: format!("{k}#{target}"), version: 1, body: "{}".into(), ..Item::default() };
@@ -136,13 +136,13 @@ pub async fn link(store: &dyn Store, account: &str, id: &str, parent: Parent, ta
             super::delivery::changed(store, account).await;
             Ok(())
         }
-        Err(StoreError::TransactionCanceled { .. }) => Err(AppError::not_found("targeting template", id)),
+        Err(StoreError::TransactionCanceled { .. }) => Err(RepoError::not_found("targeting template", id)),
         Err(e) => Err(e.into()),
     }
 }
 
 /// Removes a link (nothing to do when there is none).
-pub async fn unlink(store: &dyn Store, account: &str, id: &str, parent: Parent, target: &str) -> AppResult<()> {
+pub async fn unlink(store: &dyn Store, account: &str, id: &str, parent: Parent, target: &str) -> RepoResult<()> {
     store.delete(&Key::new(keys::template_links(account, id), format!("{}#{target}", kind(parent))), Cond::None).await?;
     super::delivery::changed(store, account).await;
     Ok(())

@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 
+use super::{UseCaseError, UseCaseResult};
 use crate::delivery::decide::decide;
 use crate::delivery::pacing::Pace;
 use crate::delivery::request::{AdRequest, ViewerState};
 use crate::delivery::snapshot::{AdFormat, Snapshot};
 use crate::delivery::vast::{self, Links, ResponseType, Served};
-use crate::error::{AppError, AppResult};
 use crate::forecast::traffic::{local_day, Sample};
 use crate::state::AppState;
 
@@ -32,10 +32,10 @@ pub struct Loaded {
 
 /// Loads what the decision reads (the ad request and the inspector alike). An account
 /// that does not exist is 404.
-pub async fn load(st: &AppState, account: &str, request: &AdRequest) -> AppResult<Loaded> {
+pub async fn load(st: &AppState, account: &str, request: &AdRequest) -> UseCaseResult<Loaded> {
     let (snapshot, pace) = st.delivery.current(st.store.as_ref(), account, &st.settings, request.now).await?;
     if snapshot.account.is_empty() {
-        return Err(AppError::not_found("account", account));
+        return Err(UseCaseError::not_found("account", account));
     }
     let viewer = match &request.viewer {
         Some(pid) if snapshot.needs_viewer => {
@@ -63,7 +63,7 @@ pub fn set_break(r: &mut AdRequest, seed: u64, i: usize, (format, number): (AdFo
 }
 
 /// Decides and renders the document (an empty `<VAST>` when nothing is eligible).
-pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> AppResult<String> {
+pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> UseCaseResult<String> {
     let ServeAd { account, rt, format, request } = cmd;
     let now = request.now;
     let Loaded { snapshot, pace, viewer } = load(st, account, &request).await?;

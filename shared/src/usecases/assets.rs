@@ -2,7 +2,7 @@
 //! PENDING at once, the download and probe queued for the asset worker) or from uploaded
 //! bytes (stored, the probe queued); and the transcode an ad's link starts.
 
-use crate::error::{AppError, AppResult};
+use super::{UseCaseError, UseCaseResult};
 use crate::ids::new_id;
 use crate::jobs::AssetJob;
 use crate::model::asset::{self, content_type_for, Asset};
@@ -24,7 +24,7 @@ fn new_asset(st: &AppState, id: &str, name: String, source: &str) -> Asset {
 }
 
 /// Creates the asset; returns it as stored.
-pub async fn create(st: &AppState, account: &str, cmd: CreateAsset) -> AppResult<Asset> {
+pub async fn create(st: &AppState, account: &str, cmd: CreateAsset) -> UseCaseResult<Asset> {
     let id = new_id();
     match cmd {
         CreateAsset::FromUrl { name, uri } => {
@@ -54,7 +54,7 @@ pub async fn create(st: &AppState, account: &str, cmd: CreateAsset) -> AppResult
 
 /// Queues the asset's download and probe; without a queued job the asset would stay
 /// PENDING, so a failure to queue is recorded on it (FAILED) and answered.
-async fn queue_arrival(st: &AppState, account: &str, id: &str) -> AppResult<()> {
+async fn queue_arrival(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
     let job = serde_json::to_string(&AssetJob { account: account.to_string(), asset: id.to_string() })?;
     if let Err(e) = st.queue.send(QueueName::Assets, job).await {
         tracing::error!(error = %e, asset = %id, "could not queue the asset's arrival");
@@ -63,7 +63,7 @@ async fn queue_arrival(st: &AppState, account: &str, id: &str) -> AppResult<()> 
             failed.failure_reason = Some("the file could not be queued for processing; upload again".into());
         })
         .await?;
-        return Err(AppError::from(e));
+        return Err(UseCaseError::from(e));
     }
     Ok(())
 }
@@ -80,7 +80,7 @@ pub async fn transcode_linked(st: &AppState, account: &str, asset_id: Option<&st
     }
 }
 
-async fn start_transcode(st: &AppState, account: &str, asset_id: Option<&str>) -> AppResult<()> {
+async fn start_transcode(st: &AppState, account: &str, asset_id: Option<&str>) -> UseCaseResult<()> {
     let Some(id) = asset_id else { return Ok(()) };
     let moved = std::sync::atomic::AtomicBool::new(false);
     let now = st.clock.now();
@@ -118,7 +118,7 @@ pub async fn ads_without_media(
     st: &AppState,
     account: &str,
     goals: &[crate::model::goal::Goal],
-) -> AppResult<std::collections::HashMap<String, Vec<(String, String)>>> {
+) -> UseCaseResult<std::collections::HashMap<String, Vec<(String, String)>>> {
     let ids: Vec<String> = goals.iter().flat_map(|g| g.ads.iter().filter(|a| a.enabled).map(|a| a.id.clone())).collect();
     let ads = repo::ads::by_ids(st.store.as_ref(), account, &ids).await?;
     let asset_ids: Vec<String> =
@@ -140,7 +140,7 @@ pub async fn ads_without_media(
 
 /// Deletes an asset no ad names (`DELETE /v1/assets/video/{id}`): 409 naming the ads that
 /// do; else it expires now (docs/goals-ads-assets.md). Retries when an ad links it meanwhile.
-pub async fn delete(st: &AppState, account: &str, id: &str) -> AppResult<()> {
+pub async fn delete(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
     for _ in 0..5 {
         let now = st.clock.now();
         let cur = repo::assets::load(st.store.as_ref(), account, id, now).await?;
@@ -152,7 +152,7 @@ pub async fn delete(st: &AppState, account: &str, id: &str) -> AppResult<()> {
             .collect();
         if !naming.is_empty() {
             let shown: Vec<&str> = naming.iter().take(5).map(String::as_str).collect();
-            return Err(AppError::Conflict(format!(
+            return Err(UseCaseError::conflict(format!(
                 "asset {id} is the media of {} ad(s) ({}{}): delete them or link them to another asset first",
                 naming.len(),
                 shown.join(", "),
@@ -164,5 +164,5 @@ pub async fn delete(st: &AppState, account: &str, id: &str) -> AppResult<()> {
             return Ok(());
         }
     }
-    Err(AppError::Conflict(format!("asset {id} kept changing; try again")))
+    Err(UseCaseError::conflict(format!("asset {id} kept changing; try again")))
 }

@@ -2,13 +2,11 @@
 //! first, then the file, so the object's event finds it), cancel, and the start of a
 //! provider's next waiting batch (one batch of a provider runs at a time, in upload order).
 
-use std::future::Future;
-
 use axum::body::Bytes;
 
-use crate::error::{AppError, AppResult};
+use super::{UseCaseError, UseCaseResult};
 use crate::jobs::audience::{api_object_key, PlanJob, PlanMessage};
-use crate::model::account::Account;
+use crate::model::account::{Account, AudienceProvider};
 use crate::model::audience::Batch;
 use crate::model::enums::BatchStatus;
 use crate::queue::QueueName;
@@ -19,14 +17,6 @@ use crate::state::AppState;
 /// Batches looked at when ordering a provider's batches: the last 100 (one a day).
 pub const RECENT_BATCHES: usize = 100;
 
-/// An upload: the provider named by the client, and its body, read only once the provider
-/// is known to be this account's and enabled (a wrong id costs no upload).
-pub struct Upload<'a, B> {
-    pub account: &'a Account,
-    pub provider_id: &'a str,
-    pub body: B,
-}
-
 /// What an upload came to.
 pub enum Uploaded {
     /// Accepted: the batch as recorded (UPLOADED); the worker takes it from the file's event.
@@ -35,22 +25,25 @@ pub enum Uploaded {
     SlotTaken { other: String, day: String, provider: String },
 }
 
-pub async fn upload<B>(st: &AppState, cmd: Upload<'_, B>) -> AppResult<Uploaded>
-where
-    B: Future<Output = AppResult<Bytes>>,
-{
-    let a = cmd.account;
-    let provider = repo::audience::provider(st.store.as_ref(), &a.id, cmd.provider_id).await?;
+/// An upload, step 1: the provider the client names, this account's and enabled; the
+/// handler reads the body only then (a wrong id costs no upload).
+pub async fn provider_for_upload(st: &AppState, account: &Account, provider_id: &str) -> UseCaseResult<AudienceProvider> {
+    let provider = repo::audience::provider(st.store.as_ref(), &account.id, provider_id).await?;
     if !provider.enabled {
-        return Err(AppError::Conflict(format!("audience provider {} is disabled", cmd.provider_id)));
+        return Err(UseCaseError::conflict(format!("audience provider {provider_id} is disabled")));
     }
-    let body = cmd.body.await?;
+    Ok(provider)
+}
+
+/// Step 2: the file of an enabled provider (step 1, `provider_for_upload`) recorded as a
+/// batch and stored for the worker.
+pub async fn upload(st: &AppState, a: &Account, provider: &AudienceProvider, body: Bytes) -> UseCaseResult<Uploaded> {
     let id = crate::ids::new_id();
     let key = api_object_key(&a.id, &provider.id, &id);
     let batch = Batch::new(a, &provider.id, &id, &key, "api", st.clock.now());
     match repo::audience::create(st.store.as_ref(), &batch).await? {
         Created::New(_) => {}
-        Created::SlotTaken(other) => return Ok(Uploaded::SlotTaken { other, day: batch.day, provider: provider.id }),
+        Created::SlotTaken(other) => return Ok(Uploaded::SlotTaken { other, day: batch.day, provider: provider.id.clone() }),
     }
     if let Err(e) = st.blobs.put_bytes(&key, body.to_vec(), "text/csv").await {
         if let Err(u) = repo::audience::undo_create(st.store.as_ref(), &batch).await {
@@ -63,7 +56,7 @@ where
 }
 
 /// Cancels a batch below 100 %; a provider's batch waiting for this one then starts.
-pub async fn cancel(st: &AppState, account: &str, id: &str) -> AppResult<Cancelled> {
+pub async fn cancel(st: &AppState, account: &str, id: &str) -> UseCaseResult<Cancelled> {
     let c = repo::audience::cancel(st.store.as_ref(), account, id).await?;
     if let Cancelled::Now(b) = &c {
         tracing::info!(batch = %id, "batch cancelled");
@@ -75,7 +68,7 @@ pub async fn cancel(st: &AppState, account: &str, id: &str) -> AppResult<Cancell
 }
 
 /// After a batch ends (finished or cancelled): starts the provider's oldest waiting batch.
-pub async fn start_next(st: &AppState, account: &str, provider: &str) -> AppResult<()> {
+pub async fn start_next(st: &AppState, account: &str, provider: &str) -> UseCaseResult<()> {
     let all = repo::audience::recent_of_provider(st.store.as_ref(), account, provider, RECENT_BATCHES).await?;
     if let Some(next) = all.into_iter().find(|b| b.status == BatchStatus::Uploaded) {
         let msg = PlanMessage { plan: PlanJob { account: account.to_string(), batch: next.id } };

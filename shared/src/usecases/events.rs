@@ -10,11 +10,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use super::UseCaseResult;
 use crate::delivery::counting::{self, Event, GoalLimits, Verdict};
 use crate::delivery::freq::Scope;
 use crate::delivery::ivt::{spend_limit, GOAL_DAILY_SHARE, GOAL_TOTAL_SHARE};
 use crate::delivery::pacing::local_day_hour;
-use crate::error::AppResult;
 use crate::model::enums::Counter;
 use crate::model::zone::Zone;
 use crate::repo::events::{self as repo, Commit, Counted, ACTIONS_PER_EVENT};
@@ -73,7 +73,7 @@ pub async fn count(st: &AppState, events: Vec<Event>) -> Outcome {
     out
 }
 
-async fn account_ctx(st: &AppState, account: &str) -> AppResult<AccountCtx> {
+async fn account_ctx(st: &AppState, account: &str) -> UseCaseResult<AccountCtx> {
     let (snapshot, _) = st.delivery.current(st.store.as_ref(), account, &st.settings, st.clock.now()).await?;
     let goals = snapshot
         .goals
@@ -92,7 +92,7 @@ async fn account_ctx(st: &AppState, account: &str) -> AppResult<AccountCtx> {
 
 /// One group of one account's events: judged and written in one transaction. Returns how
 /// many were counted and the messages of events waiting for their impression.
-async fn count_group(st: &AppState, account: &str, group: &[Event], ctx: &AccountCtx) -> AppResult<(usize, BTreeSet<usize>)> {
+async fn count_group(st: &AppState, account: &str, group: &[Event], ctx: &AccountCtx) -> UseCaseResult<(usize, BTreeSet<usize>)> {
     let store = st.store.as_ref();
     let now = st.clock.now().timestamp();
     let limits = |e: &Event| ctx.goals.get(&e.goal).copied().unwrap_or_default();
@@ -131,7 +131,7 @@ type Freqs = Vec<(String, crate::delivery::freq::FreqState, u64)>;
 
 /// The pace records of the goals with valid deliveries and the frequency states of the
 /// viewers with valid impressions, as the group leaves them.
-async fn pace_and_freq(st: &AppState, account: &str, counted: &[Counted<'_>], ctx: &AccountCtx) -> AppResult<(Paces, Freqs)> {
+async fn pace_and_freq(st: &AppState, account: &str, counted: &[Counted<'_>], ctx: &AccountCtx) -> UseCaseResult<(Paces, Freqs)> {
     let mut by_goal: BTreeMap<&str, Vec<&Event>> = BTreeMap::new();
     let mut by_viewer: BTreeMap<&str, Vec<&Event>> = BTreeMap::new();
     for e in counted.iter().filter(|c| c.reason.is_none()).map(|c| c.event) {

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::error::{AppError, AppResult};
+use super::{UseCaseError, UseCaseResult};
 use crate::forecast::report_schema::Report;
 use crate::forecast::request::{self, Refs};
 use crate::jobs::ForecastMessage;
@@ -34,7 +34,7 @@ impl Submitted {
 }
 
 /// Validates the request against the account's records, records the job and enqueues it.
-pub async fn submit(st: &AppState, cmd: Submit<'_>) -> AppResult<Submitted> {
+pub async fn submit(st: &AppState, cmd: Submit<'_>) -> UseCaseResult<Submitted> {
     let store = st.store.as_ref();
     let known = repo::rules::known(store, cmd.account).await?;
     let templates: Vec<String> = repo::templates::all(store, cmd.account).await?.into_iter().map(|t| t.id).collect();
@@ -42,39 +42,39 @@ pub async fn submit(st: &AppState, cmd: Submit<'_>) -> AppResult<Submitted> {
     let refs = Refs { known: &known, templates: &templates, device_containers: &device_containers };
     let now = st.clock.now();
     let request = match cmd.kind {
-        ForecastKind::Campaign => ForecastRequest::Campaign(request::campaign(cmd.body, &refs, now).map_err(AppError::Validation)?),
-        ForecastKind::Inventory => ForecastRequest::Inventory(request::inventory(cmd.body, &refs, now).map_err(AppError::Validation)?),
+        ForecastKind::Campaign => ForecastRequest::Campaign(request::campaign(cmd.body, &refs, now).map_err(UseCaseError::validation)?),
+        ForecastKind::Inventory => ForecastRequest::Inventory(request::inventory(cmd.body, &refs, now).map_err(UseCaseError::validation)?),
     };
     let job = Job::queued(crate::ids::new_id(), cmd.account, request, now);
     if slots::claim(store, cmd.account, &job.id, now).await? == slots::Claim::Full {
-        return Err(AppError::TooManyRequests(
-            format!(
+        return Err(UseCaseError::Quota {
+            message: format!(
                 "{} forecast jobs of this account are queued or running (at most {} at once); retry when one has finished",
                 slots::MAX_ACTIVE,
                 slots::MAX_ACTIVE
             ),
-            slots::RETRY_AFTER_SECS,
-        ));
+            retry_after: slots::RETRY_AFTER_SECS,
+        });
     }
     if let Err(e) = jobs::create(store, &job).await {
         let _ = slots::release(store, cmd.account, &job.id).await;
-        return Err(e);
+        return Err(e.into());
     }
-    let msg =
-        serde_json::to_string(&ForecastMessage { account: cmd.account.to_string(), job: job.id.clone() }).map_err(AppError::internal)?;
+    let msg = serde_json::to_string(&ForecastMessage { account: cmd.account.to_string(), job: job.id.clone() })
+        .map_err(UseCaseError::internal)?;
     st.queue.send(QueueName::Forecast, msg).await?;
     tracing::info!(job = %job.id, kind = %job.kind, "forecast job queued");
     Ok(Submitted { job })
 }
 
 /// The job (404 when unknown, expired or another account's).
-pub async fn status(st: &AppState, account: &str, id: &str) -> AppResult<Job> {
+pub async fn status(st: &AppState, account: &str, id: &str) -> UseCaseResult<Job> {
     Ok(jobs::load(st.store.as_ref(), account, id, st.clock.now()).await?.value)
 }
 
 /// Cancels a job that has not ended; a FINISHED job is 409 (its report stands), a FAILED
 /// or CANCELLED one is left as it is (cancel is idempotent).
-pub async fn cancel(st: &AppState, account: &str, id: &str) -> AppResult<Job> {
+pub async fn cancel(st: &AppState, account: &str, id: &str) -> UseCaseResult<Job> {
     let now = st.clock.now();
     let changed = jobs::update(st.store.as_ref(), account, id, now, |j| {
         j.status = ForecastStatus::Cancelled;
@@ -87,11 +87,11 @@ pub async fn cancel(st: &AppState, account: &str, id: &str) -> AppResult<Job> {
         Changed::Now(j) => Ok(j),
         Changed::Ended(j) => match j.status {
             ForecastStatus::Finished => {
-                Err(AppError::Conflict(format!("forecast job {id} has finished; its report is at {}", j.report_path())))
+                Err(UseCaseError::conflict(format!("forecast job {id} has finished; its report is at {}", j.report_path())))
             }
             ForecastStatus::Failed | ForecastStatus::Cancelled => Ok(j),
             ForecastStatus::Queued | ForecastStatus::Preparing | ForecastStatus::Processing => {
-                Err(AppError::internal_msg(format!("forecast job {id} reported ended while {}", j.status)))
+                Err(UseCaseError::internal_msg(format!("forecast job {id} reported ended while {}", j.status)))
             }
         },
     }
@@ -99,13 +99,13 @@ pub async fn cancel(st: &AppState, account: &str, id: &str) -> AppResult<Job> {
 
 /// The report of a finished job of `kind` (404 when the job is of the other kind, or has
 /// not finished).
-pub async fn report(st: &AppState, account: &str, kind: ForecastKind, id: &str) -> AppResult<Report> {
+pub async fn report(st: &AppState, account: &str, kind: ForecastKind, id: &str) -> UseCaseResult<Report> {
     let job = status(st, account, id).await?;
     if job.kind != kind {
-        return Err(AppError::not_found("forecast report", id));
+        return Err(UseCaseError::not_found("forecast report", id));
     }
     if job.status != ForecastStatus::Finished {
-        return Err(AppError::NotFound { what: "forecast report", id: format!("{id} (the job is {})", job.status) });
+        return Err(UseCaseError::not_found("forecast report", format!("{id} (the job is {})", job.status)));
     }
-    jobs::report(st.store.as_ref(), account, id).await?.ok_or_else(|| AppError::not_found("forecast report", id))
+    jobs::report(st.store.as_ref(), account, id).await?.ok_or_else(|| UseCaseError::not_found("forecast report", id))
 }

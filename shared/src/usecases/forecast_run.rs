@@ -9,9 +9,9 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 
+use super::{UseCaseError, UseCaseResult};
 use crate::delivery::pacing::Pace;
 use crate::delivery::snapshot::{compile, Input, Snapshot};
-use crate::error::{AppError, AppResult};
 use crate::forecast::report_schema::Report;
 use crate::forecast::traffic::{default_profile, local_day, window_days, Traffic};
 use crate::forecast::{proposal, report, simulate};
@@ -28,7 +28,7 @@ pub const MAX_REPORT_JSON_BYTES: usize = 8 * 1024 * 1024;
 
 /// The traffic of the last 14 full local days, or the account's profile when none was
 /// recorded (docs/forecasts.md).
-pub async fn traffic(st: &AppState, account: &Account, categories: &[String], now: DateTime<Utc>) -> AppResult<Traffic> {
+pub async fn traffic(st: &AppState, account: &Account, categories: &[String], now: DateTime<Utc>) -> UseCaseResult<Traffic> {
     let store = st.store.as_ref();
     let (today, _) = local_day(&account.zone, now);
     let mut days = Vec::new();
@@ -114,10 +114,10 @@ async fn supervised<T: Send + 'static>(
     st: &AppState,
     job: &Job,
     work: impl FnOnce(&dyn Fn(f64) -> bool) -> Option<T> + Send + 'static,
-) -> AppResult<Result<T, Stopped>> {
+) -> UseCaseResult<Result<T, Stopped>> {
     let cutoff = st.deadline.map(|d| d.checked_sub(DEADLINE_MARGIN).unwrap_or(d));
     let past = move || cutoff.is_some_and(|c| std::time::Instant::now() >= c);
-    let _permit = simulations().acquire().await.map_err(AppError::internal)?;
+    let _permit = simulations().acquire().await.map_err(UseCaseError::internal)?;
     if past() {
         return Ok(Err(Stopped::Deadline));
     }
@@ -163,7 +163,7 @@ async fn supervised<T: Send + 'static>(
             }
         }
     });
-    let out = task.await.map_err(|e| AppError::internal_msg(format!("simulation task: {e}")));
+    let out = task.await.map_err(|e| UseCaseError::internal_msg(format!("simulation task: {e}")));
     RUNNING.fetch_sub(1, Ordering::Relaxed);
     done.store(true, Ordering::Relaxed);
     let _ = watcher.await;
@@ -175,14 +175,14 @@ async fn supervised<T: Send + 'static>(
 }
 
 /// The end of a stopped simulation: a deadline fails the job with the reason.
-async fn stopped(st: &AppState, job: &Job, why: Stopped) -> AppResult<Outcome> {
+async fn stopped(st: &AppState, job: &Job, why: Stopped) -> UseCaseResult<Outcome> {
     match why {
         Stopped::Cancelled => Ok(Outcome::Skipped),
         Stopped::Deadline => fail(st, job, DEADLINE_MESSAGE.into()).await,
     }
 }
 
-async fn fail(st: &AppState, job: &Job, message: String) -> AppResult<Outcome> {
+async fn fail(st: &AppState, job: &Job, message: String) -> UseCaseResult<Outcome> {
     tracing::warn!(job = %job.id, %message, "forecast failed");
     let now = st.clock.now();
     jobs::update(st.store.as_ref(), &job.account, &job.id, now, |j| {
@@ -206,7 +206,7 @@ pub enum Outcome {
 }
 
 /// Runs one job (`run_job`) and frees its quota slot when it has ended.
-pub async fn run(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
+pub async fn run(st: &AppState, m: &ForecastMessage) -> UseCaseResult<Outcome> {
     let outcome = run_job(st, m).await?;
     crate::repo::forecast_slots::release(st.store.as_ref(), &m.account, &m.job).await?;
     Ok(outcome)
@@ -215,7 +215,7 @@ pub async fn run(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
 /// Runs one job: QUEUED → PREPARING_SIMULATION (records and traffic read) → PROCESSING
 /// (the simulation, progress written every ~300 ms, a cancel seen there stops it) →
 /// FINISHED with the report, or FAILED with the reason. A job that ended does nothing.
-async fn run_job(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
+async fn run_job(st: &AppState, m: &ForecastMessage) -> UseCaseResult<Outcome> {
     let store = st.store.as_ref();
     let now = st.clock.now();
     let Some(cur) = jobs::get(store, &m.account, &m.job, now).await? else {
@@ -244,7 +244,7 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
     let mut traffic = traffic(st, &account, &categories, now).await?;
     // The seed of the request as stored (its JSON with sorted keys), so the same request
     // gives the same forecast.
-    let seed = seed_of(serde_json::to_value(&job.request).map_err(AppError::internal)?.to_string().as_bytes());
+    let seed = seed_of(serde_json::to_value(&job.request).map_err(UseCaseError::internal)?.to_string().as_bytes());
     let names = names(&input);
 
     let report = match &job.request {
@@ -318,7 +318,7 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
             Report::Campaign(report::campaign(&req.echo, &job.id, &results, source))
         }
     };
-    if serde_json::to_string(&report).map_err(AppError::internal)?.len() > MAX_REPORT_JSON_BYTES {
+    if serde_json::to_string(&report).map_err(UseCaseError::internal)?.len() > MAX_REPORT_JSON_BYTES {
         return fail(st, &job, "the report would be too large; forecast fewer goals or a shorter window".into()).await;
     }
     match jobs::finish(store, &m.account, &m.job, &report, st.clock.now()).await {
@@ -330,9 +330,9 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> AppResult<Outcome> {
             tracing::info!(job = %m.job, "forecast ended meanwhile (cancelled); report dropped");
             Ok(Outcome::Skipped)
         }
-        Err(AppError::RecordTooLarge(_)) => {
+        Err(crate::repo::RepoError::TooLarge(_)) => {
             fail(st, &job, "the report is over the 400 KB record limit; forecast fewer goals or a shorter window".into()).await
         }
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     }
 }

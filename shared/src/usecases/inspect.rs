@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
+use super::UseCaseResult;
 use crate::delivery::explain::{explain, Explanation};
 use crate::delivery::request::AdRequest;
 use crate::delivery::snapshot::{AdFormat, Snapshot, UNKNOWN};
 use crate::delivery::vast::ResponseType;
-use crate::error::AppResult;
 use crate::state::AppState;
 use crate::usecases::ad_request::{breaks, load, set_break, Loaded};
 
@@ -27,7 +27,7 @@ pub async fn inspect(
     rt: ResponseType,
     format: Option<AdFormat>,
     request: AdRequest,
-) -> AppResult<Inspection> {
+) -> UseCaseResult<Inspection> {
     let Loaded { snapshot, pace, viewer } = load(st, account, &request).await?;
     let notes = notes(&snapshot, &request);
     let mut r = request.clone();

@@ -7,6 +7,7 @@
 pub mod ad_request;
 pub mod assets;
 pub mod audience;
+pub mod error;
 pub mod events;
 pub mod forecast;
 pub mod forecast_run;
@@ -16,3 +17,5 @@ pub mod pacing;
 pub mod reports;
 pub mod tracking;
 pub mod v3;
+
+pub use error::{UseCaseError, UseCaseResult};

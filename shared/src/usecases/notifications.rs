@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 
+use super::UseCaseResult;
 use crate::delivery::pacing::{cap_reached, local_day_hour, pacing_holds, pacing_plan, Held, Pace};
 use crate::delivery::snapshot::Snapshot;
-use crate::error::AppResult;
 use crate::forecast::projection::{Basis, Projection};
 use crate::model::account::Account;
 use crate::model::campaign::Campaign;
@@ -15,7 +15,7 @@ use crate::model::notification::{notifications, GoalDelivery, GoalSummary, Notif
 use crate::repo;
 use crate::state::AppState;
 
-pub async fn for_campaign(st: &AppState, acc: &Account, campaign_id: &str) -> AppResult<(Campaign, Vec<Notification>)> {
+pub async fn for_campaign(st: &AppState, acc: &Account, campaign_id: &str) -> UseCaseResult<(Campaign, Vec<Notification>)> {
     let account = acc.id.as_str();
     let c = repo::campaigns::load(st.store.as_ref(), account, campaign_id).await?.value;
     let goals = repo::goals::load_many(st.store.as_ref(), account, &c.live_goal_ids()).await?;

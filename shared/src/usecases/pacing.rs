@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
+use super::{UseCaseError, UseCaseResult};
 use crate::delivery::pacing::Flight;
-use crate::error::{AppError, AppResult};
 use crate::forecast::projection::{self, GoalInput, PacingDay, Projection, HORIZON_DAYS};
 use crate::forecast::simulate::{goals_delivery, Series, Window, PACING_REPLAY_PER_HOUR};
 use crate::forecast::traffic::{hours, local_day};
@@ -45,7 +45,7 @@ struct Replay {
     traffic: &'static str,
 }
 
-async fn replay(st: &AppState, account: &Account, until: DateTime<Utc>, now: DateTime<Utc>) -> AppResult<Replay> {
+async fn replay(st: &AppState, account: &Account, until: DateTime<Utc>, now: DateTime<Utc>) -> UseCaseResult<Replay> {
     let store = st.store.as_ref();
     let (snapshot, pace) = st.delivery.current(store, &account.id, &st.settings, now).await?;
     let categories = repo::reference::ids(store, &account.id, Kind::Category).await?;
@@ -66,7 +66,7 @@ async fn replay(st: &AppState, account: &Account, until: DateTime<Utc>, now: Dat
         snapshot.goals.iter().map(|g| g.id.clone()).zip(per_goal).collect::<HashMap<_, _>>()
     })
     .await
-    .map_err(AppError::internal)?;
+    .map_err(UseCaseError::internal)?;
     Ok(Replay { series, day_hours, traffic: source })
 }
 
@@ -101,7 +101,7 @@ async fn delivered_by_day(
     goals: &[&str],
     from: NaiveDate,
     to: NaiveDate,
-) -> AppResult<HashMap<String, Vec<(NaiveDate, u32, f64)>>> {
+) -> UseCaseResult<HashMap<String, Vec<(NaiveDate, u32, f64)>>> {
     let mut out: HashMap<String, Vec<(NaiveDate, u32, f64)>> = HashMap::new();
     for cell in crate::usecases::reports::cells(st, account, from, to).await? {
         if goals.contains(&cell.at.goal.as_str()) {
@@ -120,7 +120,7 @@ pub async fn pacing(
     account: &Account,
     goals: &[(&Goal, &Campaign, f64)],
     with_days: bool,
-) -> AppResult<HashMap<String, Pacing>> {
+) -> UseCaseResult<HashMap<String, Pacing>> {
     let now = st.clock.now();
     let horizon = now + Duration::days(HORIZON_DAYS);
     let until = goals.iter().filter_map(|(g, _, _)| g.end).filter(|e| *e > now).max().map(|e| e.min(horizon));
@@ -173,7 +173,7 @@ pub async fn pacing(
 /// One goal's pacing with its days (`GET /v3/goals/{id}/pacing`): the goal, its campaign,
 /// what it delivered (its `delivered` counter) and its pacing; `None` when the account has
 /// no such goal.
-pub async fn goal_pacing(st: &AppState, account: &Account, id: &str) -> AppResult<Option<(Goal, Campaign, f64, Pacing)>> {
+pub async fn goal_pacing(st: &AppState, account: &Account, id: &str) -> UseCaseResult<Option<(Goal, Campaign, f64, Pacing)>> {
     let Some((g, c)) = repo::goals::get_any(st.store.as_ref(), &account.id, id).await? else { return Ok(None) };
     let counters = repo::metrics::read(st.store.as_ref(), &account.id, repo::metrics::Level::Goal, std::slice::from_ref(&g.id)).await?;
     let delivered = counters.get(&g.id).map_or(0, |c| c.get(Counter::Delivered)) as f64;

@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 use futures_util::{stream, StreamExt, TryStreamExt};
 
+use super::{UseCaseError, UseCaseResult};
 use crate::delivery::counters::Counters;
-use crate::error::{AppError, AppResult, FieldError};
+use crate::domain_error::FieldError;
 use crate::model::enums::{Granularity, ReportDimension};
 use crate::repo::reports::{self, Cell};
 use crate::state::AppState;
@@ -75,7 +76,7 @@ fn value(c: &Cell, d: ReportDimension) -> &str {
 
 /// The rows of a report from its cells: filtered, grouped, summed, in (date, hour,
 /// dimensions) order; more than `MAX_ROWS` is 400 naming `groupBy`.
-pub fn group(spec: &Spec, cells: &[Cell]) -> AppResult<Vec<Row>> {
+pub fn group(spec: &Spec, cells: &[Cell]) -> UseCaseResult<Vec<Row>> {
     type Group = (Option<NaiveDate>, Option<u32>, Vec<String>);
     let mut rows: BTreeMap<Group, Counters> = BTreeMap::new();
     let keep = |want: &Option<String>, v: &str| want.as_deref().is_none_or(|w| w == v);
@@ -88,7 +89,7 @@ pub fn group(spec: &Spec, cells: &[Cell]) -> AppResult<Vec<Row>> {
         let dims = spec.group_by.iter().map(|d| value(c, *d).to_string()).collect();
         rows.entry((date, hour, dims)).or_default().merge(&c.counters);
         if rows.len() > MAX_ROWS {
-            return Err(AppError::Validation(vec![FieldError::new(
+            return Err(UseCaseError::validation(vec![FieldError::new(
                 "groupBy",
                 "maxRows",
                 format!(
@@ -104,7 +105,7 @@ pub fn group(spec: &Spec, cells: &[Cell]) -> AppResult<Vec<Row>> {
 }
 
 /// The report cells of the local days `from..=to`, their partitions read a few at once.
-pub async fn cells(st: &AppState, account: &str, from: NaiveDate, to: NaiveDate) -> AppResult<Vec<Cell>> {
+pub async fn cells(st: &AppState, account: &str, from: NaiveDate, to: NaiveDate) -> UseCaseResult<Vec<Cell>> {
     let days: Vec<NaiveDate> = from.iter_days().take_while(|d| *d <= to).collect();
     let store = st.store.as_ref();
     let per_day: Vec<Vec<Cell>> = stream::iter(days).map(|d| reports::day(store, account, d)).buffered(READS_AT_ONCE).try_collect().await?;
@@ -112,8 +113,8 @@ pub async fn cells(st: &AppState, account: &str, from: NaiveDate, to: NaiveDate)
 }
 
 /// The report of an account: its day partitions read, then grouped.
-pub async fn report(st: &AppState, account: &str, spec: &Spec) -> AppResult<Vec<Row>> {
-    spec.check().map_err(|e| AppError::Validation(vec![e]))?;
+pub async fn report(st: &AppState, account: &str, spec: &Spec) -> UseCaseResult<Vec<Row>> {
+    spec.check().map_err(|e| UseCaseError::validation(vec![e]))?;
     group(spec, &cells(st, account, spec.from, spec.to).await?)
 }
 

@@ -6,9 +6,9 @@
 
 use std::net::IpAddr;
 
+use super::{UseCaseError, UseCaseResult};
 use crate::delivery::ivt::{self, Reason};
 use crate::delivery::tracking::{Token, MAX_AGE_SECS};
-use crate::error::{AppError, AppResult};
 use crate::jobs::Event;
 use crate::model::enums::Counter;
 use crate::queue::QueueName;
@@ -26,10 +26,10 @@ pub struct Track<'a> {
 }
 
 /// Verifies the link (403 when forged or expired) and queues the event.
-pub async fn track(st: &AppState, cmd: Track<'_>) -> AppResult<()> {
+pub async fn track(st: &AppState, cmd: Track<'_>) -> UseCaseResult<()> {
     let Track { event, counter, token, signature: sig, user_agent, ip } = cmd;
     if !st.settings.tracking_keys.verify(token, event, sig) {
-        return Err(AppError::Forbidden("the tracking link's signature does not match: links cannot be changed or made up".into()));
+        return Err(UseCaseError::Forbidden("the tracking link's signature does not match: links cannot be changed or made up".into()));
     }
     let now = st.clock.now().timestamp();
     let expired = now.saturating_sub(token.issued) > MAX_AGE_SECS || token.issued > now.saturating_add(300);
@@ -50,10 +50,10 @@ pub async fn track(st: &AppState, cmd: Track<'_>) -> AppResult<()> {
         dims: token.dims.clone(),
         message: 0,
     };
-    let body = serde_json::to_string(&e).map_err(AppError::internal)?;
+    let body = serde_json::to_string(&e).map_err(UseCaseError::internal)?;
     st.queue.send(QueueName::Events, body).await?;
     if expired {
-        return Err(AppError::Forbidden(format!(
+        return Err(UseCaseError::Forbidden(format!(
             "the tracking link has expired: events are accepted for {} hours after serving",
             MAX_AGE_SECS / 3600
         )));

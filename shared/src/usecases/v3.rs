@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
+use super::UseCaseResult;
 use crate::delivery::counters::Counters;
-use crate::error::AppResult;
 use crate::model::ad::Ad;
 use crate::model::campaign::Campaign;
 use crate::model::enums::Counter;
@@ -36,7 +36,7 @@ pub struct CampaignExpand {
     pub metrics: bool,
 }
 
-pub async fn for_campaigns(st: &AppState, account: &str, list: &[Campaign], e: &CampaignExpand) -> AppResult<Expansion> {
+pub async fn for_campaigns(st: &AppState, account: &str, list: &[Campaign], e: &CampaignExpand) -> UseCaseResult<Expansion> {
     let mut x = Expansion::default();
     if e.goals {
         let ids: Vec<String> =
@@ -56,7 +56,7 @@ pub async fn for_campaigns(st: &AppState, account: &str, list: &[Campaign], e: &
 }
 
 /// A goal page: its ads when expanded, the goals' counters when metrics or projections show.
-pub async fn for_goals(st: &AppState, account: &str, list: &[(Goal, Campaign)], ads: bool, counters: bool) -> AppResult<Expansion> {
+pub async fn for_goals(st: &AppState, account: &str, list: &[(Goal, Campaign)], ads: bool, counters: bool) -> UseCaseResult<Expansion> {
     let mut x = Expansion::default();
     if ads {
         x.ads = ads_by_id(st, account, &list.iter().flat_map(|(g, _)| g.ads.iter().map(|s| s.id.clone())).collect::<Vec<_>>()).await?;
@@ -76,7 +76,7 @@ pub async fn add_projections(
     account: &crate::model::account::Account,
     list: &[(Goal, Campaign)],
     x: &mut Expansion,
-) -> AppResult<()> {
+) -> UseCaseResult<()> {
     let goals: Vec<(&Goal, &Campaign, f64)> =
         list.iter().map(|(g, c)| (g, c, x.counters.get(&g.id).map_or(0, |n| n.get(Counter::Delivered)) as f64)).collect();
     x.pacing = crate::usecases::pacing::pacing(st, account, &goals, false).await?;
@@ -84,7 +84,7 @@ pub async fn add_projections(
 }
 
 /// An ad page: the account's device containers when needed, the ads' counters on demand.
-pub async fn for_ads(st: &AppState, account: &str, list: &[(Ad, Goal, Campaign)], counters: bool) -> AppResult<Expansion> {
+pub async fn for_ads(st: &AppState, account: &str, list: &[(Ad, Goal, Campaign)], counters: bool) -> UseCaseResult<Expansion> {
     let mut x = Expansion::default();
     if counters {
         x.counters =
@@ -96,17 +96,17 @@ pub async fn for_ads(st: &AppState, account: &str, list: &[(Ad, Goal, Campaign)]
 
 /// The ads of `/v3/ads` with their goal and campaign (deleted parents left out): a goal's
 /// ads in its order, or every ad of the account newest first; an unknown goal has none.
-pub async fn ads_with_parents(st: &AppState, account: &str, goal_id: Option<&str>) -> AppResult<Vec<(Ad, Goal, Campaign)>> {
+pub async fn ads_with_parents(st: &AppState, account: &str, goal_id: Option<&str>) -> UseCaseResult<Vec<(Ad, Goal, Campaign)>> {
     let (ads, goals, campaigns): (Vec<Ad>, HashMap<String, Goal>, HashMap<String, Campaign>) = match goal_id {
-        Some(gid) => match repo::goals::load(st.store.as_ref(), account, gid).await {
-            Ok((g, c)) => {
+        Some(gid) => match repo::goals::find(st.store.as_ref(), account, gid).await? {
+            Some((g, c)) => {
                 let ids: Vec<String> = g.value.ads.iter().map(|s| s.id.clone()).collect();
                 let ads = ads_by_id(st, account, &ids).await?;
                 let ordered = ids.iter().filter_map(|id| ads.get(id).cloned()).collect();
                 (ordered, HashMap::from([(g.value.id.clone(), g.value)]), HashMap::from([(c.value.id.clone(), c.value)]))
             }
-            Err(crate::error::AppError::NotFound { .. }) => (vec![], HashMap::new(), HashMap::new()),
-            Err(e) => return Err(e),
+            // An unknown goal has no ads.
+            None => (vec![], HashMap::new(), HashMap::new()),
         },
         None => {
             let ads = repo::ads::all_newest_first(st.store.as_ref(), account).await?;
@@ -127,15 +127,15 @@ pub async fn ads_with_parents(st: &AppState, account: &str, goal_id: Option<&str
 
 /// The account's device containers, read only when one of `ads` names none of its own
 /// (those run on all of them).
-async fn account_devices<'a>(st: &AppState, account: &str, mut ads: impl Iterator<Item = &'a Ad>) -> AppResult<Vec<String>> {
+async fn account_devices<'a>(st: &AppState, account: &str, mut ads: impl Iterator<Item = &'a Ad>) -> UseCaseResult<Vec<String>> {
     if ads.any(|ad| ad.device_containers.is_none()) {
-        repo::reference::ids(st.store.as_ref(), account, Kind::DeviceContainer).await
+        Ok(repo::reference::ids(st.store.as_ref(), account, Kind::DeviceContainer).await?)
     } else {
         Ok(Vec::new())
     }
 }
 
 /// Ads by id (batch gets), keyed by id.
-async fn ads_by_id(st: &AppState, account: &str, ids: &[String]) -> AppResult<HashMap<String, Ad>> {
+async fn ads_by_id(st: &AppState, account: &str, ids: &[String]) -> UseCaseResult<HashMap<String, Ad>> {
     Ok(repo::ads::by_ids(st.store.as_ref(), account, ids).await?.into_iter().map(|a| (a.id.clone(), a)).collect())
 }

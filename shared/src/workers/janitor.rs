@@ -72,7 +72,7 @@ pub fn sweep_embedded(st: AppState, every: std::time::Duration) {
 
 /// One sweep: returns how many expired assets were removed (their objects deleted, or
 /// logged when they could not be).
-pub async fn sweep_once(st: &AppState) -> crate::error::AppResult<usize> {
+pub async fn sweep_once(st: &AppState) -> crate::repo::RepoResult<usize> {
     let expired = assets::sweep_expired(st.store.as_ref(), st.clock.now().timestamp()).await?;
     for e in &expired {
         delete_objects(st, e).await;

@@ -46,8 +46,14 @@ impl From<&str> for JobError {
     }
 }
 
-impl From<crate::error::AppError> for JobError {
-    fn from(e: crate::error::AppError) -> JobError {
+impl From<crate::repo::RepoError> for JobError {
+    fn from(e: crate::repo::RepoError) -> JobError {
+        JobError::retry(e)
+    }
+}
+
+impl From<crate::usecases::UseCaseError> for JobError {
+    fn from(e: crate::usecases::UseCaseError) -> JobError {
         JobError::retry(e)
     }
 }

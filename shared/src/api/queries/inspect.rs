@@ -7,11 +7,11 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
+use crate::api::error::{AppError, AppResult};
 use crate::api::serving::read_request;
 use crate::api::{query_pairs, Auth};
 use crate::delivery::explain::{Explanation, Outcome};
 use crate::delivery::snapshot::Snapshot;
-use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 use crate::usecases::inspect::{inspect, Inspection};
 

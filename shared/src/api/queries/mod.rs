@@ -7,9 +7,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Json;
 
+use crate::api::error::AppError;
+use crate::api::error::{AppResult, FieldError};
 use crate::api::Auth;
-use crate::error::AppError;
-use crate::error::{AppResult, FieldError};
 use crate::model::ad::Ad;
 use crate::model::campaign::Campaign;
 use crate::model::goal::Goal;
@@ -38,7 +38,7 @@ use rows::*;
 #[openapi(
     paths(campaigns, campaign_one, goals, goal_one, ads, ad_one, vast::vast_url, inspect::inspect_request, reports::delivery_report, pacing::goal_pacing, pacing::goal_pacing_svg),
     // Named only by a parameter (utoipa collects the schemas of bodies, not of parameters).
-    components(schemas(crate::model::enums::Granularity)),
+    components(schemas(crate::model::enums::Granularity, crate::model::enums::ResponseTypeName)),
     tags((name = "queries", description = "The /v3 read interfaces (seed 000 §4.5-§4.10); unknown query parameters are refused"))
 )]
 pub struct Doc;
@@ -104,7 +104,7 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
     p.finish()?;
     let stored = repo::campaigns::stored(st.store.as_ref(), &a.id).await?;
     let picked = select_campaigns(&stored.rows::<CampaignRow>()?, &f);
-    let shown: Vec<Campaign> = page(&picked, size, number).iter().map(|i| stored.full(*i)).collect::<AppResult<_>>()?;
+    let shown: Vec<Campaign> = page(&picked, size, number).iter().map(|i| stored.full(*i)).collect::<Result<_, _>>()?;
     let x = v3::for_campaigns(&st, &a.id, &shown, &campaign_expand(&o)).await?;
     let cx = Ctx { account: &a };
     let campaigns = render_campaigns(&cx, &shown, &o, &x);
@@ -259,7 +259,8 @@ async fn ad_one(State(st): State<AppState>, Auth(a): Auth, Path(ad_id): Path<Str
     let names = ad_metrics_names(&mut p);
     p.finish()?;
     let ad = repo::ads::load(st.store.as_ref(), &a.id, &ad_id).await?.value;
-    let (g, c) = repo::goals::load(st.store.as_ref(), &a.id, &ad.goal_id).await.map_err(|_| AppError::not_found("ad", &ad_id))?;
+    // An ad of a deleted goal or campaign is gone with it.
+    let (g, c) = repo::goals::find(st.store.as_ref(), &a.id, &ad.goal_id).await?.ok_or_else(|| AppError::not_found("ad", &ad_id))?;
     let list = [(ad, g.value, c.value)];
     let x = v3::for_ads(&st, &a.id, &list, names.is_some()).await?;
     Ok(one_response(render_ads(&list, &names, &x)))

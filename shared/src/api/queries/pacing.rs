@@ -9,8 +9,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::params::Params;
+use crate::api::error::{AppError, AppResult};
 use crate::api::Auth;
-use crate::error::{AppError, AppResult};
 use crate::forecast::projection::{PacingDay, Projection};
 use crate::state::AppState;
 use crate::usecases::pacing::{self as uc, Pacing};

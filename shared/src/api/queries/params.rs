@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::api::error::{AppError, AppResult, FieldError};
 use crate::api::{paging, query_pairs, single};
-use crate::error::{AppError, AppResult, FieldError};
 use crate::model::enums::Metric;
 
 pub fn href(kind: &str, id: &str) -> String {

@@ -11,9 +11,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use super::params::Params;
+use crate::api::error::{AppError, AppResult, FieldError};
 use crate::api::Auth;
 use crate::delivery::ivt::Reason;
-use crate::error::{AppError, AppResult, FieldError};
 use crate::model::enums::{Counter, Granularity, ReportDimension, WireEnum};
 use crate::state::AppState;
 use crate::usecases::reports::{report, Row, Spec};

@@ -5,9 +5,9 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
+use crate::api::error::AppError;
+use crate::api::error::AppResult;
 use crate::api::{query_pairs, single, Auth};
-use crate::error::AppError;
-use crate::error::AppResult;
 use crate::model::ad::Ad;
 use crate::model::enums::{ResponseTypeName, WireEnum};
 use crate::repo;

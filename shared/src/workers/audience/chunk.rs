@@ -275,7 +275,7 @@ async fn run_leased(st: &AppState, job: &ChunkJob, token: &str, mut cur: Version
     let token = token.to_string();
     let provider = match repo::audience::provider(st.store.as_ref(), &job.account, &cur.value.provider_id).await {
         Ok(p) => Some(p),
-        Err(crate::error::AppError::NotFound { .. }) => None,
+        Err(e) if e.is_not_found() => None,
         Err(e) => return Err(se(e)),
     };
     let Some(provider) = provider else {

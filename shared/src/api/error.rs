@@ -1,14 +1,20 @@
-//! One error type for the whole API. It renders as JSON; on the XML interfaces the
-//! `render_errors` layer of `api/mod.rs` re-renders it as XML, so every group answers in its
-//! own format. Internal causes travel with the error (`Cause`, with their sources) to the
-//! log line, never to the client.
+//! One error type for the whole API, and the one mapping of the layers' errors to it
+//! (`DomainError`, `RepoError`, `UseCaseError`, the ports'). It renders as JSON; on the XML
+//! interfaces the `render_errors` layer of `api/routes.rs` re-renders it as XML, so every
+//! group answers in its own format. Internal causes travel with the error (`Cause`, with
+//! their sources) to the log line, never to the client.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::blobs::BlobError;
 use crate::cause::Cause;
 use crate::domain_error::DomainError;
+use crate::queue::QueueError;
+use crate::rate_limit::Limited;
+use crate::repo::RepoError;
+use crate::usecases::UseCaseError;
 
 pub use crate::domain_error::{FieldError, MAX_FIELD_ERRORS};
 
@@ -201,3 +207,54 @@ impl IntoResponse for AppError {
 }
 
 pub type AppResult<T> = Result<T, AppError>;
+
+/// The repositories' errors as the client sees them (the one mapping).
+impl From<RepoError> for AppError {
+    fn from(e: RepoError) -> Self {
+        match e {
+            RepoError::Rule(d) => d.into(),
+            RepoError::Stale(m) => AppError::PreconditionFailed(m),
+            RepoError::Refused(m) => AppError::Forbidden(m),
+            RepoError::TooLarge(bytes) => AppError::RecordTooLarge(bytes),
+            RepoError::Busy(_) => AppError::Unavailable(BUSY.into()),
+            RepoError::Internal(c) => AppError::Internal(c),
+        }
+    }
+}
+
+/// The use cases' errors as the client sees them (the one mapping).
+impl From<UseCaseError> for AppError {
+    fn from(e: UseCaseError) -> Self {
+        match e {
+            UseCaseError::Rule(d) => d.into(),
+            UseCaseError::Repo(r) => r.into(),
+            UseCaseError::Forbidden(m) => AppError::Forbidden(m),
+            UseCaseError::Quota { message, retry_after } => AppError::TooManyRequests(message, retry_after),
+            UseCaseError::Busy(m) => AppError::Unavailable(m),
+            UseCaseError::Internal(c) => AppError::Internal(c),
+        }
+    }
+}
+
+/// A bucket failure in a handler (media served from the bucket).
+impl From<BlobError> for AppError {
+    fn from(e: BlobError) -> Self {
+        UseCaseError::from(e).into()
+    }
+}
+
+impl From<QueueError> for AppError {
+    fn from(e: QueueError) -> Self {
+        AppError::internal(e)
+    }
+}
+
+/// An account over its request rate (`rate_limit`).
+impl From<Limited> for AppError {
+    fn from(l: Limited) -> Self {
+        AppError::TooManyRequests(l.message, l.retry_after)
+    }
+}
+
+/// What a busy or silent store tells the client.
+const BUSY: &str = "the service is busy; retry in a moment (creates: with the same Idempotency-Key)";
