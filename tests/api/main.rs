@@ -28,6 +28,7 @@ mod media_pipeline;
 mod mediaconvert;
 mod notifications;
 mod openapi;
+mod outages;
 mod pacing;
 mod player_browser;
 mod policies;

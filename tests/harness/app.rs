@@ -48,6 +48,7 @@ pub async fn store(backend: Backend) -> Arc<dyn Store> {
     }
 }
 
+#[derive(Clone)]
 pub struct Account {
     pub id: String,
     pub key: String,
