@@ -3,6 +3,7 @@
 //! nothing of HTTP or of storage; `api/` maps them to statuses through `api::error::AppError`
 //! (400 for `Validation`/`Malformed`, 404 for `NotFound`, 409 for `Conflict`).
 
+use crate::rule::Rule;
 use serde::Serialize;
 
 use crate::cause::Cause;
@@ -15,13 +16,13 @@ pub struct FieldError {
     /// Path of the offending element or parameter, e.g. `campaignBean/name`.
     pub field: String,
     /// The rule that failed, a stable token: `required`, `maxLength`, `enum`, `range`, ...
-    pub rule: String,
+    pub rule: Rule,
     pub message: String,
 }
 
 impl FieldError {
-    pub fn new(field: impl Into<String>, rule: impl Into<String>, message: impl Into<String>) -> Self {
-        FieldError { field: field.into(), rule: rule.into(), message: message.into() }
+    pub fn new(field: impl Into<String>, rule: Rule, message: impl Into<String>) -> Self {
+        FieldError { field: field.into(), rule, message: message.into() }
     }
 
     /// Adds an error made by `make` while fewer than [`MAX_FIELD_ERRORS`] are listed; past
@@ -31,7 +32,7 @@ impl FieldError {
         if errors.len() < MAX_FIELD_ERRORS {
             errors.push(make());
         } else {
-            errors.push(FieldError { field: String::new(), rule: String::new(), message: String::new() });
+            errors.push(FieldError { field: String::new(), rule: Rule::Omitted, message: String::new() });
         }
     }
 }
@@ -40,7 +41,7 @@ impl FieldError {
 /// the path's (`matchesPath`); `field` is the body's id field as the client wrote it.
 pub fn matches_path(field: &str, body_id: &str, path_id: &str) -> Option<FieldError> {
     (body_id != path_id)
-        .then(|| FieldError::new(field, "matchesPath", format!("{field} ({body_id}) must equal the id in the path ({path_id})")))
+        .then(|| FieldError::new(field, Rule::MatchesPath, format!("{field} ({body_id}) must equal the id in the path ({path_id})")))
 }
 
 /// What a rule refuses.
@@ -59,7 +60,7 @@ pub enum DomainError {
 }
 
 impl DomainError {
-    pub fn field(field: impl Into<String>, rule: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn field(field: impl Into<String>, rule: Rule, message: impl Into<String>) -> Self {
         DomainError::Validation(vec![FieldError::new(field, rule, message)])
     }
 

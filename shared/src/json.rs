@@ -1,6 +1,7 @@
 //! JSON wire format: a reader that validates an object field by field and reports every
 //! problem with its path (`creative.assetId`, `externalTrackers[1].event`).
 
+use crate::rule::Rule;
 use serde_json::{Map, Value};
 
 use crate::domain_error::FieldError;
@@ -18,13 +19,13 @@ impl<'a> ObjReader<'a> {
         match r.obj {
             None => {
                 let p = if path.is_empty() { "body".to_string() } else { path.to_string() };
-                r.errors.push(FieldError::new(p.clone(), "type", format!("{p} must be a JSON object")));
+                r.errors.push(FieldError::new(p.clone(), Rule::Type, format!("{p} must be a JSON object")));
             }
             Some(o) => {
                 for k in o.keys() {
                     if !known.contains(&k.as_str()) {
                         let p = r.at(k);
-                        r.errors.push(FieldError::new(p.clone(), "unknown", format!("unknown field {p}")));
+                        r.errors.push(FieldError::new(p.clone(), Rule::Unknown, format!("unknown field {p}")));
                     }
                 }
             }
@@ -36,7 +37,7 @@ impl<'a> ObjReader<'a> {
     pub fn lenient(v: &'a Value, path: &str) -> Self {
         let mut r = ObjReader { obj: v.as_object(), path: path.to_string(), errors: Vec::new() };
         if r.obj.is_none() {
-            r.errors.push(FieldError::new("body", "type", "the body must be a JSON object"));
+            r.errors.push(FieldError::new("body", Rule::Type, "the body must be a JSON object"));
         }
         r
     }
@@ -49,7 +50,7 @@ impl<'a> ObjReader<'a> {
         }
     }
 
-    pub fn err(&mut self, name: &str, rule: &str, msg: impl Into<String>) {
+    pub fn err(&mut self, name: &str, rule: Rule, msg: impl Into<String>) {
         let p = self.at(name);
         self.errors.push(FieldError::new(p, rule, msg));
     }
@@ -73,13 +74,13 @@ impl<'a> ObjReader<'a> {
         match v.as_str() {
             Some(s) if s.chars().count() > max => {
                 let p = self.at(name);
-                self.err(name, "maxLength", format!("{p} is longer than {max} characters"));
+                self.err(name, Rule::MaxLength, format!("{p} is longer than {max} characters"));
                 None
             }
             Some(s) => Some(s.to_string()),
             None => {
                 let p = self.at(name);
-                self.err(name, "type", format!("{p} must be a string"));
+                self.err(name, Rule::Type, format!("{p} must be a string"));
                 None
             }
         }
@@ -90,7 +91,7 @@ impl<'a> ObjReader<'a> {
         if !self.present(name) || self.is_null(name) || v.as_deref().is_some_and(|s| s.trim().is_empty()) {
             let p = self.at(name);
             if !self.errors.iter().any(|e| e.field == p) {
-                self.err(name, "required", format!("{p} is required"));
+                self.err(name, Rule::Required, format!("{p} is required"));
             }
             return None;
         }
@@ -103,7 +104,7 @@ impl<'a> ObjReader<'a> {
             Some(b) => Some(b),
             None => {
                 let p = self.at(name);
-                self.err(name, "type", format!("{p} must be true or false"));
+                self.err(name, Rule::Type, format!("{p} must be true or false"));
                 None
             }
         }
@@ -115,7 +116,7 @@ impl<'a> ObjReader<'a> {
             Some(n) => Some(n),
             None => {
                 let p = self.at(name);
-                self.err(name, "type", format!("{p} must be a number"));
+                self.err(name, Rule::Type, format!("{p} must be a number"));
                 None
             }
         }
@@ -127,12 +128,12 @@ impl<'a> ObjReader<'a> {
             Some(n) if (lo..=hi).contains(&n) => Some(n),
             Some(n) => {
                 let p = self.at(name);
-                self.err(name, "range", format!("{p} must be between {lo} and {hi} (got {n})"));
+                self.err(name, Rule::Range, format!("{p} must be between {lo} and {hi} (got {n})"));
                 None
             }
             None => {
                 let p = self.at(name);
-                self.err(name, "type", format!("{p} must be an integer"));
+                self.err(name, Rule::Type, format!("{p} must be an integer"));
                 None
             }
         }
@@ -146,7 +147,7 @@ impl<'a> ObjReader<'a> {
             None => {
                 let p = self.at(name);
                 let names: Vec<&str> = allowed.iter().map(|e| e.as_str()).collect();
-                self.err(name, "enum", format!("{p} must be one of {} (got {s:?})", names.join(", ")));
+                self.err(name, Rule::Enum, format!("{p} must be one of {} (got {s:?})", names.join(", ")));
                 None
             }
         }
@@ -158,7 +159,7 @@ impl<'a> ObjReader<'a> {
             Some(s)
         } else {
             let p = self.at(name);
-            self.err(name, "enum", format!("{p} must be one of {} (got {s:?})", allowed.join(", ")));
+            self.err(name, Rule::Enum, format!("{p} must be one of {} (got {s:?})", allowed.join(", ")));
             None
         }
     }
@@ -169,7 +170,7 @@ impl<'a> ObjReader<'a> {
             Ok(d) => Some(d.with_timezone(&chrono::Utc)),
             Err(_) => {
                 let p = self.at(name);
-                self.err(name, "dateTime", format!("{p} must be an ISO-8601 date-time (got {s:?})"));
+                self.err(name, Rule::DateTime, format!("{p} must be an ISO-8601 date-time (got {s:?})"));
                 None
             }
         }
@@ -181,7 +182,7 @@ impl<'a> ObjReader<'a> {
             Some(a) => Some(a),
             None => {
                 let p = self.at(name);
-                self.err(name, "type", format!("{p} must be an array"));
+                self.err(name, Rule::Type, format!("{p} must be an array"));
                 None
             }
         }

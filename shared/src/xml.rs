@@ -2,6 +2,7 @@
 //! entities), a bean reader that collects every field error with the element path, and a
 //! writer for response beans.
 
+use crate::rule::Rule;
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
@@ -144,18 +145,18 @@ impl<'a> BeanReader<'a> {
             if !known.contains(&c.name.as_str()) {
                 let at = &r.path;
                 FieldError::push_capped(&mut r.errors, || {
-                    FieldError::new(format!("{at}/{}", c.name), "unknown", format!("unknown element <{}> in <{}>", c.name, el.name))
+                    FieldError::new(format!("{at}/{}", c.name), Rule::Unknown, format!("unknown element <{}> in <{}>", c.name, el.name))
                 });
             } else if !seen.insert(c.name.as_str()) && !repeatable.contains(&c.name.as_str()) {
                 let at = &r.path;
                 FieldError::push_capped(&mut r.errors, || {
                     let p = format!("{at}/{}", c.name);
-                    FieldError::new(p.clone(), "single", format!("{p} may appear only once"))
+                    FieldError::new(p.clone(), Rule::Single, format!("{p} may appear only once"))
                 });
             }
         }
         if !el.text.trim().is_empty() {
-            r.errors.push(FieldError::new(r.path.clone(), "noText", format!("<{}> must hold elements, not text", el.name)));
+            r.errors.push(FieldError::new(r.path.clone(), Rule::NoText, format!("<{}> must hold elements, not text", el.name)));
         }
         r
     }
@@ -168,7 +169,7 @@ impl<'a> BeanReader<'a> {
         self.el
     }
 
-    pub fn err(&mut self, name: &str, rule: &str, message: impl Into<String>) {
+    pub fn err(&mut self, name: &str, rule: Rule, message: impl Into<String>) {
         let p = self.at(name);
         self.errors.push(FieldError::new(p, rule, message));
     }
@@ -182,7 +183,7 @@ impl<'a> BeanReader<'a> {
         let c = self.el.child(name)?;
         if !c.children.is_empty() {
             let p = self.at(name);
-            self.errors.push(FieldError::new(p.clone(), "type", format!("{p} must be text, not elements")));
+            self.errors.push(FieldError::new(p.clone(), Rule::Type, format!("{p} must be text, not elements")));
             return None;
         }
         c.value().map(str::to_string)
@@ -193,7 +194,7 @@ impl<'a> BeanReader<'a> {
         let v = self.text(name)?;
         if v.chars().count() > max {
             let p = self.at(name);
-            self.errors.push(FieldError::new(p.clone(), "maxLength", format!("{p} is longer than {max} characters")));
+            self.errors.push(FieldError::new(p.clone(), Rule::MaxLength, format!("{p} is longer than {max} characters")));
         }
         Some(v)
     }
@@ -202,7 +203,7 @@ impl<'a> BeanReader<'a> {
         let v = self.text_max(name, max);
         if v.is_none() {
             let p = self.at(name);
-            self.errors.push(FieldError::new(p.clone(), "required", format!("{p} is required")));
+            self.errors.push(FieldError::new(p.clone(), Rule::Required, format!("{p} is required")));
         }
         v
     }
@@ -213,7 +214,7 @@ impl<'a> BeanReader<'a> {
             "false" => Some(false),
             other => {
                 let p = self.at(name);
-                self.errors.push(FieldError::new(p.clone(), "boolean", format!("{p} must be true or false (got {other:?})")));
+                self.errors.push(FieldError::new(p.clone(), Rule::Boolean, format!("{p} must be true or false (got {other:?})")));
                 None
             }
         }
@@ -226,12 +227,12 @@ impl<'a> BeanReader<'a> {
             Ok(v) if (lo..=hi).contains(&v) => Some(v),
             Ok(_) => {
                 let p = self.at(name);
-                self.errors.push(FieldError::new(p.clone(), "range", format!("{p} must be between {lo} and {hi} (got {raw})")));
+                self.errors.push(FieldError::new(p.clone(), Rule::Range, format!("{p} must be between {lo} and {hi} (got {raw})")));
                 None
             }
             Err(_) => {
                 let p = self.at(name);
-                self.errors.push(FieldError::new(p.clone(), "integer", format!("{p} must be an integer (got {raw:?})")));
+                self.errors.push(FieldError::new(p.clone(), Rule::Integer, format!("{p} must be an integer (got {raw:?})")));
                 None
             }
         }
@@ -262,7 +263,7 @@ impl<'a> BeanReader<'a> {
             None => {
                 let p = self.at(name);
                 let names: Vec<&str> = allowed.iter().map(|e| e.as_str()).collect();
-                self.errors.push(FieldError::new(p.clone(), "enum", format!("{p} must be one of {} (got {v:?})", names.join(", "))));
+                self.errors.push(FieldError::new(p.clone(), Rule::Enum, format!("{p} must be one of {} (got {v:?})", names.join(", "))));
                 None
             }
         }
@@ -274,7 +275,7 @@ impl<'a> BeanReader<'a> {
             Some(v)
         } else {
             let p = self.at(name);
-            self.errors.push(FieldError::new(p.clone(), "enum", format!("{p} must be one of {} (got {v:?})", allowed.join(", "))));
+            self.errors.push(FieldError::new(p.clone(), Rule::Enum, format!("{p} must be one of {} (got {v:?})", allowed.join(", "))));
             None
         }
     }
@@ -287,7 +288,7 @@ impl<'a> BeanReader<'a> {
                 let p = self.at(name);
                 self.errors.push(FieldError::new(
                     p.clone(),
-                    "dateTime",
+                    Rule::DateTime,
                     format!("{p} must be an ISO-8601 date-time with offset (got {v:?})"),
                 ));
                 None
@@ -296,11 +297,11 @@ impl<'a> BeanReader<'a> {
     }
 }
 
-fn parse_number(raw: &str, min: f64) -> Result<f64, (&'static str, String)> {
+fn parse_number(raw: &str, min: f64) -> Result<f64, (Rule, String)> {
     match raw.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= min => Ok(v),
-        Ok(v) if v.is_finite() => Err(("range", format!("must be at least {min} (got {raw})"))),
-        _ => Err(("number", format!("must be a number (got {raw:?})"))),
+        Ok(v) if v.is_finite() => Err((Rule::Range, format!("must be at least {min} (got {raw})"))),
+        _ => Err((Rule::Number, format!("must be a number (got {raw:?})"))),
     }
 }
 
@@ -309,7 +310,7 @@ pub fn expect_root<'a>(root: &'a Element, name: &str) -> Result<&'a Element, Dom
     if root.name == name {
         Ok(root)
     } else {
-        Err(DomainError::field(root.name.clone(), "root", format!("the root element must be <{name}> (got <{}>)", root.name)))
+        Err(DomainError::field(root.name.clone(), Rule::Root, format!("the root element must be <{name}> (got <{}>)", root.name)))
     }
 }
 

@@ -32,10 +32,15 @@ async fn main() {
     }
 }
 
-const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account-id> [file.json] | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed]";
+const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account-id> [file.json] | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed] | rules-table";
 
 async fn run(args: &[String]) -> Result<(), String> {
     let cmd = args.first().ok_or(USAGE)?;
+    if cmd == "rules-table" {
+        // docs/api.md's validation rules table, from the one list (shared::rule::Rule).
+        print!("{}", shared::rule::Rule::table());
+        return Ok(());
+    }
     let cfg = StoreConfig::from_env("embedded")?;
     match cmd.as_str() {
         "seed" => {

@@ -1,5 +1,6 @@
 //! Ads, `/v1/ads` (seed 000 §2.1-§2.4, §3, §4.1-§4.4; docs/goals-ads-assets.md), JSON.
 
+use crate::rule::Rule;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -84,7 +85,7 @@ async fn render(st: &AppState, account: &str, ad: &Ad, goal: &Goal, status: Stat
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     let input = parse_write(&v).map_err(AppError::Validation)?;
     if input.id.is_some() {
-        return Err(AppError::field("id", "notOnCreate", "id is set only when replacing or modifying; the service assigns ids"));
+        return Err(AppError::field("id", Rule::NotOnCreate, "id is set only when replacing or modifying; the service assigns ids"));
     }
     let id = new_id();
     let now = st.clock.now();
@@ -101,7 +102,7 @@ async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, 
     let expected = if_match(&headers)?;
     // Found in the caller's account (404) before the body is validated.
     let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) else {
-        return Err(AppError::field("id", "required", "id is required: PUT /v1/ads carries the ad's id in the body"));
+        return Err(AppError::field("id", Rule::Required, "id is required: PUT /v1/ads carries the ad's id in the body"));
     };
     let cur = repo::ads::load_live(st.store.as_ref(), &a.id, &id).await?;
     let input = parse_write(&v).map_err(AppError::Validation)?;
@@ -110,7 +111,7 @@ async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, 
         if input.goal_id != stored.goal_id {
             return Err(repo::RepoError::field(
                 "goalId",
-                "immutable",
+                Rule::Immutable,
                 "goalId cannot change: an ad stays in its goal (create a new ad instead)",
             ));
         }
@@ -133,7 +134,10 @@ async fn modify(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, J
     let expected = if_match(&headers)?;
     // Found in the caller's account (404) before the body is validated.
     let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) else {
-        return Err(parse_patch(&v).err().map(AppError::Validation).unwrap_or_else(|| AppError::field("id", "required", "id is required")));
+        return Err(parse_patch(&v)
+            .err()
+            .map(AppError::Validation)
+            .unwrap_or_else(|| AppError::field("id", Rule::Required, "id is required")));
     };
     let cur = repo::ads::load_live(st.store.as_ref(), &a.id, &id).await?;
     let p = parse_patch(&v).map_err(AppError::Validation)?;
@@ -200,7 +204,11 @@ fn date_param(pairs: &[(String, String)], name: &str, errors: &mut Vec<FieldErro
         Some(v) => match DateTime::parse_from_rfc3339(v) {
             Ok(d) => Some(d.with_timezone(&Utc)),
             Err(_) => {
-                errors.push(FieldError::new(name, "dateTime", format!("query parameter {name} must be an ISO-8601 date-time (got {v:?})")));
+                errors.push(FieldError::new(
+                    name,
+                    Rule::DateTime,
+                    format!("query parameter {name} must be an ISO-8601 date-time (got {v:?})"),
+                ));
                 None
             }
         },

@@ -1,5 +1,6 @@
 //! Video assets (seed 000 §4.4a, §3; docs/goals-ads-assets.md), JSON.
 
+use crate::rule::Rule;
 use axum::extract::{Path, RawQuery, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -65,12 +66,12 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
             let uri = r.str_req("downloadUri", 2048);
             if let Some(n) = &name {
                 if let Err(m) = check_name(n) {
-                    r.err("name", "extension", m);
+                    r.err("name", Rule::Extension, m);
                 }
             }
             if let Some(u) = &uri {
                 if let Err(e) = check_url(u) {
-                    r.err("downloadUri", "url", format!("downloadUri: {e}"));
+                    r.err("downloadUri", Rule::Url, format!("downloadUri: {e}"));
                 }
             }
             let (Some(name), Some(uri), true) = (name, uri, r.errors.is_empty()) else {
@@ -85,18 +86,18 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
             let Some(name) = name.filter(|n| !n.trim().is_empty()) else {
                 return Err(AppError::field(
                     "name",
-                    "required",
+                    Rule::Required,
                     "query parameter name (the file name, e.g. spot.mp4) is required for an octet-stream upload",
                 ));
             };
             if name.chars().count() > 255 {
-                return Err(AppError::field("name", "maxLength", "name is longer than 255 characters"));
+                return Err(AppError::field("name", Rule::MaxLength, "name is longer than 255 characters"));
             }
-            check_name(&name).map_err(|m| AppError::field("name", "extension", m))?;
+            check_name(&name).map_err(|m| AppError::field("name", Rule::Extension, m))?;
             let max = st.settings.upload_max_bytes;
             let bytes = axum::body::to_bytes(req.into_body(), max).await.map_err(|_| AppError::PayloadTooLarge(max))?;
             if bytes.is_empty() {
-                return Err(AppError::field("body", "required", "the upload is empty"));
+                return Err(AppError::field("body", Rule::Required, "the upload is empty"));
             }
             let asset = assets::create(&st, &a.id, CreateAsset::Upload { name, bytes: bytes.to_vec() }).await?;
             Ok(created(&asset.id))
@@ -153,20 +154,19 @@ pub struct AssetPage<'a> {
     responses((status = 200, description = "A page of assets", body = AssetPage)))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
-    let limit = match single(&pairs, "limit")? {
-        None => 100,
-        Some(v) => v
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=repo::assets::MAX_ASSET_PAGE).contains(n))
-            .ok_or_else(|| AppError::field("limit", "range", format!("limit is 1 to {} (got {v:?})", repo::assets::MAX_ASSET_PAGE)))?,
-    };
+    let limit =
+        match single(&pairs, "limit")? {
+            None => 100,
+            Some(v) => v.parse::<usize>().ok().filter(|n| (1..=repo::assets::MAX_ASSET_PAGE).contains(n)).ok_or_else(|| {
+                AppError::field("limit", Rule::Range, format!("limit is 1 to {} (got {v:?})", repo::assets::MAX_ASSET_PAGE))
+            })?,
+        };
     let mut states = Vec::new();
     for s in single(&pairs, "status")?.unwrap_or("").split(',').filter(|s| !s.is_empty()) {
         let parsed = <asset::AssetStatus as crate::wire_enum::WireEnum>::parse(s).ok_or_else(|| {
             AppError::field(
                 "status",
-                "enum",
+                Rule::Enum,
                 format!("status values are {} (got {s:?})", <asset::AssetStatus as crate::wire_enum::WireEnum>::NAMES.join(", ")),
             )
         })?;
@@ -176,7 +176,11 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
     // at most 64 characters, so a longer `after` is a mistake, not a position.
     let after = single(&pairs, "after")?.filter(|a| !a.is_empty());
     if after.is_some_and(|a| a.len() > 64) {
-        return Err(AppError::field("after", "maxLength", "after is an asset id (the previous page's nextAfter), at most 64 characters"));
+        return Err(AppError::field(
+            "after",
+            Rule::MaxLength,
+            "after is an asset id (the previous page's nextAfter), at most 64 characters",
+        ));
     }
     let (assets, next_after) = repo::assets::page(st.store.as_ref(), &a.id, after, limit, st.clock.now()).await?;
     let shown: Vec<AssetView<'_>> =

@@ -4,6 +4,7 @@
 //! Audience batches: upload, progress, cancel, list (`usecases::audience`; the worker is
 //! `workers::audience`).
 
+use crate::rule::Rule;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -241,21 +242,21 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     let mut errors = Vec::new();
     for (k, _) in &pairs {
         if k != "providerId" && k != "region" {
-            errors.push(FieldError::new(k, "unknown", format!("unknown query parameter {k}; expected providerId, region")));
+            errors.push(FieldError::new(k, Rule::Unknown, format!("unknown query parameter {k}; expected providerId, region")));
         }
     }
     let provider_id = single(&pairs, "providerId")?.map(str::trim).unwrap_or("");
     if provider_id.is_empty() {
-        errors.push(FieldError::new("providerId", "required", "query parameter providerId is required"));
+        errors.push(FieldError::new("providerId", Rule::Required, "query parameter providerId is required"));
     }
     if let Some(r) = single(&pairs, "region")? {
         let r = r.trim().to_ascii_lowercase();
         if !REGIONS.contains(&r.as_str()) {
-            errors.push(FieldError::new("region", "enum", format!("region must be eu or asia (got {r:?})")));
+            errors.push(FieldError::new("region", Rule::Enum, format!("region must be eu or asia (got {r:?})")));
         } else if r != st.settings.audience_region {
             errors.push(FieldError::new(
                 "region",
-                "region",
+                Rule::Region,
                 format!("region {r} does not match this address, which serves {}; upload to the {r} address", st.settings.audience_region),
             ));
         }
@@ -279,7 +280,7 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     let max = st.settings.audience_upload_max_bytes;
     let body = axum::body::to_bytes(req.into_body(), max).await.map_err(|_| AppError::PayloadTooLarge(max))?;
     if body.is_empty() {
-        return Err(AppError::field("body", "required", "the batch file is empty"));
+        return Err(AppError::field("body", Rule::Required, "the batch file is empty"));
     }
     if gzip {
         check_gzip(body.clone()).await?;
@@ -335,7 +336,7 @@ async fn list_batches(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): Ra
     check_account_region(&st, &a)?;
     let pairs = query_pairs(q.as_deref())?;
     if let Some((k, _)) = pairs.iter().find(|(k, _)| !["providerId", "pageSize", "pageNumber"].contains(&k.as_str())) {
-        return Err(AppError::field(k, "unknown", format!("unknown query parameter {k}; expected providerId, pageSize, pageNumber")));
+        return Err(AppError::field(k, Rule::Unknown, format!("unknown query parameter {k}; expected providerId, pageSize, pageNumber")));
     }
     let paging = super::paging::Paging::parse(&pairs)?;
     let providers: Vec<String> = match single(&pairs, "providerId")? {

@@ -1,5 +1,6 @@
 //! Campaigns (seed 001 §4.1, §2.1, §2.5, §3), XML.
 
+use crate::rule::Rule;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -78,7 +79,7 @@ fn list_filter(pairs: &[(String, String)]) -> AppResult<ListFilter> {
         } else {
             errors.push(FieldError::new(
                 "status",
-                "enum",
+                Rule::Enum,
                 format!("query parameter status must be active, recent or upcoming (got {s:?})"),
             ));
         }
@@ -90,7 +91,7 @@ fn list_filter(pairs: &[(String, String)]) -> AppResult<ListFilter> {
         } else {
             errors.push(FieldError::new(
                 "state",
-                "enum",
+                Rule::Enum,
                 format!("query parameter state must be archived, disabled or enabled (got {s:?})"),
             ));
         }
@@ -140,7 +141,7 @@ async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQue
         None => Some(local.year()),
         Some(y) if y.len() == 4 && y.chars().all(|c| c.is_ascii_digit()) => y.parse::<i32>().ok(),
         Some(y) => {
-            errors.push(FieldError::new("year", "format", format!("query parameter year must be a 4-digit year (got {y:?})")));
+            errors.push(FieldError::new("year", Rule::Format, format!("query parameter year must be a 4-digit year (got {y:?})")));
             None
         }
     };
@@ -149,7 +150,7 @@ async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQue
         Some(m) => match m.parse::<u32>() {
             Ok(v) if (1..=12).contains(&v) => Some(v),
             _ => {
-                errors.push(FieldError::new("month", "range", format!("query parameter month must be an integer 1 to 12 (got {m:?})")));
+                errors.push(FieldError::new("month", Rule::Range, format!("query parameter month must be an integer 1 to 12 (got {m:?})")));
                 None
             }
         },

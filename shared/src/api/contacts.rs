@@ -1,5 +1,6 @@
 //! Contacts (seed 001 §4.4), XML.
 
+use crate::rule::Rule;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -106,7 +107,7 @@ async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<St
         if !ASSOCIATE_FIELDS.contains(&k.as_str()) {
             errors.push(crate::api::error::FieldError::new(
                 k.clone(),
-                "unknown",
+                Rule::Unknown,
                 format!("unknown form field {k:?} (expected contactId and clientId)"),
             ));
         }
@@ -114,10 +115,10 @@ async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<St
     let contact_id = field("contactId").or_else(|| m.get("id").map(str::to_string).filter(|v| !v.is_empty()));
     let client_id = field("clientId");
     if contact_id.is_none() {
-        errors.push(crate::api::error::FieldError::new("contactId", "required", "form field contactId is required"));
+        errors.push(crate::api::error::FieldError::new("contactId", Rule::Required, "form field contactId is required"));
     }
     if client_id.is_none() {
-        errors.push(crate::api::error::FieldError::new("clientId", "required", "form field clientId is required"));
+        errors.push(crate::api::error::FieldError::new("clientId", Rule::Required, "form field clientId is required"));
     }
     if let (Some(path_id), Some(body_id)) = (m.get("id"), field("contactId")) {
         if let Some(e) = (!path_id.is_empty()).then(|| crate::domain_error::matches_path("contactId", &body_id, path_id)).flatten() {

@@ -14,6 +14,7 @@ use crate::domain_error::DomainError;
 use crate::queue::QueueError;
 use crate::rate_limit::Limited;
 use crate::repo::RepoError;
+use crate::rule::Rule;
 use crate::usecases::UseCaseError;
 
 pub use crate::domain_error::{FieldError, MAX_FIELD_ERRORS};
@@ -54,7 +55,7 @@ pub enum AppError {
 }
 
 impl AppError {
-    pub fn field(field: impl Into<String>, rule: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn field(field: impl Into<String>, rule: Rule, message: impl Into<String>) -> Self {
         AppError::Validation(vec![FieldError::new(field, rule, message)])
     }
 

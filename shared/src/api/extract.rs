@@ -1,6 +1,7 @@
 //! What handlers read from a request: bodies (XML, JSON, form; bounded), the query string,
 //! `If-Match`, matrix path segments and paging.
 
+use crate::rule::Rule;
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, HeaderMap};
 
@@ -72,7 +73,9 @@ fn decode_form(s: &str) -> Result<String, AppError> {
 pub fn if_match(headers: &HeaderMap) -> Result<Option<u64>, AppError> {
     let Some(v) = headers.get(header::IF_MATCH) else { return Ok(None) };
     let s = v.to_str().unwrap_or("").trim().trim_start_matches("W/").trim_matches('"');
-    s.parse::<u64>().map(Some).map_err(|_| AppError::field("If-Match", "etag", "If-Match must be an ETag returned by a GET of this record"))
+    s.parse::<u64>()
+        .map(Some)
+        .map_err(|_| AppError::field("If-Match", Rule::Etag, "If-Match must be an ETag returned by a GET of this record"))
 }
 
 /// A matrix path segment `name;k=v;...`: the value of `id` when the name matches.
@@ -116,7 +119,7 @@ impl Matrix {
         if let Some((k, _)) = self.params.iter().find(|(k, _)| k != "id") {
             return Err(AppError::field(
                 format!("{};{k}", self.name),
-                "unknown",
+                Rule::Unknown,
                 format!("{} takes only the matrix parameter id (got {k:?})", self.name),
             ));
         }
@@ -124,7 +127,7 @@ impl Matrix {
             Some(v) if !v.is_empty() => Ok(v.to_string()),
             _ => Err(AppError::field(
                 format!("{};id", self.name),
-                "required",
+                Rule::Required,
                 format!("the matrix parameter ;id=<id> is required after {}", self.name),
             )),
         }
@@ -146,7 +149,7 @@ pub fn single<'a>(pairs: &'a [(String, String)], name: &str) -> Result<Option<&'
     let mut vals = pairs.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str());
     let first = vals.next();
     if vals.next().is_some() {
-        return Err(AppError::field(name, "single", format!("query parameter {name} may be given only once")));
+        return Err(AppError::field(name, Rule::Single, format!("query parameter {name} may be given only once")));
     }
     Ok(first)
 }

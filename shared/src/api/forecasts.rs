@@ -1,6 +1,7 @@
 //! Forecast jobs (seed 002 §4.2, docs/forecasts.md): create (202 + Location), status (200,
 //! or 201 + Location of the report), cancel, the two reports and their SVG charts.
 
+use crate::rule::Rule;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -90,7 +91,7 @@ async fn report_json(
         Some(v) => {
             return Err(AppError::field(
                 "exclude-competing-goals",
-                "boolean",
+                Rule::Boolean,
                 format!("exclude-competing-goals must be true or false (got {v:?})"),
             ))
         }

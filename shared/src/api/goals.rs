@@ -1,5 +1,6 @@
 //! Goals, extended interface (seed 001 §2.2, §4.2), XML.
 
+use crate::rule::Rule;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -43,7 +44,7 @@ fn collection(goals: &[Goal], c: &Campaign, a: &Account) -> String {
 /// A goal's campaign that is not in the account is the body's fault (400 naming the field).
 fn campaign_ref(e: RepoError, id: &str) -> RepoError {
     if e.is_not_found() {
-        RepoError::field("goalBean/campaignId", "reference", format!("goalBean/campaignId: no campaign with id {id} in this account"))
+        RepoError::field("goalBean/campaignId", Rule::Reference, format!("goalBean/campaignId: no campaign with id {id} in this account"))
     } else {
         e
     }
@@ -97,7 +98,7 @@ fn check_update(input: &GoalInput, stored: &Goal, now: chrono::DateTime<chrono::
     if input.campaign_id != stored.campaign_id {
         return Err(DomainError::field(
             "goalBean/campaignId",
-            "immutable",
+            Rule::Immutable,
             "goalBean/campaignId cannot change: a goal stays in its campaign",
         ));
     }

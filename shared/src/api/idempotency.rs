@@ -4,6 +4,7 @@
 //! true`. The same key with another request is 422; while the first is still running, 409.
 //! Only successes are kept: a refused request wrote nothing, so running it again is safe.
 
+use crate::rule::Rule;
 use axum::body::Body;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode};
@@ -41,7 +42,9 @@ pub async fn layer(State(st): State<AppState>, req: Request, next: Next) -> Resp
 async fn run(st: &AppState, req: Request, next: Next) -> Result<Response, Response> {
     let idem = req.headers().get(HEADER).and_then(|v| v.to_str().ok()).unwrap_or("").trim().to_string();
     if idem.is_empty() || idem.len() > 255 || !idem.bytes().all(|b| (0x21..0x7f).contains(&b)) {
-        return Err(AppError::field("Idempotency-Key", "format", "Idempotency-Key must be 1-255 visible ASCII characters").into_response());
+        return Err(
+            AppError::field("Idempotency-Key", Rule::Format, "Idempotency-Key must be 1-255 visible ASCII characters").into_response()
+        );
     }
     let (mut parts, body) = req.into_parts();
     let Auth(account) = Auth::from_request_parts(&mut parts, st).await.map_err(IntoResponse::into_response)?;
@@ -102,8 +105,11 @@ fn replay(kept: Option<Kept>, request: &str) -> Response {
         return AppError::Conflict("a request with this Idempotency-Key has just finished; retry it".into()).into_response();
     };
     if kept.request != request {
-        let e =
-            AppError::field("Idempotency-Key", "reused", "this Idempotency-Key was used for a different request (method, path or body)");
+        let e = AppError::field(
+            "Idempotency-Key",
+            Rule::Reused,
+            "this Idempotency-Key was used for a different request (method, path or body)",
+        );
         let mut body = e.body();
         body.status = 422;
         let mut res = (

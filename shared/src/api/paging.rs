@@ -3,6 +3,7 @@
 //! total in `X-Total-Count`. A page of the largest records stays well under Lambda's 6 MB
 //! response limit (1,000 × the longest XML bean, ~4 KB).
 
+use crate::rule::Rule;
 use axum::http::HeaderValue;
 use axum::response::Response;
 
@@ -49,7 +50,7 @@ impl Paging {
                     _ => {
                         errors.push(FieldError::new(
                             name,
-                            "range",
+                            Rule::Range,
                             format!("query parameter {name} must be a whole number from {lo} to {hi} (got {v:?})"),
                         ));
                         Ok(default)

@@ -1,5 +1,6 @@
 //! Insertion policies (seed 000 §2.6, §4.11; docs/insertion-policies.md), JSON.
 
+use crate::rule::Rule;
 use std::collections::HashSet;
 
 use axum::extract::{Path, RawQuery, State};
@@ -81,7 +82,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBytes(body): Json
     require_feature(&a)?;
     let mut p = checked(&st, &a, &body).await?;
     if p.id.is_some() {
-        return Err(AppError::field("id", "notOnCreate", "id is set only when replacing; the service assigns ids"));
+        return Err(AppError::field("id", Rule::NotOnCreate, "id is set only when replacing; the service assigns ids"));
     }
     let id = new_id();
     p.id = Some(id.clone());
@@ -107,7 +108,7 @@ async fn replace(
     // Found in the caller's account (404) before the body is validated.
     let id = serde_json::from_slice::<serde_json::Value>(&body).ok().and_then(|v| v.get("id").and_then(|i| i.as_str()).map(str::to_string));
     let Some(id) = id else {
-        return Err(AppError::field("id", "required", "id is required: PUT /v1/insertion-policy carries the policy's id in the body"));
+        return Err(AppError::field("id", Rule::Required, "id is required: PUT /v1/insertion-policy carries the policy's id in the body"));
     };
     let cur = repo::policies::load(st.store.as_ref(), &a.id, &id).await?;
     let p = checked(&st, &a, &body).await?;
@@ -160,7 +161,7 @@ async fn put_ranking(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): Jso
     let mut r = crate::json::ObjReader::new(&v, "", RANKING_FIELDS);
     let list = r.array_opt("ids").cloned();
     if list.is_none() && r.errors.is_empty() {
-        r.err("ids", "required", "ids (every policy id, highest rank first) is required");
+        r.err("ids", Rule::Required, "ids (every policy id, highest rank first) is required");
     }
     if !r.errors.is_empty() {
         return Err(AppError::Validation(r.errors));

@@ -1,6 +1,7 @@
 //! Response helpers shared by the handlers: XML and text bodies, ETags, 204, and the id
 //! rules of XML bodies (the path's id on update, none on create).
 
+use crate::rule::Rule;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
@@ -37,7 +38,7 @@ pub fn reject_id_on_create(root: &str, body_id: &Option<String>) -> Result<(), A
     if body_id.is_some() {
         return Err(AppError::field(
             format!("{root}/id"),
-            "notOnCreate",
+            Rule::NotOnCreate,
             format!("{root}/id is set only when updating; the service assigns ids"),
         ));
     }

@@ -3,6 +3,7 @@
 //! takes the signed playback events of the served documents. No API key: players call
 //! them; the account is in the URL, the tracking links are signed.
 
+use crate::rule::Rule;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -61,7 +62,7 @@ pub(crate) fn list_param(pairs: &[(String, String)], name: &str, max: usize) -> 
     let out: Vec<String> =
         pairs.iter().filter(|(k, _)| k == name).flat_map(|(_, v)| v.split(',')).filter(|v| !v.is_empty()).map(str::to_string).collect();
     if out.len() > max {
-        return Err(AppError::field(name, "maxItems", format!("{name} holds at most {max} values (got {})", out.len())));
+        return Err(AppError::field(name, Rule::MaxItems, format!("{name} holds at most {max} values (got {})", out.len())));
     }
     Ok(out)
 }
@@ -95,48 +96,48 @@ pub fn read_request(
             let shown: String = k.chars().take(24).collect();
             return Err(AppError::field(
                 format!("{shown}…"),
-                "maxLength",
+                Rule::MaxLength,
                 format!("a parameter name is at most {MAX_NAME} characters (got {} starting {shown:?})", k.len()),
             ));
         }
         if v.len() > MAX_VALUE && k != "ua" {
-            return Err(AppError::field(k.clone(), "maxLength", format!("{k} is at most {MAX_VALUE} characters")));
+            return Err(AppError::field(k.clone(), Rule::MaxLength, format!("{k} is at most {MAX_VALUE} characters")));
         }
     }
     let account = single(pairs, "account")?
         .filter(|a| !a.is_empty())
-        .ok_or_else(|| AppError::field("account", "required", "account is required: the exported VAST URL carries it"))?;
+        .ok_or_else(|| AppError::field("account", Rule::Required, "account is required: the exported VAST URL carries it"))?;
     let rt = match single(pairs, "rt")? {
         None => ResponseType::Vast(crate::delivery::vast::Version::V3),
         Some(v) => ResponseType::parse(v).ok_or_else(|| {
-            AppError::field("rt", "enum", format!("rt must be one of vast_2_0, vast_2_0_1, vast_3_0, vast_4_2, vmap_1_0 (got {v:?})"))
+            AppError::field("rt", Rule::Enum, format!("rt must be one of vast_2_0, vast_2_0_1, vast_3_0, vast_4_2, vmap_1_0 (got {v:?})"))
         })?,
     };
     let format = match single(pairs, "format")? {
         None => None,
         Some(f) => Some(AdFormat::parse_served(f).ok_or_else(|| {
-            AppError::field("format", "enum", format!("format must be one of preroll, midroll, postroll, pause (got {f:?})"))
+            AppError::field("format", Rule::Enum, format!("format must be one of preroll, midroll, postroll, pause (got {f:?})"))
         })?),
     };
     let break_number = match single(pairs, "bn")? {
         None => 1,
         Some(b) => b.parse::<u32>().ok().filter(|n| (1..=MAX_BREAK_NUMBER).contains(n)).ok_or_else(|| {
-            AppError::field("bn", "range", format!("bn is the mid-roll break number, 1 to {MAX_BREAK_NUMBER} (got {b:?})"))
+            AppError::field("bn", Rule::Range, format!("bn is the mid-roll break number, 1 to {MAX_BREAK_NUMBER} (got {b:?})"))
         })?,
     };
     let seed = match single(pairs, "seed")? {
         Some(s) => s
             .parse::<u64>()
-            .map_err(|_| AppError::field("seed", "integer", format!("seed must be an unsigned 64-bit integer (got {s:?})")))?,
+            .map_err(|_| AppError::field("seed", Rule::Integer, format!("seed must be an unsigned 64-bit integer (got {s:?})")))?,
         None => crate::ids::fast_u64(),
     };
     let ip = match single(pairs, "ip")? {
-        Some(ip) => Some(ip.parse().map_err(|_| AppError::field("ip", "ipv4", format!("ip must be an IPv4 address (got {ip:?})")))?),
+        Some(ip) => Some(ip.parse().map_err(|_| AppError::field("ip", Rule::Ipv4, format!("ip must be an IPv4 address (got {ip:?})")))?),
         None => client_ip(headers),
     };
     let acp: Vec<(String, String)> = pairs.iter().filter_map(|(k, v)| k.strip_prefix("acp.").map(|n| (n.to_string(), v.clone()))).collect();
     if acp.len() > MAX_ACP {
-        return Err(AppError::field("acp", "maxItems", format!("at most {MAX_ACP} acp.* parameters")));
+        return Err(AppError::field("acp", Rule::MaxItems, format!("at most {MAX_ACP} acp.* parameters")));
     }
     let mut r = AdRequest::new(format.unwrap_or(AdFormat::Preroll), now, seed);
     r.break_number = break_number;
@@ -221,7 +222,7 @@ async fn track(State(st): State<AppState>, Path(event): Path<String>, headers: H
     let counter = Counter::of_event(&event).ok_or_else(|| AppError::NoRoute(format!("/v1/track/{event}")))?;
     let pairs = query_pairs(q.as_deref())?;
     let (token, sig) = Token::from_pairs(&pairs).ok_or_else(|| {
-        AppError::field("query", "required", "a tracking link carries a, c, g, ad, i, ts, d and s; use the links of a served document")
+        AppError::field("query", Rule::Required, "a tracking link carries a, c, g, ad, i, ts, d and s; use the links of a served document")
     })?;
     tracing::Span::current().record("account", token.account.as_str());
     let ua = user_agent(&headers);

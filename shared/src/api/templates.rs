@@ -2,6 +2,7 @@
 //! docs/targeting-templates.md), JSON. Linking (designed here: the seeds name it without an
 //! endpoint) is `PUT|DELETE /api/2.0/targeting-template/{id}/link?campaignId=|goalId=`.
 
+use crate::rule::Rule;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
@@ -76,12 +77,12 @@ async fn usage(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response>
 /// The target of `campaignId` / `goalId` (exactly one), checked to exist in the account.
 async fn target(st: &AppState, a: &Account, pairs: &[(String, String)], required: bool) -> AppResult<Option<(Parent, String)>> {
     if let Some((k, _)) = pairs.iter().find(|(k, _)| k != "campaignId" && k != "goalId") {
-        return Err(AppError::field(k, "unknown", format!("unknown query parameter {k}; expected campaignId or goalId")));
+        return Err(AppError::field(k, Rule::Unknown, format!("unknown query parameter {k}; expected campaignId or goalId")));
     }
     let c = single(pairs, "campaignId")?.filter(|v| !v.is_empty());
     let g = single(pairs, "goalId")?.filter(|v| !v.is_empty());
     match (c, g) {
-        (Some(_), Some(_)) => Err(AppError::field("goalId", "exclusive", "give campaignId or goalId, not both")),
+        (Some(_), Some(_)) => Err(AppError::field("goalId", Rule::Exclusive, "give campaignId or goalId, not both")),
         (Some(c), None) => {
             repo::campaigns::load(st.store.as_ref(), &a.id, c).await?;
             Ok(Some((Parent::Campaign, c.to_string())))
@@ -90,7 +91,7 @@ async fn target(st: &AppState, a: &Account, pairs: &[(String, String)], required
             repo::goals::load(st.store.as_ref(), &a.id, g).await?;
             Ok(Some((Parent::Goal, g.to_string())))
         }
-        (None, None) if required => Err(AppError::field("campaignId", "required", "query parameter campaignId or goalId is required")),
+        (None, None) if required => Err(AppError::field("campaignId", Rule::Required, "query parameter campaignId or goalId is required")),
         (None, None) => Ok(None),
     }
 }
@@ -120,7 +121,7 @@ fn name_of(r: &mut ObjReader) -> Option<String> {
     let name = r.str_req("name", template::MAX_NAME);
     if let Some(n) = &name {
         if n.chars().any(char::is_control) {
-            r.err("name", "format", "name may not hold control characters");
+            r.err("name", Rule::Format, "name may not hold control characters");
             return None;
         }
     }
@@ -138,11 +139,11 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonB
     let mut r = ObjReader::new(&body, "", TEMPLATE_FIELDS);
     let name = name_of(&mut r);
     if r.present("id") {
-        r.err("id", "notOnCreate", "id is set by the service");
+        r.err("id", Rule::NotOnCreate, "id is set by the service");
     }
     if let Some(site) = r.get("siteId") {
         if site.as_str() != Some(a.id.as_str()) {
-            r.err("siteId", "matchesAccount", format!("siteId must be this account's id ({}) or left out", a.id));
+            r.err("siteId", Rule::MatchesAccount, format!("siteId must be this account's id ({}) or left out", a.id));
         }
     }
     let Some(name) = name.filter(|_| r.errors.is_empty()) else { return Err(AppError::Validation(r.errors)) };
@@ -186,7 +187,7 @@ async fn update(
     }
     if let Some(v) = r.get("siteId") {
         if v.as_str() != Some(a.id.as_str()) {
-            r.err("siteId", "immutable", format!("siteId cannot be changed (it is {})", a.id));
+            r.err("siteId", Rule::Immutable, format!("siteId cannot be changed (it is {})", a.id));
         }
     }
     let Some(name) = name.filter(|_| r.errors.is_empty()) else { return Err(AppError::Validation(r.errors)) };
@@ -243,7 +244,7 @@ async fn put_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Str
 async fn import(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let t = repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
     let Some((parent, target_id)) = target(&st, &a, &query_pairs(q.as_deref())?, true).await? else {
-        return Err(AppError::field("campaignId", "required", "query parameter campaignId or goalId is required"));
+        return Err(AppError::field("campaignId", Rule::Required, "query parameter campaignId or goalId is required"));
     };
     repo::rules::update(st.store.as_ref(), &a.id, parent, &target_id, |r| Ok(r.merge(&t.value.rules, parent)?)).await?;
     tracing::info!(template = %id, target = %target_id, "template rules imported");
@@ -257,7 +258,7 @@ async fn import(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
 async fn link(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
     let Some((parent, target_id)) = target(&st, &a, &query_pairs(q.as_deref())?, true).await? else {
-        return Err(AppError::field("campaignId", "required", "query parameter campaignId or goalId is required"));
+        return Err(AppError::field("campaignId", Rule::Required, "query parameter campaignId or goalId is required"));
     };
     repo::templates::link(st.store.as_ref(), &a.id, &id, parent, &target_id).await?;
     Ok(no_content())
@@ -269,7 +270,7 @@ async fn link(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>,
 async fn unlink(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     repo::templates::load(st.store.as_ref(), &a.id, &id).await?;
     let Some((parent, target_id)) = target(&st, &a, &query_pairs(q.as_deref())?, true).await? else {
-        return Err(AppError::field("campaignId", "required", "query parameter campaignId or goalId is required"));
+        return Err(AppError::field("campaignId", Rule::Required, "query parameter campaignId or goalId is required"));
     };
     repo::templates::unlink(st.store.as_ref(), &a.id, &id, parent, &target_id).await?;
     Ok(no_content())

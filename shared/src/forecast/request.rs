@@ -1,6 +1,7 @@
 //! Forecast requests (seed 002 §2.4-§2.6): the campaign and inventory bodies read into
 //! typed values, every rule checked and every problem listed with its path.
 
+use crate::rule::Rule;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -117,7 +118,7 @@ fn date(r: &mut ObjReader, name: &str) -> Option<DateTime<Utc>> {
         _ => None,
     };
     if parsed.is_none() {
-        r.err(name, "date", format!("{p} must be yyyy-MM-ddTHH:mm:ss.sssZ or epoch milliseconds (got {v})"));
+        r.err(name, Rule::Date, format!("{p} must be yyyy-MM-ddTHH:mm:ss.sssZ or epoch milliseconds (got {v})"));
     }
     parsed
 }
@@ -135,19 +136,19 @@ fn window(r: &mut ObjReader, start: Option<DateTime<Utc>>, end: Option<DateTime<
     if let Some(s) = start {
         if s < now + Duration::days(1) {
             let p = r.at("startDate");
-            r.err("startDate", "atLeastOneDayAhead", format!("{p} must be at least one day in the future (seed 002 §2.6)"));
+            r.err("startDate", Rule::AtLeastOneDayAhead, format!("{p} must be at least one day in the future (seed 002 §2.6)"));
         }
     }
     if let (Some(s), Some(e)) = (start, end) {
         if e <= s {
             let p = r.at(end_name);
-            r.err(end_name, "afterStart", format!("{p} must be after startDate"));
+            r.err(end_name, Rule::AfterStart, format!("{p} must be after startDate"));
         }
     }
     if let Some(e) = end {
         if e > now + Duration::days(MAX_DAYS_AHEAD) {
             let p = r.at(end_name);
-            r.err(end_name, "maxDaysAhead", format!("{p} must be at most {MAX_DAYS_AHEAD} days from today"));
+            r.err(end_name, Rule::MaxDaysAhead, format!("{p} must be at most {MAX_DAYS_AHEAD} days from today"));
         }
     }
 }
@@ -156,7 +157,7 @@ fn frontload(r: &mut ObjReader, name: &str) -> Option<u8> {
     let v = r.int_opt(name, 0, 100)?;
     if v % 10 != 0 {
         let p = r.at(name);
-        r.err(name, "step", format!("{p} must be 0, 10, ..., 100 (got {v})"));
+        r.err(name, Rule::Step, format!("{p} must be 0, 10, ..., 100 (got {v})"));
         return None;
     }
     Some(v as u8)
@@ -171,7 +172,7 @@ fn strings(r: &mut ObjReader, name: &str, max: usize) -> Vec<String> {
             Some(s) if !s.is_empty() && s.len() <= max => out.push(s.to_string()),
             _ => r.errors.push(FieldError::new(
                 format!("{path}[{i}]"),
-                "type",
+                Rule::Type,
                 format!("{path}[{i}] must be a non-empty string of at most {max} characters"),
             )),
         }
@@ -183,7 +184,7 @@ fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, require
     let path = r.at(name);
     let Some(v) = r.get(name) else {
         if required {
-            r.err(name, "required", format!("{path} is required (it cannot be omitted; targetingTemplates may be null)"));
+            r.err(name, Rule::Required, format!("{path} is required (it cannot be omitted; targetingTemplates may be null)"));
         }
         return Targeting { templates: Vec::new(), rules: Rules::default(), overrides: Vec::new() };
     };
@@ -193,7 +194,7 @@ fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, require
         if !refs.templates.contains(id) {
             t.errors.push(FieldError::new(
                 format!("{path}.targetingTemplates[{i}]"),
-                "reference",
+                Rule::Reference,
                 format!("no targeting template {id} in this account"),
             ));
         }
@@ -235,18 +236,18 @@ fn ad(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<AdIn>, 
     let format = r.one_of("format", ForecastAdFormat::ALL);
     if !r.present("format") {
         let p = r.at("format");
-        r.err("format", "required", format!("{p} is required"));
+        r.err("format", Rule::Required, format!("{p} is required"));
     }
     let dcs = strings(&mut r, "deviceContainers", MAX_ID_LEN);
     if !r.present("deviceContainers") {
         let p = r.at("deviceContainers");
-        r.err("deviceContainers", "required", format!("{p} is required (device container ids)"));
+        r.err("deviceContainers", Rule::Required, format!("{p} is required (device container ids)"));
     }
     for (i, d) in dcs.iter().enumerate() {
         if !refs.device_containers.contains(d) {
             r.errors.push(FieldError::new(
                 format!("{path}.deviceContainers[{i}]"),
-                "reference",
+                Rule::Reference,
                 format!("no device container {d} in this account"),
             ));
         }
@@ -256,7 +257,7 @@ fn ad(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<AdIn>, 
     if let (Some(s), Some(e)) = (start, end) {
         if e <= s {
             let p = r.at("endDate");
-            r.err("endDate", "afterStart", format!("{p} must be after startDate"));
+            r.err("endDate", Rule::AfterStart, format!("{p} must be after startDate"));
         }
     }
     let _ = now;
@@ -274,7 +275,7 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
     let start = date(&mut r, "startDate");
     if !r.present("startDate") {
         let p = r.at("startDate");
-        r.err("startDate", "required", format!("{p} is required"));
+        r.err("startDate", Rule::Required, format!("{p} is required"));
     }
     let priority = r.int_opt("priority", 1, 10).map(|p| p as u8);
     let frontload = frontload(&mut r, "frontload");
@@ -282,7 +283,7 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
     let variant = r.one_of("variant", GoalVariant::ALL);
     if !r.present("variant") {
         let p = r.at("variant");
-        r.err("variant", "required", format!("{p} is required: NORMAL or BUMPER"));
+        r.err("variant", Rule::Required, format!("{p} is required: NORMAL or BUMPER"));
     }
     r.one_of("positionRestriction", PositionRestriction::ALL);
     r.int_opt("sequence", 0, i64::from(u32::MAX));
@@ -290,7 +291,7 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
     let (goal_type, value) = match r.get("deliveryGoal") {
         None => {
             let p = r.at("deliveryGoal");
-            r.err("deliveryGoal", "required", format!("{p} is required: {{value, type}}"));
+            r.err("deliveryGoal", Rule::Required, format!("{p} is required: {{value, type}}"));
             (None, None)
         }
         Some(d) => {
@@ -298,18 +299,18 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
             let t = dr.one_of("type", GoalType::FORECASTABLE);
             if !dr.present("type") {
                 let p = dr.at("type");
-                dr.err("type", "required", format!("{p} is required"));
+                dr.err("type", Rule::Required, format!("{p} is required"));
             }
             let value = dr.f64_opt("value");
             match (t, value) {
                 (Some(GoalType::Rtb), _) => {}
                 (Some(_), None) if !dr.present("value") => {
                     let p = dr.at("value");
-                    dr.err("value", "required", format!("{p} is required"));
+                    dr.err("value", Rule::Required, format!("{p} is required"));
                 }
                 (Some(_), Some(v)) if v <= 0.0 => {
                     let p = dr.at("value");
-                    dr.err("value", "positive", format!("{p} must be a positive number"));
+                    dr.err("value", Rule::Positive, format!("{p} must be a positive number"));
                 }
                 _ => {}
             }
@@ -322,14 +323,14 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
     let end_value = v.as_object().and_then(|o| o.get("endDate"));
     let end = if !has_key(v, "endDate") {
         let p = r.at("endDate");
-        r.err("endDate", "required", format!("{p} must be present (an RTB goal may leave it blank)"));
+        r.err("endDate", Rule::Required, format!("{p} must be present (an RTB goal may leave it blank)"));
         None
     } else if blank(end_value) {
         if rtb {
             Some(now + Duration::days(MAX_DAYS_AHEAD))
         } else {
             let p = r.at("endDate");
-            r.err("endDate", "required", format!("{p} is required (only an RTB goal may leave it blank)"));
+            r.err("endDate", Rule::Required, format!("{p} is required (only an RTB goal may leave it blank)"));
             None
         }
     } else {
@@ -340,7 +341,7 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
         r.str_opt("marketplaceId", MAX_NAME);
         if !matches!(goal_type, Some(GoalType::Impression | GoalType::Rtb)) {
             let p = r.at("marketplaceId");
-            r.err("marketplaceId", "notAllowed", format!("{p} is allowed only when deliveryGoal.type is IMPRESSION or RTB"));
+            r.err("marketplaceId", Rule::NotAllowed, format!("{p} is allowed only when deliveryGoal.type is IMPRESSION or RTB"));
         }
     }
     let mut ads = Vec::new();
@@ -348,7 +349,7 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
         Some(list) if !list.is_empty() => {
             if list.len() > MAX_ADS {
                 let p = r.at("ads");
-                r.err("ads", "maxItems", format!("{p} holds at most {MAX_ADS} ads"));
+                r.err("ads", Rule::MaxItems, format!("{p} holds at most {MAX_ADS} ads"));
             }
             for (i, a) in list.iter().take(MAX_ADS).enumerate() {
                 let (a, mut e) = ad(a, &format!("{}[{i}]", r.at("ads")), refs, now);
@@ -358,7 +359,7 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
         }
         _ => {
             let p = r.at("ads");
-            r.err("ads", "required", format!("{p} must hold at least one ad"));
+            r.err("ads", Rule::Required, format!("{p} must hold at least one ad"));
         }
     }
     let errors = std::mem::take(&mut r.errors);
@@ -389,7 +390,7 @@ fn has_key(v: &Value, k: &str) -> bool {
 pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<CampaignForecast, Vec<FieldError>> {
     let mut top = ObjReader::new(body, "", &["campaign"]);
     let Some(c) = top.get("campaign") else {
-        top.err("campaign", "required", "the body is {\"campaign\": {...}} (seed 002 §2.4)");
+        top.err("campaign", Rule::Required, "the body is {\"campaign\": {...}} (seed 002 §2.4)");
         return Err(top.errors);
     };
     let mut r = ObjReader::new(c, "campaign", CAMPAIGN_FIELDS);
@@ -404,7 +405,7 @@ pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Campaig
     match r.array_opt("goals") {
         Some(list) if !list.is_empty() => {
             if list.len() > MAX_GOALS {
-                r.err("goals", "maxItems", format!("campaign.goals holds at most {MAX_GOALS} goals"));
+                r.err("goals", Rule::MaxItems, format!("campaign.goals holds at most {MAX_GOALS} goals"));
             }
             for (i, g) in list.iter().take(MAX_GOALS).enumerate() {
                 let (g, mut e) = goal(g, &format!("campaign.goals[{i}]"), refs, now);
@@ -412,7 +413,7 @@ pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Campaig
                 r.errors.append(&mut e);
             }
         }
-        _ => r.err("goals", "required", "campaign.goals must hold at least one goal"),
+        _ => r.err("goals", Rule::Required, "campaign.goals must hold at least one goal"),
     }
     top.errors.append(&mut r.errors);
     if !top.errors.is_empty() {
@@ -427,13 +428,13 @@ pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Invent
     let name = r.str_opt("name", MAX_NAME);
     let variant = r.one_of("variant", GoalVariant::ALL);
     if !r.present("variant") {
-        r.err("variant", "required", "variant is required: NORMAL or BUMPER");
+        r.err("variant", Rule::Required, "variant is required: NORMAL or BUMPER");
     }
     let start = date(&mut r, "startDate");
     let end = date(&mut r, "endDate");
     for f in ["startDate", "endDate"] {
         if !r.present(f) {
-            r.err(f, "required", format!("{f} is required"));
+            r.err(f, Rule::Required, format!("{f} is required"));
         }
     }
     window(&mut r, start, end, now, "endDate");
@@ -444,7 +445,7 @@ pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Invent
             Some(t) => format_types.push(t),
             None => r.errors.push(FieldError::new(
                 format!("formatTypes[{i}]"),
-                "enum",
+                Rule::Enum,
                 format!("formatTypes[{i}] must be one of {} (got {f:?})", FormatType::NAMES.join(", ")),
             )),
         }
@@ -454,7 +455,7 @@ pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Invent
         if !refs.device_containers.contains(d) {
             r.errors.push(FieldError::new(
                 format!("deviceContainers[{i}]"),
-                "reference",
+                Rule::Reference,
                 format!("no device container {d} in this account"),
             ));
         }
@@ -467,6 +468,6 @@ pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Invent
         (Some(variant), Some(start), Some(end)) => {
             Ok(InventoryForecast { name, variant, start, end, traffic_estimate, format_types, device_containers, targeting })
         }
-        _ => Err(vec![FieldError::new("body", "required", "variant, startDate and endDate are required")]),
+        _ => Err(vec![FieldError::new("body", Rule::Required, "variant, startDate and endDate are required")]),
     }
 }

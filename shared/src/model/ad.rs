@@ -1,5 +1,6 @@
 //! Ads of `/v1/ads` (seed 000 §2.1-§2.4, §3, §4.1-§4.4, §6, §8).
 
+use crate::rule::Rule;
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
@@ -92,7 +93,7 @@ fn weight(r: &mut ObjReader) -> Option<f64> {
     if (0.01..=100.0).contains(&w) {
         Some(w)
     } else {
-        r.err("weight", "range", format!("weight must be 0.01 to 100 (got {w})"));
+        r.err("weight", Rule::Range, format!("weight must be 0.01 to 100 (got {w})"));
         None
     }
 }
@@ -103,7 +104,11 @@ pub const MAX_DEVICE_CONTAINERS: usize = 100;
 fn read_containers(r: &mut ObjReader) -> Option<Vec<String>> {
     let list = r.array_opt("deviceContainers")?;
     if list.len() > MAX_DEVICE_CONTAINERS {
-        r.err("deviceContainers", "maxCount", format!("deviceContainers lists at most {MAX_DEVICE_CONTAINERS} ids (got {})", list.len()));
+        r.err(
+            "deviceContainers",
+            Rule::MaxCount,
+            format!("deviceContainers lists at most {MAX_DEVICE_CONTAINERS} ids (got {})", list.len()),
+        );
         return None;
     }
     let mut out = Vec::new();
@@ -115,7 +120,7 @@ fn read_containers(r: &mut ObjReader) -> Option<Vec<String>> {
                     out.push(s.to_string());
                 }
             }
-            _ => r.err(&format!("deviceContainers[{i}]"), "type", format!("deviceContainers[{i}] must be a device container id")),
+            _ => r.err(&format!("deviceContainers[{i}]"), Rule::Type, format!("deviceContainers[{i}] must be a device container id")),
         }
     }
     Some(out)
@@ -135,7 +140,7 @@ pub fn parse_write(v: &Value) -> Result<AdInput, Vec<FieldError>> {
     let end = r.date_time_opt("end");
     if let (Some(s), Some(e)) = (start, end) {
         if e <= s {
-            r.err("end", "afterStart", "end must be after start");
+            r.err("end", Rule::AfterStart, "end must be after start");
         }
     }
     let mut cerrs = Vec::new();
@@ -401,19 +406,19 @@ pub fn check_in_goal(ad: &Ad, g: &Goal, is_new: bool) -> Vec<FieldError> {
         if s < g.start {
             errors.push(FieldError::new(
                 "start",
-                "withinGoal",
+                Rule::WithinGoal,
                 format!("start must not be before the goal's start ({})", g.start.to_rfc3339()),
             ));
         }
     }
     if let (Some(e), Some(ge)) = (ad.end, g.end) {
         if e > ge {
-            errors.push(FieldError::new("end", "withinGoal", format!("end must not be after the goal's end ({})", ge.to_rfc3339())));
+            errors.push(FieldError::new("end", Rule::WithinGoal, format!("end must not be after the goal's end ({})", ge.to_rfc3339())));
         }
     }
     if let Some(e) = ad.effective_end(g) {
         if e <= ad.effective_start(g) && errors.is_empty() {
-            errors.push(FieldError::new("end", "afterStart", "end must be after start (with the goal's dates where the ad has none)"));
+            errors.push(FieldError::new("end", Rule::AfterStart, "end must be after start (with the goal's dates where the ad has none)"));
         }
     }
     if let Some(w) = ad.weight {
@@ -422,13 +427,13 @@ pub fn check_in_goal(ad: &Ad, g: &Goal, is_new: bool) -> Vec<FieldError> {
         if others + w > 100.0 + 1e-9 {
             errors.push(FieldError::new(
                 "weight",
-                "weightSum",
+                Rule::WeightSum,
                 format!("the explicit weights of the goal's {fmt} ads would sum to {} (at most 100; the others hold {others})", others + w),
             ));
         }
     }
     if is_new && g.ads.len() >= super::goal::MAX_ADS_PER_GOAL {
-        errors.push(FieldError::new("goalId", "maxAds", format!("a goal holds at most {} ads", super::goal::MAX_ADS_PER_GOAL)));
+        errors.push(FieldError::new("goalId", Rule::MaxAds, format!("a goal holds at most {} ads", super::goal::MAX_ADS_PER_GOAL)));
     }
     errors
 }

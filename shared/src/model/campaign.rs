@@ -1,5 +1,6 @@
 //! campaignBean (seed 001 §2.1, §3).
 
+use crate::rule::Rule;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -134,7 +135,7 @@ const FIELDS: &[&str] = &[
 pub fn read_frontload(r: &mut BeanReader, name: &str) -> Option<u8> {
     let v = r.int(name, 0, 100)?;
     if v % 10 != 0 {
-        r.err(name, "step", format!("{} must be one of 0, 10, 20, ..., 100 (got {v})", r.at(name)));
+        r.err(name, Rule::Step, format!("{} must be one of 0, 10, 20, ..., 100 (got {v})", r.at(name)));
         return None;
     }
     Some(v as u8)
@@ -291,13 +292,13 @@ impl Campaign {
             Some(CampaignStatus::Archived) => Ok(!self.is_archived()),
             Some(s) if self.is_archived() => Err(DomainError::field(
                 "campaignBean/status",
-                "archived",
+                Rule::Archived,
                 format!("campaignBean/status: the campaign is archived and cannot be set back to {s}"),
             )),
             Some(s) if s == self.status(now) => Ok(false),
             Some(s) => Err(DomainError::field(
                 "campaignBean/status",
-                "readOnly",
+                Rule::ReadOnly,
                 format!("campaignBean/status {s} is derived from the goals' flight and cannot be set; only ARCHIVED can be set"),
             )),
         }

@@ -1,5 +1,6 @@
 //! clientBean (seed 001 §2.3).
 
+use crate::rule::Rule;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -54,7 +55,7 @@ pub fn parse_bean(el: &Element) -> Result<ClientInput, DomainError> {
     let name = r.required_max("name", 250);
     let kind: Option<ClientType> = r.one_of("type", ClientType::ALL);
     if kind.is_none() && !r.present("type") {
-        r.err("type", "required", "clientBean/type is required (ADVERTISER, AGENCY or BRAND)");
+        r.err("type", Rule::Required, "clientBean/type is required (ADVERTISER, AGENCY or BRAND)");
     }
     let comments = r.text_max("comments", 1000);
     let email = read_email(&mut r, "email");

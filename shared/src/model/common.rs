@@ -1,5 +1,6 @@
 //! Value types shared by beans: phone numbers, addresses, e-mail.
 
+use crate::rule::Rule;
 use serde::{Deserialize, Serialize};
 
 use crate::xml::{BeanReader, XmlOut};
@@ -43,13 +44,13 @@ pub fn read_phone(r: &mut BeanReader, name: &str) -> Option<Phone> {
     if let Some(cc) = &country_code {
         let digits = cc.strip_prefix('+').unwrap_or(cc);
         if digits.is_empty() || digits.len() > 4 || !digits.chars().all(|c| c.is_ascii_digit()) {
-            p.err("countryCode", "format", format!("{} must be 1 to 4 digits, optionally after '+'", p.at("countryCode")));
+            p.err("countryCode", Rule::Format, format!("{} must be 1 to 4 digits, optionally after '+'", p.at("countryCode")));
         }
     }
     let number = p.text_max("number", 30);
     if let Some(n) = &number {
         if !n.chars().all(|c| c.is_ascii_digit() || " ()-./".contains(c)) || !n.chars().any(|c| c.is_ascii_digit()) {
-            p.err("number", "format", format!("{} may hold only digits, spaces and ( ) - . /", p.at("number")));
+            p.err("number", Rule::Format, format!("{} may hold only digits, spaces and ( ) - . /", p.at("number")));
         }
     }
     r.errors.append(&mut p.errors);
@@ -84,7 +85,7 @@ pub fn read_address(r: &mut BeanReader, name: &str) -> Option<Address> {
         if c.len() == 3 && c.chars().all(|ch| ch.is_ascii_alphabetic()) {
             addr.country = Some(c.to_ascii_uppercase());
         } else {
-            a.err("country", "format", format!("{} must be a three-letter country code, e.g. SWE (got {c:?})", a.at("country")));
+            a.err("country", Rule::Format, format!("{} must be a three-letter country code, e.g. SWE (got {c:?})", a.at("country")));
         }
     }
     r.errors.append(&mut a.errors);
@@ -123,7 +124,7 @@ pub fn read_email(r: &mut BeanReader, name: &str) -> Option<String> {
         None => false,
     };
     if !ok {
-        r.err(name, "format", format!("{} must be an e-mail address (got {e:?})", r.at(name)));
+        r.err(name, Rule::Format, format!("{} must be an e-mail address (got {e:?})", r.at(name)));
     }
     Some(e)
 }

@@ -104,12 +104,13 @@ impl Contact {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rule::Rule;
     use crate::xml::parse;
 
     #[test]
     fn first_name_required_everything_else_optional() {
         let e = parse_bean(&parse(b"<contactBean><lastName>X</lastName></contactBean>").unwrap()).unwrap_err();
-        assert_eq!(e, DomainError::field("contactBean/firstName", "required", "contactBean/firstName is required"));
+        assert_eq!(e, DomainError::field("contactBean/firstName", Rule::Required, "contactBean/firstName is required"));
         let ok = parse_bean(&parse(b"<contactBean><firstName>Ann</firstName></contactBean>").unwrap()).unwrap();
         assert_eq!(ok.first_name, "Ann");
     }

@@ -1,6 +1,7 @@
 //! An ad's creative (seed 000 §2.1-§2.2): the eight creative types, the fields each takes,
 //! the external tracker events each allows, and their JSON readers.
 
+use crate::rule::Rule;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -151,14 +152,14 @@ pub fn check_uri(r: &mut ObjReader, name: &str, v: &Option<String>) {
         let ok = (u.starts_with("http://") || u.starts_with("https://")) && u.len() > 8 && !u.chars().any(char::is_whitespace);
         if !ok {
             let p = r.at(name);
-            r.err(name, "url", format!("{p} must be an http(s) URL (got {u:?})"));
+            r.err(name, Rule::Url, format!("{p} must be an http(s) URL (got {u:?})"));
         }
     }
 }
 
 pub(super) fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<Creative> {
     let Some(v) = v else {
-        errors.push(FieldError::new("creative", "required", "creative is required"));
+        errors.push(FieldError::new("creative", Rule::Required, "creative is required"));
         return None;
     };
     let raw = v.get("type").and_then(Value::as_str).unwrap_or("");
@@ -168,7 +169,7 @@ pub(super) fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> 
         } else {
             format!("creative.type must be one of {} (got {raw:?})", <CreativeType as WireEnum>::NAMES.join(", "))
         };
-        errors.push(FieldError::new("creative.type", if raw.is_empty() { "required" } else { "enum" }, msg));
+        errors.push(FieldError::new("creative.type", if raw.is_empty() { Rule::Required } else { Rule::Enum }, msg));
         return None;
     };
     let (fields, required) = creative_fields(kind);
@@ -176,13 +177,13 @@ pub(super) fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> 
     known.push("type");
     let mut r = ObjReader::new(v, "creative", &known);
     // Fields of other creative types are refused by name, so a wrong type shows.
-    for e in r.errors.iter_mut().filter(|e| e.rule == "unknown") {
-        e.rule = "notForType".into();
+    for e in r.errors.iter_mut().filter(|e| e.rule == Rule::Unknown) {
+        e.rule = Rule::NotForType;
         e.message = format!("{} does not apply to a {kind} creative", e.field);
     }
     for f in required {
         if r.get(f).is_none() {
-            r.err(f, "required", format!("creative.{f} is required for a {kind} creative"));
+            r.err(f, Rule::Required, format!("creative.{f} is required for a {kind} creative"));
         }
     }
     let c = Creative {
@@ -216,7 +217,7 @@ pub(super) fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeTyp
             if !allowed_events(ct).contains(&e.as_str()) {
                 tr.err(
                     "event",
-                    "event",
+                    Rule::Event,
                     format!("{path}.event {e} is not allowed for a {ct} creative (allowed: {})", allowed_events(ct).join(", ")),
                 );
             }
@@ -228,7 +229,7 @@ pub(super) fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeTyp
         }
     }
     if out.len() > 50 {
-        r.err("externalTrackers", "maxCount", "at most 50 external trackers per ad");
+        r.err("externalTrackers", Rule::MaxCount, "at most 50 external trackers per ad");
     }
     out
 }

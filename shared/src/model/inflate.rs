@@ -7,6 +7,8 @@
 
 use std::io::Write;
 
+use crate::rule::Rule;
+
 /// Output may be at most this many times the compressed input (once past [`RATIO_GRACE`]).
 /// Real batch files (random PIDs, repeated segment keys) inflate 3-15×; zeros ~1000×.
 pub const MAX_RATIO: u64 = 100;
@@ -37,11 +39,11 @@ impl Refusal {
     }
 
     /// The `rule` token of the field error.
-    pub fn rule(self) -> &'static str {
+    pub fn rule(self) -> Rule {
         match self {
-            Refusal::Corrupt | Refusal::Truncated => "gzip",
-            Refusal::Ratio => "inflateRatio",
-            Refusal::TooLarge => "inflatedSize",
+            Refusal::Corrupt | Refusal::Truncated => Rule::Gzip,
+            Refusal::Ratio => Rule::InflateRatio,
+            Refusal::TooLarge => Rule::InflatedSize,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Insertion policies (seed 000 §2.6; docs/insertion-policies.md). Every field has its
 //! default, so a body with only `name` is a whole policy.
 
+use crate::rule::Rule;
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
@@ -221,7 +222,7 @@ pub fn parse(bytes: &[u8]) -> Result<Policy, Vec<FieldError>> {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let msg = inner.to_string();
-        let rule = if msg.starts_with("unknown field") { "unknown" } else { "type" };
+        let rule = if msg.starts_with("unknown field") { Rule::Unknown } else { Rule::Type };
         let field = if path == "." { "body".to_string() } else { path };
         vec![FieldError::new(field.clone(), rule, format!("{field}: {msg}"))]
     })
@@ -232,33 +233,33 @@ struct Check<'a> {
 }
 
 impl Check<'_> {
-    fn fail(&mut self, field: &str, rule: &str, msg: String) {
+    fn fail(&mut self, field: &str, rule: Rule, msg: String) {
         self.errors.push(FieldError::new(field, rule, format!("{field} {msg}")));
     }
     fn range(&mut self, field: &str, v: i64, lo: i64, hi: i64) {
         if !(lo..=hi).contains(&v) {
-            self.fail(field, "range", format!("must be {lo} to {hi} (got {v})"));
+            self.fail(field, Rule::Range, format!("must be {lo} to {hi} (got {v})"));
         }
     }
     fn one_of(&mut self, field: &str, v: i64, allowed: &[i64]) {
         if !allowed.contains(&v) {
             let list: Vec<String> = allowed.iter().map(i64::to_string).collect();
-            self.fail(field, "enum", format!("must be one of {} (got {v})", list.join(", ")));
+            self.fail(field, Rule::Enum, format!("must be one of {} (got {v})", list.join(", ")));
         }
     }
     fn word(&mut self, field: &str, v: &str, allowed: &[&str]) {
         if !allowed.contains(&v) {
-            self.fail(field, "enum", format!("must be one of {} (got {v:?})", allowed.join(", ")));
+            self.fail(field, Rule::Enum, format!("must be one of {} (got {v:?})", allowed.join(", ")));
         }
     }
     fn time_limit(&mut self, field: &str, t: &TimeLimit) {
         if t.seconds <= 1 {
-            self.fail(&format!("{field}.timeLimit.seconds"), "range", format!("must be greater than 1 (got {})", t.seconds));
+            self.fail(&format!("{field}.timeLimit.seconds"), Rule::Range, format!("must be greater than 1 (got {})", t.seconds));
         }
     }
     fn format(&mut self, field: &str, on: bool, format: &str, a: &Account) {
         if on && !a.ad_formats.iter().any(|f| f == format) {
-            self.fail(field, "formatNotEnabled", format!("cannot be switched on: the {format} format is not enabled for the account"));
+            self.fail(field, Rule::FormatNotEnabled, format!("cannot be switched on: the {format} format is not enabled for the account"));
         }
     }
 }
@@ -268,33 +269,33 @@ pub fn validate(p: &Policy, a: &Account, categories: &HashSet<String>) -> Vec<Fi
     let mut errors = Vec::new();
     let mut c = Check { errors: &mut errors };
     if p.name.trim().is_empty() {
-        c.fail("name", "required", "is required".into());
+        c.fail("name", Rule::Required, "is required".into());
     } else if p.name.chars().count() > 255 {
-        c.fail("name", "maxLength", "is longer than 255 characters".into());
+        c.fail("name", Rule::MaxLength, "is longer than 255 characters".into());
     }
     let tags = &p.tag_rule.one_of;
     if tags.len() > a.limits.tags_per_policy as usize {
-        c.fail("tagRule.oneOf", "maxCount", format!("holds at most {} tags (got {})", a.limits.tags_per_policy, tags.len()));
+        c.fail("tagRule.oneOf", Rule::MaxCount, format!("holds at most {} tags (got {})", a.limits.tags_per_policy, tags.len()));
     }
     let mut seen = HashSet::new();
     for (i, t) in tags.iter().enumerate() {
         if t.trim().is_empty() || t.chars().count() > 255 {
-            c.fail(&format!("tagRule.oneOf[{i}]"), "format", "must be a tag of 1 to 255 characters".into());
+            c.fail(&format!("tagRule.oneOf[{i}]"), Rule::Format, "must be a tag of 1 to 255 characters".into());
         } else if !seen.insert(t) {
-            c.fail(&format!("tagRule.oneOf[{i}]"), "unique", format!("repeats {t:?}"));
+            c.fail(&format!("tagRule.oneOf[{i}]"), Rule::Unique, format!("repeats {t:?}"));
         }
     }
     let cats = &p.category_rule.one_of;
     if cats.len() > a.limits.categories_per_policy as usize {
         c.fail(
             "categoryRule.oneOf",
-            "maxCount",
+            Rule::MaxCount,
             format!("holds at most {} categories (got {})", a.limits.categories_per_policy, cats.len()),
         );
     }
     for (i, id) in cats.iter().enumerate() {
         if !categories.contains(id) {
-            c.fail(&format!("categoryRule.oneOf[{i}]"), "reference", format!("names no category of this account ({id:?})"));
+            c.fail(&format!("categoryRule.oneOf[{i}]"), Rule::Reference, format!("names no category of this account ({id:?})"));
         }
     }
     let sb = &p.global_settings.skip_button;
@@ -319,14 +320,14 @@ pub fn validate(p: &Policy, a: &Account, categories: &HashSet<String>) -> Vec<Fi
     if rules.len() > MAX_ADVANCED_RULES {
         c.fail(
             "adBreakSettings.midroll.advancedRules.rules",
-            "maxCount",
+            Rule::MaxCount,
             format!("holds at most {MAX_ADVANCED_RULES} rules (got {})", rules.len()),
         );
     }
     if m.advanced_rules.enabled && rules.is_empty() {
         c.fail(
             "adBreakSettings.midroll.advancedRules.rules",
-            "required",
+            Rule::Required,
             "needs at least one rule when advancedRules.enabled is true".into(),
         );
     }
@@ -336,11 +337,11 @@ pub fn validate(p: &Policy, a: &Account, categories: &HashSet<String>) -> Vec<Fi
         if r.midroll_break_number <= 1 {
             c.fail(
                 &format!("{f}.midrollBreakNumber"),
-                "range",
+                Rule::Range,
                 format!("must be an integer greater than 1 (got {})", r.midroll_break_number),
             );
         } else if !numbers.insert(r.midroll_break_number) {
-            c.fail(&format!("{f}.midrollBreakNumber"), "unique", format!("repeats break {}", r.midroll_break_number));
+            c.fail(&format!("{f}.midrollBreakNumber"), Rule::Unique, format!("repeats break {}", r.midroll_break_number));
         }
         c.range(&format!("{f}.adsPerBreak"), r.ads_per_break, 1, 50);
         c.time_limit(&f, &r.time_limit);

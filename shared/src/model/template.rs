@@ -3,6 +3,7 @@
 //! kept as a [`Rules`] record, the same model campaign and goal rules use, so an import is a
 //! merge of two records.
 
+use crate::rule::Rule;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -115,7 +116,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
             let p = r.at(key);
             r.err(
                 key,
-                "unsupported",
+                Rule::Unsupported,
                 format!("{p}: these rules are not supported in {} (seed 002 §2.4-§2.5); leave them out", kind.what()),
             );
         }
@@ -161,7 +162,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
         if kind.is_some() && b.present(other) {
             let p = b.at(other);
             let (this_kind, that_kind) = if field == "tag" { ("TAG", "CONTENT_PARTNER") } else { ("CONTENT_PARTNER", "TAG") };
-            b.err(other, "notAllowed", format!("{p} belongs to {that_kind} rules, not {this_kind}"));
+            b.err(other, Rule::NotAllowed, format!("{p} belongs to {that_kind} rules, not {this_kind}"));
         }
         let id = if kind.is_some() { b.str_req(field, if field == "tag" { 255 } else { MAX_ID_LEN }) } else { None };
         if kind == Some(VariableType::Tag) && rule_type == Some(RuleType::AtLeastOneOf) {
@@ -173,7 +174,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
     if one_of_tags == 1 {
         r.err(
             "tagAndPartnerRules",
-            "atLeastTwoTags",
+            Rule::AtLeastTwoTags,
             "AT_LEAST_ONE_OF on tags needs at least two tags, each as its own TagRuleBean (one tag: use ALL_OF)",
         );
     }
@@ -200,7 +201,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
     match r.get("audienceRules") {
         None if maps_required && !known.providers.is_empty() => r.err(
             "audienceRules",
-            "required",
+            Rule::Required,
             "audienceRules is required when the account has an audience provider integration (an empty object is fine)",
         ),
         None => {}
@@ -208,11 +209,15 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
             for (provider, list) in map {
                 let path = format!("{}.{provider}", r.at("audienceRules"));
                 if !known.providers.contains_key(provider) {
-                    r.errors.push(FieldError::new(&path, "reference", format!("{path}: no audience provider {provider} in this account")));
+                    r.errors.push(FieldError::new(
+                        &path,
+                        Rule::Reference,
+                        format!("{path}: no audience provider {provider} in this account"),
+                    ));
                     continue;
                 }
                 let Some(list) = list.as_array() else {
-                    r.errors.push(FieldError::new(&path, "type", format!("{path} must be an array")));
+                    r.errors.push(FieldError::new(&path, Rule::Type, format!("{path} must be an array")));
                     continue;
                 };
                 for (i, item) in list.iter().enumerate() {
@@ -223,13 +228,13 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
                 }
             }
         }
-        Some(_) => r.err("audienceRules", "type", "audienceRules must be an object of provider id to rules"),
+        Some(_) => r.err("audienceRules", Rule::Type, "audienceRules must be an object of provider id to rules"),
     }
 
     match r.get("accountCustomParameterRules") {
         None if maps_required && !known.custom_parameters.is_empty() => r.err(
             "accountCustomParameterRules",
-            "required",
+            Rule::Required,
             "accountCustomParameterRules is required when the account has custom parameters (an empty object is fine)",
         ),
         None => {}
@@ -241,11 +246,11 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
                     continue;
                 }
                 let Some(list) = list.as_array() else {
-                    r.errors.push(FieldError::new(&path, "type", format!("{path} must be an array")));
+                    r.errors.push(FieldError::new(&path, Rule::Type, format!("{path} must be an array")));
                     continue;
                 };
                 if let Err(msg) = check::acp_count(list.len()) {
-                    r.errors.push(FieldError::new(&path, "maxCount", msg));
+                    r.errors.push(FieldError::new(&path, Rule::MaxCount, msg));
                     continue;
                 }
                 let mut rules = Vec::new();
@@ -261,7 +266,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
             }
         }
         Some(Value::Object(_)) => {}
-        Some(_) => r.err("accountCustomParameterRules", "type", "accountCustomParameterRules must be an object of acp.<name> to rules"),
+        Some(_) => r.err("accountCustomParameterRules", Rule::Type, "accountCustomParameterRules must be an object of acp.<name> to rules"),
     }
 
     if r.errors.is_empty() {

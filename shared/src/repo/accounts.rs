@@ -4,6 +4,7 @@ use super::{RepoError, RepoResult};
 use crate::ids::{hash_key, new_api_key};
 use crate::keys;
 use crate::model::account::{Account, KeyRecord};
+use crate::rule::Rule;
 use crate::store::{Cond, Item, Query, Store, StoreError};
 
 /// The account a key hash belongs to, if the key and its account exist.
@@ -110,13 +111,13 @@ async fn resolve(store: &dyn Store, account: &str, fingerprint_or_key: &str) -> 
     }
     let fp = fingerprint_or_key.trim().to_ascii_lowercase();
     if fp.len() < 8 {
-        return Err(RepoError::field("fingerprint", "minLength", "give at least 8 characters of the key's fingerprint"));
+        return Err(RepoError::field("fingerprint", Rule::MinLength, "give at least 8 characters of the key's fingerprint"));
     }
     let page = store.query(Query::gsi1(keys::account_keys(account))).await?;
     let found: Vec<String> = page.items.iter().map(hash_of).filter(|h| h.starts_with(&fp)).map(str::to_string).collect();
     match found.as_slice() {
         [one] => Ok(one.clone()),
         [] => Err(RepoError::not_found("API key", fingerprint_or_key)),
-        _ => Err(RepoError::field("fingerprint", "ambiguous", "more than one key starts with that fingerprint; give more characters")),
+        _ => Err(RepoError::field("fingerprint", Rule::Ambiguous, "more than one key starts with that fingerprint; give more characters")),
     }
 }

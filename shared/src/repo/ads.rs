@@ -1,6 +1,7 @@
 //! Ads: the record (GSI2: the account's ads by creation), the goal's summary of it, and the
 //! asset it links, written in one transaction.
 
+use crate::rule::Rule;
 use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
@@ -79,7 +80,9 @@ pub async fn newest(store: &dyn Store, account: &str, after: Option<DateTime<Utc
 async fn goal_for(store: &dyn Store, account: &str, goal_id: &str) -> RepoResult<Versioned<Goal>> {
     match super::goals::load(store, account, goal_id).await {
         Ok((g, _)) => Ok(g),
-        Err(e) if e.is_not_found() => Err(RepoError::field("goalId", "reference", format!("goalId: no goal {goal_id} in this account"))),
+        Err(e) if e.is_not_found() => {
+            Err(RepoError::field("goalId", Rule::Reference, format!("goalId: no goal {goal_id} in this account")))
+        }
         Err(e) => Err(e),
     }
 }
@@ -103,7 +106,7 @@ async fn plan(
             if !known.contains(d) {
                 errors.push(FieldError::new(
                     "deviceContainers",
-                    "reference",
+                    Rule::Reference,
                     format!("deviceContainers: no device container {d} in this account"),
                 ));
             }
@@ -118,7 +121,7 @@ async fn plan(
             {
                 errors.push(FieldError::new(
                     "creative.assetId",
-                    "media",
+                    Rule::Media,
                     format!(
                         "creative.assetId: asset {asset_id} failed ({}); upload the file again",
                         asset.value.failure_reason.as_deref().unwrap_or("the file could not be processed")
@@ -129,7 +132,7 @@ async fn plan(
             Ok(asset) => ops.push(super::assets::link_op(&asset)?),
             Err(e) if e.is_not_found() => errors.push(FieldError::new(
                 "creative.assetId",
-                "reference",
+                Rule::Reference,
                 format!("creative.assetId: no asset {asset_id} in this account (or it expired)"),
             )),
             Err(e) => return Err(e),

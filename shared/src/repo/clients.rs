@@ -6,6 +6,7 @@ use crate::keys;
 use crate::model::client::Client;
 use crate::model::contact::Contact;
 use crate::model::enums::ClientType;
+use crate::rule::Rule;
 use crate::store::{Cond, Key, Query, Store, StoreError, TxOp};
 
 use super::Versioned;
@@ -115,7 +116,7 @@ pub async fn load_typed(store: &dyn Store, account: &str, id: &str, kind: Client
     let bad = || {
         RepoError::field(
             format!("campaignBean/{field}"),
-            "reference",
+            Rule::Reference,
             format!("campaignBean/{field}: no {kind} client with id {id} in this account"),
         )
     };

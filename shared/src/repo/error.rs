@@ -3,6 +3,7 @@
 
 use crate::cause::Cause;
 use crate::domain_error::{DomainError, FieldError};
+use crate::rule::Rule;
 use crate::store::StoreError;
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -35,7 +36,7 @@ impl RepoError {
         RepoError::Rule(DomainError::not_found(what, id))
     }
 
-    pub fn field(field: impl Into<String>, rule: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn field(field: impl Into<String>, rule: Rule, message: impl Into<String>) -> Self {
         RepoError::Rule(DomainError::field(field, rule, message))
     }
 

@@ -5,6 +5,7 @@ use super::{RepoError, RepoResult};
 use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::policy::{Policy, Ranking};
+use crate::rule::Rule;
 use crate::store::{Cond, Item, Key, Store, TxOp};
 
 use super::Versioned;
@@ -118,7 +119,7 @@ pub async fn set_ranking(store: &dyn Store, account: &str, wanted: Vec<String>) 
         if !cur.is_permutation(&wanted) {
             return Err(RepoError::field(
                 "ids",
-                "permutation",
+                Rule::Permutation,
                 format!("ids must list each of the account's {} policies exactly once", cur.ids.len()),
             ));
         }

@@ -5,6 +5,7 @@
 //! `ADD` in the events worker's transaction (so the once-only markers make them exact).
 //! A report reads one partition per local day.
 
+use crate::rule::Rule;
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
@@ -124,7 +125,7 @@ pub async fn day(store: &dyn Store, account: &str, day: NaiveDate) -> RepoResult
         if out.len() > MAX_CELLS_PER_DAY {
             return Err(RepoError::validation(vec![FieldError::new(
                 "from",
-                "maxCells",
+                Rule::MaxCells,
                 format!(
                     "{day} has more than {MAX_CELLS_PER_DAY} report cells (hour × ad × format × category × partner × device \
                      container); ask for fewer days at a time"

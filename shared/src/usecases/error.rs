@@ -6,6 +6,7 @@ use crate::cause::Cause;
 use crate::domain_error::{DomainError, FieldError};
 use crate::queue::QueueError;
 use crate::repo::RepoError;
+use crate::rule::Rule;
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum UseCaseError {
@@ -36,7 +37,7 @@ impl UseCaseError {
         UseCaseError::Rule(DomainError::not_found(what, id))
     }
 
-    pub fn field(field: impl Into<String>, rule: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn field(field: impl Into<String>, rule: Rule, message: impl Into<String>) -> Self {
         UseCaseError::Rule(DomainError::field(field, rule, message))
     }
 

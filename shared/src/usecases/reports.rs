@@ -2,6 +2,7 @@
 //! the asked dimensions and by day, hour or in total, summed. A report reads one partition
 //! per day (`repo::reports`), never the events.
 
+use crate::rule::Rule;
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
@@ -40,12 +41,12 @@ impl Spec {
         let days = (self.to - self.from).num_days() + 1;
         let max = if self.granularity == Granularity::Hour { MAX_DAYS_BY_HOUR } else { MAX_DAYS };
         if days < 1 {
-            return Err(FieldError::new("to", "notBeforeFrom", format!("to ({}) must not be before from ({})", self.to, self.from)));
+            return Err(FieldError::new("to", Rule::NotBeforeFrom, format!("to ({}) must not be before from ({})", self.to, self.from)));
         }
         if days > max {
             return Err(FieldError::new(
                 "to",
-                "maxDays",
+                Rule::MaxDays,
                 format!("a report {} covers at most {max} days (asked: {days})", if max == MAX_DAYS { "by day" } else { "by hour" }),
             ));
         }
@@ -91,7 +92,7 @@ pub fn group(spec: &Spec, cells: &[Cell]) -> UseCaseResult<Vec<Row>> {
         if rows.len() > MAX_ROWS {
             return Err(UseCaseError::validation(vec![FieldError::new(
                 "groupBy",
-                "maxRows",
+                Rule::MaxRows,
                 format!(
                     "the report has more than {MAX_ROWS} rows: group by fewer dimensions, use a coarser granularity or a shorter range"
                 ),
@@ -197,6 +198,6 @@ mod tests {
         assert_eq!(s.check().unwrap_err().rule, "notBeforeFrom");
         let many: Vec<Cell> = (0..=MAX_ROWS).map(|i| cell(2, 1, &format!("a{i}"), "-", &[("impression", 1)])).collect();
         let err = group(&spec(Granularity::Day, &[ReportDimension::Ad]), &many).unwrap_err();
-        assert!(format!("{err:?}").contains("maxRows"), "{err:?}");
+        assert!(format!("{err:?}").contains("MaxRows"), "{err:?}");
     }
 }

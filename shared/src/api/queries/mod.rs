@@ -2,6 +2,7 @@
 //! expansions, metrics and projections (`params` reads the query string, `rows` filters
 //! and sorts, `render` writes the wire shapes), and the VAST URL export (`vast`).
 
+use crate::rule::Rule;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -167,12 +168,12 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
     let sorting = p.one("sorting").unwrap_or_else(|| "goalName".into());
     let sorting = Sorting::parse(&sorting).unwrap_or_else(|| {
         let allowed = Sorting::NAMES.join(", ");
-        p.errors.push(FieldError::new("sorting", "enum", format!("sorting must be one of {allowed} (got {sorting:?})")));
+        p.errors.push(FieldError::new("sorting", Rule::Enum, format!("sorting must be one of {allowed} (got {sorting:?})")));
         Sorting::GoalName
     });
     let order = p.one("sortingOrder").unwrap_or_else(|| "ascending".into());
     if order != "ascending" && order != "descending" {
-        p.errors.push(FieldError::new("sortingOrder", "enum", format!("sortingOrder must be ascending or descending (got {order:?})")));
+        p.errors.push(FieldError::new("sortingOrder", Rule::Enum, format!("sortingOrder must be ascending or descending (got {order:?})")));
     }
     let f = GoalFilter {
         started_before: p.date("goals.started.before"),

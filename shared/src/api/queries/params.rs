@@ -1,6 +1,7 @@
 //! The /v3 query strings: every parameter known, every value checked, field errors
 //! collected; the expand/embed/metrics options of each resource.
 
+use crate::rule::Rule;
 use chrono::{DateTime, Utc};
 
 use crate::api::error::{AppError, AppResult, FieldError};
@@ -22,7 +23,11 @@ impl Params {
         let mut errors = Vec::new();
         for (k, _) in &pairs {
             if !known.contains(&k.as_str()) {
-                errors.push(FieldError::new(k.clone(), "unknown", format!("unknown query parameter {k} (known: {})", known.join(", "))));
+                errors.push(FieldError::new(
+                    k.clone(),
+                    Rule::Unknown,
+                    format!("unknown query parameter {k} (known: {})", known.join(", ")),
+                ));
             }
         }
         Ok(Params { pairs, errors })
@@ -49,7 +54,7 @@ impl Params {
         let vals = self.all(name);
         for v in &vals {
             if !allowed.contains(&v.as_str()) {
-                self.errors.push(FieldError::new(name, "enum", format!("{name} must be one of {} (got {v:?})", allowed.join(", "))));
+                self.errors.push(FieldError::new(name, Rule::Enum, format!("{name} must be one of {} (got {v:?})", allowed.join(", "))));
             }
         }
         vals
@@ -59,7 +64,7 @@ impl Params {
         match DateTime::parse_from_rfc3339(&v) {
             Ok(d) => Some(d.with_timezone(&Utc)),
             Err(_) => {
-                self.errors.push(FieldError::new(name, "dateTime", format!("{name} must be an ISO-8601 date-time (got {v:?})")));
+                self.errors.push(FieldError::new(name, Rule::DateTime, format!("{name} must be an ISO-8601 date-time (got {v:?})")));
                 None
             }
         }
@@ -70,7 +75,7 @@ impl Params {
             Some("" | "true") => true,
             Some("false") => false,
             Some(v) => {
-                self.errors.push(FieldError::new(name, "boolean", format!("{name} is a flag: true, false or no value (got {v:?})")));
+                self.errors.push(FieldError::new(name, Rule::Boolean, format!("{name} is a flag: true, false or no value (got {v:?})")));
                 false
             }
         }
@@ -103,7 +108,7 @@ fn metric_names(p: &mut Params, allowed: &[Metric]) -> Vec<Metric> {
             Some(m) => out.push(m),
             None => {
                 let names: Vec<&str> = allowed.iter().map(|m| m.as_str()).collect();
-                p.errors.push(FieldError::new("metrics", "enum", format!("metrics must be one of {} (got {v:?})", names.join(", "))));
+                p.errors.push(FieldError::new("metrics", Rule::Enum, format!("metrics must be one of {} (got {v:?})", names.join(", "))));
             }
         }
     }
@@ -126,7 +131,7 @@ pub fn campaign_opts(p: &mut Params) -> CampaignOpts {
     let expand_goals = expand.iter().any(|e| e == "goals");
     let expand_ads = expand.iter().any(|e| e == "ads");
     if expand_ads && !expand_goals {
-        p.errors.push(FieldError::new("expand", "expand", "expand=ads needs expand=goals on campaigns"));
+        p.errors.push(FieldError::new("expand", Rule::Expand, "expand=ads needs expand=goals on campaigns"));
     }
     let embed = p.values_in("embed", &["metrics"]);
     let names = metric_names(p, Metric::CAMPAIGN);

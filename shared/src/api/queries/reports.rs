@@ -2,6 +2,7 @@
 //! campaign, goal, ad, format, category, content partner or device container, as JSON or
 //! CSV (`output=csv` or `Accept: text/csv`).
 
+use crate::rule::Rule;
 use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
@@ -45,12 +46,12 @@ pub struct DeliveryReport {
 fn date(p: &mut Params, name: &str) -> Option<NaiveDate> {
     let v = p.one(name);
     let Some(v) = v else {
-        p.errors.push(FieldError::new(name, "required", format!("{name} is required: a local date, YYYY-MM-DD")));
+        p.errors.push(FieldError::new(name, Rule::Required, format!("{name} is required: a local date, YYYY-MM-DD")));
         return None;
     };
     let d = NaiveDate::parse_from_str(&v, "%Y-%m-%d").ok().filter(|_| v.len() == 10);
     if d.is_none() {
-        p.errors.push(FieldError::new(name, "date", format!("{name} must be a date, YYYY-MM-DD (got {v:?})")));
+        p.errors.push(FieldError::new(name, Rule::Date, format!("{name} must be a date, YYYY-MM-DD (got {v:?})")));
     }
     d
 }
@@ -60,8 +61,8 @@ fn closed<T: WireEnum>(p: &mut Params, name: &str) -> Vec<T> {
     for v in p.all(name) {
         match T::parse(&v) {
             Some(t) if !out.iter().any(|o: &T| o.as_str() == t.as_str()) => out.push(t),
-            Some(_) => p.errors.push(FieldError::new(name, "unique", format!("{name} names {v} twice"))),
-            None => p.errors.push(FieldError::new(name, "enum", format!("{name} must be one of {} (got {v:?})", T::NAMES.join(", ")))),
+            Some(_) => p.errors.push(FieldError::new(name, Rule::Unique, format!("{name} names {v} twice"))),
+            None => p.errors.push(FieldError::new(name, Rule::Enum, format!("{name} must be one of {} (got {v:?})", T::NAMES.join(", ")))),
         }
     }
     out
@@ -74,7 +75,7 @@ fn read_spec(p: &mut Params) -> Option<Spec> {
         [] => Some(Granularity::Day),
         [g] => Some(*g),
         _ => {
-            p.errors.push(FieldError::new("granularity", "single", "granularity takes one value"));
+            p.errors.push(FieldError::new("granularity", Rule::Single, "granularity takes one value"));
             None
         }
     };
@@ -82,7 +83,7 @@ fn read_spec(p: &mut Params) -> Option<Spec> {
     let mut id = |name: &str| {
         let v = p.one(name)?;
         if !crate::ids::plausible_id(&v) {
-            p.errors.push(FieldError::new(name, "id", format!("{name} must be an id (letters, digits, - and _, at most 64)")));
+            p.errors.push(FieldError::new(name, Rule::Id, format!("{name} must be an id (letters, digits, - and _, at most 64)")));
         }
         Some(v)
     };
@@ -95,7 +96,7 @@ fn wants_csv(p: &mut Params, headers: &HeaderMap) -> bool {
         Some("csv") => true,
         Some("json") => false,
         Some(other) => {
-            p.errors.push(FieldError::new("output", "enum", format!("output must be json or csv (got {other:?})")));
+            p.errors.push(FieldError::new("output", Rule::Enum, format!("output must be json or csv (got {other:?})")));
             false
         }
         None => headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("text/csv")),

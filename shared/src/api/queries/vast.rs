@@ -1,6 +1,7 @@
 //! VAST URL export (seed 000 §4.10): the ad-request URL a player or a third-party ad
 //! server calls for one ad, targeted at a category or a content partner.
 
+use crate::rule::Rule;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -69,7 +70,7 @@ pub(super) async fn vast_url(
     let rt = match single(&pairs, "rt")? {
         None => ResponseTypeName::Vast30,
         Some(v) => ResponseTypeName::parse(v).ok_or_else(|| {
-            AppError::field("rt", "enum", format!("rt must be one of {} (got {v:?})", ResponseTypeName::NAMES.join(", ")))
+            AppError::field("rt", Rule::Enum, format!("rt must be one of {} (got {v:?})", ResponseTypeName::NAMES.join(", ")))
         })?,
     };
     let ad = repo::ads::load_live(st.store.as_ref(), &a.id, &ad_id).await?.0.value;

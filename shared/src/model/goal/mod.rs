@@ -1,5 +1,6 @@
 //! goalBean of the extended goal interface (seed 001 §2.2, §4.2).
 
+use crate::rule::Rule;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -129,31 +130,35 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
     let campaign_id = r.required_max("campaignId", MAX_ID_LEN);
     let kind: Option<GoalType> = r.one_of("type", GoalType::ALL);
     if kind.is_none() && !r.present("type") {
-        r.err("type", "required", "goalBean/type is required");
+        r.err("type", Rule::Required, "goalBean/type is required");
     }
     let variant: Option<GoalVariant> = r.one_of("variant", GoalVariant::ALL);
     if variant.is_none() && !r.present("variant") {
-        r.err("variant", "required", "goalBean/variant is required (NORMAL or BUMPER)");
+        r.err("variant", Rule::Required, "goalBean/variant is required (NORMAL or BUMPER)");
     }
     let mut goal_value = None;
     match kind {
         Some(k) if k.value_ignored() => {}
         Some(k) => {
             if !r.present("goalValue") {
-                r.err("goalValue", "required", "goalBean/goalValue is required");
+                r.err("goalValue", Rule::Required, "goalBean/goalValue is required");
             } else if k == GoalType::ShareOfVoice {
                 if let Some(v) = r.number("goalValue", f64::MIN) {
                     if (0.01..=1.0).contains(&v) {
                         goal_value = Some(v);
                     } else {
-                        r.err("goalValue", "range", format!("goalBean/goalValue of a SHARE_OF_VOICE goal must be 0.01 to 1.0 (got {v})"));
+                        r.err(
+                            "goalValue",
+                            Rule::Range,
+                            format!("goalBean/goalValue of a SHARE_OF_VOICE goal must be 0.01 to 1.0 (got {v})"),
+                        );
                     }
                 }
             } else if let Some(v) = r.number("goalValue", f64::MIN) {
                 if v > 0.0 {
                     goal_value = Some(v);
                 } else {
-                    r.err("goalValue", "range", format!("goalBean/goalValue of a {k} goal must be a positive number (got {v})"));
+                    r.err("goalValue", Rule::Range, format!("goalBean/goalValue of a {k} goal must be a positive number (got {v})"));
                 }
             }
         }
@@ -161,12 +166,12 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
     }
     let start = r.date_time("start");
     if start.is_none() && !r.present("start") {
-        r.err("start", "required", "goalBean/start is required");
+        r.err("start", Rule::Required, "goalBean/start is required");
     }
     let end = r.date_time("end");
     if let (Some(s), Some(e)) = (start, end) {
         if e <= s {
-            r.err("end", "afterStart", "goalBean/end must be after goalBean/start");
+            r.err("end", Rule::AfterStart, "goalBean/end must be after goalBean/start");
         }
     }
     let pricing_model: Option<PricingModel> = r.one_of("pricingModel", PricingModel::ALL);
@@ -213,22 +218,22 @@ fn read_caps(r: &mut BeanReader, goal_type: Option<GoalType>) -> Vec<Cap> {
         let mut c = BeanReader::new(cap, format!("{}/cap[{}]", cr.at("").trim_end_matches('/'), i + 1), &["type", "value"], &[]);
         let kind = c.one_of("type", CapKind::ALL);
         if kind.is_none() && !c.present("type") {
-            c.err("type", "required", format!("{} is required", c.at("type")));
+            c.err("type", Rule::Required, format!("{} is required", c.at("type")));
         }
         let value = c.number("value", f64::MIN);
         if value.is_none() && !c.present("value") {
-            c.err("value", "required", format!("{} is required", c.at("value")));
+            c.err("value", Rule::Required, format!("{} is required", c.at("value")));
         }
         if let Some(v) = value {
             if v <= 0.0 {
-                c.err("value", "range", format!("{} must be a positive number (got {v})", c.at("value")));
+                c.err("value", Rule::Range, format!("{} must be a positive number (got {v})", c.at("value")));
             }
         }
         if let (Some(k), Some(gt)) = (kind, goal_type) {
             if !k.applies_to(gt) {
-                c.err("type", "capType", format!("a {k} does not apply to a {gt} goal"));
+                c.err("type", Rule::CapType, format!("a {k} does not apply to a {gt} goal"));
             } else if out.iter().any(|x| x.kind == k) {
-                c.err("type", "single", format!("{k} is given twice"));
+                c.err("type", Rule::Single, format!("{k} is given twice"));
             }
         }
         let ok = c.errors.is_empty();
@@ -248,19 +253,19 @@ fn read_breaks(r: &mut BeanReader) -> Vec<u32> {
     let mut out = Vec::new();
     let all: Vec<&Element> = el.children_named("midrollBreakNumber").collect();
     if all.len() > MAX_MIDROLL_BREAKS {
-        br.err("midrollBreakNumber", "maxCount", format!("at most {MAX_MIDROLL_BREAKS} mid-roll break numbers (got {})", all.len()));
+        br.err("midrollBreakNumber", Rule::MaxCount, format!("at most {MAX_MIDROLL_BREAKS} mid-roll break numbers (got {})", all.len()));
     }
     for b in all {
         match b.value().map(|v| v.parse::<u32>()) {
             Some(Ok(n)) if n >= 1 => {
                 if out.contains(&n) {
-                    br.err("midrollBreakNumber", "unique", format!("mid-roll break {n} is given twice"));
+                    br.err("midrollBreakNumber", Rule::Unique, format!("mid-roll break {n} is given twice"));
                 }
                 out.push(n);
             }
             _ => br.err(
                 "midrollBreakNumber",
-                "range",
+                Rule::Range,
                 format!("{path}/midrollBreakNumber must be a positive integer (got {:?})", b.value().unwrap_or("")),
             ),
         }
@@ -425,11 +430,11 @@ pub fn check_start_update(stored: &Goal, new_start: DateTime<Utc>, now: DateTime
         }
         return Err(DomainError::field(
             "goalBean/start",
-            "startRule",
+            Rule::StartRule,
             "goalBean/start of an active goal can only move to a future time or stay at its original value",
         ));
     }
-    Err(DomainError::field("goalBean/start", "startRule", "goalBean/start of an upcoming goal can only be set to a future time"))
+    Err(DomainError::field("goalBean/start", Rule::StartRule, "goalBean/start of an upcoming goal can only be set to a future time"))
 }
 
 #[cfg(test)]

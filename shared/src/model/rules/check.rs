@@ -11,6 +11,7 @@ use super::{
 use crate::domain_error::FieldError;
 use crate::json::ObjReader;
 use crate::model::enums::{Access, Browser, Day, LocationType, OperatingSystem, RuleType, TimeUnit, VariableType, WireEnum};
+use crate::rule::Rule;
 
 use crate::xml::BeanReader;
 
@@ -19,7 +20,7 @@ use crate::xml::BeanReader;
 pub trait Fields {
     /// The full path of a field of this bean, e.g. `rulesBean/tags[2]/ruleType`.
     fn at(&self, name: &str) -> String;
-    fn err(&mut self, name: &str, rule: &str, message: String);
+    fn err(&mut self, name: &str, rule: Rule, message: String);
     /// Whether the field was sent at all (a present but invalid value has its own error).
     fn present(&self, name: &str) -> bool;
     fn errors(&mut self) -> &mut Vec<FieldError>;
@@ -38,7 +39,7 @@ pub trait Fields {
     fn required<T>(&mut self, name: &str, v: &Option<T>) {
         if v.is_none() && !self.present(name) {
             let p = self.at(name);
-            self.err(name, "required", format!("{p} is required"));
+            self.err(name, Rule::Required, format!("{p} is required"));
         }
     }
 }
@@ -51,7 +52,7 @@ impl Fields for BeanReader<'_> {
     fn at(&self, name: &str) -> String {
         BeanReader::at(self, name)
     }
-    fn err(&mut self, name: &str, rule: &str, message: String) {
+    fn err(&mut self, name: &str, rule: Rule, message: String) {
         BeanReader::err(self, name, rule, message)
     }
     fn present(&self, name: &str) -> bool {
@@ -76,7 +77,7 @@ impl Fields for BeanReader<'_> {
                 None => {
                     let p = Fields::at(self, name);
                     let got = d.value().unwrap_or("");
-                    Fields::err(self, name, "enum", format!("{p} must be one of {} (got {got:?})", names(allowed)));
+                    Fields::err(self, name, Rule::Enum, format!("{p} must be one of {} (got {got:?})", names(allowed)));
                 }
             }
         }
@@ -88,7 +89,7 @@ impl Fields for ObjReader<'_> {
     fn at(&self, name: &str) -> String {
         ObjReader::at(self, name)
     }
-    fn err(&mut self, name: &str, rule: &str, message: String) {
+    fn err(&mut self, name: &str, rule: Rule, message: String) {
         ObjReader::err(self, name, rule, message)
     }
     fn present(&self, name: &str) -> bool {
@@ -113,7 +114,7 @@ impl Fields for ObjReader<'_> {
                 }
                 None => self.errors.push(FieldError::new(
                     format!("{path}[{i}]"),
-                    "enum",
+                    Rule::Enum,
                     format!("{path}[{i}] must be one of {} (got {v})", names(allowed)),
                 )),
             }
@@ -129,7 +130,7 @@ pub fn category(f: &mut impl Fields, field: &str, id: Option<String>, allowed: &
     if let Some(c) = &id {
         if !known.categories.contains(c) {
             let p = f.at(field);
-            f.err(field, "reference", format!("{p}: no category {c} in this account"));
+            f.err(field, Rule::Reference, format!("{p}: no category {c} in this account"));
         }
     }
     let (resource_id, rule_type) = (id?, rule_type?);
@@ -150,11 +151,11 @@ pub fn tag_or_partner(
         match kind {
             Some(VariableType::ContentPartner) if !known.partners.contains(id) => {
                 let p = f.at(field);
-                f.err(field, "reference", format!("{p}: no content partner {id} in this account"));
+                f.err(field, Rule::Reference, format!("{p}: no content partner {id} in this account"));
             }
             Some(VariableType::Tag) if id.chars().any(char::is_control) => {
                 let p = f.at(field);
-                f.err(field, "format", format!("{p} may not hold control characters"));
+                f.err(field, Rule::Format, format!("{p} may not hold control characters"));
             }
             _ => {}
         }
@@ -175,7 +176,7 @@ pub fn frequency_cap(f: &mut impl Fields, impressions: Option<i64>, units: &[Tim
     f.required("timeUnit", &unit);
     if let Some(u) = unit {
         if seen.iter().any(|c| c.time_unit == u) {
-            f.err("timeUnit", "single", format!("a frequency cap per {u} is given twice"));
+            f.err("timeUnit", Rule::Single, format!("a frequency cap per {u} is given twice"));
         }
     }
     let (n, time_unit) = (impressions?, unit?);
@@ -202,7 +203,7 @@ pub fn iso2(f: &mut impl Fields, v: Option<String>) -> Option<String> {
     let v = v?;
     if v.len() != 2 || !v.chars().all(|ch| ch.is_ascii_alphabetic()) {
         let p = f.at("iso2");
-        f.err("iso2", "format", format!("{p} must be a two-letter country code (got {v:?})"));
+        f.err("iso2", Rule::Format, format!("{p} must be a two-letter country code (got {v:?})"));
     }
     Some(v)
 }
@@ -225,7 +226,7 @@ pub fn time_restriction(f: &mut impl Fields, active: Option<bool>, days: Vec<Day
     };
     if days.is_empty() && !day_errors {
         let p = f.at("days");
-        f.err("days", "required", format!("{p} needs at least one day"));
+        f.err("days", Rule::Required, format!("{p} needs at least one day"));
     }
     for (name, v) in ["fromHour", "fromMinute", "toHour", "toMinute"].iter().zip(&clock) {
         f.required(name, v);
@@ -239,7 +240,7 @@ pub fn time_restriction(f: &mut impl Fields, active: Option<bool>, days: Vec<Day
         Ok(rule) => Some(rule),
         Err(msg) => {
             let p = f.at("");
-            f.err("toHour", "window", format!("{}: {msg}", p.trim_end_matches(['/', '.'])));
+            f.err("toHour", Rule::Window, format!("{}: {msg}", p.trim_end_matches(['/', '.'])));
             None
         }
     }
@@ -249,7 +250,7 @@ pub fn time_restriction(f: &mut impl Fields, active: Option<bool>, days: Vec<Day
 pub fn ip(f: &mut impl Fields, matcher: Option<String>) -> Option<IpRule> {
     if let Some(v) = matcher.as_deref().filter(|v| !valid_ip_matcher(v)) {
         let p = f.at("ipMatcher");
-        f.err("ipMatcher", "format", super::ip_matcher_message(&p, v));
+        f.err("ipMatcher", Rule::Format, super::ip_matcher_message(&p, v));
     }
     let access = access(f);
     let (ip_matcher, access) = (matcher?, access?);
@@ -262,7 +263,7 @@ pub fn user_agent(f: &mut impl Fields) -> Option<UserAgentRule> {
     let operating_systems: Vec<OperatingSystem> = f.list_of("operatingSystems", OperatingSystem::ALL);
     if browsers.is_empty() && operating_systems.is_empty() && f.clean() {
         let p = f.at("");
-        f.err("browsers", "required", format!("{} needs at least one browser or operating system", p.trim_end_matches(['/', '.'])));
+        f.err("browsers", Rule::Required, format!("{} needs at least one browser or operating system", p.trim_end_matches(['/', '.'])));
     }
     let access = access(f)?;
     f.clean().then_some(UserAgentRule { browsers, operating_systems, access })
@@ -285,17 +286,17 @@ pub fn audience(f: &mut impl Fields, segment_id: Option<String>, provider: Optio
 
 /// The name of an account custom parameter rule: `acp.<name>` of one of the account's
 /// parameters, given once.
-pub fn acp_name(name: &str, known: &Known, seen: &[String]) -> Result<(), (&'static str, String)> {
+pub fn acp_name(name: &str, known: &Known, seen: &[String]) -> Result<(), (Rule, String)> {
     match name.strip_prefix("acp.") {
         Some(p) if known.custom_parameters.contains(p) => {
             if seen.iter().any(|x| x == name) {
-                Err(("single", format!("{name} is given twice")))
+                Err((Rule::Single, format!("{name} is given twice")))
             } else {
                 Ok(())
             }
         }
-        Some(p) => Err(("reference", format!("the account has no custom parameter {p:?}"))),
-        None => Err(("format", format!("must be acp.<parameter name> (got {name:?})"))),
+        Some(p) => Err((Rule::Reference, format!("the account has no custom parameter {p:?}"))),
+        None => Err((Rule::Format, format!("must be acp.<parameter name> (got {name:?})"))),
     }
 }
 
@@ -313,7 +314,7 @@ pub fn acp_value(f: &mut impl Fields, value: Option<String>) -> Option<AcpValueR
     if let Some(v) = &value {
         if let Some(bad) = v.chars().find(|ch| ACP_FORBIDDEN.contains(ch) || ch.is_whitespace()) {
             let p = f.at("value");
-            f.err("value", "format", format!("{p} may not contain {bad:?} (no spaces or , ; \" ' \\ | ~ &)"));
+            f.err("value", Rule::Format, format!("{p} may not contain {bad:?} (no spaces or , ; \" ' \\ | ~ &)"));
         }
     }
     let rule_type = f.one_of("ruleType", RuleType::SINGLE_VALUED);

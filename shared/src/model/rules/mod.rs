@@ -3,6 +3,7 @@
 //! typed records the delivery engine can evaluate (`time_allows`). `check` holds one
 //! validator per rule kind; `xml` and `template` are the two thin wire readers.
 
+use crate::rule::Rule;
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
@@ -182,21 +183,23 @@ pub fn parse_segment_id(s: &str) -> Option<(&str, &str, &str)> {
 }
 
 /// Checks an audience segment id against the account's providers: the message when not.
-pub fn check_segment_id(known: &Known, id: &str, provider_key: Option<&str>) -> Result<(), (&'static str, String)> {
+pub fn check_segment_id(known: &Known, id: &str, provider_key: Option<&str>) -> Result<(), (Rule, String)> {
     let Some((p, sg, seg)) = parse_segment_id(id) else {
-        return Err(("format", format!("segmentId must be <provider_id>[<segmentation_id>]=<segment_id> (got {id:?})")));
+        return Err((Rule::Format, format!("segmentId must be <provider_id>[<segmentation_id>]=<segment_id> (got {id:?})")));
     };
     if let Some(k) = provider_key {
         if k != p {
-            return Err(("provider", format!("segmentId {id} names provider {p}, not {k}")));
+            return Err((Rule::Provider, format!("segmentId {id} names provider {p}, not {k}")));
         }
     }
     let Some(segmentations) = known.providers.get(p) else {
-        return Err(("reference", format!("no audience provider {p} in this account")));
+        return Err((Rule::Reference, format!("no audience provider {p} in this account")));
     };
     match segmentations.get(sg) {
-        None => Err(("reference", format!("audience provider {p} has no segmentation {sg}"))),
-        Some(segments) if !segments.contains(seg) => Err(("reference", format!("segmentation {sg} of provider {p} has no segment {seg}"))),
+        None => Err((Rule::Reference, format!("audience provider {p} has no segmentation {sg}"))),
+        Some(segments) if !segments.contains(seg) => {
+            Err((Rule::Reference, format!("segmentation {sg} of provider {p} has no segment {seg}")))
+        }
         Some(_) => Ok(()),
     }
 }

@@ -6,6 +6,7 @@ use super::{AcpRule, Known, Parent, Rules};
 use crate::domain_error::DomainError;
 use crate::limits::MAX_ID_LEN;
 use crate::model::enums::{Day, LocationType, RuleType, VariableType};
+use crate::rule::Rule;
 use crate::xml::{BeanReader, Element};
 
 /// The rule beans (each may repeat) and the rulesBean's single-valued elements.
@@ -102,10 +103,10 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
         let values: Vec<Element> = b.element().children_named("rules").cloned().collect();
         if values.is_empty() {
             let p = b.at("rules");
-            b.err("rules", "required", format!("{p} needs at least one rule"));
+            b.err("rules", Rule::Required, format!("{p} needs at least one rule"));
         }
         if let Err(msg) = check::acp_count(values.len()) {
-            b.err("rules", "maxCount", msg);
+            b.err("rules", Rule::MaxCount, msg);
         }
         let mut rules = Vec::new();
         for (j, v) in values.iter().enumerate() {
