@@ -224,7 +224,7 @@ async fn render_errors(uri: axum::http::Uri, mut res: Response) -> Response {
     if !body.errors.is_empty() {
         o.open("errors");
         for e in &body.errors {
-            o.open("fieldError").leaf("field", &e.field).leaf("rule", &e.rule).leaf("message", &e.message).close("fieldError");
+            o.open("fieldError").leaf("field", &e.field).leaf("rule", e.rule).leaf("message", &e.message).close("fieldError");
         }
         o.close("errors");
     }
