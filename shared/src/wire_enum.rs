@@ -19,6 +19,7 @@ macro_rules! wire_enum {
         }
 
         impl $name {
+            #[allow(dead_code)]
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
             /// The seeds' string of this value.

@@ -237,7 +237,7 @@ async fn sqs_batches_report_only_the_failed_messages() {
     let asset = shared::model::asset::Asset {
         download_uri: Some(format!("{base}/clip.mp4")),
         expires: Some(now + Duration::hours(24)),
-        ..shared::model::asset::Asset::new(&uuid::Uuid::new_v4().to_string(), "a.mp4", "url", now)
+        ..shared::model::asset::Asset::new(&uuid::Uuid::new_v4().to_string(), "a.mp4", shared::model::enums::AssetSource::Url, now)
     };
     let item = shared::repo::item(shared::keys::record(&app.a.id, shared::keys::ASSET, &asset.id), &asset, 1).unwrap();
     app.store.put(item, shared::store::Cond::NotExists).await.unwrap();

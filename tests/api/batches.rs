@@ -192,7 +192,7 @@ both_stores_with! { super::settings();
         // Straight into the inner store's bytes, without an event (the memory/S3 blob put
         // would notify; the planner would then run): write through the store port only.
         let account: shared::model::account::Account = shared::repo::get(app.store.as_ref(), &shared::keys::account(&a)).await.unwrap().unwrap().value;
-        let mut b = shared::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "5b0c6c3e-1111-4222-8333-944445555666", &key, "bucket");
+        let mut b = shared::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "5b0c6c3e-1111-4222-8333-944445555666", &key, shared::model::enums::BatchSource::Bucket);
         b.status = shared::model::audience::PROCESSING;
         b.day = "1999-01-01".into();
         b.total_bytes = len;
@@ -217,7 +217,7 @@ both_stores_with! { super::settings();
         // An earlier batch still running (as a worker leaves it between chunks).
         let a = app.a.id.clone();
         let account: shared::model::account::Account = shared::repo::get(app.store.as_ref(), &shared::keys::account(&a)).await.unwrap().unwrap().value;
-        let mut first = shared::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "0b0c6c3e-1111-4222-8333-944445555666", "audience/x/y/z.csv", "bucket");
+        let mut first = shared::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "0b0c6c3e-1111-4222-8333-944445555666", "audience/x/y/z.csv", shared::model::enums::BatchSource::Bucket);
         first.status = shared::model::audience::PROCESSING;
         first.day = "1999-01-01".into();
         first.total_bytes = 10;

@@ -100,7 +100,7 @@ async fn every_event_file_runs_through_its_function() {
         size: Some(5),
         content_type: Some("video/mp4".into()),
         object_key: Some(shared::model::asset::Asset::object_key("demo-alpha", &asset_id, "spring.mp4")),
-        ..shared::model::asset::Asset::new(&asset_id, "spring.mp4", "upload", chrono::Utc::now())
+        ..shared::model::asset::Asset::new(&asset_id, "spring.mp4", shared::model::enums::AssetSource::Upload, chrono::Utc::now())
     };
     store
         .put(

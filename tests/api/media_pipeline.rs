@@ -121,7 +121,7 @@ both_stores! {
         let asset = shared::model::asset::Asset {
             download_uri: Some("https://cdn.example/late.mp4".into()),
             expires: Some(now + chrono::Duration::hours(24)),
-            ..shared::model::asset::Asset::new(&uuid::Uuid::new_v4().to_string(), "late.mp4", "url", now)
+            ..shared::model::asset::Asset::new(&uuid::Uuid::new_v4().to_string(), "late.mp4", shared::model::enums::AssetSource::Url, now)
         };
         shared::repo::assets::create(app.store.as_ref(), &app.a.id, &asset).await.unwrap();
         standard_ad(&app, &goal, &asset.id, "standard").await;

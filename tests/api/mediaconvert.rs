@@ -88,7 +88,7 @@ async fn transcoding_asset(app: &TestApp, id: &str) -> Asset {
         object_key: Some(Asset::object_key(&app.a.id, id, "master.mov")),
         linked: true,
         probe: Some(master_probe()),
-        ..Asset::new(id, "master.mov", "url", now)
+        ..Asset::new(id, "master.mov", shared::model::enums::AssetSource::Url, now)
     };
     shared::repo::assets::create(app.store.as_ref(), &app.a.id, &a).await.unwrap();
     a

@@ -118,7 +118,7 @@ fn view<'a>(st: &AppState, x: &'a Asset) -> AssetView<'a> {
         id: &x.id,
         name: &x.name,
         status: x.status,
-        source: &x.source,
+        source: x.source,
         linked: x.linked,
         download_uri: x.download_uri.as_deref(),
         failure_reason: x.failure_reason.as_deref(),
@@ -228,7 +228,7 @@ pub struct AssetView<'a> {
     pub name: &'a str,
     pub status: asset::AssetStatus,
     /// `url` (downloaded by the service) or `upload`.
-    pub source: &'a str,
+    pub source: crate::model::enums::AssetSource,
     /// An ad links it (then it never expires).
     pub linked: bool,
     #[serde(skip_serializing_if = "Option::is_none")]

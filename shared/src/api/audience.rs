@@ -133,7 +133,7 @@ pub struct BatchListItem<'a> {
     pub provider_id: &'a str,
     pub created: String,
     /// `api` or `bucket`.
-    pub source: &'a str,
+    pub source: crate::model::enums::BatchSource,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -359,7 +359,7 @@ async fn list_batches(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): Ra
                 progress,
                 provider_id: &b.provider_id,
                 created: b.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-                source: &b.source,
+                source: b.source,
             }
         })
         .collect();

@@ -15,7 +15,7 @@ use crate::api::{
 };
 use crate::ids::new_id;
 use crate::model::campaign::{parse_bean, Campaign};
-use crate::model::enums::CampaignStatus;
+use crate::model::enums::{CampaignState, CampaignStatus};
 use crate::model::notification::write_map;
 use crate::repo;
 use crate::state::AppState;
@@ -66,7 +66,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody
 #[derive(Default)]
 struct ListFilter {
     status: Option<CampaignStatus>,
-    state: Option<String>,
+    state: Option<CampaignState>,
 }
 
 fn list_filter(pairs: &[(String, String)]) -> AppResult<ListFilter> {
@@ -86,8 +86,8 @@ fn list_filter(pairs: &[(String, String)]) -> AppResult<ListFilter> {
     }
     if let Some(s) = single(pairs, "state")? {
         let s = s.to_ascii_lowercase();
-        if ["archived", "disabled", "enabled"].contains(&s.as_str()) {
-            f.state = Some(s);
+        if let Some(state) = CampaignState::parse(&s) {
+            f.state = Some(state);
         } else {
             errors.push(FieldError::new(
                 "state",
@@ -119,7 +119,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
         .into_iter()
         .filter(|c| c.deleted_at.is_none())
         .filter(|c| match &f.state {
-            Some(s) => c.state() == s,
+            Some(s) => c.state() == *s,
             None => !c.is_archived(),
         })
         .filter(|c| f.status.is_none_or(|s| c.status(now) == s))

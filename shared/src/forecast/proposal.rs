@@ -60,7 +60,7 @@ pub fn add_campaign(input: &mut Input, f: &CampaignForecast, templates: &HashMap
             object_key: Some("forecast/pause.png".into()),
             linked: true,
             still: Some(crate::model::asset::Still { key: "forecast/pause.jpg".into(), width: 640, height: 360 }),
-            ..Asset::new(PAUSE_ASSET, "pause.png", "forecast", now)
+            ..Asset::new(PAUSE_ASSET, "pause.png", crate::model::enums::AssetSource::Forecast, now)
         },
     );
     let mut ids = Vec::new();

@@ -3,6 +3,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::enums::AssetSource;
+
 pub const VIDEO_EXTENSIONS: &[&str] = &["mp4", "m4v", "mov", "webm", "mkv", "avi", "wmv", "flv", "mpg", "mpeg", "ts", "3gp"];
 
 pub use super::enums::AssetStatus;
@@ -19,7 +21,7 @@ pub struct Asset {
     pub id: String,
     pub name: String,
     /// `url` or `upload`.
-    pub source: String,
+    pub source: AssetSource,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub download_uri: Option<String>,
     pub status: AssetStatus,
@@ -127,11 +129,11 @@ impl Probe {
 impl Asset {
     /// A new asset record: PENDING, nothing arrived yet, not linked, not expiring (the
     /// caller sets what it knows).
-    pub fn new(id: &str, name: &str, source: &str, now: DateTime<Utc>) -> Asset {
+    pub fn new(id: &str, name: &str, source: AssetSource, now: DateTime<Utc>) -> Asset {
         Asset {
             id: id.to_string(),
             name: name.to_string(),
-            source: source.to_string(),
+            source,
             download_uri: None,
             status: AssetStatus::Pending,
             failure_reason: None,

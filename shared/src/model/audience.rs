@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::account::AudienceProvider;
+use super::enums::BatchSource;
 
 pub use super::enums::BatchStatus;
 pub const UPLOADED: BatchStatus = BatchStatus::Uploaded;
@@ -60,7 +61,7 @@ pub struct Batch {
     /// The day (account time zone) whose one-batch slot this batch holds.
     pub day: String,
     /// `api` or `bucket`.
-    pub source: String,
+    pub source: BatchSource,
     #[serde(default)]
     pub total_bytes: u64,
     #[serde(default)]
@@ -87,7 +88,14 @@ pub struct Batch {
 impl Batch {
     /// A new batch of `provider`, UPLOADED at `now`; it counts against the account's local
     /// day (one batch a provider a day).
-    pub fn new(account: &super::account::Account, provider: &str, id: &str, object_key: &str, source: &str, now: DateTime<Utc>) -> Batch {
+    pub fn new(
+        account: &super::account::Account,
+        provider: &str,
+        id: &str,
+        object_key: &str,
+        source: BatchSource,
+        now: DateTime<Utc>,
+    ) -> Batch {
         Batch {
             id: id.to_string(),
             account_id: account.id.clone(),
@@ -96,7 +104,7 @@ impl Batch {
             status: UPLOADED,
             created: now,
             day: now.with_timezone(account.tz()).format("%Y-%m-%d").to_string(),
-            source: source.into(),
+            source,
             total_bytes: 0,
             chunks: vec![],
             chunks_done: 0,
@@ -484,7 +492,7 @@ mod tests {
             status: UPLOADED,
             created: Utc::now(),
             day: "2026-01-01".into(),
-            source: "api".into(),
+            source: BatchSource::Api,
             total_bytes: 200,
             chunks: vec![],
             chunks_done: 0,

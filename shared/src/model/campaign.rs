@@ -4,7 +4,7 @@ use crate::rule::Rule;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::enums::{CampaignGoalType, CampaignStatus};
+use super::enums::{CampaignGoalType, CampaignState, CampaignStatus};
 
 use super::account::Account;
 use super::common::*;
@@ -305,7 +305,7 @@ impl Campaign {
     }
 
     /// `enabled`, `disabled` or `archived` (the `state` filter).
-    pub fn state(&self) -> &'static str {
+    pub fn state(&self) -> CampaignState {
         state_of(self.is_archived(), self.enabled)
     }
 
@@ -344,13 +344,13 @@ impl Campaign {
 
 /// A campaign's state for the `/v3` `campaign.state` filter: `archived` once archived,
 /// else `enabled` or `disabled` (the one rule the records and the light list rows use).
-pub fn state_of(archived: bool, enabled: bool) -> &'static str {
+pub fn state_of(archived: bool, enabled: bool) -> CampaignState {
     if archived {
-        "archived"
+        CampaignState::Archived
     } else if enabled {
-        "enabled"
+        CampaignState::Enabled
     } else {
-        "disabled"
+        CampaignState::Disabled
     }
 }
 
@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(c.status(now).as_str(), "UPCOMING");
         c.archived_at = Some(now);
         assert_eq!(c.status(now).as_str(), "ARCHIVED");
-        assert_eq!(c.state(), "archived");
+        assert_eq!(c.state(), CampaignState::Archived);
     }
 
     #[test]

@@ -465,6 +465,37 @@ wire_enum! {
     }
 }
 
+wire_enum! {
+    /// A campaign's state for the `/v3` `campaign.state` filter and its objects.
+    CampaignState { Enabled = "enabled", Disabled = "disabled", Archived = "archived" }
+}
+
+wire_enum! {
+    /// The order of a sorted `/v3` list.
+    SortOrder { Ascending = "ascending", Descending = "descending" }
+}
+
+wire_enum! {
+    /// How bad a notification is.
+    NotificationLevel { Info = "INFO", Warning = "WARNING" }
+}
+
+wire_enum! {
+    /// What a notification concerns or relates to.
+    NotificationSubject { Campaign = "CAMPAIGN", Goal = "GOAL" }
+}
+
+wire_enum! {
+    /// How an asset's file arrived: downloaded from a URL, uploaded in the request, or the
+    /// forecast's own stand-in (never stored).
+    AssetSource { Url = "url", Upload = "upload", Forecast = "forecast" }
+}
+
+wire_enum! {
+    /// How an audience batch's file arrived: through the API, or dropped in the bucket.
+    BatchSource { Api = "api", Bucket = "bucket" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,6 +516,12 @@ mod tests {
     fn every_enum_reads_and_writes_the_seed_strings() {
         round_trip(Counter::ALL);
         round_trip(ResponseTypeName::ALL);
+        round_trip(CampaignState::ALL);
+        round_trip(SortOrder::ALL);
+        round_trip(NotificationLevel::ALL);
+        round_trip(NotificationSubject::ALL);
+        round_trip(AssetSource::ALL);
+        round_trip(BatchSource::ALL);
         round_trip(Metric::ALL);
         round_trip(RuleType::ALL);
         round_trip(VariableType::ALL);

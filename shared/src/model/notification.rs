@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 
 use super::campaign::Campaign;
+use super::enums::{NotificationLevel, NotificationSubject};
 use crate::xml::XmlOut;
 
 /// What delivery says of a goal now (its pace record in the account's snapshot).
@@ -54,11 +55,11 @@ pub struct GoalSummary {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     pub concerned_id: String,
-    pub concerned_type: &'static str,
-    pub level: &'static str,
+    pub concerned_type: NotificationSubject,
+    pub level: NotificationLevel,
     pub message: String,
     pub related_id: String,
-    pub related_type: &'static str,
+    pub related_type: NotificationSubject,
 }
 
 pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) -> Vec<Notification> {
@@ -68,36 +69,39 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
     }
     let on_campaign = |level, message: String| Notification {
         concerned_id: c.id.clone(),
-        concerned_type: "CAMPAIGN",
+        concerned_type: NotificationSubject::Campaign,
         level,
         message,
         related_id: c.id.clone(),
-        related_type: "CAMPAIGN",
+        related_type: NotificationSubject::Campaign,
     };
     if goals.is_empty() {
-        out.push(on_campaign("WARNING", "Campaign has no goals; it cannot deliver until a goal with an ad is added.".into()));
+        out.push(on_campaign(
+            NotificationLevel::Warning,
+            "Campaign has no goals; it cannot deliver until a goal with an ad is added.".into(),
+        ));
         return out;
     }
     let live: Vec<&GoalSummary> = goals.iter().filter(|g| g.end.is_none_or(|e| e > now)).collect();
     if !c.enabled && !live.is_empty() {
-        out.push(on_campaign("WARNING", "Campaign is disabled; its goals will not deliver until it is enabled.".into()));
+        out.push(on_campaign(NotificationLevel::Warning, "Campaign is disabled; its goals will not deliver until it is enabled.".into()));
     }
     // Enabled, with live goals that have ads, none of which can serve.
     let with_ads: Vec<&&GoalSummary> = live.iter().filter(|g| g.ads_total > 0).collect();
     if c.enabled && !with_ads.is_empty() && with_ads.iter().all(|g| g.delivery.as_ref().is_some_and(|d| d.servable_ads == 0)) {
         out.push(on_campaign(
-            "WARNING",
+            NotificationLevel::Warning,
             "No goal of the campaign has an ad that can serve (enabled, with playable media): it delivers nothing.".into(),
         ));
     }
     for g in goals {
         let on_goal = |level, message: String| Notification {
             concerned_id: g.id.clone(),
-            concerned_type: "GOAL",
+            concerned_type: NotificationSubject::Goal,
             level,
             message,
             related_id: c.id.clone(),
-            related_type: "CAMPAIGN",
+            related_type: NotificationSubject::Campaign,
         };
         let ended = g.end.is_some_and(|e| e <= now);
         let d = g.delivery.as_ref();
@@ -107,7 +111,7 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
             let when = g.end.map(|e| e.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default();
             match d.and_then(|d| Some((d, d.target?))) {
                 Some((d, t)) if (d.delivered as f64) < t => out.push(on_goal(
-                    "WARNING",
+                    NotificationLevel::Warning,
                     format!(
                         "Goal '{}' ended at {when} under-delivered: {}, short by {}.",
                         g.name,
@@ -115,8 +119,10 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
                         (t - d.delivered as f64).round()
                     ),
                 )),
-                Some((d, t)) => out.push(on_goal("INFO", format!("Goal '{}' ended at {when}: delivered {}.", g.name, of_target(d, t)))),
-                None => out.push(on_goal("INFO", format!("Goal '{}' ended at {when}.", g.name))),
+                Some((d, t)) => {
+                    out.push(on_goal(NotificationLevel::Info, format!("Goal '{}' ended at {when}: delivered {}.", g.name, of_target(d, t))))
+                }
+                None => out.push(on_goal(NotificationLevel::Info, format!("Goal '{}' ended at {when}.", g.name))),
             }
             continue;
         }
@@ -124,13 +130,13 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
             let started = g.start.is_none_or(|s| s <= now);
             match (d.target, d.cap_reached) {
                 (Some(t), _) if d.delivered as f64 >= t => out
-                    .push(on_goal("INFO", format!("Goal '{}' has delivered its target ({}); it serves no more.", g.name, of_target(d, t)))),
+                    .push(on_goal(NotificationLevel::Info, format!("Goal '{}' has delivered its target ({}); it serves no more.", g.name, of_target(d, t)))),
                 (_, Some(cap)) => out.push(on_goal(
-                    "INFO",
+                    NotificationLevel::Info,
                     format!("Goal '{}' reached its {cap}; it serves again when the cap's period turns (account time zone).", g.name),
                 )),
                 _ if d.ahead_of_plan => out.push(on_goal(
-                    "INFO",
+                    NotificationLevel::Info,
                     format!(
                         "Goal '{}' is ahead of its plan (delivered {}, plan within the hour {}); pacing holds it back until the plan catches up.",
                         g.name,
@@ -141,7 +147,7 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
                 (Some(t), None) if started && d.elapsed >= SHORTFALL_AFTER_ELAPSED => {
                     if let Some(p) = d.projected.filter(|p| *p < SHORTFALL_BELOW * t) {
                         out.push(on_goal(
-                            "WARNING",
+                            NotificationLevel::Warning,
                             format!(
                                 "Goal '{}' is projected to deliver {} of its target {} by its end ({:.0} %): a shortfall of {}{}.",
                                 g.name,
@@ -158,12 +164,12 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
             }
         }
         if g.ads_total == 0 {
-            out.push(on_goal("WARNING", format!("Goal '{}' has no ads; it cannot deliver.", g.name)));
+            out.push(on_goal(NotificationLevel::Warning, format!("Goal '{}' has no ads; it cannot deliver.", g.name)));
         } else if g.ads_enabled == 0 {
-            out.push(on_goal("WARNING", format!("Goal '{}' has ads but none is enabled.", g.name)));
+            out.push(on_goal(NotificationLevel::Warning, format!("Goal '{}' has ads but none is enabled.", g.name)));
         }
         for (ad, why) in &g.ads_without_media {
-            out.push(on_goal("WARNING", format!("Ad '{ad}' of goal '{}' is not served: {why}.", g.name)));
+            out.push(on_goal(NotificationLevel::Warning, format!("Ad '{ad}' of goal '{}' is not served: {why}.", g.name)));
         }
     }
     out
@@ -219,7 +225,7 @@ mod tests {
         g.ads_without_media = vec![("Spot".into(), "waiting for its media: the renditions are being made".into())];
         let n = notifications(&campaign(true), &[g], now);
         assert_eq!(n.len(), 1);
-        assert_eq!((n[0].concerned_id.as_str(), n[0].level), ("g1", "WARNING"));
+        assert_eq!((n[0].concerned_id.as_str(), n[0].level), ("g1", NotificationLevel::Warning));
         assert_eq!(n[0].message, "Ad 'Spot' of goal 'G1' is not served: waiting for its media: the renditions are being made.");
     }
 
@@ -228,7 +234,7 @@ mod tests {
         let now = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();
         let n = notifications(&campaign(true), &[], now);
         assert_eq!(n.len(), 1);
-        assert_eq!((n[0].concerned_type, n[0].level), ("CAMPAIGN", "WARNING"));
+        assert_eq!((n[0].concerned_type, n[0].level), (NotificationSubject::Campaign, NotificationLevel::Warning));
         assert!(n[0].message.contains("no goals"));
     }
 
@@ -237,10 +243,18 @@ mod tests {
         let now = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();
         let goals = [goal("g1", 5, 0, 0, now), goal("g2", 5, 2, 0, now), goal("g3", -1, 0, 0, now), goal("g4", 5, 1, 1, now)];
         let n = notifications(&campaign(true), &goals, now);
-        let got: Vec<(&str, &str, &str)> = n.iter().map(|x| (x.concerned_id.as_str(), x.concerned_type, x.level)).collect();
-        assert_eq!(got, vec![("g1", "GOAL", "WARNING"), ("g2", "GOAL", "WARNING"), ("g3", "GOAL", "INFO")]);
+        let got: Vec<(&str, NotificationSubject, NotificationLevel)> =
+            n.iter().map(|x| (x.concerned_id.as_str(), x.concerned_type, x.level)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("g1", NotificationSubject::Goal, NotificationLevel::Warning),
+                ("g2", NotificationSubject::Goal, NotificationLevel::Warning),
+                ("g3", NotificationSubject::Goal, NotificationLevel::Info)
+            ]
+        );
         assert!(n[0].message.contains("no ads") && n[1].message.contains("none is enabled") && n[2].message.contains("ended"));
-        assert!(n.iter().all(|x| x.related_id == "c1" && x.related_type == "CAMPAIGN"));
+        assert!(n.iter().all(|x| x.related_id == "c1" && x.related_type == NotificationSubject::Campaign));
     }
 
     #[test]
@@ -282,10 +296,17 @@ mod tests {
             with("met", -1, delivering(1000.0, 1000, 1.0)),
         ];
         let n = notifications(&campaign(true), &goals, now);
-        let got: Vec<(&str, &str)> = n.iter().map(|x| (x.concerned_id.as_str(), x.level)).collect();
+        let got: Vec<(&str, NotificationLevel)> = n.iter().map(|x| (x.concerned_id.as_str(), x.level)).collect();
         assert_eq!(
             got,
-            vec![("short", "WARNING"), ("done", "INFO"), ("capped", "INFO"), ("ahead", "INFO"), ("under", "WARNING"), ("met", "INFO")],
+            vec![
+                ("short", NotificationLevel::Warning),
+                ("done", NotificationLevel::Info),
+                ("capped", NotificationLevel::Info),
+                ("ahead", NotificationLevel::Info),
+                ("under", NotificationLevel::Warning),
+                ("met", NotificationLevel::Info)
+            ],
             "{n:?}"
         );
         assert!(
@@ -305,7 +326,7 @@ mod tests {
         let none = GoalDelivery { servable_ads: 0, ..GoalDelivery::default() };
         let goals = [GoalSummary { delivery: Some(none), ..goal("g1", 5, 1, 1, now) }];
         let n = notifications(&campaign(true), &goals, now);
-        assert_eq!((n[0].concerned_type, n[0].level), ("CAMPAIGN", "WARNING"));
+        assert_eq!((n[0].concerned_type, n[0].level), (NotificationSubject::Campaign, NotificationLevel::Warning));
         assert!(n[0].message.contains("No goal of the campaign has an ad that can serve"));
     }
 }

@@ -29,7 +29,6 @@ pub fn enums() -> Vec<(&'static str, &'static str, Vec<String>)> {
         ("InspectedBreak", "format", formats),
         ("InspectedGoal", "outcome", strs(&["SERVED", "LOST", "EXCLUDED", "NO_AD_OF_FORMAT", "NO_AD_FITS"])),
         ("InspectedNotServing", "type", strs(&["campaign", "goal", "ad"])),
-        ("CampaignOut", "state", strs(&["enabled", "disabled", "archived"])),
         ("GoalOut", "type", GoalType::ALL.iter().map(|t| crate::api::queries::goal_type_v3(t.as_str())).collect()),
         ("GoalOut", "goalMode", strs(&["normal", "sponsor"])),
         ("PricingOut", "pricingModel", PricingModel::ALL.iter().map(|p| p.as_str().to_lowercase()).collect()),

@@ -6,6 +6,7 @@ use super::{UseCaseError, UseCaseResult};
 use crate::ids::new_id;
 use crate::jobs::AssetJob;
 use crate::model::asset::{self, content_type_for, Asset};
+use crate::model::enums::AssetSource;
 use crate::queue::QueueName;
 use crate::repo;
 use crate::state::AppState;
@@ -18,7 +19,7 @@ pub enum CreateAsset {
     Upload { name: String, bytes: Vec<u8> },
 }
 
-fn new_asset(st: &AppState, id: &str, name: String, source: &str) -> Asset {
+fn new_asset(st: &AppState, id: &str, name: String, source: AssetSource) -> Asset {
     let now = st.clock.now();
     Asset { expires: Some(now + st.settings.asset_expiry), ..Asset::new(id, &name, source, now) }
 }
@@ -28,7 +29,7 @@ pub async fn create(st: &AppState, account: &str, cmd: CreateAsset) -> UseCaseRe
     let id = new_id();
     match cmd {
         CreateAsset::FromUrl { name, uri } => {
-            let mut asset = new_asset(st, &id, name, "url");
+            let mut asset = new_asset(st, &id, name, AssetSource::Url);
             asset.download_uri = Some(uri);
             repo::assets::create(st.store.as_ref(), account, &asset).await?;
             queue_arrival(st, account, &id).await?;
@@ -41,7 +42,7 @@ pub async fn create(st: &AppState, account: &str, cmd: CreateAsset) -> UseCaseRe
             let size = bytes.len() as u64;
             st.blobs.put_bytes(&key, bytes, ct).await?;
             // Stored, then probed by the asset worker (PENDING until then).
-            let mut asset = new_asset(st, &id, name, "upload");
+            let mut asset = new_asset(st, &id, name, AssetSource::Upload);
             asset.size = Some(size);
             asset.content_type = Some(ct.into());
             asset.object_key = Some(key);

@@ -8,7 +8,7 @@ use super::{UseCaseError, UseCaseResult};
 use crate::jobs::audience::{api_object_key, PlanJob, PlanMessage};
 use crate::model::account::{Account, AudienceProvider};
 use crate::model::audience::Batch;
-use crate::model::enums::BatchStatus;
+use crate::model::enums::{BatchSource, BatchStatus};
 use crate::queue::QueueName;
 use crate::repo;
 use crate::repo::audience::{Cancelled, Created};
@@ -40,7 +40,7 @@ pub async fn provider_for_upload(st: &AppState, account: &Account, provider_id: 
 pub async fn upload(st: &AppState, a: &Account, provider: &AudienceProvider, body: Bytes) -> UseCaseResult<Uploaded> {
     let id = crate::ids::new_id();
     let key = api_object_key(&a.id, &provider.id, &id);
-    let batch = Batch::new(a, &provider.id, &id, &key, "api", st.clock.now());
+    let batch = Batch::new(a, &provider.id, &id, &key, BatchSource::Api, st.clock.now());
     match repo::audience::create(st.store.as_ref(), &batch).await? {
         Created::New(_) => {}
         Created::SlotTaken(other) => return Ok(Uploaded::SlotTaken { other, day: batch.day, provider: provider.id.clone() }),

@@ -2,17 +2,17 @@
 //! expansions, metrics and projections (`params` reads the query string, `rows` filters
 //! and sorts, `render` writes the wire shapes), and the VAST URL export (`vast`).
 
-use crate::rule::Rule;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Json;
 
 use crate::api::error::AppError;
-use crate::api::error::{AppResult, FieldError};
+use crate::api::error::AppResult;
 use crate::api::Auth;
 use crate::model::ad::Ad;
 use crate::model::campaign::Campaign;
+use crate::model::enums::{CampaignState, SortOrder};
 use crate::model::goal::Goal;
 use crate::repo;
 use crate::state::AppState;
@@ -97,7 +97,7 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
         started_after: p.date("campaigns.started.after"),
         ended_before: p.date("campaigns.ended.before"),
         ended_after: p.date("campaigns.ended.after"),
-        states: p.values_in("campaign.state", &["enabled", "disabled", "archived"]),
+        states: p.enums::<CampaignState>("campaign.state"),
         name: p.one("campaign.name").map(|n| n.to_lowercase()),
         ids: p.all("ids"),
     };
@@ -165,16 +165,8 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
         ],
     )?;
     let o = goal_opts(&mut p);
-    let sorting = p.one("sorting").unwrap_or_else(|| "goalName".into());
-    let sorting = Sorting::parse(&sorting).unwrap_or_else(|| {
-        let allowed = Sorting::NAMES.join(", ");
-        p.errors.push(FieldError::new("sorting", Rule::Enum, format!("sorting must be one of {allowed} (got {sorting:?})")));
-        Sorting::GoalName
-    });
-    let order = p.one("sortingOrder").unwrap_or_else(|| "ascending".into());
-    if order != "ascending" && order != "descending" {
-        p.errors.push(FieldError::new("sortingOrder", Rule::Enum, format!("sortingOrder must be ascending or descending (got {order:?})")));
-    }
+    let sorting = p.one_enum("sorting", Sorting::GoalName);
+    let order = p.one_enum("sortingOrder", SortOrder::Ascending);
     let f = GoalFilter {
         started_before: p.date("goals.started.before"),
         started_after: p.date("goals.started.after"),
@@ -182,11 +174,11 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
         ended_after: p.date("goals.ended.after"),
         goal_name: p.one("goal.name").map(|n| n.to_lowercase()),
         campaign_name: p.one("campaign.name").map(|n| n.to_lowercase()),
-        states: p.values_in("campaign.state", &["enabled", "disabled", "archived"]),
+        states: p.enums::<CampaignState>("campaign.state"),
         include_deleted_goals: p.flag("includeDeletedGoals"),
         include_deleted_campaigns: p.flag("includeDeletedCampaigns"),
         sorting,
-        descending: order == "descending",
+        descending: order == SortOrder::Descending,
         global_priority: a.global_priority,
     };
     let campaign_id = p.one("campaign.id");

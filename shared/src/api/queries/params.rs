@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 
 use crate::api::error::{AppError, AppResult, FieldError};
 use crate::api::{paging, query_pairs, single};
-use crate::model::enums::Metric;
+use crate::model::enums::{Metric, WireEnum};
 
 pub fn href(kind: &str, id: &str) -> String {
     format!("/v3/{kind}/{id}")
@@ -59,6 +59,33 @@ impl Params {
         }
         vals
     }
+    /// The values of a closed set (repeatable or comma-separated); each one of its names.
+    pub fn enums<T: WireEnum>(&mut self, name: &str) -> Vec<T> {
+        let mut out = Vec::new();
+        for v in self.all(name) {
+            match T::parse(&v) {
+                Some(t) => out.push(t),
+                None => self.errors.push(FieldError::new(
+                    name,
+                    Rule::Enum,
+                    format!("{name} must be one of {} (got {v:?})", T::NAMES.join(", ")),
+                )),
+            }
+        }
+        out
+    }
+
+    /// The one value of a closed set, or `default` when absent.
+    pub fn one_enum<T: WireEnum>(&mut self, name: &str, default: T) -> T {
+        match self.one(name) {
+            None => default,
+            Some(v) => T::parse(&v).unwrap_or_else(|| {
+                self.errors.push(FieldError::new(name, Rule::Enum, format!("{name} must be one of {} (got {v:?})", T::NAMES.join(", "))));
+                default
+            }),
+        }
+    }
+
     pub fn date(&mut self, name: &str) -> Option<DateTime<Utc>> {
         let v = self.one(name)?;
         match DateTime::parse_from_rfc3339(&v) {

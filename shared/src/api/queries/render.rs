@@ -322,7 +322,7 @@ pub(super) struct CampaignOut<'a> {
     agency: Option<IdOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     brand: Option<IdOut<'a>>,
-    state: &'static str,
+    state: crate::model::enums::CampaignState,
     ignore_global_external_trackers: bool,
     included_in_forecast: bool,
     exclusive: bool,

@@ -1,6 +1,7 @@
 //! What the /v3 lists filter and sort on: light rows decoded from the stored records
 //! (without their child lists), the filters, and the sort orders, as pure functions.
 
+use crate::wire_enum::wire_enum;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -29,7 +30,7 @@ pub struct CampaignRow<'a> {
 }
 
 impl CampaignRow<'_> {
-    pub fn state(&self) -> &'static str {
+    pub fn state(&self) -> crate::model::enums::CampaignState {
         crate::model::campaign::state_of(self.archived_at.is_some(), self.enabled)
     }
 }
@@ -69,7 +70,7 @@ enum SortKey {
 #[derive(Debug, Default)]
 pub struct CampaignFilter {
     pub include_deleted: bool,
-    pub states: Vec<String>,
+    pub states: Vec<crate::model::enums::CampaignState>,
     /// Lower-case substring of the name.
     pub name: Option<String>,
     pub ids: Vec<String>,
@@ -85,7 +86,7 @@ pub fn select_campaigns(rows: &[CampaignRow], f: &CampaignFilter) -> Vec<usize> 
         .iter()
         .enumerate()
         .filter(|(_, c)| f.include_deleted || c.deleted_at.is_none())
-        .filter(|(_, c)| f.states.is_empty() || f.states.iter().any(|s| s == c.state()))
+        .filter(|(_, c)| f.states.is_empty() || f.states.contains(&c.state()))
         .filter(|(_, c)| f.name.as_ref().is_none_or(|n| c.name.to_lowercase().contains(n)))
         .filter(|(_, c)| f.ids.is_empty() || f.ids.iter().any(|i| i == &c.id))
         .filter(|(_, c)| {
@@ -101,32 +102,16 @@ pub fn select_campaigns(rows: &[CampaignRow], f: &CampaignFilter) -> Vec<usize> 
     picked.into_iter().map(|(i, _)| i).collect()
 }
 
-/// The sort orders of `GET /v3/goals` (`sorting`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sorting {
-    Priority,
-    Type,
-    Booked,
-    Start,
-    End,
-    GoalName,
-    CampaignName,
-}
-
-impl Sorting {
-    pub const NAMES: &'static [&'static str] = &["priority", "type", "booked", "start", "end", "goalName", "campaignName"];
-
-    pub fn parse(s: &str) -> Option<Sorting> {
-        Some(match s {
-            "priority" => Sorting::Priority,
-            "type" => Sorting::Type,
-            "booked" => Sorting::Booked,
-            "start" => Sorting::Start,
-            "end" => Sorting::End,
-            "goalName" => Sorting::GoalName,
-            "campaignName" => Sorting::CampaignName,
-            _ => return None,
-        })
+wire_enum! {
+    /// The order of `GET /v3/goals` (`sorting=`).
+    Sorting {
+        Priority = "priority",
+        Type = "type",
+        Booked = "booked",
+        Start = "start",
+        End = "end",
+        GoalName = "goalName",
+        CampaignName = "campaignName",
     }
 }
 
@@ -135,7 +120,7 @@ impl Sorting {
 pub struct GoalFilter {
     pub include_deleted_goals: bool,
     pub include_deleted_campaigns: bool,
-    pub states: Vec<String>,
+    pub states: Vec<crate::model::enums::CampaignState>,
     /// Lower-case substrings of the goal's and the campaign's names.
     pub goal_name: Option<String>,
     pub campaign_name: Option<String>,
@@ -171,7 +156,7 @@ pub fn select_goals(goals: &[GoalRow], campaigns: &[CampaignRow], f: &GoalFilter
             let (g, c) = (&goals[*gi], &campaigns[*ci]);
             (f.include_deleted_goals || g.deleted_at.is_none())
                 && (f.include_deleted_campaigns || c.deleted_at.is_none())
-                && (f.states.is_empty() || f.states.iter().any(|s| s == c.state()))
+                && (f.states.is_empty() || f.states.contains(&c.state()))
                 && f.goal_name.as_ref().is_none_or(|n| g.name.as_deref().unwrap_or("").to_lowercase().contains(n))
                 && f.campaign_name.as_ref().is_none_or(|n| c.name.to_lowercase().contains(n))
                 && f.started_before.is_none_or(|d| g.start < d)
@@ -235,9 +220,17 @@ mod tests {
         let rows = campaigns();
         let all = select_campaigns(&rows, &CampaignFilter::default());
         assert_eq!(ids(&rows, &all, |c| &c.id), ["c2", "c3", "c1"], "deleted left out; case-insensitive name, then id");
-        let f = CampaignFilter { include_deleted: true, states: vec!["enabled".into()], ..CampaignFilter::default() };
+        let f = CampaignFilter {
+            include_deleted: true,
+            states: vec![crate::model::enums::CampaignState::Enabled],
+            ..CampaignFilter::default()
+        };
         assert_eq!(ids(&rows, &select_campaigns(&rows, &f), |c| &c.id), ["c1", "c4"]);
-        let f = CampaignFilter { name: Some("alp".into()), states: vec!["archived".into()], ..CampaignFilter::default() };
+        let f = CampaignFilter {
+            name: Some("alp".into()),
+            states: vec![crate::model::enums::CampaignState::Archived],
+            ..CampaignFilter::default()
+        };
         assert_eq!(ids(&rows, &select_campaigns(&rows, &f), |c| &c.id), ["c3"]);
         let d = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
         let f = CampaignFilter { started_after: Some(d("2029-12-31T00:00:00Z")), ..CampaignFilter::default() };
@@ -288,7 +281,7 @@ mod tests {
         f.goal_name = Some("ze".into());
         assert_eq!(select_goals(&g, &c, &f), vec![(0, 0)]);
         let mut f = filter(Sorting::GoalName, false);
-        f.states = vec!["disabled".into()];
+        f.states = vec![crate::model::enums::CampaignState::Disabled];
         assert_eq!(select_goals(&g, &c, &f), vec![(1, 1)]);
     }
 }

@@ -12,7 +12,7 @@ use tokio::io::AsyncReadExt;
 
 use crate::keys;
 use crate::model::audience::{self as m, Batch, Catalog, Chunk, Lease, Row, Tally, Viewer};
-use crate::model::enums::BatchStatus;
+use crate::model::enums::{BatchSource, BatchStatus};
 use crate::queue::QueueName;
 use crate::repo::audience::Created;
 use crate::repo::{self, Versioned};
@@ -111,7 +111,7 @@ pub fn new_batch(
     provider: &str,
     id: &str,
     object_key: &str,
-    source: &str,
+    source: crate::model::enums::BatchSource,
 ) -> Batch {
     Batch::new(account, provider, id, object_key, source, st.clock.now())
 }
@@ -158,10 +158,10 @@ async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
             let id = dropped_batch_id(key, etag);
             match load_batch(st, &account.id, &id).await? {
                 Some(b) => b,
-                None => match create_batch(st, Batch::new(&account, provider_id, &id, key, "bucket", st.clock.now())).await? {
+                None => match create_batch(st, Batch::new(&account, provider_id, &id, key, BatchSource::Bucket, st.clock.now())).await? {
                     Created::New(b) => *b,
                     Created::SlotTaken(other) => {
-                        let mut b = Batch::new(&account, provider_id, &id, key, "bucket", st.clock.now());
+                        let mut b = Batch::new(&account, provider_id, &id, key, BatchSource::Bucket, st.clock.now());
                         b.status = m::CANCELLED;
                         b.message = Some(format!(
                             "audience provider {provider_id} already has batch {other} for {}; one batch file per provider per day",
