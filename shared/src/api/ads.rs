@@ -14,6 +14,7 @@ use crate::api::error::{AppResult, FieldError};
 use crate::api::{if_match, query_pairs, single, with_etag, Auth, JsonBody};
 use crate::ids::new_id;
 use crate::model::ad::{parse_patch, parse_write, Ad, AdInput, Tracker};
+use crate::model::enums::TrackerEvent;
 use crate::model::goal::Goal;
 use crate::repo;
 use crate::repo::reference::Kind;
@@ -30,12 +31,12 @@ pub fn router() -> super::Routes {
         .route("/v1/ads/{id}", get(get_one).delete(remove))
 }
 
-fn trackers(input: &[(String, String)], previous: &[Tracker]) -> Vec<Tracker> {
+fn trackers(input: &[(String, TrackerEvent)], previous: &[Tracker]) -> Vec<Tracker> {
     input
         .iter()
         .map(|(url, event)| {
-            let id = previous.iter().find(|t| &t.url == url && &t.event == event).map(|t| t.id.clone()).unwrap_or_else(new_id);
-            Tracker { id, url: url.clone(), event: event.clone() }
+            let id = previous.iter().find(|t| &t.url == url && t.event == *event).map(|t| t.id.clone()).unwrap_or_else(new_id);
+            Tracker { id, url: url.clone(), event: *event }
         })
         .collect()
 }

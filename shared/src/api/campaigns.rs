@@ -11,7 +11,7 @@ use crate::api::error::AppError;
 use crate::api::error::{AppResult, FieldError};
 use crate::api::{
     check_body_id, if_match, no_content, query_pairs, reject_id_on_create, single, text_response, with_etag, xml_response, Auth, Matrix,
-    XmlBody,
+    Selector, XmlBody,
 };
 use crate::ids::new_id;
 use crate::model::campaign::{parse_bean, Campaign};
@@ -36,7 +36,7 @@ pub fn router() -> super::Routes {
 }
 
 fn campaign_id(seg: &str) -> AppResult<String> {
-    Matrix::id_of(seg, "by_campaign_id", "/api/1.0/campaign")
+    Matrix::id_of(seg, Selector::ByCampaignId, "/api/1.0/campaign")
 }
 
 fn collection(list: &[Campaign], a: &crate::model::account::Account, now: DateTime<Utc>) -> String {

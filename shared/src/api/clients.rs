@@ -8,7 +8,8 @@ use axum::routing::get;
 use crate::api::error::AppError;
 use crate::api::error::AppResult;
 use crate::api::{
-    check_body_id, if_match, no_content, query_pairs, reject_id_on_create, text_response, with_etag, xml_response, Auth, Matrix, XmlBody,
+    check_body_id, if_match, no_content, query_pairs, reject_id_on_create, text_response, with_etag, xml_response, Auth, Matrix, Selector,
+    XmlBody,
 };
 use crate::ids::new_id;
 use crate::model::client::{parse_bean, Client};
@@ -60,22 +61,22 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, axum::extract::RawQuery
 #[utoipa::path(get, path = "/api/1.0/client/{seg}", tag = "clients", summary = "Read a client, or a campaign's clients", params(("seg" = String, Path, description = "by_client_id;id=<id> (one, with ETag) or by_campaign_id;id=<id> (its clients)")), responses((status = 200, description = "The client(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CLIENTS_OUT))))]
 async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
-    match m.name.as_str() {
-        "by_client_id" => {
+    match m.selector() {
+        Some(Selector::ByClientId) => {
             let c = repo::clients::load(st.store.as_ref(), &a.id, &m.id()?).await?;
             Ok(with_etag(xml_response(StatusCode::OK, collection(std::slice::from_ref(&c.value))), c.version()))
         }
-        "by_campaign_id" => {
+        Some(Selector::ByCampaignId) => {
             let campaign = repo::campaigns::load(st.store.as_ref(), &a.id, &m.id()?).await?.value;
             let clients = repo::clients::by_ids(st.store.as_ref(), &a.id, &campaign.client_ids()).await?;
             Ok(xml_response(StatusCode::OK, collection(&clients)))
         }
-        _ => Err(AppError::NoRoute(format!("/api/1.0/client/{seg}"))),
+        Some(Selector::ByContactId | Selector::ByGoalId) | None => Err(AppError::NoRoute(format!("/api/1.0/client/{seg}"))),
     }
 }
 
 fn client_id(seg: &str) -> AppResult<String> {
-    Matrix::id_of(seg, "by_client_id", "/api/1.0/client")
+    Matrix::id_of(seg, Selector::ByClientId, "/api/1.0/client")
 }
 
 #[utoipa::path(put, path = "/api/1.0/client/{seg}", tag = "clients", summary = "Update a client", params(("seg" = String, Path, description = "by_client_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CLIENT_IN)), responses((status = 204, description = "Done")))]

@@ -9,7 +9,8 @@ use axum::routing::{post, put};
 use crate::api::error::AppError;
 use crate::api::error::AppResult;
 use crate::api::{
-    check_body_id, if_match, no_content, reject_id_on_create, text_response, with_etag, xml_response, Auth, FormPairs, Matrix, XmlBody,
+    check_body_id, if_match, no_content, reject_id_on_create, text_response, with_etag, xml_response, Auth, FormPairs, Matrix, Selector,
+    XmlBody,
 };
 use crate::ids::new_id;
 use crate::model::contact::{parse_bean, Contact};
@@ -34,7 +35,7 @@ pub fn router() -> super::Routes {
 }
 
 fn contact_id(seg: &str) -> AppResult<String> {
-    Matrix::id_of(seg, "by_contact_id", "/api/1.0/contact")
+    Matrix::id_of(seg, Selector::ByContactId, "/api/1.0/contact")
 }
 
 #[utoipa::path(post, path = "/api/1.0/contact", tag = "contacts", summary = "Create a contact", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CONTACT_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
@@ -50,8 +51,8 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody
 #[utoipa::path(get, path = "/api/1.0/contact/{seg}", tag = "contacts", summary = "Read a contact, or a client's contacts", params(("seg" = String, Path, description = "by_contact_id;id=<id> or by_client_id;id=<id>")), responses((status = 200, description = "The contact(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CONTACTS_OUT))))]
 async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
-    match m.name.as_str() {
-        "by_contact_id" => {
+    match m.selector() {
+        Some(Selector::ByContactId) => {
             let c = repo::contacts::load(st.store.as_ref(), &a.id, &m.id()?).await?;
             let mut o = XmlOut::new();
             o.open("collection");
@@ -59,7 +60,7 @@ async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
             o.close("collection");
             Ok(with_etag(xml_response(StatusCode::OK, o.finish()), c.version()))
         }
-        "by_client_id" => {
+        Some(Selector::ByClientId) => {
             let client = repo::clients::load(st.store.as_ref(), &a.id, &m.id()?).await?.value;
             let mut list = repo::contacts::of_client(st.store.as_ref(), &a.id, &client.id).await?;
             list.sort_by(|x, y| x.first_name.to_lowercase().cmp(&y.first_name.to_lowercase()).then(x.id.cmp(&y.id)));
@@ -71,7 +72,7 @@ async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
             o.close("contactList").close("contacts").close("contacts");
             Ok(xml_response(StatusCode::OK, o.finish()))
         }
-        _ => Err(AppError::NoRoute(format!("/api/1.0/contact/{seg}"))),
+        Some(Selector::ByCampaignId | Selector::ByGoalId) | None => Err(AppError::NoRoute(format!("/api/1.0/contact/{seg}"))),
     }
 }
 
@@ -98,7 +99,7 @@ async fn update(
 #[utoipa::path(put, path = "/api/1.0/contact/associate/{seg}", tag = "contacts", summary = "Associate a contact with a client", params(("seg" = String, Path, description = "by_contact_id;id=<id>")), request_body(content = super::bodies::AssociateForm, content_type = "application/x-www-form-urlencoded", example = json!("contactId=<contact id>;clientId=<client id>")), responses((status = 204, description = "Done")))]
 async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>, FormPairs(pairs): FormPairs) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
-    if m.name != "by_contact_id" {
+    if m.selector() != Some(Selector::ByContactId) {
         return Err(AppError::NoRoute(format!("/api/1.0/contact/associate/{seg}")));
     }
     let field = |k: &str| pairs.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.clone()).filter(|v| !v.is_empty());

@@ -6,6 +6,7 @@ use axum::extract::{FromRequest, Request};
 use axum::http::{header, HeaderMap};
 
 use crate::api::error::AppError;
+use crate::wire_enum::wire_enum;
 use crate::xml::{self, Element};
 
 /// Largest request body read (XML beans are a few KB).
@@ -78,6 +79,17 @@ pub fn if_match(headers: &HeaderMap) -> Result<Option<u64>, AppError> {
         .map_err(|_| AppError::field("If-Match", Rule::Etag, "If-Match must be an ETag returned by a GET of this record"))
 }
 
+wire_enum! {
+    /// The name of a matrix path segment (`by_campaign_id;id=<id>`): which record the id
+    /// names.
+    Selector {
+        ByCampaignId = "by_campaign_id",
+        ByClientId = "by_client_id",
+        ByContactId = "by_contact_id",
+        ByGoalId = "by_goal_id",
+    }
+}
+
 /// A matrix path segment `name;k=v;...`: the value of `id` when the name matches.
 pub struct Matrix {
     pub name: String,
@@ -98,6 +110,11 @@ impl Matrix {
         Matrix { name, params }
     }
 
+    /// The segment's name as a selector (`None`: a name no resource has).
+    pub fn selector(&self) -> Option<Selector> {
+        Selector::parse(&self.name)
+    }
+
     pub fn get(&self, k: &str) -> Option<&str> {
         self.params.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.as_str())
     }
@@ -105,9 +122,9 @@ impl Matrix {
     /// The id of a path segment that must be `<name>;id=<id>` under `prefix`: another
     /// matrix name is no route (404), a missing id 400. The one reader of every group's
     /// `by_<kind>_id;id=` segments.
-    pub fn id_of(segment: &str, name: &str, prefix: &str) -> Result<String, AppError> {
+    pub fn id_of(segment: &str, name: Selector, prefix: &str) -> Result<String, AppError> {
         let m = Matrix::parse(segment);
-        if m.name != name {
+        if m.selector() != Some(name) {
             return Err(AppError::NoRoute(format!("{prefix}/{segment}")));
         }
         m.id()

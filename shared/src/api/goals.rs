@@ -8,7 +8,9 @@ use axum::routing::{get, post};
 
 use crate::api::error::AppError;
 use crate::api::error::AppResult;
-use crate::api::{check_body_id, if_match, no_content, reject_id_on_create, text_response, with_etag, xml_response, Auth, Matrix, XmlBody};
+use crate::api::{
+    check_body_id, if_match, no_content, reject_id_on_create, text_response, with_etag, xml_response, Auth, Matrix, Selector, XmlBody,
+};
 use crate::domain_error::DomainError;
 use crate::ids::new_id;
 use crate::model::account::Account;
@@ -75,23 +77,23 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody
 #[utoipa::path(get, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", summary = "Read a goal, or a campaign's goals", params(("seg" = String, Path, description = "by_goal_id;id=<id> (one, with ETag) or by_campaign_id;id=<id> (its goals)")), responses((status = 200, description = "The goal(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::GOALS_OUT))))]
 async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
-    match m.name.as_str() {
-        "by_goal_id" => {
+    match m.selector() {
+        Some(Selector::ByGoalId) => {
             let (g, c) = repo::goals::load(st.store.as_ref(), &a.id, &m.id()?).await?;
             Ok(with_etag(xml_response(StatusCode::OK, collection(std::slice::from_ref(&g.value), &c.value, &a)), g.version()))
         }
-        "by_campaign_id" => {
+        Some(Selector::ByCampaignId) => {
             let c = repo::campaigns::load(st.store.as_ref(), &a.id, &m.id()?).await?;
             let mut goals = repo::goals::load_many(st.store.as_ref(), &a.id, &c.value.live_goal_ids()).await?;
             goals.sort_by(|x, y| x.start.cmp(&y.start).then(x.name.cmp(&y.name)).then(x.id.cmp(&y.id)));
             Ok(xml_response(StatusCode::OK, collection(&goals, &c.value, &a)))
         }
-        _ => Err(AppError::NoRoute(format!("/api/1.0.cpvext/goal/{seg}"))),
+        Some(Selector::ByClientId | Selector::ByContactId) | None => Err(AppError::NoRoute(format!("/api/1.0.cpvext/goal/{seg}"))),
     }
 }
 
 pub fn goal_id(seg: &str) -> AppResult<String> {
-    Matrix::id_of(seg, "by_goal_id", "/api/1.0.cpvext/goal")
+    Matrix::id_of(seg, Selector::ByGoalId, "/api/1.0.cpvext/goal")
 }
 
 fn check_update(input: &GoalInput, stored: &Goal, now: chrono::DateTime<chrono::Utc>) -> Result<(), DomainError> {

@@ -7,7 +7,7 @@ use axum::routing::get;
 
 use crate::api::error::AppError;
 use crate::api::error::AppResult;
-use crate::api::{no_content, xml_response, Auth, Matrix, XmlBody};
+use crate::api::{no_content, xml_response, Auth, Matrix, Selector, XmlBody};
 use crate::model::rules::{parse_bean, Parent, Rules};
 use crate::repo;
 use crate::state::AppState;
@@ -52,13 +52,13 @@ async fn replace(st: &AppState, account: &str, parent: Parent, id: &str, doc: &c
     Ok(no_content())
 }
 
-fn matrix_id(seg: &str, name: &str, prefix: &str) -> AppResult<String> {
+fn matrix_id(seg: &str, name: Selector, prefix: &str) -> AppResult<String> {
     Matrix::id_of(seg, name, prefix)
 }
 
 #[utoipa::path(get, path = "/api/1.0/campaign/rules/{seg}", tag = "rules", summary = "Read a campaign's targeting rules", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "The campaign rules", content_type = "application/xml", body = String, example = json!(super::xml_examples::RULES_OUT))))]
 async fn get_campaign_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
-    let id = matrix_id(&seg, "by_campaign_id", "/api/1.0/campaign/rules")?;
+    let id = matrix_id(&seg, Selector::ByCampaignId, "/api/1.0/campaign/rules")?;
     repo::campaigns::load(st.store.as_ref(), &a.id, &id).await?;
     Ok(render(&repo::rules::read(st.store.as_ref(), &a.id, Parent::Campaign, &id).await?))
 }
@@ -70,21 +70,21 @@ async fn put_campaign_rules(
     Path(seg): Path<String>,
     XmlBody(doc): XmlBody,
 ) -> AppResult<Response> {
-    let id = matrix_id(&seg, "by_campaign_id", "/api/1.0/campaign/rules")?;
+    let id = matrix_id(&seg, Selector::ByCampaignId, "/api/1.0/campaign/rules")?;
     repo::campaigns::load(st.store.as_ref(), &a.id, &id).await?;
     replace(&st, &a.id, Parent::Campaign, &id, &doc).await
 }
 
 #[utoipa::path(get, path = "/api/1.0.cpvext/goal/rules/{seg}", tag = "rules", summary = "Read a goal's targeting rules", params(("seg" = String, Path, description = "by_goal_id;id=<id>")), responses((status = 200, description = "The goal rules", content_type = "application/xml", body = String, example = json!(super::xml_examples::RULES_OUT))))]
 async fn get_goal_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
-    let id = matrix_id(&seg, "by_goal_id", "/api/1.0.cpvext/goal/rules")?;
+    let id = matrix_id(&seg, Selector::ByGoalId, "/api/1.0.cpvext/goal/rules")?;
     repo::goals::load(st.store.as_ref(), &a.id, &id).await?;
     Ok(render(&repo::rules::read(st.store.as_ref(), &a.id, Parent::Goal, &id).await?))
 }
 
 #[utoipa::path(put, path = "/api/1.0.cpvext/goal/rules/{seg}", tag = "rules", summary = "Replace a goal's targeting rules", params(("seg" = String, Path, description = "by_goal_id;id=<id>")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::RULES_IN)), responses((status = 204, description = "Done")))]
 async fn put_goal_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>, XmlBody(doc): XmlBody) -> AppResult<Response> {
-    let id = matrix_id(&seg, "by_goal_id", "/api/1.0.cpvext/goal/rules")?;
+    let id = matrix_id(&seg, Selector::ByGoalId, "/api/1.0.cpvext/goal/rules")?;
     repo::goals::load(st.store.as_ref(), &a.id, &id).await?;
     replace(&st, &a.id, Parent::Goal, &id, &doc).await
 }

@@ -351,7 +351,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             media,
             click: ad.creative.click_destination_uri.clone(),
             // Validated on write: a stored tracker names one of the events.
-            trackers: ad.external_trackers.iter().filter_map(|t| Some((TrackerEvent::parse(&t.event)?, t.url.clone()))).collect(),
+            trackers: ad.external_trackers.iter().map(|t| (t.event, t.url.clone())).collect(),
         });
         ad_index.insert(ad.id.clone(), idx);
         weights.entry((gi, format)).or_default().push((idx, ad.weight));

@@ -396,8 +396,16 @@ mod tests {
         third.creative.vast_uri = Some("https://partner.example/vast?x=1&y=2".into());
         let mut tracked = ad("tracked", "g", "midroll", None, now);
         tracked.external_trackers = vec![
-            crate::model::creative::Tracker { id: "t1".into(), url: "https://t.example/skip".into(), event: "SKIP".into() },
-            crate::model::creative::Tracker { id: "t2".into(), url: "https://t.example/click".into(), event: "CLICK_THROUGH".into() },
+            crate::model::creative::Tracker {
+                id: "t1".into(),
+                url: "https://t.example/skip".into(),
+                event: crate::model::enums::TrackerEvent::Skip,
+            },
+            crate::model::creative::Tracker {
+                id: "t2".into(),
+                url: "https://t.example/click".into(),
+                event: crate::model::enums::TrackerEvent::ClickThrough,
+            },
         ];
         compile(
             Input {

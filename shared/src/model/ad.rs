@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::common::{SHORT_MAX, TEXT_MAX};
 pub use super::creative::{allowed_events, event_v3, Creative, Tracker};
 use super::creative::{read_creative, read_trackers};
-use super::enums::{AdFormat, CreativeType};
+use super::enums::{AdFormat, CreativeType, TrackerEvent};
 use super::goal::{AdSummary, Goal};
 use crate::domain_error::FieldError;
 use crate::json::ObjReader;
@@ -65,7 +65,7 @@ pub struct AdInput {
     pub start: Option<DateTime<Utc>>,
     pub end: Option<DateTime<Utc>>,
     /// (url, event)
-    pub external_trackers: Vec<(String, String)>,
+    pub external_trackers: Vec<(String, TrackerEvent)>,
     pub device_containers: Option<Vec<String>>,
 }
 
@@ -317,12 +317,12 @@ pub struct AdView<'a> {
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct TrackerView<'a> {
     pub url: &'a str,
-    pub event: &'a str,
+    pub event: TrackerEvent,
 }
 
 impl<'a> TrackerView<'a> {
     fn of(t: &'a Tracker) -> Self {
-        TrackerView { url: &t.url, event: &t.event }
+        TrackerView { url: &t.url, event: t.event }
     }
 }
 
@@ -551,11 +551,11 @@ mod tests {
 
     #[test]
     fn v3_event_names() {
-        assert_eq!(event_v3("IMPRESSION"), "impression");
-        assert_eq!(event_v3("AD_START"), "start");
-        assert_eq!(event_v3("AD_FIRST_QUARTILE"), "firstQuartile");
-        assert_eq!(event_v3("CLICK_THROUGH"), "clickThrough");
-        assert_eq!(event_v3("PAUSE"), "pause");
+        assert_eq!(event_v3(TrackerEvent::Impression), "impression");
+        assert_eq!(event_v3(TrackerEvent::AdStart), "start");
+        assert_eq!(event_v3(TrackerEvent::AdFirstQuartile), "firstQuartile");
+        assert_eq!(event_v3(TrackerEvent::ClickThrough), "clickThrough");
+        assert_eq!(event_v3(TrackerEvent::Pause), "pause");
     }
 
     #[test]

@@ -5,50 +5,50 @@ use crate::rule::Rule;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::enums::{AdFormat, CreativeType, InsertionPoint, WireEnum};
+use super::enums::{AdFormat, CreativeType, InsertionPoint, TrackerEvent, WireEnum};
 use crate::domain_error::FieldError;
 use crate::json::ObjReader;
 use crate::limits::MAX_ID_LEN;
 
-const SPOT_EVENTS: &[&str] = &[
-    "IMPRESSION",
-    "CLICK_THROUGH",
-    "AD_START",
-    "AD_FIRST_QUARTILE",
-    "AD_MIDPOINT",
-    "AD_THIRD_QUARTILE",
-    "AD_COMPLETE",
-    "CLOSE",
-    "MUTE",
-    "UNMUTE",
-    "PAUSE",
-    "RESUME",
-    "REWIND",
-    "FULLSCREEN",
-    "SKIP",
+const SPOT_EVENTS: &[TrackerEvent] = &[
+    TrackerEvent::Impression,
+    TrackerEvent::ClickThrough,
+    TrackerEvent::AdStart,
+    TrackerEvent::AdFirstQuartile,
+    TrackerEvent::AdMidpoint,
+    TrackerEvent::AdThirdQuartile,
+    TrackerEvent::AdComplete,
+    TrackerEvent::Close,
+    TrackerEvent::Mute,
+    TrackerEvent::Unmute,
+    TrackerEvent::Pause,
+    TrackerEvent::Resume,
+    TrackerEvent::Rewind,
+    TrackerEvent::Fullscreen,
+    TrackerEvent::Skip,
 ];
-const PAUSE_EVENTS: &[&str] = &["IMPRESSION", "CLICK_THROUGH", "CLOSE"];
-const PLACEHOLDER_EVENTS: &[&str] = &[
-    "IMPRESSION",
-    "CLICK_THROUGH",
-    "AD_START",
-    "AD_FIRST_QUARTILE",
-    "AD_MIDPOINT",
-    "AD_THIRD_QUARTILE",
-    "AD_COMPLETE",
-    "CLOSE",
-    "MUTE",
-    "UNMUTE",
-    "PAUSE",
-    "RESUME",
-    "REWIND",
-    "FULLSCREEN",
-    "SKIP",
-    "EXPAND",
+const PAUSE_EVENTS: &[TrackerEvent] = &[TrackerEvent::Impression, TrackerEvent::ClickThrough, TrackerEvent::Close];
+const PLACEHOLDER_EVENTS: &[TrackerEvent] = &[
+    TrackerEvent::Impression,
+    TrackerEvent::ClickThrough,
+    TrackerEvent::AdStart,
+    TrackerEvent::AdFirstQuartile,
+    TrackerEvent::AdMidpoint,
+    TrackerEvent::AdThirdQuartile,
+    TrackerEvent::AdComplete,
+    TrackerEvent::Close,
+    TrackerEvent::Mute,
+    TrackerEvent::Unmute,
+    TrackerEvent::Pause,
+    TrackerEvent::Resume,
+    TrackerEvent::Rewind,
+    TrackerEvent::Fullscreen,
+    TrackerEvent::Skip,
+    TrackerEvent::Expand,
 ];
 
 /// The external tracker events a creative type allows (§2.2).
-pub fn allowed_events(creative_type: CreativeType) -> &'static [&'static str] {
+pub fn allowed_events(creative_type: CreativeType) -> &'static [TrackerEvent] {
     use CreativeType::*;
     match creative_type {
         Pause | PausePlaceholder => PAUSE_EVENTS,
@@ -75,8 +75,9 @@ fn creative_fields(t: CreativeType) -> (&'static [&'static str], &'static [&'sta
 }
 
 /// The v3 name of a tracker event: lower camel case (`AD_FIRST_QUARTILE` → `firstQuartile`).
-pub fn event_v3(event: &str) -> String {
-    let base = event.strip_prefix("AD_").unwrap_or(event);
+pub fn event_v3(event: TrackerEvent) -> String {
+    let name = event.as_str();
+    let base = name.strip_prefix("AD_").unwrap_or(name);
     let mut out = String::new();
     for (i, part) in base.split('_').enumerate() {
         let lower = part.to_lowercase();
@@ -141,7 +142,7 @@ impl Creative {
 pub struct Tracker {
     pub id: String,
     pub url: String,
-    pub event: String,
+    pub event: TrackerEvent,
 }
 
 /// What an external tracker of a write body may hold.
@@ -204,7 +205,7 @@ pub(super) fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> 
     ok.then_some(c)
 }
 
-pub(super) fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeType>) -> Vec<(String, String)> {
+pub(super) fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeType>) -> Vec<(String, TrackerEvent)> {
     let Some(list) = r.array_opt("externalTrackers") else { return vec![] };
     let mut out = Vec::new();
     for (i, t) in list.iter().enumerate() {
@@ -212,14 +213,19 @@ pub(super) fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeTyp
         let mut tr = ObjReader::new(t, &path, TRACKER_FIELDS);
         let url = tr.str_req("url", 2048);
         check_uri(&mut tr, "url", &url);
-        let event = tr.str_req("event", 64);
-        if let (Some(e), Some(ct)) = (&event, creative_type) {
-            if !allowed_events(ct).contains(&e.as_str()) {
-                tr.err(
-                    "event",
-                    Rule::Event,
-                    format!("{path}.event {e} is not allowed for a {ct} creative (allowed: {})", allowed_events(ct).join(", ")),
-                );
+        let raw = tr.str_req("event", 64);
+        let mut event = None;
+        if let (Some(e), Some(ct)) = (&raw, creative_type) {
+            match TrackerEvent::parse(e).filter(|t| allowed_events(ct).contains(t)) {
+                Some(t) => event = Some(t),
+                None => {
+                    let allowed: Vec<&str> = allowed_events(ct).iter().map(|t| t.as_str()).collect();
+                    tr.err(
+                        "event",
+                        Rule::Event,
+                        format!("{path}.event {e} is not allowed for a {ct} creative (allowed: {})", allowed.join(", ")),
+                    );
+                }
             }
         }
         let ok = tr.errors.is_empty();

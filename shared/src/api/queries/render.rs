@@ -180,7 +180,7 @@ fn ad_json<'a>(
         weight,
         start: dated(ad.start, Some(g.start)),
         end: dated(ad.end, g.end),
-        external_trackers: ad.external_trackers.iter().map(|t| TrackerOut { id: &t.id, url: &t.url, event: event_v3(&t.event) }).collect(),
+        external_trackers: ad.external_trackers.iter().map(|t| TrackerOut { id: &t.id, url: &t.url, event: event_v3(t.event) }).collect(),
         device_containers: ad.device_containers_or(devices).iter().map(|d| IdOut { id: d }).collect(),
         created: ad.created,
         modified: ad.modified,
