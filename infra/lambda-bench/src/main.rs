@@ -9,7 +9,7 @@
 //!
 //! Usage: lambda-bench [--runs N] --baseline <bootstrap> <name>=<bootstrap> ...
 //! HTTP functions receive an API Gateway HTTP API (v2) event; names ending in `-worker`
-//! receive an SQS event with no records.
+//! and `-janitor` receive an SQS (or DynamoDB stream) event with no records.
 
 use std::net::SocketAddr;
 use std::process::Stdio;
@@ -223,7 +223,7 @@ async fn run() -> Result<(), String> {
     println!("{:<20} {:>8} {:>6} {:>9} {:>6} {:>10} {:>8} {:>6}", "function", "size MB", "x", "init ms", "x", "invoke ms", "RSS MB", "x");
     let mut worst = (0.0f64, 0.0f64);
     for (name, bin) in &functions {
-        let event = if name.ends_with("-worker") { r#"{"Records":[]}"#.to_string() } else { http_event() };
+        let event = if name.ends_with("-worker") || name.ends_with("-janitor") { r#"{"Records":[]}"#.to_string() } else { http_event() };
         // One unmeasured start of each warms the page cache.
         measure(&api, addr, &baseline, http_event()).await?;
         measure(&api, addr, bin, event.clone()).await?;
