@@ -26,6 +26,8 @@ mod macros;
 mod records;
 #[path = "harness/requests.rs"]
 mod requests;
+#[path = "harness/unavailable.rs"]
+mod unavailable;
 #[path = "harness/xml.rs"]
 mod xml;
 
@@ -33,6 +35,7 @@ pub use app::{store, Account, Backend, TestApp};
 pub use assets::{clip, hits, prores_master, spawn_file_server, wait_hits, NOT_A_VIDEO};
 pub use bench::{peak_rss_mb, run_bench_child};
 pub use requests::{Res, PLAYER_UA};
+pub use unavailable::Unavailable;
 pub use xml::{xml_text, xml_texts};
 
 /// Renders an SVG to PNG with `rsvg-convert` (Debian's librsvg2-bin; the test script

@@ -5,56 +5,11 @@
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use shared::model::enums::Counter;
 use shared::repo::metrics::{read, Level};
-use shared::store::{Cond, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
 use shared::workers::events::process_messages;
 
-use api_tests::{both_stores, TestApp};
-
-/// A store whose transactions touching one account's partitions fail.
-struct FailingFor {
-    inner: Arc<dyn Store>,
-    prefix: String,
-}
-
-#[async_trait]
-impl Store for FailingFor {
-    async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
-        self.inner.get(key).await
-    }
-    async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
-        self.inner.put(item, cond).await
-    }
-    async fn delete(&self, key: &Key, cond: Cond) -> StoreResult<()> {
-        self.inner.delete(key, cond).await
-    }
-    async fn query(&self, q: Query) -> StoreResult<Page> {
-        self.inner.query(q).await
-    }
-    async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>> {
-        self.inner.batch_get(keys).await
-    }
-    async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
-        if ops.iter().any(|o| o.key().pk.starts_with(&self.prefix)) {
-            return Err(StoreError::Unavailable("injected: this account's partition is unavailable".into()));
-        }
-        self.inner.transact(ops).await
-    }
-    async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
-        self.inner.batch_write(puts, deletes).await
-    }
-    async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
-        self.inner.add(key, deltas, cond).await
-    }
-    fn round_trips(&self) -> u64 {
-        self.inner.round_trips()
-    }
-    fn kind(&self) -> &'static str {
-        "failing-for-one-account"
-    }
-}
+use api_tests::{both_stores, TestApp, Unavailable};
 
 fn event(account: &str, impression: &str, at: i64) -> String {
     api_tests::serde_json::json!({"account": account, "campaign": "c-1", "goal": "g-1", "ad": "ad-1", "impression": impression,
@@ -72,7 +27,8 @@ both_stores! {
         let (a, b) = (app.a.id.clone(), app.b.id.clone());
         let batch = [event(&a, "i-1", now), event(&b, "i-2", now), event(&a, "i-3", now)];
         let bodies: Vec<&str> = batch.iter().map(String::as_str).collect();
-        let failing = app.state.clone().with_store(Arc::new(FailingFor { inner: app.store.clone(), prefix: format!("A#{b}#") }));
+        let prefix = format!("A#{b}#");
+        let failing = app.state.clone().with_store(Arc::new(Unavailable::transactions_on(app.store.clone(), move |k| k.pk.starts_with(&prefix))));
         let failed = process_messages(&failing, &bodies).await;
         assert_eq!(failed.into_iter().collect::<Vec<_>>(), vec![1], "only b's message comes back");
         assert_eq!(impressions(&app, &a).await, 2);

@@ -1,0 +1,75 @@
+//! A store that is unavailable for some calls (the store's own answer when a partition
+//! cannot be reached), everything else passed through: the outage tests pick which reads
+//! or which transactions fail.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use shared::store::{Cond, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
+
+type Pick = Box<dyn Fn(&Key) -> bool + Send + Sync>;
+
+pub struct Unavailable {
+    inner: Arc<dyn Store>,
+    reads: Pick,
+    transactions: Pick,
+}
+
+impl Unavailable {
+    /// Gets and batch gets of a key `pick` names fail.
+    pub fn reads_of(inner: Arc<dyn Store>, pick: impl Fn(&Key) -> bool + Send + Sync + 'static) -> Unavailable {
+        Unavailable { inner, reads: Box::new(pick), transactions: Box::new(|_| false) }
+    }
+
+    /// Transactions writing a key `pick` names fail.
+    pub fn transactions_on(inner: Arc<dyn Store>, pick: impl Fn(&Key) -> bool + Send + Sync + 'static) -> Unavailable {
+        Unavailable { inner, reads: Box::new(|_| false), transactions: Box::new(pick) }
+    }
+
+    fn refuse<T>() -> StoreResult<T> {
+        Err(StoreError::Unavailable("injected: this partition is unavailable".into()))
+    }
+}
+
+#[async_trait]
+impl Store for Unavailable {
+    async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        if (self.reads)(key) {
+            return Self::refuse();
+        }
+        self.inner.get(key).await
+    }
+    async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
+        self.inner.put(item, cond).await
+    }
+    async fn delete(&self, key: &Key, cond: Cond) -> StoreResult<()> {
+        self.inner.delete(key, cond).await
+    }
+    async fn query(&self, q: Query) -> StoreResult<Page> {
+        self.inner.query(q).await
+    }
+    async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>> {
+        if keys.iter().any(|k| (self.reads)(k)) {
+            return Self::refuse();
+        }
+        self.inner.batch_get(keys).await
+    }
+    async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
+        if ops.iter().any(|o| (self.transactions)(&o.key())) {
+            return Self::refuse();
+        }
+        self.inner.transact(ops).await
+    }
+    async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
+        self.inner.batch_write(puts, deletes).await
+    }
+    async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
+        self.inner.add(key, deltas, cond).await
+    }
+    fn round_trips(&self) -> u64 {
+        self.inner.round_trips()
+    }
+    fn kind(&self) -> &'static str {
+        "partly-unavailable"
+    }
+}
