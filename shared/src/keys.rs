@@ -13,6 +13,10 @@ pub fn account_keys(a: &str) -> String {
 pub fn account(a: &str) -> Key {
     Key::new(format!("A#{a}"), "ACCOUNT")
 }
+/// What every partition of an account's records starts with (`A#<a>#`).
+pub fn account_prefix(a: &str) -> String {
+    format!("A#{a}#")
+}
 /// Partition of one record type of an account, e.g. `A#<a>#CLIENT`.
 pub fn partition(a: &str, kind: &str) -> String {
     format!("A#{a}#{kind}")

@@ -302,7 +302,7 @@ both_stores_with! { super::bad_disk();
 /// records, and an expired asset's object leaves the bucket with its record.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_embedded_store_sweeps_expired_records_and_their_objects() {
-    use shared::store::{Cond, Item, Key, Store};
+    use shared::store::{Cond, Item, Store};
     let embedded = std::sync::Arc::new(shared::store::embedded::EmbeddedStore::in_memory().unwrap());
     let blobs = std::sync::Arc::new(shared::blobs::MemoryBlobs::default());
     let st = shared::state::AppState::new(embedded.clone(), blobs.clone(), std::sync::Arc::new(shared::queue::NoQueue));
@@ -315,12 +315,19 @@ async fn the_embedded_store_sweeps_expired_records_and_their_objects() {
     for (sk, exp) in [("old", now - 10), ("fresh", now + 3600)] {
         let key = format!("acc/assets/{sk}/a.mp4");
         shared::blobs::Blobs::put_bytes(blobs.as_ref(), &key, b"video".to_vec(), "video/mp4").await.unwrap();
-        let item = Item { pk: "A#acc#ASSET".into(), sk: sk.into(), version: 1, expires_at: Some(exp), body: body(&key), ..Item::default() };
+        let item = Item {
+            pk: shared::keys::partition("acc", shared::keys::ASSET),
+            sk: sk.into(),
+            version: 1,
+            expires_at: Some(exp),
+            body: body(&key),
+            ..Item::default()
+        };
         embedded.put(item, Cond::None).await.unwrap();
     }
     assert_eq!(shared::workers::janitor::sweep_once(&st).await.unwrap(), 1);
-    assert!(embedded.get(&Key::new("A#acc#ASSET", "old")).await.unwrap().is_none());
-    assert!(embedded.get(&Key::new("A#acc#ASSET", "fresh")).await.unwrap().is_some());
+    assert!(embedded.get(&shared::keys::record("acc", shared::keys::ASSET, "old")).await.unwrap().is_none());
+    assert!(embedded.get(&shared::keys::record("acc", shared::keys::ASSET, "fresh")).await.unwrap().is_some());
     let get = |k: &'static str| {
         let blobs = blobs.clone();
         async move { shared::blobs::Blobs::get(blobs.as_ref(), k).await.unwrap() }

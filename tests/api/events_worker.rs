@@ -27,7 +27,7 @@ both_stores! {
         let (a, b) = (app.a.id.clone(), app.b.id.clone());
         let batch = [event(&a, "i-1", now), event(&b, "i-2", now), event(&a, "i-3", now)];
         let bodies: Vec<&str> = batch.iter().map(String::as_str).collect();
-        let prefix = format!("A#{b}#");
+        let prefix = shared::keys::account_prefix(&b);
         let failing = app.state.clone().with_store(Arc::new(Unavailable::transactions_on(app.store.clone(), move |k| k.pk.starts_with(&prefix))));
         let failed = process_messages(&failing, &bodies).await;
         assert_eq!(failed.into_iter().collect::<Vec<_>>(), vec![1], "only b's message comes back");

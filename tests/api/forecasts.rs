@@ -317,7 +317,7 @@ both_stores! {
         let account = shared::repo::accounts::get(app.store.as_ref(), &a).await.unwrap().unwrap();
         let now = shared::clock::Clock::now(app.clock.as_ref());
         let (today, _) = local_day(&account.zone, now);
-        let partition = |d: chrono::NaiveDate| format!("A#{a}#TRAFFIC#{d}");
+        let partition = |d: chrono::NaiveDate| shared::keys::traffic_day(&a, d);
         // One request in 100 is kept, drawn by the server: a seed that the caller's draw
         // would always sample (before: every request with it was a sample) makes no
         // difference. 1,000 requests: about 10 samples (0 or over 40 has odds below 1e-4).
