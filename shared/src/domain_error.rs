@@ -44,6 +44,28 @@ pub fn matches_path(field: &str, body_id: &str, path_id: &str) -> Option<FieldEr
         .then(|| FieldError::new(field, Rule::MatchesPath, format!("{field} ({body_id}) must equal the id in the path ({path_id})")))
 }
 
+/// The rule of a create whose body could name its record: the service assigns ids, so an
+/// id in a create's body is refused (`notOnCreate`); `root` is the body's element
+/// (`clientBean`), the field is `<root>/id`.
+pub fn no_id_on_create(root: &str, body_id: Option<&str>) -> Result<(), DomainError> {
+    match body_id {
+        Some(_) => Err(DomainError::field(
+            format!("{root}/id"),
+            Rule::NotOnCreate,
+            format!("{root}/id is set only when updating; the service assigns ids"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The rule of an XML update: the body's `<root>/id`, when sent, is the path's.
+pub fn same_id(root: &str, body_id: Option<&str>, path_id: &str) -> Result<(), DomainError> {
+    match body_id.and_then(|b| matches_path(&format!("{root}/id"), b, path_id)) {
+        Some(e) => Err(DomainError::Validation(vec![e])),
+        None => Ok(()),
+    }
+}
+
 /// What a rule refuses.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DomainError {

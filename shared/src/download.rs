@@ -146,8 +146,8 @@ fn parse(url: &str) -> Result<Target, DownloadError> {
 
 /// Checks a URL's form without touching the network (used when the asset is created).
 pub fn check_url(url: &str) -> Result<(), DownloadError> {
-    if url.len() > 2048 {
-        return Err(DownloadError::BadUrl("longer than 2048 characters".into()));
+    if url.len() > crate::limits::URL_MAX {
+        return Err(DownloadError::BadUrl(format!("longer than {} characters", crate::limits::URL_MAX)));
     }
     parse(url).map(|_| ())
 }

@@ -6,6 +6,12 @@ use serde_json::{Map, Value};
 
 use crate::domain_error::FieldError;
 
+/// A field a body may carry and the service ignores (read-only fields of a GET sent back):
+/// accepted by the parser, never read, so a request type can list it for the OpenAPI
+/// document without holding a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Ignored;
+
 pub struct ObjReader<'a> {
     obj: Option<&'a Map<String, Value>>,
     path: String,
@@ -141,7 +147,7 @@ impl<'a> ObjReader<'a> {
 
     /// A value of the closed set `allowed` (typed); another value is an `enum` error.
     pub fn one_of<E: crate::wire_enum::WireEnum>(&mut self, name: &str, allowed: &[E]) -> Option<E> {
-        let s = self.str_opt(name, 64)?;
+        let s = self.str_opt(name, crate::limits::ENUM_NAME_MAX)?;
         match E::parse(&s).filter(|e| allowed.iter().any(|a| a.as_str() == e.as_str())) {
             Some(e) => Some(e),
             None => {
@@ -154,7 +160,7 @@ impl<'a> ObjReader<'a> {
     }
 
     pub fn enum_opt(&mut self, name: &str, allowed: &[&str]) -> Option<String> {
-        let s = self.str_opt(name, 64)?;
+        let s = self.str_opt(name, crate::limits::ENUM_NAME_MAX)?;
         if allowed.contains(&s.as_str()) {
             Some(s)
         } else {
@@ -165,7 +171,7 @@ impl<'a> ObjReader<'a> {
     }
 
     pub fn date_time_opt(&mut self, name: &str) -> Option<chrono::DateTime<chrono::Utc>> {
-        let s = self.str_opt(name, 64)?;
+        let s = self.str_opt(name, crate::limits::ENUM_NAME_MAX)?;
         match chrono::DateTime::parse_from_rfc3339(&s) {
             Ok(d) => Some(d.with_timezone(&chrono::Utc)),
             Err(_) => {

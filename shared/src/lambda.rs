@@ -13,11 +13,17 @@ use crate::state::AppState;
 pub type LambdaError = lambda_http::Error;
 pub type WorkerError = lambda_runtime::Error;
 
+/// The reference function: `serve` with the OpenAPI document installed, which only this
+/// group serves (`GET /openapi.json`, `/docs`), so no other function links the document.
+pub async fn serve_reference(group: crate::api::groups::Group) -> Result<(), LambdaError> {
+    crate::openapi::install();
+    serve(group).await
+}
+
 /// An HTTP function whose group only uses the table:
 /// `shared::lambda::serve(shared::api::groups::clients)`.
 pub async fn serve(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
-    crate::openapi::install();
     let state = assemble::aws_table_only(&assemble::lambda_settings()).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
@@ -26,7 +32,6 @@ pub async fn serve(group: crate::api::groups::Group) -> Result<(), LambdaError> 
 /// Secrets Manager on AWS).
 pub async fn serve_signing(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
-    crate::openapi::install();
     let state = assemble::aws_table_only(&assemble::lambda_settings_with_keys().await?).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
@@ -35,7 +40,6 @@ pub async fn serve_signing(group: crate::api::groups::Group) -> Result<(), Lambd
 /// keys it checks links with.
 pub async fn serve_checking_links(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
-    crate::openapi::install();
     let state = assemble::aws_with_queues(&assemble::lambda_settings_with_keys().await?).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
@@ -44,7 +48,6 @@ pub async fn serve_checking_links(group: crate::api::groups::Group) -> Result<()
 /// queues (assets, audience).
 pub async fn serve_with_bucket_and_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
-    crate::openapi::install();
     let state = assemble::aws_uploads(&assemble::lambda_settings()).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
@@ -52,7 +55,6 @@ pub async fn serve_with_bucket_and_queues(group: crate::api::groups::Group) -> R
 /// An HTTP function whose group sends jobs but stores no objects (ads).
 pub async fn serve_with_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
-    crate::openapi::install();
     let state = assemble::aws_with_queues(&assemble::lambda_settings()).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }

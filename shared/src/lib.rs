@@ -32,5 +32,6 @@ pub mod store;
 pub mod telemetry;
 pub mod usecases;
 pub mod wire_enum;
+pub mod wire_schema;
 pub mod workers;
 pub mod xml;

@@ -12,3 +12,34 @@ pub const MAX_ITEM_BYTES: usize = 400_000;
 
 /// Most actions one transaction may carry (DynamoDB's limit).
 pub const MAX_TRANSACT_ACTIONS: usize = 100;
+
+/// Longest name of a campaign, a client or an ad (the seeds' 250 characters).
+pub const RECORD_NAME_MAX: usize = 250;
+
+/// Longest name of a goal, a targeting template, an insertion policy, a forecast job or an
+/// asset's file, and longest short text (custom ids, last names, tags, segment ids).
+pub const NAME_MAX: usize = 255;
+
+/// Longest short free text: custom ids, contact names, video creative ids.
+pub const SHORT_MAX: usize = 255;
+
+/// Longest free text the seeds give no limit for (descriptions, notes).
+pub const TEXT_MAX: usize = 1000;
+
+/// Longest URL a client may send: click-throughs, VAST and download URIs, trackers.
+pub const URL_MAX: usize = 2048;
+
+/// Longest value of a closed set (an enum name) the parsers look at before refusing it.
+pub const ENUM_NAME_MAX: usize = 64;
+
+/// Longest IP matcher of a location rule (`10.1.2.0-255`, an IPv6 range).
+pub const IP_MATCHER_MAX: usize = 64;
+
+/// Longest tag, key-value value, segment id or resource id of a rule.
+pub const RULE_VALUE_MAX: usize = 255;
+
+/// Most external trackers an ad may carry.
+pub const MAX_TRACKERS: usize = 50;
+
+/// Longest Idempotency-Key header (visible ASCII).
+pub const IDEMPOTENCY_KEY_MAX: usize = 255;

@@ -54,7 +54,7 @@ impl AppState {
             blobs,
             queue,
             clock: Arc::new(SystemClock),
-            media: Arc::new(crate::media::local::Ffmpeg::new(std::env::temp_dir())),
+            media: Arc::new(crate::media::engine::NoMedia),
             settings: Arc::new(Settings::default()),
             auth_cache: Arc::new(AuthCache::new(Duration::from_secs(30))),
             delivery: Arc::new(crate::repo::snapshots::DeliveryCache::default()),

@@ -156,7 +156,10 @@ impl TestApp {
         let (file, mut accounts) = fresh_seed();
         seed::apply(store.as_ref(), &file).await.expect("seeding");
         let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
-        let state = AppState::new(store.clone(), blobs.clone(), queue.clone()).with_clock(clock.clone()).with_settings(settings);
+        let state = AppState::new(store.clone(), blobs.clone(), queue.clone())
+            .with_media(Arc::new(shared::media::local::Ffmpeg::new(std::env::temp_dir())))
+            .with_clock(clock.clone())
+            .with_settings(settings);
         // What the service runs on: the store behind the retry of refused requests (as
         // `assemble` builds it), and the faults when the test has some.
         let (served, blobs, queue): (Arc<dyn Store>, Arc<dyn Blobs>, Arc<dyn Queue>) = match &faults {

@@ -8,72 +8,6 @@
 use chrono::{DateTime, Utc};
 use utoipa::ToSchema;
 
-use crate::model::creative::Creative;
-
-/// `POST /v1/ads` (without `id`) and `PUT /v1/ads` (with it): a whole ad (seed 000 §2.1).
-#[derive(ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AdWrite {
-    /// Only on PUT: the ad replaced.
-    #[schema(max_length = 64)]
-    pub id: Option<String>,
-    #[schema(min_length = 1, max_length = 250)]
-    pub name: String,
-    #[schema(max_length = 64)]
-    pub goal_id: String,
-    #[schema(max_length = 255)]
-    pub custom_id: Option<String>,
-    #[schema(max_length = 1000)]
-    pub description: Option<String>,
-    pub enabled: Option<bool>,
-    /// 0.01 to 100; absent: an equal share of what explicit weights leave (§2.3).
-    #[schema(minimum = 0.01, maximum = 100.0)]
-    pub weight: Option<f64>,
-    /// The fields a creative type requires (docs/goals-ads-assets.md); others are refused.
-    pub creative: Creative,
-    pub start: Option<DateTime<Utc>>,
-    /// After start.
-    pub end: Option<DateTime<Utc>>,
-    #[schema(max_items = 50)]
-    pub external_trackers: Option<Vec<TrackerWrite>>,
-    #[schema(max_items = 100)]
-    pub device_containers: Option<Vec<String>>,
-    /// Read-only (a GET sent back): ignored.
-    pub created: Option<DateTime<Utc>>,
-    /// Read-only (a GET sent back): ignored.
-    pub modified: Option<DateTime<Utc>>,
-}
-
-#[derive(ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TrackerWrite {
-    /// http(s) URL.
-    #[schema(max_length = 2048)]
-    pub url: String,
-    /// An event of the creative type (impression, start, firstQuartile, ...).
-    pub event: String,
-    /// Ignored (trackers are matched by url and event).
-    pub id: Option<String>,
-}
-
-/// `PATCH /v1/ads`: the id and the fields to change; `null` clears an optional field.
-/// goalId, creative, externalTrackers and deviceContainers are ignored.
-#[derive(ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct AdPatch {
-    #[schema(max_length = 64)]
-    pub id: String,
-    #[schema(min_length = 1, max_length = 250)]
-    pub name: Option<String>,
-    pub custom_id: Option<String>,
-    pub description: Option<String>,
-    pub enabled: Option<bool>,
-    #[schema(minimum = 0.01, maximum = 100.0)]
-    pub weight: Option<f64>,
-    pub start: Option<DateTime<Utc>>,
-    pub end: Option<DateTime<Utc>>,
-}
-
 /// `POST /v1/assets/video` as JSON: the service downloads the file (HTTPS, public hosts).
 #[derive(ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -97,15 +31,6 @@ pub struct TemplateWrite {
     pub site_id: Option<String>,
     /// Read-only: ignored.
     pub created: Option<String>,
-}
-
-/// `PUT /api/1.0/contact/associate/by_contact_id;id=` (a form): the contact (else the
-/// path's id) joins the client.
-#[derive(ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AssociateForm {
-    pub contact_id: Option<String>,
-    pub client_id: String,
 }
 
 /// `PUT /v1/insertion-policy/ranking`: every policy id exactly once, highest rank first.
@@ -263,7 +188,7 @@ mod tests {
 
     #[test]
     fn every_body_lists_exactly_what_its_parser_accepts() {
-        assert_eq!(properties::<AdWrite>(), sorted(crate::model::ad::FIELDS));
+        assert_eq!(properties::<crate::model::ad::AdInput>(), sorted(crate::model::ad::FIELDS));
         assert_eq!(properties::<AssetFromUrl>(), sorted(super::super::assets::URL_FIELDS));
         assert_eq!(properties::<TemplateWrite>(), sorted(super::super::templates::TEMPLATE_FIELDS));
         assert_eq!(properties::<RankingWrite>(), sorted(super::super::policies::RANKING_FIELDS));
@@ -272,8 +197,8 @@ mod tests {
         assert_eq!(properties::<ForecastGoal>(), sorted(crate::forecast::request::GOAL_FIELDS));
         assert_eq!(properties::<ForecastAd>(), sorted(crate::forecast::request::AD_FIELDS));
         assert_eq!(properties::<ForecastTargeting>(), sorted(crate::forecast::request::TARGETING_FIELDS));
-        assert_eq!(properties::<AssociateForm>(), sorted(super::super::contacts::ASSOCIATE_FIELDS));
+        assert_eq!(properties::<crate::model::contact::Association>(), sorted(crate::model::contact::ASSOCIATE_FIELDS));
         assert_eq!(properties::<ParentOverrides>(), sorted(<crate::model::enums::ParentOverride as crate::model::enums::WireEnum>::NAMES));
-        assert_eq!(properties::<TrackerWrite>(), sorted(crate::model::creative::TRACKER_FIELDS));
+        assert_eq!(properties::<crate::model::creative::TrackerInput>(), sorted(crate::model::creative::TRACKER_FIELDS));
     }
 }

@@ -5,20 +5,16 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::get;
-use chrono::{DateTime, Datelike, Utc};
+use chrono::{DateTime, Utc};
 
 use crate::api::error::AppError;
 use crate::api::error::{AppResult, FieldError};
-use crate::api::{
-    check_body_id, if_match, no_content, query_pairs, reject_id_on_create, single, text_response, with_etag, xml_response, Auth, Matrix,
-    Selector, XmlBody,
-};
-use crate::ids::new_id;
+use crate::api::{if_match, no_content, query_pairs, single, text_response, with_etag, xml_response, Auth, Matrix, Selector, XmlBody};
 use crate::model::campaign::{parse_bean, Campaign};
 use crate::model::enums::{CampaignState, CampaignStatus};
 use crate::model::notification::write_map;
-use crate::repo;
 use crate::state::AppState;
+use crate::usecases::campaigns::{self, ListFilter};
 use crate::xml::expect_root;
 use crate::xml::XmlOut;
 
@@ -52,21 +48,8 @@ fn collection(list: &[Campaign], a: &crate::model::account::Account, now: DateTi
 #[utoipa::path(post, path = "/api/1.0/campaign", tag = "campaigns", summary = "Create a campaign", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CAMPAIGN_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "campaignBean")?)?;
-    reject_id_on_create("campaignBean", &input.id)?;
-    let now = st.clock.now();
-    let mut c = Campaign::from_input(new_id(), &input, now);
-    if c.status_move(input.status, now)? {
-        c.archive(&a, now);
-    }
-    repo::campaigns::create(st.store.as_ref(), &a.id, &c).await?;
-    tracing::info!(campaign = %c.id, "campaign created");
+    let c = campaigns::create(&st, &a, input).await?;
     Ok(text_response(StatusCode::OK, c.id))
-}
-
-#[derive(Default)]
-struct ListFilter {
-    status: Option<CampaignStatus>,
-    state: Option<CampaignState>,
 }
 
 fn list_filter(pairs: &[(String, String)]) -> AppResult<ListFilter> {
@@ -103,30 +86,14 @@ fn list_filter(pairs: &[(String, String)]) -> AppResult<ListFilter> {
     }
 }
 
-fn sort_campaigns(list: &mut [Campaign]) {
-    list.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
-}
-
 /// `GET /api/1.0/campaign`: live campaigns; archived ones only with `state=archived`.
 #[utoipa::path(get, path = "/api/1.0/campaign", tag = "campaigns", summary = "List the account's campaigns (paged)", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of live campaigns (X-Total-Count)", content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let paging = super::paging::Paging::parse(&pairs)?;
     let f = list_filter(&pairs)?;
-    let now = st.clock.now();
-    let mut list: Vec<Campaign> = repo::campaigns::all(st.store.as_ref(), &a.id)
-        .await?
-        .into_iter()
-        .filter(|c| c.deleted_at.is_none())
-        .filter(|c| match &f.state {
-            Some(s) => c.state() == *s,
-            None => !c.is_archived(),
-        })
-        .filter(|c| f.status.is_none_or(|s| c.status(now) == s))
-        .collect();
-    sort_campaigns(&mut list);
-    let (page, total) = paging.apply(list);
-    Ok(paging.headers(xml_response(StatusCode::OK, collection(&page, &a, now)), total))
+    let (page, total) = paging.apply(campaigns::list(&st, &a.id, f).await?);
+    Ok(paging.headers(xml_response(StatusCode::OK, collection(&page, &a, st.clock.now())), total))
 }
 
 /// `GET /api/1.0/campaign/archived?year=&month=`: campaigns archived in that month of the
@@ -134,11 +101,9 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 #[utoipa::path(get, path = "/api/1.0/campaign/archived", tag = "campaigns", summary = "List the campaigns archived in a month", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of archived campaigns", content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
 async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
-    let now = st.clock.now();
-    let local = now.with_timezone(a.tz());
     let mut errors = Vec::new();
     let year = match single(&pairs, "year")? {
-        None => Some(local.year()),
+        None => None,
         Some(y) if y.len() == 4 && y.chars().all(|c| c.is_ascii_digit()) => y.parse::<i32>().ok(),
         Some(y) => {
             errors.push(FieldError::new("year", Rule::Format, format!("query parameter year must be a 4-digit year (got {y:?})")));
@@ -146,7 +111,7 @@ async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQue
         }
     };
     let month = match single(&pairs, "month")? {
-        None => Some(local.month()),
+        None => None,
         Some(m) => match m.parse::<u32>() {
             Ok(v) if (1..=12).contains(&v) => Some(v),
             _ => {
@@ -155,20 +120,17 @@ async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQue
             }
         },
     };
-    let (Some(year), Some(month)) = (year, month) else {
+    if !errors.is_empty() {
         return Err(AppError::Validation(errors));
-    };
-    let ym = format!("{year:04}-{month:02}");
+    }
     let paging = super::paging::Paging::parse(&pairs)?;
-    let mut list = repo::campaigns::archived_in(st.store.as_ref(), &a.id, &ym).await?;
-    sort_campaigns(&mut list);
-    let (page, total) = paging.apply(list);
-    Ok(paging.headers(xml_response(StatusCode::OK, collection(&page, &a, now)), total))
+    let (page, total) = paging.apply(campaigns::archived(&st, &a, year, month).await?);
+    Ok(paging.headers(xml_response(StatusCode::OK, collection(&page, &a, st.clock.now())), total))
 }
 
 #[utoipa::path(get, path = "/api/1.0/campaign/{seg}", tag = "campaigns", summary = "Read a campaign", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "The campaign", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
-    let c = repo::campaigns::load(st.store.as_ref(), &a.id, &campaign_id(&seg)?).await?;
+    let c = campaigns::get(&st, &a.id, &campaign_id(&seg)?).await?;
     let body = collection(std::slice::from_ref(&c.value), &a, st.clock.now());
     Ok(with_etag(xml_response(StatusCode::OK, body), c.version()))
 }
@@ -183,20 +145,8 @@ async fn update(
 ) -> AppResult<Response> {
     let id = campaign_id(&seg)?;
     let expected = if_match(&headers)?;
-    let cur = repo::campaigns::load(st.store.as_ref(), &a.id, &id).await?;
-    let input = parse_bean(expect_root(&doc, "campaignBean")?)?;
-    check_body_id("campaignBean", &input.id, &id)?;
-    repo::campaigns::update(st.store.as_ref(), &a.id, cur, expected, |stored| {
-        let now = st.clock.now();
-        let archive_now = stored.status_move(input.status, now)?;
-        let mut c = stored.clone();
-        c.replace(&input, now);
-        if archive_now {
-            c.archive(&a, now);
-        }
-        Ok(c)
-    })
-    .await?;
+    let input = expect_root(&doc, "campaignBean").and_then(parse_bean);
+    campaigns::update(&st, &a, &id, expected, input).await?;
     Ok(no_content())
 }
 
@@ -205,8 +155,7 @@ async fn update(
 #[utoipa::path(delete, path = "/api/1.0/campaign/{seg}", tag = "campaigns", summary = "Delete a campaign", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 204, description = "Done")))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = campaign_id(&seg)?;
-    repo::campaigns::remove(st.store.as_ref(), &a.id, &id, st.clock.now()).await?;
-    tracing::info!(campaign = %id, "campaign deleted");
+    campaigns::remove(&st, &a.id, &id).await?;
     Ok(no_content())
 }
 

@@ -7,14 +7,10 @@ use axum::routing::get;
 
 use crate::api::error::AppError;
 use crate::api::error::AppResult;
-use crate::api::{
-    check_body_id, if_match, no_content, query_pairs, reject_id_on_create, text_response, with_etag, xml_response, Auth, Matrix, Selector,
-    XmlBody,
-};
-use crate::ids::new_id;
+use crate::api::{if_match, no_content, query_pairs, text_response, with_etag, xml_response, Auth, Matrix, Selector, XmlBody};
 use crate::model::client::{parse_bean, Client};
-use crate::repo;
 use crate::state::AppState;
+use crate::usecases::clients;
 use crate::xml::expect_root;
 use crate::xml::XmlOut;
 
@@ -42,19 +38,14 @@ fn collection(clients: &[Client]) -> String {
 #[utoipa::path(post, path = "/api/1.0/client", tag = "clients", summary = "Create a client (advertiser, agency or brand)", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CLIENT_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "clientBean")?)?;
-    reject_id_on_create("clientBean", &input.id)?;
-    let c = Client::from_input(new_id(), input, st.clock.now());
-    repo::clients::create(st.store.as_ref(), &a.id, &c).await?;
-    tracing::info!(client = %c.id, "client created");
+    let c = clients::create(&st, &a.id, input).await?;
     Ok(text_response(StatusCode::OK, c.id))
 }
 
 #[utoipa::path(get, path = "/api/1.0/client", tag = "clients", summary = "List the account's clients (paged)", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of clients (X-Total-Count)", content_type = "application/xml", body = String, example = json!(super::xml_examples::CLIENTS_OUT))))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, axum::extract::RawQuery(q): axum::extract::RawQuery) -> AppResult<Response> {
     let paging = super::paging::Paging::parse(&query_pairs(q.as_deref())?)?;
-    let mut clients = repo::clients::list(st.store.as_ref(), &a.id).await?;
-    clients.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
-    let (page, total) = paging.apply(clients);
+    let (page, total) = paging.apply(clients::list(&st, &a.id).await?);
     Ok(paging.headers(xml_response(StatusCode::OK, collection(&page)), total))
 }
 
@@ -63,13 +54,12 @@ async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
     let m = Matrix::parse(&seg);
     match m.selector() {
         Some(Selector::ByClientId) => {
-            let c = repo::clients::load(st.store.as_ref(), &a.id, &m.id()?).await?;
+            let c = clients::get(&st, &a.id, &m.id()?).await?;
             Ok(with_etag(xml_response(StatusCode::OK, collection(std::slice::from_ref(&c.value))), c.version()))
         }
         Some(Selector::ByCampaignId) => {
-            let campaign = repo::campaigns::load(st.store.as_ref(), &a.id, &m.id()?).await?.value;
-            let clients = repo::clients::by_ids(st.store.as_ref(), &a.id, &campaign.client_ids()).await?;
-            Ok(xml_response(StatusCode::OK, collection(&clients)))
+            let found = clients::of_campaign(&st, &a.id, &m.id()?).await?;
+            Ok(xml_response(StatusCode::OK, collection(&found)))
         }
         Some(Selector::ByContactId | Selector::ByGoalId) | None => Err(AppError::NoRoute(format!("/api/1.0/client/{seg}"))),
     }
@@ -89,18 +79,14 @@ async fn update(
 ) -> AppResult<Response> {
     let id = client_id(&seg)?;
     let expected = if_match(&headers)?;
-    let cur = repo::clients::load(st.store.as_ref(), &a.id, &id).await?;
-    let input = parse_bean(expect_root(&doc, "clientBean")?)?;
-    check_body_id("clientBean", &input.id, &id)?;
-    let now = st.clock.now();
-    repo::clients::update(st.store.as_ref(), &a.id, cur, expected, |c| c.replace(input.clone(), now)).await?;
+    let input = expect_root(&doc, "clientBean").and_then(parse_bean);
+    clients::update(&st, &a.id, &id, expected, input).await?;
     Ok(no_content())
 }
 
 #[utoipa::path(delete, path = "/api/1.0/client/{seg}", tag = "clients", summary = "Delete a client", params(("seg" = String, Path, description = "by_client_id;id=<id>")), responses((status = 204, description = "Done")))]
 async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = client_id(&seg)?;
-    let gone = repo::clients::remove(st.store.as_ref(), &a.id, &id).await?;
-    tracing::info!(client = %id, name = %gone.name, "client deleted");
+    clients::remove(&st, &a.id, &id).await?;
     Ok(no_content())
 }

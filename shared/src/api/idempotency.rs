@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::Auth;
 use crate::api::error::AppError;
+use crate::limits::IDEMPOTENCY_KEY_MAX;
 use crate::repo::idempotency::{self as idem_repo, Claim, Kept};
 use crate::state::AppState;
 
@@ -41,10 +42,13 @@ pub async fn layer(State(st): State<AppState>, req: Request, next: Next) -> Resp
 
 async fn run(st: &AppState, req: Request, next: Next) -> Result<Response, Response> {
     let idem = req.headers().get(HEADER).and_then(|v| v.to_str().ok()).unwrap_or("").trim().to_string();
-    if idem.is_empty() || idem.len() > 255 || !idem.bytes().all(|b| (0x21..0x7f).contains(&b)) {
-        return Err(
-            AppError::field("Idempotency-Key", Rule::Format, "Idempotency-Key must be 1-255 visible ASCII characters").into_response()
-        );
+    if idem.is_empty() || idem.len() > IDEMPOTENCY_KEY_MAX || !idem.bytes().all(|b| (0x21..0x7f).contains(&b)) {
+        return Err(AppError::field(
+            "Idempotency-Key",
+            Rule::Format,
+            format!("Idempotency-Key must be 1-{IDEMPOTENCY_KEY_MAX} visible ASCII characters"),
+        )
+        .into_response());
     }
     let (mut parts, body) = req.into_parts();
     let Auth(account) = Auth::from_request_parts(&mut parts, st).await.map_err(IntoResponse::into_response)?;

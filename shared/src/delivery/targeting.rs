@@ -111,7 +111,7 @@ impl IpMatch {
         }
         let last = parts.next()?;
         let (lo, hi) = match last.split_once('-') {
-            _ if last == "*" => (0, 255),
+            _ if last == "*" => (0, u8::MAX),
             Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
             None => {
                 let v = last.parse().ok()?;

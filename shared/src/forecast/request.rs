@@ -15,7 +15,7 @@ use crate::model::template::{parse_rules_at, RulesFor};
 
 pub const MAX_GOALS: usize = 50;
 pub const MAX_ADS: usize = 50;
-pub const MAX_NAME: usize = 255;
+pub const MAX_NAME: usize = crate::limits::NAME_MAX;
 pub const MAX_DAYS_AHEAD: i64 = 100;
 
 /// The fields of a forecast goal, an ad and the campaign (§2.4), in the order reports echo them.
@@ -395,7 +395,7 @@ pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Campaig
     };
     let mut r = ObjReader::new(c, "campaign", CAMPAIGN_FIELDS);
     for f in ["advertiser", "agency", "brand", "customId"] {
-        r.str_opt(f, 64);
+        r.str_opt(f, MAX_ID_LEN);
     }
     let name = r.str_opt("name", MAX_NAME);
     let frontload = frontload(&mut r, "frontload");

@@ -54,3 +54,20 @@ pub trait MediaEngine: Send + Sync {
     async fn transcode(&self, blobs: &dyn Blobs, order: &Order) -> Result<Started, EngineError>;
     fn kind(&self) -> &'static str;
 }
+
+/// The engine of a function that transcodes nothing (every function but the asset
+/// worker): it refuses, and the function links no ffmpeg or MediaConvert code.
+pub struct NoMedia;
+
+#[async_trait]
+impl MediaEngine for NoMedia {
+    async fn probe(&self, _: &dyn Blobs, key: &str, _: Option<&Path>) -> Result<Probe, ProbeError> {
+        Err(ProbeError::Tool(format!("this function has no media engine (probing {key})")))
+    }
+    async fn transcode(&self, _: &dyn Blobs, order: &Order) -> Result<Started, EngineError> {
+        Err(EngineError::Service(format!("this function has no media engine (transcoding {})", order.asset)))
+    }
+    fn kind(&self) -> &'static str {
+        "none"
+    }
+}

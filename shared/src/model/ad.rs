@@ -5,16 +5,12 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::common::{SHORT_MAX, TEXT_MAX};
+pub use super::ad_write::{parse_modify, parse_patch, parse_replace, parse_write, AdInput, AdPatch, Keyed, FIELDS};
 pub use super::creative::{allowed_events, event_v3, Creative, Tracker};
-use super::creative::{read_creative, read_trackers};
 use super::enums::{AdFormat, CreativeType, TrackerEvent};
 use super::goal::{AdSummary, Goal};
 use crate::domain_error::FieldError;
-use crate::json::ObjReader;
-use crate::limits::MAX_ID_LEN;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -49,180 +45,6 @@ pub struct Ad {
     /// When the creative was last changed (the list item's creative dates).
     #[serde(deserialize_with = "crate::fasttime::req")]
     pub creative_modified: DateTime<Utc>,
-}
-
-/// A validated write body (POST, PUT).
-#[derive(Debug, Clone, PartialEq)]
-pub struct AdInput {
-    pub id: Option<String>,
-    pub goal_id: String,
-    pub name: String,
-    pub custom_id: Option<String>,
-    pub description: Option<String>,
-    pub enabled: Option<bool>,
-    pub weight: Option<f64>,
-    pub creative: Creative,
-    pub start: Option<DateTime<Utc>>,
-    pub end: Option<DateTime<Utc>>,
-    /// (url, event)
-    pub external_trackers: Vec<(String, TrackerEvent)>,
-    pub device_containers: Option<Vec<String>>,
-}
-
-/// What a POST or PUT body may hold.
-pub const FIELDS: &[&str] = &[
-    "id",
-    "name",
-    "goalId",
-    "customId",
-    "description",
-    "enabled",
-    "weight",
-    "creative",
-    "start",
-    "end",
-    "externalTrackers",
-    "deviceContainers",
-    // Read-only: shown by GET, so accepted (and ignored) when a client sends a GET back.
-    "created",
-    "modified",
-];
-
-fn weight(r: &mut ObjReader) -> Option<f64> {
-    let w = r.f64_opt("weight")?;
-    if (0.01..=100.0).contains(&w) {
-        Some(w)
-    } else {
-        r.err("weight", Rule::Range, format!("weight must be 0.01 to 100 (got {w})"));
-        None
-    }
-}
-
-/// The most device containers an ad may name (an account has a handful).
-pub const MAX_DEVICE_CONTAINERS: usize = 100;
-
-fn read_containers(r: &mut ObjReader) -> Option<Vec<String>> {
-    let list = r.array_opt("deviceContainers")?;
-    if list.len() > MAX_DEVICE_CONTAINERS {
-        r.err(
-            "deviceContainers",
-            Rule::MaxCount,
-            format!("deviceContainers lists at most {MAX_DEVICE_CONTAINERS} ids (got {})", list.len()),
-        );
-        return None;
-    }
-    let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for (i, v) in list.iter().enumerate() {
-        match v.as_str() {
-            Some(s) if !s.is_empty() => {
-                if seen.insert(s) {
-                    out.push(s.to_string());
-                }
-            }
-            _ => r.err(&format!("deviceContainers[{i}]"), Rule::Type, format!("deviceContainers[{i}] must be a device container id")),
-        }
-    }
-    Some(out)
-}
-
-/// Parses a POST/PUT body.
-pub fn parse_write(v: &Value) -> Result<AdInput, Vec<FieldError>> {
-    let mut r = ObjReader::new(v, "", FIELDS);
-    let id = r.str_opt("id", MAX_ID_LEN);
-    let name = r.str_req("name", 250);
-    let goal_id = r.str_req("goalId", MAX_ID_LEN);
-    let custom_id = r.str_opt("customId", SHORT_MAX);
-    let description = r.str_opt("description", TEXT_MAX);
-    let enabled = r.bool_opt("enabled");
-    let weight = weight(&mut r);
-    let start = r.date_time_opt("start");
-    let end = r.date_time_opt("end");
-    if let (Some(s), Some(e)) = (start, end) {
-        if e <= s {
-            r.err("end", Rule::AfterStart, "end must be after start");
-        }
-    }
-    let mut cerrs = Vec::new();
-    let creative = read_creative(r.get("creative"), &mut cerrs);
-    r.errors.append(&mut cerrs);
-    let ct = creative
-        .as_ref()
-        .map(|c| c.kind)
-        .or_else(|| v.get("creative").and_then(|c| c.get("type")).and_then(Value::as_str).and_then(CreativeType::parse));
-    let external_trackers = read_trackers(&mut r, ct);
-    let device_containers = read_containers(&mut r);
-    match (name, goal_id, creative) {
-        (Some(name), Some(goal_id), Some(creative)) if r.errors.is_empty() => Ok(AdInput {
-            id,
-            goal_id,
-            name,
-            custom_id,
-            description,
-            enabled,
-            weight,
-            creative,
-            start,
-            end,
-            external_trackers,
-            device_containers,
-        }),
-        _ => Err(r.errors),
-    }
-}
-
-/// A PATCH body: the fields it may change, each `Some(None)` when sent as null.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AdPatch {
-    pub id: String,
-    pub name: Option<String>,
-    pub custom_id: Option<Option<String>>,
-    pub description: Option<Option<String>>,
-    pub enabled: Option<bool>,
-    pub start: Option<Option<DateTime<Utc>>>,
-    pub end: Option<Option<DateTime<Utc>>>,
-    pub weight: Option<Option<f64>>,
-}
-
-pub fn parse_patch(v: &Value) -> Result<AdPatch, Vec<FieldError>> {
-    // goalId, creative, externalTrackers, deviceContainers (and anything else) are ignored.
-    let mut r = ObjReader::lenient(v, "");
-    let id = r.str_req("id", MAX_ID_LEN);
-    let mut p = AdPatch::default();
-    if r.present("name") {
-        p.name = r.str_req("name", 250);
-    }
-    let opt = |r: &mut ObjReader, name: &str, max: usize| -> Option<Option<String>> {
-        if r.is_null(name) {
-            Some(None)
-        } else if r.present(name) {
-            r.str_opt(name, max).map(Some)
-        } else {
-            None
-        }
-    };
-    p.custom_id = opt(&mut r, "customId", SHORT_MAX);
-    p.description = opt(&mut r, "description", TEXT_MAX);
-    p.enabled = r.bool_opt("enabled");
-    for (name, slot) in [("start", &mut p.start), ("end", &mut p.end)] {
-        if r.is_null(name) {
-            *slot = Some(None);
-        } else if r.present(name) {
-            *slot = r.date_time_opt(name).map(Some);
-        }
-    }
-    if r.is_null("weight") {
-        p.weight = Some(None);
-    } else if r.present("weight") {
-        p.weight = weight(&mut r).map(Some);
-    }
-    match id {
-        Some(id) if r.errors.is_empty() => {
-            p.id = id;
-            Ok(p)
-        }
-        _ => Err(r.errors),
-    }
 }
 
 impl Ad {
@@ -445,7 +267,7 @@ pub fn explicit_sum(ads: &[AdSummary], format: AdFormat, except: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn rules(v: Value) -> Vec<String> {
         match parse_write(&v) {

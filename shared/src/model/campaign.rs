@@ -144,7 +144,7 @@ pub fn read_frontload(r: &mut BeanReader, name: &str) -> Option<u8> {
 pub fn parse_bean(el: &Element) -> Result<CampaignInput, DomainError> {
     let mut r = BeanReader::new(el, "campaignBean", FIELDS, &[]);
     let id = r.text("id");
-    let name = r.required_max("name", 250);
+    let name = r.required_max("name", crate::limits::RECORD_NAME_MAX);
     let advertiser_id = r.required_max("advertiserId", MAX_ID_LEN);
     let agency_id = r.text_max("agencyId", MAX_ID_LEN);
     let brand_id = r.text_max("brandId", MAX_ID_LEN);
@@ -302,6 +302,26 @@ impl Campaign {
                 format!("campaignBean/status {s} is derived from the goals' flight and cannot be set; only ARCHIVED can be set"),
             )),
         }
+    }
+
+    /// A new campaign from a bean: its status may only archive it (`status_move`).
+    pub fn created(id: String, i: &CampaignInput, a: &Account, now: DateTime<Utc>) -> Result<Campaign, DomainError> {
+        let mut c = Campaign::from_input(id, i, now);
+        if c.status_move(i.status, now)? {
+            c.archive(a, now);
+        }
+        Ok(c)
+    }
+
+    /// This campaign replaced by a bean; a status of ARCHIVED archives it now.
+    pub fn updated(&self, i: &CampaignInput, a: &Account, now: DateTime<Utc>) -> Result<Campaign, DomainError> {
+        let archive_now = self.status_move(i.status, now)?;
+        let mut c = self.clone();
+        c.replace(i, now);
+        if archive_now {
+            c.archive(a, now);
+        }
+        Ok(c)
     }
 
     /// `enabled`, `disabled` or `archived` (the `state` filter).

@@ -52,7 +52,7 @@ const FIELDS: &[&str] = &["id", "name", "type", "comments", "email", "faxNumber"
 pub fn parse_bean(el: &Element) -> Result<ClientInput, DomainError> {
     let mut r = BeanReader::new(el, "clientBean", FIELDS, &[]);
     let id = r.text("id");
-    let name = r.required_max("name", 250);
+    let name = r.required_max("name", crate::limits::RECORD_NAME_MAX);
     let kind: Option<ClientType> = r.one_of("type", ClientType::ALL);
     if kind.is_none() && !r.present("type") {
         r.err("type", Rule::Required, "clientBean/type is required (ADVERTISER, AGENCY or BRAND)");

@@ -5,9 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::xml::{BeanReader, XmlOut};
 
-/// Free-text fields the seeds give no limit for are capped here (docs/api.md).
-pub const TEXT_MAX: usize = 1000;
-pub const SHORT_MAX: usize = 255;
+/// Free-text fields the seeds give no limit for are capped (docs/api.md).
+pub use crate::limits::{SHORT_MAX, TEXT_MAX};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]

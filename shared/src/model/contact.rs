@@ -4,7 +4,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::common::*;
-use crate::domain_error::DomainError;
+use crate::domain_error::{matches_path, DomainError, FieldError};
+use crate::rule::Rule;
 use crate::xml::{BeanReader, Element, XmlOut};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -60,6 +61,47 @@ pub fn parse_bean(el: &Element) -> Result<ContactInput, DomainError> {
             Ok(ContactInput { id, first_name, last_name, description, email, fax_number, mobile_phone_number, work_phone_number })
         }
         _ => Err(DomainError::Validation(r.errors)),
+    }
+}
+
+/// `PUT /api/1.0/contact/associate/by_contact_id;id=` (a form): the contact (else the
+/// path's id) joins the client. What the form parser fills and the OpenAPI document shows.
+#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Association {
+    /// The contact; left out: the path's id.
+    #[schema(required = false)]
+    pub contact_id: String,
+    pub client_id: String,
+}
+
+/// The fields of the associate form.
+pub const ASSOCIATE_FIELDS: &[&str] = &["contactId", "clientId"];
+
+/// The associate form's fields (`pairs`) and the path's id: every field error at once.
+pub fn parse_association(pairs: &[(String, String)], path_id: Option<&str>) -> Result<Association, DomainError> {
+    let field = |k: &str| pairs.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
+    let mut errors = Vec::new();
+    for (k, _) in pairs {
+        if !ASSOCIATE_FIELDS.contains(&k.as_str()) {
+            errors.push(FieldError::new(k.clone(), Rule::Unknown, format!("unknown form field {k:?} (expected contactId and clientId)")));
+        }
+    }
+    let path_id = path_id.filter(|v| !v.is_empty());
+    let contact_id = field("contactId").or_else(|| path_id.map(str::to_string));
+    let client_id = field("clientId");
+    if contact_id.is_none() {
+        errors.push(FieldError::new("contactId", Rule::Required, "form field contactId is required"));
+    }
+    if client_id.is_none() {
+        errors.push(FieldError::new("clientId", Rule::Required, "form field clientId is required"));
+    }
+    if let (Some(path_id), Some(body_id)) = (path_id, field("contactId")) {
+        errors.extend(matches_path("contactId", &body_id, path_id));
+    }
+    match (contact_id, client_id) {
+        (Some(contact_id), Some(client_id)) if errors.is_empty() => Ok(Association { contact_id, client_id }),
+        _ => Err(DomainError::Validation(errors)),
     }
 }
 

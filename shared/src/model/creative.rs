@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::enums::{AdFormat, CreativeType, InsertionPoint, TrackerEvent, WireEnum};
 use crate::domain_error::FieldError;
 use crate::json::ObjReader;
-use crate::limits::MAX_ID_LEN;
+use crate::limits::{ENUM_NAME_MAX, MAX_ID_LEN, MAX_TRACKERS, SHORT_MAX, URL_MAX};
 
 const SPOT_EVENTS: &[TrackerEvent] = &[
     TrackerEvent::Impression,
@@ -145,6 +145,22 @@ pub struct Tracker {
     pub event: TrackerEvent,
 }
 
+/// An external tracker of a write body, as its parser fills it (the OpenAPI document shows
+/// this type).
+#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[schema(as = TrackerWrite)]
+#[serde(deny_unknown_fields)]
+pub struct TrackerInput {
+    /// http(s) URL.
+    #[schema(value_type = crate::wire_schema::Url, inline)]
+    pub url: String,
+    /// An event the creative type allows.
+    pub event: TrackerEvent,
+    /// Accepted and ignored (a GET sent back): trackers are matched by url and event.
+    #[schema(value_type = Option<String>)]
+    pub id: crate::json::Ignored,
+}
+
 /// What an external tracker of a write body may hold.
 pub const TRACKER_FIELDS: &[&str] = &["url", "event", "id"];
 
@@ -191,9 +207,9 @@ pub(super) fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> 
         kind,
         insertion_point: r.one_of("insertionPoint", InsertionPoint::ALL),
         asset_id: r.str_opt("assetId", MAX_ID_LEN),
-        click_destination_uri: r.str_opt("clickDestinationUri", 2048),
-        video_creative_id: r.str_opt("videoCreativeId", 255),
-        vast_uri: r.str_opt("vastUri", 2048),
+        click_destination_uri: r.str_opt("clickDestinationUri", URL_MAX),
+        video_creative_id: r.str_opt("videoCreativeId", SHORT_MAX),
+        vast_uri: r.str_opt("vastUri", URL_MAX),
         vpaid_strict: r.bool_opt("vpaidStrict"),
         vpaid_countdown: r.bool_opt("vpaidCountdown"),
         estimated_ad_duration: r.int_opt("estimatedAdDuration", 1, 9999).map(|d| d as u32),
@@ -205,15 +221,15 @@ pub(super) fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> 
     ok.then_some(c)
 }
 
-pub(super) fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeType>) -> Vec<(String, TrackerEvent)> {
+pub(super) fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeType>) -> Vec<TrackerInput> {
     let Some(list) = r.array_opt("externalTrackers") else { return vec![] };
     let mut out = Vec::new();
     for (i, t) in list.iter().enumerate() {
         let path = format!("externalTrackers[{i}]");
         let mut tr = ObjReader::new(t, &path, TRACKER_FIELDS);
-        let url = tr.str_req("url", 2048);
+        let url = tr.str_req("url", URL_MAX);
         check_uri(&mut tr, "url", &url);
-        let raw = tr.str_req("event", 64);
+        let raw = tr.str_req("event", ENUM_NAME_MAX);
         let mut event = None;
         if let (Some(e), Some(ct)) = (&raw, creative_type) {
             match TrackerEvent::parse(e).filter(|t| allowed_events(ct).contains(t)) {
@@ -231,11 +247,11 @@ pub(super) fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeTyp
         let ok = tr.errors.is_empty();
         r.errors.append(&mut tr.errors);
         if let (Some(url), Some(event), true) = (url, event, ok) {
-            out.push((url, event));
+            out.push(TrackerInput { url, event, id: crate::json::Ignored });
         }
     }
-    if out.len() > 50 {
-        r.err("externalTrackers", Rule::MaxCount, "at most 50 external trackers per ad");
+    if out.len() > MAX_TRACKERS {
+        r.err("externalTrackers", Rule::MaxCount, format!("at most {MAX_TRACKERS} external trackers per ad"));
     }
     out
 }

@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod ad;
+pub mod ad_write;
 pub mod asset;
 pub mod audience;
 pub mod campaign;

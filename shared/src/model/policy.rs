@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::account::Account;
 use super::enums::{OffsetUnit, ShowWhen, WireEnum};
 use crate::domain_error::FieldError;
+use crate::limits::{NAME_MAX, RULE_VALUE_MAX};
 
 pub const SHOW_WHEN: &[&str] = <ShowWhen as WireEnum>::NAMES;
 pub const RESET_AFTER: &[i64] = &[3600, 7200, 10800, 21600, 43200, 86400, 129600, 172800];
@@ -270,8 +271,8 @@ pub fn validate(p: &Policy, a: &Account, categories: &HashSet<String>) -> Vec<Fi
     let mut c = Check { errors: &mut errors };
     if p.name.trim().is_empty() {
         c.fail("name", Rule::Required, "is required".into());
-    } else if p.name.chars().count() > 255 {
-        c.fail("name", Rule::MaxLength, "is longer than 255 characters".into());
+    } else if p.name.chars().count() > NAME_MAX {
+        c.fail("name", Rule::MaxLength, format!("is longer than {NAME_MAX} characters"));
     }
     let tags = &p.tag_rule.one_of;
     if tags.len() > a.limits.tags_per_policy as usize {
@@ -279,8 +280,8 @@ pub fn validate(p: &Policy, a: &Account, categories: &HashSet<String>) -> Vec<Fi
     }
     let mut seen = HashSet::new();
     for (i, t) in tags.iter().enumerate() {
-        if t.trim().is_empty() || t.chars().count() > 255 {
-            c.fail(&format!("tagRule.oneOf[{i}]"), Rule::Format, "must be a tag of 1 to 255 characters".into());
+        if t.trim().is_empty() || t.chars().count() > RULE_VALUE_MAX {
+            c.fail(&format!("tagRule.oneOf[{i}]"), Rule::Format, format!("must be a tag of 1 to {RULE_VALUE_MAX} characters"));
         } else if !seen.insert(t) {
             c.fail(&format!("tagRule.oneOf[{i}]"), Rule::Unique, format!("repeats {t:?}"));
         }

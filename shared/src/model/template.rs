@@ -14,6 +14,7 @@ use super::rules::{AcpRule, Known, Rules};
 use crate::domain_error::{DomainError, FieldError};
 use crate::json::ObjReader;
 use crate::limits::MAX_ID_LEN;
+use crate::limits::{IP_MATCHER_MAX, RULE_VALUE_MAX};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -26,7 +27,7 @@ pub struct Template {
     pub rules: Rules,
 }
 
-pub const MAX_NAME: usize = 255;
+pub const MAX_NAME: usize = crate::limits::NAME_MAX;
 
 impl Template {
     /// `{id, name, siteId, created}`.
@@ -164,7 +165,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
             let (this_kind, that_kind) = if field == "tag" { ("TAG", "CONTENT_PARTNER") } else { ("CONTENT_PARTNER", "TAG") };
             b.err(other, Rule::NotAllowed, format!("{p} belongs to {that_kind} rules, not {this_kind}"));
         }
-        let id = if kind.is_some() { b.str_req(field, if field == "tag" { 255 } else { MAX_ID_LEN }) } else { None };
+        let id = if kind.is_some() { b.str_req(field, if field == "tag" { RULE_VALUE_MAX } else { MAX_ID_LEN }) } else { None };
         if kind == Some(VariableType::Tag) && rule_type == Some(RuleType::AtLeastOneOf) {
             one_of_tags += 1;
         }
@@ -187,7 +188,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
     }
 
     for mut b in objects(&mut r, "ipRules", &["ipMatcher", "access"]) {
-        let m = b.str_req("ipMatcher", 64);
+        let m = b.str_req("ipMatcher", IP_MATCHER_MAX);
         out.ip_rules.extend(check::ip(&mut b, m));
         r.errors.append(&mut b.errors);
     }
@@ -222,7 +223,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
                 };
                 for (i, item) in list.iter().enumerate() {
                     let mut b = ObjReader::new(item, &format!("{path}[{i}]"), &["segmentId", "segmentName", "ruleType"]);
-                    let id = b.str_req("segmentId", 255);
+                    let id = b.str_req("segmentId", RULE_VALUE_MAX);
                     out.audience_rules.extend(check::audience(&mut b, id, Some(provider), known));
                     r.errors.append(&mut b.errors);
                 }
@@ -256,7 +257,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
                 let mut rules = Vec::new();
                 for (i, item) in list.iter().enumerate() {
                     let mut b = ObjReader::new(item, &format!("{path}[{i}]"), &["value", "ruleType"]);
-                    let value = b.str_req("value", 255);
+                    let value = b.str_req("value", RULE_VALUE_MAX);
                     rules.extend(check::acp_value(&mut b, value));
                     r.errors.append(&mut b.errors);
                 }

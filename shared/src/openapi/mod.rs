@@ -164,7 +164,7 @@ fn conventions(doc: &mut Document) {
                         ObjectBuilder::new()
                             .schema_type(Type::String)
                             .min_length(Some(1))
-                            .max_length(Some(255))
+                            .max_length(Some(crate::limits::IDEMPOTENCY_KEY_MAX))
                             .pattern(Some("^[!-~]+$"))
                             .build(),
                     )))

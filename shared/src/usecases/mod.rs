@@ -5,12 +5,17 @@
 //! Nothing here knows HTTP beyond the error type, or SQS beyond `jobs/`.
 
 pub mod ad_request;
+pub mod ads;
 pub mod assets;
 pub mod audience;
+pub mod campaigns;
+pub mod clients;
+pub mod contacts;
 pub mod error;
 pub mod events;
 pub mod forecast;
 pub mod forecast_run;
+pub mod goals;
 pub mod inspect;
 pub mod notifications;
 pub mod pacing;

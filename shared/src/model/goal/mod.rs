@@ -179,7 +179,7 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
     // cpm/value and formatType: accepted and ignored (§2.2).
     let custom_id = r.text_max("customId", SHORT_MAX);
     let description = r.text_max("description", TEXT_MAX);
-    let name = r.text_max("name", 255);
+    let name = r.text_max("name", crate::limits::NAME_MAX);
     let front_load_factor = read_frontload(&mut r, "frontLoadFactor");
     let priority = r.int("priority", 1, 10).map(|p| p as u8);
     let caps = read_caps(&mut r, kind);
@@ -300,6 +300,29 @@ impl Goal {
             created: now,
             modified: now,
         }
+    }
+
+    /// A new goal from a bean: a start in the past moves to now (`start_on_create`).
+    pub fn created(id: String, i: &GoalInput, now: DateTime<Utc>) -> Goal {
+        let mut g = Goal::from_input(id, i, now);
+        g.start = start_on_create(i.start, i.end, now);
+        g
+    }
+
+    /// This goal replaced by a bean: it stays in its campaign, and a started goal's start
+    /// cannot move (`check_start_update`).
+    pub fn updated(&self, i: &GoalInput, now: DateTime<Utc>) -> Result<Goal, DomainError> {
+        if i.campaign_id != self.campaign_id {
+            return Err(DomainError::field(
+                "goalBean/campaignId",
+                Rule::Immutable,
+                "goalBean/campaignId cannot change: a goal stays in its campaign",
+            ));
+        }
+        check_start_update(self, i.start, now)?;
+        let mut g = self.clone();
+        g.replace(i, now);
+        Ok(g)
     }
 
     /// Full replace of the writable fields; ads, tombstone and creation time are kept.

@@ -159,8 +159,7 @@ pub fn valid_ip_matcher(m: &str) -> bool {
     if parts.len() != 4 {
         return false;
     }
-    let octet =
-        |p: &str| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|n| n <= 255);
+    let octet = |p: &str| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit()) && p.parse::<u8>().is_ok();
     if !parts[..3].iter().all(|p| octet(p)) {
         return false;
     }

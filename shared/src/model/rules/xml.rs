@@ -4,7 +4,7 @@
 use super::check::{self, Fields};
 use super::{AcpRule, Known, Parent, Rules};
 use crate::domain_error::DomainError;
-use crate::limits::MAX_ID_LEN;
+use crate::limits::{IP_MATCHER_MAX, MAX_ID_LEN, RULE_VALUE_MAX};
 use crate::model::enums::{Day, LocationType, RuleType, VariableType};
 use crate::rule::Rule;
 use crate::xml::{BeanReader, Element};
@@ -81,7 +81,7 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
     }
 
     for mut b in beans(&r, el, "tags", &["resourceId", "resourceName", "ruleType", "variableType"], &[]) {
-        let id = b.required_max("resourceId", 255);
+        let id = b.required_max("resourceId", RULE_VALUE_MAX);
         let rule_type = b.one_of("ruleType", RuleType::ALL);
         b.required("ruleType", &rule_type);
         let kind = b.one_of("variableType", &[VariableType::Tag, VariableType::ContentPartner]);
@@ -111,7 +111,7 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
         let mut rules = Vec::new();
         for (j, v) in values.iter().enumerate() {
             let mut rb = BeanReader::new(v, format!("{}[{}]", b.at("rules"), j + 1), &["ruleType", "value"], &[]);
-            let value = rb.required_max("value", 255);
+            let value = rb.required_max("value", RULE_VALUE_MAX);
             rules.extend(check::acp_value(&mut rb, value));
             b.errors.append(&mut rb.errors);
         }
@@ -122,7 +122,7 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
     }
 
     for mut b in beans(&r, el, "ipRules", &["ipMatcher", "access"], &[]) {
-        let m = b.required_max("ipMatcher", 64);
+        let m = b.required_max("ipMatcher", IP_MATCHER_MAX);
         out.ip_rules.extend(check::ip(&mut b, m));
         r.errors.append(&mut b.errors);
     }
@@ -133,7 +133,7 @@ pub fn parse_bean(el: &Element, parent: Parent, known: &Known) -> Result<Rules, 
     }
 
     for mut b in beans(&r, el, "audienceRules", &["segmentId", "segmentName", "ruleType"], &[]) {
-        let id = b.required_max("segmentId", 255);
+        let id = b.required_max("segmentId", RULE_VALUE_MAX);
         out.audience_rules.extend(check::audience(&mut b, id, None, known));
         r.errors.append(&mut b.errors);
     }

@@ -1,0 +1,76 @@
+//! The schemas of bounded request fields, built from the named limits (`limits.rs`): a
+//! request type's field says `#[schema(value_type = wire_schema::RecordName, inline)]` and
+//! its parser reads it with the same constant (`r.str_req("name", RECORD_NAME_MAX)`), so
+//! the OpenAPI document and the parser cannot disagree on a bound. These types are schema
+//! markers only; no value is ever of them.
+
+use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::RefOr;
+
+use crate::limits::{MAX_ID_LEN, NAME_MAX, RECORD_NAME_MAX, SHORT_MAX, TEXT_MAX, URL_MAX};
+
+fn string(min: usize, max: usize) -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)).min_length((min > 0).then_some(min)).max_length(Some(max))
+}
+
+/// A string of `min..=max` characters.
+macro_rules! bounded_string {
+    ($(#[$doc:meta])* $name:ident, $min:expr, $max:expr) => {
+        $(#[$doc])*
+        pub struct $name;
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                string($min, $max).into()
+            }
+        }
+        impl utoipa::ToSchema for $name {}
+    };
+}
+
+/// A list of at most `max` items of `$item`'s schema.
+macro_rules! bounded_list {
+    ($(#[$doc:meta])* $name:ident, $item:ty, $min:expr, $max:expr) => {
+        $(#[$doc])*
+        pub struct $name;
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::schema::ArrayBuilder::new()
+                    .items(<$item as utoipa::PartialSchema>::schema())
+                    .min_items(($min > 0).then_some($min))
+                    .max_items(Some($max))
+                    .into()
+            }
+        }
+        impl utoipa::ToSchema for $name {}
+    };
+}
+pub(crate) use bounded_list;
+
+bounded_string!(
+    /// An id: at most `MAX_ID_LEN` characters.
+    Id, 0, MAX_ID_LEN
+);
+bounded_string!(
+    /// The name of a campaign, a client or an ad.
+    RecordName, 1, RECORD_NAME_MAX
+);
+bounded_string!(
+    /// The name of a goal, a template, a policy, a forecast or a file.
+    Name, 1, NAME_MAX
+);
+bounded_string!(
+    /// An optional name of a goal, a template, a policy, a forecast or a file.
+    OptionalName, 0, NAME_MAX
+);
+bounded_string!(
+    /// Short text: custom ids, contact names.
+    Short, 0, SHORT_MAX
+);
+bounded_string!(
+    /// Free text: descriptions.
+    Text, 0, TEXT_MAX
+);
+bounded_string!(
+    /// An http(s) URL.
+    Url, 0, URL_MAX
+);
