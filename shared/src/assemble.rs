@@ -156,6 +156,13 @@ pub async fn aws_table_only(settings: &Settings) -> AppState {
     AppState::new(retrying(store), Arc::new(NoBlobs), Arc::new(NoQueue)).with_settings(settings.clone())
 }
 
+/// The asset janitor's one port: the bucket, for deleting objects only (it reads no table:
+/// the expired records arrive in its stream events), so it links no other S3 operation.
+pub async fn aws_object_deleter(settings: &Settings) -> Arc<dyn Blobs> {
+    let conf = aws_config::load_from_env().await;
+    Arc::new(crate::blobs::DeletesOnly(S3Blobs::new(&conf, settings.bucket_name.clone())))
+}
+
 /// The store alone (the admin command).
 pub async fn open_store(cfg: &StoreConfig) -> Result<Arc<dyn Store>, String> {
     match cfg {

@@ -12,6 +12,14 @@ use crate::domain_error::FieldError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ignored;
 
+/// A `PUT` or `PATCH` body that names its record: the id, read first (a record not in the
+/// account is 404 whatever else the body holds), and the rest as parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keyed<T> {
+    pub id: String,
+    pub body: Result<T, crate::domain_error::DomainError>,
+}
+
 pub struct ObjReader<'a> {
     obj: Option<&'a Map<String, Value>>,
     path: String,

@@ -9,6 +9,7 @@ use tracing::Instrument;
 use crate::assemble;
 use crate::queue::QueueName;
 use crate::state::AppState;
+use crate::workers::{AssetJobs, AudienceJobs, ForecastJobs, Jobs};
 
 pub type LambdaError = lambda_http::Error;
 pub type WorkerError = lambda_runtime::Error;
@@ -59,28 +60,52 @@ pub async fn serve_with_queues(group: crate::api::groups::Group) -> Result<(), L
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
-/// An SQS-fed worker: the batch's messages run concurrently, each in its own span, and
-/// only the failed ones are reported back (`ReportBatchItemFailures`) to be redelivered.
-pub async fn serve_worker(q: QueueName) -> Result<(), WorkerError> {
+/// The audience worker: the table, the bucket (batch files and chunks) and the queues.
+pub async fn serve_audience_worker() -> Result<(), WorkerError> {
     crate::telemetry::init();
     let (state, _) = assemble::aws(&assemble::lambda_settings()).await;
-    run_worker(state, q).await
+    run_worker::<AudienceJobs>(state).await
 }
 
-/// The asset worker: `serve_worker` with the media engine (MediaConvert on AWS), which no
-/// other function links.
+/// The forecast worker: the table alone (jobs, traffic samples, reports).
+pub async fn serve_forecast_worker() -> Result<(), WorkerError> {
+    crate::telemetry::init();
+    let state = assemble::aws_table_only(&assemble::lambda_settings()).await;
+    run_worker::<ForecastJobs>(state).await
+}
+
+/// The asset worker: the table, the bucket, the queues and the media engine (MediaConvert on
+/// AWS), which no other function links.
 pub async fn serve_asset_worker() -> Result<(), WorkerError> {
     crate::telemetry::init();
     let (state, _) = assemble::aws_with_media(&assemble::lambda_settings()).await;
-    run_worker(state, QueueName::Assets).await
+    run_worker::<AssetJobs>(state).await
 }
 
-async fn run_worker(state: AppState, q: QueueName) -> Result<(), WorkerError> {
+/// The events worker: the table alone (counters, markers, pacing). A batch's messages are
+/// counted together; only the ones not counted are reported failed and come back.
+pub async fn serve_events_worker() -> Result<(), WorkerError> {
+    crate::telemetry::init();
+    let state = assemble::aws_table_only(&assemble::lambda_settings()).await;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
-        // The invocation's deadline (epoch ms) as an instant of this process's clock.
-        let left = (event.context.deadline as i64 - chrono::Utc::now().timestamp_millis()).max(0) as u64;
-        let state = state.clone().with_deadline(Some(std::time::Instant::now() + std::time::Duration::from_millis(left)));
-        async move { Ok::<_, WorkerError>(handle_batch(&state, q, event.payload).await) }
+        let state = with_invocation_deadline(&state, event.context.deadline);
+        async move { Ok::<_, WorkerError>(handle_event_batch(&state, event.payload).await) }
+    }))
+    .await
+}
+
+/// The state with the invocation's deadline (epoch ms) as an instant of this process's clock.
+fn with_invocation_deadline(state: &AppState, deadline_ms: u64) -> AppState {
+    let left = (deadline_ms as i64 - chrono::Utc::now().timestamp_millis()).max(0) as u64;
+    state.clone().with_deadline(Some(std::time::Instant::now() + std::time::Duration::from_millis(left)))
+}
+
+/// An SQS-fed worker of one queue's jobs: the batch's messages run concurrently, each in its
+/// own span, and only the failed ones are reported back (`ReportBatchItemFailures`).
+async fn run_worker<J: Jobs>(state: AppState) -> Result<(), WorkerError> {
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
+        let state = with_invocation_deadline(&state, event.context.deadline);
+        async move { Ok::<_, WorkerError>(handle_jobs::<J>(&state, event.payload).await) }
     }))
     .await
 }
@@ -89,10 +114,10 @@ async fn run_worker(state: AppState, q: QueueName) -> Result<(), WorkerError> {
 /// the expired assets' objects (`workers::janitor`).
 pub async fn serve_asset_janitor() -> Result<(), WorkerError> {
     crate::telemetry::init();
-    let (state, _) = assemble::aws(&assemble::lambda_settings()).await;
+    let blobs = assemble::aws_object_deleter(&assemble::lambda_settings()).await;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<aws_lambda_events::dynamodb::Event>| {
-        let state = state.clone();
-        async move { Ok::<_, WorkerError>(crate::workers::janitor::handle(&state, &event.payload).await) }
+        let blobs = blobs.clone();
+        async move { Ok::<_, WorkerError>(crate::workers::janitor::handle(blobs.as_ref(), &event.payload).await) }
     }))
     .await
 }
@@ -117,12 +142,20 @@ async fn handle_event_batch(state: &AppState, event: SqsEvent) -> SqsBatchRespon
     res
 }
 
-/// One SQS batch: every message dispatched inside its own span (message id, queue), failures
-/// listed by message id.
+/// One SQS batch of queue `q` (the tests' entry: each worker Lambda runs its own queue's).
 pub async fn handle_batch(state: &AppState, q: QueueName, event: SqsEvent) -> SqsBatchResponse {
-    if q == QueueName::Events {
-        return handle_event_batch(state, event).await;
+    match q {
+        QueueName::Events => handle_event_batch(state, event).await,
+        QueueName::Assets => handle_jobs::<AssetJobs>(state, event).await,
+        QueueName::Audience => handle_jobs::<AudienceJobs>(state, event).await,
+        QueueName::Forecast => handle_jobs::<ForecastJobs>(state, event).await,
     }
+}
+
+/// One SQS batch of `J`'s queue: every message settled inside its own span (message id,
+/// queue), failures listed by message id.
+async fn handle_jobs<J: Jobs>(state: &AppState, event: SqsEvent) -> SqsBatchResponse {
+    let q = J::QUEUE;
     let mut set = tokio::task::JoinSet::new();
     for record in event.records {
         let state = state.clone();
@@ -133,7 +166,7 @@ pub async fn handle_batch(state: &AppState, q: QueueName, event: SqsEvent) -> Sq
         set.spawn(
             async move {
                 let body = record.body.unwrap_or_default();
-                let done = crate::workers::settle(&state, q, &body).await;
+                let done = crate::workers::settle_jobs::<J>(&state, &body).await;
                 if !done {
                     // Back soon (growing with each receive), not after the whole visibility timeout.
                     if let Some(r) = receipt {

@@ -85,14 +85,14 @@ both_stores! {
             api_tests::serde_json::from_value(json!({ "Records": records })).unwrap()
         };
         // A removal by someone else is not an expiry: the object stays.
-        let res = shared::workers::janitor::handle(&app.state, &event(json!([record("REMOVE", json!(null)), record("MODIFY", ttl.clone())]))).await;
+        let res = shared::workers::janitor::handle(app.state.blobs.as_ref(), &event(json!([record("REMOVE", json!(null)), record("MODIFY", ttl.clone())]))).await;
         assert!(res.batch_item_failures.is_empty());
         assert!(blob(&app, &app.a.id, &id, "gone.mp4").await.is_some());
-        let res = shared::workers::janitor::handle(&app.state, &event(json!([record("REMOVE", ttl.clone())]))).await;
+        let res = shared::workers::janitor::handle(app.state.blobs.as_ref(), &event(json!([record("REMOVE", ttl.clone())]))).await;
         assert!(res.batch_item_failures.is_empty());
         assert_eq!(blob(&app, &app.a.id, &id, "gone.mp4").await, None, "the object is deleted");
         // Redelivered: nothing to delete, no failure.
-        let res = shared::workers::janitor::handle(&app.state, &event(json!([record("REMOVE", ttl)]))).await;
+        let res = shared::workers::janitor::handle(app.state.blobs.as_ref(), &event(json!([record("REMOVE", ttl)]))).await;
         assert!(res.batch_item_failures.is_empty());
     }
 

@@ -197,7 +197,7 @@ async fn every_event_file_runs_through_its_function() {
     for (name, text) in files("stream") {
         let v: Value = serde_json::from_str(&fill(&text, &vars)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let event: aws_lambda_events::dynamodb::Event = serde_json::from_value(v).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let res = shared::workers::janitor::handle(&st, &event).await;
+        let res = shared::workers::janitor::handle(st.blobs.as_ref(), &event).await;
         assert!(res.batch_item_failures.is_empty(), "{name}");
     }
     assert_eq!(shared::blobs::Blobs::get(blobs.as_ref(), asset.object_key.as_deref().unwrap()).await.unwrap(), None);

@@ -2,5 +2,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::WorkerError> {
-    shared::lambda::serve_worker(shared::queue::QueueName::Audience).await
+    shared::lambda::serve_audience_worker().await
 }

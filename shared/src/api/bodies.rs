@@ -19,28 +19,6 @@ pub struct AssetFromUrl {
     pub download_uri: String,
 }
 
-/// `POST /api/2.0/targeting-template` (name only) and `PUT .../{id}` (only the name changes).
-#[derive(ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TemplateWrite {
-    /// Only on PUT: must equal the path's id.
-    pub id: Option<String>,
-    #[schema(min_length = 1, max_length = 255)]
-    pub name: String,
-    /// The account's id, or left out.
-    pub site_id: Option<String>,
-    /// Read-only: ignored.
-    pub created: Option<String>,
-}
-
-/// `PUT /v1/insertion-policy/ranking`: every policy id exactly once, highest rank first.
-#[derive(ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RankingWrite {
-    #[schema(max_items = 1000)]
-    pub ids: Vec<String>,
-}
-
 /// `POST /api/2.0/forecast/inventory` (seed 002 §2.5).
 #[derive(ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -190,8 +168,8 @@ mod tests {
     fn every_body_lists_exactly_what_its_parser_accepts() {
         assert_eq!(properties::<crate::model::ad::AdInput>(), sorted(crate::model::ad::FIELDS));
         assert_eq!(properties::<AssetFromUrl>(), sorted(super::super::assets::URL_FIELDS));
-        assert_eq!(properties::<TemplateWrite>(), sorted(super::super::templates::TEMPLATE_FIELDS));
-        assert_eq!(properties::<RankingWrite>(), sorted(super::super::policies::RANKING_FIELDS));
+        assert_eq!(properties::<crate::model::template_write::TemplateInput>(), sorted(crate::model::template_write::TEMPLATE_FIELDS));
+        assert_eq!(properties::<crate::model::policy::RankingInput>(), sorted(crate::model::policy::RANKING_FIELDS));
         assert_eq!(properties::<InventoryForecastBody>(), sorted(crate::forecast::request::INVENTORY_FIELDS));
         assert_eq!(properties::<ForecastCampaign>(), sorted(crate::forecast::request::CAMPAIGN_FIELDS));
         assert_eq!(properties::<ForecastGoal>(), sorted(crate::forecast::request::GOAL_FIELDS));

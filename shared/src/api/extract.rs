@@ -6,6 +6,7 @@ use axum::extract::{FromRequest, Request};
 use axum::http::{header, HeaderMap};
 
 use crate::api::error::AppError;
+use crate::domain_error::DomainError;
 use crate::wire_enum::wire_enum;
 use crate::xml::{self, Element};
 
@@ -62,12 +63,12 @@ impl<S: Send + Sync> FromRequest<S> for FormPairs {
     }
 }
 
-fn decode_form(s: &str) -> Result<String, AppError> {
+fn decode_form(s: &str) -> Result<String, DomainError> {
     let plus = s.replace('+', " ");
     percent_encoding::percent_decode_str(&plus)
         .decode_utf8()
         .map(|c| c.trim().to_string())
-        .map_err(|_| AppError::Malformed("form body is not UTF-8".into()))
+        .map_err(|_| DomainError::Malformed("form body is not UTF-8".into()))
 }
 
 /// `If-Match: "<version>"` when the client sent one.
@@ -152,7 +153,7 @@ impl Matrix {
 }
 
 /// Query-string pairs, in order, percent-decoded (repeatable keys are kept).
-pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, AppError> {
+pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, DomainError> {
     let mut out = Vec::new();
     for part in raw.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
         let (k, v) = part.split_once('=').unwrap_or((part, ""));
@@ -162,11 +163,11 @@ pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, AppError>
 }
 
 /// The single value of a query parameter; given twice: 400.
-pub fn single<'a>(pairs: &'a [(String, String)], name: &str) -> Result<Option<&'a str>, AppError> {
+pub fn single<'a>(pairs: &'a [(String, String)], name: &str) -> Result<Option<&'a str>, DomainError> {
     let mut vals = pairs.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str());
     let first = vals.next();
     if vals.next().is_some() {
-        return Err(AppError::field(name, Rule::Single, format!("query parameter {name} may be given only once")));
+        return Err(DomainError::field(name, Rule::Single, format!("query parameter {name} may be given only once")));
     }
     Ok(first)
 }

@@ -107,6 +107,35 @@ impl<B: Blobs> Blobs for UploadsOnly<B> {
     }
 }
 
+/// The blob port of a function that only deletes objects (the asset janitor): deletes go
+/// to the inner store, everything else refuses, so the function links no other operation.
+pub struct DeletesOnly<B>(pub B);
+
+#[async_trait]
+impl<B: Blobs> Blobs for DeletesOnly<B> {
+    async fn put_file(&self, key: &str, _: &Path, _: &str) -> Result<u64, BlobError> {
+        Err(BlobError::msg(format!("this function only deletes objects (storing {key})")))
+    }
+    async fn put_bytes(&self, key: &str, _: Vec<u8>, _: &str) -> Result<(), BlobError> {
+        Err(BlobError::msg(format!("this function only deletes objects (storing {key})")))
+    }
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
+        Err(BlobError::msg(format!("this function only deletes objects (reading {key})")))
+    }
+    async fn size(&self, key: &str) -> Result<Option<u64>, BlobError> {
+        Err(BlobError::msg(format!("this function only deletes objects (reading {key})")))
+    }
+    async fn open_from(&self, key: &str, _: u64) -> Result<Option<BlobReader>, BlobError> {
+        Err(BlobError::msg(format!("this function only deletes objects (reading {key})")))
+    }
+    async fn delete(&self, key: &str) -> Result<(), BlobError> {
+        self.0.delete(key).await
+    }
+    fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+}
+
 /// A streamed object body.
 pub type BlobReader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
 

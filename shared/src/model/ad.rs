@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-pub use super::ad_write::{parse_modify, parse_patch, parse_replace, parse_write, AdInput, AdPatch, Keyed, FIELDS};
+pub use super::ad_write::{parse_modify, parse_patch, parse_replace, parse_write, AdInput, AdPatch, FIELDS};
 pub use super::creative::{allowed_events, event_v3, Creative, Tracker};
 use super::enums::{AdFormat, CreativeType, TrackerEvent};
 use super::goal::{AdSummary, Goal};
 use crate::domain_error::FieldError;
+pub use crate::json::Keyed;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -10,7 +10,7 @@ use super::creative::{read_creative, read_trackers, Creative, Tracker, TrackerIn
 use super::enums::CreativeType;
 use crate::domain_error::{DomainError, FieldError};
 use crate::ids::new_id;
-use crate::json::{Ignored, ObjReader};
+use crate::json::{Ignored, Keyed, ObjReader};
 use crate::limits::{MAX_ID_LEN, MAX_TRACKERS, RECORD_NAME_MAX, SHORT_MAX, TEXT_MAX};
 use crate::rule::Rule;
 use crate::wire_schema::{bounded_list, Id};
@@ -118,14 +118,6 @@ pub struct AdPatch {
     pub end: Option<Option<DateTime<Utc>>>,
     #[schema(value_type = Option<Weight>, inline)]
     pub weight: Option<Option<f64>>,
-}
-
-/// A `PUT` or `PATCH` body: the id it names, read first (a record not in the account is 404
-/// whatever else the body holds), and the rest as parsed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Keyed<T> {
-    pub id: String,
-    pub body: Result<T, DomainError>,
 }
 
 fn weight(r: &mut ObjReader) -> Option<f64> {

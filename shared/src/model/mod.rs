@@ -19,4 +19,5 @@ pub mod policy;
 pub mod rules;
 pub mod rules_view;
 pub mod template;
+pub mod template_write;
 pub mod zone;

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::account::Account;
 use super::enums::{OffsetUnit, ShowWhen, WireEnum};
-use crate::domain_error::FieldError;
+use crate::domain_error::{DomainError, FieldError};
+use crate::json::Keyed;
 use crate::limits::{NAME_MAX, RULE_VALUE_MAX};
 
 pub const SHOW_WHEN: &[&str] = <ShowWhen as WireEnum>::NAMES;
@@ -227,6 +228,23 @@ pub fn parse(bytes: &[u8]) -> Result<Policy, Vec<FieldError>> {
         let field = if path == "." { "body".to_string() } else { path };
         vec![FieldError::new(field.clone(), rule, format!("{field}: {msg}"))]
     })
+}
+
+/// Parses a `PUT` body: the id it names (required, read first), then the whole policy.
+pub fn parse_replace(bytes: &[u8]) -> Result<Keyed<Policy>, DomainError> {
+    #[derive(Deserialize)]
+    struct Named {
+        id: Option<serde_json::Value>,
+    }
+    let id = serde_json::from_slice::<Named>(bytes).ok().and_then(|n| n.id).and_then(|v| v.as_str().map(str::to_string));
+    let Some(id) = id else {
+        return Err(DomainError::field(
+            "id",
+            Rule::Required,
+            "id is required: PUT /v1/insertion-policy carries the policy's id in the body",
+        ));
+    };
+    Ok(Keyed { id, body: parse(bytes).map_err(DomainError::Validation) })
 }
 
 struct Check<'a> {
@@ -485,4 +503,43 @@ impl Ranking {
         b.sort();
         a == b
     }
+}
+
+/// Most ids a ranking lists (above any account's policy limit).
+pub const MAX_RANKED: usize = 1000;
+
+crate::wire_schema::bounded_list!(
+    /// Policy ids, highest rank first.
+    RankedIds, crate::wire_schema::Id, 0, MAX_RANKED
+);
+
+/// `PUT /v1/insertion-policy/ranking`: every policy id exactly once, highest rank first,
+/// as the parser fills it.
+#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[schema(as = RankingWrite)]
+#[serde(deny_unknown_fields)]
+pub struct RankingInput {
+    #[schema(value_type = RankedIds, inline)]
+    pub ids: Vec<String>,
+}
+
+/// What a ranking body holds.
+pub const RANKING_FIELDS: &[&str] = &["ids"];
+
+/// Parses a ranking body: every field error at once.
+pub fn parse_ranking(v: &serde_json::Value) -> Result<RankingInput, Vec<FieldError>> {
+    let mut r = crate::json::ObjReader::new(v, "", RANKING_FIELDS);
+    let list = r.array_opt("ids").cloned();
+    match &list {
+        None if r.errors.is_empty() => r.err("ids", Rule::Required, "ids (every policy id, highest rank first) is required"),
+        Some(l) if l.len() > MAX_RANKED => {
+            r.err("ids", Rule::MaxCount, format!("ids lists at most {MAX_RANKED} policies (got {})", l.len()))
+        }
+        _ => {}
+    }
+    if !r.errors.is_empty() {
+        return Err(r.errors);
+    }
+    // A non-string entry names no policy: the ranking refuses it as not a permutation.
+    Ok(RankingInput { ids: list.unwrap_or_default().iter().map(|x| x.as_str().unwrap_or("").to_string()).collect() })
 }

@@ -19,7 +19,9 @@ pub mod goals;
 pub mod inspect;
 pub mod notifications;
 pub mod pacing;
+pub mod policies;
 pub mod reports;
+pub mod templates;
 pub mod tracking;
 pub mod v3;
 

@@ -8,6 +8,7 @@
 use aws_lambda_events::dynamodb::{Event, EventRecord};
 use aws_lambda_events::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 
+use crate::blobs::Blobs;
 use crate::repo::assets::{self, Expired};
 use crate::state::AppState;
 
@@ -28,10 +29,10 @@ pub fn expired(r: &EventRecord) -> Option<Expired> {
 }
 
 /// Deletes an expired asset's objects; `false` when one could not be deleted (retried).
-async fn delete_objects(st: &AppState, e: &Expired) -> bool {
+async fn delete_objects(blobs: &dyn Blobs, e: &Expired) -> bool {
     let mut ok = true;
     for key in e.objects() {
-        match st.blobs.delete(&key).await {
+        match blobs.delete(&key).await {
             Ok(()) => tracing::info!(key, "object of an expired asset deleted"),
             Err(err) => {
                 tracing::warn!(key, error = %err, "could not delete an expired asset's object; will retry");
@@ -44,11 +45,11 @@ async fn delete_objects(st: &AppState, e: &Expired) -> bool {
 
 /// Handles one batch of DynamoDB stream records; answers the records to retry
 /// (`ReportBatchItemFailures`, by sequence number).
-pub async fn handle(st: &AppState, event: &Event) -> DynamoDbEventResponse {
+pub async fn handle(blobs: &dyn Blobs, event: &Event) -> DynamoDbEventResponse {
     let mut out = DynamoDbEventResponse::default();
     for r in &event.records {
         let Some(e) = expired(r) else { continue };
-        if !delete_objects(st, &e).await {
+        if !delete_objects(blobs, &e).await {
             let mut failure = DynamoDbBatchItemFailure::default();
             failure.item_identifier = r.change.sequence_number.clone();
             out.batch_item_failures.push(failure);
@@ -75,7 +76,7 @@ pub fn sweep_embedded(st: AppState, every: std::time::Duration) {
 pub async fn sweep_once(st: &AppState) -> crate::repo::RepoResult<usize> {
     let expired = assets::sweep_expired(st.store.as_ref(), st.clock.now().timestamp()).await?;
     for e in &expired {
-        delete_objects(st, e).await;
+        delete_objects(st.blobs.as_ref(), e).await;
     }
     if !expired.is_empty() {
         tracing::info!(removed = expired.len(), "expired assets swept");

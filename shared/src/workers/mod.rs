@@ -82,29 +82,72 @@ impl From<std::io::Error> for JobError {
     }
 }
 
-/// Handles one message of a queue.
-pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> {
-    match q {
-        QueueName::Assets => match crate::media::job_events::parse_event(body, &st.settings.bucket_name) {
+/// The jobs of one queue: what a worker Lambda runs and links (its `serve_*` entry point is
+/// generic over this, so no worker carries another queue's code).
+#[async_trait::async_trait]
+pub trait Jobs: Send + Sync + 'static {
+    const QUEUE: QueueName;
+    /// Handles one message.
+    async fn run(st: &AppState, body: &str) -> JobResult<()>;
+}
+
+/// Asset downloads and transcodes, and the media engine's completions.
+pub struct AssetJobs;
+/// Audience batch files and their chunks.
+pub struct AudienceJobs;
+/// Forecast jobs.
+pub struct ForecastJobs;
+
+#[async_trait::async_trait]
+impl Jobs for AssetJobs {
+    const QUEUE: QueueName = QueueName::Assets;
+    async fn run(st: &AppState, body: &str) -> JobResult<()> {
+        match crate::media::job_events::parse_event(body, &st.settings.bucket_name) {
             Some(completion) => transcode::completion(st, completion.map_err(JobError::Drop)?).await,
             None => assets::process(st, &assets::AssetJob::parse(body).map_err(JobError::Drop)?).await,
-        },
-        QueueName::Audience => audience::dispatch(st, body).await,
-        QueueName::Events => {
-            events::parse(body)?;
-            if events::process_messages(st, &[body]).await.is_empty() {
-                Ok(())
-            } else {
-                Err(JobError::from("events not counted yet (a group failed, or an impression is awaited)"))
-            }
         }
-        QueueName::Forecast => forecast::process(st, &forecast::parse(body)?).await,
     }
 }
 
-/// Runs one message and says whether it is done (`false`: leave it for redelivery).
-pub async fn settle(st: &AppState, q: QueueName, body: &str) -> bool {
-    match dispatch(st, q, body).await {
+#[async_trait::async_trait]
+impl Jobs for AudienceJobs {
+    const QUEUE: QueueName = QueueName::Audience;
+    async fn run(st: &AppState, body: &str) -> JobResult<()> {
+        audience::dispatch(st, body).await
+    }
+}
+
+#[async_trait::async_trait]
+impl Jobs for ForecastJobs {
+    const QUEUE: QueueName = QueueName::Forecast;
+    async fn run(st: &AppState, body: &str) -> JobResult<()> {
+        forecast::process(st, &forecast::parse(body)?).await
+    }
+}
+
+/// One event message on its own (the events worker counts batches: `events::process_messages`).
+async fn one_event_message(st: &AppState, body: &str) -> JobResult<()> {
+    events::parse(body)?;
+    if events::process_messages(st, &[body]).await.is_empty() {
+        Ok(())
+    } else {
+        Err(JobError::from("events not counted yet (a group failed, or an impression is awaited)"))
+    }
+}
+
+/// Handles one message of a queue.
+pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> {
+    match q {
+        QueueName::Assets => AssetJobs::run(st, body).await,
+        QueueName::Audience => AudienceJobs::run(st, body).await,
+        QueueName::Events => one_event_message(st, body).await,
+        QueueName::Forecast => ForecastJobs::run(st, body).await,
+    }
+}
+
+/// Whether a message is done with after `outcome` (`false`: leave it for redelivery).
+fn settled(q: QueueName, outcome: JobResult<()>, body: &str) -> bool {
+    match outcome {
         Ok(()) => true,
         Err(JobError::Retry(cause)) => {
             tracing::warn!(queue = q.short(), cause = %cause.chain(), "job failed; the message will be delivered again");
@@ -115,6 +158,16 @@ pub async fn settle(st: &AppState, q: QueueName, body: &str) -> bool {
             true
         }
     }
+}
+
+/// Runs one message and says whether it is done (`false`: leave it for redelivery).
+pub async fn settle(st: &AppState, q: QueueName, body: &str) -> bool {
+    settled(q, dispatch(st, q, body).await, body)
+}
+
+/// `settle` for the jobs of one queue, known when the worker is built.
+pub async fn settle_jobs<J: Jobs>(st: &AppState, body: &str) -> bool {
+    settled(J::QUEUE, J::run(st, body).await, body)
 }
 
 /// Runs the workers in this process (local server, tests): each message is tried up to

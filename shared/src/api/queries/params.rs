@@ -43,7 +43,7 @@ impl Params {
     pub fn one(&mut self, name: &str) -> Option<String> {
         match single(&self.pairs, name) {
             Ok(v) => v.map(str::to_string),
-            Err(AppError::Validation(mut e)) => {
+            Err(crate::domain_error::DomainError::Validation(mut e)) => {
                 self.errors.append(&mut e);
                 None
             }
