@@ -16,9 +16,8 @@ use crate::api::error::AppError;
 use crate::api::error::{AppResult, FieldError};
 use crate::api::{content_type, media_type, paging, query_pairs, single, Auth};
 use crate::model::account::{AudienceProvider, Segmentation};
-use crate::model::audience::{self as m, Batch};
+use crate::model::audience as m;
 use crate::model::inflate;
-use crate::repo;
 use crate::repo::audience::Cancelled;
 use crate::state::AppState;
 use crate::usecases::audience::{self, Uploaded};
@@ -141,10 +140,6 @@ pub struct BatchList<'a> {
     pub batches: Vec<BatchListItem<'a>>,
 }
 
-async fn load(st: &AppState, account: &str, id: &str) -> AppResult<AudienceProvider> {
-    Ok(repo::audience::provider(st.store.as_ref(), account, id).await?)
-}
-
 fn page_link(size: usize, number: usize) -> String {
     format!("/v1/audience/provider?pageSize={size}&pageNumber={number}")
 }
@@ -156,8 +151,7 @@ fn page_link(size: usize, number: usize) -> String {
     responses((status = 200, description = "A page of providers, by name", body = ProviderPage)))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let (size, number) = paging(&query_pairs(q.as_deref())?)?;
-    let mut all = repo::audience::providers(st.store.as_ref(), &a.id).await?;
-    all.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
+    let all = audience::providers(&st, &a.id).await?;
     let total = all.len();
     let last = total.div_ceil(size).max(1);
     let providers: Vec<ProviderView> = all.iter().skip((number - 1).saturating_mul(size)).take(size).map(provider_view).collect();
@@ -174,7 +168,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 #[utoipa::path(get, path = "/v1/audience/provider/{id}", tag = "audience", summary = "Read an audience provider", params(("id" = String, Path)),
     responses((status = 200, description = "The provider", body = ProviderView)))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    Ok(Json(provider_view(&load(&st, &a.id, &id).await?)).into_response())
+    Ok(Json(provider_view(&audience::provider(&st, &a.id, &id).await?)).into_response())
 }
 
 /// `[{id, key, name, segments: [{id, key, name}]}]`: the keys are what a batch file's
@@ -182,7 +176,7 @@ async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Strin
 #[utoipa::path(get, path = "/v1/audience/provider/{id}/segmentations", tag = "audience", summary = "A provider's segmentations and segments", description = "`[{id, key, name, segments: [{id, key, name}]}]`: the keys are what a batch file's `<segmentationKey>=<segmentKey>` pairs must match (case-sensitively).", params(("id" = String, Path)),
     responses((status = 200, description = "The keys a batch file's pairs must use", body = Segmentations)))]
 async fn segmentations(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    let p = load(&st, &a.id, &id).await?;
+    let p = audience::provider(&st, &a.id, &id).await?;
     Ok(Json(Segmentations { provider_id: &p.id, segmentations: &p.segmentations }).into_response())
 }
 
@@ -309,7 +303,7 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
     responses((status = 200, description = "The batch's progress", body = m::BatchProgress)))]
 async fn progress(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     check_account_region(&st, &a)?;
-    Ok(Json(repo::audience::load(st.store.as_ref(), &a.id, &id).await?.value.progress()).into_response())
+    Ok(Json(audience::batch(&st, &a.id, &id).await?.progress()).into_response())
 }
 
 /// Below 100 %: CANCELLED (200, also again); at 100 %: 400 `{errors: [{message}]}`.
@@ -339,16 +333,8 @@ async fn list_batches(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): Ra
         return Err(AppError::field(k, Rule::Unknown, format!("unknown query parameter {k}; expected providerId, pageSize, pageNumber")));
     }
     let paging = super::paging::Paging::parse(&pairs)?;
-    let providers: Vec<String> = match single(&pairs, "providerId")? {
-        Some(p) => vec![load(&st, &a.id, p).await?.id],
-        None => repo::audience::providers(st.store.as_ref(), &a.id).await?.into_iter().map(|p| p.id).collect(),
-    };
-    let mut batches: Vec<Batch> = Vec::new();
-    for p in providers {
-        batches.extend(repo::audience::of_provider(st.store.as_ref(), &a.id, &p).await?);
-    }
-    batches.sort_by(|x, y| y.created.cmp(&x.created).then(y.id.cmp(&x.id)));
-    let (batches, total) = paging.apply(batches);
+    let found = audience::batches(&st, &a.id, single(&pairs, "providerId")?).await?;
+    let (batches, total) = paging.apply(found);
     let out: Vec<BatchListItem> = batches
         .iter()
         .map(|b| {

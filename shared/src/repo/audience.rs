@@ -131,6 +131,12 @@ pub async fn of_provider(store: &dyn Store, account: &str, provider: &str) -> Re
     Ok(found.into_iter().map(|v| v.value).collect())
 }
 
+/// Every batch of the account (one query on its partition, paged through), in no order.
+pub async fn of_account(store: &dyn Store, account: &str) -> RepoResult<Vec<Batch>> {
+    let found: Vec<Versioned<Batch>> = super::query_all(store, Query::partition(keys::partition(account, keys::BATCH))).await?;
+    Ok(found.into_iter().map(|v| v.value).collect())
+}
+
 /// What a cancel found.
 pub enum Cancelled {
     /// Cancelled now (the batch as written).

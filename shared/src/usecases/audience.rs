@@ -76,3 +76,38 @@ pub async fn start_next(st: &AppState, account: &str, provider: &str) -> UseCase
     }
     Ok(())
 }
+
+/// The account's audience providers by name (case-insensitive), then id.
+pub async fn providers(st: &AppState, account: &str) -> UseCaseResult<Vec<AudienceProvider>> {
+    let mut all = repo::audience::providers(st.store.as_ref(), account).await?;
+    all.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
+    Ok(all)
+}
+
+pub async fn provider(st: &AppState, account: &str, id: &str) -> UseCaseResult<AudienceProvider> {
+    Ok(repo::audience::provider(st.store.as_ref(), account, id).await?)
+}
+
+pub async fn batch(st: &AppState, account: &str, id: &str) -> UseCaseResult<Batch> {
+    Ok(repo::audience::load(st.store.as_ref(), account, id).await?.value)
+}
+
+/// A provider's batches (the provider must be the account's), or those of every provider
+/// the account has: newest first. Two reads whatever the number of providers.
+pub async fn batches(st: &AppState, account: &str, provider_id: Option<&str>) -> UseCaseResult<Vec<Batch>> {
+    let mut batches = match provider_id {
+        Some(p) => {
+            let p = repo::audience::provider(st.store.as_ref(), account, p).await?;
+            repo::audience::of_provider(st.store.as_ref(), account, &p.id).await?
+        }
+        None => {
+            let providers: std::collections::HashSet<String> =
+                repo::audience::providers(st.store.as_ref(), account).await?.into_iter().map(|p| p.id).collect();
+            let mut all = repo::audience::of_account(st.store.as_ref(), account).await?;
+            all.retain(|b| providers.contains(&b.provider_id));
+            all
+        }
+    };
+    batches.sort_by(|x, y| y.created.cmp(&x.created).then(y.id.cmp(&x.id)));
+    Ok(batches)
+}

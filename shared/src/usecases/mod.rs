@@ -24,5 +24,6 @@ pub mod reports;
 pub mod templates;
 pub mod tracking;
 pub mod v3;
+pub mod vast_export;
 
 pub use error::{UseCaseError, UseCaseResult};

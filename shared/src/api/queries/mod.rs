@@ -27,8 +27,8 @@ mod reports;
 mod rows;
 mod vast;
 
+pub use crate::usecases::vast_export::{build_vast_url, RANDOM_TOKEN};
 pub(crate) use render::goal_type_v3;
-pub use vast::{build_vast_url, RANDOM_TOKEN};
 
 use params::*;
 use render::*;
