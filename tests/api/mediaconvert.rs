@@ -178,6 +178,19 @@ one_store! {
             v["failureReason"],
             "transcode failed: MediaConvert error 1030: Video codec [prores] is not a supported input video codec for this input container"
         );
+        // A completion that can never be recorded (the asset has no probe to describe its
+        // renditions with) ends the asset FAILED with the reason; the message is done with.
+        transcoding_asset(&app, "no-probe").await;
+        shared::repo::assets::update(app.store.as_ref(), &app.a.id, "no-probe", |x| {
+            x.transcode_job = Some(JOB.into());
+            x.probe = None;
+        })
+        .await
+        .unwrap();
+        let complete = fixture("job_state_change.complete.json", &app).replace(ASSET, "no-probe");
+        assert!(shared::workers::settle(&app.state, shared::queue::QueueName::Assets, &complete).await, "done with, not redelivered");
+        let v = asset_json(&app, "no-probe").await;
+        assert_eq!((v["status"].as_str(), v["failureReason"].as_str()), (Some("FAILED"), Some("the asset has no probe: its renditions cannot be described")), "{v}");
         // An event naming no asset of this service is dropped, not retried.
         let foreign = fixture("job_state_change.error.json", &app).replace("\"userMetadata\"", "\"otherMetadata\"");
         let r = shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &foreign).await;

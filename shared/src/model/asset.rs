@@ -151,6 +151,51 @@ impl Asset {
         }
     }
 
+    /// The file arrived and was probed: READY, or TRANSCODING at once when an ad linked the
+    /// asset meanwhile. An asset in a final state does not change (a redelivery).
+    pub fn probed(&mut self, probe: Probe) {
+        if self.status.is_final() {
+            return;
+        }
+        self.probe = Some(probe);
+        self.failure_reason = None;
+        self.status = if self.linked { AssetStatus::Transcoding } else { AssetStatus::Ready };
+    }
+
+    /// FAILED with its reason, unless it reached a final state already.
+    pub fn fail(&mut self, reason: &str) {
+        if !self.status.is_final() {
+            self.status = AssetStatus::Failed;
+            self.failure_reason = Some(reason.to_string());
+        }
+    }
+
+    /// Whether this asset waits for that transcode (`engine_job`: a submitted job's id;
+    /// `None`: one made in this process).
+    pub fn awaits_transcode(&self, engine_job: Option<&str>) -> bool {
+        self.status == AssetStatus::Transcoding && (engine_job.is_none() || self.transcode_job.as_deref() == engine_job)
+    }
+
+    /// A transcode's outcome: TRANSCODED with the renditions and the still, or FAILED with
+    /// the reason; only when the asset still waits for it (`awaits_transcode`).
+    pub fn transcoded(&mut self, engine_job: Option<&str>, outcome: &Result<(Vec<Rendition>, Option<Still>), String>) {
+        if !self.awaits_transcode(engine_job) {
+            return;
+        }
+        self.transcode_job = None;
+        match outcome {
+            Ok((renditions, still)) => {
+                self.status = AssetStatus::Transcoded;
+                self.renditions = renditions.clone();
+                self.still = still.clone();
+            }
+            Err(reason) => {
+                self.status = AssetStatus::Failed;
+                self.failure_reason = Some(reason.clone());
+            }
+        }
+    }
+
     pub fn visible(&self, now: DateTime<Utc>) -> bool {
         self.linked || self.expires.is_none_or(|e| now < e)
     }

@@ -6,6 +6,7 @@
 
 pub mod ad_request;
 pub mod ads;
+pub mod asset_jobs;
 pub mod assets;
 pub mod audience;
 pub mod campaigns;

@@ -34,14 +34,9 @@ impl JobError {
     }
 }
 
-impl From<String> for JobError {
-    fn from(m: String) -> JobError {
-        JobError::Retry(Cause::msg(m))
-    }
-}
-
-impl From<&str> for JobError {
-    fn from(m: &str) -> JobError {
+impl JobError {
+    /// A failure worth another delivery, said in words.
+    pub fn retry_msg(m: impl Into<String>) -> JobError {
         JobError::Retry(Cause::msg(m))
     }
 }
@@ -131,7 +126,7 @@ async fn one_event_message(st: &AppState, body: &str) -> JobResult<()> {
     if events::process_messages(st, &[body]).await.is_empty() {
         Ok(())
     } else {
-        Err(JobError::from("events not counted yet (a group failed, or an impression is awaited)"))
+        Err(JobError::retry_msg("events not counted yet (a group failed, or an impression is awaited)"))
     }
 }
 

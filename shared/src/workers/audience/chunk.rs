@@ -30,7 +30,10 @@ async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Lease
         }
         if let Some(l) = &b.lease {
             if l.chunk == job.index && l.token != token && l.until > st.clock.now() {
-                return Err(format!("chunk {} of batch {} is being processed by another worker", job.index, b.id).into());
+                return Err(crate::workers::JobError::retry_msg(format!(
+                    "chunk {} of batch {} is being processed by another worker",
+                    job.index, b.id
+                )));
             }
         }
         let mut next = b.clone();
@@ -157,7 +160,12 @@ pub struct ChunkReader {
 impl ChunkReader {
     pub async fn open(st: &AppState, chunk: &Chunk) -> WResult<ChunkReader> {
         let open_at = chunk.start.saturating_sub(1);
-        let r = st.blobs.open_from(&chunk.key, open_at).await.map_err(se)?.ok_or("batch file gone")?;
+        let r = st
+            .blobs
+            .open_from(&chunk.key, open_at)
+            .await
+            .map_err(se)?
+            .ok_or_else(|| crate::workers::JobError::retry_msg("batch file gone"))?;
         Ok(ChunkReader {
             r,
             buf: Vec::with_capacity(READ_BLOCK * 2),

@@ -25,7 +25,12 @@ pub async fn cut(st: &AppState, b: &Batch) -> WResult<Result<Planned, String>> {
     let mut head = [0u8; 2];
     let mut n = 0;
     if size >= 2 {
-        let mut r = st.blobs.open_from(&b.object_key, 0).await.map_err(se)?.ok_or("batch file gone")?;
+        let mut r = st
+            .blobs
+            .open_from(&b.object_key, 0)
+            .await
+            .map_err(se)?
+            .ok_or_else(|| crate::workers::JobError::retry_msg("batch file gone"))?;
         while n < 2 {
             let k = r.read(&mut head[n..]).await.map_err(se)?;
             if k == 0 {
@@ -113,7 +118,8 @@ impl RowSink {
 
 /// Streams a gzip file through the bounded decoder into chunk objects of about `cb` bytes.
 async fn gunzip_into_chunks(st: &AppState, b: &Batch, cb: u64) -> WResult<Result<Planned, String>> {
-    let mut r = st.blobs.open_from(&b.object_key, 0).await.map_err(se)?.ok_or("batch file gone")?;
+    let mut r =
+        st.blobs.open_from(&b.object_key, 0).await.map_err(se)?.ok_or_else(|| crate::workers::JobError::retry_msg("batch file gone"))?;
     let mut inf = Inflater::new(RowSink::default());
     let mut buf = vec![0u8; 256 * 1024];
     let mut chunks = Vec::new();

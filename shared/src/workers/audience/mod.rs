@@ -220,7 +220,9 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
                     }
                     cur = written(next, cur.version() + 1)?;
                 } else {
-                    cur = load_batch(st, &cur.value.account_id, &cur.value.id).await?.ok_or("batch vanished")?;
+                    cur = load_batch(st, &cur.value.account_id, &cur.value.id)
+                        .await?
+                        .ok_or_else(|| crate::workers::JobError::retry_msg("batch vanished"))?;
                 }
             }
             BatchStatus::Processing => return send_chunk(st, &cur.value).await,
