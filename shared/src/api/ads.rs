@@ -11,7 +11,8 @@ use chrono::{DateTime, Utc};
 use crate::api::error::AppError;
 use crate::api::error::{AppResult, FieldError};
 use crate::api::{if_match, query_pairs, single, with_etag, Auth, JsonBody};
-use crate::model::ad::{parse_modify, parse_replace, parse_write, Ad};
+use crate::model::ad::Ad;
+use crate::model::ad_write::{parse_modify, parse_replace, parse_write};
 use crate::state::AppState;
 use crate::usecases::ads::{self, Shown};
 
@@ -36,7 +37,7 @@ fn render(s: &Shown, status: StatusCode) -> Response {
     with_etag(res, s.version)
 }
 
-#[utoipa::path(post, path = "/v1/ads", tag = "ads", summary = "Create an ad in a goal", request_body(content = crate::model::ad::AdInput, example = json!({"name": "Spring spot", "goalId": "<goal id>", "enabled": true, "weight": 50, "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": "<asset id>", "clickDestinationUri": "https://example.com/spring"}, "externalTrackers": [{"url": "https://t.example/imp", "event": "IMPRESSION"}]})),
+#[utoipa::path(post, path = "/v1/ads", tag = "ads", summary = "Create an ad in a goal", request_body(content = crate::model::ad_write::AdInput, example = json!({"name": "Spring spot", "goalId": "<goal id>", "enabled": true, "weight": 50, "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": "<asset id>", "clickDestinationUri": "https://example.com/spring"}, "externalTrackers": [{"url": "https://t.example/imp", "event": "IMPRESSION"}]})),
     responses((status = 201, description = "Created (Location, ETag)", body = crate::model::ad::AdView,
         headers(("Location" = String), ("ETag" = String)))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
@@ -45,7 +46,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody
     Ok(render(&shown, StatusCode::CREATED))
 }
 
-#[utoipa::path(put, path = "/v1/ads", tag = "ads", summary = "Replace an ad", request_body(content = crate::model::ad::AdInput, example = json!({"id": "<ad id>", "name": "Spring spot", "goalId": "<goal id>", "enabled": true, "weight": 50, "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": "<asset id>", "clickDestinationUri": "https://example.com/spring"}, "externalTrackers": [{"url": "https://t.example/imp", "event": "IMPRESSION"}]})),
+#[utoipa::path(put, path = "/v1/ads", tag = "ads", summary = "Replace an ad", request_body(content = crate::model::ad_write::AdInput, example = json!({"id": "<ad id>", "name": "Spring spot", "goalId": "<goal id>", "enabled": true, "weight": 50, "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": "<asset id>", "clickDestinationUri": "https://example.com/spring"}, "externalTrackers": [{"url": "https://t.example/imp", "event": "IMPRESSION"}]})),
     params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the ad changed since")),
     responses((status = 200, description = "Replaced", body = crate::model::ad::AdView, headers(("ETag" = String)))))]
 async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {
@@ -54,7 +55,7 @@ async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, 
     Ok(render(&shown, StatusCode::OK))
 }
 
-#[utoipa::path(patch, path = "/v1/ads", tag = "ads", summary = "Change some fields of an ad", request_body(content = crate::model::ad::AdPatch, example = json!({"id": "<ad id>", "enabled": false, "weight": null})),
+#[utoipa::path(patch, path = "/v1/ads", tag = "ads", summary = "Change some fields of an ad", request_body(content = crate::model::ad_write::AdPatch, example = json!({"id": "<ad id>", "enabled": false, "weight": null})),
     params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the ad changed since")),
     responses((status = 200, description = "Modified (no body)")))]
 async fn modify(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {

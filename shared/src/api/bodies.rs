@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn every_body_lists_exactly_what_its_parser_accepts() {
-        assert_eq!(properties::<crate::model::ad::AdInput>(), sorted(crate::model::ad::FIELDS));
+        assert_eq!(properties::<crate::model::ad_write::AdInput>(), sorted(crate::model::ad_write::FIELDS));
         assert_eq!(properties::<AssetFromUrl>(), sorted(super::super::assets::URL_FIELDS));
         assert_eq!(properties::<crate::model::template_write::TemplateInput>(), sorted(crate::model::template_write::TEMPLATE_FIELDS));
         assert_eq!(properties::<crate::model::policy::RankingInput>(), sorted(crate::model::policy::RANKING_FIELDS));

@@ -6,7 +6,9 @@ use chrono::{DateTime, Utc};
 
 use super::{UseCaseError, UseCaseResult};
 use crate::ids::new_id;
-use crate::model::ad::{Ad, AdInput, AdPatch, Keyed};
+use crate::json::Keyed;
+use crate::model::ad::Ad;
+use crate::model::ad_write::{AdInput, AdPatch};
 use crate::model::goal::Goal;
 use crate::repo;
 use crate::repo::reference::Kind;
