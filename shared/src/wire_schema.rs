@@ -41,7 +41,11 @@ macro_rules! bounded_list {
                     .into()
             }
         }
-        impl utoipa::ToSchema for $name {}
+        impl utoipa::ToSchema for $name {
+            fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+                <$item as utoipa::ToSchema>::schemas(schemas);
+            }
+        }
     };
 }
 pub(crate) use bounded_list;

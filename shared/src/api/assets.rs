@@ -10,10 +10,9 @@ use axum::Json;
 use crate::api::error::AppError;
 use crate::api::error::AppResult;
 use crate::api::{query_pairs, single, with_etag, Auth, MAX_BODY};
-use crate::download::check_url;
-use crate::json::ObjReader;
-use crate::model::asset::{self, check_name, Asset};
-use crate::repo;
+use crate::limits::MAX_ID_LEN;
+use crate::model::asset::{self, Asset};
+use crate::model::asset_write::{check_upload_name, parse_url_body};
 use crate::state::AppState;
 use crate::usecases::assets::{self, CreateAsset};
 
@@ -34,15 +33,12 @@ fn created(id: &str) -> Response {
     res
 }
 
-/// What a JSON create body holds.
-pub const URL_FIELDS: &[&str] = &["name", "downloadUri"];
-
 /// `POST /v1/assets/video`: JSON `{name, downloadUri}` (download queued), or the bytes as
 /// `application/octet-stream` with `?name=`.
 #[utoipa::path(post, path = "/v1/assets/video", tag = "assets", summary = "Upload a video asset (by URL or as bytes)", description = "`POST /v1/assets/video`: JSON `{name, downloadUri}` (download queued), or the bytes as `application/octet-stream` with `?name=`.",
-    params(("name" = Option<String>, Query, description = "The file name (octet-stream uploads)", max_length = 255)),
+    params(("name" = inline(Option<crate::wire_schema::Name>), Query, description = "The file name (octet-stream uploads)")),
     request_body(content(
-        (super::bodies::AssetFromUrl = "application/json", example = json!({"name": "spring.mp4", "downloadUri": "https://media.example/masters/spring.mp4"})),
+        (crate::model::asset_write::AssetUrlInput = "application/json", example = json!({"name": "spring.mp4", "downloadUri": "https://media.example/masters/spring.mp4"})),
         (Vec<u8> = "application/octet-stream", example = json!("<the video file's bytes>")),
     )),
     responses((status = 201, description = "Created (Location); a URL asset downloads in the background", headers(("Location" = String)))))]
@@ -61,39 +57,13 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
         "application/json" => {
             let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY).await.map_err(|_| AppError::PayloadTooLarge(MAX_BODY))?;
             let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| AppError::Malformed(format!("malformed JSON: {e}")))?;
-            let mut r = ObjReader::new(&v, "", URL_FIELDS);
-            let name = r.str_req("name", 255);
-            let uri = r.str_req("downloadUri", 2048);
-            if let Some(n) = &name {
-                if let Err(m) = check_name(n) {
-                    r.err("name", Rule::Extension, m);
-                }
-            }
-            if let Some(u) = &uri {
-                if let Err(e) = check_url(u) {
-                    r.err("downloadUri", Rule::Url, format!("downloadUri: {e}"));
-                }
-            }
-            let (Some(name), Some(uri), true) = (name, uri, r.errors.is_empty()) else {
-                return Err(AppError::Validation(r.errors));
-            };
-            let asset = assets::create(&st, &a.id, CreateAsset::FromUrl { name, uri }).await?;
+            let input = parse_url_body(&v).map_err(AppError::Validation)?;
+            let asset = assets::create(&st, &a.id, CreateAsset::FromUrl { name: input.name, uri: input.download_uri }).await?;
             Ok(created(&asset.id))
         }
         "application/octet-stream" => {
             let pairs = query_pairs(q.as_deref())?;
-            let name = single(&pairs, "name")?.map(str::to_string);
-            let Some(name) = name.filter(|n| !n.trim().is_empty()) else {
-                return Err(AppError::field(
-                    "name",
-                    Rule::Required,
-                    "query parameter name (the file name, e.g. spot.mp4) is required for an octet-stream upload",
-                ));
-            };
-            if name.chars().count() > 255 {
-                return Err(AppError::field("name", Rule::MaxLength, "name is longer than 255 characters"));
-            }
-            check_name(&name).map_err(|m| AppError::field("name", Rule::Extension, m))?;
+            let name = check_upload_name(single(&pairs, "name")?).map_err(|e| AppError::Validation(vec![e]))?;
             let max = st.settings.upload_max_bytes;
             let bytes = axum::body::to_bytes(req.into_body(), max).await.map_err(|_| AppError::PayloadTooLarge(max))?;
             if bytes.is_empty() {
@@ -109,7 +79,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
 #[utoipa::path(get, path = "/v1/assets/video/{id}", tag = "assets", summary = "A video asset's state, probe and renditions", params(("id" = String, Path)),
     responses((status = 200, description = "The asset", body = AssetView, headers(("ETag" = String)))))]
 async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    let v = repo::assets::load(st.store.as_ref(), &a.id, &id, st.clock.now()).await?;
+    let v = assets::get(&st, &a.id, &id).await?;
     Ok(with_etag(Json(view(&st, &v.value)).into_response(), v.version()))
 }
 
@@ -148,19 +118,20 @@ pub struct AssetPage<'a> {
     summary = "List the account's video assets",
     description = "The account's assets in id order, a page at a time: `limit` records (1-200, default 100) after the id `after`; \
 `nextAfter` continues. Unlinked assets past their expiry are not listed. `status` keeps those in the given states.",
-    params(("after" = Option<String>, Query, max_length = 64, description = "List the assets whose id sorts after this one (the previous page's nextAfter); empty: the first page"),
+    params(("after" = inline(Option<crate::wire_schema::Id>), Query, description = "List the assets whose id sorts after this one (the previous page's nextAfter); empty: the first page"),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 200, description = "Records per page (default 100)"),
         ("status" = Option<String>, Query, description = "PENDING, DOWNLOADING, READY, TRANSCODING, TRANSCODED, FAILED (comma-separated)")),
     responses((status = 200, description = "A page of assets", body = AssetPage)))]
 async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
-    let limit =
-        match single(&pairs, "limit")? {
-            None => 100,
-            Some(v) => v.parse::<usize>().ok().filter(|n| (1..=repo::assets::MAX_ASSET_PAGE).contains(n)).ok_or_else(|| {
-                AppError::field("limit", Rule::Range, format!("limit is 1 to {} (got {v:?})", repo::assets::MAX_ASSET_PAGE))
-            })?,
-        };
+    let limit = match single(&pairs, "limit")? {
+        None => 100,
+        Some(v) => v
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=assets::MAX_PAGE).contains(n))
+            .ok_or_else(|| AppError::field("limit", Rule::Range, format!("limit is 1 to {} (got {v:?})", assets::MAX_PAGE)))?,
+    };
     let mut states = Vec::new();
     for s in single(&pairs, "status")?.unwrap_or("").split(',').filter(|s| !s.is_empty()) {
         let parsed = <asset::AssetStatus as crate::wire_enum::WireEnum>::parse(s).ok_or_else(|| {
@@ -175,16 +146,16 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
     // An empty `after` is the first page (DynamoDB refuses an empty key value); an id is
     // at most 64 characters, so a longer `after` is a mistake, not a position.
     let after = single(&pairs, "after")?.filter(|a| !a.is_empty());
-    if after.is_some_and(|a| a.len() > 64) {
+    if after.is_some_and(|a| a.len() > MAX_ID_LEN) {
         return Err(AppError::field(
             "after",
             Rule::MaxLength,
-            "after is an asset id (the previous page's nextAfter), at most 64 characters",
+            format!("after is an asset id (the previous page's nextAfter), at most {MAX_ID_LEN} characters"),
         ));
     }
-    let (assets, next_after) = repo::assets::page(st.store.as_ref(), &a.id, after, limit, st.clock.now()).await?;
+    let (found, next_after) = assets::page(&st, &a.id, after, limit).await?;
     let shown: Vec<AssetView<'_>> =
-        assets.iter().filter(|x| states.is_empty() || states.contains(&x.status)).map(|x| view(&st, x)).collect();
+        found.iter().filter(|x| states.is_empty() || states.contains(&x.status)).map(|x| view(&st, x)).collect();
     Ok(Json(AssetPage { assets: shown, next_after }).into_response())
 }
 

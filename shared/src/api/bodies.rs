@@ -8,17 +8,6 @@
 use chrono::{DateTime, Utc};
 use utoipa::ToSchema;
 
-/// `POST /v1/assets/video` as JSON: the service downloads the file (HTTPS, public hosts).
-#[derive(ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AssetFromUrl {
-    /// A file name with a video extension (.mp4, .webm, .mov, ...).
-    #[schema(max_length = 255)]
-    pub name: String,
-    #[schema(max_length = 2048)]
-    pub download_uri: String,
-}
-
 /// `POST /api/2.0/forecast/inventory` (seed 002 §2.5).
 #[derive(ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -167,7 +156,7 @@ mod tests {
     #[test]
     fn every_body_lists_exactly_what_its_parser_accepts() {
         assert_eq!(properties::<crate::model::ad_write::AdInput>(), sorted(crate::model::ad_write::FIELDS));
-        assert_eq!(properties::<AssetFromUrl>(), sorted(super::super::assets::URL_FIELDS));
+        assert_eq!(properties::<crate::model::asset_write::AssetUrlInput>(), sorted(crate::model::asset_write::URL_FIELDS));
         assert_eq!(properties::<crate::model::template_write::TemplateInput>(), sorted(crate::model::template_write::TEMPLATE_FIELDS));
         assert_eq!(properties::<crate::model::policy::RankingInput>(), sorted(crate::model::policy::RANKING_FIELDS));
         assert_eq!(properties::<InventoryForecastBody>(), sorted(crate::forecast::request::INVENTORY_FIELDS));

@@ -5,13 +5,11 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
 
-use crate::api::error::AppError;
 use crate::api::error::AppResult;
 use crate::api::{no_content, xml_response, Auth, Matrix, Selector, XmlBody};
-use crate::model::rules::{parse_bean, Parent, Rules};
-use crate::repo;
+use crate::model::rules::{Parent, Rules};
 use crate::state::AppState;
-use crate::xml::expect_root;
+use crate::usecases::rules;
 use crate::xml::XmlOut;
 
 /// The operations of this group in the OpenAPI document.
@@ -35,23 +33,6 @@ fn render(rules: &Rules) -> Response {
     xml_response(StatusCode::OK, o.finish())
 }
 
-async fn replace(st: &AppState, account: &str, parent: Parent, id: &str, doc: &crate::xml::Element) -> AppResult<Response> {
-    let known = repo::rules::known(st.store.as_ref(), account).await?;
-    let mut rules = parse_bean(expect_root(doc, "rulesBean")?, parent, &known)?;
-    if let Some(e) =
-        (!rules.parent_id.is_empty()).then(|| crate::domain_error::matches_path("rulesBean/parentId", &rules.parent_id, id)).flatten()
-    {
-        return Err(AppError::Validation(vec![e]));
-    }
-    rules.parent_id = id.to_string();
-    repo::rules::update(st.store.as_ref(), account, parent, id, |r| {
-        *r = rules.clone();
-        Ok(())
-    })
-    .await?;
-    Ok(no_content())
-}
-
 fn matrix_id(seg: &str, name: Selector, prefix: &str) -> AppResult<String> {
     Matrix::id_of(seg, name, prefix)
 }
@@ -59,8 +40,7 @@ fn matrix_id(seg: &str, name: Selector, prefix: &str) -> AppResult<String> {
 #[utoipa::path(get, path = "/api/1.0/campaign/rules/{seg}", tag = "rules", summary = "Read a campaign's targeting rules", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "The campaign rules", content_type = "application/xml", body = String, example = json!(super::xml_examples::RULES_OUT))))]
 async fn get_campaign_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = matrix_id(&seg, Selector::ByCampaignId, "/api/1.0/campaign/rules")?;
-    repo::campaigns::load(st.store.as_ref(), &a.id, &id).await?;
-    Ok(render(&repo::rules::read(st.store.as_ref(), &a.id, Parent::Campaign, &id).await?))
+    Ok(render(&rules::read(&st, &a.id, Parent::Campaign, &id).await?))
 }
 
 #[utoipa::path(put, path = "/api/1.0/campaign/rules/{seg}", tag = "rules", summary = "Replace a campaign's targeting rules", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::RULES_IN)), responses((status = 204, description = "Done")))]
@@ -71,20 +51,19 @@ async fn put_campaign_rules(
     XmlBody(doc): XmlBody,
 ) -> AppResult<Response> {
     let id = matrix_id(&seg, Selector::ByCampaignId, "/api/1.0/campaign/rules")?;
-    repo::campaigns::load(st.store.as_ref(), &a.id, &id).await?;
-    replace(&st, &a.id, Parent::Campaign, &id, &doc).await
+    rules::replace(&st, &a.id, Parent::Campaign, &id, &doc).await?;
+    Ok(no_content())
 }
 
 #[utoipa::path(get, path = "/api/1.0.cpvext/goal/rules/{seg}", tag = "rules", summary = "Read a goal's targeting rules", params(("seg" = String, Path, description = "by_goal_id;id=<id>")), responses((status = 200, description = "The goal rules", content_type = "application/xml", body = String, example = json!(super::xml_examples::RULES_OUT))))]
 async fn get_goal_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = matrix_id(&seg, Selector::ByGoalId, "/api/1.0.cpvext/goal/rules")?;
-    repo::goals::load(st.store.as_ref(), &a.id, &id).await?;
-    Ok(render(&repo::rules::read(st.store.as_ref(), &a.id, Parent::Goal, &id).await?))
+    Ok(render(&rules::read(&st, &a.id, Parent::Goal, &id).await?))
 }
 
 #[utoipa::path(put, path = "/api/1.0.cpvext/goal/rules/{seg}", tag = "rules", summary = "Replace a goal's targeting rules", params(("seg" = String, Path, description = "by_goal_id;id=<id>")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::RULES_IN)), responses((status = 204, description = "Done")))]
 async fn put_goal_rules(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let id = matrix_id(&seg, Selector::ByGoalId, "/api/1.0.cpvext/goal/rules")?;
-    repo::goals::load(st.store.as_ref(), &a.id, &id).await?;
-    replace(&st, &a.id, Parent::Goal, &id, &doc).await
+    rules::replace(&st, &a.id, Parent::Goal, &id, &doc).await?;
+    Ok(no_content())
 }

@@ -4,6 +4,7 @@ pub mod account;
 pub mod ad;
 pub mod ad_write;
 pub mod asset;
+pub mod asset_write;
 pub mod audience;
 pub mod campaign;
 pub mod client;

@@ -167,3 +167,16 @@ pub async fn delete(st: &AppState, account: &str, id: &str) -> UseCaseResult<()>
     }
     Err(UseCaseError::conflict(format!("asset {id} kept changing; try again")))
 }
+
+/// Most assets one page lists.
+pub const MAX_PAGE: usize = repo::assets::MAX_ASSET_PAGE;
+
+/// An asset of the account (an unlinked one past its expiry is gone: 404).
+pub async fn get(st: &AppState, account: &str, id: &str) -> UseCaseResult<repo::Versioned<Asset>> {
+    Ok(repo::assets::load(st.store.as_ref(), account, id, st.clock.now()).await?)
+}
+
+/// A page of the account's assets by id after `after`, and where the next page starts.
+pub async fn page(st: &AppState, account: &str, after: Option<&str>, limit: usize) -> UseCaseResult<(Vec<Asset>, Option<String>)> {
+    Ok(repo::assets::page(st.store.as_ref(), account, after, limit, st.clock.now()).await?)
+}

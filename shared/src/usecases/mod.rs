@@ -22,6 +22,7 @@ pub mod notifications;
 pub mod pacing;
 pub mod policies;
 pub mod reports;
+pub mod rules;
 pub mod templates;
 pub mod tracking;
 pub mod v3;
