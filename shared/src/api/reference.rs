@@ -11,7 +11,6 @@ use serde::Serialize;
 use crate::api::error::AppResult;
 use crate::api::Auth;
 use crate::model::account::{BannerArea, Category, ContentPartner};
-use crate::repo;
 use crate::repo::reference::Kind;
 use crate::state::AppState;
 
@@ -40,7 +39,7 @@ async fn one<T: DeserializeOwned + Serialize>(
     what: &'static str,
     id: &str,
 ) -> AppResult<Response> {
-    let v: T = repo::reference::one(st.store.as_ref(), account, kind, id, what).await?;
+    let v: T = crate::usecases::reference::one(st, account, kind, id, what).await?;
     Ok(Json(v).into_response())
 }
 
@@ -48,9 +47,7 @@ async fn one<T: DeserializeOwned + Serialize>(
 #[utoipa::path(get, path = "/v0/categories", tag = "reference",
     responses((status = 200, description = "The category tree: the root first, then by name", body = Vec<Category>)))]
 async fn categories(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
-    let mut list: Vec<Category> = repo::reference::all(st.store.as_ref(), &a.id, Kind::Category).await?;
-    list.sort_by(|x, y| (!x.parents.is_empty()).cmp(&!y.parents.is_empty()).then(x.name.to_lowercase().cmp(&y.name.to_lowercase())));
-    Ok(Json(list).into_response())
+    Ok(Json(crate::usecases::reference::categories(&st, &a.id).await?).into_response())
 }
 
 #[utoipa::path(get, path = "/v0/categories/{id}", tag = "reference", summary = "Read a content category", params(("id" = String, Path)),
@@ -62,9 +59,7 @@ async fn category(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
 #[utoipa::path(get, path = "/v0/content-partners", tag = "reference", summary = "List the account's content partners",
     responses((status = 200, description = "Content partners by name", body = Vec<ContentPartner>)))]
 async fn partners(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
-    let mut list: Vec<ContentPartner> = repo::reference::all(st.store.as_ref(), &a.id, Kind::ContentPartner).await?;
-    list.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
-    Ok(Json(list).into_response())
+    Ok(Json(crate::usecases::reference::partners(&st, &a.id).await?).into_response())
 }
 
 #[utoipa::path(get, path = "/v0/content-partners/{id}", tag = "reference", summary = "Read a content partner", params(("id" = String, Path)),
@@ -76,9 +71,7 @@ async fn partner(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Strin
 #[utoipa::path(get, path = "/v3/banner-areas", tag = "reference", summary = "List the account's banner areas",
     responses((status = 200, description = "Banner areas by name", body = Vec<BannerArea>)))]
 async fn banner_areas(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
-    let mut list: Vec<BannerArea> = repo::reference::all(st.store.as_ref(), &a.id, Kind::BannerArea).await?;
-    list.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
-    Ok(Json(list).into_response())
+    Ok(Json(crate::usecases::reference::banner_areas(&st, &a.id).await?).into_response())
 }
 
 #[utoipa::path(get, path = "/v3/banner-areas/{id}", tag = "reference", summary = "Read a banner area", params(("id" = String, Path)),

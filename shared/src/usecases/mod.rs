@@ -21,6 +21,7 @@ pub mod inspect;
 pub mod notifications;
 pub mod pacing;
 pub mod policies;
+pub mod reference;
 pub mod reports;
 pub mod rules;
 pub mod templates;

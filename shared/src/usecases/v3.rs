@@ -139,3 +139,34 @@ async fn account_devices<'a>(st: &AppState, account: &str, mut ads: impl Iterato
 async fn ads_by_id(st: &AppState, account: &str, ids: &[String]) -> UseCaseResult<HashMap<String, Ad>> {
     Ok(repo::ads::by_ids(st.store.as_ref(), account, ids).await?.into_iter().map(|a| (a.id.clone(), a)).collect())
 }
+
+/// The account's stored campaigns, decoded lazily by the query (`Stored::rows`, `full`).
+pub async fn stored_campaigns(st: &AppState, account: &str) -> UseCaseResult<repo::Stored> {
+    Ok(repo::campaigns::stored(st.store.as_ref(), account).await?)
+}
+
+/// The stored goals and campaigns a goal query looks at: one campaign's, or the account's.
+pub async fn stored_goals(st: &AppState, account: &str, campaign: Option<&str>) -> UseCaseResult<(repo::Stored, repo::Stored)> {
+    Ok(match campaign {
+        Some(cid) => repo::goals::stored_of_campaign(st.store.as_ref(), account, cid).await?,
+        None => (repo::goals::stored(st.store.as_ref(), account).await?, repo::campaigns::stored(st.store.as_ref(), account).await?),
+    })
+}
+
+/// A campaign of the account, deleted ones too (404 when there is none).
+pub async fn campaign_any(st: &AppState, account: &str, id: &str) -> UseCaseResult<Campaign> {
+    repo::campaigns::get_any(st.store.as_ref(), account, id).await?.ok_or_else(|| super::UseCaseError::not_found("campaign", id))
+}
+
+/// A goal of the account and its campaign, deleted ones too (404 when there is none).
+pub async fn goal_any(st: &AppState, account: &str, id: &str) -> UseCaseResult<(Goal, Campaign)> {
+    repo::goals::get_any(st.store.as_ref(), account, id).await?.ok_or_else(|| super::UseCaseError::not_found("goal", id))
+}
+
+/// An ad with its goal and campaign; an ad of a deleted goal or campaign is gone with it.
+pub async fn ad_with_parents(st: &AppState, account: &str, id: &str) -> UseCaseResult<(Ad, Goal, Campaign)> {
+    let ad = repo::ads::load(st.store.as_ref(), account, id).await?.value;
+    let (g, c) =
+        repo::goals::find(st.store.as_ref(), account, &ad.goal_id).await?.ok_or_else(|| super::UseCaseError::not_found("ad", id))?;
+    Ok((ad, g.value, c.value))
+}

@@ -7,14 +7,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Json;
 
-use crate::api::error::AppError;
 use crate::api::error::AppResult;
 use crate::api::Auth;
 use crate::model::ad::Ad;
 use crate::model::campaign::Campaign;
 use crate::model::enums::{CampaignState, SortOrder};
 use crate::model::goal::Goal;
-use crate::repo;
 use crate::state::AppState;
 use crate::usecases::v3;
 
@@ -103,7 +101,7 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
     };
     let (size, number) = p.paging();
     p.finish()?;
-    let stored = repo::campaigns::stored(st.store.as_ref(), &a.id).await?;
+    let stored = v3::stored_campaigns(&st, &a.id).await?;
     let picked = select_campaigns(&stored.rows::<CampaignRow>()?, &f);
     let shown: Vec<Campaign> = page(&picked, size, number).iter().map(|i| stored.full(*i)).collect::<Result<_, _>>()?;
     let x = v3::for_campaigns(&st, &a.id, &shown, &campaign_expand(&o)).await?;
@@ -122,7 +120,7 @@ async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<
     let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics", "includeDeletedGoals"])?;
     let o = campaign_opts(&mut p);
     p.finish()?;
-    let c = repo::campaigns::get_any(st.store.as_ref(), &a.id, &id).await?.ok_or_else(|| AppError::not_found("campaign", &id))?;
+    let c = v3::campaign_any(&st, &a.id, &id).await?;
     let list = std::slice::from_ref(&c);
     let x = v3::for_campaigns(&st, &a.id, list, &campaign_expand(&o)).await?;
     let cx = Ctx { account: &a };
@@ -185,10 +183,7 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
     let (size, number) = p.paging();
     p.finish()?;
     // One campaign: its goals; otherwise every goal and campaign of the account.
-    let (goals, campaigns) = match &campaign_id {
-        Some(cid) => repo::goals::stored_of_campaign(st.store.as_ref(), &a.id, cid).await?,
-        None => (repo::goals::stored(st.store.as_ref(), &a.id).await?, repo::campaigns::stored(st.store.as_ref(), &a.id).await?),
-    };
+    let (goals, campaigns) = v3::stored_goals(&st, &a.id, campaign_id.as_deref()).await?;
     let picked = select_goals(&goals.rows::<GoalRow>()?, &campaigns.rows::<CampaignRow>()?, &f);
     let shown: Vec<(Goal, Campaign)> = page(&picked, size, number)
         .iter()
@@ -211,7 +206,7 @@ async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
     let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics"])?;
     let o = goal_opts(&mut p);
     p.finish()?;
-    let (g, c) = repo::goals::get_any(st.store.as_ref(), &a.id, &id).await?.ok_or_else(|| AppError::not_found("goal", &id))?;
+    let (g, c) = v3::goal_any(&st, &a.id, &id).await?;
     let list = [(g, c)];
     let mut x = v3::for_goals(&st, &a.id, &list, o.expand_ads, o.metrics.is_some() || o.projections).await?;
     if o.projections {
@@ -251,10 +246,7 @@ async fn ad_one(State(st): State<AppState>, Auth(a): Auth, Path(ad_id): Path<Str
     let mut p = Params::new(q.as_deref(), &["embed", "metrics"])?;
     let names = ad_metrics_names(&mut p);
     p.finish()?;
-    let ad = repo::ads::load(st.store.as_ref(), &a.id, &ad_id).await?.value;
-    // An ad of a deleted goal or campaign is gone with it.
-    let (g, c) = repo::goals::find(st.store.as_ref(), &a.id, &ad.goal_id).await?.ok_or_else(|| AppError::not_found("ad", &ad_id))?;
-    let list = [(ad, g.value, c.value)];
+    let list = [v3::ad_with_parents(&st, &a.id, &ad_id).await?];
     let x = v3::for_ads(&st, &a.id, &list, names.is_some()).await?;
     Ok(one_response(render_ads(&list, &names, &x)))
 }
