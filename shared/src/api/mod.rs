@@ -6,7 +6,6 @@ pub mod ads;
 pub mod assets;
 pub mod audience;
 pub mod auth;
-pub mod bodies;
 pub mod body_limit;
 pub mod campaigns;
 pub mod clients;

@@ -10,5 +10,6 @@ pub mod proposal;
 pub mod report;
 pub mod report_schema;
 pub mod request;
+pub mod request_body;
 pub mod simulate;
 pub mod traffic;

@@ -6,6 +6,10 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::request_body::{
+    CampaignForecastBody, DeliveryGoal, ForecastAd, ForecastCampaign, ForecastGoal, ForecastTargeting, InventoryForecastBody,
+    ParentOverrides,
+};
 use crate::domain_error::FieldError;
 use crate::json::ObjReader;
 use crate::limits::MAX_ID_LEN;
@@ -41,7 +45,7 @@ pub const INVENTORY_FIELDS: &[&str] =
 pub const AD_FIELDS: &[&str] = &["name", "customId", "format", "deviceContainers", "startDate", "endDate"];
 pub const CAMPAIGN_FIELDS: &[&str] = &["advertiser", "agency", "brand", "customId", "name", "frontload", "priority", "targeting", "goals"];
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Targeting {
     pub templates: Vec<String>,
@@ -180,17 +184,17 @@ fn strings(r: &mut ObjReader, name: &str, max: usize) -> Vec<String> {
     out
 }
 
-fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, required: bool) -> Targeting {
+fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, required: bool) -> Option<ForecastTargeting> {
     let path = r.at(name);
     let Some(v) = r.get(name) else {
         if required {
             r.err(name, Rule::Required, format!("{path} is required (it cannot be omitted; targetingTemplates may be null)"));
         }
-        return Targeting { templates: Vec::new(), rules: Rules::default(), overrides: Vec::new() };
+        return None;
     };
     let mut t = ObjReader::new(v, &path, TARGETING_FIELDS);
-    let templates = strings(&mut t, "targetingTemplates", MAX_ID_LEN);
-    for (i, id) in templates.iter().enumerate() {
+    let templates = t.present("targetingTemplates").then(|| strings(&mut t, "targetingTemplates", MAX_ID_LEN));
+    for (i, id) in templates.iter().flatten().enumerate() {
         if !refs.templates.contains(id) {
             t.errors.push(FieldError::new(
                 format!("{path}.targetingTemplates[{i}]"),
@@ -201,15 +205,15 @@ fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, require
     }
     let rules = match t.get("targetingRules") {
         Some(rv) => match parse_rules_at(rv, &t.at("targetingRules"), refs.known, "", kind) {
-            Ok(rules) => rules,
+            Ok(rules) => Some(rules),
             Err(mut e) => {
                 t.errors.append(&mut e);
-                Rules::default()
+                None
             }
         },
-        None => Rules::default(),
+        None => None,
     };
-    let mut overrides = Vec::new();
+    let mut overrides = None;
     if let Some(o) = t.get("parentOverrides") {
         let allowed: Vec<ParentOverride> = ParentOverride::ALL
             .iter()
@@ -218,21 +222,21 @@ fn targeting(r: &mut ObjReader, name: &str, refs: &Refs, kind: RulesFor, require
             .collect();
         let names: Vec<&str> = allowed.iter().map(|k| k.as_str()).collect();
         let mut ob = ObjReader::new(o, &t.at("parentOverrides"), &names);
+        let mut set = ParentOverrides::default();
         for k in &allowed {
-            if ob.bool_opt(k.as_str()) == Some(true) {
-                overrides.push(*k);
-            }
+            set.set(*k, ob.bool_opt(k.as_str()));
         }
+        overrides = Some(set);
         t.errors.append(&mut ob.errors);
     }
     r.errors.append(&mut t.errors);
-    Targeting { templates, rules, overrides }
+    Some(ForecastTargeting { targeting_templates: templates, targeting_rules: rules, parent_overrides: overrides })
 }
 
-fn ad(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<AdIn>, Vec<FieldError>) {
+fn ad(v: &Value, path: &str, refs: &Refs) -> (Option<ForecastAd>, Vec<FieldError>) {
     let mut r = ObjReader::new(v, path, AD_FIELDS);
     let name = r.str_req("name", MAX_NAME);
-    r.str_opt("customId", MAX_NAME);
+    let custom_id = r.str_opt("customId", MAX_NAME);
     let format = r.one_of("format", ForecastAdFormat::ALL);
     if !r.present("format") {
         let p = r.at("format");
@@ -260,18 +264,19 @@ fn ad(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<AdIn>, 
             r.err("endDate", Rule::AfterStart, format!("{p} must be after startDate"));
         }
     }
-    let _ = now;
     let out = match (name, format) {
-        (Some(name), Some(format)) => Some(AdIn { name, format, device_containers: dcs, start, end }),
+        (Some(name), Some(format)) => {
+            Some(ForecastAd { name, custom_id, format, device_containers: dcs, start_date: start, end_date: end })
+        }
         _ => None,
     };
     (out, r.errors)
 }
 
-fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalIn>, Vec<FieldError>) {
+fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<ForecastGoal>, Vec<FieldError>) {
     let mut r = ObjReader::new(v, path, GOAL_FIELDS);
     let name = r.str_req("name", MAX_NAME);
-    r.str_opt("customId", MAX_NAME);
+    let custom_id = r.str_opt("customId", MAX_NAME);
     let start = date(&mut r, "startDate");
     if !r.present("startDate") {
         let p = r.at("startDate");
@@ -285,8 +290,8 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
         let p = r.at("variant");
         r.err("variant", Rule::Required, format!("{p} is required: NORMAL or BUMPER"));
     }
-    r.one_of("positionRestriction", PositionRestriction::ALL);
-    r.int_opt("sequence", 0, i64::from(u32::MAX));
+    let position_restriction = r.one_of("positionRestriction", PositionRestriction::ALL);
+    let sequence = r.int_opt("sequence", 0, i64::from(u32::MAX)).map(|s| s as u32);
     let daily_cap = r.int_opt("dailyCap", 0, i64::MAX).map(|c| c as u64);
     let (goal_type, value) = match r.get("deliveryGoal") {
         None => {
@@ -337,8 +342,10 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
         date(&mut r, "endDate")
     };
     window(&mut r, start, end, now, "endDate");
+    let rtb_open_end = rtb && blank(end_value);
+    let mut marketplace_id = None;
     if r.present("marketplaceId") {
-        r.str_opt("marketplaceId", MAX_NAME);
+        marketplace_id = r.str_opt("marketplaceId", MAX_NAME);
         if !matches!(goal_type, Some(GoalType::Impression | GoalType::Rtb)) {
             let p = r.at("marketplaceId");
             r.err("marketplaceId", Rule::NotAllowed, format!("{p} is allowed only when deliveryGoal.type is IMPRESSION or RTB"));
@@ -352,7 +359,7 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
                 r.err("ads", Rule::MaxItems, format!("{p} holds at most {MAX_ADS} ads"));
             }
             for (i, a) in list.iter().take(MAX_ADS).enumerate() {
-                let (a, mut e) = ad(a, &format!("{}[{i}]", r.at("ads")), refs, now);
+                let (a, mut e) = ad(a, &format!("{}[{i}]", r.at("ads")), refs);
                 ads.extend(a);
                 r.errors.append(&mut e);
             }
@@ -364,18 +371,21 @@ fn goal(v: &Value, path: &str, refs: &Refs, now: DateTime<Utc>) -> (Option<GoalI
     }
     let errors = std::mem::take(&mut r.errors);
     let out = match (name, start, end, variant, goal_type) {
-        (Some(name), Some(start), Some(end), Some(variant), Some(goal_type)) if errors.is_empty() => Some(GoalIn {
+        (Some(name), Some(start), Some(end), Some(variant), Some(kind)) if errors.is_empty() => Some(ForecastGoal {
+            custom_id,
             name,
-            start,
-            end,
+            start_date: start,
+            end_date: (!rtb_open_end).then_some(end),
             priority,
             frontload,
             targeting,
             variant,
-            goal_type,
-            value: value.unwrap_or(0.0),
-            daily_cap,
+            position_restriction,
+            delivery_goal: DeliveryGoal { value, kind },
             ads,
+            sequence,
+            daily_cap,
+            marketplace_id,
         }),
         _ => None,
     };
@@ -394,9 +404,10 @@ pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Campaig
         return Err(top.errors);
     };
     let mut r = ObjReader::new(c, "campaign", CAMPAIGN_FIELDS);
-    for f in ["advertiser", "agency", "brand", "customId"] {
-        r.str_opt(f, MAX_ID_LEN);
-    }
+    let advertiser = r.str_opt("advertiser", MAX_ID_LEN);
+    let agency = r.str_opt("agency", MAX_ID_LEN);
+    let brand = r.str_opt("brand", MAX_ID_LEN);
+    let custom_id = r.str_opt("customId", MAX_ID_LEN);
     let name = r.str_opt("name", MAX_NAME);
     let frontload = frontload(&mut r, "frontload");
     let priority = r.int_opt("priority", 1, 10).map(|p| p as u8);
@@ -419,7 +430,10 @@ pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Campaig
     if !top.errors.is_empty() {
         return Err(top.errors);
     }
-    Ok(CampaignForecast { name, priority, frontload, targeting, goals, echo: c.clone() })
+    let body = CampaignForecastBody {
+        campaign: ForecastCampaign { advertiser, agency, brand, custom_id, name, frontload, priority, targeting, goals },
+    };
+    Ok(CampaignForecast::from_body(body.campaign, c.clone(), now))
 }
 
 /// Reads an inventory forecast request (§2.5).
@@ -439,10 +453,10 @@ pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Invent
     }
     window(&mut r, start, end, now, "endDate");
     let traffic_estimate = r.int_opt("trafficEstimate", 0, 10_000_000_000).map(|t| t as u64);
-    let mut format_types = Vec::new();
+    let mut format_types = r.present("formatTypes").then(Vec::new);
     for (i, f) in strings(&mut r, "formatTypes", 32).iter().enumerate() {
         match FormatType::parse(f) {
-            Some(t) => format_types.push(t),
+            Some(t) => format_types.get_or_insert_with(Vec::new).push(t),
             None => r.errors.push(FieldError::new(
                 format!("formatTypes[{i}]"),
                 Rule::Enum,
@@ -450,8 +464,8 @@ pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Invent
             )),
         }
     }
-    let device_containers = strings(&mut r, "deviceContainers", MAX_ID_LEN);
-    for (i, d) in device_containers.iter().enumerate() {
+    let device_containers = r.present("deviceContainers").then(|| strings(&mut r, "deviceContainers", MAX_ID_LEN));
+    for (i, d) in device_containers.iter().flatten().enumerate() {
         if !refs.device_containers.contains(d) {
             r.errors.push(FieldError::new(
                 format!("deviceContainers[{i}]"),
@@ -464,9 +478,10 @@ pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Invent
     if !r.errors.is_empty() {
         return Err(r.errors);
     }
-    match (variant, start, end) {
-        (Some(variant), Some(start), Some(end)) => {
-            Ok(InventoryForecast { name, variant, start, end, traffic_estimate, format_types, device_containers, targeting })
+    match (variant, start, end, targeting) {
+        (Some(variant), Some(start_date), Some(end_date), Some(targeting)) => {
+            Ok(InventoryForecastBody { name, variant, start_date, end_date, traffic_estimate, format_types, device_containers, targeting }
+                .into())
         }
         _ => Err(vec![FieldError::new("body", Rule::Required, "variant, startDate and endDate are required")]),
     }

@@ -159,3 +159,42 @@ fn a_list_of_links_or_objects_accepts_an_empty_list() {
     let children = &v["components"]["schemas"]["Children_AdOut"];
     assert!(children["anyOf"].is_array() && children.get("oneOf").is_none(), "{children}");
 }
+
+/// The object properties a request type shows in the document.
+fn properties<T: utoipa::PartialSchema>() -> Vec<String> {
+    use utoipa::openapi::schema::Schema;
+    match T::schema() {
+        RefOr::T(Schema::Object(o)) => {
+            let mut v: Vec<String> = o.properties.keys().cloned().collect();
+            v.sort();
+            v
+        }
+        _ => panic!("not an object schema"),
+    }
+}
+
+fn sorted(list: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+    v.sort();
+    v
+}
+
+/// Each request type is what its parser fills; its parser refuses fields not in its list,
+/// so the two lists must be one.
+#[test]
+fn every_request_type_lists_exactly_what_its_parser_accepts() {
+    use crate::forecast::request as fr;
+    use crate::forecast::request_body as fb;
+    assert_eq!(properties::<crate::model::ad_write::AdInput>(), sorted(crate::model::ad_write::FIELDS));
+    assert_eq!(properties::<crate::model::asset_write::AssetUrlInput>(), sorted(crate::model::asset_write::URL_FIELDS));
+    assert_eq!(properties::<crate::model::template_write::TemplateInput>(), sorted(crate::model::template_write::TEMPLATE_FIELDS));
+    assert_eq!(properties::<crate::model::policy::RankingInput>(), sorted(crate::model::policy::RANKING_FIELDS));
+    assert_eq!(properties::<fb::InventoryForecastBody>(), sorted(fr::INVENTORY_FIELDS));
+    assert_eq!(properties::<fb::ForecastCampaign>(), sorted(fr::CAMPAIGN_FIELDS));
+    assert_eq!(properties::<fb::ForecastGoal>(), sorted(fr::GOAL_FIELDS));
+    assert_eq!(properties::<fb::ForecastAd>(), sorted(fr::AD_FIELDS));
+    assert_eq!(properties::<fb::ForecastTargeting>(), sorted(fr::TARGETING_FIELDS));
+    assert_eq!(properties::<crate::model::contact::Association>(), sorted(crate::model::contact::ASSOCIATE_FIELDS));
+    assert_eq!(properties::<fb::ParentOverrides>(), sorted(<crate::model::enums::ParentOverride as crate::model::enums::WireEnum>::NAMES));
+    assert_eq!(properties::<crate::model::creative::TrackerInput>(), sorted(crate::model::creative::TRACKER_FIELDS));
+}

@@ -1,0 +1,243 @@
+//! The forecast request bodies (seed 002 §2.4-§2.5) as their parser (`request.rs`) fills
+//! them: these are the types the OpenAPI document shows. The parser checks every field and
+//! every id the body names against the account as it reads; the forecast itself runs on
+//! the values these convert into (`CampaignForecast`, `InventoryForecast`).
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::request::{AdIn, CampaignForecast, GoalIn, InventoryForecast, Targeting, MAX_ADS, MAX_DAYS_AHEAD, MAX_GOALS};
+use crate::model::enums::{ForecastAdFormat, FormatType, GoalType, GoalVariant, ParentOverride, PositionRestriction};
+use crate::model::rules::Rules;
+use crate::wire_schema::{bounded_list, Id};
+
+bounded_list!(
+    /// A campaign forecast's goals.
+    ForecastGoals, ForecastGoal, 1, MAX_GOALS
+);
+bounded_list!(
+    /// A forecast goal's ads.
+    ForecastAds, ForecastAd, 1, MAX_ADS
+);
+bounded_list!(
+    /// Device container ids of the account.
+    ContainerIds, Id, 0, crate::model::ad_write::MAX_DEVICE_CONTAINERS
+);
+
+/// `POST /api/2.0/forecast/campaign`: `{"campaign": {...}}`.
+#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CampaignForecastBody {
+    pub campaign: ForecastCampaign,
+}
+
+#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForecastCampaign {
+    #[schema(value_type = Option<Id>, inline)]
+    pub advertiser: Option<String>,
+    #[schema(value_type = Option<Id>, inline)]
+    pub agency: Option<String>,
+    #[schema(value_type = Option<Id>, inline)]
+    pub brand: Option<String>,
+    #[schema(value_type = Option<Id>, inline)]
+    pub custom_id: Option<String>,
+    #[schema(value_type = Option<crate::wire_schema::OptionalName>, inline)]
+    pub name: Option<String>,
+    /// 0 to 100 (%), in steps of 10.
+    #[schema(minimum = 0, maximum = 100, multiple_of = 10)]
+    pub frontload: Option<u8>,
+    #[schema(minimum = 1, maximum = 10)]
+    pub priority: Option<u8>,
+    pub targeting: Option<ForecastTargeting>,
+    #[schema(value_type = ForecastGoals, inline)]
+    pub goals: Vec<ForecastGoal>,
+}
+
+#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForecastGoal {
+    #[schema(value_type = Option<crate::wire_schema::OptionalName>, inline)]
+    pub custom_id: Option<String>,
+    #[schema(value_type = crate::wire_schema::Name, inline)]
+    pub name: String,
+    /// At least a day ahead (`yyyy-MM-ddTHH:mm:ss.sssZ` or epoch milliseconds).
+    pub start_date: DateTime<Utc>,
+    /// Must be present; null only for an RTB goal (then 100 days from today).
+    #[schema(required = true)]
+    pub end_date: Option<DateTime<Utc>>,
+    #[schema(minimum = 1, maximum = 10)]
+    pub priority: Option<u8>,
+    #[schema(minimum = 0, maximum = 100, multiple_of = 10)]
+    pub frontload: Option<u8>,
+    pub targeting: Option<ForecastTargeting>,
+    pub variant: GoalVariant,
+    pub position_restriction: Option<PositionRestriction>,
+    pub delivery_goal: DeliveryGoal,
+    #[schema(value_type = ForecastAds, inline)]
+    pub ads: Vec<ForecastAd>,
+    #[schema(minimum = 0, maximum = 4294967295_i64)]
+    pub sequence: Option<u32>,
+    #[schema(minimum = 0)]
+    pub daily_cap: Option<u64>,
+    /// Only when deliveryGoal.type is IMPRESSION or RTB.
+    #[schema(value_type = Option<crate::wire_schema::OptionalName>, inline)]
+    pub marketplace_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeliveryGoal {
+    /// Positive; not needed for RTB.
+    pub value: Option<f64>,
+    /// IMPRESSION, COMPLETE, FIRST_QUARTILE, SECOND_QUARTILE, THIRD_QUARTILE or RTB.
+    #[serde(rename = "type")]
+    pub kind: GoalType,
+}
+
+#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForecastAd {
+    #[schema(value_type = crate::wire_schema::Name, inline)]
+    pub name: String,
+    #[schema(value_type = Option<crate::wire_schema::OptionalName>, inline)]
+    pub custom_id: Option<String>,
+    pub format: ForecastAdFormat,
+    /// Device container ids of the account.
+    #[schema(value_type = ContainerIds, inline)]
+    pub device_containers: Vec<String>,
+    pub start_date: Option<DateTime<Utc>>,
+    /// After startDate.
+    pub end_date: Option<DateTime<Utc>>,
+}
+
+/// A forecast's targeting: templates of the account and rules, read and checked.
+#[derive(Debug, Clone, PartialEq, Default, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForecastTargeting {
+    /// Ids of the account's targeting templates (may be null).
+    #[schema(value_type = Option<Vec<Id>>, inline)]
+    pub targeting_templates: Option<Vec<String>>,
+    /// The rules of a targeting template (`GET .../targeting-template/{id}/rules`).
+    #[schema(value_type = Option<crate::model::rules_view::RulesView>)]
+    pub targeting_rules: Option<Rules>,
+    pub parent_overrides: Option<ParentOverrides>,
+}
+
+/// true ignores the parent's rules of that kind (frequencyRules: not for inventory).
+#[derive(Debug, Clone, PartialEq, Default, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ParentOverrides {
+    pub content_rules: Option<bool>,
+    pub tag_and_partner_rules: Option<bool>,
+    pub frequency_rules: Option<bool>,
+    pub location_rules: Option<bool>,
+    pub audience_rules: Option<bool>,
+}
+
+impl ParentOverrides {
+    fn slot(&mut self, k: ParentOverride) -> &mut Option<bool> {
+        match k {
+            ParentOverride::ContentRules => &mut self.content_rules,
+            ParentOverride::TagAndPartnerRules => &mut self.tag_and_partner_rules,
+            ParentOverride::FrequencyRules => &mut self.frequency_rules,
+            ParentOverride::LocationRules => &mut self.location_rules,
+            ParentOverride::AudienceRules => &mut self.audience_rules,
+        }
+    }
+
+    pub fn set(&mut self, k: ParentOverride, v: Option<bool>) {
+        *self.slot(k) = v;
+    }
+
+    /// The kinds set to true, in the order of `ParentOverride::ALL`.
+    pub fn set_true(&self) -> Vec<ParentOverride> {
+        let mut me = self.clone();
+        ParentOverride::ALL.iter().copied().filter(|k| *me.slot(*k) == Some(true)).collect()
+    }
+}
+
+/// `POST /api/2.0/forecast/inventory`.
+#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InventoryForecastBody {
+    #[schema(value_type = Option<crate::wire_schema::OptionalName>, inline)]
+    pub name: Option<String>,
+    pub variant: GoalVariant,
+    /// At least a day ahead.
+    pub start_date: DateTime<Utc>,
+    /// After startDate, at most 100 days from today.
+    pub end_date: DateTime<Utc>,
+    #[schema(minimum = 0, maximum = 10_000_000_000_i64)]
+    pub traffic_estimate: Option<u64>,
+    /// The formats counted (absent: every format).
+    pub format_types: Option<Vec<FormatType>>,
+    #[schema(value_type = Option<ContainerIds>, inline)]
+    pub device_containers: Option<Vec<String>>,
+    /// Required (`{}` for none; targetingTemplates may be null).
+    pub targeting: ForecastTargeting,
+}
+
+impl From<ForecastTargeting> for Targeting {
+    fn from(t: ForecastTargeting) -> Targeting {
+        Targeting {
+            templates: t.targeting_templates.unwrap_or_default(),
+            rules: t.targeting_rules.unwrap_or_default(),
+            overrides: t.parent_overrides.map(|o| o.set_true()).unwrap_or_default(),
+        }
+    }
+}
+
+impl From<ForecastAd> for AdIn {
+    fn from(a: ForecastAd) -> AdIn {
+        AdIn { name: a.name, format: a.format, device_containers: a.device_containers, start: a.start_date, end: a.end_date }
+    }
+}
+
+impl GoalIn {
+    /// The goal a forecast runs: an RTB goal without an end ends 100 days from `now`.
+    pub fn from_body(g: ForecastGoal, now: DateTime<Utc>) -> GoalIn {
+        GoalIn {
+            name: g.name,
+            start: g.start_date,
+            end: g.end_date.unwrap_or(now + Duration::days(MAX_DAYS_AHEAD)),
+            priority: g.priority,
+            frontload: g.frontload,
+            targeting: g.targeting.map(Targeting::from).unwrap_or_default(),
+            variant: g.variant,
+            goal_type: g.delivery_goal.kind,
+            value: g.delivery_goal.value.unwrap_or(0.0),
+            daily_cap: g.daily_cap,
+            ads: g.ads.into_iter().map(AdIn::from).collect(),
+        }
+    }
+}
+
+impl CampaignForecast {
+    /// The campaign a forecast runs; `echo` is the body's campaign as sent (the report
+    /// shows it).
+    pub fn from_body(c: ForecastCampaign, echo: serde_json::Value, now: DateTime<Utc>) -> CampaignForecast {
+        CampaignForecast {
+            name: c.name,
+            priority: c.priority,
+            frontload: c.frontload,
+            targeting: c.targeting.map(Targeting::from).unwrap_or_default(),
+            goals: c.goals.into_iter().map(|g| GoalIn::from_body(g, now)).collect(),
+            echo,
+        }
+    }
+}
+
+impl From<InventoryForecastBody> for InventoryForecast {
+    fn from(b: InventoryForecastBody) -> InventoryForecast {
+        InventoryForecast {
+            name: b.name,
+            variant: b.variant,
+            start: b.start_date,
+            end: b.end_date,
+            traffic_estimate: b.traffic_estimate,
+            format_types: b.format_types.unwrap_or_default(),
+            device_containers: b.device_containers.unwrap_or_default(),
+            targeting: b.targeting.into(),
+        }
+    }
+}
