@@ -1,4 +1,4 @@
-//! Named limits shared by several layers, each spelled once (docs/limits.md lists them all
+//! Named limits shared by several layers, each spelled once (docs/api.md, "Fields are bounded", lists them all
 //! with the service limit they follow). A leaf module: it imports nothing of the crate.
 
 /// Longest id a client may send or the service stores (campaigns, goals, ads, assets,
