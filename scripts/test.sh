@@ -14,11 +14,14 @@ ROOT=$(pwd)
 VENV="$ROOT/.venv"
 mkdir -p target
 RUN_START=$(date +%s)
+# Each step's line says when it started (seconds into the run), so the log shows where the
+# time goes.
+phase() { echo "== [$(( $(date +%s) - RUN_START )) s] $*"; }
 # What the work tree looks like now: the run must leave it so (checked at the end).
 TREE_BEFORE=$(git status --porcelain 2>/dev/null || true)
 
 if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/cfn-lint" ]; then
-  echo "== installing moto[server] and cfn-lint into .venv"
+  phase "installing moto[server] and cfn-lint into .venv"
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'moto[server]>=5.1,<6' 'cfn-lint>=1,<2'
 fi
@@ -33,37 +36,37 @@ command -v rsvg-convert > /dev/null || missing+=(librsvg2-bin)
 command -v node > /dev/null || missing+=(nodejs)
 command -v npm > /dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "== apt-get install ${missing[*]}"
+  phase "apt-get install ${missing[*]}"
   apt-get update -q > /dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" > /dev/null
 fi
 # The player-side VAST/VMAP clients the serving tests parse documents with (tests/player.rs)
 # and puppeteer-core, which drives Chromium in the browser test (tests/api/player_browser.rs).
 if [ ! -d tests/node/node_modules/@dailymotion/vast-client ] || [ ! -d tests/node/node_modules/puppeteer-core ]; then
-  echo "== npm ci in tests/node (@dailymotion/vast-client, @dailymotion/vmap, @xmldom/xmldom, puppeteer-core)"
+  phase "npm ci in tests/node (@dailymotion/vast-client, @dailymotion/vmap, @xmldom/xmldom, puppeteer-core)"
   (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-echo "== cargo fmt --check"
+phase "cargo fmt --check"
 cargo fmt --all --check
-echo "== cargo clippy --workspace --all-targets -- -D warnings"
+phase "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-echo "== module import cycles (scripts/module-cycles.py)"
+phase "module import cycles (scripts/module-cycles.py)"
 python3 scripts/module-cycles.py
 
-echo "== cfn-lint template.yaml"
+phase "cfn-lint template.yaml"
 "$VENV/bin/cfn-lint" template.yaml
 echo "cfn-lint: template.yaml clean"
 
 # sam validate --lint, offline (the SAM transform runs locally; dummy credentials).
 SAM_VENV="$ROOT/.venv-sam"
 if [ ! -x "$SAM_VENV/bin/sam" ]; then
-  echo "== installing aws-sam-cli into .venv-sam"
+  phase "installing aws-sam-cli into .venv-sam"
   python3 -m venv "$SAM_VENV"
   "$SAM_VENV/bin/pip" install --quiet --disable-pip-version-check 'aws-sam-cli>=1.100,<2'
 fi
-echo "== sam validate --lint"
+phase "sam validate --lint"
 SAM_CLI_TELEMETRY=0 AWS_REGION=eu-west-1 AWS_DEFAULT_REGION=eu-west-1 AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
   "$SAM_VENV/bin/sam" validate --lint
 
@@ -87,7 +90,7 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 curl -sf "http://127.0.0.1:$PORT/moto-api/" > /dev/null || { echo "moto did not start"; cat target/moto.log; exit 1; }
-echo "== moto server on 127.0.0.1:$PORT"
+phase "moto server on 127.0.0.1:$PORT"
 # The LocalStack init (the stack's resources from template.yaml), run and verified on moto.
 AWS_ENDPOINT_URL="http://127.0.0.1:$PORT" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=eu-west-1 STACK_NAME=init-check \
   "$VENV/bin/python" scripts/localstack_init.py --verify | tail -1
@@ -108,27 +111,27 @@ dyn=$(grep -cE '::dynamodb \.\.\. ok$' target/test-output.log || true)
 emb_f=$(grep -cE '::embedded \.\.\. FAILED$' target/test-output.log || true)
 dyn_f=$(grep -cE '::dynamodb \.\.\. FAILED$' target/test-output.log || true)
 once=$(grep -cE '::store_independent \.\.\. ok$' target/test-output.log || true)
-echo "== per store: embedded ${emb} passed, ${emb_f} failed; dynamodb (moto) ${dyn} passed, ${dyn_f} failed; store-independent (run once) ${once} passed"
-echo "== cargo test took $((END - START)) s"
+phase "per store: embedded ${emb} passed, ${emb_f} failed; dynamodb (moto) ${dyn} passed, ${dyn_f} failed; store-independent (run once) ${once} passed"
+phase "cargo test took $((END - START)) s"
 [ "$STATUS" -eq 0 ] || exit "$STATUS"
 
 # The OpenAPI contract from outside: schemathesis against the local server (scripts/schemathesis.sh).
 # 20 examples per operation here (the script's default is 30): the test command stays within
 # CI's time budget (docs/testing.md); `EXAMPLES=100 ./scripts/schemathesis.sh` for a deeper run.
-echo "== schemathesis against the local server's /openapi.json (embedded store)"
+phase "schemathesis against the local server's /openapi.json (embedded store)"
 EXAMPLES=${EXAMPLES:-20} ./scripts/schemathesis.sh
-echo "== schemathesis against the local server on DynamoDB, S3 and SQS (moto), in eu-west-1"
+phase "schemathesis against the local server on DynamoDB, S3 and SQS (moto), in eu-west-1"
 EXAMPLES=${EXAMPLES:-20} ST_STORE=dynamodb AWS_REGION=eu-west-1 ./scripts/schemathesis.sh
 
 # The fuzz targets, each for a bounded time on the committed corpus (scripts/fuzz.sh).
-echo "== fuzzing (each target ${FUZZ_SECONDS:-10} s)"
+phase "fuzzing (each target ${FUZZ_SECONDS:-10} s)"
 FUZZ_SECONDS=${FUZZ_SECONDS:-10} ./scripts/fuzz.sh
 
 # The run leaves the work tree as it found it: caches, lock files and crash records stay out.
 TREE_AFTER=$(git status --porcelain 2>/dev/null || true)
 if [ "$TREE_BEFORE" != "$TREE_AFTER" ]; then
-  echo "== the test run changed the work tree:"
+  phase "the test run changed the work tree:"
   diff <(echo "$TREE_BEFORE") <(echo "$TREE_AFTER") || true
   exit 1
 fi
-echo "== the work tree is as the run found it; the whole test command took $(( $(date +%s) - RUN_START )) s"
+phase "the work tree is as the run found it; the whole test command took $(( $(date +%s) - RUN_START )) s"
