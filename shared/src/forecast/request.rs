@@ -17,8 +17,7 @@ use crate::model::enums::{ForecastAdFormat, FormatType, GoalType, GoalVariant, P
 use crate::model::rules::{Known, Rules};
 use crate::model::template::{parse_rules_at, RulesFor};
 
-pub const MAX_GOALS: usize = 50;
-pub const MAX_ADS: usize = 50;
+pub use super::request_body::{MAX_ADS, MAX_GOALS};
 pub const MAX_NAME: usize = crate::limits::NAME_MAX;
 pub const MAX_DAYS_AHEAD: i64 = 100;
 
@@ -484,5 +483,70 @@ pub fn inventory(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Invent
                 .into())
         }
         _ => Err(vec![FieldError::new("body", Rule::Required, "variant, startDate and endDate are required")]),
+    }
+}
+
+impl From<ForecastTargeting> for Targeting {
+    fn from(t: ForecastTargeting) -> Targeting {
+        Targeting {
+            templates: t.targeting_templates.unwrap_or_default(),
+            rules: t.targeting_rules.unwrap_or_default(),
+            overrides: t.parent_overrides.map(|o| o.set_true()).unwrap_or_default(),
+        }
+    }
+}
+
+impl From<ForecastAd> for AdIn {
+    fn from(a: ForecastAd) -> AdIn {
+        AdIn { name: a.name, format: a.format, device_containers: a.device_containers, start: a.start_date, end: a.end_date }
+    }
+}
+
+impl GoalIn {
+    /// The goal a forecast runs: an RTB goal without an end ends 100 days from `now`.
+    pub fn from_body(g: ForecastGoal, now: DateTime<Utc>) -> GoalIn {
+        GoalIn {
+            name: g.name,
+            start: g.start_date,
+            end: g.end_date.unwrap_or(now + Duration::days(MAX_DAYS_AHEAD)),
+            priority: g.priority,
+            frontload: g.frontload,
+            targeting: g.targeting.map(Targeting::from).unwrap_or_default(),
+            variant: g.variant,
+            goal_type: g.delivery_goal.kind,
+            value: g.delivery_goal.value.unwrap_or(0.0),
+            daily_cap: g.daily_cap,
+            ads: g.ads.into_iter().map(AdIn::from).collect(),
+        }
+    }
+}
+
+impl CampaignForecast {
+    /// The campaign a forecast runs; `echo` is the body's campaign as sent (the report
+    /// shows it).
+    pub fn from_body(c: ForecastCampaign, echo: serde_json::Value, now: DateTime<Utc>) -> CampaignForecast {
+        CampaignForecast {
+            name: c.name,
+            priority: c.priority,
+            frontload: c.frontload,
+            targeting: c.targeting.map(Targeting::from).unwrap_or_default(),
+            goals: c.goals.into_iter().map(|g| GoalIn::from_body(g, now)).collect(),
+            echo,
+        }
+    }
+}
+
+impl From<InventoryForecastBody> for InventoryForecast {
+    fn from(b: InventoryForecastBody) -> InventoryForecast {
+        InventoryForecast {
+            name: b.name,
+            variant: b.variant,
+            start: b.start_date,
+            end: b.end_date,
+            traffic_estimate: b.traffic_estimate,
+            format_types: b.format_types.unwrap_or_default(),
+            device_containers: b.device_containers.unwrap_or_default(),
+            targeting: b.targeting.into(),
+        }
     }
 }

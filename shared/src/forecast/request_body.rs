@@ -1,14 +1,17 @@
 //! The forecast request bodies (seed 002 §2.4-§2.5) as their parser (`request.rs`) fills
 //! them: these are the types the OpenAPI document shows. The parser checks every field and
 //! every id the body names against the account as it reads; the forecast itself runs on
-//! the values these convert into (`CampaignForecast`, `InventoryForecast`).
+//! the values these convert into (`CampaignForecast`, `InventoryForecast`, in `request.rs`).
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 
-use super::request::{AdIn, CampaignForecast, GoalIn, InventoryForecast, Targeting, MAX_ADS, MAX_DAYS_AHEAD, MAX_GOALS};
 use crate::model::enums::{ForecastAdFormat, FormatType, GoalType, GoalVariant, ParentOverride, PositionRestriction};
 use crate::model::rules::Rules;
 use crate::wire_schema::{bounded_list, Id};
+
+/// Most goals a campaign forecast holds, and ads a goal holds.
+pub const MAX_GOALS: usize = 50;
+pub const MAX_ADS: usize = 50;
 
 bounded_list!(
     /// A campaign forecast's goals.
@@ -175,69 +178,4 @@ pub struct InventoryForecastBody {
     pub device_containers: Option<Vec<String>>,
     /// Required (`{}` for none; targetingTemplates may be null).
     pub targeting: ForecastTargeting,
-}
-
-impl From<ForecastTargeting> for Targeting {
-    fn from(t: ForecastTargeting) -> Targeting {
-        Targeting {
-            templates: t.targeting_templates.unwrap_or_default(),
-            rules: t.targeting_rules.unwrap_or_default(),
-            overrides: t.parent_overrides.map(|o| o.set_true()).unwrap_or_default(),
-        }
-    }
-}
-
-impl From<ForecastAd> for AdIn {
-    fn from(a: ForecastAd) -> AdIn {
-        AdIn { name: a.name, format: a.format, device_containers: a.device_containers, start: a.start_date, end: a.end_date }
-    }
-}
-
-impl GoalIn {
-    /// The goal a forecast runs: an RTB goal without an end ends 100 days from `now`.
-    pub fn from_body(g: ForecastGoal, now: DateTime<Utc>) -> GoalIn {
-        GoalIn {
-            name: g.name,
-            start: g.start_date,
-            end: g.end_date.unwrap_or(now + Duration::days(MAX_DAYS_AHEAD)),
-            priority: g.priority,
-            frontload: g.frontload,
-            targeting: g.targeting.map(Targeting::from).unwrap_or_default(),
-            variant: g.variant,
-            goal_type: g.delivery_goal.kind,
-            value: g.delivery_goal.value.unwrap_or(0.0),
-            daily_cap: g.daily_cap,
-            ads: g.ads.into_iter().map(AdIn::from).collect(),
-        }
-    }
-}
-
-impl CampaignForecast {
-    /// The campaign a forecast runs; `echo` is the body's campaign as sent (the report
-    /// shows it).
-    pub fn from_body(c: ForecastCampaign, echo: serde_json::Value, now: DateTime<Utc>) -> CampaignForecast {
-        CampaignForecast {
-            name: c.name,
-            priority: c.priority,
-            frontload: c.frontload,
-            targeting: c.targeting.map(Targeting::from).unwrap_or_default(),
-            goals: c.goals.into_iter().map(|g| GoalIn::from_body(g, now)).collect(),
-            echo,
-        }
-    }
-}
-
-impl From<InventoryForecastBody> for InventoryForecast {
-    fn from(b: InventoryForecastBody) -> InventoryForecast {
-        InventoryForecast {
-            name: b.name,
-            variant: b.variant,
-            start: b.start_date,
-            end: b.end_date,
-            traffic_estimate: b.traffic_estimate,
-            format_types: b.format_types.unwrap_or_default(),
-            device_containers: b.device_containers.unwrap_or_default(),
-            targeting: b.targeting.into(),
-        }
-    }
 }

@@ -584,18 +584,3 @@ mod tests {
         assert_eq!(old.days, vec![Day::Monday, Day::Sunday]);
     }
 }
-
-wire_enum! {
-    /// What a VAST URL export targets (the path segment of `/v3/ads/{id}/vasturl/{target}/{id}`).
-    VastTarget { Category = "category", ContentPartner = "content-partner" }
-}
-
-impl VastTarget {
-    /// The ad request's query parameter that carries the target.
-    pub fn param(self) -> &'static str {
-        match self {
-            VastTarget::Category => "category",
-            VastTarget::ContentPartner => "contentPartner",
-        }
-    }
-}

@@ -3,10 +3,26 @@
 
 use super::{UseCaseError, UseCaseResult};
 use crate::model::ad::Ad;
-use crate::model::enums::{ResponseTypeName, VastTarget};
+use crate::model::enums::ResponseTypeName;
 use crate::repo;
 use crate::repo::reference::Kind;
 use crate::state::AppState;
+use crate::wire_enum::wire_enum;
+
+wire_enum! {
+    /// What a VAST URL export targets (the path segment of `/v3/ads/{id}/vasturl/{target}/{id}`).
+    VastTarget { Category = "category", ContentPartner = "content-partner" }
+}
+
+impl VastTarget {
+    /// The ad request's query parameter that carries the target.
+    pub fn param(self) -> &'static str {
+        match self {
+            VastTarget::Category => "category",
+            VastTarget::ContentPartner => "contentPartner",
+        }
+    }
+}
 
 /// The token the caller replaces with a random number (cache busting).
 pub const RANDOM_TOKEN: &str = "[RANDOM_NUMBER]";

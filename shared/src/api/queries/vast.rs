@@ -9,9 +9,9 @@ use axum::Json;
 use crate::api::error::AppError;
 use crate::api::error::AppResult;
 use crate::api::{query_pairs, single, Auth};
-use crate::model::enums::{ResponseTypeName, VastTarget, WireEnum};
+use crate::model::enums::{ResponseTypeName, WireEnum};
 use crate::state::AppState;
-use crate::usecases::vast_export;
+use crate::usecases::vast_export::{self, VastTarget};
 
 /// The answer of the VAST URL export.
 #[derive(serde::Serialize, utoipa::ToSchema)]
