@@ -4,7 +4,7 @@
 use chrono::Datelike;
 
 use super::UseCaseResult;
-use crate::domain_error::{no_id_on_create, same_id, DomainError};
+use crate::domain_error::{no_id_on_create, DomainError};
 use crate::ids::new_id;
 use crate::model::account::Account;
 use crate::model::campaign::{Campaign, CampaignInput};
@@ -73,9 +73,8 @@ pub async fn update(
     expected: Option<u64>,
     input: Result<CampaignInput, DomainError>,
 ) -> UseCaseResult<()> {
-    let cur = repo::campaigns::load(st.store.as_ref(), &a.id, id).await?;
-    let input = input?;
-    same_id(ROOT, input.id.as_deref(), id)?;
+    let load = repo::campaigns::load(st.store.as_ref(), &a.id, id);
+    let (cur, input) = super::beans::for_update(load, ROOT, id, input, |i| i.id.as_deref()).await?;
     repo::campaigns::update(st.store.as_ref(), &a.id, cur, expected, |stored| Ok(stored.updated(&input, a, st.clock.now())?)).await?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! in the account is 404 whatever the body) live here.
 
 use super::UseCaseResult;
-use crate::domain_error::{no_id_on_create, same_id, DomainError};
+use crate::domain_error::{no_id_on_create, DomainError};
 use crate::ids::new_id;
 use crate::model::client::{Client, ClientInput};
 use crate::repo;
@@ -46,9 +46,8 @@ pub async fn update(
     expected: Option<u64>,
     input: Result<ClientInput, DomainError>,
 ) -> UseCaseResult<()> {
-    let cur = repo::clients::load(st.store.as_ref(), account, id).await?;
-    let input = input?;
-    same_id(ROOT, input.id.as_deref(), id)?;
+    let load = repo::clients::load(st.store.as_ref(), account, id);
+    let (cur, input) = super::beans::for_update(load, ROOT, id, input, |i| i.id.as_deref()).await?;
     let now = st.clock.now();
     repo::clients::update(st.store.as_ref(), account, cur, expected, |c| c.replace(input.clone(), now)).await?;
     Ok(())

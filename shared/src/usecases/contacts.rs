@@ -2,7 +2,7 @@
 //! at a time; associating it again moves it.
 
 use super::UseCaseResult;
-use crate::domain_error::{no_id_on_create, same_id, DomainError};
+use crate::domain_error::{no_id_on_create, DomainError};
 use crate::ids::new_id;
 use crate::model::contact::{Association, Contact, ContactInput};
 use crate::repo;
@@ -40,9 +40,8 @@ pub async fn update(
     expected: Option<u64>,
     input: Result<ContactInput, DomainError>,
 ) -> UseCaseResult<()> {
-    let cur = repo::contacts::load(st.store.as_ref(), account, id).await?;
-    let input = input?;
-    same_id(ROOT, input.id.as_deref(), id)?;
+    let load = repo::contacts::load(st.store.as_ref(), account, id);
+    let (cur, input) = super::beans::for_update(load, ROOT, id, input, |i| i.id.as_deref()).await?;
     let now = st.clock.now();
     repo::contacts::update(st.store.as_ref(), account, cur, expected, |c| c.replace(input.clone(), now)).await?;
     Ok(())

@@ -2,7 +2,7 @@
 //! deleting keeps a tombstone (`/v3 includeDeletedGoals`).
 
 use super::UseCaseResult;
-use crate::domain_error::{no_id_on_create, same_id, DomainError};
+use crate::domain_error::{no_id_on_create, DomainError};
 use crate::ids::new_id;
 use crate::model::campaign::Campaign;
 use crate::model::goal::{Goal, GoalInput};
@@ -53,9 +53,8 @@ pub async fn update(
     expected: Option<u64>,
     input: Result<GoalInput, DomainError>,
 ) -> UseCaseResult<()> {
-    let cur = repo::goals::load(st.store.as_ref(), account, id).await?;
-    let input = input?;
-    same_id(ROOT, input.id.as_deref(), id)?;
+    let load = repo::goals::load(st.store.as_ref(), account, id);
+    let (cur, input) = super::beans::for_update(load, ROOT, id, input, |i| i.id.as_deref()).await?;
     repo::goals::update(st.store.as_ref(), account, cur, expected, |stored| Ok(stored.updated(&input, st.clock.now())?)).await?;
     Ok(())
 }

@@ -9,6 +9,7 @@ pub mod ads;
 pub mod asset_jobs;
 pub mod assets;
 pub mod audience;
+pub mod beans;
 pub mod campaigns;
 pub mod clients;
 pub mod contacts;
