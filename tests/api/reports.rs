@@ -63,6 +63,10 @@ both_stores! {
         // A non-browser caller: invalid traffic, apart from the valid counts.
         serve_and_fire(&app, &format!("format=preroll&{known}&pid=bot"), &pre, &[], Some(CURL)).await;
         app.wait_metric(&pre, "impression", 4).await;
+        // The start and complete of r3 may be counted after its impression (a later batch,
+        // or a retry while they wait for it): the rows below read them too.
+        app.wait_metric(&pre, "start", 1).await;
+        app.wait_metric(&pre, "complete", 1).await;
         app.wait_metric(&mid, "impression", 2).await;
         app.wait_metric_at(&pre, "/invalid/nonBrowser", 1).await;
 
