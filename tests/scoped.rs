@@ -208,7 +208,7 @@ mod tests {
         assert_eq!(text.matches("Metadata: { BuildMethod: makefile, WorkingDirectory: ./ }").count(), functions);
         for (name, _) in shared::api::groups::ALL {
             let writes = scopes.get(*name).unwrap_or_else(|| panic!("{name} is not in template.yaml"));
-            let read_only = matches!(*name, "queries" | "reference" | "tracking");
+            let read_only = matches!(*name, "queries" | "reference" | "docs" | "tracking");
             assert_eq!(writes.is_empty(), read_only, "{name}: {writes:?}");
         }
         assert_eq!(scopes["audience-worker"], ["A#*#BATCH", "A#*#BATCHDAY", "A#*#VIEWER#*"]);

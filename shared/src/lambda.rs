@@ -14,11 +14,11 @@ use crate::workers::{AssetJobs, AudienceJobs, ForecastJobs, Jobs};
 pub type LambdaError = lambda_http::Error;
 pub type WorkerError = lambda_runtime::Error;
 
-/// The reference function: `serve` with the OpenAPI document installed, which only this
-/// group serves (`GET /openapi.json`, `/docs`), so no other function links the document.
-pub async fn serve_reference(group: crate::api::groups::Group) -> Result<(), LambdaError> {
-    crate::openapi::install();
-    serve(group).await
+/// The docs function: the API's documentation (`/openapi.json`, `/docs`), static content
+/// over no port at all, so it links and initialises none of the SDK.
+pub async fn serve_docs() -> Result<(), LambdaError> {
+    crate::telemetry::init();
+    lambda_http::run(crate::api::finish_public(crate::api::docs_page::public_router())).await
 }
 
 /// An HTTP function whose group only uses the table:

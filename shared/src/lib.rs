@@ -15,6 +15,7 @@ pub mod ids;
 pub mod jobs;
 pub mod json;
 pub mod keys;
+#[cfg(feature = "aws")]
 pub mod lambda;
 pub mod limits;
 pub mod media;

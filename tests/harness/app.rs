@@ -184,7 +184,6 @@ impl TestApp {
             })
         });
         // The groups, and the media route the local server serves (MEDIA_BASE_URL points there).
-        shared::openapi::install();
         let router = shared::api::app_per_group(service.clone().with_store(served.clone()), scoped)
             .merge(shared::api::media::router(service.clone().with_store(served.clone())));
         let b = accounts.pop().expect("two accounts");

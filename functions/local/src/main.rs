@@ -62,7 +62,6 @@ async fn run() -> Result<(), String> {
     let (blobs_kind, queue_kind) = (state.blobs.kind(), state.queue.kind());
     // The OpenAPI document (`/openapi.json`) and the interactive reference (`/docs`) are the
     // reference group's routes (api/docs_page.rs), like every other group's.
-    shared::openapi::install();
     let app = axum::Router::new()
         // The media objects themselves (docs/media.md, "Delivery"): MEDIA_BASE_URL points here.
         .merge(shared::api::media::router(state.clone()))

@@ -9,7 +9,7 @@ use axum::body::Body;
 use axum::extract::Path;
 use axum::http::{header, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, MethodRouter};
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use tokio::sync::OnceCell;
@@ -43,32 +43,34 @@ const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self' 'u
 #[openapi(paths(openapi, page, file), tags((name = "documentation", description = "This API's own documentation: the OpenAPI document and the interactive reference (public)")))]
 pub struct Doc;
 
+/// The documentation's routes: stateless, so the same table makes the group's routes (the
+/// local server, the tests) and the docs function's router, which builds no store.
+const PATHS: [&str; 3] = ["/openapi.json", "/docs", "/docs/{file}"];
+
+fn methods<S: Clone + Send + Sync + 'static>() -> [MethodRouter<S>; 3] {
+    [get(openapi), get(page), get(file)]
+}
+
+/// The group's routes, merged with the others on one router.
 pub fn router() -> super::Routes {
-    super::Routes::new().route("/openapi.json", get(openapi)).route("/docs", get(page)).route("/docs/{file}", get(file))
+    PATHS.into_iter().zip(methods()).fold(super::Routes::new(), |r, (path, m)| r.route(path, m))
 }
 
-/// What writes the document (`openapi::json`, set by `openapi::install` at start): the
-/// document lists this module's routes, so this module cannot call it (no import cycle).
-static DOCUMENT: std::sync::OnceLock<fn() -> String> = std::sync::OnceLock::new();
-
-/// Names what writes the OpenAPI document; the first call wins.
-pub fn set_document(write: fn() -> String) {
-    let _ = DOCUMENT.set(write);
+/// The docs function's router: the same routes with no state.
+pub fn public_router() -> axum::Router {
+    PATHS.into_iter().zip(methods()).fold(axum::Router::new(), |r, (path, m)| r.route(path, m))
 }
+
+/// The OpenAPI document, as committed (`openapi::json` writes it; a unit test keeps the file
+/// current), so no function links the document's generation.
+pub const DOCUMENT: &str = include_str!("../../../docs/openapi.json");
 
 #[utoipa::path(get, path = "/openapi.json", tag = "documentation", summary = "This API's OpenAPI 3.1 document",
     description = "Every operation, parameter and schema of the API (docs/openapi.md), generated from the handlers. Public; \
         served with `Access-Control-Allow-Origin: *` so other tools can load it.",
     responses((status = 200, description = "The document", content_type = "application/json", body = Object)))]
 async fn openapi() -> Response {
-    static DOC: std::sync::OnceLock<Option<Bytes>> = std::sync::OnceLock::new();
-    match DOC.get_or_init(|| DOCUMENT.get().map(|write| Bytes::from(write()))) {
-        Some(doc) => {
-            ([(header::CONTENT_TYPE, "application/json"), (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")], doc.clone()).into_response()
-        }
-        None => crate::api::error::AppError::internal(std::io::Error::other("the OpenAPI document was not installed (openapi::install)"))
-            .into_response(),
-    }
+    ([(header::CONTENT_TYPE, "application/json"), (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")], DOCUMENT).into_response()
 }
 
 #[utoipa::path(get, path = "/docs", tag = "documentation", summary = "The interactive API reference (Swagger UI)",

@@ -53,7 +53,11 @@ pub mod groups {
         queries::router()
     }
     pub fn reference() -> Routes {
-        reference::router().merge(docs_page::router())
+        reference::router()
+    }
+    /// The API's own documentation (public, stateless: the docs function builds no store).
+    pub fn docs() -> Routes {
+        docs_page::router()
     }
     pub fn audience() -> Routes {
         audience::router()
@@ -88,6 +92,7 @@ pub mod groups {
         ("insertion-policy", insertion_policy),
         ("queries", queries),
         ("reference", reference),
+        ("docs", docs),
         ("audience", audience),
         ("targeting-template", targeting_template),
         ("forecast", forecast),
@@ -156,6 +161,15 @@ pub fn app(state: AppState) -> Router {
 pub fn app_per_group(state: AppState, state_of: impl Fn(&str) -> AppState) -> Router {
     let r = groups::ALL.iter().fold(Router::new(), |r, (name, group)| r.merge(group().router.with_state::<AppState>(state_of(name))));
     finish(r, state)
+}
+
+/// A stateless router (the docs function) with the fallbacks, the error rendering and the
+/// request span every function shares; no Idempotency-Key records (it writes nothing).
+pub fn finish_public(r: Router) -> Router {
+    r.fallback(no_route)
+        .method_not_allowed_fallback(|| async { AppError::MethodNotAllowed })
+        .layer(axum::middleware::map_response(render_errors))
+        .layer(axum::middleware::from_fn(request_span))
 }
 
 /// A group's routes with the fallbacks and error rendering every function shares.

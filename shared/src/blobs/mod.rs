@@ -7,6 +7,7 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 
+#[cfg(feature = "aws")]
 pub mod s3;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -2,8 +2,9 @@
 //! handlers' `#[utoipa::path]` attributes and the wire types' `ToSchema` derives: each API
 //! module lists its operations in a `Doc`, merged here, then the conventions every
 //! operation shares are added in one place (the API key, the error body, Idempotency-Key).
-//! The local server serves it at `/openapi.json`; the test command runs schemathesis
-//! against that server with it (`scripts/schemathesis.sh`).
+//! It is committed as `docs/openapi.json`, which every entry point serves at `/openapi.json`;
+//! the test command runs schemathesis against the local server with it
+//! (`scripts/schemathesis.sh`).
 
 use utoipa::openapi::path::{Operation, ParameterBuilder, ParameterIn};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityRequirement, SecurityScheme};
@@ -49,13 +50,10 @@ pub fn document() -> Document {
     doc
 }
 
-/// Lets `GET /openapi.json` (api/docs_page.rs) serve this document: every entry point calls
-/// it once at start (the Lambdas' `serve`, the local server, the tests' app).
-pub fn install() {
-    api::docs_page::set_document(json);
-}
-
-/// The document as JSON (what `/openapi.json` serves).
+/// The document as JSON: what `docs/openapi.json` holds, which `GET /openapi.json` serves
+/// (api/docs_page.rs). The functions serve the committed file, so none of them links the
+/// document's generation; `the_committed_document_is_the_generated_one` keeps the two equal
+/// (`UPDATE_OPENAPI=1 cargo test -p shared --lib openapi` rewrites the file).
 pub fn json() -> String {
     document().to_pretty_json().unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }

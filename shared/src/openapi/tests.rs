@@ -1,6 +1,21 @@
 use super::*;
 
 #[test]
+fn the_committed_document_is_the_generated_one() {
+    let generated = json() + "\n";
+    if std::env::var_os("UPDATE_OPENAPI").is_some() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.json");
+        std::fs::write(path, &generated).unwrap();
+        return;
+    }
+    assert!(
+        generated == crate::api::docs_page::DOCUMENT,
+        "docs/openapi.json is not the document the handlers describe: rewrite it with \
+         `UPDATE_OPENAPI=1 cargo test -p shared --lib openapi` and commit it"
+    );
+}
+
+#[test]
 fn the_document_is_openapi_3_1_with_every_operation_answering_errors() {
     let doc = document();
     let v: serde_json::Value = serde_json::from_str(&json()).unwrap();

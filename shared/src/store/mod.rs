@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
 
+#[cfg(feature = "aws")]
 pub mod dynamodb;
 pub mod embedded;
 

@@ -1,28 +1,20 @@
-//! Assembly: settings in, ports out. The one place adapters are chosen and built, used by
-//! the Lambdas, the local server and the admin command (docs/architecture.md).
+//! The AWS adapters' assembly (feature `aws`, on by default): DynamoDB, S3 and SQS over one
+//! SDK configuration, each function's subset of them, and the tracking keys from Secrets
+//! Manager. Without the feature (the fuzz workspace) nothing of the AWS SDK is built.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::{retrying, AUDIENCE_PREFIX};
 use crate::blobs::s3::S3Blobs;
-use crate::blobs::{Blobs, LocalBlobs, MemoryBlobs, NoBlobs, UploadsOnly};
+use crate::blobs::{Blobs, NoBlobs, UploadsOnly};
 use crate::queue::sqs::SqsQueue;
-use crate::queue::{InProcessQueue, NoQueue, Queue, QueueName, Receivers};
-use crate::settings::{Settings, StoreConfig};
+use crate::queue::{NoQueue, QueueName};
+use crate::settings::Settings;
 use crate::state::AppState;
 use crate::store::dynamodb::DynamoStore;
-use crate::store::embedded::EmbeddedStore;
-use crate::store::Store;
-
-const AUDIENCE_PREFIX: &str = crate::jobs::audience::PREFIX;
 
 /// The table's adapter over a loaded SDK configuration.
-/// Every adapter behind the retry of refused requests (`store::retrying`).
-fn retrying(s: impl Store + 'static) -> Arc<dyn Store> {
-    Arc::new(crate::store::RetryingStore::new(Arc::new(s)))
-}
-
 fn table(conf: &aws_config::SdkConfig, settings: &Settings) -> DynamoStore {
     DynamoStore::new(aws_sdk_dynamodb::Client::new(conf), settings.table_name.clone())
 }
@@ -75,11 +67,6 @@ fn media_engine(conf: &aws_config::SdkConfig, settings: &Settings) -> Arc<dyn cr
         }
         None => Arc::new(crate::media::local::Ffmpeg::new(settings.asset_tmp_dir.clone())),
     }
-}
-
-/// The settings of a Lambda that neither signs nor checks tracking links: the environment.
-pub fn lambda_settings() -> Settings {
-    Settings::from_env()
 }
 
 /// The settings of a Lambda that signs (serving) or checks (tracking) tracking links: the
@@ -161,98 +148,4 @@ pub async fn aws_table_only(settings: &Settings) -> AppState {
 pub async fn aws_object_deleter(settings: &Settings) -> Arc<dyn Blobs> {
     let conf = aws_config::load_from_env().await;
     Arc::new(crate::blobs::DeletesOnly(S3Blobs::new(&conf, settings.bucket_name.clone())))
-}
-
-/// The store alone (the admin command).
-pub async fn open_store(cfg: &StoreConfig) -> Result<Arc<dyn Store>, String> {
-    match cfg {
-        StoreConfig::Embedded(path) => Ok(retrying(EmbeddedStore::open(path).map_err(|e| format!("opening {}: {e}", path.display()))?)),
-        StoreConfig::Memory => Ok(retrying(EmbeddedStore::in_memory().map_err(|e| e.to_string())?)),
-        StoreConfig::DynamoDb { table, create } => {
-            let s = DynamoStore::from_env(table.clone()).await;
-            if *create {
-                s.create_table_if_missing().await.map_err(|e| format!("creating table {table}: {e}"))?;
-            }
-            Ok(retrying(s))
-        }
-    }
-}
-
-/// How the workers get their messages outside Lambda.
-pub enum Workers {
-    InProcess(Receivers),
-    Sqs(Arc<SqsQueue>),
-}
-
-impl Workers {
-    /// Starts the workers in this process: channel consumers, or SQS pollers that play the
-    /// part of the Lambda event source.
-    pub fn start(self, st: AppState) {
-        self.start_with(move |_| st.clone())
-    }
-
-    /// Starts the workers, each queue's with the state `state_of(queue)` gives it.
-    pub fn start_with(self, state_of: impl Fn(QueueName) -> AppState) {
-        match self {
-            Workers::InProcess(r) => crate::workers::run_in_process(state_of, r),
-            Workers::Sqs(q) => {
-                for qn in QueueName::ALL {
-                    let qn = *qn;
-                    let st = state_of(qn);
-                    q.spawn_poller(qn, move |body| {
-                        let st = st.clone();
-                        async move { crate::workers::settle(&st, qn, &body).await }
-                    });
-                }
-            }
-        }
-    }
-}
-
-/// An in-process blob store that sends the bucket notification's S3 events itself.
-pub fn notifying(inner: Arc<dyn Blobs>, queue: &Arc<dyn Queue>, bucket: &str) -> Arc<dyn Blobs> {
-    Arc::new(crate::blobs::Notifying {
-        inner,
-        queue: queue.clone(),
-        target: QueueName::Audience,
-        prefix: AUDIENCE_PREFIX,
-        bucket: bucket.to_string(),
-    })
-}
-
-/// The ports of the local server: the embedded store with a blob directory (or memory) and
-/// in-process queues, or the AWS ports (an emulator, LocalStack or AWS) with SQS pollers.
-pub async fn local(cfg: &StoreConfig, settings: &Settings) -> Result<(AppState, Workers), String> {
-    let in_process = |store: Arc<dyn Store>, blobs: Option<PathBuf>| {
-        let (q, rx) = InProcessQueue::new();
-        let queue: Arc<dyn Queue> = Arc::new(q);
-        let inner: Arc<dyn Blobs> = match blobs {
-            Some(dir) => {
-                crate::blobs::watch_dir(dir.clone(), AUDIENCE_PREFIX, settings.bucket_name.clone(), queue.clone(), QueueName::Audience);
-                Arc::new(LocalBlobs::new(dir))
-            }
-            None => Arc::new(MemoryBlobs::default()),
-        };
-        let state = AppState::new(store, notifying(inner, &queue, &settings.bucket_name), queue)
-            .with_media(Arc::new(crate::media::local::Ffmpeg::new(settings.asset_tmp_dir.clone())))
-            .with_settings(settings.clone());
-        (state, Workers::InProcess(rx))
-    };
-    match cfg {
-        StoreConfig::Embedded(path) => {
-            let dir = path.parent().map(|p| p.join("blobs")).unwrap_or_else(|| PathBuf::from(".data/blobs"));
-            let embedded = Arc::new(EmbeddedStore::open(path).map_err(|e| format!("opening {}: {e}", path.display()))?);
-            let store: Arc<dyn Store> = Arc::new(crate::store::RetryingStore::new(embedded.clone()));
-            let (state, workers) = in_process(store, Some(dir));
-            // TTL, as DynamoDB has it: expired items removed every minute.
-            crate::workers::janitor::sweep_embedded(state.clone(), std::time::Duration::from_secs(60));
-            Ok((state, workers))
-        }
-        StoreConfig::Memory => Ok(in_process(open_store(cfg).await?, None)),
-        StoreConfig::DynamoDb { table, create } => {
-            let settings = Settings { table_name: table.clone(), ..settings.clone() };
-            let (state, queue) = if *create { aws_creating_resources(&settings).await? } else { aws_with_media(&settings).await };
-            Ok((state, Workers::Sqs(queue)))
-        }
-    }
 }

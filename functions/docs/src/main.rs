@@ -1,0 +1,7 @@
+//! Lambda for the API's own documentation: `GET /openapi.json`, `/docs` and `/docs/{file}`
+//! (public, static; no store, no SDK client).
+
+#[tokio::main]
+async fn main() -> Result<(), shared::lambda::LambdaError> {
+    shared::lambda::serve_docs().await
+}
