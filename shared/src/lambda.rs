@@ -53,7 +53,7 @@ pub async fn serve_with_bucket_and_queues(group: crate::api::groups::Group) -> R
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
-/// An HTTP function whose group sends jobs but stores no objects (ads).
+/// An HTTP function whose group sends jobs but stores no objects (ads, forecast).
 pub async fn serve_with_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
     let state = assemble::aws_with_queues(&assemble::lambda_settings()).await;

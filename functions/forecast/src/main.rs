@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve_with_bucket_and_queues(shared::api::groups::forecast).await
+    shared::lambda::serve_with_queues(shared::api::groups::forecast).await
 }
