@@ -227,7 +227,6 @@ fn redirect(from: &Target, loc: &str) -> Result<String, DownloadError> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Downloaded {
     pub size: u64,
-    pub content_type: Option<String>,
 }
 
 /// Downloads `url` into the file `dest` under the policy.
@@ -271,7 +270,6 @@ async fn fetch(url: &str, p: &Policy, dest: &Path) -> Result<Downloaded, Downloa
                 return Err(DownloadError::TooLarge(p.max_bytes));
             }
         }
-        let content_type = res.headers().get(hyper::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_string);
         let mut body = res.into_body();
         let io = |e: std::io::Error| DownloadError::Io(e.to_string());
         let mut file = tokio::fs::File::create(dest).await.map_err(io)?;
@@ -287,7 +285,7 @@ async fn fetch(url: &str, p: &Policy, dest: &Path) -> Result<Downloaded, Downloa
             }
         }
         file.flush().await.map_err(io)?;
-        return Ok(Downloaded { size, content_type });
+        return Ok(Downloaded { size });
     }
     Err(DownloadError::Forbidden(format!("more than {} redirects", p.max_redirects)))
 }

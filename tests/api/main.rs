@@ -25,6 +25,7 @@ mod inspector;
 mod lambda_events;
 mod media;
 mod media_pipeline;
+mod media_sandbox;
 mod mediaconvert;
 mod notifications;
 mod openapi;

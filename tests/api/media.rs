@@ -1,5 +1,6 @@
-//! `GET /media/<key>` (docs/media.md, "Delivery"): the local server serves asset objects
-//! itself, with byte ranges, so the documents' MediaFiles play with no CDN.
+//! `GET /media/<key>` (docs/media.md, "Delivery"): the local server serves the objects of
+//! TRANSCODED assets itself, with byte ranges and `nosniff`, so the documents' MediaFiles
+//! play with no CDN.
 
 use api_tests::{both_stores, Res, TestApp};
 use axum::body::Body;
@@ -28,11 +29,23 @@ both_stores! {
         let key = shared::model::asset::Asset::object_key(&app.a.id, &id, "spot.mp4");
         app.state.blobs.put_bytes(&key, body.as_bytes().to_vec(), "video/mp4").await.unwrap();
         let path = format!("/media/{key}");
+        // Served only once its asset is TRANSCODED: never a READY (unlinked) or FAILED upload.
+        let now = shared::clock::Clock::now(app.clock.as_ref());
+        let mut asset = shared::model::asset::Asset::new(&id, "spot.mp4", shared::model::enums::AssetSource::Upload, now);
+        asset.object_key = Some(key.clone());
+        asset.status = shared::model::asset::READY;
+        shared::repo::assets::create(app.store.as_ref(), &app.a.id, &asset).await.unwrap();
+        media(&app, &path, &[]).await.expect(404);
+        for (status, want) in [(shared::model::asset::FAILED, 404), (shared::model::asset::TRANSCODED, 200)] {
+            shared::repo::assets::update(app.store.as_ref(), &app.a.id, &id, |a| a.status = status).await.unwrap();
+            media(&app, &path, &[]).await.expect(want);
+        }
 
         let full = media(&app, &path, &[]).await;
         full.expect(200);
         assert_eq!(full.body, body);
         assert_eq!(full.header("content-type"), Some("video/mp4"));
+        assert_eq!(full.header("x-content-type-options"), Some("nosniff"));
         assert_eq!(full.header("content-length"), Some("36"));
         assert_eq!(full.header("accept-ranges"), Some("bytes"));
         assert_eq!(full.header("access-control-allow-origin"), Some("*"));

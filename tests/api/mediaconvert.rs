@@ -176,7 +176,7 @@ one_store! {
         assert_eq!(v["status"], "FAILED", "{v}");
         assert_eq!(
             v["failureReason"],
-            "transcode failed: MediaConvert error 1030: Video codec [prores] is not a supported input video codec for this input container"
+            "transcode failed: the transcoding service could not make the renditions (MediaConvert error 1030)"
         );
         // A completion that can never be recorded (the asset has no probe to describe its
         // renditions with) ends the asset FAILED with the reason; the message is done with.

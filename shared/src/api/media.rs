@@ -1,7 +1,8 @@
 //! `GET /media/<key>`: the local server serves the media objects itself (docs/media.md,
 //! "Delivery"), from the blob port (the embedded store's directory, or S3 on an emulator),
-//! so the documents' MediaFiles play with no CDN. Only asset objects
-//! (`<account>/assets/<asset>/...`) are served, never audience files. Byte ranges (206,
+//! so the documents' MediaFiles play with no CDN. Only the objects of TRANSCODED assets
+//! (`<account>/assets/<asset>/...`: master, renditions, still) are served, never a FAILED
+//! or unlinked upload, never audience files; always with `X-Content-Type-Options: nosniff`. Byte ranges (206,
 //! 416), `Content-Type`, `ETag`, `Accept-Ranges`, CORS and long-lived caching (a key's
 //! content never changes). On AWS CloudFront serves these keys instead.
 
@@ -72,7 +73,7 @@ pub fn range(header: Option<&str>, size: u64) -> Result<Option<(u64, u64)>, Unsa
 }
 
 async fn serve(State(st): State<AppState>, Path(key): Path<String>, headers: HeaderMap) -> AppResult<Response> {
-    if !is_media_key(&key) || crate::blobs::check_key(&key).is_err() {
+    if !is_media_key(&key) || crate::blobs::check_key(&key).is_err() || !crate::usecases::assets::servable(&st, &key).await? {
         return Err(AppError::NoRoute(format!("{PREFIX}/{key}")));
     }
     let Some(size) = st.blobs.size(&key).await? else {
@@ -81,6 +82,7 @@ async fn serve(State(st): State<AppState>, Path(key): Path<String>, headers: Hea
     let etag = format!("\"{:x}-{}\"", size, &hex(&Sha256::digest(key.as_bytes()))[..16]);
     let mut res = Response::builder()
         .header(header::CONTENT_TYPE, content_type_of(&key))
+        .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
         .header(header::ACCEPT_RANGES, "bytes")
         .header(header::ETAG, &etag)
         .header(header::CACHE_CONTROL, "public, max-age=31536000, immutable")

@@ -51,8 +51,18 @@ pub trait Blobs: Send + Sync {
     async fn delete(&self, key: &str) -> Result<(), BlobError> {
         Err(BlobError::msg(format!("this blob port does not delete ({key})")))
     }
+    /// Marks an asset object as one the CDN may serve (S3: the object tag
+    /// [`SERVABLE_TAG`]`=true`, which the bucket policy requires of CloudFront's reads). Where
+    /// this service's own media route serves (the local stores), it checks the asset record
+    /// instead, and marking is nothing (docs/media.md, "Delivery").
+    async fn mark_servable(&self, _key: &str) -> Result<(), BlobError> {
+        Ok(())
+    }
     fn kind(&self) -> &'static str;
 }
+
+/// The S3 object tag of asset objects the CDN may serve (`servable=true`).
+pub const SERVABLE_TAG: &str = "servable";
 
 /// The blob port of a function that has no bucket (its group never stores objects): every
 /// call is an error, so a wiring mistake shows as a 500 naming it, not as lost data.
@@ -203,6 +213,9 @@ impl Blobs for Notifying {
     }
     async fn delete(&self, key: &str) -> Result<(), BlobError> {
         self.inner.delete(key).await
+    }
+    async fn mark_servable(&self, key: &str) -> Result<(), BlobError> {
+        self.inner.mark_servable(key).await
     }
     fn kind(&self) -> &'static str {
         self.inner.kind()

@@ -90,6 +90,14 @@ impl S3Blobs {
 
 #[async_trait]
 impl Blobs for S3Blobs {
+    async fn mark_servable(&self, key: &str) -> Result<(), BlobError> {
+        check_key(key)?;
+        let tag = aws_sdk_s3::types::Tag::builder().key(super::SERVABLE_TAG).value("true").build().map_err(err)?;
+        let tagging = aws_sdk_s3::types::Tagging::builder().tag_set(tag).build().map_err(err)?;
+        self.client.put_object_tagging().bucket(&self.bucket).key(key).tagging(tagging).send().await.map_err(err)?;
+        Ok(())
+    }
+
     async fn put_file(&self, key: &str, path: &Path, content_type: &str) -> Result<u64, BlobError> {
         check_key(key)?;
         let size = tokio::fs::metadata(path).await.map_err(err)?.len();

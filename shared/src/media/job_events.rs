@@ -101,7 +101,11 @@ pub fn parse_event(body: &str, bucket: &str) -> Option<Result<Completion, String
                 Ok(files)
             }
             "ERROR" => {
-                Err(format!("MediaConvert error {}: {}", d.error_code.unwrap_or(0), d.error_message.as_deref().unwrap_or("no message")))
+                // The service's message may name bucket paths: it goes to the log, and the
+                // asset gets the documented reason with the error code.
+                let code = d.error_code.unwrap_or(0);
+                tracing::warn!(job = %d.job_id, code, message = d.error_message.as_deref().unwrap_or(""), "MediaConvert job failed");
+                Err(format!("the transcoding service could not make the renditions (MediaConvert error {code})"))
             }
             other => return Err(format!("job {} is {other}: not an end state", d.job_id)),
         };

@@ -18,14 +18,22 @@ pub struct Ffmpeg {
     pub ffprobe: String,
     /// Where masters and outputs are kept while they are worked on.
     pub tmp: PathBuf,
+    /// Transcodes at once in this process (`TRANSCODES_PER_PROCESS`, default 2): the others
+    /// wait their turn, so a burst of links cannot start one ffmpeg per message.
+    slots: tokio::sync::Semaphore,
 }
+
+/// Transcodes one process runs at once unless `TRANSCODES_PER_PROCESS` says otherwise.
+pub const TRANSCODES_PER_PROCESS: usize = 2;
 
 impl Ffmpeg {
     pub fn new(tmp: PathBuf) -> Ffmpeg {
+        let slots = std::env::var("TRANSCODES_PER_PROCESS").ok().and_then(|v| v.parse().ok()).filter(|n| *n > 0);
         Ffmpeg {
             ffmpeg: std::env::var("FFMPEG").unwrap_or_else(|_| "ffmpeg".into()),
             ffprobe: std::env::var("FFPROBE").unwrap_or_else(|_| "ffprobe".into()),
             tmp,
+            slots: tokio::sync::Semaphore::new(slots.unwrap_or(TRANSCODES_PER_PROCESS)),
         }
     }
 
@@ -58,11 +66,17 @@ impl Ffmpeg {
         fetch(blobs, &order.master_key, &master).await.map_err(EngineError::Service)?;
         let specs = plan(&order.probe);
         let has_audio = order.probe.audio_codec.is_some();
-        ffmpeg::run(&self.ffmpeg, &ffmpeg::transcode_args(&master, &specs, has_audio, dir)).await.map_err(EngineError::Media)?;
+        // The demuxer the probe found is the one used (a master probed by another engine
+        // in a container this one does not read is not the file's fault to retry).
+        let demuxer = super::probe::demuxer(&order.probe.container).ok_or(EngineError::Media(ffmpeg::Failure::Undecodable.to_string()))?;
+        let src = ffmpeg::Source { master: &master, demuxer, duration_ms: order.probe.duration_ms };
+        let bound = ffmpeg::time_bound(order.probe.duration_ms);
+        let outputs: Vec<PathBuf> = specs.iter().map(|s| ffmpeg::output(dir, s)).collect();
+        self.ffmpeg(&ffmpeg::transcode_args(&src, &specs, has_audio, dir), bound, &outputs).await?;
         let (w, h) = still_size(&specs);
         let still_file = dir.join("still.jpg");
         let at = ffmpeg::still_at_ms(order.probe.duration_ms);
-        ffmpeg::run(&self.ffmpeg, &ffmpeg::still_args(&master, at, (w, h), &still_file)).await.map_err(EngineError::Media)?;
+        self.ffmpeg(&ffmpeg::still_args(&src, at, (w, h), &still_file), bound, std::slice::from_ref(&still_file)).await?;
         let prefix = Asset::renditions_prefix(&order.account, &order.asset);
         let mut renditions = Vec::with_capacity(specs.len());
         for spec in &specs {
@@ -74,6 +88,16 @@ impl Ffmpeg {
         let still_key = format!("{prefix}still.jpg");
         blobs.put_file(&still_key, &still_file, "image/jpeg").await.map_err(|e| EngineError::Service(e.to_string()))?;
         Ok(Made { renditions, still: Some(Still { key: still_key, width: w, height: h }) })
+    }
+}
+
+impl Ffmpeg {
+    async fn ffmpeg(&self, args: &[String], bound: std::time::Duration, outputs: &[PathBuf]) -> Result<(), EngineError> {
+        match ffmpeg::run(&self.ffmpeg, args, bound, outputs).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(failure)) => Err(EngineError::Media(failure.to_string())),
+            Err(ffmpeg::NotRun(e)) => Err(EngineError::Service(e)),
+        }
     }
 }
 
@@ -108,6 +132,7 @@ impl MediaEngine for Ffmpeg {
     }
 
     async fn transcode(&self, blobs: &dyn Blobs, order: &Order) -> Result<Started, EngineError> {
+        let _turn = self.slots.acquire().await.map_err(|e| EngineError::Service(e.to_string()))?;
         let dir = self.work_dir(&order.asset);
         tokio::fs::create_dir_all(&dir).await.map_err(|e| EngineError::Service(e.to_string()))?;
         let out = self.run(blobs, order, &dir).await;

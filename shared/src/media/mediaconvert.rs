@@ -120,7 +120,14 @@ fn still_output((w, h): (u32, u32)) -> mc::Output {
 pub fn job_settings(order: &Order, bucket: &str) -> mc::JobSettings {
     let specs = plan(&order.probe);
     let audio = order.probe.audio_codec.is_some();
-    let mut input = mc::Input::builder().file_input(s3(bucket, &order.master_key)).video_selector(mc::VideoSelector::builder().build());
+    // The input is clipped to the probed duration, so the job's cost follows the probe, not
+    // what the file's metadata may claim (docs/media.md, "The sandbox").
+    let clip = mc::InputClipping::builder().end_timecode(end_timecode(order.probe.duration_ms, order.probe.frame_rate)).build();
+    let mut input = mc::Input::builder()
+        .file_input(s3(bucket, &order.master_key))
+        .timecode_source(mc::InputTimecodeSource::Zerobased)
+        .input_clippings(clip)
+        .video_selector(mc::VideoSelector::builder().build());
     if audio {
         input = input.audio_selectors(
             "Audio Selector 1",
@@ -139,6 +146,19 @@ pub fn job_settings(order: &Order, bucket: &str) -> mc::JobSettings {
     }
     group = group.outputs(still_output(super::local::still_size(&specs)));
     mc::JobSettings::builder().inputs(input.build()).output_groups(group.build()).build()
+}
+
+/// The `HH:MM:SS:FF` timecode at the end of `duration_ms` of video at `fps` frames a
+/// second (25 when the probe read none), rounded up to the frame that holds the end.
+pub fn end_timecode(duration_ms: u64, fps: Option<f64>) -> String {
+    let fps = fps.filter(|f| f.is_finite() && *f >= 1.0).unwrap_or(25.0).round() as u64;
+    let mut secs = duration_ms / 1000;
+    let mut frames = ((duration_ms % 1000) * fps).div_ceil(1000);
+    if frames >= fps {
+        secs += 1;
+        frames = 0;
+    }
+    format!("{:02}:{:02}:{:02}:{frames:02}", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
 /// The probe of MediaConvert's `Probe` answer.
@@ -203,5 +223,18 @@ impl MediaEngine for MediaConvert {
 
     fn kind(&self) -> &'static str {
         "mediaconvert"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::end_timecode;
+
+    #[test]
+    fn the_input_ends_at_the_probed_duration() {
+        assert_eq!(end_timecode(30_030, Some(25.0)), "00:00:30:01");
+        assert_eq!(end_timecode(2_000, None), "00:00:02:00");
+        assert_eq!(end_timecode(179_999, Some(29.97)), "00:03:00:00");
+        assert_eq!(end_timecode(61_500, Some(50.0)), "00:01:01:25");
     }
 }

@@ -1,6 +1,12 @@
 //! Reading a media file's streams with ffprobe (`ffprobe -print_format json -show_format
 //! -show_streams`), into the asset's `Probe`. The JSON reading is pure (`parse`), so it is
 //! tested without the binary; `run` is the process adapter.
+//!
+//! The sandbox (docs/media.md, "The sandbox"): ffprobe reads the local file only
+//! (`-protocol_whitelist file`) with the demuxers of the containers masters come in
+//! (`-format_whitelist`, [`DEMUXERS`]), so a playlist or manifest never makes it open another
+//! file; a meta-format is named by its first bytes ([`sniff`]) before ffprobe runs; a run
+//! has a wall-clock bound.
 
 use std::path::Path;
 
@@ -44,11 +50,29 @@ struct Format {
     bit_rate: Option<String>,
 }
 
-/// Why a file is not a playable video (the asset's `failureReason`).
+/// The demuxers ffprobe and ffmpeg may use: the containers masters come in (MP4/MOV/3GP,
+/// Matroska/WebM, MPEG-TS, AVI, MXF, FLV). Never a meta-format (HLS, DASH, concat, image
+/// sequences), which would open other files.
+pub const DEMUXERS: &str = "mov,matroska,mpegts,avi,mxf,flv";
+
+/// The demuxer to force on a transcode for a probed container (the first name ffprobe
+/// gave); `None` for one this engine does not read.
+pub fn demuxer(container: &str) -> Option<&'static str> {
+    DEMUXERS.split(',').find(|d| *d == container)
+}
+
+/// How long one ffprobe run may take.
+pub const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Why a file is not a playable video (the asset's `failureReason`: the messages below are
+/// the documented list, docs/media.md "Why an asset FAILED").
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ProbeError {
     #[error("not a video file: ffprobe could not read it")]
     Unreadable,
+    /// A playlist, manifest or file list: names other files instead of holding the video.
+    #[error("not a video file: {0} (upload the video itself)")]
+    MetaFormat(&'static str),
     #[error("no video stream in the file")]
     NoVideo,
     #[error("the video stream has no size")]
@@ -96,19 +120,73 @@ pub fn parse(json: &[u8]) -> Result<Probe, ProbeError> {
     })
 }
 
+/// The meta-format a file's first bytes announce, if any: such a file names other files
+/// (segments, representations, a list) and is refused before any tool reads it.
+pub fn sniff(head: &[u8]) -> Option<&'static str> {
+    let text = String::from_utf8_lossy(head);
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with("#EXTM3U") || t.starts_with("#EXTINF") {
+        Some("an HLS or M3U playlist")
+    } else if t.starts_with("ffconcat") || t.starts_with("file '") || t.starts_with("file \"") {
+        Some("a concat list")
+    } else if t.contains("<MPD") {
+        Some("a DASH manifest")
+    } else if t.starts_with("<?xml") || t.starts_with("<smil") || t.starts_with("[playlist]") {
+        Some("a playlist or manifest")
+    } else {
+        None
+    }
+}
+
+/// The ffprobe arguments for a local file (pure: tested as such).
+pub fn args(file: &Path) -> Vec<String> {
+    let mut a: Vec<String> = ["-v", "error", "-protocol_whitelist", "file", "-format_whitelist", DEMUXERS]
+        .into_iter()
+        .chain(["-print_format", "json", "-show_format", "-show_streams"])
+        .map(String::from)
+        .collect();
+    a.push(format!("file:{}", file.display()));
+    a
+}
+
 /// Probes a local file with the `ffprobe` binary (`FFPROBE`, default `ffprobe`).
 pub async fn run(ffprobe: &str, file: &Path) -> Result<Probe, ProbeError> {
-    let out = tokio::process::Command::new(ffprobe)
-        .args(["-v", "error", "-print_format", "json", "-show_format", "-show_streams"])
-        .arg(file)
-        .kill_on_drop(true)
-        .output()
-        .await
-        .map_err(|e| ProbeError::Tool(e.to_string()))?;
+    let mut head = [0u8; 512];
+    let n = read_head(file, &mut head).await.map_err(|e| ProbeError::Tool(e.to_string()))?;
+    if let Some(kind) = sniff(&head[..n]) {
+        return Err(ProbeError::MetaFormat(kind));
+    }
+    let run = tokio::process::Command::new(ffprobe).args(args(file)).kill_on_drop(true).output();
+    let out = match tokio::time::timeout(PROBE_TIMEOUT, run).await {
+        Ok(out) => out.map_err(|e| ProbeError::Tool(e.to_string()))?,
+        Err(_) => {
+            tracing::warn!(file = %file.display(), "ffprobe ran past its bound; stopped");
+            return Err(ProbeError::Unreadable);
+        }
+    };
     if !out.status.success() {
+        tracing::info!(stderr = %String::from_utf8_lossy(&out.stderr).trim(), "ffprobe refused the file");
         return Err(ProbeError::Unreadable);
     }
-    parse(&out.stdout)
+    let probe = parse(&out.stdout)?;
+    // Defence in depth: the whitelist already kept every other demuxer out.
+    if demuxer(&probe.container).is_none() {
+        return Err(ProbeError::Unreadable);
+    }
+    Ok(probe)
+}
+
+async fn read_head(file: &Path, buf: &mut [u8]) -> std::io::Result<usize> {
+    use tokio::io::AsyncReadExt;
+    let mut f = tokio::fs::File::open(file).await?;
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]).await? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
 }
 
 #[cfg(test)]
@@ -123,6 +201,20 @@ mod tests {
         assert_eq!((p.width, p.height, p.duration_ms, p.bitrate), (1920, 1080, 30030, 4_128_000));
         assert_eq!((p.container.as_str(), p.video_codec.as_str(), p.audio_codec.as_deref()), ("mov", "h264", Some("aac")));
         assert_eq!(p.frame_rate, Some(29.97));
+    }
+
+    #[test]
+    fn meta_formats_are_named_by_their_first_bytes_and_never_reach_ffprobe() {
+        assert_eq!(sniff(b"#EXTM3U\n#EXTINF:2,\n/data/x.ts\n"), Some("an HLS or M3U playlist"));
+        assert_eq!(sniff(b"\xef\xbb\xbf  #EXTM3U"), Some("an HLS or M3U playlist"));
+        assert_eq!(sniff(b"ffconcat version 1.0\nfile 'a.mp4'"), Some("a concat list"));
+        assert_eq!(sniff(b"<?xml version=\"1.0\"?><MPD xmlns=\"urn:mpeg:dash\">"), Some("a DASH manifest"));
+        assert_eq!(sniff(b"\x00\x00\x00\x18ftypmp42"), None);
+        assert_eq!(sniff(b"\x1a\x45\xdf\xa3"), None);
+        let a = args(Path::new("/t/master")).join(" ");
+        assert!(a.contains("-protocol_whitelist file -format_whitelist mov,matroska,mpegts,avi,mxf,flv"), "{a}");
+        assert!(a.ends_with(" file:/t/master"), "{a}");
+        assert_eq!((demuxer("mov"), demuxer("matroska"), demuxer("hls"), demuxer("concat")), (Some("mov"), Some("matroska"), None, None));
     }
 
     #[test]

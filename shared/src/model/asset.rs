@@ -108,6 +108,8 @@ pub const MAX_DURATION_MS: u64 = 180_000;
 pub const MAX_WIDTH: u32 = 3840;
 pub const MAX_HEIGHT: u32 = 3840;
 pub const MAX_PIXELS: u64 = 3840 * 2160;
+/// Frames per second a master may have (high-frame-rate sport is 120 at most).
+pub const MAX_FRAME_RATE: f64 = 120.0;
 
 impl Probe {
     /// Whether the master is within the bounds; the reason (a `failureReason`) when not.
@@ -122,11 +124,28 @@ impl Probe {
         if self.width > MAX_WIDTH || self.height > MAX_HEIGHT || u64::from(self.width) * u64::from(self.height) > MAX_PIXELS {
             return Err(format!("too large: {}x{} (at most 3840x2160)", self.width, self.height));
         }
+        if let Some(fps) = self.frame_rate.filter(|f| *f > MAX_FRAME_RATE) {
+            return Err(format!("frame rate too high: {fps} fps (at most {MAX_FRAME_RATE} fps)"));
+        }
         Ok(())
     }
 }
 
 impl Asset {
+    /// The objects a player fetches once the asset is TRANSCODED: the master (the VAST
+    /// Mezzanine), the renditions and the still.
+    pub fn served_keys(&self) -> Vec<&str> {
+        let master = self.object_key.as_deref();
+        let still = self.still.as_ref().map(|s| s.key.as_str());
+        master.into_iter().chain(self.renditions.iter().map(|r| r.key.as_str())).chain(still).collect()
+    }
+
+    /// Whether `key` may be served: one of the asset's served objects, and the asset is
+    /// TRANSCODED (a FAILED, unlinked or still transcoding upload is never served).
+    pub fn serves(&self, key: &str) -> bool {
+        self.status == AssetStatus::Transcoded && self.served_keys().contains(&key)
+    }
+
     /// A new asset record: PENDING, nothing arrived yet, not linked, not expiring (the
     /// caller sets what it knows).
     pub fn new(id: &str, name: &str, source: AssetSource, now: DateTime<Utc>) -> Asset {

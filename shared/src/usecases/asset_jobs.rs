@@ -120,10 +120,10 @@ async fn arrive(st: &AppState, n: &Named<'_>, cur: &Asset) -> UseCaseResult<()> 
     }
     let tmp = st.settings.asset_tmp_dir.join(format!("{TMP_PREFIX}{}-{}", n.asset, uuid::Uuid::new_v4().simple()));
     let outcome = match download(&url, &policy, &tmp).await {
-        Ok(d) => {
+        Ok(_) => {
             let object_key = Asset::object_key(n.account, n.asset, &cur.name);
-            let ct =
-                d.content_type.clone().filter(|c| c.starts_with("video/")).unwrap_or_else(|| asset::content_type_for(&cur.name).into());
+            // This service's own mapping of the name, never the remote server's header.
+            let ct = asset::content_type_for(&cur.name).to_string();
             // Stored first: the probe of the bucket's copy must find it (MediaConvert reads S3).
             match st.blobs.put_file(&object_key, &tmp, &ct).await {
                 Ok(size) => {
@@ -195,8 +195,18 @@ async fn transcode(st: &AppState, n: &Named<'_>) -> UseCaseResult<()> {
 }
 
 /// Records a transcode's outcome on the asset, if it is still the one it waits for.
+/// The objects of a successful outcome are marked servable first (the CDN serves only
+/// marked objects): a marking that fails leaves the asset waiting, and the message comes back.
 async fn finish(st: &AppState, n: &Named<'_>, engine_job: Option<&str>, outcome: Result<Made, String>) -> UseCaseResult<()> {
     let outcome = outcome.map(|m| (m.renditions, m.still));
+    if let Ok((renditions, still)) = &outcome {
+        let Some(cur) = repo::assets::get(st.store.as_ref(), n.account, n.asset).await? else { return Ok(()) };
+        let mut done = cur.value;
+        done.transcoded(engine_job, &Ok((renditions.clone(), still.clone())));
+        for key in done.served_keys() {
+            st.blobs.mark_servable(key).await?;
+        }
+    }
     update(st, n, |a| a.transcoded(engine_job, &outcome)).await.map(|_| ())
 }
 

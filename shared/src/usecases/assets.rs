@@ -180,3 +180,14 @@ pub async fn get(st: &AppState, account: &str, id: &str) -> UseCaseResult<repo::
 pub async fn page(st: &AppState, account: &str, after: Option<&str>, limit: usize) -> UseCaseResult<(Vec<Asset>, Option<String>)> {
     Ok(repo::assets::page(st.store.as_ref(), account, after, limit, st.clock.now()).await?)
 }
+
+/// Whether the media object at `key` (`<account>/assets/<asset>/...`) may be served: its
+/// asset exists and is TRANSCODED, and the key is one of its served objects
+/// (`Asset::serves`). The local media route asks this; on AWS the same rule is the
+/// `servable` tag the bucket policy requires of CloudFront.
+pub async fn servable(st: &AppState, key: &str) -> UseCaseResult<bool> {
+    let mut parts = key.split('/');
+    let (Some(account), Some("assets"), Some(asset)) = (parts.next(), parts.next(), parts.next()) else { return Ok(false) };
+    let found = repo::assets::get(st.store.as_ref(), account, asset).await?;
+    Ok(found.is_some_and(|a| a.value.serves(key)))
+}
