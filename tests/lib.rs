@@ -34,7 +34,7 @@ mod xml;
 pub use app::{store, Account, Backend, TestApp};
 pub use assets::{clip, hits, prores_master, spawn_file_server, wait_hits, NOT_A_VIDEO};
 pub use bench::{peak_rss_mb, run_bench_child};
-pub use requests::{Res, PLAYER_UA};
+pub use requests::{Res, PEER, PLAYER_UA};
 pub use unavailable::Unavailable;
 pub use xml::{xml_text, xml_texts};
 

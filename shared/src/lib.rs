@@ -5,6 +5,7 @@ pub mod api;
 pub mod assemble;
 pub mod blobs;
 pub mod cause;
+pub mod cidr;
 pub mod clock;
 pub mod delivery;
 pub mod domain_error;

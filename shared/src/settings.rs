@@ -71,6 +71,10 @@ pub struct Settings {
     /// `ASSET_ALLOW_PRIVATE_URLS=1`: let the downloader reach loopback/private addresses
     /// (local testing only).
     pub asset_allow_private_urls: bool,
+    /// `TRUSTED_PROXIES`: comma-separated address ranges whose `X-Forwarded-For` (and an ad
+    /// request's `ip`/`ua` parameters) are believed (docs/traffic-quality.md, "The viewer's
+    /// address"). Empty by default: the peer's own address is the viewer's.
+    pub trusted_proxies: Vec<crate::cidr::Cidr>,
     /// `ASSET_MAX_BYTES`: the largest asset downloaded.
     pub asset_max_bytes: u64,
     /// `ASSET_DOWNLOAD_TIMEOUT_SECS`.
@@ -134,6 +138,7 @@ impl Default for Settings {
             audience_queue_url: None,
             queue_prefix: "adserver".into(),
             asset_allow_private_urls: false,
+            trusted_proxies: Vec::new(),
             asset_max_bytes: 512 * 1024 * 1024,
             asset_download_timeout: Duration::from_secs(240),
             asset_tmp_dir: std::env::temp_dir(),
@@ -168,6 +173,13 @@ impl Settings {
             audience_queue_url: env("AUDIENCE_QUEUE_URL"),
             queue_prefix: env("QUEUE_PREFIX").unwrap_or(d.queue_prefix),
             asset_allow_private_urls: env("ASSET_ALLOW_PRIVATE_URLS").is_some_and(|v| v == "1" || v == "true"),
+            // A list that does not parse trusts nobody (the safe reading), and says so.
+            trusted_proxies: env("TRUSTED_PROXIES").map_or_else(Vec::new, |v| {
+                crate::cidr::parse_list(&v).unwrap_or_else(|e| {
+                    tracing::error!(error = %e, "TRUSTED_PROXIES does not parse: no proxy is trusted");
+                    Vec::new()
+                })
+            }),
             asset_max_bytes: num("ASSET_MAX_BYTES").unwrap_or(d.asset_max_bytes),
             asset_download_timeout: num("ASSET_DOWNLOAD_TIMEOUT_SECS").map(Duration::from_secs).unwrap_or(d.asset_download_timeout),
             asset_tmp_dir: env("ASSET_TMP_DIR").map(Into::into).unwrap_or(d.asset_tmp_dir),

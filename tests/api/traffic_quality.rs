@@ -3,7 +3,7 @@
 //! address can spend a goal; what is filtered is counted apart, by reason, in `/v3`.
 
 use api_tests::serde_json::json;
-use api_tests::{both_stores, TestApp};
+use api_tests::{both_stores, both_stores_with, TestApp, PEER};
 use futures_util::StreamExt;
 
 use crate::serving::{ad, ad_ids, enabled_campaign, goal, link};
@@ -112,9 +112,9 @@ both_stores! {
         let m = app.wait_metric_at(&id, "/invalid/viewerRate", 2).await;
         assert_eq!(m["impression"], 12, "12 a minute from one viewer: {m}");
         // The address rule: 120 a minute from one /24 block.
-        let from = [("x-forwarded-for", "203.0.113.9")];
+        let from = [(PEER, "203.0.113.9")];
         let docs = documents(&app, &id, 122, "", &from).await;
-        fire_all(&app, docs.iter().enumerate().map(|(i, d)| (link(d, "impression"), vec![("x-forwarded-for", format!("203.0.113.{}", i % 250))])).collect())
+        fire_all(&app, docs.iter().enumerate().map(|(i, d)| (link(d, "impression"), vec![(PEER, format!("203.0.113.{}", i % 250))])).collect())
             .await;
         let m = app.wait_metric_at(&id, "/invalid/addressRate", 2).await;
         assert_eq!(m["impression"], 132, "{m}");
@@ -130,7 +130,7 @@ both_stores! {
         let m = app.wait_metric_at(&id, "/invalid/viewerGoalCap", 2).await;
         assert_eq!(m["impression"], 3, "{m}");
         for d in documents(&app, &id, 5, "", &[]).await {
-            app.fire_with(&link(&d, "impression"), &[("x-forwarded-for", "198.51.100.7, 10.0.0.1")]).await.expect(204);
+            app.fire_with(&link(&d, "impression"), &[(PEER, "198.51.100.7")]).await.expect(204);
         }
         let m = app.wait_metric_at(&id, "/invalid/addressGoalCap", 2).await;
         assert_eq!(m["impression"], 6, "{m}");
@@ -164,5 +164,28 @@ both_stores! {
             app.send("GET", &unknown, None, None, "").await.expect(404);
         }
         assert_eq!(app.store.round_trips() - trips, 0, "50 requests for an unknown account read nothing");
+    }
+}
+
+/// The app with one trusted proxy range (a load balancer in front of the server).
+fn behind_a_proxy() -> shared::settings::Settings {
+    shared::settings::Settings { trusted_proxies: vec![shared::cidr::Cidr::parse("10.9.0.0/16").unwrap()], ..TestApp::settings() }
+}
+
+both_stores_with! { super::behind_a_proxy();
+    async fn rotating_x_forwarded_for_gets_one_addresss_share(app: TestApp) {
+        // No pid, one untrusted peer, a new X-Forwarded-For on every call: the header is
+        // not believed, so the calls are one address's, and past 120 a minute invalid.
+        let id = live_ad(&app, "100000", "").await;
+        let docs = documents(&app, &id, 250, "", &[]).await;
+        let spoofed = |i: usize| vec![(PEER, "192.0.2.10".to_string()), ("x-forwarded-for", format!("198.18.{i}.1"))];
+        fire_all(&app, docs[..125].iter().enumerate().map(|(i, d)| (link(d, "impression"), spoofed(i))).collect()).await;
+        let m = app.wait_metric_at(&id, "/invalid/addressRate", 5).await;
+        assert_eq!(m["impression"], 120, "one address's share: {m}");
+        // The same header from a trusted proxy names the viewer: 125 viewers, all valid.
+        let proxied = |i: usize| vec![(PEER, "10.9.0.1".to_string()), ("x-forwarded-for", format!("203.0.113.66, 198.19.{i}.1"))];
+        fire_all(&app, docs[125..].iter().enumerate().map(|(i, d)| (link(d, "impression"), proxied(i))).collect()).await;
+        let m = app.wait_metric_at(&id, "/impression", 245).await;
+        assert_eq!(m["invalid"]["addressRate"], 5, "{m}");
     }
 }

@@ -115,7 +115,7 @@ impl TestApp {
         let app = Self::spawn_with(backend, settings).await;
         let router = app.router.clone();
         tokio::spawn(async move {
-            let _ = axum::serve(listener, router).await;
+            let _ = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>()).await;
         });
         (app, base)
     }

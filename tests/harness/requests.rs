@@ -97,7 +97,11 @@ impl TestApp {
         extra: &[(&str, &str)],
     ) -> Res {
         let mut req = Request::builder().method(Method::from_bytes(method.as_bytes()).expect("method")).uri(path);
-        for (n, v) in extra {
+        // The TCP peer (what the server counts a viewer under): `PEER` in `extra` names it;
+        // otherwise every request comes from an address block of its own, as viewers do.
+        let peer = extra.iter().find(|(n, _)| *n == PEER).map_or_else(next_peer, |(_, v)| v.parse().expect("PEER is an address"));
+        req = req.extension(axum::extract::ConnectInfo(std::net::SocketAddr::new(peer, 40_000)));
+        for (n, v) in extra.iter().filter(|(n, _)| *n != PEER) {
             req = req.header(*n, *v);
         }
         // Requests come from a browser player unless a test says otherwise (an empty or
@@ -143,4 +147,14 @@ impl TestApp {
         assert!(uuid::Uuid::parse_str(&r.body).is_ok(), "id {:?}", r.body);
         r.body
     }
+}
+
+/// The pseudo-header of `extra` that names a request's TCP peer (never sent as a header).
+pub const PEER: &str = "x-test-peer";
+
+/// A fresh address in a /24 block of its own (`10.<n>.<n>.1`), for requests that name none.
+fn next_peer() -> std::net::IpAddr {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 65_536;
+    std::net::IpAddr::V4(std::net::Ipv4Addr::new(10, (n >> 8) as u8, (n & 0xff) as u8, 1))
 }

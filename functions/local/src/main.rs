@@ -79,7 +79,8 @@ async fn run() -> Result<(), String> {
         "Try: curl -H 'x-o-api-key: {}' http://{addr}/api/1.0/client",
         seeded.first().and_then(|s| s.api_keys.first()).cloned().unwrap_or_default()
     );
-    axum::serve(listener, app)
+    // The socket's peer is the viewer's address (TRUSTED_PROXIES names proxies in front).
+    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })

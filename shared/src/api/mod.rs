@@ -8,6 +8,7 @@ pub mod audience;
 pub mod auth;
 pub mod body_limit;
 pub mod campaigns;
+pub mod client_addr;
 pub mod clients;
 pub mod contacts;
 pub mod docs_page;

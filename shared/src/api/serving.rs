@@ -9,6 +9,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
+use crate::api::client_addr::{self, Caller};
 use crate::api::error::{AppError, AppResult};
 use crate::api::{query_pairs, single, Routes};
 use crate::delivery::request::AdRequest;
@@ -67,28 +68,18 @@ pub(crate) fn list_param(pairs: &[(String, String)], name: &str, max: usize) -> 
     Ok(out)
 }
 
-/// The caller's address: the first `X-Forwarded-For` entry (API Gateway sets it; the local
-/// server's clients may).
-fn client_addr(headers: &HeaderMap) -> Option<std::net::IpAddr> {
-    let fwd = headers.get("x-forwarded-for")?.to_str().ok()?;
-    fwd.split(',').next()?.trim().parse().ok()
-}
-
-fn client_ip(headers: &HeaderMap) -> Option<std::net::Ipv4Addr> {
-    match client_addr(headers)? {
-        std::net::IpAddr::V4(v4) => Some(v4),
-        std::net::IpAddr::V6(_) => None,
-    }
-}
-
 fn user_agent(headers: &HeaderMap) -> &str {
     headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("")
 }
 
-/// Reads an ad request's parameters (docs/delivery.md has the list).
+/// Reads an ad request's parameters (docs/delivery.md has the list). The viewer's address
+/// and User-Agent are the caller's (`client_addr`); the `ip` and `ua` parameters replace
+/// them only when `caller.trusted` (a trusted proxy, or the inspector, which explains a
+/// request the ad-ops user describes): anyone else's are checked and then ignored.
 pub fn read_request(
     pairs: &[(String, String)],
     headers: &HeaderMap,
+    caller: Caller,
     now: chrono::DateTime<chrono::Utc>,
 ) -> AppResult<(String, ResponseType, Option<AdFormat>, AdRequest)> {
     for (k, v) in pairs {
@@ -131,9 +122,20 @@ pub fn read_request(
             .map_err(|_| AppError::field("seed", Rule::Integer, format!("seed must be an unsigned 64-bit integer (got {s:?})")))?,
         None => crate::ids::fast_u64(),
     };
+    let own_ip = caller.addr.and_then(|a| match a {
+        std::net::IpAddr::V4(v4) => Some(v4),
+        std::net::IpAddr::V6(v6) => v6.to_ipv4_mapped(),
+    });
     let ip = match single(pairs, "ip")? {
-        Some(ip) => Some(ip.parse().map_err(|_| AppError::field("ip", Rule::Ipv4, format!("ip must be an IPv4 address (got {ip:?})")))?),
-        None => client_ip(headers),
+        Some(ip) => {
+            let said = ip.parse().map_err(|_| AppError::field("ip", Rule::Ipv4, format!("ip must be an IPv4 address (got {ip:?})")))?;
+            if caller.trusted {
+                Some(said)
+            } else {
+                own_ip
+            }
+        }
+        None => own_ip,
     };
     let acp: Vec<(String, String)> = pairs.iter().filter_map(|(k, v)| k.strip_prefix("acp.").map(|n| (n.to_string(), v.clone()))).collect();
     if acp.len() > MAX_ACP {
@@ -148,8 +150,8 @@ pub fn read_request(
     r.device_container = single(pairs, "dc")?.map(str::to_string);
     r.viewer = single(pairs, "pid")?.filter(|p| !p.is_empty()).map(str::to_string);
     r.user_agent = match single(pairs, "ua")? {
-        Some(ua) => ua.chars().take(1024).collect(),
-        None => user_agent(headers).chars().take(1024).collect(),
+        Some(ua) if caller.trusted => ua.chars().take(1024).collect(),
+        _ => user_agent(headers).chars().take(1024).collect(),
     };
     r.ip = ip;
     r.acp = acp;
@@ -182,8 +184,8 @@ fn xml_response(body: String) -> Response {
         ("loc" = Option<String>, Query, description = "Location ids, comma-separated, at most 20"),
         ("dc" = Option<String>, Query, description = "Device container"),
         ("pid" = Option<String>, Query, description = "The viewer (frequency caps, audience segments)"),
-        ("ua" = Option<String>, Query, description = "User agent (default: the header)"),
-        ("ip" = Option<String>, Query, description = "IPv4 (default: X-Forwarded-For)"),
+        ("ua" = Option<String>, Query, description = "User agent, believed from a trusted proxy only (default and otherwise: the header)"),
+        ("ip" = Option<String>, Query, description = "IPv4, believed from a trusted proxy only (default and otherwise: the caller's address)"),
         ("seed" = Option<u64>, Query, description = "Makes the decision reproducible"),
         ("rnd" = Option<String>, Query, description = "Cache buster (ignored)"),
         ("debug" = Option<String>, Query, description = "1: 307 to /v3/inspect with the same query (the decision explained; needs the account's API key)"),
@@ -202,7 +204,8 @@ async fn ad_request(State(st): State<AppState>, req: axum::extract::Request) -> 
         );
     }
     let now = st.clock.now();
-    let (account, rt, format, request) = read_request(&pairs, req.headers(), now)?;
+    let caller = client_addr::caller(req.headers(), req.extensions(), &st.settings.trusted_proxies);
+    let (account, rt, format, request) = read_request(&pairs, req.headers(), caller, now)?;
     tracing::Span::current().record("account", account.as_str());
     let body = ad_request::serve(&st, ServeAd { account: &account, rt, format, request }).await?;
     Ok(xml_response(body))
@@ -218,16 +221,22 @@ async fn ad_request(State(st): State<AppState>, req: axum::extract::Request) -> 
         ("s" = String, Query, description = "HMAC-SHA256 signature of all the above but k")),
     responses((status = 204, description = "Counted (once per impression and event)"),
         (status = 302, description = "clickThrough: to the signed destination", headers(("Location" = String)))))]
-async fn track(State(st): State<AppState>, Path(event): Path<String>, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn track(
+    State(st): State<AppState>,
+    Path(event): Path<String>,
+    RawQuery(q): RawQuery,
+    req: axum::extract::Request,
+) -> AppResult<Response> {
+    let headers = req.headers();
+    let caller = client_addr::caller(headers, req.extensions(), &st.settings.trusted_proxies);
     let counter = Counter::of_event(&event).ok_or_else(|| AppError::NoRoute(format!("/v1/track/{event}")))?;
     let pairs = query_pairs(q.as_deref())?;
     let (token, sig) = Token::from_pairs(&pairs).ok_or_else(|| {
         AppError::field("query", Rule::Required, "a tracking link carries a, c, g, ad, i, ts, d and s; use the links of a served document")
     })?;
     tracing::Span::current().record("account", token.account.as_str());
-    let ua = user_agent(&headers);
-    tracking::track(&st, Track { event: &event, counter, token: &token, signature: &sig, user_agent: ua, ip: client_addr(&headers) })
-        .await?;
+    let ua = user_agent(headers);
+    tracking::track(&st, Track { event: &event, counter, token: &token, signature: &sig, user_agent: ua, ip: caller.addr }).await?;
     let cors = (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*");
     Ok(match (&token.click, event.as_str()) {
         (Some(dest), "click") => {

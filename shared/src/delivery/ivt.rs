@@ -132,6 +132,10 @@ pub fn classify_agent(ua: &str) -> Option<Reason> {
     }
 }
 
+/// The address bucket of a tracking call whose address is not known: the address rules
+/// count such calls together (docs/traffic-quality.md, "The viewer's address").
+pub const UNKNOWN_BLOCK: &str = "unknown";
+
 /// The address block an address belongs to (`203.0.113.0/24`, `2001:db8:0:ab00::/56`).
 pub fn block_of(ip: IpAddr) -> String {
     match ip {

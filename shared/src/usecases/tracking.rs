@@ -46,7 +46,9 @@ pub async fn track(st: &AppState, cmd: Track<'_>) -> UseCaseResult<()> {
         at: now,
         id: crate::ids::new_id(),
         invalid: verdict.map(|r| r.as_str().to_string()),
-        block: ip.map(ivt::block_of),
+        // No address known (never so behind API Gateway or on the local server): the
+        // address rules count it under a bucket of its own, never exempt.
+        block: Some(ip.map_or_else(|| ivt::UNKNOWN_BLOCK.to_string(), ivt::block_of)),
         dims: token.dims.clone(),
         message: 0,
     };

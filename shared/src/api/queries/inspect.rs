@@ -156,7 +156,9 @@ pub async fn inspect_request(State(st): State<AppState>, Auth(a): Auth, RawQuery
     let only: Vec<String> = crate::api::serving::list_param(&pairs, "goals", MAX_GOAL_FILTER)?;
     pairs.retain(|(k, _)| k != "goals" && k != "debug");
     let now = st.clock.now();
-    let (account, rt, format, request) = read_request(&pairs, &axum::http::HeaderMap::new(), now)?;
+    // The inspector explains the request the user describes: its ip/ua are believed.
+    let described = crate::api::client_addr::Caller { addr: None, trusted: true };
+    let (account, rt, format, request) = read_request(&pairs, &axum::http::HeaderMap::new(), described, now)?;
     let seed = request.seed;
     let i = inspect(&st, &account, rt, format, request).await?;
     Ok(Json(render(&i, seed, &only)).into_response())
