@@ -87,6 +87,13 @@ pub fn demo_seed_allowed(cfg: &crate::settings::StoreConfig, endpoint: Option<&s
     }
 }
 
+/// The API keys of `file` that are public: the demo seed's (they are in the repository).
+pub fn public_keys_in(file: &SeedFile) -> Vec<String> {
+    let Ok(demo) = SeedFile::parse(DEMO_SEED) else { return Vec::new() };
+    let public: std::collections::HashSet<&String> = demo.accounts.iter().flat_map(|a| &a.api_keys).collect();
+    file.accounts.iter().flat_map(|a| &a.api_keys).filter(|k| public.contains(k)).cloned().collect()
+}
+
 /// The offsets of an IANA time zone from 1970 to 2100 as a transition table: the offset is
 /// sampled every six hours (no zone changes twice within that) and each change is narrowed
 /// to the second. Before 1970 the 1970 offset applies; after 2100 the last one. An unknown
@@ -388,6 +395,17 @@ mod tests {
             assert!(demo_seed_allowed(&dynamo, Some(local), false), "{local}");
         }
         assert!(demo_seed_allowed(&dynamo, None, true), "SEED_DEMO=1");
+        let demo = SeedFile::parse(DEMO_SEED).unwrap();
+        assert!(!public_keys_in(&demo).is_empty(), "the demo seed's keys are public");
+        let own = SeedFile {
+            accounts: demo
+                .accounts
+                .iter()
+                .map(|a| SeedAccount { api_keys: vec!["own-key-0123456789abcdef".into()], ..a.clone() })
+                .collect(),
+            ..demo.clone()
+        };
+        assert!(public_keys_in(&own).is_empty());
     }
 
     #[test]

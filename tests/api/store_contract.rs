@@ -35,6 +35,40 @@ store_contract! {
         }
     }
 
+    async fn empty_and_over_long_key_values_are_refused_alike(s: Store) {
+        let pk = uniq();
+        let invalid = |r: Result<(), StoreError>, what: &str| {
+            assert!(matches!(&r, Err(StoreError::Invalid(m)) if m.contains("key value")), "{what}: {r:?}");
+        };
+        let long_pk = "p".repeat(MAX_PK_BYTES + 1);
+        let long_sk = "s".repeat(MAX_SK_BYTES + 1);
+        for (p, k) in [("", "a"), (pk.as_str(), ""), (long_pk.as_str(), "a"), (pk.as_str(), long_sk.as_str())] {
+            let what = format!("pk {} bytes, sk {} bytes", p.len(), k.len());
+            invalid(s.put(item(p, k, "{}"), Cond::None).await, &what);
+            invalid(s.get(&Key::new(p, k)).await.map(|_| ()), &what);
+            invalid(s.delete(&Key::new(p, k), Cond::None).await, &what);
+            invalid(s.add(&Key::new(p, k), &[("n".into(), 1)], Cond::None).await.map(|_| ()), &what);
+            invalid(s.batch_get(&[Key::new(p, k)]).await.map(|_| ()), &what);
+            invalid(s.batch_write(vec![], vec![Key::new(p, k)]).await, &what);
+            invalid(s.transact(vec![TxOp::Put(item(p, k, "{}"), Cond::None)]).await, &what);
+        }
+        let mut indexed = item(&pk, "a", "{}");
+        indexed.gsi1 = Some((String::new(), "k".into()));
+        invalid(s.put(indexed, Cond::None).await, "an empty index key");
+        // Queries: an empty partition, an empty bound, an empty cursor.
+        invalid(s.query(Query::partition("")).await.map(|_| ()), "empty pk");
+        for c in [SkCond::Eq(String::new()), SkCond::BeginsWith(String::new()), SkCond::Gt(String::new()), SkCond::Between(String::new(), "z".into())] {
+            invalid(s.query(Query::partition(&pk).sk(c.clone())).await.map(|_| ()), &format!("{c:?}"));
+        }
+        let cursor = Cursor { pk: pk.clone(), sk: String::new(), index_key: None };
+        invalid(s.query(Query::partition(&pk).after(Some(cursor))).await.map(|_| ()), "empty cursor");
+        // Just at the limits is fine, and nothing above was written.
+        let at = item(&"p".repeat(MAX_PK_BYTES), &"s".repeat(MAX_SK_BYTES), "{}");
+        s.put(at.clone(), Cond::None).await.unwrap();
+        assert!(s.get(&at.key()).await.unwrap().is_some());
+        assert!(s.query(Query::partition(&pk)).await.unwrap().items.is_empty());
+    }
+
     async fn put_get_round_trips_every_attribute(s: Store) {
         let pk = uniq();
         let mut it = item(&pk, "a", "{\"x\":1}");

@@ -52,6 +52,20 @@ async fn run(args: &[String]) -> Result<(), String> {
             };
             let text = std::fs::read_to_string(path).map_err(|e| format!("reading {path}: {e}"))?;
             let file = SeedFile::parse(&text)?;
+            // The demo seed's keys are public (they are in the repository): never into a real
+            // table unless told to (SEED_DEMO=1), as the local server's own guard.
+            let public = seed::public_keys_in(&file);
+            let endpoint = std::env::var("AWS_ENDPOINT_URL").ok();
+            let forced = std::env::var("SEED_DEMO").is_ok_and(|v| v == "1");
+            if !public.is_empty() && !seed::demo_seed_allowed(&cfg, endpoint.as_deref(), forced) {
+                return Err(format!(
+                    "{path} holds {} public API key(s) (the demo seed's, which anyone can read in the repository): refusing to load \
+                     them into the {}. Give the accounts keys of their own (or none: new keys are made), or set SEED_DEMO=1 for \
+                     a table that is not in use.",
+                    public.len(),
+                    cfg.describe()
+                ));
+            }
             let store = shared::assemble::open_store(&cfg).await?;
             if dry_run {
                 let plans = shared::seed_plan::plan(store.as_ref(), &file).await?;

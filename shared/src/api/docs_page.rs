@@ -1,6 +1,7 @@
 //! The API's own documentation, public (no API key): `GET /openapi.json` (the OpenAPI 3.1
 //! document, docs/openapi.md) and `GET /docs`, an interactive reference (Swagger UI over
-//! that document, "try it out" with the account's key). The UI's script and stylesheet are
+//! that document, "try it out" with the account's key, kept for the page's life only: never
+//! persisted in the browser's storage). The UI's script and stylesheet are
 //! the `swagger-ui-dist` crate's (a registry package: no CDN); the page is this module's own
 //! static HTML with a static script, so nothing of a request is ever written into it (the
 //! crate's index page writes the request's URI unescaped; it is not mounted).
@@ -33,7 +34,7 @@ const PAGE: &str = r#"<!DOCTYPE html>
 "#;
 
 const INIT: &str = "window.onload = function () {\n  window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', \
-deepLinking: true, persistAuthorization: true, tryItOutEnabled: false });\n};\n";
+deepLinking: true, persistAuthorization: false, tryItOutEnabled: false });\n};\n";
 
 /// The page's policy: only this origin's scripts and styles (Swagger UI sets inline styles).
 const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'";

@@ -123,6 +123,7 @@ impl DynamoStore {
 #[async_trait]
 impl Store for DynamoStore {
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        check_key(key)?;
         self.trips.inc();
         let out = self
             .client
@@ -137,7 +138,7 @@ impl Store for DynamoStore {
     }
 
     async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
-        check_item_size(&item)?;
+        check_item(&item)?;
         self.trips.inc();
         let mut e = cond_expr(&cond)?;
         let update = put_update(&item, &mut e);
@@ -162,6 +163,7 @@ impl Store for DynamoStore {
     }
 
     async fn delete(&self, key: &Key, cond: Cond) -> StoreResult<()> {
+        check_key(key)?;
         self.trips.inc();
         let e = cond_expr(&cond)?;
         let r = self
@@ -184,6 +186,7 @@ impl Store for DynamoStore {
     }
 
     async fn query(&self, q: Query) -> StoreResult<Page> {
+        check_query(&q)?;
         let (index, hk, rk) = match q.index {
             Index::Primary => (None, "pk", "sk"),
             Index::Gsi1 => (Some(GSI1_NAME), "g1pk", "g1sk"),
@@ -260,6 +263,7 @@ impl Store for DynamoStore {
     }
 
     async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>> {
+        check_keys(keys)?;
         let mut uniq: Vec<&Key> = keys.iter().collect();
         uniq.sort();
         uniq.dedup();
@@ -387,7 +391,8 @@ impl Store for DynamoStore {
 
     async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
         use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
-        puts.iter().try_for_each(check_item_size)?;
+        puts.iter().try_for_each(check_item)?;
+        check_keys(&deletes)?;
         use futures_util::stream::{self, TryStreamExt};
         let mut requests: Vec<WriteRequest> = Vec::with_capacity(puts.len() + deletes.len());
         for item in &puts {
@@ -416,6 +421,7 @@ impl Store for DynamoStore {
     }
 
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
+        check_key(key)?;
         self.trips.inc();
         let (e, update) = add_expr(deltas, &cond)?;
         let r = self

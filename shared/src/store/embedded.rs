@@ -352,6 +352,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        check_key(key)?;
         self.trips.inc();
         let tx = self.db.begin_read().map_err(be)?;
         let t = tx.open_table(MAIN).map_err(be)?;
@@ -363,7 +364,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
-        check_item_size(&item)?;
+        check_item(&item)?;
         self.trips.inc();
         in_write(&self.db, |t| {
             let old = t.current(&item.key())?;
@@ -375,6 +376,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn delete(&self, key: &Key, cond: Cond) -> StoreResult<()> {
+        check_key(key)?;
         self.trips.inc();
         in_write(&self.db, |t| {
             let old = t.current(key)?;
@@ -389,6 +391,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn query(&self, q: Query) -> StoreResult<Page> {
+        check_query(&q)?;
         self.trips.inc();
         let tx = self.db.begin_read().map_err(be)?;
         let main = tx.open_table(MAIN).map_err(be)?;
@@ -475,6 +478,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>> {
+        check_keys(keys)?;
         // Same round-trip accounting as DynamoDB: one request per 100 keys.
         for _ in keys.chunks(100) {
             self.trips.inc();
@@ -529,7 +533,8 @@ impl Store for EmbeddedStore {
     }
 
     async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
-        puts.iter().try_for_each(check_item_size)?;
+        puts.iter().try_for_each(check_item)?;
+        check_keys(&deletes)?;
         for _ in 0..(puts.len() + deletes.len()).div_ceil(25) {
             self.trips.inc();
         }
@@ -550,6 +555,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
+        check_key(key)?;
         self.trips.inc();
         in_write(&self.db, |t| {
             let old = t.current(key)?;

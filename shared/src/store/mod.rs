@@ -69,6 +69,65 @@ impl Item {
     }
 }
 
+/// The longest partition key value DynamoDB takes (bytes).
+pub const MAX_PK_BYTES: usize = 2048;
+/// The longest sort key value DynamoDB takes (bytes).
+pub const MAX_SK_BYTES: usize = 1024;
+
+/// A key attribute's value: never empty, never over DynamoDB's length. Both adapters refuse
+/// the same values with the same error (the store contract), before anything is read or
+/// written; DynamoDB would refuse them with a ValidationException.
+fn check_value(name: &str, value: &str, max: usize) -> StoreResult<()> {
+    if value.is_empty() {
+        return Err(StoreError::Invalid(format!("{name} is empty: a key value is never empty")));
+    }
+    if value.len() > max {
+        return Err(StoreError::Invalid(format!("{name} is {} bytes: a key value is at most {max}", value.len())));
+    }
+    Ok(())
+}
+
+/// A key the store may be asked about.
+pub(crate) fn check_key(key: &Key) -> StoreResult<()> {
+    check_value("pk", &key.pk, MAX_PK_BYTES)?;
+    check_value("sk", &key.sk, MAX_SK_BYTES)
+}
+
+/// Every key of `keys`.
+pub(crate) fn check_keys<'a>(keys: impl IntoIterator<Item = &'a Key>) -> StoreResult<()> {
+    keys.into_iter().try_for_each(check_key)
+}
+
+/// A query: its partition, its sort-key condition's values and its cursor.
+pub(crate) fn check_query(q: &Query) -> StoreResult<()> {
+    check_value("pk", &q.pk, MAX_PK_BYTES)?;
+    let bounds: Vec<&String> = match &q.sk {
+        SkCond::All => vec![],
+        SkCond::Eq(v) | SkCond::BeginsWith(v) | SkCond::Gt(v) | SkCond::Lt(v) => vec![v],
+        SkCond::Between(a, b) => vec![a, b],
+    };
+    bounds.into_iter().try_for_each(|v| check_value("sk condition", v, MAX_SK_BYTES))?;
+    if let Some(c) = &q.start_after {
+        check_key(&Key::new(c.pk.clone(), c.sk.clone()))?;
+        if let Some((a, b)) = &c.index_key {
+            check_value("cursor index pk", a, MAX_PK_BYTES)?;
+            check_value("cursor index sk", b, MAX_SK_BYTES)?;
+        }
+    }
+    Ok(())
+}
+
+/// An item to write: its keys (table and indexes) and its size.
+pub(crate) fn check_item(item: &Item) -> StoreResult<()> {
+    check_value("pk", &item.pk, MAX_PK_BYTES)?;
+    check_value("sk", &item.sk, MAX_SK_BYTES)?;
+    for (pk, sk) in [&item.gsi1, &item.gsi2].into_iter().flatten() {
+        check_value("index pk", pk, MAX_PK_BYTES)?;
+        check_value("index sk", sk, MAX_SK_BYTES)?;
+    }
+    check_item_size(item)
+}
+
 /// An item over DynamoDB's size limit is refused before it is written, by every adapter.
 pub(crate) fn check_item_size(item: &Item) -> StoreResult<()> {
     let bytes = item.size();
@@ -289,8 +348,9 @@ pub(crate) fn check_transaction(ops: &[TxOp]) -> StoreResult<()> {
         return Err(StoreError::Invalid(format!("{} actions exceed {MAX_TRANSACT_ACTIONS}", ops.len())));
     }
     for op in ops {
-        if let TxOp::Put(item, _) = op {
-            check_item_size(item)?;
+        match op {
+            TxOp::Put(item, _) => check_item(item)?,
+            other => check_key(&other.key())?,
         }
     }
     let mut keys: Vec<Key> = ops.iter().map(TxOp::key).collect();
