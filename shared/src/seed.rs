@@ -403,7 +403,6 @@ mod tests {
                 .iter()
                 .map(|a| SeedAccount { api_keys: vec!["own-key-0123456789abcdef".into()], ..a.clone() })
                 .collect(),
-            ..demo.clone()
         };
         assert!(public_keys_in(&own).is_empty());
     }
