@@ -9,8 +9,9 @@ use shared::assemble::Workers;
 use shared::blobs::s3::S3Blobs;
 use shared::blobs::{Blobs, MemoryBlobs};
 use shared::clock::ManualClock;
+use shared::queue::durable::DurableQueue;
 use shared::queue::sqs::SqsQueue;
-use shared::queue::{InProcessQueue, Queue};
+use shared::queue::Queue;
 use shared::seed::{self, SeedFile};
 use shared::state::{AppState, Settings};
 use shared::store::dynamodb::DynamoStore;
@@ -137,9 +138,10 @@ impl TestApp {
         let store = store(backend).await;
         let (blobs, queue, workers): (Arc<dyn Blobs>, Arc<dyn Queue>, Workers) = match backend {
             Backend::Embedded => {
-                let (q, rx) = InProcessQueue::new();
-                let q: Arc<dyn Queue> = Arc::new(q);
-                (shared::assemble::notifying(Arc::new(MemoryBlobs::default()), &q, &settings.bucket_name), q, Workers::InProcess(rx))
+                // The local server's queue: durable, its messages in the same store.
+                let dq = Arc::new(DurableQueue::open(store.clone()).await.expect("local queue"));
+                let q: Arc<dyn Queue> = dq.clone();
+                (shared::assemble::notifying(Arc::new(MemoryBlobs::default()), &q, &settings.bucket_name), q, Workers::Durable(dq))
             }
             Backend::DynamoDb => {
                 // A bucket and queues per test: the bucket notification names one queue.

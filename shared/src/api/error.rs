@@ -246,7 +246,7 @@ impl From<BlobError> for AppError {
 
 impl From<QueueError> for AppError {
     fn from(e: QueueError) -> Self {
-        AppError::internal(e)
+        UseCaseError::from(e).into()
     }
 }
 

@@ -10,9 +10,10 @@ mod aws;
 pub use aws::*;
 
 use crate::blobs::{Blobs, LocalBlobs, MemoryBlobs};
+use crate::queue::durable::DurableQueue;
 #[cfg(feature = "aws")]
 use crate::queue::sqs::SqsQueue;
-use crate::queue::{InProcessQueue, Queue, QueueName, Receivers};
+use crate::queue::{Queue, QueueName, Receivers};
 use crate::settings::{Settings, StoreConfig};
 use crate::state::AppState;
 use crate::store::embedded::EmbeddedStore;
@@ -56,6 +57,8 @@ pub async fn open_store(cfg: &StoreConfig) -> Result<Arc<dyn Store>, String> {
 /// How the workers get their messages outside Lambda.
 pub enum Workers {
     InProcess(Receivers),
+    /// The local server's durable queue (`queue::durable`).
+    Durable(Arc<DurableQueue>),
     #[cfg(feature = "aws")]
     Sqs(Arc<SqsQueue>),
 }
@@ -71,6 +74,7 @@ impl Workers {
     pub fn start_with(self, state_of: impl Fn(QueueName) -> AppState) {
         match self {
             Workers::InProcess(r) => crate::workers::run_in_process(state_of, r),
+            Workers::Durable(q) => crate::workers::durable_runner::run(state_of, q),
             #[cfg(feature = "aws")]
             Workers::Sqs(q) => {
                 for qn in QueueName::ALL {
@@ -98,11 +102,12 @@ pub fn notifying(inner: Arc<dyn Blobs>, queue: &Arc<dyn Queue>, bucket: &str) ->
 }
 
 /// The ports of the local server: the embedded store with a blob directory (or memory) and
-/// in-process queues, or the AWS ports (an emulator, LocalStack or AWS) with SQS pollers.
+/// its durable queue (the messages in the same store: nothing accepted is lost to a crash),
+/// or the AWS ports (an emulator, LocalStack or AWS) with SQS pollers.
 pub async fn local(cfg: &StoreConfig, settings: &Settings) -> Result<(AppState, Workers), String> {
-    let in_process = |store: Arc<dyn Store>, blobs: Option<PathBuf>| {
-        let (q, rx) = InProcessQueue::new();
-        let queue: Arc<dyn Queue> = Arc::new(q);
+    let durable = |store: Arc<dyn Store>, blobs: Option<PathBuf>| async move {
+        let q = Arc::new(DurableQueue::open(store.clone()).await.map_err(|e| format!("opening the local queue: {e}"))?);
+        let queue: Arc<dyn Queue> = q.clone();
         let inner: Arc<dyn Blobs> = match blobs {
             Some(dir) => {
                 crate::blobs::watch_dir(dir.clone(), AUDIENCE_PREFIX, settings.bucket_name.clone(), queue.clone(), QueueName::Audience);
@@ -113,19 +118,19 @@ pub async fn local(cfg: &StoreConfig, settings: &Settings) -> Result<(AppState, 
         let state = AppState::new(store, notifying(inner, &queue, &settings.bucket_name), queue)
             .with_media(Arc::new(crate::media::local::Ffmpeg::new(settings.asset_tmp_dir.clone())))
             .with_settings(settings.clone());
-        (state, Workers::InProcess(rx))
+        Ok::<_, String>((state, Workers::Durable(q)))
     };
     match cfg {
         StoreConfig::Embedded(path) => {
             let dir = path.parent().map(|p| p.join("blobs")).unwrap_or_else(|| PathBuf::from(".data/blobs"));
             let embedded = Arc::new(EmbeddedStore::open(path).map_err(|e| format!("opening {}: {e}", path.display()))?);
             let store: Arc<dyn Store> = Arc::new(crate::store::RetryingStore::new(embedded.clone()));
-            let (state, workers) = in_process(store, Some(dir));
+            let (state, workers) = durable(store, Some(dir)).await?;
             // TTL, as DynamoDB has it: expired items removed every minute.
             crate::workers::janitor::sweep_embedded(state.clone(), std::time::Duration::from_secs(60));
             Ok((state, workers))
         }
-        StoreConfig::Memory => Ok(in_process(open_store(cfg).await?, None)),
+        StoreConfig::Memory => durable(open_store(cfg).await?, None).await,
         #[cfg(not(feature = "aws"))]
         StoreConfig::DynamoDb { .. } => Err(NO_AWS.into()),
         #[cfg(feature = "aws")]

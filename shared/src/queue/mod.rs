@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
+pub mod durable;
 #[cfg(feature = "aws")]
 pub mod sqs;
 
@@ -53,15 +54,22 @@ pub struct QueueError {
     pub context: String,
     #[source]
     pub source: Option<crate::cause::Cause>,
+    /// The queue is full or its store busy: the sender should retry later (503).
+    pub busy: bool,
 }
 
 impl QueueError {
     pub fn msg(context: impl Into<String>) -> QueueError {
-        QueueError { context: context.into(), source: None }
+        QueueError { context: context.into(), source: None, busy: false }
     }
 
     pub fn new(context: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> QueueError {
-        QueueError { context: context.into(), source: Some(crate::cause::Cause::new(source)) }
+        QueueError { context: context.into(), source: Some(crate::cause::Cause::new(source)), busy: false }
+    }
+
+    /// A queue that cannot take the message now (full, or its store busy).
+    pub fn full(context: impl Into<String>) -> QueueError {
+        QueueError { context: context.into(), source: None, busy: true }
     }
 }
 

@@ -71,7 +71,12 @@ impl From<BlobError> for UseCaseError {
 
 impl From<QueueError> for UseCaseError {
     fn from(e: QueueError) -> Self {
-        UseCaseError::internal(e)
+        if e.busy {
+            tracing::warn!(error = %e, "queue full or busy");
+            UseCaseError::Busy("the service is busy; retry in a moment".into())
+        } else {
+            UseCaseError::internal(e)
+        }
     }
 }
 

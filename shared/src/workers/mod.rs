@@ -9,6 +9,7 @@ use crate::state::AppState;
 
 pub mod assets;
 pub mod audience;
+pub mod durable_runner;
 pub mod events;
 pub mod forecast;
 pub mod janitor;
