@@ -19,6 +19,7 @@ pub mod keys;
 #[cfg(feature = "aws")]
 pub mod lambda;
 pub mod limits;
+pub mod local_server;
 pub mod media;
 pub mod model;
 pub mod openapi;

@@ -11,6 +11,7 @@ mod campaigns;
 mod clients;
 mod concurrency;
 mod contacts;
+mod crash;
 mod deleting;
 mod echo_and_isolation;
 mod errors;

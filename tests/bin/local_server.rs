@@ -1,0 +1,11 @@
+//! The local server for the tests that need it as a process of its own (the crash test
+//! kills it): the same `shared::local_server` as `functions/local`'s binary.
+
+#[tokio::main]
+async fn main() {
+    shared::telemetry::init();
+    if let Err(e) = shared::local_server::run().await {
+        eprintln!("local-server: {e}");
+        std::process::exit(1);
+    }
+}
