@@ -81,6 +81,13 @@ pub fn like(pattern: &str, s: &str) -> bool {
     p[i..].iter().all(|c| *c == b'*')
 }
 
+/// A partition's shape: ids become `*`, the scheme's upper-case words stay.
+fn shape(pk: &str) -> String {
+    let parts: Vec<&str> =
+        pk.split('#').map(|p| if p.chars().all(|c| c.is_ascii_uppercase() || c == '_') && !p.is_empty() { p } else { "*" }).collect();
+    parts.join("#")
+}
+
 /// A store that refuses writes outside a function's partitions, as IAM would (and reads,
 /// for a function whose reads are scoped).
 pub struct ScopedStore {
@@ -99,6 +106,12 @@ impl ScopedStore {
     }
 
     fn check_read<'a>(&self, keys: impl IntoIterator<Item = &'a str>) -> StoreResult<()> {
+        if std::env::var_os("SCOPE_RECORD").is_some() {
+            for pk in keys {
+                eprintln!("SCOPE-READ {} {}", self.function, shape(pk));
+            }
+            return Ok(());
+        }
         let Some(reads) = &self.reads else { return Ok(()) };
         for pk in keys {
             if !reads.iter().any(|p| like(p, pk)) {
@@ -114,12 +127,7 @@ impl ScopedStore {
         let record = std::env::var_os("SCOPE_RECORD").is_some();
         for pk in keys {
             if record {
-                // The partition's shape: ids become `*`, the scheme's upper-case words stay.
-                let shape: Vec<&str> = pk
-                    .split('#')
-                    .map(|p| if p.chars().all(|c| c.is_ascii_uppercase() || c == '_') && !p.is_empty() { p } else { "*" })
-                    .collect();
-                eprintln!("SCOPE {} {}", self.function, shape.join("#"));
+                eprintln!("SCOPE {} {}", self.function, shape(pk));
                 continue;
             }
             if !self.patterns.iter().any(|p| like(p, pk)) {
@@ -151,7 +159,9 @@ impl Store for ScopedStore {
     }
     async fn query(&self, q: Query) -> StoreResult<Page> {
         // A GSI's partition key is not the table's: IAM's LeadingKeys does not cover it.
-        if q.index == shared::store::Index::Primary {
+        if std::env::var_os("SCOPE_RECORD").is_some() && q.index != shared::store::Index::Primary {
+            eprintln!("SCOPE-READ {} index:{}", self.function, shape(&q.pk));
+        } else if q.index == shared::store::Index::Primary {
             self.check_read([q.pk.as_str()])?;
         } else if self.reads.is_some() {
             return Err(StoreError::backend_msg(format!("AccessDenied: {} reads no index", self.function)));

@@ -13,7 +13,7 @@ use crate::blobs::{Blobs, LocalBlobs, MemoryBlobs};
 use crate::queue::durable::DurableQueue;
 #[cfg(feature = "aws")]
 use crate::queue::sqs::SqsQueue;
-use crate::queue::{Queue, QueueName, Receivers};
+use crate::queue::{Queue, QueueName};
 use crate::settings::{Settings, StoreConfig};
 use crate::state::AppState;
 use crate::store::embedded::EmbeddedStore;
@@ -56,7 +56,6 @@ pub async fn open_store(cfg: &StoreConfig) -> Result<Arc<dyn Store>, String> {
 
 /// How the workers get their messages outside Lambda.
 pub enum Workers {
-    InProcess(Receivers),
     /// The local server's durable queue (`queue::durable`).
     Durable(Arc<DurableQueue>),
     #[cfg(feature = "aws")]
@@ -73,7 +72,6 @@ impl Workers {
     /// Starts the workers, each queue's with the state `state_of(queue)` gives it.
     pub fn start_with(self, state_of: impl Fn(QueueName) -> AppState) {
         match self {
-            Workers::InProcess(r) => crate::workers::run_in_process(state_of, r),
             Workers::Durable(q) => crate::workers::durable_runner::run(state_of, q),
             #[cfg(feature = "aws")]
             Workers::Sqs(q) => {

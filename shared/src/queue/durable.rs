@@ -25,14 +25,14 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use super::{Queue, QueueError, QueueName};
-use crate::store::{Cond, Item, Key, Query, SkCond, Store, StoreError, TxOp};
+use crate::store::{Cond, Item, Key, Query, SkCond, Store, StoreError, TxOp, MAX_TRANSACT_ACTIONS};
 
 /// Messages one queue holds at most (waiting, leased or in backoff).
 pub const MAX_QUEUED: u64 = 100_000;
 /// Receives of a message before it goes to the dead-letter set.
 pub const MAX_RECEIVES: u32 = 12;
-/// Messages one receive takes at most.
-pub const RECEIVE_BATCH: usize = 25;
+/// Messages one receive takes at most (two actions each in one transaction).
+pub const RECEIVE_BATCH: usize = MAX_TRANSACT_ACTIONS / 2;
 
 /// What is stored of a message.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -60,6 +60,8 @@ pub struct DurableQueue {
     held: HashMap<QueueName, AtomicU64>,
     wake: HashMap<QueueName, tokio::sync::Notify>,
     clock: Arc<dyn Fn() -> i64 + Send + Sync>,
+    /// Messages one queue holds at most (`MAX_QUEUED`).
+    bound: u64,
 }
 
 fn partition(q: QueueName) -> String {
@@ -122,7 +124,13 @@ impl DurableQueue {
             held.insert(*q, AtomicU64::new(n));
             wake.insert(*q, tokio::sync::Notify::new());
         }
-        Ok(DurableQueue { store, held, wake, clock })
+        Ok(DurableQueue { store, held, wake, clock, bound: MAX_QUEUED })
+    }
+
+    /// The queue with another bound (tests).
+    pub fn with_bound(mut self, bound: u64) -> DurableQueue {
+        self.bound = bound;
+        self
     }
 
     fn held(&self, q: QueueName) -> &AtomicU64 {
@@ -133,32 +141,70 @@ impl DurableQueue {
     /// Moves a message to a new sort key (its visibility) with a new body, on its version.
     async fn move_to(store: &dyn Store, from: &Item, sk: String, msg: &Stored) -> Result<u64, StoreError> {
         let body = serde_json::to_string(msg).map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let same = sk == from.sk;
         let next = Item { pk: from.pk.clone(), sk, version: from.version + 1, body, ..Item::default() };
         let version = next.version;
-        store.transact(vec![TxOp::Delete(from.key(), Cond::Version(from.version)), TxOp::Put(next, Cond::NotExists)]).await?;
+        if same {
+            store.put(next, Cond::Version(from.version)).await?;
+        } else {
+            store.transact(vec![TxOp::Delete(from.key(), Cond::Version(from.version)), TxOp::Put(next, Cond::NotExists)]).await?;
+        }
         Ok(version)
     }
 
-    /// Receives up to `max` visible messages of `q`, each leased for `visibility(q)`.
+    /// Receives up to `max` (at most `RECEIVE_BATCH`) visible messages of `q`, each leased
+    /// for `visibility(q)`: one transaction for all of them (one commit), or, when another
+    /// receiver took one meanwhile, one a message.
     pub async fn receive(&self, q: QueueName, max: usize) -> Result<Vec<Received>, QueueError> {
         let now = (self.clock)();
-        let front = Query::partition(partition(q)).sk(SkCond::Lt(sort_key(now + 1, ""))).limit(max);
+        let front = Query::partition(partition(q)).sk(SkCond::Lt(sort_key(now + 1, ""))).limit(max.min(RECEIVE_BATCH));
         let page = self.store.query(front).await.map_err(store_err)?;
         let until = now + visibility(q).as_millis() as i64;
-        let mut got = Vec::new();
+        let mut moves = Vec::new();
         for item in page.items {
-            let Ok(msg) = serde_json::from_str::<Stored>(&item.body) else {
-                tracing::error!(queue = q.short(), key = item.sk, "a queued message does not read; moved to the dead letters");
-                self.bury(q, &item).await?;
-                continue;
-            };
-            let leased = Stored { receives: msg.receives + 1, leased: true, body: msg.body.clone() };
-            let sk = sort_key(until, id_of(&item.sk));
-            match Self::move_to(self.store.as_ref(), &item, sk.clone(), &leased).await {
-                Ok(version) => {
-                    got.push(Received { body: msg.body, receives: leased.receives, lease: Key::new(item.pk.clone(), sk), version })
+            match serde_json::from_str::<Stored>(&item.body) {
+                Ok(msg) => {
+                    let leased = Stored { receives: msg.receives + 1, leased: true, body: msg.body };
+                    let body = serde_json::to_string(&leased).map_err(|e| QueueError::new("a message does not serialise", e))?;
+                    let next = Item {
+                        pk: item.pk.clone(),
+                        sk: sort_key(until, id_of(&item.sk)),
+                        version: item.version + 1,
+                        body,
+                        ..Item::default()
+                    };
+                    moves.push((item, next, leased));
                 }
-                // Another receiver took it first.
+                Err(_) => {
+                    tracing::error!(queue = q.short(), key = item.sk, "a queued message does not read; moved to the dead letters");
+                    self.bury(q, &item).await?;
+                }
+            }
+        }
+        let received = |(_, next, leased): &(Item, Item, Stored)| Received {
+            body: leased.body.clone(),
+            receives: leased.receives,
+            lease: next.key(),
+            version: next.version,
+        };
+        let tx: Vec<TxOp> = moves
+            .iter()
+            .flat_map(|(from, next, _)| [TxOp::Delete(from.key(), Cond::Version(from.version)), TxOp::Put(next.clone(), Cond::NotExists)])
+            .collect();
+        if tx.is_empty() {
+            return Ok(Vec::new());
+        }
+        match self.store.transact(tx).await {
+            Ok(()) => return Ok(moves.iter().map(received).collect()),
+            Err(StoreError::ConditionFailed | StoreError::TransactionCanceled { .. }) => {}
+            Err(e) => return Err(store_err(e)),
+        }
+        // Another receiver took one of them: each on its own.
+        let mut got = Vec::new();
+        for m in &moves {
+            let tx = vec![TxOp::Delete(m.0.key(), Cond::Version(m.0.version)), TxOp::Put(m.1.clone(), Cond::NotExists)];
+            match self.store.transact(tx).await {
+                Ok(()) => got.push(received(m)),
                 Err(StoreError::ConditionFailed | StoreError::TransactionCanceled { .. }) => {}
                 Err(e) => return Err(store_err(e)),
             }
@@ -168,15 +214,33 @@ impl DurableQueue {
 
     /// The message is done: removed.
     pub async fn done(&self, q: QueueName, m: &Received) -> Result<(), QueueError> {
-        match self.store.delete(&m.lease, Cond::Version(m.version)).await {
-            Ok(()) => {
-                self.held(q).fetch_sub(1, Ordering::AcqRel);
-                Ok(())
+        self.all_done(q, std::slice::from_ref(m)).await
+    }
+
+    /// The messages are done: removed in one transaction (one commit), or one by one when
+    /// a lease ended meanwhile and another receiver has that message (it finishes it).
+    pub async fn all_done(&self, q: QueueName, ms: &[Received]) -> Result<(), QueueError> {
+        for chunk in ms.chunks(MAX_TRANSACT_ACTIONS) {
+            let tx: Vec<TxOp> = chunk.iter().map(|m| TxOp::Delete(m.lease.clone(), Cond::Version(m.version))).collect();
+            match self.store.transact(tx).await {
+                Ok(()) => {
+                    self.held(q).fetch_sub(chunk.len() as u64, Ordering::AcqRel);
+                    continue;
+                }
+                Err(StoreError::ConditionFailed | StoreError::TransactionCanceled { .. }) => {}
+                Err(e) => return Err(store_err(e)),
             }
-            // Its lease ended and another receiver has it: that one finishes it.
-            Err(StoreError::ConditionFailed) => Ok(()),
-            Err(e) => Err(store_err(e)),
+            for m in chunk {
+                match self.store.delete(&m.lease, Cond::Version(m.version)).await {
+                    Ok(()) => {
+                        self.held(q).fetch_sub(1, Ordering::AcqRel);
+                    }
+                    Err(StoreError::ConditionFailed) => {}
+                    Err(e) => return Err(store_err(e)),
+                }
+            }
         }
+        Ok(())
     }
 
     /// The message failed: visible again after `delay`, or (past `MAX_RECEIVES`) a dead letter.
@@ -219,6 +283,14 @@ impl DurableQueue {
     }
 }
 
+/// A message id that sorts in sending order within a millisecond (and across restarts, by
+/// starting from the clock): oldest first, as far as a standard queue promises it.
+fn next_id() -> String {
+    static NEXT: std::sync::OnceLock<AtomicU64> = std::sync::OnceLock::new();
+    let next = NEXT.get_or_init(|| AtomicU64::new(chrono::Utc::now().timestamp_micros().max(0) as u64 * 1000));
+    format!("{:020}", next.fetch_add(1, Ordering::Relaxed))
+}
+
 fn id_of(sk: &str) -> &str {
     sk.split_once('#').map_or(sk, |(_, id)| id)
 }
@@ -227,13 +299,13 @@ fn id_of(sk: &str) -> &str {
 impl Queue for DurableQueue {
     async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError> {
         let held = self.held(queue);
-        if held.fetch_add(1, Ordering::AcqRel) >= MAX_QUEUED {
+        if held.fetch_add(1, Ordering::AcqRel) >= self.bound {
             held.fetch_sub(1, Ordering::AcqRel);
-            return Err(QueueError::full(format!("the {} queue holds {MAX_QUEUED} messages: retry later", queue.short())));
+            return Err(QueueError::full(format!("the {} queue holds {} messages: retry later", queue.short(), self.bound)));
         }
         let msg = Stored { body, receives: 0, leased: false };
         let body = serde_json::to_string(&msg).map_err(|e| QueueError::new("a message does not serialise", e))?;
-        let sk = sort_key((self.clock)(), &crate::ids::new_id());
+        let sk = sort_key((self.clock)(), &next_id());
         let item = Item { pk: partition(queue), sk, version: 1, body, ..Item::default() };
         if let Err(e) = self.store.put(item, Cond::NotExists).await {
             held.fetch_sub(1, Ordering::AcqRel);
@@ -249,5 +321,62 @@ impl Queue for DurableQueue {
 
     fn kind(&self) -> &'static str {
         "durable"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::embedded::EmbeddedStore;
+    use std::sync::atomic::AtomicI64;
+
+    async fn queue(store: Arc<dyn Store>, now: Arc<AtomicI64>) -> DurableQueue {
+        DurableQueue::open_with_clock(store, Arc::new(move || now.load(Ordering::SeqCst))).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn messages_are_leased_done_retried_buried_and_outlive_their_process() {
+        let store: Arc<dyn Store> = Arc::new(EmbeddedStore::in_memory().unwrap());
+        let now = Arc::new(AtomicI64::new(1_000_000));
+        let q = queue(store.clone(), now.clone()).await.with_bound(3);
+        for b in ["a", "b", "c"] {
+            q.send(QueueName::Forecast, b.into()).await.unwrap();
+        }
+        // Bounded: a fourth is refused as busy (503), nothing stored.
+        assert!(q.send(QueueName::Forecast, "d".into()).await.unwrap_err().busy);
+        assert_eq!(q.depth().await.unwrap(), 3);
+        // Oldest first, each leased: not received again while its lease runs.
+        let got = q.receive(QueueName::Forecast, 2).await.unwrap();
+        assert_eq!(got.iter().map(|m| (m.body.as_str(), m.receives)).collect::<Vec<_>>(), [("a", 1), ("b", 1)]);
+        assert_eq!(q.receive(QueueName::Forecast, 5).await.unwrap().iter().map(|m| m.body.clone()).collect::<Vec<_>>(), ["c"]);
+        assert!(q.receive(QueueName::Forecast, 5).await.unwrap().is_empty());
+        q.done(QueueName::Forecast, &got[0]).await.unwrap();
+        assert_eq!(q.depth().await.unwrap(), 2);
+        // A failure: back after its delay, with its receive count.
+        q.failed(QueueName::Forecast, &got[1], Duration::from_millis(500)).await.unwrap();
+        assert!(q.receive(QueueName::Forecast, 5).await.unwrap().is_empty());
+        now.fetch_add(500, Ordering::SeqCst);
+        let again = q.receive(QueueName::Forecast, 5).await.unwrap();
+        assert_eq!((again[0].body.as_str(), again[0].receives), ("b", 2));
+        // A lease that is never ended ends by itself at the visibility timeout.
+        now.fetch_add(visibility(QueueName::Forecast).as_millis() as i64, Ordering::SeqCst);
+        let back = q.receive(QueueName::Forecast, 5).await.unwrap();
+        assert_eq!(back.iter().map(|m| m.body.as_str()).collect::<Vec<_>>(), ["c", "b"], "by when each became visible");
+        // A new process over the same store ends every lease at once and counts what is held.
+        let q2 = queue(store.clone(), now.clone()).await;
+        assert_eq!(q2.depth().await.unwrap(), 2);
+        let mut last = q2.receive(QueueName::Forecast, 1).await.unwrap();
+        assert_eq!(last[0].body, "b");
+        // Past the receive limit: a dead letter, kept apart, no longer held.
+        while last[0].receives < MAX_RECEIVES {
+            q2.failed(QueueName::Forecast, &last[0], Duration::ZERO).await.unwrap();
+            last = q2.receive(QueueName::Forecast, 1).await.unwrap();
+        }
+        q2.failed(QueueName::Forecast, &last[0], Duration::ZERO).await.unwrap();
+        assert_eq!(q2.dead_letter_count(QueueName::Forecast).await.unwrap(), 1);
+        assert_eq!(q2.depth().await.unwrap(), 1);
+        // The stale lease of the first process changes nothing now.
+        q.done(QueueName::Forecast, &got[1]).await.unwrap();
+        assert_eq!(q2.receive(QueueName::Forecast, 5).await.unwrap().iter().map(|m| m.body.clone()).collect::<Vec<_>>(), ["c"]);
     }
 }

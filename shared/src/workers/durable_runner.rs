@@ -89,8 +89,14 @@ async fn finish(queue: &DurableQueue, q: QueueName, m: &Received, ok: bool) {
 async fn event_batch(st: &AppState, queue: &DurableQueue, batch: Vec<Received>) {
     let bodies: Vec<&str> = batch.iter().map(|m| m.body.as_str()).collect();
     let failed = events::process_messages(st, &bodies).await;
-    for (i, m) in batch.iter().enumerate() {
-        finish(queue, QueueName::Events, m, !failed.contains(&i)).await;
+    let done: Vec<Received> = batch.iter().enumerate().filter(|(i, _)| !failed.contains(i)).map(|(_, m)| m.clone()).collect();
+    if let Err(e) = queue.all_done(QueueName::Events, &done).await {
+        tracing::error!(error = %e, "settling counted events failed; they come back (counted once: their markers)");
+    }
+    for i in failed {
+        if let Some(m) = batch.get(i) {
+            finish(queue, QueueName::Events, m, false).await;
+        }
     }
 }
 

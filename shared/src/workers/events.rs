@@ -15,7 +15,8 @@ pub fn parse(body: &str) -> JobResult<Vec<Event>> {
     Event::parse_message(body).map_err(JobError::Drop)
 }
 
-/// Messages the in-process runner counts together (the Lambda's SQS batch is 100).
+/// Messages counted together by a test that feeds the worker itself (the Lambda's SQS
+/// batch is 100; the local queue's `durable::RECEIVE_BATCH` is 50).
 pub const IN_PROCESS_BATCH: usize = 100;
 
 /// Counts the events of a batch of messages; returns the indices of the messages to

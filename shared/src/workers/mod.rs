@@ -1,10 +1,8 @@
-//! Workers: pure functions over the ports, fed by SQS on AWS and by in-process channels on
-//! the local server. At-least-once delivery: every worker is idempotent.
-
-use std::time::Duration;
+//! Workers: pure functions over the ports, fed by SQS on AWS and by the durable local queue
+//! on the local server (`durable_runner`). At-least-once delivery: every worker is idempotent.
 
 use crate::cause::Cause;
-use crate::queue::{QueueName, Receivers};
+use crate::queue::QueueName;
 use crate::state::AppState;
 
 pub mod assets;
@@ -164,90 +162,4 @@ pub async fn settle(st: &AppState, q: QueueName, body: &str) -> bool {
 /// `settle` for the jobs of one queue, known when the worker is built.
 pub async fn settle_jobs<J: Jobs>(st: &AppState, body: &str) -> bool {
     settled(J::QUEUE, J::run(st, body).await, body)
-}
-
-/// Runs the workers in this process (local server, tests): each message is tried up to
-/// five times with backoff, like SQS redelivery before the dead-letter queue. Tracking
-/// events are counted in batches, as SQS hands them to the Lambda, and only the messages
-/// of a batch that failed come back.
-pub fn run_in_process(state_of: impl Fn(QueueName) -> AppState, receivers: Receivers) {
-    let in_flight = receivers.in_flight;
-    for (q, mut rx) in receivers.queues {
-        let st = state_of(q);
-        let in_flight = in_flight.clone();
-        tokio::spawn(async move {
-            while let Some(first) = rx.recv().await {
-                let st = st.clone();
-                if q == QueueName::Events {
-                    let mut batch = vec![first];
-                    while batch.len() < events::IN_PROCESS_BATCH {
-                        match rx.try_recv() {
-                            Ok(b) => batch.push(b),
-                            Err(_) => break,
-                        }
-                    }
-                    let done = Done(in_flight.clone(), batch.len());
-                    tokio::spawn(async move {
-                        events_in_process(&st, batch).await;
-                        drop(done);
-                    });
-                    continue;
-                }
-                let done = Done(in_flight.clone(), 1);
-                tokio::spawn(async move {
-                    let _done = done;
-                    for attempt in 0..5u32 {
-                        if settle(&st, q, &first).await {
-                            return;
-                        }
-                        tracing::debug!(queue = q.short(), attempt, "retrying in process");
-                        tokio::time::sleep(Duration::from_millis(200 << attempt)).await;
-                    }
-                    tracing::error!(queue = q.short(), body = first, "job failed five times; dropped (dead letter)");
-                });
-            }
-        });
-    }
-}
-
-/// Messages of the in-process queue done when this is dropped (also when the task running
-/// them panics).
-struct Done(crate::queue::InFlight, usize);
-
-impl Drop for Done {
-    fn drop(&mut self) {
-        self.0.done(self.1);
-    }
-}
-
-/// Attempts of an event message in process: with the backoff below they span about three
-/// minutes, longer than an event may wait for its impression
-/// (`delivery::counting::IMPRESSION_GRACE_SECS`), as SQS's redeliveries do on AWS.
-const EVENT_ATTEMPTS: u32 = 12;
-
-/// A batch of event messages, the failed ones tried again with backoff (200 ms doubling, at
-/// most 30 s) up to `EVENT_ATTEMPTS` times.
-async fn events_in_process(st: &AppState, mut batch: Vec<String>) {
-    for attempt in 0..EVENT_ATTEMPTS {
-        let bodies: Vec<&str> = batch.iter().map(String::as_str).collect();
-        let failed = events::process_messages(st, &bodies).await;
-        if failed.is_empty() {
-            return;
-        }
-        batch = failed.into_iter().filter_map(|i| batch.get(i).cloned()).collect();
-        tracing::debug!(attempt, messages = batch.len(), "event messages retried in process");
-        tokio::time::sleep(Duration::from_millis((200u64 << attempt.min(8)).min(30_000))).await;
-    }
-    tracing::error!(messages = batch.len(), "event messages failed every attempt; dropped (dead letter)");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn in_process_event_retries_outlast_the_wait_for_an_impression() {
-        let total: u64 = (0..EVENT_ATTEMPTS - 1).map(|a| (200u64 << a.min(8)).min(30_000)).sum();
-        assert!(total / 1000 > crate::delivery::counting::IMPRESSION_GRACE_SECS as u64, "{total} ms");
-    }
 }
