@@ -135,7 +135,8 @@ async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
         tracing::warn!(key, "object outside audience/<account>/<provider>/<name>; ignored");
         return Ok(());
     };
-    let Some(account) = repo::accounts::get(st.store.as_ref(), account_id).await.map_err(se)? else {
+    // The account's delivery copy: the worker reads no account record (least privilege).
+    let Some(account) = repo::accounts::for_delivery(st.store.as_ref(), account_id).await.map_err(se)? else {
         tracing::warn!(key, "batch file for an unknown account; ignored");
         return Ok(());
     };
