@@ -17,6 +17,16 @@ fn arg(name: &str) -> Option<String> {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
 }
 
+/// The binary's whole life: logs, then the server until Ctrl-C; an error ends the process
+/// with status 1 and the reason.
+pub async fn main() {
+    crate::telemetry::init();
+    if let Err(e) = run().await {
+        eprintln!("local-server: {e}");
+        std::process::exit(1);
+    }
+}
+
 /// Runs the server until Ctrl-C.
 pub async fn run() -> Result<(), String> {
     let port: u16 = arg("--port")

@@ -3,9 +3,5 @@
 
 #[tokio::main]
 async fn main() {
-    shared::telemetry::init();
-    if let Err(e) = shared::local_server::run().await {
-        eprintln!("local-server: {e}");
-        std::process::exit(1);
-    }
+    shared::local_server::main().await
 }

@@ -6,9 +6,5 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() {
-    shared::telemetry::init();
-    if let Err(e) = shared::local_server::run().await {
-        eprintln!("local-server: {e}");
-        std::process::exit(1);
-    }
+    shared::local_server::main().await
 }
