@@ -234,6 +234,7 @@ mod tests {
         for (name, _) in shared::api::groups::ALL {
             let writes = scopes.get(*name).unwrap_or_else(|| panic!("{name} is not in template.yaml"));
             let read_only = matches!(*name, "queries" | "reference" | "docs" | "tracking");
+            // (stitchers writes its one record and idempotency answers)
             assert_eq!(writes.is_empty(), read_only, "{name}: {writes:?}");
         }
         assert_eq!(scopes["audience-worker"], ["A#*#BATCH", "A#*#BATCHDAY", "A#*#VIEWER#*"]);
@@ -248,14 +249,15 @@ mod tests {
         // partitions they need, never API keys, account records, contacts, clients or
         // idempotency answers; only the API-key functions read key-hash records (auth).
         let all_reads = template_read_scopes();
-        for f in ["serving", "events-worker", "forecast-worker", "audience-worker", "asset-worker"] {
+        for f in ["serving", "tracking", "events-worker", "forecast-worker", "audience-worker", "asset-worker"] {
             let reads = all_reads.get(f).unwrap_or_else(|| panic!("{f} has no scoped reads"));
             assert!(!text_of(&text, f).contains("DynamoDBReadPolicy"), "{f} may read the whole table");
             for pk in ["KEY#0123abcd", "A#acc", "A#acc#CONTACT", "A#acc#CLIENT", "A#acc#IDEMP", "A#acc#KEYS"] {
                 assert!(!reads.iter().any(|p| like(p, pk)), "{f} may read {pk}");
             }
         }
-        for f in ["tracking", "docs", "asset-janitor"] {
+        assert_eq!(all_reads["tracking"], ["A#*#STITCHER"], "tracking reads the account's stitchers only");
+        for f in ["docs", "asset-janitor"] {
             let block = text_of(&text, f);
             assert!(
                 !block.contains("DynamoDBReadPolicy") && !block.contains("dynamodb:GetItem") && !block.contains("dynamodb:Query"),
@@ -264,7 +266,18 @@ mod tests {
         }
         assert_eq!(all_reads["asset-worker"], ["A#*#ASSET"]);
         // Every group that creates records keeps idempotency keys (api/idempotency.rs).
-        for name in ["clients", "contacts", "campaigns", "goals", "assets", "ads", "insertion-policy", "audience", "targeting-template"] {
+        for name in [
+            "clients",
+            "contacts",
+            "campaigns",
+            "goals",
+            "assets",
+            "ads",
+            "insertion-policy",
+            "audience",
+            "targeting-template",
+            "stitchers",
+        ] {
             assert!(scopes[name].iter().any(|p| p == "A#*#IDEMP"), "{name}");
         }
         for (name, patterns) in &scopes {

@@ -27,6 +27,11 @@ impl Cidr {
         Ok(Cidr { addr, prefix })
     }
 
+    /// The prefix length (0: every address).
+    pub fn prefix(&self) -> u8 {
+        self.prefix
+    }
+
     /// Whether `ip` is in the range (an IPv4-mapped IPv6 address counts as its IPv4 one).
     pub fn contains(&self, ip: IpAddr) -> bool {
         let ip = match ip {

@@ -63,6 +63,10 @@ pub const POLICY: &str = "POLICY";
 /// The account's insertion-policy ranking (one record, highest first). Its own partition:
 /// IAM scopes a function's writes by partition (template.yaml), and the account partition
 /// holds the account record.
+/// The one record of an account's stitchers (`repo::stitchers`).
+pub fn stitchers(a: &str) -> crate::store::Key {
+    crate::store::Key::new(partition(a, "STITCHER"), "ALL")
+}
 pub fn policy_ranking(a: &str) -> crate::store::Key {
     crate::store::Key::new(partition(a, "POLICYRANK"), "RANKING")
 }

@@ -39,6 +39,7 @@ mod reference;
 mod reports;
 mod rules;
 mod serving;
+mod stitchers;
 mod store_contract;
 mod templates;
 mod tenant_sweep;

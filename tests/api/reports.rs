@@ -113,9 +113,9 @@ both_stores! {
         assert!(r.header("content-type").is_some_and(|t| t.starts_with("text/csv")), "{:?}", r.headers);
         assert!(r.header("content-disposition").is_some_and(|d| d.contains(&format!("delivery-{today}-{today}.csv"))));
         let lines: Vec<&str> = r.body.lines().collect();
-        assert!(lines[0].starts_with("date,campaign,impression,start,firstQuartile,midpoint,thirdQuartile,complete,clickThrough,delivered,ctr,completionRate,invalid,invalid.crawler,invalid.nonBrowser"), "{}", lines[0]);
+        assert!(lines[0].starts_with("date,campaign,impression,start,firstQuartile,midpoint,thirdQuartile,complete,clickThrough,delivered,serverInitiated,ctr,completionRate,invalid,invalid.crawler,invalid.nonBrowser"), "{}", lines[0]);
         assert_eq!(lines.len(), 2, "{}", r.body);
-        assert!(lines[1].starts_with(&format!("{today},{c},6,1,0,0,0,1,0,6,0,1,1,0,1")), "{}", lines[1]);
+        assert!(lines[1].starts_with(&format!("{today},{c},6,1,0,0,0,1,0,6,0,0,1,1,0,1")), "{}", lines[1]);
         let by_accept = app.send_with_headers("GET", &format!("/v3/reports/delivery?{range}&groupBy=campaign"), Some(&app.a.key), None, "", &[("accept", "text/csv")]).await;
         assert_eq!(by_accept.body, r.body);
 

@@ -17,12 +17,33 @@ use axum::http::HeaderMap;
 use crate::cidr::{any_contains, Cidr};
 
 /// Who sent the request: the peer and, when it is trusted, the client it forwards for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
     /// The viewer's address (the peer's, or the forwarded one past trusted proxies).
     pub addr: Option<IpAddr>,
     /// Whether the peer is a trusted proxy (its `ip`/`ua` parameters are believed).
     pub trusted: bool,
+    /// The viewer's User-Agent when the caller is a registered stitcher (its
+    /// `X-Device-User-Agent`); otherwise the request's own header is the viewer's.
+    pub device_agent: Option<String>,
+    /// The caller is a registered stitcher (server-side ad insertion).
+    pub stitcher: bool,
+}
+
+impl Caller {
+    /// A registered stitcher's call: its `X-Device-IP` and `X-Device-User-Agent` are the
+    /// viewer's (VAST 4.x §1.1.3). A missing or malformed device address leaves none (the
+    /// address rules count it under `unknown`), a missing device agent an empty one
+    /// (`nonBrowser`): a stitcher's own values are never the viewer's.
+    pub fn for_device(self, headers: &HeaderMap) -> Caller {
+        let text = |n: &str| headers.get(n).and_then(|v| v.to_str().ok()).map(str::trim);
+        Caller {
+            addr: text("x-device-ip").and_then(|v| v.parse().ok()),
+            trusted: false,
+            device_agent: Some(text("x-device-user-agent").unwrap_or("").chars().take(1024).collect()),
+            stitcher: true,
+        }
+    }
 }
 
 /// The TCP peer: API Gateway's source IP on Lambda, the socket's peer locally.
@@ -41,11 +62,11 @@ pub fn peer(extensions: &Extensions) -> Option<IpAddr> {
 
 /// The caller of a request, under the trusted proxies `trusted`.
 pub fn caller(headers: &HeaderMap, extensions: &Extensions, trusted: &[Cidr]) -> Caller {
-    let Some(peer) = peer(extensions) else { return Caller { addr: None, trusted: false } };
+    let Some(peer) = peer(extensions) else { return Caller { addr: None, trusted: false, device_agent: None, stitcher: false } };
     if !any_contains(trusted, peer) {
-        return Caller { addr: Some(peer), trusted: false };
+        return Caller { addr: Some(peer), trusted: false, device_agent: None, stitcher: false };
     }
-    Caller { addr: Some(forwarded(headers, peer, trusted)), trusted: true }
+    Caller { addr: Some(forwarded(headers, peer, trusted)), trusted: true, device_agent: None, stitcher: false }
 }
 
 /// The caller of a request's parts.
@@ -84,14 +105,23 @@ mod tests {
     fn a_caller_cannot_choose_its_address() {
         let none: Vec<Cidr> = vec![];
         let (h, e) = req("198.51.100.7", Some("1.2.3.4"));
-        assert_eq!(caller(&h, &e, &none), Caller { addr: Some("198.51.100.7".parse().unwrap()), trusted: false });
+        assert_eq!(
+            caller(&h, &e, &none),
+            Caller { addr: Some("198.51.100.7".parse().unwrap()), trusted: false, device_agent: None, stitcher: false }
+        );
         // Behind a trusted proxy: the rightmost untrusted hop, never what the client put first.
         let lb = vec![Cidr::parse("10.0.0.0/8").unwrap()];
         let (h, e) = req("10.0.0.2", Some("1.2.3.4, 203.0.113.9, 10.0.0.9"));
-        assert_eq!(caller(&h, &e, &lb), Caller { addr: Some("203.0.113.9".parse().unwrap()), trusted: true });
+        assert_eq!(
+            caller(&h, &e, &lb),
+            Caller { addr: Some("203.0.113.9".parse().unwrap()), trusted: true, device_agent: None, stitcher: false }
+        );
         let (h, e) = req("10.0.0.2", None);
         assert_eq!(caller(&h, &e, &lb).addr, Some("10.0.0.2".parse().unwrap()));
         // No peer known (a request built in process): no address.
-        assert_eq!(caller(&HeaderMap::new(), &Extensions::new(), &lb), Caller { addr: None, trusted: false });
+        assert_eq!(
+            caller(&HeaderMap::new(), &Extensions::new(), &lb),
+            Caller { addr: None, trusted: false, device_agent: None, stitcher: false }
+        );
     }
 }

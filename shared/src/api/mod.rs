@@ -26,6 +26,7 @@ pub mod respond;
 pub mod routes;
 pub mod rules;
 pub mod serving;
+pub mod stitchers;
 pub mod templates;
 pub mod xml_examples;
 

@@ -12,7 +12,7 @@ use tracing::Instrument;
 use crate::api::error::{AppError, ErrorBody};
 use crate::api::{
     ads, assets, audience, campaigns, clients, contacts, docs_page, forecasts, goals, idempotency, policies, queries, reference, rules,
-    serving, templates,
+    serving, stitchers, templates,
 };
 use crate::state::AppState;
 use crate::xml::XmlOut;
@@ -23,7 +23,7 @@ pub mod groups {
     use super::Routes;
     use crate::api::{
         ads, assets, audience, campaigns, clients, contacts, docs_page, forecasts, goals, policies, queries, reference, rules, serving,
-        templates,
+        stitchers, templates,
     };
 
     pub fn clients() -> Routes {
@@ -73,6 +73,10 @@ pub mod groups {
     pub fn serving() -> Routes {
         serving::serving_router()
     }
+    /// Server-side ad insertion stitchers (JSON, API key).
+    pub fn stitchers() -> Routes {
+        stitchers::router()
+    }
     /// Signed tracking links of served documents.
     pub fn tracking() -> Routes {
         serving::tracking_router()
@@ -98,6 +102,7 @@ pub mod groups {
         ("forecast", forecast),
         ("serving", serving),
         ("tracking", tracking),
+        ("stitchers", stitchers),
     ];
 }
 
@@ -121,6 +126,7 @@ pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
         forecasts::Doc::openapi(),
         serving::ServingDoc::openapi(),
         serving::TrackingDoc::openapi(),
+        stitchers::Doc::openapi(),
     ]
 }
 

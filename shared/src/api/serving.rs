@@ -149,14 +149,38 @@ pub fn read_request(
     r.locations = list_param(pairs, "loc", MAX_LOCATIONS)?;
     r.device_container = single(pairs, "dc")?.map(str::to_string);
     r.viewer = single(pairs, "pid")?.filter(|p| !p.is_empty()).map(str::to_string);
-    r.user_agent = match single(pairs, "ua")? {
-        Some(ua) if caller.trusted => ua.chars().take(1024).collect(),
+    r.user_agent = match (single(pairs, "ua")?, &caller.device_agent) {
+        (Some(ua), _) if caller.trusted => ua.chars().take(1024).collect(),
+        (_, Some(device)) => device.clone(),
         _ => user_agent(headers).chars().take(1024).collect(),
     };
     r.ip = ip;
     r.acp = acp;
     r.forced_ad = single(pairs, "ad")?.map(str::to_string);
     Ok((account.to_string(), rt, format, r))
+}
+
+/// The caller as `device_if_stitcher` sees it, for an ad request (its `account` parameter).
+async fn from_stitcher(st: &AppState, pairs: &[(String, String)], headers: &HeaderMap, caller: Caller) -> AppResult<Caller> {
+    Ok(match single(pairs, "account")? {
+        Some(account) if !account.is_empty() => device_if_stitcher(st, account, headers, caller).await,
+        _ => caller,
+    })
+}
+
+/// A call from one of the account's registered stitchers speaks for its viewer
+/// (`X-Device-IP`, `X-Device-User-Agent`); anyone else's such headers are ignored. Only a
+/// call carrying one of them is looked at (no other call costs a read).
+async fn device_if_stitcher(st: &AppState, account: &str, headers: &HeaderMap, caller: Caller) -> Caller {
+    let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
+    if header("x-device-ip").is_none() && header("x-device-user-agent").is_none() {
+        return caller;
+    }
+    if crate::usecases::stitchers::is_stitcher(st, account, caller.addr, header).await {
+        caller.for_device(headers)
+    } else {
+        caller
+    }
 }
 
 fn xml_response(body: String) -> Response {
@@ -204,7 +228,9 @@ async fn ad_request(State(st): State<AppState>, req: axum::extract::Request) -> 
         );
     }
     let now = st.clock.now();
-    let caller = client_addr::caller(req.headers(), req.extensions(), &st.settings.trusted_proxies);
+    let caller =
+        from_stitcher(&st, &pairs, req.headers(), client_addr::caller(req.headers(), req.extensions(), &st.settings.trusted_proxies))
+            .await?;
     let (account, rt, format, request) = read_request(&pairs, req.headers(), caller, now)?;
     tracing::Span::current().record("account", account.as_str());
     let body = ad_request::serve(&st, ServeAd { account: &account, rt, format, request }).await?;
@@ -235,8 +261,10 @@ async fn track(
         AppError::field("query", Rule::Required, "a tracking link carries a, c, g, ad, i, ts, d and s; use the links of a served document")
     })?;
     tracing::Span::current().record("account", token.account.as_str());
-    let ua = user_agent(headers);
-    tracking::track(&st, Track { event: &event, counter, token: &token, signature: &sig, user_agent: ua, ip: caller.addr }).await?;
+    let caller = device_if_stitcher(&st, &token.account, headers, caller).await;
+    let ua = caller.device_agent.as_deref().unwrap_or_else(|| user_agent(headers));
+    let track = Track { event: &event, counter, token: &token, signature: &sig, user_agent: ua, ip: caller.addr, server: caller.stitcher };
+    tracking::track(&st, track).await?;
     let cors = (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*");
     Ok(match (&token.click, event.as_str()) {
         (Some(dest), "click") => {

@@ -61,6 +61,10 @@ pub struct Event {
     /// The report dimensions the link carried (version-3 links; none before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dims: Option<Dims>,
+    /// The tracking call came from a registered stitcher (server-side ad insertion): a valid
+    /// impression also adds to `serverInitiated`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub server: bool,
     /// Which message of a batch the event came in (not sent: the worker sets it).
     #[serde(skip)]
     pub message: usize,
@@ -188,13 +192,18 @@ pub struct Tallies {
 }
 
 /// The counters a counted event adds to: a valid one its counter (and `delivered` when it is
-/// its goal's delivery), an invalid one its reason's.
+/// its goal's delivery, `serverInitiated` when it is an impression a stitcher fired), an
+/// invalid one its reason's.
 pub fn slots(e: &Event, reason: Option<Reason>) -> impl Iterator<Item = Slot> {
-    let (first, second) = match reason {
-        None => (Slot::Valid(e.counter), e.delivered.then_some(Slot::Valid(Counter::Delivered))),
-        Some(r) => (Slot::Invalid(r), None),
+    let (first, second, third) = match reason {
+        None => (
+            Slot::Valid(e.counter),
+            e.delivered.then_some(Slot::Valid(Counter::Delivered)),
+            (e.server && e.is_impression()).then_some(Slot::Valid(Counter::ServerInitiated)),
+        ),
+        Some(r) => (Slot::Invalid(r), None, None),
     };
-    std::iter::once(first).chain(second)
+    std::iter::once(first).chain(second).chain(third)
 }
 
 fn minute(at: i64) -> i64 {

@@ -15,6 +15,7 @@ fn ev(counter: Counter, imp: &str, id: &str, at: i64) -> Event {
         invalid: None,
         block: Some("203.0.113.0/24".into()),
         dims: None,
+        server: false,
         message: 0,
     }
 }
@@ -93,4 +94,19 @@ fn what_a_group_reads() {
     assert!(w.markers.contains(&MarkerId::of("i1", Counter::Complete)));
     assert_eq!(Subject::Viewer("p".into()).key_part(), "v:p");
     assert_eq!(Subject::Block("b".into()).key_part(), "b:b");
+}
+
+#[test]
+fn a_stitchers_valid_impression_is_also_server_initiated() {
+    let mut e = ev(Counter::Impression, "i1", "x", 0);
+    let plain: Vec<Slot> = slots(&e, None).collect();
+    assert_eq!(plain, [Slot::Valid(Counter::Impression), Slot::Valid(Counter::Delivered)]);
+    e.server = true;
+    let server: Vec<Slot> = slots(&e, None).collect();
+    assert_eq!(server, [Slot::Valid(Counter::Impression), Slot::Valid(Counter::Delivered), Slot::Valid(Counter::ServerInitiated)]);
+    // Invalid, or not an impression: nothing more.
+    assert_eq!(slots(&e, Some(Reason::Crawler)).collect::<Vec<_>>(), [Slot::Invalid(Reason::Crawler)]);
+    let mut start = ev(Counter::Start, "i1", "y", 0);
+    start.server = true;
+    assert_eq!(slots(&start, None).collect::<Vec<_>>(), [Slot::Valid(Counter::Start)]);
 }

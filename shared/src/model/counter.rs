@@ -16,6 +16,7 @@ wire_enum! {
         ThirdQuartile = "thirdQuartile",
         Complete = "complete",
         Delivered = "delivered",
+        ServerInitiated = "serverInitiated",
     }
 }
 
@@ -40,6 +41,7 @@ impl Counter {
         Counter::Complete,
         Counter::ClickThrough,
         Counter::Delivered,
+        Counter::ServerInitiated,
     ];
 
     /// The event's name in a tracking URL (`/v1/track/<event>`): the counter's, but `click`.
@@ -52,7 +54,8 @@ impl Counter {
             | Counter::Midpoint
             | Counter::ThirdQuartile
             | Counter::Complete
-            | Counter::Delivered => self.as_str(),
+            | Counter::Delivered
+            | Counter::ServerInitiated => self.as_str(),
         }
     }
 
@@ -74,6 +77,7 @@ wire_enum! {
         ThirdQuartile = "thirdQuartile",
         Complete = "complete",
         Delivered = "delivered",
+        ServerInitiated = "serverInitiated",
         Ctr = "ctr",
         CompletionRate = "completionRate",
         Ecpm = "ecpm",
@@ -91,6 +95,7 @@ impl Metric {
         Metric::Midpoint,
         Metric::ThirdQuartile,
         Metric::Complete,
+        Metric::ServerInitiated,
         Metric::Invalid,
     ];
     /// An ad's metrics.
@@ -103,6 +108,7 @@ impl Metric {
         Metric::ThirdQuartile,
         Metric::Complete,
         Metric::Delivered,
+        Metric::ServerInitiated,
         Metric::Invalid,
     ];
     /// A goal's metrics: every one.
@@ -119,6 +125,7 @@ impl Metric {
             Metric::ThirdQuartile => Some(Counter::ThirdQuartile),
             Metric::Complete => Some(Counter::Complete),
             Metric::Delivered => Some(Counter::Delivered),
+            Metric::ServerInitiated => Some(Counter::ServerInitiated),
             Metric::Ctr | Metric::CompletionRate | Metric::Ecpm | Metric::Invalid => None,
         }
     }

@@ -19,6 +19,7 @@ pub mod notification;
 pub mod policy;
 pub mod rules;
 pub mod rules_view;
+pub mod stitcher;
 pub mod template;
 pub mod template_write;
 pub mod zone;

@@ -15,6 +15,9 @@ fn specific(schema: &str, property: &str) -> Option<&'static str> {
         ("ErrorBody", "type") => "The error's kind: ValidationError, AuthenticationError, NotFoundError, ConflictError, …",
         ("ErrorBody", "errors") => "One entry per field and broken rule (400 only)",
         ("CancelRefused", "errors") => "Why the job cannot be cancelled",
+        ("StitcherWrite", "secretHeader") => {
+            "A header every call of the stitcher carries (write-only); left out on PUT: kept, null: removed"
+        }
         ("JobStatus", "status") => "The job's state: QUEUED, PREPARING, RUNNING, FINISHED, FAILED or CANCELLED",
         ("JobStatus", "message") => "Why the job failed, when it did",
         ("AssetView", "status") => "DOWNLOADING, READY, TRANSCODING, TRANSCODED or FAILED (docs/media.md)",

@@ -31,6 +31,7 @@ pub mod reports;
 pub mod rules;
 pub mod sample_sink;
 pub mod snapshots;
+pub mod stitchers;
 pub mod templates;
 
 /// A record read from the store with what a conditional write needs.

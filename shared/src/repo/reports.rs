@@ -159,6 +159,7 @@ mod tests {
             invalid: None,
             block: None,
             dims,
+            server: false,
             message: 0,
         }
     }

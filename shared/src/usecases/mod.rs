@@ -25,6 +25,7 @@ pub mod policies;
 pub mod reference;
 pub mod reports;
 pub mod rules;
+pub mod stitchers;
 pub mod templates;
 pub mod tracking;
 pub mod v3;

@@ -23,11 +23,14 @@ pub struct Track<'a> {
     pub signature: &'a str,
     pub user_agent: &'a str,
     pub ip: Option<IpAddr>,
+    /// The call came from a registered stitcher (server-initiated; its device's values are
+    /// `user_agent` and `ip`).
+    pub server: bool,
 }
 
 /// Verifies the link (403 when forged or expired) and queues the event.
 pub async fn track(st: &AppState, cmd: Track<'_>) -> UseCaseResult<()> {
-    let Track { event, counter, token, signature: sig, user_agent, ip } = cmd;
+    let Track { event, counter, token, signature: sig, user_agent, ip, server } = cmd;
     if !st.settings.tracking_keys.verify(token, event, sig) {
         return Err(UseCaseError::Forbidden("the tracking link's signature does not match: links cannot be changed or made up".into()));
     }
@@ -50,6 +53,7 @@ pub async fn track(st: &AppState, cmd: Track<'_>) -> UseCaseResult<()> {
         // address rules count it under a bucket of its own, never exempt.
         block: Some(ip.map_or_else(|| ivt::UNKNOWN_BLOCK.to_string(), ivt::block_of)),
         dims: token.dims.clone(),
+        server,
         message: 0,
     };
     let body = serde_json::to_string(&e).map_err(UseCaseError::internal)?;

@@ -157,7 +157,7 @@ pub async fn inspect_request(State(st): State<AppState>, Auth(a): Auth, RawQuery
     pairs.retain(|(k, _)| k != "goals" && k != "debug");
     let now = st.clock.now();
     // The inspector explains the request the user describes: its ip/ua are believed.
-    let described = crate::api::client_addr::Caller { addr: None, trusted: true };
+    let described = crate::api::client_addr::Caller { addr: None, trusted: true, device_agent: None, stitcher: false };
     let (account, rt, format, request) = read_request(&pairs, &axum::http::HeaderMap::new(), described, now)?;
     let seed = request.seed;
     let i = inspect(&st, &account, rt, format, request).await?;

@@ -43,6 +43,9 @@ pub struct MetricsOut {
     /// Midpoints counted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub midpoint: Option<i64>,
+    /// Of the impressions, those a registered stitcher fired (server-side ad insertion).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_initiated: Option<i64>,
     /// Starts counted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<i64>,
@@ -110,6 +113,7 @@ impl MetricsOut {
                 Metric::ThirdQuartile => m.third_quartile = Some(c.get(Counter::ThirdQuartile)),
                 Metric::Complete => m.complete = Some(c.get(Counter::Complete)),
                 Metric::Delivered => m.delivered = Some(c.get(Counter::Delivered)),
+                Metric::ServerInitiated => m.server_initiated = Some(c.get(Counter::ServerInitiated)),
                 Metric::Ctr => m.ctr = Some(c.ctr()),
                 Metric::CompletionRate => m.completion_rate = Some(c.completion_rate()),
                 Metric::Ecpm => m.ecpm = Some(goal.map_or(0.0, |g| c.ecpm(g))),

@@ -169,6 +169,8 @@ pub struct RowCounters {
     pub click_through: i64,
     /// Events of each goal's own kind (its delivery).
     pub delivered: i64,
+    /// Of the impressions, those a registered stitcher fired (server-side ad insertion).
+    pub server_initiated: i64,
 }
 
 /// One row of a delivery report.
@@ -232,6 +234,7 @@ impl ReportRow {
                 complete: c.get(Counter::Complete),
                 click_through: c.get(Counter::ClickThrough),
                 delivered: c.get(Counter::Delivered),
+                server_initiated: c.get(Counter::ServerInitiated),
             },
             ctr: c.ctr(),
             completion_rate: c.completion_rate(),

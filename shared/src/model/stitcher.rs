@@ -1,0 +1,277 @@
+//! Server-side ad insertion stitchers (docs/traffic-quality.md, "Server-side ad insertion"):
+//! the servers that request ads and fire beacons for their viewers (MediaTailor, Google DAI,
+//! FreeWheel's SSAI). From a registered stitcher's address, and with its secret header when
+//! one is set, `X-Device-IP` and `X-Device-User-Agent` are the viewer's (VAST 4.x §1.1.3).
+
+use std::net::IpAddr;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::cidr::Cidr;
+use crate::domain_error::{matches_path, FieldError};
+use crate::json::{Ignored, ObjReader};
+use crate::limits::RECORD_NAME_MAX;
+use crate::rule::Rule;
+
+/// Stitchers an account registers at most.
+pub const MAX_STITCHERS: usize = 50;
+/// Address ranges a stitcher has at most.
+pub const MAX_CIDRS: usize = 20;
+/// A secret header's name, at most (an HTTP token).
+pub const SECRET_NAME_MAX: usize = 64;
+/// A secret header's value: at least this long (a secret, not a label) ...
+pub const SECRET_MIN: usize = 16;
+/// ... and at most this long.
+pub const SECRET_MAX: usize = 256;
+
+/// A header a stitcher sends with every call (write-only: never shown back).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SecretHeader {
+    /// An HTTP header name (letters, digits, `-`), at most 64 characters.
+    pub name: String,
+    /// 16 to 256 visible ASCII characters.
+    pub value: String,
+}
+
+/// A stitcher as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stitcher {
+    pub id: String,
+    pub name: String,
+    pub source_cidrs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_header: Option<SecretHeader>,
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+}
+
+/// A stitcher as the API shows it: the secret header only as `secretHeaderSet`.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StitcherView {
+    pub id: String,
+    pub name: String,
+    /// The ranges its calls come from (`203.0.113.0/24`, `2001:db8::/32`, one address).
+    pub source_cidrs: Vec<String>,
+    /// Whether calls must carry the secret header (its value is never shown).
+    pub secret_header_set: bool,
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+}
+
+/// The body of `POST /v1/stitchers` and `PUT /v1/stitchers/{id}`.
+#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[schema(as = StitcherWrite)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StitcherInput {
+    /// Only on PUT: must equal the path's id.
+    #[schema(value_type = Option<crate::wire_schema::Id>, inline)]
+    pub id: Option<String>,
+    #[schema(value_type = crate::wire_schema::RecordName, inline)]
+    pub name: String,
+    /// 1 to 20 address ranges; none may be `/0`.
+    #[schema(value_type = Vec<String>, min_items = 1, max_items = 20)]
+    pub source_cidrs: Vec<String>,
+    /// Left out on PUT: kept as it is; `null`: removed.
+    #[schema(value_type = Option<SecretHeader>)]
+    pub secret_header: Option<Option<SecretHeader>>,
+    /// Read-only (a GET sent back): accepted and ignored.
+    #[schema(value_type = Option<bool>)]
+    pub secret_header_set: Ignored,
+    #[schema(value_type = Option<String>)]
+    pub created: Ignored,
+    #[schema(value_type = Option<String>)]
+    pub modified: Ignored,
+}
+
+/// What a stitcher body may hold.
+pub const STITCHER_FIELDS: &[&str] = &["id", "name", "sourceCidrs", "secretHeader", "secretHeaderSet", "created", "modified"];
+
+fn header_name_ok(n: &str) -> bool {
+    !n.is_empty() && n.len() <= SECRET_NAME_MAX && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
+/// Parses a create (`path_id` None) or a replace body, every error at once.
+pub fn parse_write(v: &Value, path_id: Option<&str>) -> Result<StitcherInput, Vec<FieldError>> {
+    let mut r = ObjReader::new(v, "", STITCHER_FIELDS);
+    let name = r.str_req("name", RECORD_NAME_MAX).map(|n| n.trim().to_string());
+    if name.as_deref().is_some_and(|n| n.is_empty() || n.chars().any(char::is_control)) {
+        r.err("name", Rule::Format, "name must hold a visible character and no control characters");
+    }
+    let id = match path_id {
+        None => {
+            if r.present("id") {
+                r.err("id", Rule::NotOnCreate, "id is set by the service");
+            }
+            None
+        }
+        Some(path_id) => {
+            let id = r.get("id").map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
+            if let Some(e) = id.as_deref().and_then(|b| matches_path("id", b, path_id)) {
+                r.errors.push(e);
+            }
+            id
+        }
+    };
+    let mut cidrs = Vec::new();
+    match r.array_opt("sourceCidrs") {
+        None if !r.present("sourceCidrs") => {
+            r.err("sourceCidrs", Rule::Required, "sourceCidrs is required: the ranges the stitcher calls from")
+        }
+        None => {}
+        Some(list) if list.is_empty() || list.len() > MAX_CIDRS => r.err(
+            "sourceCidrs",
+            if list.is_empty() { Rule::Required } else { Rule::MaxItems },
+            format!("sourceCidrs holds 1 to {MAX_CIDRS} ranges"),
+        ),
+        Some(list) => {
+            for (i, c) in list.iter().enumerate() {
+                let at = format!("sourceCidrs[{i}]");
+                match c.as_str().map(Cidr::parse) {
+                    Some(Ok(cidr)) if cidr.prefix() > 0 => cidrs.push(cidr.to_string()),
+                    Some(Ok(_)) => r.errors.push(FieldError::new(at, Rule::Format, "a range of every address (/0) is not a stitcher's")),
+                    Some(Err(e)) => r.errors.push(FieldError::new(at, Rule::Format, e)),
+                    None => r.errors.push(FieldError::new(at.clone(), Rule::Type, format!("{at} must be a string"))),
+                }
+            }
+        }
+    }
+    let secret_header = match r.get("secretHeader") {
+        None if r.is_null("secretHeader") => Some(None),
+        None => None,
+        Some(h) => {
+            let mut hr = ObjReader::new(h, "secretHeader", &["name", "value"]);
+            let name = hr.str_req("name", SECRET_NAME_MAX);
+            let value = hr.str_req("value", SECRET_MAX);
+            if name.as_deref().is_some_and(|n| !header_name_ok(n)) {
+                hr.err("name", Rule::Format, "secretHeader.name is an HTTP header name: letters, digits and '-'");
+            }
+            if value.as_deref().is_some_and(|v| v.len() < SECRET_MIN || !v.bytes().all(|b| b.is_ascii_graphic())) {
+                hr.err("value", Rule::Format, format!("secretHeader.value is {SECRET_MIN} to {SECRET_MAX} visible ASCII characters"));
+            }
+            let ok = hr.errors.is_empty();
+            r.errors.append(&mut hr.errors);
+            match (name, value) {
+                (Some(name), Some(value)) if ok => Some(Some(SecretHeader { name: name.to_ascii_lowercase(), value })),
+                _ => None,
+            }
+        }
+    };
+    match name {
+        Some(name) if r.errors.is_empty() => Ok(StitcherInput {
+            id,
+            name,
+            source_cidrs: cidrs,
+            secret_header,
+            secret_header_set: Ignored,
+            created: Ignored,
+            modified: Ignored,
+        }),
+        _ => Err(r.errors),
+    }
+}
+
+impl Stitcher {
+    /// A new stitcher from a create body.
+    pub fn created(id: String, input: StitcherInput, now: DateTime<Utc>) -> Stitcher {
+        Stitcher {
+            id,
+            name: input.name,
+            source_cidrs: input.source_cidrs,
+            secret_header: input.secret_header.flatten(),
+            created: now,
+            modified: now,
+        }
+    }
+
+    /// The stitcher replaced by a body: a left-out secret header is kept, `null` removes it.
+    pub fn replaced(&self, input: StitcherInput, now: DateTime<Utc>) -> Stitcher {
+        Stitcher {
+            id: self.id.clone(),
+            name: input.name,
+            source_cidrs: input.source_cidrs,
+            secret_header: match input.secret_header {
+                None => self.secret_header.clone(),
+                Some(h) => h,
+            },
+            created: self.created,
+            modified: now,
+        }
+    }
+
+    pub fn view(&self) -> StitcherView {
+        StitcherView {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            source_cidrs: self.source_cidrs.clone(),
+            secret_header_set: self.secret_header.is_some(),
+            created: self.created,
+            modified: self.modified,
+        }
+    }
+
+    /// Whether a call from `peer` with these headers (`header(name)`) is this stitcher's:
+    /// its address in a source range, and its secret header when one is set.
+    pub fn admits<'a>(&self, peer: IpAddr, header: impl Fn(&str) -> Option<&'a str>) -> bool {
+        let from = self.source_cidrs.iter().filter_map(|c| Cidr::parse(c).ok()).any(|c| c.contains(peer));
+        from && self.secret_header.as_ref().is_none_or(|h| header(&h.name).is_some_and(|v| constant_eq(v.as_bytes(), h.value.as_bytes())))
+    }
+}
+
+/// Equality that takes as long whatever the first difference (a secret's comparison).
+fn constant_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rules(v: Value) -> Vec<String> {
+        parse_write(&v, None).err().unwrap_or_default().iter().map(|e| format!("{} {}", e.field, e.rule)).collect()
+    }
+
+    #[test]
+    fn bodies_are_checked_field_by_field() {
+        let ok = parse_write(&json!({"name": " MediaTailor ", "sourceCidrs": ["203.0.113.0/24", "2001:db8::/32"]}), None).unwrap();
+        assert_eq!((ok.name.as_str(), ok.source_cidrs.len(), ok.secret_header.clone()), ("MediaTailor", 2, None));
+        assert_eq!(rules(json!({"sourceCidrs": []})), ["name required", "sourceCidrs required"]);
+        assert_eq!(
+            rules(json!({"name": "x", "sourceCidrs": ["0.0.0.0/0", "nope", 5]})),
+            ["sourceCidrs[0] format", "sourceCidrs[1] format", "sourceCidrs[2] type"]
+        );
+        assert_eq!(
+            rules(json!({"id": "a", "name": "x", "sourceCidrs": ["10.0.0.1"], "secretHeader": {"name": "x y", "value": "short"}})),
+            ["id notOnCreate", "secretHeader.name format", "secretHeader.value format"]
+        );
+        let many: Vec<String> = (0..21).map(|i| format!("10.0.{i}.0/24")).collect();
+        assert_eq!(rules(json!({"name": "x", "sourceCidrs": many})), ["sourceCidrs maxItems"]);
+    }
+
+    #[test]
+    fn a_stitcher_is_its_ranges_and_its_secret() {
+        let now = Utc::now();
+        let input = parse_write(
+            &json!({"name": "DAI", "sourceCidrs": ["198.51.100.0/24"], "secretHeader": {"name": "X-Stitcher-Key", "value": "0123456789abcdef"}}),
+            None,
+        )
+        .unwrap();
+        let s = Stitcher::created("s1".into(), input, now);
+        let with = |v: &'static str| move |n: &str| (n == "x-stitcher-key").then_some(v);
+        assert!(s.admits("198.51.100.9".parse().unwrap(), with("0123456789abcdef")));
+        assert!(!s.admits("198.51.100.9".parse().unwrap(), with("0123456789abcdeX")));
+        assert!(!s.admits("203.0.113.9".parse().unwrap(), with("0123456789abcdef")));
+        assert!(s.view().secret_header_set);
+        // A PUT without the header keeps it; null removes it.
+        let keep = parse_write(&json!({"name": "DAI", "sourceCidrs": ["198.51.100.0/24"]}), Some("s1")).unwrap();
+        assert!(s.replaced(keep, now).secret_header.is_some());
+        let drop =
+            parse_write(&json!({"id": "s1", "name": "DAI", "sourceCidrs": ["198.51.100.0/24"], "secretHeader": null}), Some("s1")).unwrap();
+        let open = s.replaced(drop, now);
+        assert!(open.secret_header.is_none() && open.admits("198.51.100.1".parse().unwrap(), |_| None));
+    }
+}
