@@ -45,6 +45,9 @@ both_stores! {
 
     async fn redirects_are_followed(app: TestApp) {
         let base = spawn_file_server().await;
+        // The content type is this service's mapping of the name, not the remote server's.
+        let (_, v) = app.asset_from(&format!("{base}/spoofed.mp4"), "s.mp4").await;
+        assert_eq!((v["status"].as_str(), v["contentType"].as_str()), (Some("READY"), Some("video/mp4")), "{v}");
         let (_, v) = app.asset_from(&format!("{base}/moved.mp4"), "m.mp4").await;
         assert_eq!(v["status"], "READY", "{v}");
     }

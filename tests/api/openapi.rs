@@ -67,7 +67,9 @@ async fn the_reference_page_is_served_without_a_key_and_reflects_nothing() {
         assert!(r.header("content-type").is_some_and(|t| t.starts_with(kind)), "{file}");
         assert!(r.body.len() >= at_least, "{file}: {} bytes", r.body.len());
     }
-    assert!(app.send("GET", "/docs/init.js", None, None, "").await.body.contains("'/openapi.json'"));
+    let init = app.send("GET", "/docs/init.js", None, None, "").await.body;
+    assert!(init.contains("'/openapi.json'"), "{init}");
+    assert!(init.contains("persistAuthorization: false"), "the API key is never kept in the browser's storage: {init}");
     app.send("GET", "/docs/other.js", None, None, "").await.expect(404);
     let doc = app.send("GET", "/openapi.json", None, None, "").await;
     doc.expect(200);

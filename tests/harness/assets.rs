@@ -126,6 +126,8 @@ pub async fn spawn_file_server() -> String {
             }),
         )
         .route("/clip.mp4", get(|| async { ([(header::CONTENT_TYPE, "video/mp4")], clip()) }))
+        // A server that names another type for the same bytes (never stored or served).
+        .route("/spoofed.mp4", get(|| async { ([(header::CONTENT_TYPE, "video/x-ms-asf")], clip()) }))
         .route("/master.mov", get(|| async { ([(header::CONTENT_TYPE, "video/quicktime")], prores_master()) }))
         .route("/junk.mp4", get(|| async { ([(header::CONTENT_TYPE, "video/mp4")], NOT_A_VIDEO) }))
         .route("/big.mp4", get(|| async { clip().repeat(10) }))

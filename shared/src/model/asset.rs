@@ -299,6 +299,9 @@ mod tests {
         assert_eq!(p(500, 640, 360).check_bounds(), Err("too short: 0.5 s (at least 1 s)".into()));
         assert_eq!(p(412_000, 640, 360).check_bounds(), Err("too long: 412.0 s (at most 180 s)".into()));
         assert_eq!(p(30_000, 4096, 2304).check_bounds(), Err("too large: 4096x2304 (at most 3840x2160)".into()));
+        let fast = |fps| Probe { frame_rate: Some(fps), ..p(30_000, 1920, 1080) };
+        assert!(fast(119.88).check_bounds().is_ok());
+        assert_eq!(fast(240.0).check_bounds(), Err("frame rate too high: 240 fps (at most 120 fps)".into()));
     }
 
     #[test]
