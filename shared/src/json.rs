@@ -190,6 +190,22 @@ impl<'a> ObjReader<'a> {
         }
     }
 
+    /// The body's `id` under the id rules of a JSON record: none on create (`path_id`
+    /// None: the service sets it), the path's on update (the body may leave it out).
+    pub fn record_id(&mut self, path_id: Option<&str>) -> Option<String> {
+        let Some(path_id) = path_id else {
+            if self.present("id") {
+                self.err("id", Rule::NotOnCreate, "id is set by the service");
+            }
+            return None;
+        };
+        let id = self.get("id").map(|v| v.as_str().map_or_else(|| format!("{v} (not a string)"), str::to_string));
+        if let Some(e) = id.as_deref().and_then(|b| crate::domain_error::matches_path("id", b, path_id)) {
+            self.errors.push(e);
+        }
+        id
+    }
+
     pub fn array_opt(&mut self, name: &str) -> Option<&'a Vec<Value>> {
         let v = self.get(name)?;
         match v.as_array() {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::cidr::Cidr;
-use crate::domain_error::{matches_path, FieldError};
+use crate::domain_error::FieldError;
 use crate::json::{Ignored, ObjReader};
 use crate::limits::RECORD_NAME_MAX;
 use crate::rule::Rule;
@@ -101,21 +101,7 @@ pub fn parse_write(v: &Value, path_id: Option<&str>) -> Result<StitcherInput, Ve
     if name.as_deref().is_some_and(|n| n.is_empty() || n.chars().any(char::is_control)) {
         r.err("name", Rule::Format, "name must hold a visible character and no control characters");
     }
-    let id = match path_id {
-        None => {
-            if r.present("id") {
-                r.err("id", Rule::NotOnCreate, "id is set by the service");
-            }
-            None
-        }
-        Some(path_id) => {
-            let id = r.get("id").map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
-            if let Some(e) = id.as_deref().and_then(|b| matches_path("id", b, path_id)) {
-                r.errors.push(e);
-            }
-            id
-        }
-    };
+    let id = r.record_id(path_id);
     let mut cidrs = Vec::new();
     match r.array_opt("sourceCidrs") {
         None if !r.present("sourceCidrs") => {

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::domain_error::{matches_path, FieldError};
+use crate::domain_error::FieldError;
 use crate::json::{Ignored, ObjReader};
 use crate::limits::NAME_MAX;
 use crate::rule::Rule;
@@ -49,21 +49,7 @@ pub fn parse_write(v: &Value, account: &str, path_id: Option<&str>) -> Result<Te
         }
         n => n.map(|n| n.trim().to_string()),
     };
-    let id = match path_id {
-        None => {
-            if r.present("id") {
-                r.err("id", Rule::NotOnCreate, "id is set by the service");
-            }
-            None
-        }
-        Some(path_id) => {
-            let id = r.get("id").map(text);
-            if let Some(e) = id.as_deref().and_then(|b| matches_path("id", b, path_id)) {
-                r.errors.push(e);
-            }
-            id
-        }
-    };
+    let id = r.record_id(path_id);
     let site_id = r.get("siteId").map(text);
     if site_id.as_deref().is_some_and(|s| s != account) {
         match path_id {
