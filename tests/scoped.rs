@@ -277,6 +277,7 @@ mod tests {
             "audience",
             "targeting-template",
             "stitchers",
+            "demand",
         ] {
             assert!(scopes[name].iter().any(|p| p == "A#*#IDEMP"), "{name}");
         }

@@ -116,6 +116,39 @@ fn forbidden_v4(a: Ipv4Addr) -> bool {
         || o[0] >= 240 // reserved
 }
 
+/// Addresses never reached, whatever the policy: link-local (`169.254.0.0/16`,
+/// `fe80::/10`), where cloud metadata services answer, and the IPv6 metadata address
+/// `fd00:ec2::254`.
+pub fn never_allowed(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(a) => a.is_link_local(),
+        IpAddr::V6(a) => match a.to_ipv4_mapped() {
+            Some(v4) => v4.is_link_local(),
+            None => (a.segments()[0] & 0xffc0) == 0xfe80 || a.segments() == [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254],
+        },
+    }
+}
+
+/// An OpenRTB endpoint or notice URL as written: absolute, https (http too when
+/// `allow_http`, for local testing), no credentials, at most `URL_MAX` characters. Its
+/// addresses are checked when it is resolved (`resolve_checked`).
+pub fn check_endpoint(url: &str, allow_http: bool) -> Result<(), String> {
+    if url.len() > crate::limits::URL_MAX {
+        return Err(format!("is longer than {} characters", crate::limits::URL_MAX));
+    }
+    match parse(url) {
+        Ok(t) if !t.https && !allow_http => Err("must be an https URL".into()),
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("is not allowed: {e}")),
+    }
+}
+
+/// The first address of `url`'s host, when every one it resolves to is allowed: public
+/// ones, or (`allow_private`) any but link-local and metadata addresses.
+pub async fn resolve_checked(url: &str, allow_private: bool) -> Result<SocketAddr, DownloadError> {
+    resolve(&parse(url)?, allow_private).await
+}
+
 struct Target {
     https: bool,
     host: String,
@@ -159,6 +192,9 @@ async fn resolve(t: &Target, allow_private: bool) -> Result<SocketAddr, Download
         .collect();
     if addrs.is_empty() {
         return Err(DownloadError::Network(format!("{} has no address", t.host)));
+    }
+    if let Some(bad) = addrs.iter().find(|a| never_allowed(a.ip())) {
+        return Err(DownloadError::InternalAddress(format!("{} resolves to {}, a link-local or metadata address", t.host, bad.ip())));
     }
     if allow_private {
         return Ok(addrs[0]);

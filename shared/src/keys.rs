@@ -67,6 +67,14 @@ pub const POLICY: &str = "POLICY";
 pub fn stitchers(a: &str) -> crate::store::Key {
     crate::store::Key::new(partition(a, "STITCHER"), "ALL")
 }
+/// The record of an account's demand partners (`repo::demand`).
+pub fn demand_partners(a: &str) -> crate::store::Key {
+    crate::store::Key::new(partition(a, "DEMAND"), "PARTNERS")
+}
+/// The record of an account's marketplaces (`repo::demand`).
+pub fn marketplaces(a: &str) -> crate::store::Key {
+    crate::store::Key::new(partition(a, "DEMAND"), "MARKETPLACES")
+}
 pub fn policy_ranking(a: &str) -> crate::store::Key {
     crate::store::Key::new(partition(a, "POLICYRANK"), "RANKING")
 }

@@ -71,6 +71,10 @@ pub struct Settings {
     /// `ASSET_ALLOW_PRIVATE_URLS=1`: let the downloader reach loopback/private addresses
     /// (local testing only).
     pub asset_allow_private_urls: bool,
+    /// `DEMAND_ALLOW_PRIVATE_URLS=1`: demand partner endpoints and notice URLs may be http
+    /// and loopback or private addresses (local testing only; link-local and metadata
+    /// addresses never).
+    pub demand_allow_private_urls: bool,
     /// `TRUSTED_PROXIES`: comma-separated address ranges whose `X-Forwarded-For` (and an ad
     /// request's `ip`/`ua` parameters) are believed (docs/traffic-quality.md, "The viewer's
     /// address"). Empty by default: the peer's own address is the viewer's.
@@ -138,6 +142,7 @@ impl Default for Settings {
             audience_queue_url: None,
             queue_prefix: "adserver".into(),
             asset_allow_private_urls: false,
+            demand_allow_private_urls: false,
             trusted_proxies: Vec::new(),
             asset_max_bytes: 512 * 1024 * 1024,
             asset_download_timeout: Duration::from_secs(240),
@@ -173,6 +178,7 @@ impl Settings {
             audience_queue_url: env("AUDIENCE_QUEUE_URL"),
             queue_prefix: env("QUEUE_PREFIX").unwrap_or(d.queue_prefix),
             asset_allow_private_urls: env("ASSET_ALLOW_PRIVATE_URLS").is_some_and(|v| v == "1" || v == "true"),
+            demand_allow_private_urls: env("DEMAND_ALLOW_PRIVATE_URLS").is_some_and(|v| v == "1" || v == "true"),
             // A list that does not parse trusts nobody (the safe reading), and says so.
             trusted_proxies: env("TRUSTED_PROXIES").map_or_else(Vec::new, |v| {
                 crate::cidr::parse_list(&v).unwrap_or_else(|e| {

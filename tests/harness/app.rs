@@ -89,6 +89,8 @@ impl TestApp {
     pub fn settings() -> Settings {
         Settings {
             asset_allow_private_urls: true,
+            // The stub bidders of the tests answer on loopback.
+            demand_allow_private_urls: true,
             asset_download_timeout: std::time::Duration::from_secs(5),
             // Every ad request sees the latest version and pace records.
             delivery_refresh: std::time::Duration::ZERO,

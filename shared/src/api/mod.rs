@@ -11,6 +11,7 @@ pub mod campaigns;
 pub mod client_addr;
 pub mod clients;
 pub mod contacts;
+pub mod demand;
 pub mod docs_page;
 pub mod error;
 pub mod extract;

@@ -11,7 +11,7 @@ use tracing::Instrument;
 
 use crate::api::error::{AppError, ErrorBody};
 use crate::api::{
-    ads, assets, audience, campaigns, clients, contacts, docs_page, forecasts, goals, idempotency, policies, queries, reference, rules,
+    ads, assets, audience, campaigns, clients, contacts, demand, docs_page, forecasts, goals, idempotency, policies, queries, reference, rules,
     serving, stitchers, templates,
 };
 use crate::state::AppState;
@@ -77,6 +77,10 @@ pub mod groups {
     pub fn stitchers() -> Routes {
         stitchers::router()
     }
+    /// Programmatic demand: demand partners and marketplaces (JSON, API key).
+    pub fn demand() -> Routes {
+        crate::api::demand::router()
+    }
     /// Signed tracking links of served documents.
     pub fn tracking() -> Routes {
         serving::tracking_router()
@@ -103,6 +107,7 @@ pub mod groups {
         ("serving", serving),
         ("tracking", tracking),
         ("stitchers", stitchers),
+        ("demand", demand),
     ];
 }
 
@@ -127,6 +132,7 @@ pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
         serving::ServingDoc::openapi(),
         serving::TrackingDoc::openapi(),
         stitchers::Doc::openapi(),
+        demand::Doc::openapi(),
     ]
 }
 

@@ -48,7 +48,7 @@ const EXAMPLE: &str = r#"{"name": "MediaTailor eu-west-1", "sourceCidrs": ["203.
     responses((status = 201, description = "Registered (Location, ETag)", body = StitcherView, headers(("Location" = String), ("ETag" = String)))))]
 async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     let e = stitchers::create(&st, &a.id, body(&v, None)).await?;
-    let (id, version) = (e.stitcher.id.clone(), e.version);
+    let (id, version) = (e.record.id.clone(), e.version);
     let mut res = (StatusCode::CREATED, Json(StitcherView::from(e))).into_response();
     if let Ok(loc) = HeaderValue::from_str(&format!("/v1/stitchers/{id}")) {
         res.headers_mut().insert(header::LOCATION, loc);

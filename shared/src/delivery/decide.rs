@@ -2,6 +2,7 @@
 //! state and the goals' pace records in, the picks out; the same inputs and seed give the
 //! same picks (the forecaster replays it). docs/delivery.md has the algorithm.
 
+use super::programmatic::Fill;
 use super::pacing::{cap_reached, local_day_hour, pacing_holds, Pace};
 use super::request::{AdRequest, ViewerState};
 use super::snapshot::{AdFormat, GoalEntry, Media, Snapshot};
@@ -50,9 +51,20 @@ pub struct Skip {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pick {
+    /// The ad (an index into `Snapshot::ads`), or `Pick::AUCTION`: the goal's auction
+    /// fills the slot (docs/programmatic.md).
     pub ad: u32,
     pub goal: u32,
     pub skip: Option<Skip>,
+}
+
+impl Pick {
+    /// The `ad` of a programmatic goal's pick: no ad of its own, an auction decides.
+    pub const AUCTION: u32 = u32::MAX;
+
+    pub fn is_auction(&self) -> bool {
+        self.ad == Pick::AUCTION
+    }
 }
 
 /// Why a break is empty (logged; the forecaster counts them).
@@ -229,10 +241,13 @@ impl<'a> Env<'a> {
             }
         }
         let campaign = &self.s.campaigns[g.targeting.campaign as usize];
-        match g.targeting.refusal(campaign, &self.ctx) {
-            Some(r) => Err(GoalExcluded::Targeting(r)),
-            None => Ok(()),
+        if let Some(r) = g.targeting.refusal(campaign, &self.ctx) {
+            return Err(GoalExcluded::Targeting(r));
         }
+        if self.r.no_bid.contains(&gi) {
+            return Err(GoalExcluded::NoBid);
+        }
+        Ok(())
     }
 
     fn goal_ok(&self, gi: u32, paced: bool) -> bool {
@@ -295,9 +310,15 @@ impl<'a> Env<'a> {
         ok.last().map(|(a, _)| *a)
     }
 
-    /// The goal's ad for this break (its skip setting is filled in by `decide`).
+    /// The goal's ad for this break (its skip setting is filled in by `decide`); a
+    /// programmatic goal's auction, in a linear break (its ads are not used).
     fn pick(&self, gi: u32, rng: &mut Rng) -> Option<Pick> {
-        Some(Pick { ad: self.pick_ad(gi, rng)?, goal: gi, skip: None })
+        let ad = match self.s.goals[gi as usize].fill {
+            Fill::Auction { .. } if self.r.format.insertion_point().is_some() => Pick::AUCTION,
+            Fill::Auction { .. } | Fill::Nothing => return None,
+            Fill::Ads => self.pick_ad(gi, rng)?,
+        };
+        Some(Pick { ad, goal: gi, skip: None })
     }
 }
 

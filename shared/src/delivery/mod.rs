@@ -12,6 +12,7 @@ pub mod ivt;
 pub mod link_keys;
 pub mod media;
 pub mod pacing;
+pub mod programmatic;
 pub mod request;
 pub mod snapshot;
 pub mod symbols;

@@ -27,6 +27,9 @@ pub struct AdRequest {
     pub forced_ad: Option<String>,
     /// Seed of the decision's random draws (same seed, same snapshot: same decision).
     pub seed: u64,
+    /// Programmatic goals (indices) whose auction had no valid bid for this break: not
+    /// eligible when it is decided again (docs/programmatic.md).
+    pub no_bid: Vec<u32>,
 }
 
 impl AdRequest {
@@ -46,6 +49,7 @@ impl AdRequest {
             acp: Vec::new(),
             forced_ad: None,
             seed,
+            no_bid: Vec::new(),
         }
     }
 }

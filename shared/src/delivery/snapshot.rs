@@ -12,6 +12,7 @@ pub use super::freq::{window_secs, FreqCap, Scope};
 use super::request::{day_of, parse_user_agent, AdRequest, ViewerState};
 pub use super::symbols::{AdFormat, Interner, Sym, UNKNOWN};
 use super::targeting::{Ctx, Ignore, Level, Targeting};
+use super::programmatic::Fill;
 use super::verdict::{LeftOut, LeftOutRecord};
 use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;
@@ -66,6 +67,8 @@ pub struct GoalEntry {
     pub freq: Vec<FreqCap>,
     /// Ads of each format (indices into `Snapshot::ads`), with their weight shares (§2.3).
     pub ads: [Vec<(u32, f64)>; 4],
+    /// Its own ads, an auction, or nothing (docs/programmatic.md).
+    pub fill: super::programmatic::Fill,
 }
 
 impl GoalEntry {
@@ -141,6 +144,8 @@ pub struct Snapshot {
     /// a report keeps (docs/reports.md).
     pub partners: std::collections::HashSet<String>,
     pub device_containers: std::collections::HashSet<String>,
+    /// The account's demand partners and marketplaces (docs/programmatic.md).
+    pub demand: super::programmatic::Demand,
 }
 
 /// The stored records a snapshot is compiled from (`repo::snapshots` reads them).
@@ -164,6 +169,9 @@ pub struct Input {
     pub policies: Vec<Policy>,
     /// Where the bucket's objects are served from (`MEDIA_BASE_URL`).
     pub media_base: String,
+    /// The account's demand partners and marketplaces.
+    pub demand_partners: Vec<crate::model::demand_partner::DemandPartner>,
+    pub marketplaces: Vec<crate::model::marketplace::Marketplace>,
 }
 
 /// One goal's ads of one format with their explicit weights.
@@ -261,6 +269,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         campaign_index.insert(c.id.as_str(), ((campaigns.len() - 1) as u32, c));
     }
 
+    let demand = super::programmatic::Demand::compile(&input.demand_partners, &input.marketplaces);
     let mut goals = Vec::new();
     let mut goal_index = HashMap::new();
     for g in input.goals.iter().filter(|g| g.deleted_at.is_none()) {
@@ -268,6 +277,11 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             left_out.push(LeftOutRecord { kind: "goal", id: g.id.clone(), reason: LeftOut::CampaignNotDelivering });
             continue;
         };
+        let fill = demand.fill_of(g);
+        if fill == Fill::Nothing {
+            left_out.push(LeftOutRecord { kind: "goal", id: g.id.clone(), reason: LeftOut::NoMarketplace });
+            continue;
+        }
         let key = (Parent::Goal, g.id.clone());
         let (own, links) = sources(&key);
         let mut all: Vec<&Rules> = vec![&own];
@@ -303,6 +317,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             targeting: Targeting::new(*ci, level, ignore),
             freq,
             ads: Default::default(),
+            fill,
         });
         goal_index.insert(g.id.clone(), (goals.len() - 1) as u32);
     }
@@ -365,7 +380,17 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     let mut order: [Vec<u32>; 4] = Default::default();
     let mut levels: [Vec<(usize, usize)>; 4] = Default::default();
     for f in AdFormat::SERVED {
-        let mut with_ads: Vec<u32> = (0..goals.len() as u32).filter(|i| !goals[*i as usize].ads[f.index()].is_empty()).collect();
+        // A goal takes part with its own ads, or (programmatic) in every linear break.
+        let mut with_ads: Vec<u32> = (0..goals.len() as u32)
+            .filter(|i| {
+                let g = &goals[*i as usize];
+                match g.fill {
+                    Fill::Ads => !g.ads[f.index()].is_empty(),
+                    Fill::Auction { .. } => f.insertion_point().is_some(),
+                    Fill::Nothing => false,
+                }
+            })
+            .collect();
         // The decision order (`GoalEntry::rank`), id for a stable order.
         with_ads.sort_by(|a, b| {
             let (ga, gb) = (&goals[*a as usize], &goals[*b as usize]);
@@ -418,6 +443,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         left_out,
         partners: input.partners.into_iter().collect(),
         device_containers: input.device_containers.into_iter().collect(),
+        demand,
     }
 }
 

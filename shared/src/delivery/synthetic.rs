@@ -174,6 +174,8 @@ pub fn generate(spec: Spec, now: DateTime<Utc>) -> Input {
         device_containers: Vec::new(),
         policies: Vec::new(),
         media_base: "https://media.example".into(),
+        demand_partners: Vec::new(),
+        marketplaces: Vec::new(),
     }
 }
 

@@ -50,6 +50,8 @@ pub enum GoalExcluded {
     /// The goal has frequency caps and the request names no viewer (`pid`).
     NoViewer,
     Targeting(Refusal),
+    /// Its auction had no valid bid for this break (docs/programmatic.md).
+    NoBid,
 }
 
 impl GoalExcluded {
@@ -65,6 +67,7 @@ impl GoalExcluded {
             GoalExcluded::FrequencyCap => "FREQUENCY_CAP".into(),
             GoalExcluded::NoViewer => "FREQUENCY_CAP_NO_VIEWER".into(),
             GoalExcluded::Targeting(r) => format!("TARGETING:{}:{}", r.level.as_str(), r.dimension.as_str()),
+            GoalExcluded::NoBid => "NO_VALID_BID".into(),
         }
     }
 
@@ -81,6 +84,7 @@ impl GoalExcluded {
             GoalExcluded::FrequencyCap => "a frequency cap is reached for this viewer".into(),
             GoalExcluded::NoViewer => "the goal has frequency caps and the request names no viewer (pid)".into(),
             GoalExcluded::Targeting(r) => format!("the {}'s {} rules refuse the request", r.level.as_str(), r.dimension.as_str()),
+            GoalExcluded::NoBid => "the goal's auction had no valid bid: the break went to the next candidate".into(),
         }
     }
 }
@@ -142,6 +146,8 @@ pub enum LeftOut {
     GoalNotDelivering,
     /// No playable media: the asset's state, or what is missing.
     NoMedia(String),
+    /// An RTB goal without a marketplace, or a programmatic goal whose marketplace is gone.
+    NoMarketplace,
 }
 
 impl LeftOut {
@@ -154,6 +160,7 @@ impl LeftOut {
             LeftOut::Placeholder => "PLACEHOLDER",
             LeftOut::GoalNotDelivering => "GOAL_NOT_DELIVERING",
             LeftOut::NoMedia(_) => "MEDIA_NOT_READY",
+            LeftOut::NoMarketplace => "NO_MARKETPLACE",
         }
     }
 
@@ -166,6 +173,7 @@ impl LeftOut {
             LeftOut::Placeholder => "the ad's creative is a placeholder: nothing to play".into(),
             LeftOut::GoalNotDelivering => "the ad's goal does not deliver".into(),
             LeftOut::NoMedia(why) => format!("no playable media: {why}"),
+            LeftOut::NoMarketplace => "the goal is filled from a marketplace (marketplaceId) and has none of the account's".into(),
         }
     }
 }

@@ -103,6 +103,12 @@ impl GoalType {
         matches!(self, GoalType::UnlimitedImpression | GoalType::Rtb)
     }
 
+    /// Whether the goal may be filled from a marketplace (`marketplaceId`): RTB, and
+    /// IMPRESSION as programmatic guaranteed.
+    pub fn takes_marketplace(self) -> bool {
+        matches!(self, GoalType::Impression | GoalType::Rtb)
+    }
+
     /// Goals counting a video event rather than impressions.
     pub fn is_event(self) -> bool {
         matches!(

@@ -15,25 +15,16 @@ use crate::json::{Ignored, ObjReader};
 use crate::limits::RECORD_NAME_MAX;
 use crate::rule::Rule;
 
+pub use super::write_only_header::SecretHeader;
+
 /// Stitchers an account registers at most.
 pub const MAX_STITCHERS: usize = 50;
 /// Address ranges a stitcher has at most.
 pub const MAX_CIDRS: usize = 20;
-/// A secret header's name, at most (an HTTP token).
-pub const SECRET_NAME_MAX: usize = 64;
 /// A secret header's value: at least this long (a secret, not a label) ...
 pub const SECRET_MIN: usize = 16;
 /// ... and at most this long.
 pub const SECRET_MAX: usize = 256;
-
-/// A header a stitcher sends with every call (write-only: never shown back).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct SecretHeader {
-    /// An HTTP header name (letters, digits, `-`), at most 64 characters.
-    pub name: String,
-    /// 16 to 256 visible ASCII characters.
-    pub value: String,
-}
 
 /// A stitcher as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,10 +81,6 @@ pub struct StitcherInput {
 /// What a stitcher body may hold.
 pub const STITCHER_FIELDS: &[&str] = &["id", "name", "sourceCidrs", "secretHeader", "secretHeaderSet", "created", "modified"];
 
-fn header_name_ok(n: &str) -> bool {
-    !n.is_empty() && n.len() <= SECRET_NAME_MAX && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-}
-
 /// Parses a create (`path_id` None) or a replace body, every error at once.
 pub fn parse_write(v: &Value, path_id: Option<&str>) -> Result<StitcherInput, Vec<FieldError>> {
     let mut r = ObjReader::new(v, "", STITCHER_FIELDS);
@@ -125,27 +112,7 @@ pub fn parse_write(v: &Value, path_id: Option<&str>) -> Result<StitcherInput, Ve
             }
         }
     }
-    let secret_header = match r.get("secretHeader") {
-        None if r.is_null("secretHeader") => Some(None),
-        None => None,
-        Some(h) => {
-            let mut hr = ObjReader::new(h, "secretHeader", &["name", "value"]);
-            let name = hr.str_req("name", SECRET_NAME_MAX);
-            let value = hr.str_req("value", SECRET_MAX);
-            if name.as_deref().is_some_and(|n| !header_name_ok(n)) {
-                hr.err("name", Rule::Format, "secretHeader.name is an HTTP header name: letters, digits and '-'");
-            }
-            if value.as_deref().is_some_and(|v| v.len() < SECRET_MIN || !v.bytes().all(|b| b.is_ascii_graphic())) {
-                hr.err("value", Rule::Format, format!("secretHeader.value is {SECRET_MIN} to {SECRET_MAX} visible ASCII characters"));
-            }
-            let ok = hr.errors.is_empty();
-            r.errors.append(&mut hr.errors);
-            match (name, value) {
-                (Some(name), Some(value)) if ok => Some(Some(SecretHeader { name: name.to_ascii_lowercase(), value })),
-                _ => None,
-            }
-        }
-    };
+    let secret_header = super::write_only_header::read(&mut r, "secretHeader", (SECRET_MIN, SECRET_MAX), false);
     match name {
         Some(name) if r.errors.is_empty() => Ok(StitcherInput {
             id,
@@ -179,10 +146,7 @@ impl Stitcher {
             id: self.id.clone(),
             name: input.name,
             source_cidrs: input.source_cidrs,
-            secret_header: match input.secret_header {
-                None => self.secret_header.clone(),
-                Some(h) => h,
-            },
+            secret_header: super::write_only_header::replaced(&self.secret_header, input.secret_header),
             created: self.created,
             modified: now,
         }

@@ -234,6 +234,8 @@ pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &s
     let partners = repo::reference::ids(store, account, Kind::ContentPartner).await?;
     let device_containers = repo::reference::ids(store, account, Kind::DeviceContainer).await?;
     let (policies, _) = repo::policies::page(store, account, 10_000, 1).await?;
+    let demand_partners = repo::collection::all(store, account).await?.into_iter().map(|e| e.record).collect();
+    let marketplaces = repo::collection::all(store, account).await?.into_iter().map(|e| e.record).collect();
     Ok(Input {
         account: acc,
         version,
@@ -248,6 +250,8 @@ pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &s
         device_containers,
         policies,
         media_base: media_base.to_string(),
+        demand_partners,
+        marketplaces,
     })
 }
 

@@ -22,8 +22,21 @@ fn campaign_ref(e: RepoError, id: &str) -> RepoError {
     }
 }
 
+/// A goal's `marketplaceId` names one of the account's marketplaces (400 `unknown`).
+async fn check_marketplace(st: &AppState, account: &str, input: &GoalInput) -> UseCaseResult<()> {
+    match input.marketplace_id.as_deref() {
+        Some(m) if !super::demand::marketplace_exists(st, account, m).await? => Err(super::UseCaseError::field(
+            "goalBean/marketplaceId",
+            Rule::Unknown,
+            format!("goalBean/marketplaceId: no marketplace with id {m} in this account (see /v1/marketplaces)"),
+        )),
+        _ => Ok(()),
+    }
+}
+
 pub async fn create(st: &AppState, account: &str, input: GoalInput) -> UseCaseResult<Goal> {
     no_id_on_create(ROOT, input.id.as_deref())?;
+    check_marketplace(st, account, &input).await?;
     let id = new_id();
     let campaign = input.campaign_id.as_str();
     let build = || Goal::created(id.clone(), &input, st.clock.now());
@@ -55,6 +68,7 @@ pub async fn update(
 ) -> UseCaseResult<()> {
     let load = repo::goals::load(st.store.as_ref(), account, id);
     let (cur, input) = super::beans::for_update(load, ROOT, id, input, |i| i.id.as_deref()).await?;
+    check_marketplace(st, account, &input).await?;
     repo::goals::update(st.store.as_ref(), account, cur, expected, |stored| Ok(stored.updated(&input, st.clock.now())?)).await?;
     Ok(())
 }

@@ -13,6 +13,7 @@ pub mod beans;
 pub mod campaigns;
 pub mod clients;
 pub mod contacts;
+pub mod demand;
 pub mod error;
 pub mod events;
 pub mod forecast;

@@ -18,17 +18,17 @@ use crate::state::AppState;
 
 pub async fn create(st: &AppState, account: &str, input: Result<StitcherInput, DomainError>) -> UseCaseResult<Entry> {
     let s = Stitcher::created(new_id(), input?, st.clock.now());
-    let e = repo::stitchers::create(st.store.as_ref(), account, &s).await?;
+    let e = repo::collection::create(st.store.as_ref(), account, &s, |_| Ok(())).await?;
     forget(account);
     Ok(e)
 }
 
 pub async fn list(st: &AppState, account: &str) -> UseCaseResult<Vec<Entry>> {
-    Ok(repo::stitchers::all(st.store.as_ref(), account).await?)
+    Ok(repo::stitchers::all::<Stitcher>(st.store.as_ref(), account).await?)
 }
 
 pub async fn get(st: &AppState, account: &str, id: &str) -> UseCaseResult<Entry> {
-    Ok(repo::stitchers::load(st.store.as_ref(), account, id).await?)
+    Ok(repo::stitchers::load::<Stitcher>(st.store.as_ref(), account, id).await?)
 }
 
 /// `PUT`: the stitcher read first (404), then the body; `expected` is the `If-Match`.
@@ -39,16 +39,16 @@ pub async fn replace(
     input: Result<StitcherInput, DomainError>,
     expected: Option<u64>,
 ) -> UseCaseResult<Entry> {
-    repo::stitchers::load(st.store.as_ref(), account, id).await?;
+    repo::stitchers::load::<Stitcher>(st.store.as_ref(), account, id).await?;
     let input = input?;
     let now = st.clock.now();
-    let e = repo::stitchers::replace(st.store.as_ref(), account, id, expected, |cur| cur.replaced(input.clone(), now)).await?;
+    let e = repo::stitchers::replace(st.store.as_ref(), account, id, expected, |cur: &Stitcher| cur.replaced(input.clone(), now)).await?;
     forget(account);
     Ok(e)
 }
 
 pub async fn remove(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
-    repo::stitchers::remove(st.store.as_ref(), account, id).await?;
+    repo::stitchers::remove::<Stitcher>(st.store.as_ref(), account, id).await?;
     forget(account);
     Ok(())
 }
@@ -77,7 +77,7 @@ async fn of_account(st: &AppState, account: &str) -> UseCaseResult<Arc<Vec<Stitc
         }
     }
     let list: Arc<Vec<Stitcher>> =
-        Arc::new(repo::stitchers::all(st.store.as_ref(), account).await?.into_iter().map(|e| e.stitcher).collect());
+        Arc::new(repo::stitchers::all::<Stitcher>(st.store.as_ref(), account).await?.into_iter().map(|e| e.record).collect());
     if let Ok(mut c) = cache().lock() {
         if c.len() >= CACHED_ACCOUNTS {
             c.clear();
@@ -103,6 +103,6 @@ pub async fn is_stitcher<'a>(st: &AppState, account: &str, peer: Option<IpAddr>,
 
 impl From<repo::stitchers::Entry> for crate::model::stitcher::StitcherView {
     fn from(e: repo::stitchers::Entry) -> Self {
-        e.stitcher.view()
+        e.record.view()
     }
 }

@@ -70,6 +70,10 @@ pub struct Goal {
     pub midroll_breaks: Vec<u32>,
     #[serde(default)]
     pub unlimited_impressions: bool,
+    /// The marketplace an RTB or programmatic guaranteed (IMPRESSION) goal is filled from
+    /// (docs/programmatic.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marketplace_id: Option<String>,
     #[serde(default)]
     pub ads: Vec<AdSummary>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -100,6 +104,7 @@ pub struct GoalInput {
     pub caps: Vec<Cap>,
     pub midroll_breaks: Vec<u32>,
     pub unlimited_impressions: bool,
+    pub marketplace_id: Option<String>,
 }
 
 const FIELDS: &[&str] = &[
@@ -120,6 +125,7 @@ const FIELDS: &[&str] = &[
     "caps",
     "midrollBreakTargeting",
     "unlimitedImpressions",
+    "marketplaceId",
     "id",
     "formatType",
 ];
@@ -185,6 +191,7 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
     let caps = read_caps(&mut r, kind);
     let midroll_breaks = read_breaks(&mut r);
     let unlimited_impressions = r.bool("unlimitedImpressions").unwrap_or(false);
+    let marketplace_id = read_marketplace(&mut r, kind);
     match (campaign_id, kind, variant, start) {
         (Some(campaign_id), Some(kind), Some(variant), Some(start)) if r.errors.is_empty() => Ok(GoalInput {
             id,
@@ -204,8 +211,22 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
             caps,
             midroll_breaks,
             unlimited_impressions,
+            marketplace_id,
         }),
         _ => Err(DomainError::Validation(r.errors)),
+    }
+}
+
+/// `marketplaceId`: allowed on IMPRESSION and RTB goals only (an empty element: none).
+/// That it names one of the account's marketplaces is the use case's check.
+fn read_marketplace(r: &mut BeanReader, kind: Option<GoalType>) -> Option<String> {
+    let id = r.text_max("marketplaceId", MAX_ID_LEN).filter(|s| !s.trim().is_empty())?;
+    match kind {
+        Some(k) if !k.takes_marketplace() => {
+            r.err("marketplaceId", Rule::NotAllowed, format!("goalBean/marketplaceId is allowed only on IMPRESSION and RTB goals (this is {k})"));
+            None
+        }
+        _ => Some(id.trim().to_string()),
     }
 }
 
@@ -295,6 +316,7 @@ impl Goal {
             caps: i.caps.clone(),
             midroll_breaks: i.midroll_breaks.clone(),
             unlimited_impressions: i.unlimited_impressions,
+            marketplace_id: i.marketplace_id.clone(),
             ads: vec![],
             deleted_at: None,
             created: now,
@@ -406,6 +428,7 @@ impl Goal {
         o.leaf("frontLoadFactor", self.effective_frontload(c, a));
         o.leaf_opt("goalValue", self.goal_value);
         o.leaf("id", &self.id);
+        o.leaf_opt("marketplaceId", self.marketplace_id.as_ref());
         if !self.midroll_breaks.is_empty() {
             o.open("midrollBreakTargeting");
             for b in &self.midroll_breaks {

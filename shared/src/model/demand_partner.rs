@@ -1,0 +1,231 @@
+//! Demand partners (docs/programmatic.md, "Records"): the OpenRTB 2.6 bidders a
+//! marketplace asks. The endpoint's address rule is checked when the record is written
+//! (`usecases::demand`) and again at every connection (`demand::client`).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::write_only_header::{self, SecretHeader};
+use crate::domain_error::FieldError;
+use crate::json::{Ignored, ObjReader};
+use crate::limits::{RECORD_NAME_MAX, URL_MAX};
+use crate::rule::Rule;
+
+/// Demand partners an account has at most.
+pub const MAX_PARTNERS: usize = 50;
+/// A bidder's time to answer: at least, at most, and by default (ms).
+pub const TIMEOUT_MIN_MS: u32 = 10;
+pub const TIMEOUT_MAX_MS: u32 = 1000;
+pub const TIMEOUT_DEFAULT_MS: u32 = 200;
+/// An auth header's value: 1 to 512 characters.
+pub const AUTH_VALUE_MAX: usize = 512;
+
+/// A demand partner as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DemandPartner {
+    pub id: String,
+    pub name: String,
+    pub endpoint: String,
+    pub enabled: bool,
+    pub timeout_ms: u32,
+    pub currency: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth_header: Option<SecretHeader>,
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+}
+
+/// A demand partner as the API shows it: the auth header only as `authHeaderSet`.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DemandPartnerView {
+    pub id: String,
+    pub name: String,
+    /// The bidder's OpenRTB 2.6 endpoint (https).
+    pub endpoint: String,
+    pub enabled: bool,
+    /// How long the bidder may take (its `tmax`), ms.
+    pub timeout_ms: u32,
+    /// ISO 4217.
+    pub currency: String,
+    /// Whether bid requests carry the auth header (its value is never shown).
+    pub auth_header_set: bool,
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+}
+
+/// The body of `POST /v1/demand-partners` and `PUT /v1/demand-partners/{id}`.
+#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[schema(as = DemandPartnerWrite)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DemandPartnerInput {
+    /// Only on PUT: must equal the path's id.
+    #[schema(value_type = Option<crate::wire_schema::Id>, inline)]
+    pub id: Option<String>,
+    #[schema(value_type = crate::wire_schema::RecordName, inline)]
+    pub name: String,
+    /// An https URL (at most 2,048 characters) whose host resolves to public addresses only.
+    #[schema(max_length = 2048)]
+    pub endpoint: String,
+    /// Default true.
+    #[schema(value_type = Option<bool>)]
+    pub enabled: bool,
+    /// 10 to 1,000; default 200.
+    #[schema(value_type = Option<u32>, minimum = 10, maximum = 1000)]
+    pub timeout_ms: u32,
+    /// ISO 4217; default USD.
+    #[schema(value_type = Option<String>, pattern = "^[A-Z]{3}$")]
+    pub currency: String,
+    /// Sent with every bid request; value 1 to 512 characters. Left out on PUT: kept as it
+    /// is; `null`: removed.
+    #[schema(value_type = Option<SecretHeader>)]
+    pub auth_header: Option<Option<SecretHeader>>,
+    /// Read-only (a GET sent back): accepted and ignored.
+    #[schema(value_type = Option<bool>)]
+    pub auth_header_set: Ignored,
+    #[schema(value_type = Option<String>)]
+    pub created: Ignored,
+    #[schema(value_type = Option<String>)]
+    pub modified: Ignored,
+}
+
+/// What a demand partner body may hold.
+pub const PARTNER_FIELDS: &[&str] =
+    &["id", "name", "endpoint", "enabled", "timeoutMs", "currency", "authHeader", "authHeaderSet", "created", "modified"];
+
+/// A record name: trimmed, a visible character, no control characters.
+pub fn record_name(r: &mut ObjReader<'_>) -> Option<String> {
+    let name = r.str_req("name", RECORD_NAME_MAX).map(|n| n.trim().to_string());
+    if name.as_deref().is_some_and(|n| n.is_empty() || n.chars().any(char::is_control)) {
+        r.err("name", Rule::Format, "name must hold a visible character and no control characters");
+        return None;
+    }
+    name
+}
+
+/// An ISO 4217 `field` (default USD).
+pub fn currency(r: &mut ObjReader<'_>, field: &str) -> String {
+    match r.str_opt(field, 3) {
+        Some(c) if super::currency::known(&c) => c,
+        Some(c) => {
+            r.err(field, Rule::Enum, format!("{field} must be an ISO 4217 currency code such as USD or EUR (got {c:?})"));
+            String::new()
+        }
+        None => super::currency::DEFAULT.to_string(),
+    }
+}
+
+/// Parses a create (`path_id` None) or a replace body, every error at once. `allow_http`:
+/// `DEMAND_ALLOW_PRIVATE_URLS` (local testing) lets the endpoint be http.
+pub fn parse_write(v: &Value, path_id: Option<&str>, allow_http: bool) -> Result<DemandPartnerInput, Vec<FieldError>> {
+    let mut r = ObjReader::new(v, "", PARTNER_FIELDS);
+    let name = record_name(&mut r);
+    let id = r.record_id(path_id);
+    let endpoint = r.str_req("endpoint", URL_MAX);
+    if let Some(Err(e)) = endpoint.as_deref().map(|u| crate::download::check_endpoint(u, allow_http)) {
+        r.err("endpoint", Rule::Url, format!("endpoint {e}"));
+    }
+    let enabled = r.bool_opt("enabled").unwrap_or(true);
+    let timeout = r.int_opt("timeoutMs", TIMEOUT_MIN_MS.into(), TIMEOUT_MAX_MS.into()).map_or(TIMEOUT_DEFAULT_MS, |t| t as u32);
+    let currency = currency(&mut r, "currency");
+    let auth_header = write_only_header::read(&mut r, "authHeader", (1, AUTH_VALUE_MAX), true);
+    match (name, endpoint) {
+        (Some(name), Some(endpoint)) if r.errors.is_empty() => Ok(DemandPartnerInput {
+            id,
+            name,
+            endpoint,
+            enabled,
+            timeout_ms: timeout,
+            currency,
+            auth_header,
+            auth_header_set: Ignored,
+            created: Ignored,
+            modified: Ignored,
+        }),
+        _ => Err(r.errors),
+    }
+}
+
+impl DemandPartner {
+    /// A new partner from a create body.
+    pub fn created(id: String, i: DemandPartnerInput, now: DateTime<Utc>) -> DemandPartner {
+        DemandPartner {
+            id,
+            name: i.name,
+            endpoint: i.endpoint,
+            enabled: i.enabled,
+            timeout_ms: i.timeout_ms,
+            currency: i.currency,
+            auth_header: i.auth_header.flatten(),
+            created: now,
+            modified: now,
+        }
+    }
+
+    /// The partner replaced by a body: a left-out auth header is kept, `null` removes it.
+    pub fn replaced(&self, i: DemandPartnerInput, now: DateTime<Utc>) -> DemandPartner {
+        DemandPartner {
+            id: self.id.clone(),
+            auth_header: write_only_header::replaced(&self.auth_header, i.auth_header.clone()),
+            created: self.created,
+            ..DemandPartner::created(self.id.clone(), i, now)
+        }
+    }
+
+    pub fn view(&self) -> DemandPartnerView {
+        DemandPartnerView {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            endpoint: self.endpoint.clone(),
+            enabled: self.enabled,
+            timeout_ms: self.timeout_ms,
+            currency: self.currency.clone(),
+            auth_header_set: self.auth_header.is_some(),
+            created: self.created,
+            modified: self.modified,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rules(v: Value) -> Vec<String> {
+        parse_write(&v, None, false).err().unwrap_or_default().iter().map(|e| format!("{} {}", e.field, e.rule)).collect()
+    }
+
+    #[test]
+    fn bodies_are_checked_field_by_field() {
+        let ok = parse_write(&json!({"name": " DSP ", "endpoint": "https://bid.example/ortb"}), None, false).unwrap();
+        assert_eq!((ok.name.as_str(), ok.enabled, ok.timeout_ms, ok.currency.as_str()), ("DSP", true, 200, "USD"));
+        assert_eq!(rules(json!({})), ["name required", "endpoint required"]);
+        assert_eq!(
+            rules(json!({"name": "x", "endpoint": "http://bid.example/", "timeoutMs": 5, "currency": "usd", "extra": 1})),
+            ["extra unknown", "endpoint url", "timeoutMs range", "currency enum"]
+        );
+        assert!(parse_write(&json!({"name": "x", "endpoint": "http://127.0.0.1:9/"}), None, true).is_ok(), "http when allowed");
+        assert_eq!(
+            rules(json!({"name": "x", "endpoint": "https://u:p@bid.example/", "authHeader": {"name": "a b", "value": ""}})),
+            ["endpoint url", "authHeader.value required", "authHeader.name format"]
+        );
+    }
+
+    #[test]
+    fn the_auth_header_is_write_only() {
+        let now = Utc::now();
+        let body = json!({"name": "DSP", "endpoint": "https://bid.example/", "authHeader": {"name": "Authorization", "value": "Bearer abc"}});
+        let p = DemandPartner::created("p1".into(), parse_write(&body, None, false).unwrap(), now);
+        assert_eq!(p.auth_header.as_ref().map(|h| h.name.as_str()), Some("authorization"));
+        let shown = serde_json::to_value(p.view()).unwrap();
+        assert_eq!(shown["authHeaderSet"], true);
+        assert!(!shown.to_string().contains("Bearer"), "{shown}");
+        let keep = parse_write(&json!({"name": "DSP", "endpoint": "https://bid.example/", "authHeaderSet": true}), Some("p1"), false).unwrap();
+        assert!(p.replaced(keep, now).auth_header.is_some());
+        let drop = parse_write(&json!({"name": "DSP", "endpoint": "https://bid.example/", "authHeader": null}), Some("p1"), false).unwrap();
+        assert!(p.replaced(drop, now).auth_header.is_none());
+    }
+}
