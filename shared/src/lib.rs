@@ -8,6 +8,7 @@ pub mod cause;
 pub mod cidr;
 pub mod clock;
 pub mod delivery;
+pub mod demand;
 pub mod domain_error;
 pub mod download;
 pub mod fasttime;

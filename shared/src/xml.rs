@@ -8,12 +8,32 @@ use quick_xml::Reader;
 
 use crate::domain_error::{DomainError, FieldError};
 
-/// Deepest nesting accepted (beans are 3 levels deep; this only stops abuse).
+/// Deepest nesting accepted (beans are 3 levels deep, VAST 8; this only stops abuse).
 const MAX_DEPTH: usize = 16;
+/// Most attributes kept on one element (VAST's MediaFile has 11).
+const MAX_ATTRS: usize = 16;
+
+/// An element's local name and attributes.
+fn start(e: &quick_xml::events::BytesStart<'_>) -> Result<Element, DomainError> {
+    let name = std::str::from_utf8(e.local_name().as_ref()).map_err(|_| malformed("element name"))?.to_string();
+    let mut attrs = Vec::new();
+    for a in e.attributes() {
+        let a = a.map_err(malformed)?;
+        if attrs.len() >= MAX_ATTRS {
+            return Err(malformed(format!("more than {MAX_ATTRS} attributes on <{name}>")));
+        }
+        let key = std::str::from_utf8(a.key.local_name().as_ref()).map_err(|_| malformed("attribute name"))?.to_string();
+        let value = a.normalized_value(quick_xml::XmlVersion::Implicit1_0).map_err(malformed)?.to_string();
+        attrs.push((key, value));
+    }
+    Ok(Element { name, attrs, ..Element::default() })
+}
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Element {
     pub name: String,
+    /// Attributes (local names, values unescaped), at most `MAX_ATTRS`.
+    pub attrs: Vec<(String, String)>,
     pub children: Vec<Element>,
     /// Concatenated character data, untrimmed.
     pub text: String,
@@ -25,6 +45,10 @@ impl Element {
     }
     pub fn children_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
         self.children.iter().filter(move |c| c.name == name)
+    }
+    /// An attribute's value.
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
     /// Trimmed text; `None` when empty.
     pub fn value(&self) -> Option<&str> {
@@ -58,15 +82,13 @@ pub fn parse(bytes: &[u8]) -> Result<Element, DomainError> {
                 if stack.len() >= MAX_DEPTH {
                     return Err(malformed("nesting too deep"));
                 }
-                let name = std::str::from_utf8(e.local_name().as_ref()).map_err(|_| malformed("element name"))?.to_string();
-                stack.push(Element { name, ..Element::default() });
+                stack.push(start(&e)?);
             }
             Event::Empty(e) => {
                 if root.is_some() {
                     return Err(malformed("content after the root element"));
                 }
-                let name = std::str::from_utf8(e.local_name().as_ref()).map_err(|_| malformed("element name"))?.to_string();
-                let el = Element { name, ..Element::default() };
+                let el = start(&e)?;
                 match stack.last_mut() {
                     Some(parent) => parent.children.push(el),
                     None => root = Some(el),
