@@ -207,7 +207,7 @@ async fn resolve(t: &Target, allow_private: bool) -> Result<SocketAddr, Download
     Ok(addrs[0])
 }
 
-fn tls() -> Result<Arc<rustls::ClientConfig>, DownloadError> {
+pub(crate) fn tls() -> Result<Arc<rustls::ClientConfig>, DownloadError> {
     static CONFIG: OnceLock<Result<Arc<rustls::ClientConfig>, String>> = OnceLock::new();
     CONFIG
         .get_or_init(|| {

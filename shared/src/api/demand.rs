@@ -138,6 +138,7 @@ async fn create_marketplace(State(st): State<AppState>, Auth(a): Auth, JsonBody(
 }
 
 #[utoipa::path(get, path = "/v1/marketplaces", tag = "demand", summary = "List the account's marketplaces",
+    description = "Every marketplace with its partners, auction type, floors, deals and blocks.",
     responses((status = 200, description = "Every marketplace, in the order created", body = MarketplaceList)))]
 async fn list_marketplaces(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
     let all = demand::marketplaces(&st, &a.id).await?;

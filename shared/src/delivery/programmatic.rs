@@ -58,6 +58,21 @@ pub struct Demand {
     pub market_index: HashMap<String, u32>,
 }
 
+/// A won auction's ad, as the served document carries it: the bidder's markup inside this
+/// service's `<Ad>`, with this service's links (docs/programmatic.md, "Serving the winner").
+#[derive(Debug, Clone, PartialEq)]
+pub struct WonAd {
+    /// The `<Ad id>`: the bid's `crid`, else its `adid`, else its `id`.
+    pub ad_id: String,
+    /// `<AdSystem>`: the demand partner's name.
+    pub system: String,
+    /// The break's format.
+    pub format: super::snapshot::AdFormat,
+    /// What the links carry: partner, marketplace, clearing price.
+    pub sale: super::tracking::Sale,
+    pub markup: crate::demand::adm::Markup,
+}
+
 /// How a goal fills a break.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Fill {

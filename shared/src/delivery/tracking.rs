@@ -26,6 +26,24 @@ pub struct Dims {
     pub partner: Option<String>,
     #[serde(rename = "dc", default, skip_serializing_if = "Option::is_none")]
     pub device_container: Option<String>,
+    /// A programmatic ad's sale (version-4 links, docs/programmatic.md): who bought it in
+    /// which marketplace at what clearing price.
+    #[serde(rename = "sale", default, skip_serializing_if = "Option::is_none")]
+    pub sale: Option<Sale>,
+}
+
+/// A won auction as its links carry it (all of it signed).
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Sale {
+    /// The demand partner.
+    #[serde(rename = "dp")]
+    pub partner: String,
+    /// The marketplace.
+    #[serde(rename = "mk")]
+    pub market: String,
+    /// The clearing price, CPM in micros of the marketplace's currency.
+    #[serde(rename = "px")]
+    pub price_micros: i64,
 }
 
 /// The dimensions, borrowed (what a served document signs).
@@ -35,6 +53,7 @@ pub struct DimsRef<'a> {
     pub category: Option<&'a str>,
     pub partner: Option<&'a str>,
     pub device_container: Option<&'a str>,
+    pub sale: Option<&'a Sale>,
 }
 
 /// The request's category, content partner and device container as reports keep them.
@@ -225,7 +244,16 @@ impl LinkFields<'_> {
                 marked(h, d.category);
                 marked(h, d.partner);
                 marked(h, d.device_container);
-                feed(h, b"", b"3");
+                match d.sale {
+                    // Version 4: a programmatic ad's sale, then the version.
+                    Some(sale) => {
+                        feed(h, b"", sale.partner.as_bytes());
+                        feed(h, b"", sale.market.as_bytes());
+                        feed(h, b"", itoa_signed(sale.price_micros).as_bytes_mut());
+                        feed(h, b"", b"4");
+                    }
+                    None => feed(h, b"", b"3"),
+                }
             }
             None => feed(h, b"", b"2"),
         }
@@ -284,6 +312,11 @@ impl LinkFields<'_> {
                     param(&mut out, name, v);
                 }
             }
+            if let Some(sale) = d.sale {
+                param(&mut out, "dp", &sale.partner);
+                param(&mut out, "mk", &sale.market);
+                param(&mut out, "px", itoa_signed(sale.price_micros).as_str());
+            }
         }
         out
     }
@@ -330,6 +363,7 @@ impl Token {
                 category: d.category.as_deref(),
                 partner: d.partner.as_deref(),
                 device_container: d.device_container.as_deref(),
+                sale: d.sale.as_ref(),
             }),
         }
     }
@@ -366,6 +400,9 @@ impl Token {
             if d.format.is_empty() || empty(&d.category) || empty(&d.partner) || empty(&d.device_container) {
                 return false;
             }
+            if d.sale.as_ref().is_some_and(|s| s.partner.is_empty() || s.market.is_empty() || s.price_micros <= 0) {
+                return false;
+            }
         }
         if same(&self.sign(key, event), sig) {
             return true;
@@ -396,7 +433,20 @@ impl Token {
                 delivered: get("d")?,
                 click: get("u"),
                 key: get("k"),
-                dims: get("f").map(|format| Dims { format, category: get("cat"), partner: get("cp"), device_container: get("dc") }),
+                dims: match get("f") {
+                    None => None,
+                    Some(format) => Some(Dims {
+                        format,
+                        category: get("cat"),
+                        partner: get("cp"),
+                        device_container: get("dc"),
+                        sale: match (get("dp"), get("mk"), get("px")) {
+                            (Some(partner), Some(market), Some(px)) => Some(Sale { partner, market, price_micros: px.parse().ok()? }),
+                            (None, None, None) => None,
+                            _ => return None,
+                        },
+                    }),
+                },
             },
             get("s")?,
         ))
@@ -502,7 +552,7 @@ mod tests {
         let key = &SigningKey::new(b"secret");
         let mut t = token();
         t.dims =
-            Some(Dims { format: "preroll".into(), category: Some("sports".into()), partner: None, device_container: Some("web".into()) });
+            Some(Dims { format: "preroll".into(), category: Some("sports".into()), partner: None, device_container: Some("web".into()), sale: None });
         let q = t.query(key, "impression");
         assert!(q.contains("&f=preroll&cat=sports&dc=web&s="), "{q}");
         let pairs: Vec<(String, String)> =
@@ -516,7 +566,7 @@ mod tests {
         assert!(!dropped.verify(key, "impression", &sig));
         let mut moved = t.clone();
         moved.dims =
-            Some(Dims { format: "preroll".into(), category: None, partner: Some("sports".into()), device_container: Some("web".into()) });
+            Some(Dims { format: "preroll".into(), category: None, partner: Some("sports".into()), device_container: Some("web".into()), sale: None });
         assert!(!moved.verify(key, "impression", &sig));
         let mut emptied = t.clone();
         emptied.dims.as_mut().unwrap().partner = Some(String::new());
@@ -524,5 +574,29 @@ mod tests {
         // A version-2 link (no dimensions) still verifies as it did.
         let v2 = token();
         assert!(v2.verify(key, "impression", &v2.sign(key, "impression")));
+    }
+
+    #[test]
+    fn a_sale_is_signed_and_cannot_be_dropped_or_repriced() {
+        let key = &SigningKey::new(b"secret");
+        let mut t = token();
+        let sale = Sale { partner: "p1".into(), market: "m1".into(), price_micros: 4_010_000 };
+        t.dims = Some(Dims { format: "preroll".into(), sale: Some(sale), ..Dims::default() });
+        let q = t.query(key, "impression");
+        assert!(q.contains("&f=preroll&dp=p1&mk=m1&px=4010000&s="), "{q}");
+        let pairs: Vec<(String, String)> =
+            q.split('&').filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let (back, sig) = Token::from_pairs(&pairs).unwrap();
+        assert_eq!(back, t);
+        assert!(back.verify(key, "impression", &sig));
+        let mut repriced = t.clone();
+        repriced.dims.as_mut().unwrap().sale.as_mut().unwrap().price_micros = 9_000_000;
+        assert!(!repriced.verify(key, "impression", &sig));
+        let mut dropped = t.clone();
+        dropped.dims.as_mut().unwrap().sale = None;
+        assert!(!dropped.verify(key, "impression", &sig));
+        // Part of a sale is no link.
+        let partial: Vec<(String, String)> = pairs.iter().filter(|(k, _)| k != "px").cloned().collect();
+        assert!(Token::from_pairs(&partial).is_none());
     }
 }

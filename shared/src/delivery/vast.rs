@@ -75,10 +75,12 @@ pub struct Links<'a> {
     pub dims: RequestDims<'a>,
 }
 
-/// A pick with the impression id its tracking links carry.
+/// A pick with the impression id its tracking links carry (and, for a programmatic
+/// goal's pick, the auction's winning ad).
 pub struct Served<'a> {
     pub pick: &'a Pick,
     pub impression: String,
+    pub won: Option<&'a super::programmatic::WonAd>,
 }
 
 fn hms(secs: u32) -> String {
@@ -146,13 +148,20 @@ impl AdWriter<'_> {
     }
 
     fn fields<'b>(&'b self, served: &'b Served<'_>, click: Option<&'b str>) -> LinkFields<'b> {
-        let ad = &self.s.ads[served.pick.ad as usize];
+        // A programmatic ad's links name its demand partner as the ad, and carry its sale.
+        let (ad, format, sale) = match served.won {
+            Some(w) => (w.sale.partner.as_str(), w.format, Some(&w.sale)),
+            None => {
+                let ad = &self.s.ads[served.pick.ad as usize];
+                (ad.id.as_str(), ad.format, None)
+            }
+        };
         let g = &self.s.goals[served.pick.goal as usize];
         LinkFields {
             account: &self.s.account,
             campaign: &g.campaign_id,
             goal: &g.id,
-            ad: &ad.id,
+            ad,
             impression: &served.impression,
             viewer: self.links.viewer,
             issued: self.links.issued,
@@ -160,23 +169,28 @@ impl AdWriter<'_> {
             click,
             key: Some(self.links.key_id),
             dims: Some(super::tracking::DimsRef {
-                format: ad.format.as_str(),
+                format: format.as_str(),
                 category: self.links.dims.category,
                 partner: self.links.dims.partner,
                 device_container: self.links.dims.device_container,
+                sale,
             }),
         }
     }
 
     fn tracking_events(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry) {
+        let theirs = ad.trackers.iter().filter_map(|(event, url)| Some((vast_event(*event, self.v3)?, url.as_str())));
+        self.tracking_events_with(o, served, theirs);
+    }
+
+    /// This service's five progress links, then `theirs` ((VAST event, url)).
+    fn tracking_events_with<'u>(&self, o: &mut XmlOut, served: &Served<'_>, theirs: impl Iterator<Item = (&'u str, &'u str)>) {
         o.open("TrackingEvents");
         for e in ["start", "firstQuartile", "midpoint", "thirdQuartile", "complete"] {
             self.link_leaf(o, "Tracking", &[("event", e)], served, e, None);
         }
-        for (event, url) in &ad.trackers {
-            if let Some(e) = vast_event(*event, self.v3) {
-                o.leaf_attrs("Tracking", &[("event", e)], url);
-            }
+        for (e, url) in theirs {
+            o.leaf_attrs("Tracking", &[("event", e)], url);
         }
         o.close("TrackingEvents");
     }
@@ -197,72 +211,114 @@ impl AdWriter<'_> {
         }
     }
 
-    fn ad(&self, o: &mut XmlOut, served: &Served<'_>, sequence: usize, pod: bool) {
-        let ad = &self.s.ads[served.pick.ad as usize];
+    /// `<Ad id [sequence]>` (the sequence in a pod, from VAST 3).
+    fn open_ad(&self, o: &mut XmlOut, id: &str, sequence: usize, pod: bool) {
         let seq = sequence.to_string();
-        let mut attrs = vec![("id", ad.id.as_str())];
+        let mut attrs = vec![("id", id)];
         if self.v3 && pod {
             attrs.push(("sequence", seq.as_str()));
         }
         o.open_attrs("Ad", &attrs);
+    }
+
+    fn ad(&self, o: &mut XmlOut, served: &Served<'_>, sequence: usize, pod: bool) {
+        if let Some(won) = served.won {
+            return self.won_ad(o, served, won, sequence, pod);
+        }
+        let ad = &self.s.ads[served.pick.ad as usize];
+        self.open_ad(o, &ad.id, sequence, pod);
         let duration = ad.duration.unwrap_or(DEFAULT_DURATION);
+        let v4 = self.version >= Version::V4_2;
         match &ad.media {
             Media::ThirdParty { vast_uri } => {
-                o.open("Wrapper").leaf("AdSystem", AD_SYSTEM).leaf("VASTAdTagURI", vast_uri);
+                // VAST 2/3: the tag URI second; 4.x: last (after the common elements and Creatives).
+                o.open("Wrapper").leaf("AdSystem", AD_SYSTEM);
+                if !v4 {
+                    o.leaf("VASTAdTagURI", vast_uri);
+                }
                 self.impressions(o, served, ad, false);
                 o.open("Creatives").open("Creative").open("Linear");
                 self.tracking_events(o, served, ad);
                 o.open("VideoClicks");
                 self.click_trackers(o, ad, "ClickTracking");
-                o.close("VideoClicks").close("Linear").close("Creative").close("Creatives").close("Wrapper");
+                o.close("VideoClicks").close("Linear").close("Creative").close("Creatives");
+                if v4 {
+                    o.leaf("VASTAdTagURI", vast_uri);
+                }
+                o.close("Wrapper");
             }
             media => {
-                o.open("InLine").leaf("AdSystem", AD_SYSTEM).leaf("AdTitle", &ad.name);
-                if self.version < Version::V4_2 {
-                    if let Some(d) = &ad.description {
-                        o.leaf("Description", d);
-                    }
+                o.open("InLine").leaf("AdSystem", AD_SYSTEM);
+                if v4 {
+                    // VAST 4.x: the common elements (Impression) first, then AdServingId,
+                    // AdTitle, Creatives, Description.
                     self.impressions(o, served, ad, true);
+                    o.leaf("AdServingId", &served.impression).leaf("AdTitle", &ad.name);
                 } else {
-                    // VAST 4.1+: the impressions, then AdServingId (required), then Description.
-                    self.impressions(o, served, ad, true);
-                    o.leaf("AdServingId", &served.impression);
+                    o.leaf("AdTitle", &ad.name);
                     if let Some(d) = &ad.description {
                         o.leaf("Description", d);
                     }
+                    self.impressions(o, served, ad, true);
                 }
                 o.open("Creatives").open_attrs("Creative", &[("id", ad.id.as_str()), ("sequence", "1")]);
-                if self.version >= Version::V4_2 {
-                    // Required in VAST 4.1+: the ad's id in this ad server's registry.
-                    o.leaf_attrs("UniversalAdId", &[("idRegistry", AD_SYSTEM)], &ad.id);
-                }
                 if ad.format == AdFormat::Pause {
                     self.non_linear(o, served, ad, media);
                 } else {
                     self.linear(o, served, ad, media, duration);
                 }
-                o.close("Creative").close("Creatives").close("InLine");
+                if v4 {
+                    // Required in VAST 4.1+, after the creative: the ad's id in this ad server's registry.
+                    o.leaf_attrs("UniversalAdId", &[("idRegistry", AD_SYSTEM)], &ad.id);
+                }
+                o.close("Creative").close("Creatives");
+                if let Some(d) = ad.description.as_ref().filter(|_| v4) {
+                    o.leaf("Description", d);
+                }
+                o.close("InLine");
             }
         }
         o.close("Ad");
     }
 
-    fn linear(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry, media: &Media, duration: u32) {
-        match served.pick.skip.filter(|_| self.v3) {
-            Some(s) => o.open_attrs("Linear", &[("skipoffset", skip_offset(s, duration).as_str())]),
+    /// `<Linear [skipoffset]>` with its children in the version's order: VAST 2/3
+    /// Duration, TrackingEvents, VideoClicks, MediaFiles; VAST 4.x TrackingEvents, Duration,
+    /// MediaFiles, VideoClicks.
+    fn open_linear(&self, o: &mut XmlOut, skip: Option<Skip>, seconds: u32) {
+        match skip.filter(|_| self.v3) {
+            Some(s) => o.open_attrs("Linear", &[("skipoffset", skip_offset(s, seconds).as_str())]),
             None => o.open("Linear"),
         };
-        match media {
-            Media::Video { duration_ms, .. } => o.leaf("Duration", hms_ms(*duration_ms)),
-            Media::Image { .. } | Media::Iptv(_) | Media::ThirdParty { .. } => o.leaf("Duration", hms(duration)),
+    }
+
+    fn linear(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry, media: &Media, duration: u32) {
+        self.open_linear(o, served.pick.skip, duration);
+        let length = match media {
+            Media::Video { duration_ms, .. } => hms_ms(*duration_ms),
+            Media::Image { .. } | Media::Iptv(_) | Media::ThirdParty { .. } => hms(duration),
         };
-        self.tracking_events(o, served, ad);
+        let v4 = self.version >= Version::V4_2;
+        if v4 {
+            self.tracking_events(o, served, ad);
+            o.leaf("Duration", &length);
+            self.media_files(o, media);
+        } else {
+            o.leaf("Duration", &length);
+            self.tracking_events(o, served, ad);
+        }
         o.open("VideoClicks");
         if let Some(dest) = &ad.click {
             self.link_leaf(o, "ClickThrough", &[("id", "adserver")], served, "click", Some(dest));
         }
         self.click_trackers(o, ad, "ClickTracking");
         o.close("VideoClicks");
+        if !v4 {
+            self.media_files(o, media);
+        }
+        o.close("Linear");
+    }
+
+    fn media_files(&self, o: &mut XmlOut, media: &Media) {
         o.open("MediaFiles");
         match media {
             Media::Video { files, mezzanine, .. } => {
@@ -283,7 +339,7 @@ impl AdWriter<'_> {
             // Not written: a third-party ad is a Wrapper, a pause ad a NonLinear.
             Media::ThirdParty { .. } | Media::Image { .. } => {}
         }
-        o.close("MediaFiles").close("Linear");
+        o.close("MediaFiles");
     }
 
     /// One rendition: its type, size and bitrate (and, from VAST 3, its codecs).
@@ -380,6 +436,9 @@ pub fn vmap(s: &Snapshot, breaks: &[(AdFormat, u32, Vec<Served<'_>>)], links: &L
     o.finish()
 }
 
+#[path = "vast_won.rs"]
+mod won;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -433,7 +492,7 @@ mod tests {
             issued: 1,
             dims: Default::default(),
         };
-        vast(s, &[Served { pick: &pick, impression: "imp-1".into() }], version, &links)
+        vast(s, &[Served { pick: &pick, impression: "imp-1".into(), won: None }], version, &links)
     }
 
     #[test]

@@ -4,4 +4,5 @@
 
 pub mod adm;
 pub mod bids;
+pub mod client;
 pub mod openrtb;

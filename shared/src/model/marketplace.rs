@@ -67,15 +67,22 @@ pub struct Marketplace {
     pub name: String,
     /// The partners asked, in this order (ties go to the earlier).
     pub demand_partner_ids: Vec<String>,
+    /// FIRST_PRICE, SECOND_PRICE or FIXED_PRICE (OpenRTB `at` 1, 2, 3).
     #[schema(value_type = String, example = "SECOND_PRICE")]
     pub auction_type: AuctionType,
+    /// The floor (CPM) of bids without a deal.
     pub floor_cpm: f64,
+    /// ISO 4217: bids must be in it.
     pub currency: String,
+    /// The private-marketplace deals (`imp.pmp`).
     #[serde(default)]
     pub deals: Vec<Deal>,
+    /// Only bids on a deal may win.
     pub private_auction: bool,
+    /// Advertiser domains refused (`badv`).
     #[serde(default)]
     pub blocked_domains: Vec<String>,
+    /// IAB content categories refused (`bcat`).
     #[serde(default)]
     pub blocked_categories: Vec<String>,
     pub created: DateTime<Utc>,
@@ -95,6 +102,7 @@ pub struct MarketplaceInput {
     /// 1 to 10 of the account's demand partner ids, no repeats.
     #[schema(min_items = 1, max_items = 10)]
     pub demand_partner_ids: Vec<String>,
+    /// FIRST_PRICE, SECOND_PRICE or FIXED_PRICE (OpenRTB `at` 1, 2, 3).
     #[schema(value_type = String, example = "SECOND_PRICE")]
     pub auction_type: AuctionType,
     /// 0 to 1,000 (CPM), at most 4 decimals; default 0.

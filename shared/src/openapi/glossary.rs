@@ -15,6 +15,9 @@ fn specific(schema: &str, property: &str) -> Option<&'static str> {
         ("ErrorBody", "type") => "The error's kind: ValidationError, AuthenticationError, NotFoundError, ConflictError, …",
         ("ErrorBody", "errors") => "One entry per field and broken rule (400 only)",
         ("CancelRefused", "errors") => "Why the job cannot be cancelled",
+        ("DemandPartnerWrite", "authHeader") => {
+            "A header sent with every bid request (write-only, value 1 to 512 characters); left out on PUT: kept, null: removed"
+        }
         ("StitcherWrite", "secretHeader") => {
             "A header every call of the stitcher carries (write-only); left out on PUT: kept, null: removed"
         }

@@ -36,6 +36,8 @@ pub fn enums() -> Vec<(&'static str, &'static str, Vec<String>)> {
         ("OriginOut", "entity", strs(&["site", "goal"])),
         ("InventoryReport", "trafficSource", strs(&["recorded", "profile"])),
         ("CampaignReport", "trafficSource", strs(&["recorded", "profile"])),
+        ("Marketplace", "auctionType", names::<crate::model::marketplace::AuctionType>()),
+        ("MarketplaceWrite", "auctionType", names::<crate::model::marketplace::AuctionType>()),
     ]
 }
 

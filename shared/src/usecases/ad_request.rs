@@ -99,7 +99,7 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> UseCaseResult<String> {
     };
     let served: Vec<(AdFormat, u32, Vec<Served<'_>>)> = decided
         .iter()
-        .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::fast_id() }).collect()))
+        .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::fast_id(), won: None }).collect()))
         .collect();
     let body = match rt {
         ResponseType::Vmap => vast::vmap(&snapshot, &served, &links),

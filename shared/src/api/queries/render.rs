@@ -251,6 +251,9 @@ pub(super) struct GoalOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     cap: Option<CapOut<'a>>,
     goal_mode: &'static str,
+    /// The marketplace an RTB or programmatic guaranteed goal is filled from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    marketplace_id: Option<&'a str>,
 }
 
 fn goal_json<'a>(
@@ -301,6 +304,7 @@ fn goal_json<'a>(
         projection: projection.flatten(),
         cap: g.caps.first().map(|cap| CapOut { cap_type: cap.kind.as_str(), cap_value: cap.value }),
         goal_mode: if g.variant == GoalVariant::Bumper { "sponsor" } else { "normal" },
+        marketplace_id: g.marketplace_id.as_deref(),
     }
 }
 

@@ -1,0 +1,160 @@
+//! The bidders' HTTP client (docs/programmatic.md): one pool of connections per process,
+//! reused across ad requests (HTTP/1.1 keep-alive, TLS through rustls). Every connection
+//! resolves its host again and refuses addresses that are not allowed, so a bidder cannot
+//! move this service onto an internal address by changing its DNS after it was checked.
+//! Every call is bounded in time and in the bytes read.
+
+use std::net::SocketAddr;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::connect::dns::Name;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+
+/// How long an idle pooled connection is kept.
+const IDLE: Duration = Duration::from_secs(60);
+/// Idle connections kept per host.
+const IDLE_PER_HOST: usize = 64;
+
+/// Resolves a host and keeps only the addresses the policy allows.
+#[derive(Clone)]
+struct CheckedResolver {
+    allow_private: bool,
+}
+
+impl tower::Service<Name> for CheckedResolver {
+    type Response = std::vec::IntoIter<SocketAddr>;
+    type Error = std::io::Error;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, name: Name) -> Self::Future {
+        let allow_private = self.allow_private;
+        Box::pin(async move {
+            let host = name.as_str().to_string();
+            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let refused = |a: &SocketAddr| crate::download::never_allowed(a.ip()) || (!allow_private && crate::download::forbidden(a.ip()));
+            if addrs.is_empty() || addrs.iter().any(refused) {
+                return Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, format!("{host} resolves to an address that is not allowed")));
+            }
+            Ok(addrs.into_iter())
+        })
+    }
+}
+
+type Pool = Client<HttpsConnector<HttpConnector<CheckedResolver>>, Full<Bytes>>;
+
+fn build(allow_private: bool) -> Result<Pool, String> {
+    let mut http = HttpConnector::new_with_resolver(CheckedResolver { allow_private });
+    http.enforce_http(false);
+    http.set_nodelay(true);
+    http.set_connect_timeout(Some(Duration::from_secs(1)));
+    let tls = crate::download::tls().map_err(|e| e.to_string())?;
+    let https = hyper_rustls::HttpsConnectorBuilder::new().with_tls_config((*tls).clone()).https_or_http().enable_http1().wrap_connector(http);
+    Ok(Client::builder(TokioExecutor::new()).pool_idle_timeout(IDLE).pool_max_idle_per_host(IDLE_PER_HOST).build(https))
+}
+
+fn pool(allow_private: bool) -> Result<&'static Pool, String> {
+    static PUBLIC: OnceLock<Result<Pool, String>> = OnceLock::new();
+    static PRIVATE: OnceLock<Result<Pool, String>> = OnceLock::new();
+    let cell = if allow_private { &PRIVATE } else { &PUBLIC };
+    cell.get_or_init(|| build(allow_private)).as_ref().map_err(Clone::clone)
+}
+
+/// How a call ended without an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallError {
+    /// No answer within the time allowed.
+    Timeout,
+    /// The answer is larger than allowed (bytes).
+    TooLarge(usize),
+    /// The URL, the connection or the transfer failed.
+    Failed(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Timeout => write!(f, "no answer in time"),
+            CallError::TooLarge(n) => write!(f, "the answer is larger than {n} bytes"),
+            CallError::Failed(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+/// An answer: its status and body.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub body: Bytes,
+    pub latency: Duration,
+}
+
+/// Where and how one call goes.
+pub struct Call<'a> {
+    pub url: &'a str,
+    /// A JSON body (POST); none: GET.
+    pub json: Option<String>,
+    pub headers: &'a [(&'a str, &'a str)],
+    pub timeout: Duration,
+    pub max_bytes: usize,
+    /// Loopback and private addresses, over http too (`DEMAND_ALLOW_PRIVATE_URLS`).
+    pub allow_private: bool,
+}
+
+/// Makes one call; the whole call (connection, request, answer) within `timeout`.
+pub async fn call(c: Call<'_>) -> Result<Answer, CallError> {
+    let started = Instant::now();
+    crate::download::check_endpoint(c.url, c.allow_private).map_err(|e| CallError::Failed(format!("the URL {e}")))?;
+    let client = pool(c.allow_private).map_err(CallError::Failed)?;
+    let mut req = Request::builder().uri(c.url).header(hyper::header::USER_AGENT, "campaign-api-rtb/1");
+    req = match &c.json {
+        Some(_) => req.method("POST").header(hyper::header::CONTENT_TYPE, "application/json").header("x-openrtb-version", "2.6"),
+        None => req.method("GET"),
+    };
+    for (name, value) in c.headers {
+        req = req.header(*name, *value);
+    }
+    let req = req.body(Full::new(Bytes::from(c.json.unwrap_or_default()))).map_err(|e| CallError::Failed(e.to_string()))?;
+    let max = c.max_bytes;
+    let exchange = async move {
+        let res = client.request(req).await.map_err(|e| CallError::Failed(format!("{e}: {}", source_of(&e))))?;
+        let status = res.status().as_u16();
+        let mut body = res.into_body();
+        let mut out = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| CallError::Failed(e.to_string()))?;
+            if let Some(data) = frame.data_ref() {
+                if out.len() + data.len() > max {
+                    return Err(CallError::TooLarge(max));
+                }
+                out.extend_from_slice(data);
+            }
+        }
+        Ok((status, Bytes::from(out)))
+    };
+    match tokio::time::timeout(c.timeout, exchange).await {
+        Ok(Ok((status, body))) => Ok(Answer { status, body, latency: started.elapsed() }),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(CallError::Timeout),
+    }
+}
+
+fn source_of(e: &dyn std::error::Error) -> String {
+    let mut s = String::new();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s = c.to_string();
+        cur = c.source();
+    }
+    s
+}
