@@ -20,6 +20,8 @@ mod assets;
 mod audience;
 #[path = "harness/bench.rs"]
 mod bench;
+#[path = "harness/bidder.rs"]
+mod bidder;
 #[path = "harness/macros.rs"]
 mod macros;
 #[path = "harness/records.rs"]
@@ -34,6 +36,7 @@ mod xml;
 pub use app::{store, Account, Backend, TestApp};
 pub use assets::{clip, hits, prores_master, spawn_file_server, wait_hits, NOT_A_VIDEO};
 pub use bench::{peak_rss_mb, run_bench_child};
+pub use bidder::Bidder;
 pub use requests::{Res, PEER, PLAYER_UA};
 pub use unavailable::Unavailable;
 pub use xml::{xml_text, xml_texts};

@@ -75,6 +75,14 @@ pub fn demand_partners(a: &str) -> crate::store::Key {
 pub fn marketplaces(a: &str) -> crate::store::Key {
     crate::store::Key::new(partition(a, "DEMAND"), "MARKETPLACES")
 }
+/// A won auction's record, by the impression it served (`repo::notices`).
+pub fn win(a: &str, impression: &str) -> crate::store::Key {
+    crate::store::Key::new(partition(a, "WIN"), impression.to_string())
+}
+/// A fired notice's once-only marker (`repo::notices`).
+pub fn notice_marker(a: &str, about: &str, kind: &str, partner: &str) -> crate::store::Key {
+    crate::store::Key::new(partition(a, "NOTICE"), format!("{about}#{kind}#{partner}"))
+}
 pub fn policy_ranking(a: &str) -> crate::store::Key {
     crate::store::Key::new(partition(a, "POLICYRANK"), "RANKING")
 }

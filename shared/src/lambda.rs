@@ -9,7 +9,7 @@ use tracing::Instrument;
 use crate::assemble;
 use crate::queue::QueueName;
 use crate::state::AppState;
-use crate::workers::{AssetJobs, AudienceJobs, ForecastJobs, Jobs};
+use crate::workers::{AssetJobs, AudienceJobs, ForecastJobs, Jobs, NoticeJobs};
 
 pub type LambdaError = lambda_http::Error;
 pub type WorkerError = lambda_runtime::Error;
@@ -72,6 +72,13 @@ pub async fn serve_forecast_worker() -> Result<(), WorkerError> {
     crate::telemetry::init();
     let state = assemble::aws_table_only(&assemble::lambda_settings()).await;
     run_worker::<ForecastJobs>(state).await
+}
+
+/// The notices worker: the table alone (its once-only markers); it calls the bidders.
+pub async fn serve_notices_worker() -> Result<(), WorkerError> {
+    crate::telemetry::init();
+    let state = assemble::aws_table_only(&assemble::lambda_settings()).await;
+    run_worker::<NoticeJobs>(state).await
 }
 
 /// The asset worker: the table, the bucket, the queues and the media engine (MediaConvert on
@@ -149,6 +156,7 @@ pub async fn handle_batch(state: &AppState, q: QueueName, event: SqsEvent) -> Sq
         QueueName::Assets => handle_jobs::<AssetJobs>(state, event).await,
         QueueName::Audience => handle_jobs::<AudienceJobs>(state, event).await,
         QueueName::Forecast => handle_jobs::<ForecastJobs>(state, event).await,
+        QueueName::Notices => handle_jobs::<NoticeJobs>(state, event).await,
     }
 }
 

@@ -101,6 +101,14 @@ pub struct Settings {
     pub events_queue_url: Option<String>,
     /// `FORECAST_QUEUE_URL`: the forecast jobs queue (the forecast worker's).
     pub forecast_queue_url: Option<String>,
+    /// `NOTICES_QUEUE_URL`: the bidders' win, billing and loss notices (the notices worker's).
+    pub notices_queue_url: Option<String>,
+    /// `AUCTION_MARGIN_MS`: how long past the slowest bidder's timeout an ad request waits
+    /// for its auctions at most (docs/programmatic.md).
+    pub auction_margin: Duration,
+    /// `AD_SYSTEM_DOMAIN`: this service in a bid request's supply chain (default: the host
+    /// of `AD_REQUEST_BASE_URL`).
+    pub ad_system_domain: String,
     /// The keys tracking links are signed with (the serving and tracking functions share
     /// them; `delivery::link_keys`): `TRACKING_SECRETS` (`id:secret,…`, first signs),
     /// `TRACKING_SECRET` (one key), on AWS the secret `TRACKING_SECRETS_ARN` read at cold
@@ -150,6 +158,9 @@ impl Default for Settings {
             asset_expiry: chrono::Duration::hours(24),
             upload_max_bytes: 64 * 1024 * 1024,
             ad_request_base_url: "http://127.0.0.1:3000".into(),
+            notices_queue_url: None,
+            auction_margin: Duration::from_millis(20),
+            ad_system_domain: "127.0.0.1".into(),
             audience_region: "eu".into(),
             audience_chunk_bytes: 32 * 1024 * 1024,
             audience_upload_max_bytes: 64 * 1024 * 1024,
@@ -199,6 +210,12 @@ impl Settings {
             audience_upload_max_bytes: num("AUDIENCE_UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.audience_upload_max_bytes),
             events_queue_url: env("EVENTS_QUEUE_URL"),
             forecast_queue_url: env("FORECAST_QUEUE_URL"),
+            notices_queue_url: env("NOTICES_QUEUE_URL"),
+            auction_margin: num("AUCTION_MARGIN_MS").map(Duration::from_millis).unwrap_or(d.auction_margin),
+            ad_system_domain: env("AD_SYSTEM_DOMAIN").unwrap_or_else(|| {
+                let base = env("AD_REQUEST_BASE_URL").unwrap_or(d.ad_request_base_url.clone());
+                base.split("://").nth(1).and_then(|r| r.split(['/', ':']).next()).unwrap_or("localhost").to_string()
+            }),
             tracking_keys: match (env("TRACKING_SECRETS"), env("TRACKING_SECRET")) {
                 (Some(list), _) => TrackingKeys::parse(&list).unwrap_or_else(|e| {
                     tracing::error!(error = %e, "TRACKING_SECRETS is not a key list; links are signed with a random key of this process");

@@ -176,6 +176,9 @@ async fn every_event_file_runs_through_its_function() {
             shared::queue::QueueName::Events
         } else if name.starts_with("forecast-worker") {
             shared::queue::QueueName::Forecast
+        } else if name.starts_with("notices-worker") {
+            // A notice to the metadata address: dropped, never called.
+            shared::queue::QueueName::Notices
         } else {
             shared::queue::QueueName::Audience
         };

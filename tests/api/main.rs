@@ -13,6 +13,7 @@ mod concurrency;
 mod contacts;
 mod crash;
 mod deleting;
+mod demand;
 mod echo_and_isolation;
 mod errors;
 mod events;

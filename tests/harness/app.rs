@@ -185,6 +185,7 @@ impl TestApp {
                 shared::queue::QueueName::Audience => "audience-worker",
                 shared::queue::QueueName::Events => "events-worker",
                 shared::queue::QueueName::Forecast => "forecast-worker",
+                shared::queue::QueueName::Notices => "notices-worker",
             })
         });
         // The groups, and the media route the local server serves (MEDIA_BASE_URL points there).

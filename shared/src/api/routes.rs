@@ -11,8 +11,8 @@ use tracing::Instrument;
 
 use crate::api::error::{AppError, ErrorBody};
 use crate::api::{
-    ads, assets, audience, campaigns, clients, contacts, demand, docs_page, forecasts, goals, idempotency, policies, queries, reference, rules,
-    serving, stitchers, templates,
+    ads, assets, audience, campaigns, clients, contacts, demand, docs_page, forecasts, goals, idempotency, policies, queries, reference,
+    rules, serving, stitchers, templates,
 };
 use crate::state::AppState;
 use crate::xml::XmlOut;

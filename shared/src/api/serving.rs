@@ -91,7 +91,7 @@ pub fn read_request(
                 format!("a parameter name is at most {MAX_NAME} characters (got {} starting {shown:?})", k.len()),
             ));
         }
-        if v.len() > MAX_VALUE && k != "ua" {
+        if v.len() > MAX_VALUE && k != "ua" && !crate::demand::signals::LONG_PARAMS.contains(&k.as_str()) {
             return Err(AppError::field(k.clone(), Rule::MaxLength, format!("{k} is at most {MAX_VALUE} characters")));
         }
     }
@@ -211,6 +211,16 @@ fn xml_response(body: String) -> Response {
         ("ua" = Option<String>, Query, description = "User agent, believed from a trusted proxy only (default and otherwise: the header)"),
         ("ip" = Option<String>, Query, description = "IPv4, believed from a trusted proxy only (default and otherwise: the caller's address)"),
         ("seed" = Option<u64>, Query, description = "Makes the decision reproducible"),
+        ("url" = Option<String>, Query, description = "The page the player is on (bid requests' site.page), at most 2,048 characters"),
+        ("bundle" = Option<String>, Query, description = "The app's bundle id (bid requests then carry app instead of site)"),
+        ("w" = Option<u32>, Query, description = "The player's width in pixels (1 to 8192)"),
+        ("h" = Option<u32>, Query, description = "The player's height in pixels (1 to 8192)"),
+        ("mimes" = Option<String>, Query, description = "What the player plays, comma-separated (default video/mp4,video/webm)"),
+        ("gdpr" = Option<u8>, Query, description = "0 or 1: passed to bidders as regs.gdpr"),
+        ("gdpr_consent" = Option<String>, Query, description = "The TCF consent string (user.ext.consent), at most 2,048 characters"),
+        ("gpp" = Option<String>, Query, description = "The GPP string (regs.gpp), at most 2,048 characters"),
+        ("gpp_sid" = Option<String>, Query, description = "GPP section ids, comma-separated (regs.gpp_sid)"),
+        ("us_privacy" = Option<String>, Query, description = "The US Privacy string (regs.us_privacy), four characters"),
         ("rnd" = Option<String>, Query, description = "Cache buster (ignored)"),
         ("debug" = Option<String>, Query, description = "1: 307 to /v3/inspect with the same query (the decision explained; needs the account's API key)"),
     ),
@@ -231,9 +241,13 @@ async fn ad_request(State(st): State<AppState>, req: axum::extract::Request) -> 
     let caller =
         from_stitcher(&st, &pairs, req.headers(), client_addr::caller(req.headers(), req.extensions(), &st.settings.trusted_proxies))
             .await?;
+    let device_ip = caller.addr;
     let (account, rt, format, request) = read_request(&pairs, req.headers(), caller, now)?;
+    let signals = crate::demand::signals::read(&pairs).map_err(AppError::Validation)?;
+    // The address the invalid-traffic rules judge (a trusted proxy's `ip=`, else the caller's).
+    let device_ip = request.ip.map(std::net::IpAddr::V4).or(device_ip);
     tracing::Span::current().record("account", account.as_str());
-    let body = ad_request::serve(&st, ServeAd { account: &account, rt, format, request }).await?;
+    let body = ad_request::serve(&st, ServeAd { account: &account, rt, format, request, signals, device_ip }).await?;
     Ok(xml_response(body))
 }
 

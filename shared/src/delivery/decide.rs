@@ -2,8 +2,8 @@
 //! state and the goals' pace records in, the picks out; the same inputs and seed give the
 //! same picks (the forecaster replays it). docs/delivery.md has the algorithm.
 
-use super::programmatic::Fill;
 use super::pacing::{cap_reached, local_day_hour, pacing_holds, Pace};
+use super::programmatic::Fill;
 use super::request::{AdRequest, ViewerState};
 use super::snapshot::{AdFormat, GoalEntry, Media, Snapshot};
 use super::targeting::Ctx;

@@ -110,7 +110,11 @@ impl Demand {
                 auction: m.auction_type,
                 floor_micros: micros(m.floor_cpm),
                 currency: m.currency.clone(),
-                deals: m.deals.iter().map(|x| DealEntry { id: x.id.clone(), floor_micros: micros(x.floor_cpm), seats: x.seats.clone() }).collect(),
+                deals: m
+                    .deals
+                    .iter()
+                    .map(|x| DealEntry { id: x.id.clone(), floor_micros: micros(x.floor_cpm), seats: x.seats.clone() })
+                    .collect(),
                 private: m.private_auction,
                 blocked_domains: m.blocked_domains.clone(),
                 blocked_categories: m.blocked_categories.clone(),

@@ -9,10 +9,10 @@ use std::collections::HashMap;
 use chrono::{DateTime, Datelike, Timelike, Utc};
 
 pub use super::freq::{window_secs, FreqCap, Scope};
+use super::programmatic::Fill;
 use super::request::{day_of, parse_user_agent, AdRequest, ViewerState};
 pub use super::symbols::{AdFormat, Interner, Sym, UNKNOWN};
 use super::targeting::{Ctx, Ignore, Level, Targeting};
-use super::programmatic::Fill;
 use super::verdict::{LeftOut, LeftOutRecord};
 use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;

@@ -551,8 +551,13 @@ mod tests {
     fn report_dimensions_are_signed_and_cannot_be_dropped_or_moved() {
         let key = &SigningKey::new(b"secret");
         let mut t = token();
-        t.dims =
-            Some(Dims { format: "preroll".into(), category: Some("sports".into()), partner: None, device_container: Some("web".into()), sale: None });
+        t.dims = Some(Dims {
+            format: "preroll".into(),
+            category: Some("sports".into()),
+            partner: None,
+            device_container: Some("web".into()),
+            sale: None,
+        });
         let q = t.query(key, "impression");
         assert!(q.contains("&f=preroll&cat=sports&dc=web&s="), "{q}");
         let pairs: Vec<(String, String)> =
@@ -565,8 +570,13 @@ mod tests {
         dropped.dims = None;
         assert!(!dropped.verify(key, "impression", &sig));
         let mut moved = t.clone();
-        moved.dims =
-            Some(Dims { format: "preroll".into(), category: None, partner: Some("sports".into()), device_container: Some("web".into()), sale: None });
+        moved.dims = Some(Dims {
+            format: "preroll".into(),
+            category: None,
+            partner: Some("sports".into()),
+            device_container: Some("web".into()),
+            sale: None,
+        });
         assert!(!moved.verify(key, "impression", &sig));
         let mut emptied = t.clone();
         emptied.dims.as_mut().unwrap().partner = Some(String::new());

@@ -9,8 +9,21 @@ use crate::demand::adm::{Markup, MediaFile, Trackers};
 use crate::xml::XmlOut;
 
 /// The VAST 2.0 events (no `skip`, `closeLinear` or `exitFullscreen` there).
-const V2_EVENTS: &[&str] =
-    &["creativeView", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "mute", "unmute", "pause", "resume", "rewind", "fullscreen", "close"];
+const V2_EVENTS: &[&str] = &[
+    "creativeView",
+    "start",
+    "firstQuartile",
+    "midpoint",
+    "thirdQuartile",
+    "complete",
+    "mute",
+    "unmute",
+    "pause",
+    "resume",
+    "rewind",
+    "fullscreen",
+    "close",
+];
 
 impl AdWriter<'_> {
     pub(super) fn won_ad(&self, o: &mut XmlOut, served: &Served<'_>, won: &WonAd, sequence: usize, pod: bool) {
@@ -99,7 +112,8 @@ impl AdWriter<'_> {
         for f in media {
             let (w, h) = (f.width.to_string(), f.height.to_string());
             let kbps = f.bitrate.map(|b| b.to_string());
-            let mut attrs = vec![("delivery", f.delivery.as_str()), ("type", f.mime.as_str()), ("width", w.as_str()), ("height", h.as_str())];
+            let mut attrs =
+                vec![("delivery", f.delivery.as_str()), ("type", f.mime.as_str()), ("width", w.as_str()), ("height", h.as_str())];
             if let Some(k) = &kbps {
                 attrs.push(("bitrate", k.as_str()));
             }

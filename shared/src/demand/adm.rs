@@ -97,7 +97,10 @@ fn url(e: &Element) -> Option<String> {
 fn is_duration(d: &str) -> bool {
     let (hms, ms) = d.split_once('.').unwrap_or((d, "000"));
     let p: Vec<&str> = hms.split(':').collect();
-    p.len() == 3 && p.iter().all(|x| x.len() == 2 && x.bytes().all(|b| b.is_ascii_digit())) && ms.len() <= 3 && ms.bytes().all(|b| b.is_ascii_digit())
+    p.len() == 3
+        && p.iter().all(|x| x.len() == 2 && x.bytes().all(|b| b.is_ascii_digit()))
+        && ms.len() <= 3
+        && ms.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn trackers(ad: &Element, linear: Option<&Element>) -> Trackers {
@@ -158,9 +161,12 @@ pub fn parse(adm: &str) -> Result<Markup, String> {
     let ad = root.child("Ad").ok_or("the markup has no <Ad>")?;
     if let Some(inline) = ad.child("InLine") {
         let lin = linear(inline).ok_or("the InLine has no Linear creative")?;
-        let duration = lin.child("Duration").and_then(Element::value).filter(|d| is_duration(d)).ok_or("the Linear has no valid Duration")?;
-        let media: Vec<MediaFile> =
-            lin.child("MediaFiles").map(|m| m.children_named("MediaFile").filter_map(media_file).take(MAX_MEDIA_FILES).collect()).unwrap_or_default();
+        let duration =
+            lin.child("Duration").and_then(Element::value).filter(|d| is_duration(d)).ok_or("the Linear has no valid Duration")?;
+        let media: Vec<MediaFile> = lin
+            .child("MediaFiles")
+            .map(|m| m.children_named("MediaFile").filter_map(media_file).take(MAX_MEDIA_FILES).collect())
+            .unwrap_or_default();
         if media.is_empty() {
             return Err("the Linear has no http(s) video MediaFile with its type, width and height".into());
         }

@@ -44,7 +44,10 @@ impl tower::Service<Name> for CheckedResolver {
             let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             let refused = |a: &SocketAddr| crate::download::never_allowed(a.ip()) || (!allow_private && crate::download::forbidden(a.ip()));
             if addrs.is_empty() || addrs.iter().any(refused) {
-                return Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, format!("{host} resolves to an address that is not allowed")));
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    format!("{host} resolves to an address that is not allowed"),
+                ));
             }
             Ok(addrs.into_iter())
         })
@@ -59,7 +62,8 @@ fn build(allow_private: bool) -> Result<Pool, String> {
     http.set_nodelay(true);
     http.set_connect_timeout(Some(Duration::from_secs(1)));
     let tls = crate::download::tls().map_err(|e| e.to_string())?;
-    let https = hyper_rustls::HttpsConnectorBuilder::new().with_tls_config((*tls).clone()).https_or_http().enable_http1().wrap_connector(http);
+    let https =
+        hyper_rustls::HttpsConnectorBuilder::new().with_tls_config((*tls).clone()).https_or_http().enable_http1().wrap_connector(http);
     Ok(Client::builder(TokioExecutor::new()).pool_idle_timeout(IDLE).pool_max_idle_per_host(IDLE_PER_HOST).build(https))
 }
 

@@ -5,4 +5,7 @@
 pub mod adm;
 pub mod bids;
 pub mod client;
+pub mod macros;
 pub mod openrtb;
+pub mod request;
+pub mod signals;

@@ -33,6 +33,26 @@ impl ForecastMessage {
     }
 }
 
+/// One bidder notice to fire (docs/programmatic.md, "Win records and notices"): its URL
+/// with the macros already replaced, and the once-only marker it takes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Notice {
+    pub account: String,
+    /// The auction (`nurl`, `lurl`) or impression (`burl`) it is about.
+    pub about: String,
+    /// `nurl`, `burl` or `lurl`.
+    pub kind: String,
+    /// The demand partner.
+    pub partner: String,
+    pub url: String,
+}
+
+impl Notice {
+    pub fn parse(body: &str) -> Result<Self, String> {
+        serde_json::from_str(body).map_err(|e| format!("malformed notice message: {e}"))
+    }
+}
+
 /// One counted playback event (the tracking endpoint's message on the events queue).
 pub use crate::delivery::counting::Event;
 

@@ -217,13 +217,15 @@ mod tests {
     #[test]
     fn the_auth_header_is_write_only() {
         let now = Utc::now();
-        let body = json!({"name": "DSP", "endpoint": "https://bid.example/", "authHeader": {"name": "Authorization", "value": "Bearer abc"}});
+        let body =
+            json!({"name": "DSP", "endpoint": "https://bid.example/", "authHeader": {"name": "Authorization", "value": "Bearer abc"}});
         let p = DemandPartner::created("p1".into(), parse_write(&body, None, false).unwrap(), now);
         assert_eq!(p.auth_header.as_ref().map(|h| h.name.as_str()), Some("authorization"));
         let shown = serde_json::to_value(p.view()).unwrap();
         assert_eq!(shown["authHeaderSet"], true);
         assert!(!shown.to_string().contains("Bearer"), "{shown}");
-        let keep = parse_write(&json!({"name": "DSP", "endpoint": "https://bid.example/", "authHeaderSet": true}), Some("p1"), false).unwrap();
+        let keep =
+            parse_write(&json!({"name": "DSP", "endpoint": "https://bid.example/", "authHeaderSet": true}), Some("p1"), false).unwrap();
         assert!(p.replaced(keep, now).auth_header.is_some());
         let drop = parse_write(&json!({"name": "DSP", "endpoint": "https://bid.example/", "authHeader": null}), Some("p1"), false).unwrap();
         assert!(p.replaced(drop, now).auth_header.is_none());

@@ -176,11 +176,9 @@ fn strings(r: &mut ObjReader<'_>, field: &str, max_items: usize, max_len: usize,
     for (i, v) in list.iter().enumerate() {
         let at = format!("{}[{i}]", r.at(field));
         match v.as_str().map(norm) {
-            Some(s) if s.is_empty() || s.len() > max_len || !token(&s) => r.errors.push(FieldError::new(
-                at.clone(),
-                Rule::Format,
-                format!("{at} is 1 to {max_len} letters, digits and -._~:@+"),
-            )),
+            Some(s) if s.is_empty() || s.len() > max_len || !token(&s) => {
+                r.errors.push(FieldError::new(at.clone(), Rule::Format, format!("{at} is 1 to {max_len} letters, digits and -._~:@+")))
+            }
             Some(s) if out.contains(&s) => r.errors.push(FieldError::new(at.clone(), Rule::Unique, format!("{at} repeats {s:?}"))),
             Some(s) => out.push(s),
             None => r.errors.push(FieldError::new(at.clone(), Rule::Type, format!("{at} must be a string"))),

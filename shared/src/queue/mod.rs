@@ -23,10 +23,13 @@ pub enum QueueName {
     Events,
     /// Forecast jobs (`workers::forecast`).
     Forecast,
+    /// Bidders' win, billing and loss notices (`workers::notices`).
+    Notices,
 }
 
 impl QueueName {
-    pub const ALL: &'static [QueueName] = &[QueueName::Assets, QueueName::Audience, QueueName::Events, QueueName::Forecast];
+    pub const ALL: &'static [QueueName] =
+        &[QueueName::Assets, QueueName::Audience, QueueName::Events, QueueName::Forecast, QueueName::Notices];
 
     /// The queue's URL on AWS (`ASSET_QUEUE_URL`, `AUDIENCE_QUEUE_URL`).
     pub fn url_in(self, s: &crate::settings::Settings) -> Option<&str> {
@@ -35,6 +38,7 @@ impl QueueName {
             QueueName::Audience => s.audience_queue_url.as_deref(),
             QueueName::Events => s.events_queue_url.as_deref(),
             QueueName::Forecast => s.forecast_queue_url.as_deref(),
+            QueueName::Notices => s.notices_queue_url.as_deref(),
         }
     }
 
@@ -44,6 +48,7 @@ impl QueueName {
             QueueName::Audience => "audience",
             QueueName::Events => "events",
             QueueName::Forecast => "forecast",
+            QueueName::Notices => "notices",
         }
     }
 }

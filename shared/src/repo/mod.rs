@@ -27,6 +27,7 @@ pub mod forecasts;
 pub mod goals;
 pub mod idempotency;
 pub mod metrics;
+pub mod notices;
 pub mod policies;
 pub mod reference;
 pub mod reports;

@@ -171,7 +171,13 @@ mod tests {
         assert_eq!(local_day_hour(at, 0), (NaiveDate::from_ymd_opt(2026, 11, 24).unwrap(), 23));
         assert_eq!(local_day_hour(at, 3600), (NaiveDate::from_ymd_opt(2026, 11, 25).unwrap(), 0));
         let (d, h) = local_day_hour(at, 0);
-        let dims = Dims { format: "preroll".into(), category: Some("sports".into()), partner: Some("a#b".into()), device_container: None, sale: None };
+        let dims = Dims {
+            format: "preroll".into(),
+            category: Some("sports".into()),
+            partner: Some("a#b".into()),
+            device_container: None,
+            sale: None,
+        };
         let k = cell_key(&event(at, Some(dims)), 0);
         assert_eq!(k.pk, format!("A#acc#RPT#{d}"));
         assert_eq!(k.sk, format!("{h:02}#c1#g1#ad1#preroll#sports#~#-"));

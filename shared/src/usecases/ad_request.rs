@@ -5,11 +5,12 @@
 use std::sync::Arc;
 
 use super::{UseCaseError, UseCaseResult};
-use crate::delivery::decide::decide;
+use crate::delivery::decide::{decide, Decision, Pick};
 use crate::delivery::pacing::Pace;
 use crate::delivery::request::{AdRequest, ViewerState};
 use crate::delivery::snapshot::{AdFormat, Snapshot};
 use crate::delivery::vast::{self, Links, ResponseType, Served};
+use crate::demand::signals::Signals;
 use crate::forecast::traffic::{local_day, Sample};
 use crate::state::AppState;
 
@@ -20,6 +21,10 @@ pub struct ServeAd<'a> {
     /// The format asked for (`None`: VMAP's three linear breaks, else preroll).
     pub format: Option<AdFormat>,
     pub request: AdRequest,
+    /// What the bidders are told beyond the decision's inputs (docs/programmatic.md).
+    pub signals: Signals,
+    /// The viewer's address (v4 or v6) as the invalid-traffic rules see it.
+    pub device_ip: Option<std::net::IpAddr>,
 }
 
 /// What a decision reads for one account and request: the compiled snapshot, the goals'
@@ -64,7 +69,7 @@ pub fn set_break(r: &mut AdRequest, seed: u64, i: usize, (format, number): (AdFo
 
 /// Decides and renders the document (an empty `<VAST>` when nothing is eligible).
 pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> UseCaseResult<String> {
-    let ServeAd { account, rt, format, request } = cmd;
+    let ServeAd { account, rt, format, request, signals, device_ip } = cmd;
     let now = request.now;
     let Loaded { snapshot, pace, viewer } = load(st, account, &request).await?;
     let breaks = breaks(rt, format, &request);
@@ -88,6 +93,18 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> UseCaseResult<String> {
         tracing::info!(format = f.as_str(), ads = d.picks.len(), empty = ?d.empty, "decision");
         decided.push((*f, *n, d));
     }
+    // Programmatic goals' picks: their auctions (docs/programmatic.md).
+    let auctions = if decided.iter().any(|(_, _, d)| d.picks.iter().any(Pick::is_auction)) {
+        let mut decisions: Vec<Decision> = decided.iter().map(|(_, _, d)| d.clone()).collect();
+        let ctx = Rounds { snapshot: &snapshot, viewer: &viewer, pace: &pace, seed, breaks: &breaks, signals: &signals, ip: device_ip };
+        let won = run_rounds(st, &ctx, &mut r, &mut decisions).await;
+        for ((_, _, d), new) in decided.iter_mut().zip(decisions) {
+            *d = new;
+        }
+        won
+    } else {
+        Auctions::default()
+    };
     let (key_id, key) = st.settings.tracking_keys.signing();
     let links = Links {
         base: &st.settings.ad_request_base_url,
@@ -99,8 +116,28 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> UseCaseResult<String> {
     };
     let served: Vec<(AdFormat, u32, Vec<Served<'_>>)> = decided
         .iter()
-        .map(|(f, n, d)| (*f, *n, d.picks.iter().map(|p| Served { pick: p, impression: crate::ids::fast_id(), won: None }).collect()))
+        .enumerate()
+        .map(|(i, (f, n, d))| {
+            let list = d
+                .picks
+                .iter()
+                .map(|p| Served { pick: p, impression: crate::ids::fast_id(), won: auctions.won(i, p).map(|w| &w.ad) })
+                .collect();
+            (*f, *n, list)
+        })
         .collect();
+    // The auctions' notices and win records, before the document leaves (a win record must
+    // be there when its impression is counted).
+    let sold: Vec<(usize, u32, &str)> = served
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, _, list))| list.iter().filter(|x| x.won.is_some()).map(move |x| (i, x.pick.goal, x.impression.as_str())))
+        .collect();
+    let notices = auctions.all.iter().map(|(i, a)| {
+        let impression = sold.iter().find(|(bi, g, _)| bi == i && *g == a.goal && a.winner.is_some()).map(|(_, _, imp)| *imp);
+        super::auction::notices(st, &snapshot, a, impression)
+    });
+    futures_util::future::join_all(notices).await;
     let body = match rt {
         ResponseType::Vmap => vast::vmap(&snapshot, &served, &links),
         ResponseType::Vast(version) => {
@@ -109,4 +146,113 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> UseCaseResult<String> {
         }
     };
     Ok(body)
+}
+
+/// At most this many rounds of auctions per request: a goal whose auction had no valid bid
+/// is left out and its break decided again, whose new programmatic pick is asked in turn.
+pub const MAX_ROUNDS: usize = 3;
+
+/// Every auction a request ran (`all`, with its break) and the won ones.
+#[derive(Default)]
+pub struct Auctions {
+    pub all: Vec<(usize, super::auction::Auction)>,
+    /// Per break: the goals left out for want of a valid bid.
+    pub no_bid: Vec<Vec<u32>>,
+}
+
+impl Auctions {
+    /// The winner of the auction behind pick `p` of break `i`.
+    pub fn won(&self, i: usize, p: &Pick) -> Option<&super::auction::Winner> {
+        if !p.is_auction() {
+            return None;
+        }
+        self.all.iter().filter(|(bi, a)| *bi == i && a.goal == p.goal).find_map(|(_, a)| a.winner.as_ref())
+    }
+}
+
+/// What the rounds read.
+pub struct Rounds<'a> {
+    pub snapshot: &'a Snapshot,
+    pub viewer: &'a ViewerState,
+    pub pace: &'a [Pace],
+    pub seed: u64,
+    pub breaks: &'a [(AdFormat, u32)],
+    pub signals: &'a Signals,
+    pub ip: Option<std::net::IpAddr>,
+}
+
+/// Runs the auctions of the decisions' programmatic picks, all breaks at once, within one
+/// deadline (the slowest asked partner's timeout and the margin). A goal without a valid
+/// bid is left out of its break, which is decided again; after the last round, or past the
+/// deadline, a programmatic pick without a winner is left out too.
+pub async fn run_rounds(st: &AppState, c: &Rounds<'_>, r: &mut AdRequest, decisions: &mut [Decision]) -> Auctions {
+    use super::auction::{self, Ask};
+    let s = c.snapshot;
+    let goals = decisions.iter().flat_map(|d| d.picks.iter().filter(|p| p.is_auction()).map(|p| p.goal)).collect::<Vec<_>>();
+    let deadline = std::time::Instant::now() + auction::budget(st, s, goals.into_iter());
+    let mut out = Auctions::default();
+    let mut no_bid: Vec<Vec<u32>> = vec![Vec::new(); decisions.len()];
+    for round in 0..=MAX_ROUNDS {
+        let pending: Vec<(usize, Pick)> = decisions
+            .iter()
+            .enumerate()
+            .flat_map(|(i, d)| d.picks.iter().filter(|p| p.is_auction()).map(move |p| (i, p.clone())))
+            .filter(|(i, p)| !out.all.iter().any(|(bi, a)| bi == i && a.goal == p.goal))
+            .collect();
+        if pending.is_empty() {
+            break;
+        }
+        let last = round == MAX_ROUNDS || std::time::Instant::now() >= deadline;
+        let asked: Vec<Option<auction::Auction>> = if last {
+            Vec::new()
+        } else {
+            let requests: Vec<AdRequest> = pending
+                .iter()
+                .map(|(i, _)| {
+                    let mut one = r.clone();
+                    set_break(&mut one, c.seed, *i, c.breaks[*i]);
+                    one
+                })
+                .collect();
+            let runs = pending.iter().zip(&requests).map(|((i, p), req)| {
+                let policy = decisions[*i].policy.map(|x| &s.policies[x as usize].policy);
+                let settings = crate::delivery::decide::BreakSettings::of(policy, req.format, req.break_number);
+                let ask = Ask { snapshot: s, pick: p, request: req, settings, signals: c.signals, ip: c.ip };
+                async move { auction::run(st, &ask, deadline).await }
+            });
+            futures_util::future::join_all(runs).await
+        };
+        let mut changed = vec![false; decisions.len()];
+        for (k, (i, p)) in pending.iter().enumerate() {
+            match asked.get(k).cloned().flatten() {
+                Some(a) => {
+                    if a.winner.is_none() {
+                        no_bid[*i].push(p.goal);
+                        changed[*i] = true;
+                    }
+                    out.all.push((*i, a));
+                }
+                None => {
+                    no_bid[*i].push(p.goal);
+                    changed[*i] = true;
+                }
+            }
+        }
+        for (i, d) in decisions.iter_mut().enumerate().filter(|(i, _)| changed[*i]) {
+            set_break(r, c.seed, i, c.breaks[i]);
+            r.no_bid = no_bid[i].clone();
+            *d = decide(s, r, c.viewer, c.pace);
+            tracing::info!(round, ads = d.picks.len(), "decided again without the goals that had no valid bid");
+        }
+        r.no_bid.clear();
+        if last {
+            // Whatever is still an auction pick without a winner is not served.
+            for (i, d) in decisions.iter_mut().enumerate() {
+                d.picks.retain(|p| !p.is_auction() || out.won(i, p).is_some());
+            }
+            break;
+        }
+    }
+    out.no_bid = no_bid;
+    out
 }

@@ -86,7 +86,11 @@ async fn check_partners(st: &AppState, account: &str, ids: &[String]) -> UseCase
         .enumerate()
         .filter(|(_, id)| !known.iter().any(|p| &p.record.id == *id))
         .map(|(i, id)| {
-            FieldError::new(format!("demandPartnerIds[{i}]"), Rule::Unknown, format!("demandPartnerIds[{i}] {id:?} is not a demand partner of the account"))
+            FieldError::new(
+                format!("demandPartnerIds[{i}]"),
+                Rule::Unknown,
+                format!("demandPartnerIds[{i}] {id:?} is not a demand partner of the account"),
+            )
         })
         .collect();
     if errors.is_empty() {

@@ -11,6 +11,7 @@ pub mod durable_runner;
 pub mod events;
 pub mod forecast;
 pub mod janitor;
+pub mod notices;
 pub mod transcode;
 
 /// Why a job did not finish, and what the queue should do with its message.
@@ -91,6 +92,16 @@ pub struct AssetJobs;
 pub struct AudienceJobs;
 /// Forecast jobs.
 pub struct ForecastJobs;
+/// Bidders' notices.
+pub struct NoticeJobs;
+
+#[async_trait::async_trait]
+impl Jobs for NoticeJobs {
+    const QUEUE: QueueName = QueueName::Notices;
+    async fn run(st: &AppState, body: &str) -> JobResult<()> {
+        notices::process(st, body).await
+    }
+}
 
 #[async_trait::async_trait]
 impl Jobs for AssetJobs {
@@ -136,6 +147,7 @@ pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> 
         QueueName::Audience => AudienceJobs::run(st, body).await,
         QueueName::Events => one_event_message(st, body).await,
         QueueName::Forecast => ForecastJobs::run(st, body).await,
+        QueueName::Notices => NoticeJobs::run(st, body).await,
     }
 }
 

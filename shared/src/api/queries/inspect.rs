@@ -191,8 +191,13 @@ fn render_break(s: &Snapshot, format: &str, number: u32, e: &Explanation, only: 
         .picks
         .iter()
         .map(|p| {
-            let (ad, g) = (&s.ads[p.ad as usize], &s.goals[p.goal as usize]);
-            InspectedServed { ad_id: ad.id.clone(), ad_name: ad.name.clone(), goal_id: g.id.clone(), campaign_id: g.campaign_id.clone() }
+            let g = &s.goals[p.goal as usize];
+            let (ad_id, ad_name) = match s.ads.get(p.ad as usize) {
+                Some(ad) => (ad.id.clone(), ad.name.clone()),
+                // A programmatic goal's pick: the auction's winner (see auctions).
+                None => ("auction".into(), "the auction's winning bid".into()),
+            };
+            InspectedServed { ad_id, ad_name, goal_id: g.id.clone(), campaign_id: g.campaign_id.clone() }
         })
         .collect();
     let mut verdicts: Vec<_> = e.goals.iter().filter(|v| only.is_empty() || only.contains(&s.goals[v.goal as usize].id)).collect();

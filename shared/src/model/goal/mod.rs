@@ -223,7 +223,11 @@ fn read_marketplace(r: &mut BeanReader, kind: Option<GoalType>) -> Option<String
     let id = r.text_max("marketplaceId", MAX_ID_LEN).filter(|s| !s.trim().is_empty())?;
     match kind {
         Some(k) if !k.takes_marketplace() => {
-            r.err("marketplaceId", Rule::NotAllowed, format!("goalBean/marketplaceId is allowed only on IMPRESSION and RTB goals (this is {k})"));
+            r.err(
+                "marketplaceId",
+                Rule::NotAllowed,
+                format!("goalBean/marketplaceId is allowed only on IMPRESSION and RTB goals (this is {k})"),
+            );
             None
         }
         _ => Some(id.trim().to_string()),

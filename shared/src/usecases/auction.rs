@@ -1,0 +1,303 @@
+//! The auction of a programmatic goal's pick (docs/programmatic.md, "The auction in the ad
+//! request"): one OpenRTB 2.6 bid request to each enabled partner of the marketplace, all
+//! at once, each bounded by its own timeout and the request's deadline; every bid checked;
+//! the winner cleared; its markup fetched from its `nurl` when it sent none. Pure of
+//! notices: `notices` queues them for a live request (never for the inspector).
+
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::delivery::decide::{BreakSettings, Pick};
+use crate::delivery::programmatic::{Fill, WonAd};
+use crate::delivery::request::AdRequest;
+use crate::delivery::snapshot::Snapshot;
+use crate::delivery::tracking::Sale;
+use crate::demand::adm::{self, MAX_ADM_BYTES};
+use crate::demand::bids::{self, Checked, Loss, Valid};
+use crate::demand::client::{self, Call, CallError};
+use crate::demand::macros::{self, Values};
+use crate::demand::openrtb::BidResponse;
+use crate::demand::request::{self, Break};
+use crate::demand::signals::Signals;
+use crate::jobs::Notice;
+use crate::state::AppState;
+
+/// A bid response is read to at most this many bytes.
+pub const MAX_BID_RESPONSE_BYTES: usize = 256 * 1024;
+
+/// How one partner answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Answered {
+    Bid,
+    NoBid,
+    Timeout,
+    Error,
+    InvalidResponse,
+}
+
+/// One partner asked.
+#[derive(Debug, Clone)]
+pub struct Asked {
+    /// An index into `Demand::bidders`.
+    pub bidder: u32,
+    pub answered: Answered,
+    pub detail: Option<String>,
+    pub latency: Duration,
+    pub bids: Vec<Checked>,
+}
+
+/// The winner.
+#[derive(Debug, Clone)]
+pub struct Winner {
+    pub valid: Valid,
+    pub price_micros: i64,
+    pub ad: WonAd,
+    /// Its markup came from its `nurl`: the win notice is given already.
+    pub nurl_fetched: bool,
+}
+
+/// One auction.
+#[derive(Debug, Clone)]
+pub struct Auction {
+    pub id: String,
+    pub goal: u32,
+    pub market: u32,
+    pub asked: Vec<Asked>,
+    pub winner: Option<Winner>,
+}
+
+/// What an auction is run for.
+pub struct Ask<'a> {
+    pub snapshot: &'a Snapshot,
+    pub pick: &'a Pick,
+    pub request: &'a AdRequest,
+    pub settings: BreakSettings,
+    pub signals: &'a Signals,
+    /// The viewer's address (v4 or v6), as the invalid-traffic rules see it.
+    pub ip: Option<IpAddr>,
+}
+
+/// How long the auctions of a request may take: the slowest asked partner's timeout and
+/// the margin.
+pub fn budget(st: &AppState, s: &Snapshot, goals: impl Iterator<Item = u32>) -> Duration {
+    let slowest = goals
+        .filter_map(|g| match s.goals.get(g as usize).map(|g| g.fill) {
+            Some(Fill::Auction { market, .. }) => s.demand.markets.get(market as usize),
+            _ => None,
+        })
+        .flat_map(|m| m.bidders.iter().filter_map(|b| s.demand.bidders.get(*b as usize)).map(|b| b.timeout_ms))
+        .max()
+        .unwrap_or(0);
+    Duration::from_millis(u64::from(slowest)) + st.settings.auction_margin
+}
+
+fn answer(bidder: u32, started: Instant, r: Result<client::Answer, CallError>, check: impl Fn(&BidResponse) -> Vec<Checked>) -> Asked {
+    let asked = |answered, detail: Option<String>, bids| Asked { bidder, answered, detail, latency: started.elapsed(), bids };
+    match r {
+        Err(CallError::Timeout) => asked(Answered::Timeout, None, Vec::new()),
+        Err(CallError::TooLarge(n)) => asked(Answered::InvalidResponse, Some(format!("the response is larger than {n} bytes")), Vec::new()),
+        Err(CallError::Failed(m)) => asked(Answered::Error, Some(m), Vec::new()),
+        Ok(a) if a.status == 204 || (a.status == 200 && a.body.iter().all(u8::is_ascii_whitespace)) => {
+            asked(Answered::NoBid, None, Vec::new())
+        }
+        Ok(a) if a.status != 200 => asked(Answered::Error, Some(format!("HTTP {}", a.status)), Vec::new()),
+        Ok(a) => match serde_json::from_slice::<BidResponse>(&a.body) {
+            Err(e) => asked(Answered::InvalidResponse, Some(format!("not an OpenRTB bid response: {e}")), Vec::new()),
+            Ok(r) if r.seatbid.iter().all(|s| s.bid.is_empty()) => asked(Answered::NoBid, None, Vec::new()),
+            Ok(r) => asked(Answered::Bid, None, check(&r)),
+        },
+    }
+}
+
+/// Runs the auction of `ask.pick` (a programmatic goal's), waiting until `deadline` at most.
+pub async fn run(st: &AppState, ask: &Ask<'_>, deadline: Instant) -> Option<Auction> {
+    let s = ask.snapshot;
+    let g = s.goals.get(ask.pick.goal as usize)?;
+    let Fill::Auction { market, guaranteed } = g.fill else { return None };
+    let m = s.demand.markets.get(market as usize)?;
+    let id = crate::ids::new_id();
+    let r = ask.request;
+    let b = Break {
+        account: &s.account,
+        auction_id: &id,
+        format: r.format,
+        break_number: r.break_number,
+        settings: ask.settings,
+        skip: ask.pick.skip,
+        category: r.category.as_deref(),
+        content_partner: r.partner.as_deref(),
+        user_agent: &r.user_agent,
+        ip: ask.ip,
+        viewer: r.viewer.as_deref(),
+        signals: ask.signals,
+        ad_system_domain: &st.settings.ad_system_domain,
+    };
+    let allow_private = st.settings.demand_allow_private_urls;
+    let calls = m.bidders.iter().filter_map(|bi| Some((*bi, s.demand.bidders.get(*bi as usize)?))).map(|(bi, bidder)| {
+        let body = serde_json::to_string(&request::build(&b, m, bidder, guaranteed)).unwrap_or_default();
+        async move {
+            let started = Instant::now();
+            let left = deadline.saturating_duration_since(started);
+            let timeout = Duration::from_millis(u64::from(bidder.timeout_ms)).min(left);
+            let auth: Vec<(&str, &str)> = bidder.auth.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+            let call =
+                Call { url: &bidder.endpoint, json: Some(body), headers: &auth, timeout, max_bytes: MAX_BID_RESPONSE_BYTES, allow_private };
+            answer(bi, started, client::call(call).await, |resp| bids::check_response(bi, resp, m, guaranteed))
+        }
+    });
+    let mut asked: Vec<Asked> = futures_util::future::join_all(calls).await;
+    let winner = clear(st, s, &id, m, &mut asked, r.format, deadline).await;
+    Some(Auction { id, goal: ask.pick.goal, market, asked, winner })
+}
+
+/// The winner among the valid bids; a winner whose markup must come from its `nurl` is
+/// fetched within the deadline, and one whose fetch fails is invalid (the next one wins).
+async fn clear(
+    st: &AppState,
+    s: &Snapshot,
+    auction: &str,
+    m: &crate::delivery::programmatic::Market,
+    asked: &mut [Asked],
+    format: crate::delivery::snapshot::AdFormat,
+    deadline: Instant,
+) -> Option<Winner> {
+    loop {
+        let valid: Vec<(usize, usize, &Valid)> = asked
+            .iter()
+            .enumerate()
+            .flat_map(|(ai, a)| {
+                a.bids.iter().enumerate().filter_map(move |(bi, c)| match c {
+                    Checked::Valid(v) => Some((ai, bi, v.as_ref())),
+                    Checked::Invalid { .. } => None,
+                })
+            })
+            .collect();
+        let list: Vec<Valid> = valid.iter().map(|(_, _, v)| (*v).clone()).collect();
+        let (w, price) = bids::clear(&list, m)?;
+        let (ai, bi, _) = valid[w];
+        let mut win = list[w].clone();
+        let values = values(auction, &win, &m.currency, Some(price), 0);
+        let mut nurl_fetched = false;
+        if win.markup.is_none() {
+            let url = macros::substitute(win.bid.nurl.as_deref().unwrap_or_default(), &values);
+            match fetch_markup(st, &url, deadline).await {
+                Ok(markup) => {
+                    win.markup = Some(markup);
+                    nurl_fetched = true;
+                }
+                Err(detail) => {
+                    let loss = if detail.contains("in time") { Loss::Expired } else { Loss::BadCreative };
+                    asked[ai].bids[bi] = Checked::Invalid { bid: win.bid.clone(), seat: win.seat.clone(), loss, detail };
+                    continue;
+                }
+            }
+        }
+        let bidder = s.demand.bidders.get(win.bidder as usize)?;
+        let markup = win.markup.clone()?;
+        let ad_id = [win.bid.crid.as_deref(), win.bid.adid.as_deref(), Some(win.bid.id.as_str())]
+            .into_iter()
+            .flatten()
+            .find(|x| !x.is_empty() && x.len() <= 64)
+            .unwrap_or("programmatic")
+            .to_string();
+        let ad = WonAd {
+            ad_id,
+            system: bidder.name.clone(),
+            format,
+            sale: Sale { partner: bidder.id.clone(), market: m.id.clone(), price_micros: price },
+            markup,
+        };
+        return Some(Winner { valid: win, price_micros: price, ad, nurl_fetched });
+    }
+}
+
+/// The markup a `nurl` answers with (the win notice, for a bid without `adm`).
+async fn fetch_markup(st: &AppState, url: &str, deadline: Instant) -> Result<adm::Markup, String> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    let call = Call {
+        url,
+        json: None,
+        headers: &[],
+        timeout: left,
+        max_bytes: MAX_ADM_BYTES,
+        allow_private: st.settings.demand_allow_private_urls,
+    };
+    match client::call(call).await {
+        Ok(a) if a.status == 200 => adm::parse(&String::from_utf8_lossy(&a.body)),
+        Ok(a) => Err(format!("the nurl answered HTTP {} instead of the markup", a.status)),
+        Err(CallError::Timeout) => Err("the nurl did not answer in time".into()),
+        Err(e) => Err(format!("the nurl's markup could not be fetched: {e}")),
+    }
+}
+
+fn values<'a>(auction: &'a str, v: &'a Valid, currency: &'a str, price: Option<i64>, loss: u16) -> Values<'a> {
+    Values {
+        auction_id: auction,
+        bid_id: &v.bid.id,
+        imp_id: bids::IMP_ID,
+        seat_id: v.seat.as_deref().unwrap_or(""),
+        ad_id: v.bid.adid.as_deref().or(v.bid.crid.as_deref()).unwrap_or(""),
+        currency,
+        price_micros: price,
+        loss,
+    }
+}
+
+/// Queues the auction's notices (a live request only): the winner's `nurl` unless its
+/// markup came from it, every loser's `lurl` with its loss reason; and keeps the win
+/// record of impression `impression` (its `burl`, fired when the impression counts).
+pub async fn notices(st: &AppState, s: &Snapshot, a: &Auction, impression: Option<&str>) {
+    let Some(m) = s.demand.markets.get(a.market as usize) else { return };
+    let partner = |b: u32| s.demand.bidders.get(b as usize).map(|p| p.id.clone()).unwrap_or_default();
+    let notice = |kind: &str, bidder: u32, url: String, about: &str| Notice {
+        account: s.account.clone(),
+        about: about.to_string(),
+        kind: kind.to_string(),
+        partner: partner(bidder),
+        url,
+    };
+    let won_bid = a.winner.as_ref().map(|w| (&w.valid.bid.id, w.valid.bidder));
+    for asked in &a.asked {
+        for c in &asked.bids {
+            let (bid, seat, loss) = match c {
+                Checked::Valid(v) if won_bid == Some((&v.bid.id, v.bidder)) => continue,
+                Checked::Valid(v) => (&v.bid, v.seat.as_deref(), Loss::LostToHigherBid),
+                Checked::Invalid { bid, seat, loss, .. } => (bid, seat.as_deref(), *loss),
+            };
+            if let Some(lurl) = bid.lurl.as_deref().filter(|u| !u.is_empty()) {
+                let v = Values {
+                    auction_id: &a.id,
+                    bid_id: &bid.id,
+                    imp_id: bids::IMP_ID,
+                    seat_id: seat.unwrap_or(""),
+                    ad_id: bid.adid.as_deref().unwrap_or(""),
+                    currency: &m.currency,
+                    price_micros: None,
+                    loss: loss.code(),
+                };
+                let about = format!("{}.{}", a.id, bid.id);
+                super::bid_notices::queue(st, notice("lurl", asked.bidder, macros::substitute(lurl, &v), &about)).await;
+            }
+        }
+    }
+    // The winner's notices only when it is served (`impression`): a winner a later round
+    // left out was not sold.
+    let (Some(w), Some(impression)) = (&a.winner, impression) else { return };
+    let v = values(&a.id, &w.valid, &m.currency, Some(w.price_micros), 0);
+    if !w.nurl_fetched {
+        if let Some(nurl) = w.valid.bid.nurl.as_deref().filter(|u| !u.is_empty()) {
+            super::bid_notices::queue(st, notice("nurl", w.valid.bidder, macros::substitute(nurl, &v), &a.id)).await;
+        }
+    }
+    let win = crate::repo::notices::Win {
+        auction: a.id.clone(),
+        partner: partner(w.valid.bidder),
+        burl: w.valid.bid.burl.as_deref().filter(|u| !u.is_empty()).map(|b| macros::substitute(b, &v)),
+    };
+    if let Err(e) = crate::repo::notices::put_win(st.store.as_ref(), &s.account, impression, &win, st.clock.now().timestamp()).await {
+        tracing::warn!(error = %e, "a win record was not kept: its billing notice will not be sent");
+    }
+}

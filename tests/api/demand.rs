@@ -1,0 +1,126 @@
+//! Programmatic demand's records (docs/programmatic.md, "Records"): demand partners and
+//! marketplaces through `/v1`, their rules, the write-only auth header, tenant isolation,
+//! and goals' `marketplaceId`.
+
+use api_tests::serde_json::{json, Value};
+use api_tests::{both_stores, Bidder, TestApp};
+
+pub(crate) async fn partner(app: &TestApp, endpoint: &str, extra: Value) -> String {
+    let mut body = json!({"name": "DSP", "endpoint": endpoint, "timeoutMs": 150});
+    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            b.insert(k.clone(), v.clone());
+        }
+    }
+    let r = app.post_json("/v1/demand-partners", &body).await;
+    r.expect(201);
+    r.json()["id"].as_str().unwrap().to_string()
+}
+
+pub(crate) async fn marketplace(app: &TestApp, partners: &[String], auction: &str, floor: f64, extra: Value) -> String {
+    let mut body = json!({"name": "Market", "demandPartnerIds": partners, "auctionType": auction, "floorCpm": floor});
+    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            b.insert(k.clone(), v.clone());
+        }
+    }
+    let r = app.post_json("/v1/marketplaces", &body).await;
+    r.expect(201);
+    r.json()["id"].as_str().unwrap().to_string()
+}
+
+fn fields(r: &api_tests::Res) -> Vec<(String, String)> {
+    r.json()["errors"]
+        .as_array()
+        .map(|a| a.iter().map(|e| (e["field"].as_str().unwrap_or("").to_string(), e["rule"].as_str().unwrap_or("").to_string())).collect())
+        .unwrap_or_default()
+}
+
+both_stores! {
+    async fn demand_partners_are_created_read_replaced_and_removed(app: TestApp) {
+        let bidder = Bidder::spawn().await;
+        let body = json!({"name": "Acme DSP", "endpoint": bidder.endpoint("nobid", ""), "timeoutMs": 120, "currency": "EUR",
+            "authHeader": {"name": "Authorization", "value": "Bearer s3cret-token"}});
+        let r = app.post_json("/v1/demand-partners", &body).await;
+        r.expect(201);
+        let loc = r.header("location").unwrap().to_string();
+        let etag = r.header("etag").unwrap().to_string();
+        let v = r.json();
+        assert_eq!((v["name"].as_str(), v["currency"].as_str(), v["timeoutMs"].as_u64(), v["enabled"].as_bool(), v["authHeaderSet"].as_bool()),
+            (Some("Acme DSP"), Some("EUR"), Some(120), Some(true), Some(true)), "{v}");
+        let got = app.get(&loc).await;
+        got.expect(200);
+        assert!(!got.body.contains("s3cret") && !app.get("/v1/demand-partners").await.body.contains("s3cret"), "the auth header is write-only");
+        // PUT the record as GET shows it: the auth header is kept; a stale ETag is 412.
+        let mut back = got.json();
+        back["timeoutMs"] = json!(300);
+        let put = app.send_with_headers("PUT", &loc, Some(&app.a.key), Some("application/json"), &back.to_string(), &[("if-match", etag.as_str())]).await;
+        put.expect(200);
+        assert_eq!((put.json()["timeoutMs"].as_u64(), put.json()["authHeaderSet"].as_bool()), (Some(300), Some(true)));
+        app.send_with_headers("PUT", &loc, Some(&app.a.key), Some("application/json"), &back.to_string(), &[("if-match", etag.as_str())]).await.expect(412);
+        // Bad bodies name their fields and rules; nothing is written.
+        let bad = app.post_json("/v1/demand-partners", &json!({"name": "", "endpoint": "ftp://x", "timeoutMs": 5000, "currency": "usd"})).await;
+        bad.expect(400);
+        let f = fields(&bad);
+        for (field, rule) in [("name", "required"), ("endpoint", "url"), ("timeoutMs", "range"), ("currency", "enum")] {
+            assert!(f.contains(&(field.to_string(), rule.to_string())), "{field} {rule}: {}", bad.body);
+        }
+        // Link-local and metadata addresses are never allowed, not even for local testing.
+        let meta = app.post_json("/v1/demand-partners", &json!({"name": "x", "endpoint": "http://169.254.169.254/latest/meta-data/"})).await;
+        meta.expect(400);
+        assert!(meta.body.contains("endpoint") && meta.body.contains("link-local"), "{}", meta.body);
+        assert_eq!(app.get("/v1/demand-partners").await.json()["demandPartners"].as_array().map(Vec::len), Some(1));
+        // Another account's partner is 404, never its data.
+        app.get_as(&app.b.key, &loc).await.expect(404);
+        assert_eq!(app.get_as(&app.b.key, "/v1/demand-partners").await.json()["demandPartners"], json!([]));
+        app.delete(&loc).await.expect(204);
+        app.get(&loc).await.expect(404);
+    }
+
+    async fn marketplaces_name_the_accounts_partners_and_goals_name_marketplaces(app: TestApp) {
+        let bidder = Bidder::spawn().await;
+        let p = partner(&app, &bidder.endpoint("nobid", ""), json!({})).await;
+        // Partners of another account, or none at all: 400 naming the item.
+        let theirs = json!({"name": "B's DSP", "endpoint": bidder.endpoint("nobid", "")}).to_string();
+        let other = app.send("POST", "/v1/demand-partners", Some(&app.b.key), Some("application/json"), &theirs).await;
+        other.expect(201);
+        let other = other.json()["id"].as_str().unwrap().to_string();
+        let bad = app.post_json("/v1/marketplaces", &json!({"name": "M", "demandPartnerIds": [p, other], "auctionType": "FIRST_PRICE"})).await;
+        bad.expect(400);
+        assert_eq!(fields(&bad), [("demandPartnerIds[1]".to_string(), "unknown".to_string())], "{}", bad.body);
+        let fixed = app.post_json("/v1/marketplaces", &json!({"name": "M", "demandPartnerIds": [p], "auctionType": "FIXED_PRICE"})).await;
+        fixed.expect(400);
+        assert_eq!(fields(&fixed), [("deals".to_string(), "required".to_string())]);
+        let m = marketplace(&app, std::slice::from_ref(&p), "SECOND_PRICE", 2.5,
+            json!({"deals": [{"id": "deal-1", "floorCpm": 9, "seats": ["s1"]}], "blockedDomains": ["Rival.example"], "blockedCategories": ["IAB25"]})).await;
+        let got = app.get(&format!("/v1/marketplaces/{m}")).await;
+        got.expect(200);
+        let v = got.json();
+        assert_eq!((v["auctionType"].as_str(), v["floorCpm"].as_f64(), v["currency"].as_str(), v["blockedDomains"][0].as_str()),
+            (Some("SECOND_PRICE"), Some(2.5), Some("USD"), Some("rival.example")), "{v}");
+        app.get_as(&app.b.key, &format!("/v1/marketplaces/{m}")).await.expect(404);
+        // A partner a marketplace asks cannot be removed.
+        let del = app.delete(&format!("/v1/demand-partners/{p}")).await;
+        del.expect(409);
+        assert!(del.body.contains(&m), "{}", del.body);
+
+        // Goals: marketplaceId on IMPRESSION and RTB goals only, and only the account's.
+        let c = crate::serving::enabled_campaign(&app).await;
+        let bean = |kind: &str, value: &str, market: &str| format!(
+            "<goalBean><campaignId>{c}</campaignId><type>{kind}</type><variant>NORMAL</variant>{value}<start>2030-01-01T00:00:00Z</start><marketplaceId>{market}</marketplaceId></goalBean>");
+        let sov = app.post_xml("/api/1.0.cpvext/goal", &bean("SHARE_OF_VOICE", "<goalValue>0.5</goalValue><end>2030-02-01T00:00:00Z</end>", &m)).await;
+        sov.expect(400);
+        assert!(sov.body.contains("goalBean/marketplaceId") && sov.body.contains("notAllowed"), "{}", sov.body);
+        let unknown = app.post_xml("/api/1.0.cpvext/goal", &bean("RTB", "", "no-such-market")).await;
+        unknown.expect(400);
+        assert!(unknown.body.contains("goalBean/marketplaceId") && unknown.body.contains("unknown"), "{}", unknown.body);
+        let theirs = app.send("POST", "/api/1.0.cpvext/goal", Some(&app.b.key), Some("application/xml"), &bean("RTB", "", &m)).await;
+        theirs.expect(400);
+        assert!(theirs.body.contains("marketplaceId"), "another account's marketplace is unknown: {}", theirs.body);
+        let g = app.create_xml("/api/1.0.cpvext/goal", &bean("RTB", "", &m)).await;
+        let xml = app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={g}")).await.body;
+        assert!(xml.contains(&format!("<marketplaceId>{m}</marketplaceId>")), "{xml}");
+        let v3 = app.get(&format!("/v3/goals/{g}")).await.json();
+        assert_eq!(v3["marketplaceId"].as_str(), Some(m.as_str()), "{v3}");
+    }
+}

@@ -1,0 +1,171 @@
+//! A stub OpenRTB 2.6 bidder on loopback (docs/programmatic.md, "Tests"): what it answers
+//! is in the endpoint's path and query, so one server plays every bidder of a test:
+//!
+//! `POST /ortb/{mode}?price=&deal=&seat=&adomain=&cat=&cur=&delay=&name=` where `mode` is
+//! `inline` (a VAST InLine whose clip this server serves), `wrapper`, `nurl` (no adm: the
+//! markup from the nurl), `nobid` (204), `hang` (answers after 5 s), `malformed`,
+//! `wrongimp`, `huge` (a 300 KB body), `empty` (200 with no bids).
+//!
+//! Every bid request and every notice (`/notice/{kind}?…`) is recorded.
+
+use std::sync::{Arc, Mutex};
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde_json::{json, Value};
+
+/// What the stub received.
+#[derive(Default)]
+pub struct Received {
+    /// (mode, headers as (name, value), body)
+    pub requests: Vec<(String, Vec<(String, String)>, Value)>,
+    /// (kind, query string)
+    pub notices: Vec<(String, String)>,
+}
+
+/// A running stub bidder.
+#[derive(Clone)]
+pub struct Bidder {
+    pub base: String,
+    pub received: Arc<Mutex<Received>>,
+}
+
+type Params = std::collections::HashMap<String, String>;
+
+fn inline_vast(base: &str, name: &str) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><VAST version="4.2" xmlns="http://www.iab.com/VAST"><Ad id="{name}"><InLine><AdSystem>stub-dsp</AdSystem><Impression><![CDATA[{base}/notice/dsp-impression?n={name}]]></Impression><AdServingId>x</AdServingId><AdTitle>{name} spot</AdTitle><Creatives><Creative><Linear><TrackingEvents><Tracking event="complete"><![CDATA[{base}/notice/dsp-complete?n={name}]]></Tracking></TrackingEvents><Duration>00:00:02.000</Duration><MediaFiles><MediaFile delivery="progressive" type="video/mp4" width="320" height="240" bitrate="300"><![CDATA[{base}/clip.mp4]]></MediaFile></MediaFiles><VideoClicks><ClickThrough><![CDATA[https://brand.example/{name}]]></ClickThrough></VideoClicks></Linear><UniversalAdId idRegistry="stub">{name}</UniversalAdId></Creative></Creatives></InLine></Ad></VAST>"#
+    )
+}
+
+fn wrapper_vast(base: &str, name: &str) -> String {
+    format!(
+        r#"<VAST version="3.0"><Ad id="{name}"><Wrapper><AdSystem>stub-dsp</AdSystem><VASTAdTagURI><![CDATA[{base}/vast/{name}.xml]]></VASTAdTagURI><Impression><![CDATA[{base}/notice/dsp-impression?n={name}]]></Impression></Wrapper></Ad></VAST>"#
+    )
+}
+
+async fn bid(State(b): State<Bidder>, Path(mode): Path<String>, Query(p): Query<Params>, headers: HeaderMap, body: String) -> Response {
+    let req: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let hs = headers.iter().map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string())).collect();
+    if let Ok(mut r) = b.received.lock() {
+        r.requests.push((mode.clone(), hs, req.clone()));
+    }
+    if let Some(ms) = p.get("delay").and_then(|d| d.parse::<u64>().ok()) {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
+    let name = p.get("name").cloned().unwrap_or_else(|| mode.clone());
+    let base = &b.base;
+    let price: f64 = p.get("price").and_then(|x| x.parse().ok()).unwrap_or(5.0);
+    let notice = |kind: &str| {
+        format!("{base}/notice/{kind}?n={name}&p=${{AUCTION_PRICE}}&a=${{AUCTION_ID}}&b=${{AUCTION_BID_ID}}&i=${{AUCTION_IMP_ID}}&s=${{AUCTION_SEAT_ID}}&ad=${{AUCTION_AD_ID}}&c=${{AUCTION_CURRENCY}}&l=${{AUCTION_LOSS}}")
+    };
+    let mut one = json!({
+        "id": format!("bid-{name}"), "impid": "1", "price": price, "crid": format!("cr-{name}"), "adid": format!("ad-{name}"),
+        "adomain": [p.get("adomain").cloned().unwrap_or_else(|| "brand.example".into())],
+        "burl": notice("burl"), "lurl": notice("lurl"), "nurl": notice("nurl"),
+    });
+    if let Some(c) = p.get("cat") {
+        one["cat"] = json!([c]);
+    }
+    if let Some(d) = p.get("deal") {
+        one["dealid"] = json!(d);
+    }
+    match mode.as_str() {
+        "inline" => one["adm"] = json!(inline_vast(base, &name)),
+        "wrapper" => one["adm"] = json!(wrapper_vast(base, &name)),
+        "nurl" => one["nurl"] = json!(format!("{base}/adm/{name}?p=${{AUCTION_PRICE}}")),
+        "wrongimp" => {
+            one["impid"] = json!("7");
+            one["adm"] = json!(inline_vast(base, &name));
+        }
+        "nobid" => return StatusCode::NO_CONTENT.into_response(),
+        "hang" => {
+            tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+            return StatusCode::NO_CONTENT.into_response();
+        }
+        "malformed" => return ([(header::CONTENT_TYPE, "application/json")], "{\"id\": \"x\", \"seatbid\": [").into_response(),
+        "huge" => return ([(header::CONTENT_TYPE, "application/json")], " ".repeat(300 * 1024)).into_response(),
+        "empty" => {
+            return ([(header::CONTENT_TYPE, "application/json")], json!({"id": req["id"], "seatbid": []}).to_string()).into_response()
+        }
+        _ => return StatusCode::BAD_REQUEST.into_response(),
+    }
+    let seat = p.get("seat").cloned().unwrap_or_else(|| "seat-1".into());
+    let mut resp = json!({"id": req["id"], "seatbid": [{"seat": seat, "bid": [one]}]});
+    if let Some(c) = p.get("cur") {
+        resp["cur"] = json!(c);
+    }
+    ([(header::CONTENT_TYPE, "application/json")], resp.to_string()).into_response()
+}
+
+async fn notice(State(b): State<Bidder>, Path(kind): Path<String>, uri: axum::http::Uri) -> StatusCode {
+    if let Ok(mut r) = b.received.lock() {
+        r.notices.push((kind, uri.query().unwrap_or("").to_string()));
+    }
+    StatusCode::NO_CONTENT
+}
+
+async fn adm(State(b): State<Bidder>, Path(name): Path<String>, uri: axum::http::Uri) -> Response {
+    if let Ok(mut r) = b.received.lock() {
+        r.notices.push(("nurl-adm".into(), uri.query().unwrap_or("").to_string()));
+    }
+    ([(header::CONTENT_TYPE, "application/xml")], inline_vast(&b.base, &name)).into_response()
+}
+
+impl Bidder {
+    /// Starts a stub bidder on loopback.
+    pub async fn spawn() -> Bidder {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let b = Bidder { base: format!("http://{addr}"), received: Arc::default() };
+        let app = Router::new()
+            .route("/ortb/{mode}", post(bid))
+            .route("/notice/{kind}", get(notice))
+            .route("/adm/{name}", get(adm))
+            .route(
+                "/vast/{name}",
+                get(|State(b): State<Bidder>, Path(n): Path<String>| async move { inline_vast(&b.base, n.trim_end_matches(".xml")) }),
+            )
+            .route("/clip.mp4", get(|| async { ([(header::CONTENT_TYPE, "video/mp4")], super::assets::clip()) }))
+            .with_state(b.clone());
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        b
+    }
+
+    /// An endpoint of this stub: `mode` and its query.
+    pub fn endpoint(&self, mode: &str, query: &str) -> String {
+        format!("{}/ortb/{mode}?{query}", self.base)
+    }
+
+    /// The bid requests received (body), in order.
+    pub fn requests(&self) -> Vec<Value> {
+        self.received.lock().map(|r| r.requests.iter().map(|(_, _, b)| b.clone()).collect()).unwrap_or_default()
+    }
+
+    /// The headers of the bid requests received.
+    pub fn request_headers(&self) -> Vec<Vec<(String, String)>> {
+        self.received.lock().map(|r| r.requests.iter().map(|(_, h, _)| h.clone()).collect()).unwrap_or_default()
+    }
+
+    /// The notices received of `kind` (their query strings).
+    pub fn notices(&self, kind: &str) -> Vec<String> {
+        self.received.lock().map(|r| r.notices.iter().filter(|(k, _)| k == kind).map(|(_, q)| q.clone()).collect()).unwrap_or_default()
+    }
+
+    /// Waits until `n` notices of `kind` arrived (the notices worker is asynchronous).
+    pub async fn wait_notices(&self, kind: &str, n: usize) -> Vec<String> {
+        for _ in 0..200 {
+            let got = self.notices(kind);
+            if got.len() >= n {
+                return got;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("{n} {kind} notice(s) expected, got {:?}", self.notices(kind));
+    }
+}
