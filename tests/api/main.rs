@@ -38,6 +38,7 @@ mod policies;
 mod queries;
 mod reference;
 mod reports;
+mod rtb;
 mod rules;
 mod serving;
 mod stitchers;

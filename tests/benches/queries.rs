@@ -95,6 +95,7 @@ async fn seed(app: &TestApp) -> Seeded {
                 caps: vec![],
                 midroll_breaks: vec![],
                 unlimited_impressions: false,
+                marketplace_id: None,
                 ads: summaries,
                 deleted_at: None,
                 created: now,

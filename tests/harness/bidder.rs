@@ -17,11 +17,14 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{json, Value};
 
+/// A request's headers as (name, value).
+pub type Headers = Vec<(String, String)>;
+
 /// What the stub received.
 #[derive(Default)]
 pub struct Received {
-    /// (mode, headers as (name, value), body)
-    pub requests: Vec<(String, Vec<(String, String)>, Value)>,
+    /// (mode, headers, body)
+    pub requests: Vec<(String, Headers, Value)>,
     /// (kind, query string)
     pub notices: Vec<(String, String)>,
 }
@@ -148,7 +151,7 @@ impl Bidder {
     }
 
     /// The headers of the bid requests received.
-    pub fn request_headers(&self) -> Vec<Vec<(String, String)>> {
+    pub fn request_headers(&self) -> Vec<Headers> {
         self.received.lock().map(|r| r.requests.iter().map(|(_, h, _)| h.clone()).collect()).unwrap_or_default()
     }
 

@@ -91,8 +91,19 @@ impl Counters {
         ratio(self.get(Counter::Complete), self.get(Counter::Start))
     }
 
-    /// Revenue per thousand impressions from the goal's pricing.
+    /// Programmatic revenue (the clearing prices of the valid impressions / 1,000), in
+    /// the marketplace's currency, to six decimals.
+    pub fn revenue(&self) -> f64 {
+        self.get(Counter::RevenueMicros) as f64 / 1e6
+    }
+
+    /// Revenue per thousand impressions: a programmatic goal's from its clearing prices,
+    /// any other's from its pricing.
     pub fn ecpm(&self, g: &Goal) -> f64 {
+        if g.marketplace_id.is_some() {
+            let imps = self.get(Counter::Impression);
+            return if imps == 0 { 0.0 } else { (self.revenue() / imps as f64 * 1000.0 * 100.0).round() / 100.0 };
+        }
         let price = g.pricing_value.unwrap_or(0.0);
         let per_thousand = |events: i64| events as f64 * price / 1000.0;
         let revenue = match g.pricing_model {

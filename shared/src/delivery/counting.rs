@@ -191,19 +191,22 @@ pub struct Tallies {
     pub spends: HashMap<SpendOf, (Spend, u64, i64)>,
 }
 
-/// The counters a counted event adds to: a valid one its counter (and `delivered` when it is
-/// its goal's delivery, `serverInitiated` when it is an impression a stitcher fired), an
-/// invalid one its reason's.
-pub fn slots(e: &Event, reason: Option<Reason>) -> impl Iterator<Item = Slot> {
-    let (first, second, third) = match reason {
+/// The counters a counted event adds to, and by how much: a valid one its counter (and
+/// `delivered` when it is its goal's delivery, `serverInitiated` when it is an impression a
+/// stitcher fired, `revenueMicros` when it is a programmatic ad's impression: its clearing
+/// CPM / 1,000), an invalid one its reason's.
+pub fn slots(e: &Event, reason: Option<Reason>) -> impl Iterator<Item = (Slot, i64)> {
+    let sale = e.dims.as_ref().and_then(|d| d.sale.as_ref()).filter(|_| e.is_impression());
+    let (first, second, third, fourth) = match reason {
         None => (
             Slot::Valid(e.counter),
             e.delivered.then_some(Slot::Valid(Counter::Delivered)),
             (e.server && e.is_impression()).then_some(Slot::Valid(Counter::ServerInitiated)),
+            sale.map(|s| (Slot::Valid(Counter::RevenueMicros), s.price_micros / 1000)),
         ),
-        Some(r) => (Slot::Invalid(r), None, None),
+        Some(r) => (Slot::Invalid(r), None, None, None),
     };
-    std::iter::once(first).chain(second).chain(third)
+    std::iter::once((first, 1)).chain(second.map(|s| (s, 1))).chain(third.map(|s| (s, 1))).chain(fourth)
 }
 
 fn minute(at: i64) -> i64 {

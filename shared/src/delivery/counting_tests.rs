@@ -99,14 +99,14 @@ fn what_a_group_reads() {
 #[test]
 fn a_stitchers_valid_impression_is_also_server_initiated() {
     let mut e = ev(Counter::Impression, "i1", "x", 0);
-    let plain: Vec<Slot> = slots(&e, None).collect();
+    let plain: Vec<Slot> = slots(&e, None).map(|(s, _)| s).collect();
     assert_eq!(plain, [Slot::Valid(Counter::Impression), Slot::Valid(Counter::Delivered)]);
     e.server = true;
-    let server: Vec<Slot> = slots(&e, None).collect();
+    let server: Vec<Slot> = slots(&e, None).map(|(s, _)| s).collect();
     assert_eq!(server, [Slot::Valid(Counter::Impression), Slot::Valid(Counter::Delivered), Slot::Valid(Counter::ServerInitiated)]);
     // Invalid, or not an impression: nothing more.
-    assert_eq!(slots(&e, Some(Reason::Crawler)).collect::<Vec<_>>(), [Slot::Invalid(Reason::Crawler)]);
+    assert_eq!(slots(&e, Some(Reason::Crawler)).collect::<Vec<_>>(), [(Slot::Invalid(Reason::Crawler), 1)]);
     let mut start = ev(Counter::Start, "i1", "y", 0);
     start.server = true;
-    assert_eq!(slots(&start, None).collect::<Vec<_>>(), [Slot::Valid(Counter::Start)]);
+    assert_eq!(slots(&start, None).collect::<Vec<_>>(), [(Slot::Valid(Counter::Start), 1)]);
 }

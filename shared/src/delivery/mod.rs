@@ -10,6 +10,7 @@ pub mod explain;
 pub mod freq;
 pub mod ivt;
 pub mod link_keys;
+pub mod markup;
 pub mod media;
 pub mod pacing;
 pub mod programmatic;

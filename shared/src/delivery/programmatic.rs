@@ -67,10 +67,10 @@ pub struct WonAd {
     /// `<AdSystem>`: the demand partner's name.
     pub system: String,
     /// The break's format.
-    pub format: super::snapshot::AdFormat,
+    pub format: super::symbols::AdFormat,
     /// What the links carry: partner, marketplace, clearing price.
     pub sale: super::tracking::Sale,
-    pub markup: crate::demand::adm::Markup,
+    pub markup: crate::delivery::markup::Markup,
 }
 
 /// How a goal fills a break.

@@ -4,8 +4,8 @@
 //! service's Wrapper. The element order is each version's schema's.
 
 use super::{AdWriter, Served, Version};
+use crate::delivery::markup::{Markup, MediaFile, Trackers};
 use crate::delivery::programmatic::WonAd;
-use crate::demand::adm::{Markup, MediaFile, Trackers};
 use crate::xml::XmlOut;
 
 /// The VAST 2.0 events (no `skip`, `closeLinear` or `exitFullscreen` there).

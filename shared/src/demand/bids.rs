@@ -2,8 +2,8 @@
 //! order against the marketplace (the first rule it breaks is its OpenRTB 2.6 loss
 //! reason), then the winner and its clearing price.
 
-use super::adm::{self, Markup};
 use super::openrtb::{Bid, BidResponse};
+use crate::delivery::markup::{self as adm, Markup};
 use crate::delivery::programmatic::{micros, DealEntry, Market};
 use crate::model::marketplace::AuctionType;
 use crate::wire_enum::wire_enum;
@@ -87,7 +87,7 @@ pub struct Valid {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Checked {
     Valid(Box<Valid>),
-    Invalid { bid: Bid, seat: Option<String>, loss: Loss, detail: String },
+    Invalid { bid: Box<Bid>, seat: Option<String>, loss: Loss, detail: String },
 }
 
 fn domain_blocked(domain: &str, blocked: &[String]) -> bool {
@@ -97,7 +97,7 @@ fn domain_blocked(domain: &str, blocked: &[String]) -> bool {
 
 /// Checks one bid of `bidder` (docs/programmatic.md, "Bids", rules 1-10).
 pub fn check(bidder: u32, seat: Option<&str>, bid: &Bid, cur: &str, m: &Market, guaranteed: bool) -> Checked {
-    let bad = |loss: Loss, detail: String| Checked::Invalid { bid: bid.clone(), seat: seat.map(str::to_string), loss, detail };
+    let bad = |loss: Loss, detail: String| Checked::Invalid { bid: Box::new(bid.clone()), seat: seat.map(str::to_string), loss, detail };
     if bid.impid != IMP_ID {
         return bad(Loss::InvalidResponse, format!("impid {:?} is not the impression asked for ({IMP_ID:?})", bid.impid));
     }

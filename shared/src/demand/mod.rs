@@ -2,7 +2,6 @@
 //! request built for a break, the checks of a bid and its markup, the clearing price,
 //! the notices' macros, and the pooled HTTP client that asks the bidders.
 
-pub mod adm;
 pub mod bids;
 pub mod client;
 pub mod macros;

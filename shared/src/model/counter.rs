@@ -17,6 +17,9 @@ wire_enum! {
         Complete = "complete",
         Delivered = "delivered",
         ServerInitiated = "serverInitiated",
+        /// A programmatic goal's revenue: the clearing CPMs of its valid impressions / 1,000,
+        /// in micros of the marketplace's currency (docs/programmatic.md).
+        RevenueMicros = "revenueMicros",
     }
 }
 
@@ -55,7 +58,8 @@ impl Counter {
             | Counter::ThirdQuartile
             | Counter::Complete
             | Counter::Delivered
-            | Counter::ServerInitiated => self.as_str(),
+            | Counter::ServerInitiated
+            | Counter::RevenueMicros => self.as_str(),
         }
     }
 
@@ -78,6 +82,7 @@ wire_enum! {
         Complete = "complete",
         Delivered = "delivered",
         ServerInitiated = "serverInitiated",
+        Revenue = "revenue",
         Ctr = "ctr",
         CompletionRate = "completionRate",
         Ecpm = "ecpm",
@@ -96,6 +101,7 @@ impl Metric {
         Metric::ThirdQuartile,
         Metric::Complete,
         Metric::ServerInitiated,
+        Metric::Revenue,
         Metric::Invalid,
     ];
     /// An ad's metrics.
@@ -126,7 +132,7 @@ impl Metric {
             Metric::Complete => Some(Counter::Complete),
             Metric::Delivered => Some(Counter::Delivered),
             Metric::ServerInitiated => Some(Counter::ServerInitiated),
-            Metric::Ctr | Metric::CompletionRate | Metric::Ecpm | Metric::Invalid => None,
+            Metric::Revenue | Metric::Ctr | Metric::CompletionRate | Metric::Ecpm | Metric::Invalid => None,
         }
     }
 }

@@ -150,9 +150,9 @@ fn ops(c: &Commit<'_>) -> RepoResult<Vec<TxOp>> {
         let e = x.event;
         let path = AdPath { campaign: e.campaign.clone(), goal: e.goal.clone(), ad: e.ad.clone() };
         let deltas = per_ad.entry(path).or_default();
-        for slot in crate::delivery::counting::slots(e, x.reason) {
-            deltas.push((slot, 1));
-            cells.push((e, slot));
+        for (slot, n) in crate::delivery::counting::slots(e, x.reason) {
+            deltas.push((slot, n));
+            cells.push((e, slot, n));
         }
     }
     ops.extend(super::metrics::add_ops(a, &per_ad.into_iter().collect::<Vec<_>>()));

@@ -80,12 +80,12 @@ pub fn cell_key(e: &Event, offset: i32) -> Key {
     Key::new(day_partition(&e.account, day), format!("{hour:02}#{sk}"))
 }
 
-/// The additions to the cells of counted events: (event, counter) summed per cell, one
-/// action per cell.
-pub fn add_ops<'a>(counted: impl Iterator<Item = (&'a Event, Slot)>, offset_at: &dyn Fn(i64) -> i32) -> Vec<TxOp> {
+/// The additions to the cells of counted events: (event, counter, amount) summed per
+/// cell, one action per cell.
+pub fn add_ops<'a>(counted: impl Iterator<Item = (&'a Event, Slot, i64)>, offset_at: &dyn Fn(i64) -> i32) -> Vec<TxOp> {
     let mut cells: BTreeMap<Key, BTreeMap<Slot, i64>> = BTreeMap::new();
-    for (e, slot) in counted {
-        *cells.entry(cell_key(e, offset_at(e.at))).or_default().entry(slot).or_insert(0) += 1;
+    for (e, slot, n) in counted {
+        *cells.entry(cell_key(e, offset_at(e.at))).or_default().entry(slot).or_insert(0) += n;
     }
     cells.into_iter().map(|(k, d)| TxOp::Add(k, d.into_iter().map(|(s, n)| (s.name().to_string(), n)).collect(), Cond::None)).collect()
 }
@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn events_of_one_cell_share_one_addition() {
         let evs = [event(1_795_564_800, None), event(1_795_564_801, None), event(1_795_564_800 + 3600, None)];
-        let ops = add_ops(evs.iter().map(|e| (e, Slot::Valid(crate::model::enums::Counter::Impression))), &|_| 0);
+        let ops = add_ops(evs.iter().map(|e| (e, Slot::Valid(crate::model::enums::Counter::Impression), 1)), &|_| 0);
         assert_eq!(ops.len(), 2);
         match &ops[0] {
             TxOp::Add(_, d, _) => assert_eq!(d, &vec![("impression".to_string(), 2)]),

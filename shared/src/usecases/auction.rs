@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::delivery::decide::{BreakSettings, Pick};
+use crate::delivery::markup::{self as adm, MAX_ADM_BYTES};
 use crate::delivery::programmatic::{Fill, WonAd};
 use crate::delivery::request::AdRequest;
 use crate::delivery::snapshot::Snapshot;
 use crate::delivery::tracking::Sale;
-use crate::demand::adm::{self, MAX_ADM_BYTES};
 use crate::demand::bids::{self, Checked, Loss, Valid};
 use crate::demand::client::{self, Call, CallError};
 use crate::demand::macros::{self, Values};
@@ -190,7 +190,7 @@ async fn clear(
                 }
                 Err(detail) => {
                     let loss = if detail.contains("in time") { Loss::Expired } else { Loss::BadCreative };
-                    asked[ai].bids[bi] = Checked::Invalid { bid: win.bid.clone(), seat: win.seat.clone(), loss, detail };
+                    asked[ai].bids[bi] = Checked::Invalid { bid: Box::new(win.bid.clone()), seat: win.seat.clone(), loss, detail };
                     continue;
                 }
             }
@@ -265,7 +265,7 @@ pub async fn notices(st: &AppState, s: &Snapshot, a: &Auction, impression: Optio
             let (bid, seat, loss) = match c {
                 Checked::Valid(v) if won_bid == Some((&v.bid.id, v.bidder)) => continue,
                 Checked::Valid(v) => (&v.bid, v.seat.as_deref(), Loss::LostToHigherBid),
-                Checked::Invalid { bid, seat, loss, .. } => (bid, seat.as_deref(), *loss),
+                Checked::Invalid { bid, seat, loss, .. } => (bid.as_ref(), seat.as_deref(), *loss),
             };
             if let Some(lurl) = bid.lurl.as_deref().filter(|u| !u.is_empty()) {
                 let v = Values {

@@ -104,6 +104,7 @@ async fn count_group(st: &AppState, account: &str, group: &[Event], ctx: &Accoun
         tries.next_worker_try().await?;
         let seen = repo::seen(store, account, &wanted).await?;
         let (verdicts, tallies) = counting::judge(group, &seen, now, &limits, &local_day);
+        let billed = billable(group, &verdicts, &seen);
         let wait: BTreeSet<usize> = group.iter().zip(&verdicts).filter(|(_, v)| **v == Verdict::Wait).map(|(e, _)| e.message).collect();
         let counted: Vec<Counted<'_>> = group
             .iter()
@@ -114,15 +115,62 @@ async fn count_group(st: &AppState, account: &str, group: &[Event], ctx: &Accoun
             })
             .collect();
         if counted.is_empty() {
+            bill(st, account, &billed).await;
             return Ok((0, wait));
         }
         let (paces, freqs) = pace_and_freq(st, account, &counted, ctx).await?;
         let n = counted.len();
         let commit = Commit { account, now, counted, tallies, paces, freqs, offset_at: &offset_at };
         if repo::commit(store, &commit, &tries).await? {
+            bill(st, account, &billed).await;
             return Ok((n, wait));
         }
         tracing::debug!(account, "an event group lost a race; judged again");
+    }
+}
+
+/// The valid programmatic impressions of a group: counted now, or counted before (a
+/// redelivery whose billing notice may not have been queued; the notices worker fires a
+/// notice once).
+fn billable<'a>(group: &'a [Event], verdicts: &[Verdict], seen: &counting::Seen) -> Vec<&'a Event> {
+    group
+        .iter()
+        .zip(verdicts)
+        .filter(|(e, _)| e.is_impression() && e.dims.as_ref().is_some_and(|d| d.sale.is_some()))
+        .filter(|(e, v)| match v {
+            Verdict::Count { reason, .. } => reason.is_none(),
+            Verdict::Skip => seen
+                .markers
+                .get(&counting::MarkerId::of(&e.impression, Counter::Impression))
+                .is_some_and(|m| m.call == e.id && m.reason.is_none()),
+            Verdict::Wait => false,
+        })
+        .map(|(e, _)| e)
+        .collect()
+}
+
+/// Queues the billing notice (`burl`) of each valid programmatic impression, from its
+/// auction's win record (docs/programmatic.md, "Win records and notices").
+async fn bill(st: &AppState, account: &str, impressions: &[&Event]) {
+    for e in impressions {
+        match crate::repo::notices::win(st.store.as_ref(), account, &e.impression).await {
+            Ok(Some(win)) => {
+                if let Some(url) = win.burl {
+                    let n = crate::jobs::Notice {
+                        account: account.to_string(),
+                        about: e.impression.clone(),
+                        kind: "burl".into(),
+                        partner: win.partner,
+                        url,
+                    };
+                    super::bid_notices::queue(st, n).await;
+                }
+            }
+            Ok(None) => {
+                tracing::info!(impression = %e.impression, "no win record for a programmatic impression (expired): no billing notice")
+            }
+            Err(err) => tracing::warn!(error = %err, impression = %e.impression, "the win record was not read: no billing notice"),
+        }
     }
 }
 

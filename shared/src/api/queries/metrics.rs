@@ -43,6 +43,10 @@ pub struct MetricsOut {
     /// Midpoints counted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub midpoint: Option<i64>,
+    /// Programmatic revenue: the clearing CPMs of the valid impressions / 1,000, in the
+    /// marketplace's currency (0 for direct goals).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revenue: Option<f64>,
     /// Of the impressions, those a registered stitcher fired (server-side ad insertion).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_initiated: Option<i64>,
@@ -114,6 +118,7 @@ impl MetricsOut {
                 Metric::Complete => m.complete = Some(c.get(Counter::Complete)),
                 Metric::Delivered => m.delivered = Some(c.get(Counter::Delivered)),
                 Metric::ServerInitiated => m.server_initiated = Some(c.get(Counter::ServerInitiated)),
+                Metric::Revenue => m.revenue = Some(c.revenue()),
                 Metric::Ctr => m.ctr = Some(c.ctr()),
                 Metric::CompletionRate => m.completion_rate = Some(c.completion_rate()),
                 Metric::Ecpm => m.ecpm = Some(goal.map_or(0.0, |g| c.ecpm(g))),

@@ -104,8 +104,8 @@ fn is_duration(d: &str) -> bool {
 }
 
 fn trackers(ad: &Element, linear: Option<&Element>) -> Trackers {
-    let mut t = Trackers::default();
-    t.impressions = ad.children_named("Impression").filter_map(url).take(MAX_TRACKERS).collect();
+    let mut t =
+        Trackers { impressions: ad.children_named("Impression").filter_map(url).take(MAX_TRACKERS).collect(), ..Trackers::default() };
     if let Some(l) = linear {
         if let Some(te) = l.child("TrackingEvents") {
             t.events = te
