@@ -43,6 +43,8 @@ pub struct Parts {
     pub deadline: Option<std::time::Instant>,
     /// Traffic samples on their way to the store, off the response path.
     pub samples: Arc<crate::repo::sample_sink::SampleSink>,
+    /// Auctions' report counters on their way to the store, off the response path.
+    pub auction_stats: Arc<crate::repo::auction_stats::AuctionStats>,
     /// Request rates per account (the management API).
     pub rate_limiter: Arc<crate::rate_limit::AccountLimiter>,
 }
@@ -60,6 +62,7 @@ impl AppState {
             delivery: Arc::new(crate::repo::snapshots::DeliveryCache::default()),
             deadline: None,
             samples: Arc::default(),
+            auction_stats: Arc::default(),
             rate_limiter: Arc::default(),
         }))
     }

@@ -192,3 +192,63 @@ both_stores! {
         assert!(bidder.notices("nurl").is_empty(), "the nurl is not fired twice");
     }
 }
+
+fn report_range(app: &TestApp) -> String {
+    let now = shared::clock::Clock::now(app.clock.as_ref());
+    let d = |days: i64| (now + chrono::Duration::days(days)).format("%Y-%m-%d").to_string();
+    format!("from={}&to={}", d(-1), d(1))
+}
+
+both_stores! {
+    async fn the_inspector_shows_the_auction_and_the_report_counts_it(app: TestApp) {
+        let bidder = Bidder::spawn().await;
+        let a = partner(&app, &bidder.endpoint("inline", "price=6&name=a"), json!({"name": "Alpha"})).await;
+        let b = partner(&app, &bidder.endpoint("nobid", ""), json!({"name": "Beta"})).await;
+        let c = partner(&app, &bidder.endpoint("inline", "price=0.5&name=c"), json!({"name": "Gamma"})).await;
+        let m = marketplace(&app, &[a.clone(), b.clone(), c.clone()], "SECOND_PRICE", 1.0, json!({})).await;
+        let g = rtb_goal(&app, &m, 10).await;
+        // The inspector asks the bidders and shows the auction; nothing is notified or counted.
+        let i = app.get("/v3/inspect?format=preroll").await;
+        i.expect(200);
+        let brk = &i.json()["breaks"][0];
+        assert_eq!(brk["served"][0]["adId"].as_str(), Some("cr-a"), "{brk}");
+        let auction = &brk["auctions"][0];
+        assert_eq!((auction["goalId"].as_str(), auction["marketplaceId"].as_str(), auction["auctionType"].as_str()),
+            (Some(g.as_str()), Some(m.as_str()), Some("SECOND_PRICE")), "{auction}");
+        let status: Vec<(&str, &str)> = auction["partners"].as_array().unwrap().iter().map(|p| (p["name"].as_str().unwrap(), p["status"].as_str().unwrap())).collect();
+        assert_eq!(status, [("Alpha", "BID"), ("Beta", "NO_BID"), ("Gamma", "BID")]);
+        assert!(auction["partners"].as_array().unwrap().iter().all(|p| p["latencyMs"].is_u64()));
+        let gamma = auction["bids"].as_array().unwrap().iter().find(|x| x["demandPartnerId"] == c.as_str()).unwrap();
+        assert_eq!((gamma["valid"].as_bool(), gamma["rejected"]["code"].as_str(), gamma["price"].as_f64()), (Some(false), Some("belowFloor"), Some(0.5)), "{gamma}");
+        assert_eq!((auction["winner"]["demandPartnerId"].as_str(), auction["winner"]["clearingPrice"].as_f64(), auction["winner"]["price"].as_f64()),
+            (Some(a.as_str()), Some(1.01), Some(6.0)), "alone: the floor and 0.01: {auction}");
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(bidder.notices("lurl").is_empty() && bidder.notices("nurl").is_empty(), "the inspector sends no notice");
+        let empty = app.get(&format!("/v3/reports/delivery?{}&granularity=total", report_range(&app))).await.json();
+        assert_eq!(empty["rows"], json!([]), "the inspector counts no auction: {empty}");
+
+        // Served: the report counts the auction by partner and marketplace, with revenue.
+        let doc = app.ad_request("format=preroll").await.body;
+        app.fire(&link(&doc, "impression")).await.expect(204);
+        wait_goal_metric(&app, &g, "impression", 1.0).await;
+        let q = format!("/v3/reports/delivery?{}&granularity=total&groupBy=demandPartner,marketplace", report_range(&app));
+        let mut rows = Value::Null;
+        for _ in 0..100 {
+            rows = app.get(&q).await.json()["rows"].clone();
+            // Every cell of the auction written (they are added one by one).
+            if rows.as_array().is_some_and(|r| r.iter().filter(|x| x["auctions"] == 1 || x["bidRequests"] == 1).count() == 4) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let row = |p: &str| rows.as_array().unwrap().iter().find(|r| r["demandPartner"] == p && r["marketplace"] == m.as_str()).cloned().unwrap_or(Value::Null);
+        let (ra, rb, rc, rm) = (row(&a), row(&b), row(&c), row("-"));
+        assert_eq!((rm["auctions"].as_i64(), rm["fillRate"].as_f64()), (Some(1), Some(0.0)), "{rows}");
+        assert_eq!((ra["bidRequests"].as_i64(), ra["bids"].as_i64(), ra["wins"].as_i64(), ra["impression"].as_i64(), ra["revenue"].as_f64(), ra["eCPM"].as_f64(), ra["winRate"].as_f64()),
+            (Some(1), Some(1), Some(1), Some(1), Some(0.00101), Some(1.01), Some(1.0)), "{rows}");
+        assert_eq!((rb["noBids"].as_i64(), rb["bids"].as_i64()), (Some(1), Some(0)), "{rows}");
+        assert_eq!((rc["invalidBids"].as_i64(), rc["invalidBidsByReason"]["belowFloor"].as_i64()), (Some(1), Some(1)), "{rows}");
+        let csv = app.send_with_headers("GET", &format!("{q}&output=csv"), Some(&app.a.key), None, "", &[]).await.body;
+        assert!(csv.lines().next().unwrap_or("").contains("demandPartner,marketplace") && csv.contains("revenue,eCPM,winRate,fillRate"), "{csv}");
+    }
+}

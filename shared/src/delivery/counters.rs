@@ -4,6 +4,7 @@
 //! (docs/queries.md, docs/reports.md).
 
 use crate::delivery::ivt::Reason;
+use crate::model::bid_loss::Loss;
 use crate::model::enums::{Counter, PricingModel};
 use crate::model::goal::Goal;
 
@@ -14,6 +15,8 @@ use crate::model::goal::Goal;
 pub enum Slot {
     Valid(Counter),
     Invalid(Reason),
+    /// A bid refused by a rule (`invalidBid_<rule>`, docs/programmatic.md).
+    Rejected(Loss),
 }
 
 impl Slot {
@@ -22,12 +25,16 @@ impl Slot {
         match self {
             Slot::Valid(c) => c.as_str(),
             Slot::Invalid(r) => r.stored(),
+            Slot::Rejected(l) => l.stored(),
         }
     }
 
     /// The slot of a stored attribute name (`None`: not a counter).
     pub fn parse(name: &str) -> Option<Slot> {
-        Counter::parse(name).map(Slot::Valid).or_else(|| Reason::ALL.into_iter().find(|r| r.stored() == name).map(Slot::Invalid))
+        Counter::parse(name)
+            .map(Slot::Valid)
+            .or_else(|| Reason::ALL.iter().find(|r| r.stored() == name).map(|r| Slot::Invalid(*r)))
+            .or_else(|| Loss::INVALID.iter().find(|l| l.stored() == name).map(|l| Slot::Rejected(*l)))
     }
 }
 
@@ -36,6 +43,7 @@ impl Slot {
 pub struct Counters {
     valid: [i64; Counter::ALL.len()],
     invalid: [i64; Reason::ALL.len()],
+    rejected: [i64; Loss::ALL.len()],
 }
 
 impl Counters {
@@ -48,6 +56,11 @@ impl Counters {
         self.invalid[r as usize]
     }
 
+    /// Bids refused by rule `l`.
+    pub fn rejected(&self, l: Loss) -> i64 {
+        self.rejected[l as usize]
+    }
+
     /// Invalid events of every reason.
     pub fn invalid_total(&self) -> i64 {
         self.invalid.iter().sum()
@@ -57,6 +70,7 @@ impl Counters {
         match slot {
             Slot::Valid(c) => self.valid[c as usize] += n,
             Slot::Invalid(r) => self.invalid[r as usize] += n,
+            Slot::Rejected(l) => self.rejected[l as usize] += n,
         }
     }
 
@@ -79,6 +93,9 @@ impl Counters {
         for (a, b) in self.invalid.iter_mut().zip(other.invalid) {
             *a += b;
         }
+        for (a, b) in self.rejected.iter_mut().zip(other.rejected) {
+            *a += b;
+        }
     }
 
     /// Clicks per impression.
@@ -91,6 +108,26 @@ impl Counters {
         ratio(self.get(Counter::Complete), self.get(Counter::Start))
     }
 
+    /// Bids that won per bid received (programmatic).
+    pub fn win_rate(&self) -> f64 {
+        ratio(self.get(Counter::Wins), self.get(Counter::Bids))
+    }
+
+    /// Impressions per auction (programmatic).
+    pub fn fill_rate(&self) -> f64 {
+        ratio(self.get(Counter::Impression), self.get(Counter::Auctions))
+    }
+
+    /// Programmatic revenue per thousand impressions.
+    pub fn revenue_ecpm(&self) -> f64 {
+        let imps = self.get(Counter::Impression);
+        if imps == 0 {
+            0.0
+        } else {
+            (self.revenue() / imps as f64 * 1000.0 * 100.0).round() / 100.0
+        }
+    }
+
     /// Programmatic revenue (the clearing prices of the valid impressions / 1,000), in
     /// the marketplace's currency, to six decimals.
     pub fn revenue(&self) -> f64 {
@@ -101,8 +138,7 @@ impl Counters {
     /// any other's from its pricing.
     pub fn ecpm(&self, g: &Goal) -> f64 {
         if g.marketplace_id.is_some() {
-            let imps = self.get(Counter::Impression);
-            return if imps == 0 { 0.0 } else { (self.revenue() / imps as f64 * 1000.0 * 100.0).round() / 100.0 };
+            return self.revenue_ecpm();
         }
         let price = g.pricing_value.unwrap_or(0.0);
         let per_thousand = |events: i64| events as f64 * price / 1000.0;
@@ -142,7 +178,11 @@ mod tests {
 
     #[test]
     fn every_slot_reads_back_from_its_stored_name() {
-        let slots = Counter::ALL.iter().map(|c| Slot::Valid(*c)).chain(Reason::ALL.iter().map(|r| Slot::Invalid(*r)));
+        let slots = Counter::ALL
+            .iter()
+            .map(|c| Slot::Valid(*c))
+            .chain(Reason::ALL.iter().map(|r| Slot::Invalid(*r)))
+            .chain(Loss::INVALID.iter().map(|l| Slot::Rejected(*l)));
         for s in slots {
             assert_eq!(Slot::parse(s.name()), Some(s));
         }

@@ -93,11 +93,15 @@ pub fn explain(s: &Snapshot, r: &AdRequest, v: &ViewerState, pace: &[Pace]) -> E
         let mut ads: Vec<(u32, Option<AdExcluded>)> = g.ads.iter().flatten().map(|(ai, _)| (*ai, env.ad_check(*ai).err())).collect();
         ads.sort_unstable_by_key(|(ai, _)| *ai);
         let of_format = &g.ads[r.format.index()];
+        // A programmatic goal needs no ad of its own in a linear break (its auction fills it).
+        let auction = matches!(g.fill, super::programmatic::Fill::Auction { .. }) && r.format.insertion_point().is_some();
         // Share-of-voice goals are not paced (their share is the rule).
         let outcome = if decision.picks.iter().any(|p| p.goal == gi) {
             Outcome::Served
         } else if let Err(e) = env.goal_check(gi, g.sov <= 0.0) {
             Outcome::Excluded(e)
+        } else if auction {
+            Outcome::Lost(lost(&decision, forced_goal, gi, g.sponsor, g.sov > 0.0, sponsor_served))
         } else if of_format.is_empty() {
             Outcome::NoAdOfFormat
         } else if !of_format.iter().any(|(ai, _)| env.ad_check(*ai).is_ok()) {

@@ -6,66 +6,11 @@ use super::openrtb::{Bid, BidResponse};
 use crate::delivery::markup::{self as adm, Markup};
 use crate::delivery::programmatic::{micros, DealEntry, Market};
 use crate::model::marketplace::AuctionType;
-use crate::wire_enum::wire_enum;
 
 /// The one impression of a bid request.
 pub const IMP_ID: &str = "1";
 
-wire_enum! {
-    /// Why a bid did not win: invalid (it never competed), or lost. The names are the
-    /// report's `invalid_<name>` columns and the inspector's; `code` is OpenRTB 2.6's loss
-    /// reason sent in the `lurl`.
-    Loss {
-        InvalidResponse = "invalidResponse",
-        MissingPrice = "missingPrice",
-        Currency = "currency",
-        InvalidDeal = "invalidDeal",
-        NotInDeal = "notInDeal",
-        BelowDealFloor = "belowDealFloor",
-        BelowFloor = "belowFloor",
-        BlockedAdvertiser = "blockedAdvertiser",
-        BlockedCategory = "blockedCategory",
-        MissingMarkup = "missingMarkup",
-        BadCreative = "badCreative",
-        LostToHigherBid = "lostToHigherBid",
-        Expired = "expired",
-    }
-}
-
-impl Loss {
-    /// The reasons a bid is invalid (it never competed).
-    pub const INVALID: &'static [Loss] = &[
-        Loss::InvalidResponse,
-        Loss::MissingPrice,
-        Loss::Currency,
-        Loss::InvalidDeal,
-        Loss::NotInDeal,
-        Loss::BelowDealFloor,
-        Loss::BelowFloor,
-        Loss::BlockedAdvertiser,
-        Loss::BlockedCategory,
-        Loss::MissingMarkup,
-        Loss::BadCreative,
-    ];
-
-    /// OpenRTB 2.6 loss reason code.
-    pub fn code(self) -> u16 {
-        match self {
-            Loss::InvalidResponse | Loss::Currency => 3,
-            Loss::InvalidDeal => 4,
-            Loss::MissingMarkup => 7,
-            Loss::MissingPrice => 9,
-            Loss::BelowFloor => 100,
-            Loss::BelowDealFloor => 101,
-            Loss::LostToHigherBid => 102,
-            Loss::BadCreative => 204,
-            Loss::BlockedAdvertiser => 205,
-            Loss::BlockedCategory => 209,
-            Loss::NotInDeal => 213,
-            Loss::Expired => 2,
-        }
-    }
-}
+pub use crate::model::bid_loss::Loss;
 
 /// A bid that may compete.
 #[derive(Debug, Clone, PartialEq)]

@@ -20,6 +20,17 @@ wire_enum! {
         /// A programmatic goal's revenue: the clearing CPMs of its valid impressions / 1,000,
         /// in micros of the marketplace's currency (docs/programmatic.md).
         RevenueMicros = "revenueMicros",
+        /// Programmatic goals' auctions (counted at serving, docs/programmatic.md).
+        Auctions = "auctions",
+        /// Bid requests sent, bids received, no-bids, timeouts, errors (transport, HTTP,
+        /// unreadable answers), bids refused by a rule, auctions won.
+        BidRequests = "bidRequests",
+        Bids = "bids",
+        NoBids = "noBids",
+        Timeouts = "timeouts",
+        Errors = "errors",
+        InvalidBids = "invalidBids",
+        Wins = "wins",
     }
 }
 
@@ -47,6 +58,18 @@ impl Counter {
         Counter::ServerInitiated,
     ];
 
+    /// The auction counters (docs/programmatic.md, "Counting the auctions").
+    pub const AUCTION: &'static [Counter] = &[
+        Counter::Auctions,
+        Counter::BidRequests,
+        Counter::Bids,
+        Counter::NoBids,
+        Counter::Timeouts,
+        Counter::Errors,
+        Counter::InvalidBids,
+        Counter::Wins,
+    ];
+
     /// The event's name in a tracking URL (`/v1/track/<event>`): the counter's, but `click`.
     pub fn event_name(self) -> &'static str {
         match self {
@@ -59,7 +82,15 @@ impl Counter {
             | Counter::Complete
             | Counter::Delivered
             | Counter::ServerInitiated
-            | Counter::RevenueMicros => self.as_str(),
+            | Counter::RevenueMicros
+            | Counter::Auctions
+            | Counter::BidRequests
+            | Counter::Bids
+            | Counter::NoBids
+            | Counter::Timeouts
+            | Counter::Errors
+            | Counter::InvalidBids
+            | Counter::Wins => self.as_str(),
         }
     }
 

@@ -451,6 +451,8 @@ wire_enum! {
         Category = "category",
         ContentPartner = "contentPartner",
         DeviceContainer = "deviceContainer",
+        DemandPartner = "demandPartner",
+        Marketplace = "marketplace",
     }
 }
 

@@ -6,6 +6,7 @@ pub mod ad_write;
 pub mod asset;
 pub mod asset_write;
 pub mod audience;
+pub mod bid_loss;
 pub mod campaign;
 pub mod client;
 pub mod common;

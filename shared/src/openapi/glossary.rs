@@ -15,6 +15,8 @@ fn specific(schema: &str, property: &str) -> Option<&'static str> {
         ("ErrorBody", "type") => "The error's kind: ValidationError, AuthenticationError, NotFoundError, ConflictError, …",
         ("ErrorBody", "errors") => "One entry per field and broken rule (400 only)",
         ("CancelRefused", "errors") => "Why the job cannot be cancelled",
+        ("InspectedBid", "rejected") => "Why it did not compete: the rule (belowFloor, blockedAdvertiser, ...) and what it found",
+        ("InspectedAuction", "winner") => "The winner and its clearing price; absent: no valid bid (the break went to the next goal)",
         ("DemandPartnerWrite", "authHeader") => {
             "A header sent with every bid request (write-only, value 1 to 512 characters); left out on PUT: kept, null: removed"
         }

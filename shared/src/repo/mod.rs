@@ -13,6 +13,7 @@ pub use error::{RepoError, RepoResult};
 pub mod accounts;
 pub mod ads;
 pub mod assets;
+pub mod auction_stats;
 pub mod audience;
 pub mod campaigns;
 pub mod clients;

@@ -32,6 +32,10 @@ pub struct Coords {
     pub category: String,
     pub partner: String,
     pub device_container: String,
+    /// The demand partner and marketplace of a programmatic ad's events and of auctions
+    /// (`-` otherwise; cells written before programmatic demand have neither).
+    pub demand_partner: String,
+    pub marketplace: String,
 }
 
 /// A cell as read: where, which local day, and its counters.
@@ -77,7 +81,47 @@ pub fn cell_key(e: &Event, offset: i32) -> Key {
         part(d.and_then(|d| d.device_container.as_deref())),
     ]
     .join("#");
-    Key::new(day_partition(&e.account, day), format!("{hour:02}#{sk}"))
+    // A programmatic ad's events add its partner and marketplace (a direct ad's cells keep
+    // the layout they always had).
+    match d.and_then(|d| d.sale.as_ref()) {
+        Some(s) => Key::new(day_partition(&e.account, day), format!("{hour:02}#{sk}#{}#{}", part(Some(&s.partner)), part(Some(&s.market)))),
+        None => Key::new(day_partition(&e.account, day), format!("{hour:02}#{sk}")),
+    }
+}
+
+/// The cell of an auction's counters: its local hour, goal, the break's format and the
+/// request's dimensions, and the partner (`None`: the marketplace's own counters).
+pub struct AuctionCell<'a> {
+    pub account: &'a str,
+    pub at: i64,
+    pub offset: i32,
+    pub campaign: &'a str,
+    pub goal: &'a str,
+    pub format: &'a str,
+    pub category: Option<&'a str>,
+    pub partner: Option<&'a str>,
+    pub device_container: Option<&'a str>,
+    pub demand_partner: Option<&'a str>,
+    pub marketplace: &'a str,
+}
+
+impl AuctionCell<'_> {
+    pub fn key(&self) -> Key {
+        let (day, hour) = local_day_hour(self.at, self.offset);
+        let sk = [
+            part(Some(self.campaign)),
+            part(Some(self.goal)),
+            NONE,
+            part(Some(self.format)),
+            part(self.category),
+            part(self.partner),
+            part(self.device_container),
+            part(self.demand_partner),
+            part(Some(self.marketplace)),
+        ]
+        .join("#");
+        Key::new(day_partition(self.account, day), format!("{hour:02}#{sk}"))
+    }
 }
 
 /// The additions to the cells of counted events: (event, counter, amount) summed per
@@ -103,6 +147,8 @@ fn coords(sk: &str) -> Option<Coords> {
         category: next()?,
         partner: next()?,
         device_container: next()?,
+        demand_partner: next().unwrap_or_else(|| NONE.to_string()),
+        marketplace: next().unwrap_or_else(|| NONE.to_string()),
     })
 }
 

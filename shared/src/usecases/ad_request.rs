@@ -135,6 +135,8 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> UseCaseResult<String> {
         .collect();
     let notices = auctions.all.iter().map(|(i, a)| {
         let impression = sold.iter().find(|(bi, g, _)| bi == i && *g == a.goal && a.winner.is_some()).map(|(_, _, imp)| *imp);
+        let counted = super::auction::Counted { dims: snapshot.report_dims(&r), at: now.timestamp(), served: impression.is_some() };
+        super::auction::count(st, &snapshot, a, &counted);
         super::auction::notices(st, &snapshot, a, impression)
     });
     futures_util::future::join_all(notices).await;

@@ -301,3 +301,56 @@ pub async fn notices(st: &AppState, s: &Snapshot, a: &Auction, impression: Optio
         tracing::warn!(error = %e, "a win record was not kept: its billing notice will not be sent");
     }
 }
+
+/// What an auction's counters are kept under: the request's report dimensions and time.
+pub struct Counted<'a> {
+    pub dims: crate::delivery::tracking::RequestDims<'a>,
+    pub at: i64,
+    /// The winner was served (its partner's `wins`).
+    pub served: bool,
+}
+
+/// Adds an auction (a live request's) to the report cells: the marketplace's `auctions`,
+/// each partner's bid request and its answer, refused bids by rule, and the win.
+pub fn count(st: &AppState, s: &Snapshot, a: &Auction, c: &Counted<'_>) {
+    use crate::delivery::counters::Slot;
+    use crate::model::enums::Counter;
+    let (Some(g), Some(m)) = (s.goals.get(a.goal as usize), s.demand.markets.get(a.market as usize)) else { return };
+    let format = a.winner.as_ref().map_or("-", |w| w.ad.format.as_str());
+    let offset = s.zone.offset_at(c.at);
+    let base = crate::repo::reports::AuctionCell {
+        account: &s.account,
+        at: c.at,
+        offset,
+        campaign: &g.campaign_id,
+        goal: &g.id,
+        format,
+        category: c.dims.category,
+        partner: c.dims.partner,
+        device_container: c.dims.device_container,
+        demand_partner: None,
+        marketplace: &m.id,
+    };
+    st.auction_stats.add(st.store.clone(), &base, &[(Slot::Valid(Counter::Auctions), 1)]);
+    for asked in &a.asked {
+        let Some(p) = s.demand.bidders.get(asked.bidder as usize) else { continue };
+        let mut d: Vec<(Slot, i64)> = vec![(Slot::Valid(Counter::BidRequests), 1)];
+        let answer = match asked.answered {
+            Answered::Bid => Counter::Bids,
+            Answered::NoBid => Counter::NoBids,
+            Answered::Timeout => Counter::Timeouts,
+            Answered::Error | Answered::InvalidResponse => Counter::Errors,
+        };
+        d.push((Slot::Valid(answer), if answer == Counter::Bids { asked.bids.len() as i64 } else { 1 }));
+        for b in &asked.bids {
+            if let Checked::Invalid { loss, .. } = b {
+                d.push((Slot::Valid(Counter::InvalidBids), 1));
+                d.push((Slot::Rejected(*loss), 1));
+            }
+        }
+        if c.served && a.winner.as_ref().is_some_and(|w| w.valid.bidder == asked.bidder) {
+            d.push((Slot::Valid(Counter::Wins), 1));
+        }
+        st.auction_stats.add(st.store.clone(), &crate::repo::reports::AuctionCell { demand_partner: Some(&p.id), ..base }, &d);
+    }
+}

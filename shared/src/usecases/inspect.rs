@@ -1,7 +1,8 @@
 //! The ad-request inspector (docs/inspector.md): the decision of an ad request, explained.
 //! It loads exactly what serving loads (`ad_request::load`), runs the same decision per
 //! break (`delivery::explain`), and has no side effect: no traffic sample, no frequency
-//! record, no signed link.
+//! record, no signed link. A programmatic goal's auction is run as serving runs it (the
+//! bidders are asked), and nothing of it is counted or notified: no notice, no win record.
 
 use std::sync::Arc;
 
@@ -11,7 +12,8 @@ use crate::delivery::request::AdRequest;
 use crate::delivery::snapshot::{AdFormat, Snapshot, UNKNOWN};
 use crate::delivery::vast::ResponseType;
 use crate::state::AppState;
-use crate::usecases::ad_request::{breaks, load, set_break, Loaded};
+use crate::usecases::ad_request::{breaks, load, run_rounds, set_break, Loaded, Rounds};
+use crate::usecases::auction::Auction;
 
 /// What the inspector answers: the snapshot it read, notes on the request, and each break.
 pub struct Inspection {
@@ -19,6 +21,14 @@ pub struct Inspection {
     pub request: AdRequest,
     pub notes: Vec<String>,
     pub breaks: Vec<(AdFormat, u32, Explanation)>,
+    /// The auctions run, with their break's index.
+    pub auctions: Vec<(usize, Auction)>,
+}
+
+/// What the bidders would be told (the request's signals and the viewer's address).
+pub struct Described {
+    pub signals: crate::demand::signals::Signals,
+    pub ip: Option<std::net::IpAddr>,
 }
 
 pub async fn inspect(
@@ -27,17 +37,41 @@ pub async fn inspect(
     rt: ResponseType,
     format: Option<AdFormat>,
     request: AdRequest,
+    described: Described,
 ) -> UseCaseResult<Inspection> {
     let Loaded { snapshot, pace, viewer } = load(st, account, &request).await?;
     let notes = notes(&snapshot, &request);
     let mut r = request.clone();
     let seed = r.seed;
     let mut out = Vec::new();
-    for (i, b) in breaks(rt, format, &request).into_iter().enumerate() {
-        set_break(&mut r, seed, i, b);
+    let list = breaks(rt, format, &request);
+    for (i, b) in list.iter().enumerate() {
+        set_break(&mut r, seed, i, *b);
         out.push((b.0, b.1, explain(&snapshot, &r, &viewer, &pace)));
     }
-    Ok(Inspection { snapshot, request, notes, breaks: out })
+    let mut auctions = Vec::new();
+    if out.iter().any(|(_, _, e)| e.decision.picks.iter().any(|p| p.is_auction())) {
+        let mut decisions: Vec<_> = out.iter().map(|(_, _, e)| e.decision.clone()).collect();
+        let c = Rounds {
+            snapshot: &snapshot,
+            viewer: &viewer,
+            pace: &pace,
+            seed,
+            breaks: &list,
+            signals: &described.signals,
+            ip: described.ip,
+        };
+        let run = run_rounds(st, &c, &mut r, &mut decisions).await;
+        // Each break explained again without the goals that had no valid bid.
+        for (i, ((f, n, e), d)) in out.iter_mut().zip(decisions).enumerate() {
+            set_break(&mut r, seed, i, (*f, *n));
+            r.no_bid = run.no_bid.get(i).cloned().unwrap_or_default();
+            *e = explain(&snapshot, &r, &viewer, &pace);
+            e.decision = d;
+        }
+        auctions = run.all;
+    }
+    Ok(Inspection { snapshot, request, notes, breaks: out, auctions })
 }
 
 /// What about the request itself no rule can match: values the account does not know.

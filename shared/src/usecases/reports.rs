@@ -72,6 +72,8 @@ fn value(c: &Cell, d: ReportDimension) -> &str {
         ReportDimension::Category => &c.at.category,
         ReportDimension::ContentPartner => &c.at.partner,
         ReportDimension::DeviceContainer => &c.at.device_container,
+        ReportDimension::DemandPartner => &c.at.demand_partner,
+        ReportDimension::Marketplace => &c.at.marketplace,
     }
 }
 
@@ -137,6 +139,8 @@ mod tests {
                 category: category.into(),
                 partner: "-".into(),
                 device_container: "-".into(),
+                demand_partner: "-".into(),
+                marketplace: "-".into(),
             },
             counters: {
                 let mut c = Counters::default();

@@ -13,22 +13,14 @@ use crate::api::{query_pairs, Auth};
 use crate::delivery::explain::{Explanation, Outcome};
 use crate::delivery::snapshot::Snapshot;
 use crate::state::AppState;
-use crate::usecases::inspect::{inspect, Inspection};
+use crate::usecases::inspect::{inspect, Described, Inspection};
+
+pub use super::inspect_auction::InspectedReason;
 
 /// At most this many goals are listed per break (served and lost first); `goals=` picks.
 pub const MAX_GOALS: usize = 500;
 /// `goals=` names at most this many goal ids.
 pub const MAX_GOAL_FILTER: usize = 50;
-
-/// A reason: a stable code and a sentence.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct InspectedReason {
-    /// Stable, e.g. `FLIGHT_ENDED`, `CAP_REACHED:DAILY_CAP`, `PACING_AHEAD_OF_PLAN`,
-    /// `TARGETING:goal:content`, `LOST_TO_PRIORITY` (docs/inspector.md lists them all).
-    pub code: String,
-    /// What it means, in words.
-    pub message: String,
-}
 
 /// One ad of a listed goal.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -93,6 +85,9 @@ pub struct InspectedBreak {
     pub goals: Vec<InspectedGoal>,
     /// Whether goals were left off the list (over 500).
     pub truncated: bool,
+    /// The auctions of the break's programmatic goals (the bidders are asked; nothing is
+    /// counted or notified).
+    pub auctions: Vec<super::inspect_auction::InspectedAuction>,
 }
 
 /// A record that takes no request at all.
@@ -159,8 +154,10 @@ pub async fn inspect_request(State(st): State<AppState>, Auth(a): Auth, RawQuery
     // The inspector explains the request the user describes: its ip/ua are believed.
     let described = crate::api::client_addr::Caller { addr: None, trusted: true, device_agent: None, stitcher: false };
     let (account, rt, format, request) = read_request(&pairs, &axum::http::HeaderMap::new(), described, now)?;
+    let signals = crate::demand::signals::read(&pairs).map_err(AppError::Validation)?;
+    let ip = request.ip.map(std::net::IpAddr::V4);
     let seed = request.seed;
-    let i = inspect(&st, &account, rt, format, request).await?;
+    let i = inspect(&st, &account, rt, format, request, Described { signals, ip }).await?;
     Ok(Json(render(&i, seed, &only)).into_response())
 }
 
@@ -176,7 +173,25 @@ fn render(i: &Inspection, seed: u64, only: &[String]) -> InspectionOut {
         snapshot_version: s.version,
         seed: seed.to_string(),
         notes: i.notes.clone(),
-        breaks: i.breaks.iter().map(|(f, n, e)| render_break(s, f.as_str(), *n, e, only)).collect(),
+        breaks: i
+            .breaks
+            .iter()
+            .enumerate()
+            .map(|(bi, (f, n, e))| {
+                let mut b = render_break(s, f.as_str(), *n, e, only);
+                let mine: Vec<_> = i.auctions.iter().filter(|(x, _)| *x == bi).map(|(_, a)| a).collect();
+                // A programmatic goal's served ad is its auction's winning creative.
+                for served in b.served.iter_mut() {
+                    let won = mine.iter().filter(|a| s.goals.get(a.goal as usize).is_some_and(|g| g.id == served.goal_id));
+                    if let Some(w) = won.filter_map(|a| a.winner.as_ref()).next() {
+                        served.ad_id = w.ad.ad_id.clone();
+                        served.ad_name = format!("{} (won by {})", w.ad.ad_id, w.ad.system);
+                    }
+                }
+                b.auctions = mine.into_iter().map(|a| super::inspect_auction::render(s, a)).collect();
+                b
+            })
+            .collect(),
         not_serving: s
             .left_out
             .iter()
@@ -195,7 +210,7 @@ fn render_break(s: &Snapshot, format: &str, number: u32, e: &Explanation, only: 
             let (ad_id, ad_name) = match s.ads.get(p.ad as usize) {
                 Some(ad) => (ad.id.clone(), ad.name.clone()),
                 // A programmatic goal's pick: the auction's winner (see auctions).
-                None => ("auction".into(), "the auction's winning bid".into()),
+                None => ("auction".into(), "the auction's winning bid (see auctions)".into()),
             };
             InspectedServed { ad_id, ad_name, goal_id: g.id.clone(), campaign_id: g.campaign_id.clone() }
         })
@@ -259,5 +274,6 @@ fn render_break(s: &Snapshot, format: &str, number: u32, e: &Explanation, only: 
         empty: d.empty.map(|x| reason(x.code(), x.message())),
         goals,
         truncated,
+        auctions: Vec::new(),
     }
 }

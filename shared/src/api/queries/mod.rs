@@ -17,6 +17,7 @@ use crate::state::AppState;
 use crate::usecases::v3;
 
 mod inspect;
+mod inspect_auction;
 mod metrics;
 mod pacing;
 mod params;

@@ -15,6 +15,7 @@ use super::params::Params;
 use crate::api::error::{AppError, AppResult, FieldError};
 use crate::api::Auth;
 use crate::delivery::ivt::Reason;
+use crate::model::bid_loss::Loss;
 use crate::model::enums::{Counter, Granularity, ReportDimension, WireEnum};
 use crate::state::AppState;
 use crate::usecases::reports::{report, Row, Spec};
@@ -39,7 +40,9 @@ pub struct DeliveryReport {
     /// (not in total), `hour` (0-23, by hour only), each dimension's value (`-`: the request
     /// sent none; `~`: a value the account's reference data does not know), the counters
     /// (impression, start, firstQuartile, midpoint, thirdQuartile, complete, clickThrough,
-    /// delivered), `ctr`, `completionRate`, `invalid` and `invalidByReason`.
+    /// delivered, serverInitiated, and the auctions': auctions, bidRequests, bids, noBids,
+    /// timeouts, errors, invalidBids, wins), `ctr`, `completionRate`, `invalid`,
+    /// `invalidByReason`, `revenue`, `eCPM`, `winRate`, `fillRate` and `invalidBidsByReason`.
     pub rows: Vec<ReportRow>,
 }
 
@@ -111,7 +114,7 @@ fn wants_csv(p: &mut Params, headers: &HeaderMap) -> bool {
     params(("from" = String, Query, description = "First local day, YYYY-MM-DD (required)"),
         ("to" = String, Query, description = "Last local day, YYYY-MM-DD, inclusive (required)"),
         ("granularity" = Option<Granularity>, Query, description = "day (default), hour (0-23 in the account's zone) or total"),
-        ("groupBy" = Option<String>, Query, description = "Comma-separated dimensions: campaign, goal, ad, format, category, contentPartner, deviceContainer (none: one row per day or hour)"),
+        ("groupBy" = Option<String>, Query, description = "Comma-separated dimensions: campaign, goal, ad, format, category, contentPartner, deviceContainer, demandPartner, marketplace (none: one row per day or hour)"),
         ("campaignId" = Option<String>, Query, description = "Only this campaign's events"),
         ("goalId" = Option<String>, Query, description = "Only this goal's events"),
         ("adId" = Option<String>, Query, description = "Only this ad's events"),
@@ -171,6 +174,22 @@ pub struct RowCounters {
     pub delivered: i64,
     /// Of the impressions, those a registered stitcher fired (server-side ad insertion).
     pub server_initiated: i64,
+    /// Programmatic goals' auctions.
+    pub auctions: i64,
+    /// Bid requests sent to demand partners.
+    pub bid_requests: i64,
+    /// Bids received.
+    pub bids: i64,
+    /// Partners that answered without a bid.
+    pub no_bids: i64,
+    /// Partners that did not answer in time.
+    pub timeouts: i64,
+    /// Partners whose answer failed (transport, HTTP status, unreadable).
+    pub errors: i64,
+    /// Bids refused by a rule (`invalidBidsByReason`).
+    pub invalid_bids: i64,
+    /// Auctions won (and served).
+    pub wins: i64,
 }
 
 /// One row of a delivery report.
@@ -199,8 +218,24 @@ pub struct ReportRow {
     pub content_partner: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_container: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub demand_partner: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marketplace: Option<String>,
     #[serde(flatten)]
     pub counters: RowCounters,
+    /// Programmatic revenue: the clearing CPMs of the valid impressions / 1,000.
+    pub revenue: f64,
+    /// Programmatic revenue per thousand impressions.
+    #[serde(rename = "eCPM")]
+    pub ecpm: f64,
+    /// Wins per bid received.
+    pub win_rate: f64,
+    /// Impressions per auction.
+    pub fill_rate: f64,
+    /// Bids refused, by rule (rules with bids only).
+    #[schema(value_type = std::collections::BTreeMap<String, i64>)]
+    pub invalid_bids_by_reason: BTreeMap<&'static str, i64>,
     /// Clicks per impression.
     pub ctr: f64,
     /// Completes per start.
@@ -225,6 +260,8 @@ impl ReportRow {
             category: None,
             content_partner: None,
             device_container: None,
+            demand_partner: None,
+            marketplace: None,
             counters: RowCounters {
                 impression: c.get(Counter::Impression),
                 start: c.get(Counter::Start),
@@ -235,7 +272,20 @@ impl ReportRow {
                 click_through: c.get(Counter::ClickThrough),
                 delivered: c.get(Counter::Delivered),
                 server_initiated: c.get(Counter::ServerInitiated),
+                auctions: c.get(Counter::Auctions),
+                bid_requests: c.get(Counter::BidRequests),
+                bids: c.get(Counter::Bids),
+                no_bids: c.get(Counter::NoBids),
+                timeouts: c.get(Counter::Timeouts),
+                errors: c.get(Counter::Errors),
+                invalid_bids: c.get(Counter::InvalidBids),
+                wins: c.get(Counter::Wins),
             },
+            revenue: c.revenue(),
+            ecpm: c.revenue_ecpm(),
+            win_rate: c.win_rate(),
+            fill_rate: c.fill_rate(),
+            invalid_bids_by_reason: Loss::INVALID.iter().map(|x| (x.as_str(), c.rejected(*x))).filter(|(_, n)| *n > 0).collect(),
             ctr: c.ctr(),
             completion_rate: c.completion_rate(),
             invalid: c.invalid_total(),
@@ -250,6 +300,8 @@ impl ReportRow {
                 ReportDimension::Category => &mut out.category,
                 ReportDimension::ContentPartner => &mut out.content_partner,
                 ReportDimension::DeviceContainer => &mut out.device_container,
+                ReportDimension::DemandPartner => &mut out.demand_partner,
+                ReportDimension::Marketplace => &mut out.marketplace,
             };
             *slot = Some(v.clone());
         }
@@ -272,6 +324,10 @@ fn to_csv(spec: &Spec, rows: &[Row]) -> AppResult<String> {
     head.extend(Counter::REPORTED.iter().map(|c| c.as_str().to_string()));
     head.extend(["ctr", "completionRate", "invalid"].map(String::from));
     head.extend(Reason::ALL.iter().map(|r| format!("invalid.{}", r.as_str())));
+    // Programmatic columns after the ones CSV readers already know.
+    head.extend(["revenue", "eCPM", "winRate", "fillRate"].map(String::from));
+    head.extend(Counter::AUCTION.iter().map(|c| c.as_str().to_string()));
+    head.extend(Loss::INVALID.iter().map(|l| format!("invalidBid.{}", l.as_str())));
     w.write_record(&head).map_err(AppError::internal)?;
     for r in rows {
         let c = &r.counters;
@@ -284,6 +340,9 @@ fn to_csv(spec: &Spec, rows: &[Row]) -> AppResult<String> {
         cells.push(c.completion_rate().to_string());
         cells.push(c.invalid_total().to_string());
         cells.extend(Reason::ALL.iter().map(|x| c.invalid(*x).to_string()));
+        cells.extend([c.revenue(), c.revenue_ecpm(), c.win_rate(), c.fill_rate()].map(|x| x.to_string()));
+        cells.extend(Counter::AUCTION.iter().map(|x| c.get(*x).to_string()));
+        cells.extend(Loss::INVALID.iter().map(|x| c.rejected(*x).to_string()));
         w.write_record(&cells).map_err(AppError::internal)?;
     }
     let bytes = w.into_inner().map_err(|e| AppError::internal(e.into_error()))?;
