@@ -252,3 +252,63 @@ both_stores! {
         assert!(csv.lines().next().unwrap_or("").contains("demandPartner,marketplace") && csv.contains("revenue,eCPM,winRate,fillRate"), "{csv}");
     }
 }
+
+async fn notifications_of(app: &TestApp, campaign: &str) -> String {
+    let r = app.get(&format!("/api/1.0/campaign/notification/by_campaign_id;id={campaign}")).await;
+    r.expect(200);
+    r.body
+}
+
+both_stores! {
+    async fn a_programmatic_guaranteed_goal_is_paced_and_its_silent_buyer_is_named(app: TestApp) {
+        let house = house_ad(&app).await;
+        let bidder = Bidder::spawn().await;
+        // The deal's buyer bids; an open-market bid is refused (only deals in a PG goal).
+        let buyer = partner(&app, &bidder.endpoint("inline", "price=20&deal=pg-7&name=pg"), json!({"name": "Buyer"})).await;
+        let open = partner(&app, &bidder.endpoint("inline", "price=30&name=open"), json!({"name": "Open"})).await;
+        let m = marketplace(&app, &[buyer, open], "FIXED_PRICE", 1.0, json!({"deals": [{"id": "pg-7", "floorCpm": 15}]})).await;
+        let c = enabled_campaign(&app).await;
+        let pg = goal(&app, &c, "IMPRESSION", "2", 0, &format!("<marketplaceId>{m}</marketplaceId><priority>10</priority>")).await;
+        // Paced like any impression goal: served until its target is delivered, then held.
+        let mut served = 0;
+        for n in 0..6 {
+            let doc = app.ad_request(&format!("format=preroll&pid=pg-{n}")).await.body;
+            if ad_ids(&doc) != ["cr-pg"] {
+                assert_eq!(ad_ids(&doc), std::slice::from_ref(&house), "{doc}");
+                break;
+            }
+            app.fire(&link(&doc, "impression")).await.expect(204);
+            served += 1;
+            wait_goal_metric(&app, &pg, "impression", f64::from(served)).await;
+        }
+        assert!((1..=2).contains(&served), "paced to its target of 2: served {served}");
+        let burl = bidder.wait_notices("burl", 1).await;
+        assert_eq!(query_of(&burl[0], "p").as_deref(), Some("15"), "the deal's fixed price");
+        let lurl = bidder.wait_notices("lurl", 1).await;
+        assert_eq!(query_of(&lurl[0], "l").as_deref(), Some("213"), "not in a deal: {lurl:?}");
+        let text = notifications_of(&app, &c).await;
+        assert!(!text.contains("has no ads"), "a programmatic goal needs no ad: {text}");
+
+        // A PG goal whose buyer stopped bidding: it under-delivers, and the deal is named.
+        let quiet = Bidder::spawn().await;
+        let silent = partner(&app, &quiet.endpoint("nobid", ""), json!({"name": "Silent"})).await;
+        let m2 = marketplace(&app, &[silent], "FIXED_PRICE", 1.0, json!({"deals": [{"id": "pg-quiet", "floorCpm": 12}]})).await;
+        let c2 = enabled_campaign(&app).await;
+        goal(&app, &c2, "IMPRESSION", "100000", 0, &format!("<marketplaceId>{m2}</marketplaceId><priority>10</priority>")).await;
+        app.delete(&format!("/v1/marketplaces/{m}")).await.expect(204);
+        let docs = app.ad_requests(&(0..12).map(|n| format!("format=preroll&pid=q-{n}")).collect::<Vec<_>>()).await;
+        assert!(docs.iter().all(|d| ad_ids(&d.body) == [house.clone()]), "the house goal fills the breaks");
+        let mut text = String::new();
+        for _ in 0..100 {
+            text = notifications_of(&app, &c2).await;
+            if text.contains("pg-quiet") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(text.contains("deal pg-quiet sent no bid") && text.contains("WARNING"), "{text}");
+        // The first campaign's goal lost its marketplace: it serves nothing, and says so.
+        let text = notifications_of(&app, &c).await;
+        assert!(text.contains("has none (marketplaceId)"), "{text}");
+    }
+}

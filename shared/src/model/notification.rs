@@ -50,6 +50,19 @@ pub struct GoalSummary {
     /// Delivery now; `None` when the goal is not in the account's snapshot (its campaign
     /// does not deliver).
     pub delivery: Option<GoalDelivery>,
+    /// How the goal is filled when it is programmatic (docs/programmatic.md).
+    pub demand: Option<GoalDemand>,
+}
+
+/// A programmatic goal's demand, as its notifications need it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GoalDemand {
+    /// Filled by marketplace `name`'s auction: no ad of its own is needed.
+    /// `silent_deals`: a programmatic guaranteed goal whose buyers sent bid requests and no
+    /// bid today (its deals' ids, and the requests).
+    Auction { marketplace: String, silent: Option<(Vec<String>, i64)> },
+    /// An RTB goal without a marketplace, or whose marketplace is gone.
+    NoMarketplace,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -87,7 +100,7 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
         out.push(on_campaign(NotificationLevel::Warning, "Campaign is disabled; its goals will not deliver until it is enabled.".into()));
     }
     // Enabled, with live goals that have ads, none of which can serve.
-    let with_ads: Vec<&&GoalSummary> = live.iter().filter(|g| g.ads_total > 0).collect();
+    let with_ads: Vec<&&GoalSummary> = live.iter().filter(|g| g.ads_total > 0 && g.demand.is_none()).collect();
     if c.enabled && !with_ads.is_empty() && with_ads.iter().all(|g| g.delivery.as_ref().is_some_and(|d| d.servable_ads == 0)) {
         out.push(on_campaign(
             NotificationLevel::Warning,
@@ -163,6 +176,30 @@ pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) ->
                 _ => {}
             }
         }
+        match &g.demand {
+            Some(GoalDemand::NoMarketplace) => {
+                out.push(on_goal(
+                    NotificationLevel::Warning,
+                    format!("Goal '{}' is filled from a marketplace and has none (marketplaceId): it serves nothing.", g.name),
+                ));
+                continue;
+            }
+            Some(GoalDemand::Auction { marketplace, silent }) => {
+                if let Some((deals, requests)) = silent {
+                    out.push(on_goal(
+                        NotificationLevel::Warning,
+                        format!(
+                            "Goal '{}' (programmatic guaranteed, marketplace '{marketplace}'): the buyers of deal {} sent no bid to today's {requests} bid requests; it under-delivers.",
+                            g.name,
+                            deals.join(", ")
+                        ),
+                    ));
+                }
+                // Its ads are the auction's: no warning about its own.
+                continue;
+            }
+            None => {}
+        }
         if g.ads_total == 0 {
             out.push(on_goal(NotificationLevel::Warning, format!("Goal '{}' has no ads; it cannot deliver.", g.name)));
         } else if g.ads_enabled == 0 {
@@ -215,6 +252,7 @@ mod tests {
             ads_enabled: enabled,
             ads_without_media: Vec::new(),
             delivery: None,
+            demand: None,
         }
     }
 
@@ -318,6 +356,21 @@ mod tests {
         assert!(n[2].message.contains("DAILY_CAP"));
         assert!(n[3].message.contains("ahead of its plan"));
         assert!(n[4].message.contains("under-delivered: 400 of 1000 (40 %), short by 600"), "{}", n[4].message);
+    }
+
+    #[test]
+    fn programmatic_goals_are_warned_about_their_demand_not_their_ads() {
+        let now = Utc::now();
+        let mut rtb = goal("g1", 5, 0, 0, now);
+        rtb.demand = Some(GoalDemand::NoMarketplace);
+        let mut pg = goal("g2", 5, 0, 0, now);
+        pg.demand = Some(GoalDemand::Auction { marketplace: "Premium".into(), silent: Some((vec!["pg-1".into()], 40)) });
+        let mut open = goal("g3", 5, 0, 0, now);
+        open.demand = Some(GoalDemand::Auction { marketplace: "Open".into(), silent: None });
+        let n = notifications(&campaign(true), &[rtb, pg, open], now);
+        let texts: Vec<&str> = n.iter().map(|x| x.message.as_str()).collect();
+        assert_eq!(n.len(), 2, "{texts:?}");
+        assert!(texts[0].contains("has none (marketplaceId)") && texts[1].contains("deal pg-1 sent no bid to today's 40"), "{texts:?}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::delivery::snapshot::Snapshot;
 use crate::forecast::projection::{Basis, Projection};
 use crate::model::account::Account;
 use crate::model::campaign::Campaign;
-use crate::model::notification::{notifications, GoalDelivery, GoalSummary, Notification};
+use crate::model::notification::{notifications, GoalDelivery, GoalDemand, GoalSummary, Notification};
 use crate::repo;
 use crate::state::AppState;
 
@@ -30,9 +30,11 @@ pub async fn for_campaign(st: &AppState, acc: &Account, campaign_id: &str) -> Us
         .into_iter()
         .filter_map(|(id, p)| p.projection.map(|p| (id, p)))
         .collect();
+    let silent = silent_goals(st, account, &snapshot, now).await;
     let summaries: Vec<GoalSummary> = goals
         .into_iter()
         .map(|g| GoalSummary {
+            demand: demand_of(&snapshot, &g, &silent),
             name: g.name.clone().unwrap_or_else(|| g.id.clone()),
             start: Some(g.start),
             end: g.end,
@@ -45,6 +47,50 @@ pub async fn for_campaign(st: &AppState, acc: &Account, campaign_id: &str) -> Us
         .collect();
     let list = notifications(&c, &summaries, now);
     Ok((c, list))
+}
+
+/// A programmatic goal's demand: its marketplace (and, programmatic guaranteed, whether its
+/// buyers were silent today), or none when it should have one.
+fn demand_of(s: &Snapshot, g: &crate::model::goal::Goal, silent: &HashMap<String, i64>) -> Option<GoalDemand> {
+    let market = g.marketplace_id.as_deref().and_then(|m| s.demand.market_index.get(m)).and_then(|i| s.demand.markets.get(*i as usize));
+    match (g.kind, market) {
+        (_, Some(m)) => {
+            let pg = g.kind == crate::model::enums::GoalType::Impression;
+            let quiet = silent.get(&g.id).filter(|_| pg).map(|n| (m.deals.iter().map(|d| d.id.clone()).collect(), *n));
+            Some(GoalDemand::Auction { marketplace: m.name.clone(), silent: quiet })
+        }
+        (crate::model::enums::GoalType::Rtb, None) => Some(GoalDemand::NoMarketplace),
+        (_, None) if g.marketplace_id.is_some() => Some(GoalDemand::NoMarketplace),
+        _ => None,
+    }
+}
+
+/// Bid requests at least this many today and no bid: the buyers are silent.
+pub const SILENT_AFTER_REQUESTS: i64 = 10;
+
+/// The programmatic goals whose bid requests of today (the account's local day) got no
+/// bid at all, with their request count (one report partition read; none without
+/// programmatic goals).
+async fn silent_goals(st: &AppState, account: &str, s: &Snapshot, now: chrono::DateTime<chrono::Utc>) -> HashMap<String, i64> {
+    use crate::model::enums::Counter;
+    if !s.goals.iter().any(|g| matches!(g.fill, crate::delivery::programmatic::Fill::Auction { .. })) {
+        return HashMap::new();
+    }
+    let (day, _) = repo::reports::local_day_hour(now.timestamp(), s.zone.offset_at(now.timestamp()));
+    let cells = match repo::reports::day(st.store.as_ref(), account, day).await {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!(error = %e, "today's report cells were not read: no programmatic delivery notification");
+            return HashMap::new();
+        }
+    };
+    let mut per_goal: HashMap<String, (i64, i64)> = HashMap::new();
+    for c in cells.iter().filter(|c| c.at.demand_partner != repo::reports::NONE) {
+        let e = per_goal.entry(c.at.goal.clone()).or_default();
+        e.0 += c.counters.get(Counter::BidRequests);
+        e.1 += c.counters.get(Counter::Bids);
+    }
+    per_goal.into_iter().filter(|(_, (req, bids))| *req >= SILENT_AFTER_REQUESTS && *bids == 0).map(|(g, (req, _))| (g, req)).collect()
 }
 
 /// A goal's delivery now, from the snapshot and its pace record (`None`: not in it).
