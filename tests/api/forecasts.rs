@@ -17,7 +17,7 @@ pub(crate) fn inventory_body(app: &TestApp) -> Value {
         "targeting": {"targetingTemplates": null, "targetingRules": {"categoryRules": [{"categoryId": format!("{a}-cat-sports"), "ruleType": "AT_LEAST_ONE_OF"}]}}})
 }
 
-fn campaign_body(app: &TestApp, priority: u8) -> Value {
+pub(crate) fn campaign_body(app: &TestApp, priority: u8) -> Value {
     let a = &app.a.id;
     json!({"campaign": {"name": "Spring", "advertiser": "Acme", "priority": priority, "goals": [{
         "name": "News pre-rolls", "startDate": day(app, 2), "endDate": day(app, 9), "variant": "NORMAL",
@@ -27,7 +27,7 @@ fn campaign_body(app: &TestApp, priority: u8) -> Value {
 }
 
 /// Creates a job; returns its status path.
-async fn create(app: &TestApp, kind: &str, body: &Value) -> String {
+pub(crate) async fn create(app: &TestApp, kind: &str, body: &Value) -> String {
     let r = app.post_json(&format!("/api/2.0/forecast/{kind}"), body).await;
     assert_eq!(r.status, 202, "{}", r.body);
     assert!(r.body.is_empty());
@@ -37,7 +37,7 @@ async fn create(app: &TestApp, kind: &str, body: &Value) -> String {
 }
 
 /// Polls a job until it finishes (201); returns the report's path.
-async fn finished(app: &TestApp, job: &str) -> String {
+pub(crate) async fn finished(app: &TestApp, job: &str) -> String {
     for _ in 0..600 {
         let r = app.get(job).await;
         if r.status == 201 {

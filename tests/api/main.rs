@@ -39,6 +39,7 @@ mod queries;
 mod reference;
 mod reports;
 mod rtb;
+mod rtb_forecasts;
 mod rules;
 mod serving;
 mod stitchers;

@@ -124,7 +124,15 @@ fn child(kind: &str) {
     let prep = t0.elapsed().as_secs_f64();
     let (start, end) = (now + Duration::days(1), now + Duration::days(101));
     let t = Instant::now();
-    let w = simulate::Window { start, end, traffic: &traffic, seed: 42, per_hour: simulate::MAX_REPLAY_PER_HOUR, scale: 1.0 };
+    let w = simulate::Window {
+        start,
+        end,
+        traffic: &traffic,
+        seed: 42,
+        per_hour: simulate::MAX_REPLAY_PER_HOUR,
+        scale: 1.0,
+        fills: &simulate::UNLIMITED,
+    };
     let units = match kind {
         "inventory" => {
             let f = request::InventoryForecast {

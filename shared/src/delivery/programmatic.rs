@@ -8,6 +8,10 @@ use crate::model::enums::GoalType;
 use crate::model::goal::Goal;
 use crate::model::marketplace::{AuctionType, Marketplace};
 
+/// At most this many rounds of auctions per request: a goal whose auction had no valid bid
+/// is left out and its break decided again, whose new programmatic pick is asked in turn.
+pub const MAX_ROUNDS: usize = 3;
+
 /// Micros of a CPM (prices are kept as integers: no rounding drift in clearing).
 pub const MICROS: f64 = 1_000_000.0;
 

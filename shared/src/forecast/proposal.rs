@@ -74,6 +74,7 @@ pub fn add_campaign(input: &mut Input, f: &CampaignForecast, templates: &HashMap
         goal.front_load_factor = g.frontload;
         goal.variant = g.variant;
         goal.unlimited_impressions = kind == GoalType::Rtb;
+        goal.marketplace_id = g.marketplace_id.clone();
         if let Some(cap) = g.daily_cap {
             goal.caps.push(Cap { kind: CapKind::DailyCap, value: cap as f64 });
         }

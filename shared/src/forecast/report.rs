@@ -51,6 +51,7 @@ pub fn inventory(name: Option<&str>, job: &str, inv: &Inventory, days: &Days, so
         name: name.map(str::to_string),
         job_id: job.to_string(),
         traffic_source: source.to_string(),
+        programmatic_basis: Vec::new(),
     }
 }
 
@@ -207,5 +208,6 @@ pub fn campaign(echo: &Value, job: &str, r: &CampaignResults<'_>, source: &str) 
         goals,
         job_id: job.to_string(),
         traffic_source: source.to_string(),
+        programmatic_basis: Vec::new(),
     }
 }

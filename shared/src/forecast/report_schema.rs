@@ -25,6 +25,9 @@ pub struct InventoryReport {
     /// The traffic replayed: `recorded` (the last 14 local days of sampled requests) or
     /// `profile` (the account's traffic profile, or the default one, when none was recorded).
     pub traffic_source: String,
+    /// How booked programmatic goals were filled (a bidder is never asked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub programmatic_basis: Vec<ProgrammaticBasis>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -72,6 +75,26 @@ pub struct CampaignReport {
     pub job_id: String,
     /// As the inventory report's: `recorded` or `profile`.
     pub traffic_source: String,
+    /// How the forecast's programmatic goals were filled (a bidder is never asked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub programmatic_basis: Vec<ProgrammaticBasis>,
+}
+
+/// How a marketplace's goals were filled in a forecast: at its recorded fill rate (wins per
+/// auction over the last 7 days, from 100 auctions on), or, without one, in every break
+/// they were picked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProgrammaticBasis {
+    /// The marketplace.
+    pub marketplace_id: String,
+    /// FILL_RATE or UNLIMITED.
+    pub basis: String,
+    /// The fill rate used (FILL_RATE only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill_rate: Option<f64>,
+    /// The auctions it was recorded over.
+    pub auctions: i64,
 }
 
 /// A targeting object as submitted; `targetingRules` has every rule array.

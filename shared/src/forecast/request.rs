@@ -77,6 +77,10 @@ pub struct GoalIn {
     pub value: f64,
     pub daily_cap: Option<u64>,
     pub ads: Vec<AdIn>,
+    /// The marketplace an RTB or IMPRESSION goal is filled from (its recorded fill rate,
+    /// never a bidder: docs/programmatic.md, "Forecasts").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marketplace_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -517,6 +521,7 @@ impl GoalIn {
             value: g.delivery_goal.value.unwrap_or(0.0),
             daily_cap: g.daily_cap,
             ads: g.ads.into_iter().map(AdIn::from).collect(),
+            marketplace_id: g.marketplace_id,
         }
     }
 }

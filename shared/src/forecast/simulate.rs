@@ -9,7 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::traffic::{hours, Traffic};
 use crate::delivery::decide::{decide, eligible};
 use crate::delivery::pacing::{local_day_hour, pacing_plan, Pace};
-use crate::delivery::request::ViewerState;
+use crate::delivery::request::{AdRequest, ViewerState};
 use crate::delivery::snapshot::{AdFormat, GoalEntry, Snapshot};
 use crate::model::enums::GoalType;
 
@@ -85,6 +85,56 @@ pub struct Window<'a> {
     /// The traffic's level: each sample stands for this many times its weight (1: the
     /// model; the pacing band replays it lower and higher without copying the samples).
     pub scale: f64,
+    /// Programmatic goals' fill rates by marketplace (never a bidder: docs/programmatic.md,
+    /// "Forecasts").
+    pub fills: &'a FillRates,
+}
+
+/// Programmatic goals' recorded fill rates (wins per auction) by marketplace id; a
+/// marketplace without one fills every break (unlimited, as before programmatic demand).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FillRates(pub BTreeMap<String, f64>);
+
+/// No recorded fill rate: programmatic goals fill every break they are picked for.
+pub static UNLIMITED: FillRates = FillRates(BTreeMap::new());
+
+impl FillRates {
+    /// The fill rate of goal `gi`'s marketplace (1: unlimited, or not programmatic).
+    fn of(&self, s: &Snapshot, gi: u32) -> f64 {
+        match s.goals.get(gi as usize).map(|g| g.fill) {
+            Some(crate::delivery::programmatic::Fill::Auction { market, .. }) => {
+                s.demand.markets.get(market as usize).and_then(|m| self.0.get(&m.id)).copied().unwrap_or(1.0)
+            }
+            _ => 1.0,
+        }
+    }
+}
+
+/// The decision, with each programmatic pick filled at its marketplace's fill rate (a
+/// deterministic draw of the sample's seed): a pick the draw leaves unfilled is decided
+/// again without its goal, as serving does when no valid bid comes.
+fn decide_filled(s: &Snapshot, r: &AdRequest, v: &ViewerState, pace: &[Pace], fills: &FillRates) -> crate::delivery::Decision {
+    let mut d = decide(s, r, v, pace);
+    if fills.0.is_empty() || !d.picks.iter().any(|p| p.is_auction()) {
+        return d;
+    }
+    let mut again = r.clone();
+    for _ in 0..crate::delivery::programmatic::MAX_ROUNDS {
+        let unfilled: Vec<u32> = d
+            .picks
+            .iter()
+            .filter(|p| p.is_auction())
+            .filter(|p| crate::delivery::decide::Rng::new(r.seed ^ (u64::from(p.goal) << 32)).unit() >= fills.of(s, p.goal))
+            .map(|p| p.goal)
+            .collect();
+        if unfilled.is_empty() {
+            break;
+        }
+        again.no_bid.extend(unfilled);
+        d = decide(s, &again, v, pace);
+    }
+    d.picks.retain(|p| !p.is_auction() || !again.no_bid.contains(&p.goal));
+    d
 }
 
 impl Window<'_> {
@@ -170,7 +220,7 @@ pub fn inventory(
     let mut out = Inventory { days, ..Inventory::default() };
     let viewer = ViewerState::default();
     let day_samples = walk(s, w, progress, &mut |day, at, weight, r| {
-        let d = decide(s, r, &viewer, &pace);
+        let d = decide_filled(s, r, &viewer, &pace, w.fills);
         for p in &d.picks {
             credit(s, &mut pace, p.goal, weight, at);
         }
@@ -217,14 +267,14 @@ pub fn campaign(
         proposed.iter().map(|_| GoalForecast { delivered: Series::new(days), ..GoalForecast::default() }).collect();
     let viewer = ViewerState::default();
     let day_samples = walk(all, w, progress, &mut |day, at, weight, r| {
-        let d_base = decide(base, r, &viewer, &pace_base);
+        let d_base = decide_filled(base, r, &viewer, &pace_base, w.fills);
         for p in &d_base.picks {
             credit(base, &mut pace_base, p.goal, weight, at);
         }
         let base_won: Vec<u32> = d_base.picks.iter().filter_map(|p| to_all[p.goal as usize]).collect();
         let wanted: Vec<bool> = proposed.iter().map(|g| eligible(all, r, &viewer, &pace_all, *g, false, true)).collect();
         let won: Vec<u32> = if wanted.iter().any(|x| *x) {
-            decide(all, r, &viewer, &pace_all).picks.iter().map(|p| p.goal).collect()
+            decide_filled(all, r, &viewer, &pace_all, w.fills).picks.iter().map(|p| p.goal).collect()
         } else {
             base_won.clone()
         };
@@ -266,7 +316,7 @@ pub fn goals_delivery(s: &Snapshot, pace0: &[Pace], w: &Window<'_>) -> Vec<Serie
     let mut out = vec![Series::new(days); s.goals.len()];
     let viewer = ViewerState::default();
     walk(s, w, &mut |_| true, &mut |day, at, weight, r| {
-        for p in &decide(s, r, &viewer, &pace).picks {
+        for p in &decide_filled(s, r, &viewer, &pace, w.fills).picks {
             // What pacing counts is what the series shows, so a paced goal ends on its target.
             let delivered = credit(s, &mut pace, p.goal, weight, at);
             out[p.goal as usize].add(day, delivered as f64);

@@ -284,6 +284,7 @@ mod tests {
                 name: Some("a".repeat(n)),
                 job_id: "j".into(),
                 traffic_source: "samples".into(),
+                programmatic_basis: Vec::new(),
             });
             assert_eq!(unpack(&pack(&v).unwrap()).unwrap(), v);
         }

@@ -150,9 +150,7 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> UseCaseResult<String> {
     Ok(body)
 }
 
-/// At most this many rounds of auctions per request: a goal whose auction had no valid bid
-/// is left out and its break decided again, whose new programmatic pick is asked in turn.
-pub const MAX_ROUNDS: usize = 3;
+pub use crate::delivery::programmatic::MAX_ROUNDS;
 
 /// Every auction a request ran (`all`, with its break) and the won ones.
 #[derive(Default)]

@@ -256,6 +256,7 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> UseCaseResult<Outcome> {
             proposal::add_probe(&mut input, req, &templates, now);
             let s = compile(input, now);
             let pace = pace_of(&s, &paces);
+            let (fills, basis) = super::fill_rates::recorded(st, &s, now).await?;
             let Some(&probe) = s.goal_index.get(proposal::PROBE) else {
                 return fail(st, &job, "the forecast's targeting could not be compiled".into()).await;
             };
@@ -264,7 +265,15 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> UseCaseResult<Outcome> {
             let (start, end, dcs) = (req.start, req.end, req.device_containers.clone());
             let source = traffic.source;
             let result = supervised(st, &job, move |progress| {
-                let w = simulate::Window { start, end, traffic: &traffic, seed, per_hour: simulate::MAX_REPLAY_PER_HOUR, scale: 1.0 };
+                let w = simulate::Window {
+                    start,
+                    end,
+                    traffic: &traffic,
+                    seed,
+                    per_hour: simulate::MAX_REPLAY_PER_HOUR,
+                    scale: 1.0,
+                    fills: &fills,
+                };
                 let inv = simulate::inventory(&s, &pace, probe, &formats, &dcs, &w, &mut |p| progress(p))?;
                 let days = window_days(start, end, &s.zone);
                 Some((inv, days))
@@ -274,13 +283,16 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> UseCaseResult<Outcome> {
                 Ok(r) => r,
                 Err(why) => return stopped(st, &job, why).await,
             };
-            Report::Inventory(report::inventory(req.name.as_deref(), &job.id, &inv, &days, source))
+            let mut r = report::inventory(req.name.as_deref(), &job.id, &inv, &days, source);
+            r.programmatic_basis = basis;
+            Report::Inventory(r)
         }
         ForecastRequest::Campaign(req) => {
             let mut with = input.clone();
             let ids = proposal::add_campaign(&mut with, req, &templates, now);
             let base = compile(input, now);
             let all = compile(with, now);
+            let (fills, basis) = super::fill_rates::recorded(st, &all, now).await?;
             let proposed: Vec<u32> = ids.iter().filter_map(|id| all.goal_index.get(id).copied()).collect();
             let pace0: HashMap<String, Pace> = paces.into_iter().map(|(k, (p, _))| (k, p)).collect();
             let start = req.goals.iter().map(|g| g.start).min().unwrap_or(now);
@@ -288,7 +300,15 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> UseCaseResult<Outcome> {
             let source = traffic.source;
             let targets: Vec<Option<f64>> = req.goals.iter().map(|g| (g.goal_type != GoalType::Rtb).then_some(g.value)).collect();
             let result = supervised(st, &job, move |progress| {
-                let w = simulate::Window { start, end, traffic: &traffic, seed, per_hour: simulate::MAX_REPLAY_PER_HOUR, scale: 1.0 };
+                let w = simulate::Window {
+                    start,
+                    end,
+                    traffic: &traffic,
+                    seed,
+                    per_hour: simulate::MAX_REPLAY_PER_HOUR,
+                    scale: 1.0,
+                    fills: &fills,
+                };
                 let (res, day_samples) = simulate::campaign(&base, &all, &pace0, &proposed, &w, &mut |p| progress(p))?;
                 let days = window_days(start, end, &all.zone);
                 let competing: Vec<Vec<(String, f64)>> = res
@@ -315,7 +335,9 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> UseCaseResult<Outcome> {
                 competing: &competing,
                 names: &names,
             };
-            Report::Campaign(report::campaign(&req.echo, &job.id, &results, source))
+            let mut r = report::campaign(&req.echo, &job.id, &results, source);
+            r.programmatic_basis = basis;
+            Report::Campaign(r)
         }
     };
     if serde_json::to_string(&report).map_err(UseCaseError::internal)?.len() > MAX_REPORT_JSON_BYTES {

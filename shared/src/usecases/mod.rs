@@ -18,6 +18,7 @@ pub mod contacts;
 pub mod demand;
 pub mod error;
 pub mod events;
+pub mod fill_rates;
 pub mod forecast;
 pub mod forecast_run;
 pub mod goals;

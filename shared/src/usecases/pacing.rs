@@ -82,7 +82,19 @@ pub fn replay_levels(
     seed: u64,
 ) -> [Vec<Series>; 3] {
     let run = |scale: f64| {
-        goals_delivery(snapshot, pace, &Window { start: now, end: until, traffic, seed, per_hour: PACING_REPLAY_PER_HOUR, scale })
+        goals_delivery(
+            snapshot,
+            pace,
+            &Window {
+                start: now,
+                end: until,
+                traffic,
+                seed,
+                per_hour: PACING_REPLAY_PER_HOUR,
+                scale,
+                fills: &crate::forecast::simulate::UNLIMITED,
+            },
+        )
     };
     std::thread::scope(|s| {
         let less = s.spawn(|| run(1.0 - traffic.swing));
