@@ -28,13 +28,15 @@ fi
 
 # Debian packages the tests run: ffmpeg/ffprobe (the media pipeline; every test clip is
 # made by ffmpeg), Chromium (the browser test), rsvg-convert (renders the charts to PNG),
-# Node.js and npm (the player-side clients).
+# Node.js and npm (the player-side clients), xmllint (served documents against the IAB's
+# VAST schemas).
 missing=()
 command -v ffmpeg > /dev/null && command -v ffprobe > /dev/null || missing+=(ffmpeg)
 command -v chromium > /dev/null || missing+=(chromium)
 command -v rsvg-convert > /dev/null || missing+=(librsvg2-bin)
 command -v node > /dev/null || missing+=(nodejs)
 command -v npm > /dev/null || missing+=(npm)
+command -v xmllint > /dev/null || missing+=(libxml2-utils)
 if [ ${#missing[@]} -gt 0 ]; then
   phase "apt-get install ${missing[*]}"
   apt-get update -q > /dev/null

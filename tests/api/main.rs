@@ -48,3 +48,4 @@ mod templates;
 mod tenant_sweep;
 mod traffic_quality;
 mod vast;
+mod vast_schema;

@@ -1,0 +1,95 @@
+//! Every served document is valid under the IAB's schema of its version (VAST 2.0.1, 3.0
+//! and 4.2, `tests/fixtures/iab-vast`), checked with `xmllint --schema`: direct video ads
+//! (their renditions, and the master as Mezzanine in 4.2), third-party wrappers, pause ads,
+//! and programmatic ads (a bidder's InLine merged, or its Wrapper). A VMAP answer's
+//! `VASTAdData` is validated against the VAST 3.0 schema (the IAB publishes no VMAP schema
+//! in that repository) and its envelope checked here.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use api_tests::serde_json::json;
+use api_tests::{one_store, spawn_file_server, Bidder};
+
+use crate::demand::{marketplace, partner};
+
+fn xsd(version: &str) -> String {
+    format!("{}/fixtures/iab-vast/vast_{version}.xsd", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Validates `doc` against `schema`; panics with xmllint's words when it is not valid.
+fn validate(doc: &str, schema: &str, what: &str) {
+    let mut child = Command::new("xmllint")
+        .args(["--noout", "--nonet", "--schema", schema, "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("xmllint runs (Debian libxml2-utils; scripts/test.sh installs it)");
+    child.stdin.take().expect("stdin").write_all(doc.as_bytes()).expect("write the document");
+    let out = child.wait_with_output().expect("xmllint finishes");
+    assert!(out.status.success(), "{what} is not valid under {schema}: {}\n{doc}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The VAST documents inside a VMAP answer (each `VASTAdData`'s child).
+fn vmap_vasts(doc: &str) -> Vec<String> {
+    doc.split("<vmap:VASTAdData>").skip(1).filter_map(|s| s.split("</vmap:VASTAdData>").next()).map(str::to_string).collect()
+}
+
+one_store! {
+    async fn every_served_document_is_valid_under_the_iab_schema_of_its_version(app: TestApp) {
+        // A transcoded video ad (renditions and a master), a third-party ad and a pause ad.
+        let files = spawn_file_server().await;
+        let (loc, asset) = app.asset_from(&format!("{files}/clip.mp4"), "clip.mp4").await;
+        let (c, g) = app.live_goal().await;
+        let video = app.post_json("/v1/ads", &json!({"name": "Spot & <more>", "description": "A \"quoted\" ad", "goalId": g, "enabled": true,
+            "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": asset["id"], "clickDestinationUri": "https://example.com/buy?a=1&b=2"}})).await;
+        video.expect(201);
+        app.wait_transcoded(&loc).await;
+        let third = app.post_json("/v1/ads", &json!({"name": "Partner", "goalId": g, "enabled": true,
+            "creative": {"type": "thirdparty", "insertionPoint": "midroll", "vastUri": "https://partner.example/vast?x=1&y=2"}})).await;
+        third.expect(201);
+        let pause = app.post_json("/v1/ads", &json!({"name": "Pause", "goalId": g, "enabled": true,
+            "creative": {"type": "iptv", "insertionPoint": "postroll", "videoCreativeId": "vc-1"}})).await;
+        pause.expect(201);
+        let _ = c;
+        for (rt, version) in [("vast_2_0", "2.0.1"), ("vast_3_0", "3.0"), ("vast_4_2", "4.2")] {
+            for format in ["preroll", "midroll", "postroll"] {
+                let doc = app.ad_request(&format!("format={format}&rt={rt}")).await.body;
+                assert!(doc.contains("<Ad "), "{rt} {format}: {doc}");
+                validate(&doc, &xsd(version), &format!("{rt} {format}"));
+            }
+        }
+        let vmap = app.ad_request("rt=vmap_1_0").await.body;
+        assert!(vmap.starts_with("<?xml") && vmap.contains("<vmap:VMAP xmlns:vmap=\"http://www.iab.net/videosuite/vmap\" version=\"1.0\">"), "{vmap}");
+        let inner = vmap_vasts(&vmap);
+        assert_eq!(inner.len(), 3, "three breaks: {vmap}");
+        for v in inner {
+            validate(&v, &xsd("3.0"), "a VMAP break's VAST");
+        }
+        // An empty answer is valid too.
+        let empty = app.ad_request("format=pause&rt=vast_4_2").await.body;
+        validate(&empty, &xsd("4.2"), "an empty VAST 4.2");
+
+        // Programmatic: the bidder's InLine merged, and its Wrapper, in every version.
+        let bidder = Bidder::spawn().await;
+        let p = partner(&app, &bidder.endpoint("inline", "price=5&name=merged"), json!({"name": "DSP & Co"})).await;
+        let m = marketplace(&app, &[p], "FIRST_PRICE", 1.0, json!({})).await;
+        let rtb = crate::rtb::rtb_goal(&app, &m, 10).await;
+        for (rt, version) in [("vast_2_0", "2.0.1"), ("vast_3_0", "3.0"), ("vast_4_2", "4.2")] {
+            let doc = app.ad_request(&format!("format=preroll&rt={rt}")).await.body;
+            assert!(doc.contains("cr-merged"), "{doc}");
+            validate(&doc, &xsd(version), &format!("a programmatic InLine in {rt}"));
+        }
+        app.delete(&format!("/v1/marketplaces/{m}")).await.expect(204);
+        let w = partner(&app, &bidder.endpoint("wrapper", "price=5&name=wrapped"), json!({})).await;
+        let m = marketplace(&app, &[w], "FIRST_PRICE", 1.0, json!({})).await;
+        crate::rtb::rtb_goal(&app, &m, 10).await;
+        for (rt, version) in [("vast_2_0", "2.0.1"), ("vast_3_0", "3.0"), ("vast_4_2", "4.2")] {
+            let doc = app.ad_request(&format!("format=preroll&rt={rt}")).await.body;
+            assert!(doc.contains("<Wrapper>"), "{doc}");
+            validate(&doc, &xsd(version), &format!("a programmatic Wrapper in {rt}"));
+        }
+        let _ = rtb;
+    }
+}
