@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Programmatic demand's figures (docs/programmatic.md, issue 32): the local server (bench
+# profile, embedded store) with an RTB goal whose marketplace asks stub bidders on loopback
+# (tests/examples/stub_bidders.rs), requested by wrk:
+#   A. four bidders answering in 20 ms (timeout 150 ms);
+#   B. the same four and one that hangs (timeout 100 ms): the answer waits for it no longer.
+# Prints requests/s, p50 and p99 of each, and the auction's own overhead: A's p50 beyond
+# the slowest answering bidder (20 ms). The serving speed of an account with no
+# programmatic goal is scripts/serve-vs-axum.sh's ratio.
+#
+#   ./scripts/auction-bench.sh                 # 10 s each, 8 connections, 1 wrk thread
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-8}
+command -v wrk > /dev/null || { apt-get install -y -q wrk > /dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 1; }; }
+cargo build --profile bench -p local -q
+cargo build --profile bench -p api-tests --example stub_bidders -q
+BIN=$(dirname "$(find target -path '*release*' -name local-server -type f | head -1)")
+STUB=$(find target -path '*release/examples*' -name stub_bidders -type f | head -1)
+DATA=$(mktemp -d)
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT=$(port); SPORT=$(port)
+BASE="http://127.0.0.1:$PORT"; SBASE="http://127.0.0.1:$SPORT"
+KEY=alpha-demo-key-7f3c9a1e5b2d4680
+trap 'kill ${SERVER:-} ${STUBS:-} 2>/dev/null || true; rm -rf "$DATA"' EXIT
+"$STUB" "$SPORT" & STUBS=$!
+DEMAND_ALLOW_PRIVATE_URLS=1 DATA_DIR="$DATA" PORT="$PORT" RUST_LOG=warn "$BIN/local-server" > "$DATA/server.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 1 100); do [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v0/categories")" = "401" ] && break; sleep 0.1; done
+json() { curl -sf -X "$1" -H "x-o-api-key: $KEY" -H 'content-type: application/json' "$BASE$2" -d "$3"; }
+xml() { curl -sf -X POST -H "x-o-api-key: $KEY" -H 'content-type: application/xml' "$BASE$1" -d "$2"; }
+id() { python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
+P=()
+for i in 1 2 3 4; do P+=("$(json POST /v1/demand-partners "{\"name\": \"Stub $i\", \"endpoint\": \"$SBASE/bid/20\", \"timeoutMs\": 150}" | id)"); done
+HANG=$(json POST /v1/demand-partners "{\"name\": \"Hanging\", \"endpoint\": \"$SBASE/hang\", \"timeoutMs\": 100}" | id)
+FOUR="\"${P[0]}\", \"${P[1]}\", \"${P[2]}\", \"${P[3]}\""
+M=$(json POST /v1/marketplaces "{\"name\": \"Bench\", \"demandPartnerIds\": [$FOUR], \"auctionType\": \"FIRST_PRICE\", \"floorCpm\": 1}" | id)
+ADV=$(xml /api/1.0/client '<clientBean><name>Bench advertiser</name><type>ADVERTISER</type></clientBean>')
+C=$(xml /api/1.0/campaign "<campaignBean><name>Bench RTB</name><advertiserId>$ADV</advertiserId><enabled>true</enabled></campaignBean>")
+START=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+xml /api/1.0.cpvext/goal "<goalBean><campaignId>$C</campaignId><type>RTB</type><variant>NORMAL</variant><start>$START</start><priority>10</priority><marketplaceId>$M</marketplaceId></goalBean>" > /dev/null
+REQ="/v1/adrequest?account=demo-alpha&format=preroll&rt=vast_3_0&url=https://news.example/a"
+curl -sf "$BASE$REQ" | grep -q '<AdSystem>Stub' || { echo "the RTB goal does not serve"; curl -s "$BASE$REQ"; exit 1; }
+cat > "$DATA/req.lua" <<LUA
+wrk.path = "$REQ"
+function done(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
+  io.write(string.format("RESULT rate_per_s=%.0f errors=%d p50_ms=%.2f p99_ms=%.2f max_ms=%.2f\n", summary.requests / (summary.duration / 1e6), errors,
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000))
+end
+LUA
+run() { wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$DATA/req.lua" "$BASE" | grep RESULT; }
+A=$(run)
+echo "== A. four bidders answering in 20 ms: $A"
+json PUT "/v1/marketplaces/$M" "{\"name\": \"Bench\", \"demandPartnerIds\": [$FOUR, \"$HANG\"], \"auctionType\": \"FIRST_PRICE\", \"floorCpm\": 1}" > /dev/null
+sleep 1.5
+B=$(run)
+echo "== B. the four and one hanging (timeout 100 ms): $B"
+echo "== bid requests the stubs received: $(curl -sf "$SBASE/count")"
+python3 - "$A" "$B" <<'PY'
+import re, sys
+get = lambda s, k: float(re.search(k + r"=([\d.]+)", s).group(1))
+a, b = sys.argv[1], sys.argv[2]
+print(f"== the auction's own overhead beyond the slowest answering bidder (20 ms): p50 {get(a, 'p50_ms') - 20:.2f} ms, p99 {get(a, 'p99_ms') - 20:.2f} ms")
+print(f"== with a hanging bidder: p99 {get(b, 'p99_ms'):.1f} ms, max {get(b, 'max_ms'):.1f} ms against its 100 ms timeout")
+sys.exit(1 if get(a, 'errors') or get(b, 'errors') else 0)
+PY
