@@ -8,22 +8,8 @@ use crate::delivery::markup::{Markup, MediaFile, Trackers};
 use crate::delivery::programmatic::WonAd;
 use crate::xml::XmlOut;
 
-/// The VAST 2.0 events (no `skip`, `closeLinear` or `exitFullscreen` there).
-const V2_EVENTS: &[&str] = &[
-    "creativeView",
-    "start",
-    "firstQuartile",
-    "midpoint",
-    "thirdQuartile",
-    "complete",
-    "mute",
-    "unmute",
-    "pause",
-    "resume",
-    "rewind",
-    "fullscreen",
-    "close",
-];
+/// The events VAST 2.0 does not have (the markup's others it has).
+const NOT_IN_V2: &[&str] = &["skip", "closeLinear", "exitFullscreen"];
 
 impl AdWriter<'_> {
     pub(super) fn won_ad(&self, o: &mut XmlOut, served: &Served<'_>, won: &WonAd, sequence: usize, pod: bool) {
@@ -90,7 +76,7 @@ impl AdWriter<'_> {
 
     fn won_events(&self, o: &mut XmlOut, served: &Served<'_>, t: &Trackers) {
         let v2 = self.version == Version::V2;
-        let theirs = t.events.iter().filter(|(e, _)| !v2 || V2_EVENTS.contains(&e.as_str())).map(|(e, u)| (e.as_str(), u.as_str()));
+        let theirs = t.events.iter().filter(|(e, _)| !v2 || !NOT_IN_V2.contains(&e.as_str())).map(|(e, u)| (e.as_str(), u.as_str()));
         self.tracking_events_with(o, served, theirs);
     }
 
