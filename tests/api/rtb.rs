@@ -119,6 +119,10 @@ both_stores! {
         assert_eq!(ad_ids(&doc.body), std::slice::from_ref(&house), "{}", doc.body);
         assert!(took < Duration::from_millis(1000), "the hanging bidder held the answer {took:?} (timeout 100 ms)");
         assert_eq!(bidder.requests().len(), 2);
+        // A crawler's ad request is never offered to a bidder (pre-bid invalid traffic).
+        let bot = app.send_with_headers("GET", &format!("/v1/adrequest?account={}&format=preroll", app.a.id), None, None, "", &[("user-agent", GOOGLEBOT)]).await;
+        assert_eq!(ad_ids(&bot.body), std::slice::from_ref(&house), "{}", bot.body);
+        assert_eq!(bidder.requests().len(), 2, "no bid request for a crawler");
 
         // Invalid bids: none competes; the house goal serves, and each loser hears its reason.
         let bidder = Bidder::spawn().await;

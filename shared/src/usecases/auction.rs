@@ -67,6 +67,8 @@ pub struct Auction {
     pub market: u32,
     pub asked: Vec<Asked>,
     pub winner: Option<Winner>,
+    /// Why no partner was asked (the request is invalid traffic before any bid).
+    pub not_asked: Option<&'static str>,
 }
 
 /// What an auction is run for.
@@ -120,6 +122,13 @@ pub async fn run(st: &AppState, ask: &Ask<'_>, deadline: Instant) -> Option<Auct
     let m = s.demand.markets.get(market as usize)?;
     let id = crate::ids::new_id();
     let r = ask.request;
+    // Pre-bid invalid traffic: a known crawler's or script's request is never offered to a
+    // bidder (its impression would not count anyway). A request without a User-Agent (the
+    // inspector's, when none is described) is asked.
+    if !r.user_agent.trim().is_empty() && crate::delivery::ivt::classify_agent(&r.user_agent).is_some() {
+        let why = "the request's User-Agent is a known crawler's or script's: no bidder is asked";
+        return Some(Auction { id, goal: ask.pick.goal, market, asked: Vec::new(), winner: None, not_asked: Some(why) });
+    }
     let b = Break {
         account: &s.account,
         auction_id: &id,
@@ -150,7 +159,7 @@ pub async fn run(st: &AppState, ask: &Ask<'_>, deadline: Instant) -> Option<Auct
     });
     let mut asked: Vec<Asked> = futures_util::future::join_all(calls).await;
     let winner = clear(st, s, &id, m, &mut asked, r.format, deadline).await;
-    Some(Auction { id, goal: ask.pick.goal, market, asked, winner })
+    Some(Auction { id, goal: ask.pick.goal, market, asked, winner, not_asked: None })
 }
 
 /// The winner among the valid bids; a winner whose markup must come from its `nurl` is
@@ -316,6 +325,9 @@ pub fn count(st: &AppState, s: &Snapshot, a: &Auction, c: &Counted<'_>) {
     use crate::delivery::counters::Slot;
     use crate::model::enums::Counter;
     let (Some(g), Some(m)) = (s.goals.get(a.goal as usize), s.demand.markets.get(a.market as usize)) else { return };
+    if a.not_asked.is_some() {
+        return;
+    }
     let format = a.winner.as_ref().map_or("-", |w| w.ad.format.as_str());
     let offset = s.zone.offset_at(c.at);
     let base = crate::repo::reports::AuctionCell {

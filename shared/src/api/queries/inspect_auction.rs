@@ -93,6 +93,9 @@ pub struct InspectedAuction {
     /// None: no valid bid (the break went to the next goal).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub winner: Option<InspectedWinner>,
+    /// Why no partner was asked (pre-bid invalid traffic).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_asked: Option<String>,
 }
 
 pub fn render(s: &Snapshot, a: &Auction) -> InspectedAuction {
@@ -144,5 +147,6 @@ pub fn render(s: &Snapshot, a: &Auction) -> InspectedAuction {
             clearing_price: w.price_micros as f64 / 1e6,
             deal_id: w.valid.bid.dealid.clone(),
         }),
+        not_asked: a.not_asked.map(str::to_string),
     }
 }
