@@ -19,6 +19,7 @@ mod errors;
 mod events;
 mod events_worker;
 mod faults;
+mod forecast_pacing;
 mod forecast_quota;
 mod forecasts;
 mod goals;

@@ -146,19 +146,19 @@ impl Window<'_> {
 /// Credits a pick of weight `w` to its goal's pace; returns the delivered events credited.
 /// A sample stands for many requests, but a paced goal takes only what its plan leaves it
 /// (as serving, request by request, would): the credit stops at the plan an hour ahead.
-fn credit(s: &Snapshot, pace: &mut [Pace], gi: u32, w: f64, at: i64) -> u64 {
+fn credit(s: &Snapshot, pace: &mut [Pace], gi: u32, w: f64, at: i64) -> f64 {
     let g: &GoalEntry = &s.goals[gi as usize];
     let (day, hour) = local_day_hour(at, s.zone.offset_at(at));
     let rate = event_rate(g.kind);
-    let Some(p) = pace.get_mut(gi as usize) else { return 0 };
+    let Some(p) = pace.get_mut(gi as usize) else { return 0.0 };
     let w = match pacing_plan(&g.flight(), at) {
         Some(plan) => w.min((plan - p.delivered as f64).max(1.0) / rate),
         None => w,
     };
     let imps = (w.round() as u64).max(1);
-    let delivered = (w * rate).round() as u64;
-    p.add(day, hour, imps, delivered);
-    delivered
+    p.add(day, hour, imps, (w * rate).round() as u64);
+    // The series take the exact share (a sample's rounding would add up over thousands).
+    w * rate
 }
 
 /// Walks every sample of the window: `f(day, at, weight, request)`; `progress(done share)`
@@ -278,9 +278,9 @@ pub fn campaign(
         } else {
             base_won.clone()
         };
-        for g in &won {
-            credit(all, &mut pace_all, *g, weight, at);
-        }
+        // What pacing credits is what a goal delivers: a paced goal stops at its target,
+        // as serving and the pacing projection stop it (not a sample's whole weight).
+        let credited: Vec<(u32, f64)> = won.iter().map(|g| (*g, credit(all, &mut pace_all, *g, weight, at))).collect();
         for (k, g) in proposed.iter().enumerate() {
             if !wanted[k] {
                 continue;
@@ -294,8 +294,8 @@ pub fn campaign(
             if base_won.iter().all(|q| all.goals[*q as usize].rank() >= mine) {
                 o.possible += weight;
             }
-            if won.contains(g) {
-                o.delivered.add(day, weight * event_rate(all.goals[*g as usize].kind));
+            if let Some((_, n)) = credited.iter().find(|(q, _)| q == g) {
+                o.delivered.add(day, *n);
             } else {
                 for q in won.iter().filter(|q| !proposed.contains(q)) {
                     *o.competing.entry(*q).or_insert(0.0) += weight;
@@ -319,7 +319,7 @@ pub fn goals_delivery(s: &Snapshot, pace0: &[Pace], w: &Window<'_>) -> Vec<Serie
         for p in &decide_filled(s, r, &viewer, &pace, w.fills).picks {
             // What pacing counts is what the series shows, so a paced goal ends on its target.
             let delivered = credit(s, &mut pace, p.goal, weight, at);
-            out[p.goal as usize].add(day, delivered as f64);
+            out[p.goal as usize].add(day, delivered);
         }
     });
     out

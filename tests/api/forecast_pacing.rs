@@ -1,0 +1,29 @@
+//! A campaign forecast agrees with serving (issue 33, "forecasts that agree with serving"):
+//! a paced goal is forecast to stop at its target, as pacing stops it, when the traffic
+//! is enough; a goal the traffic cannot fill is forecast at what it can get.
+
+use api_tests::serde_json::json;
+use api_tests::{both_stores, TestApp};
+
+use crate::forecasts::{campaign_body, create, finished};
+
+fn day(app: &TestApp, days: i64) -> String {
+    let now = shared::clock::Clock::now(app.clock.as_ref());
+    (now + chrono::Duration::days(days)).format("%Y-%m-%dT00:00:00.000Z").to_string()
+}
+
+both_stores! {
+    async fn a_paced_goal_is_forecast_at_its_target(app: TestApp) {
+        let mut b = campaign_body(&app, 5);
+        let g = &mut b["campaign"]["goals"][0];
+        g["deliveryGoal"] = json!({"type": "IMPRESSION", "value": 20_000});
+        g["startDate"] = json!(day(&app, 2));
+        g["endDate"] = json!(day(&app, 30));
+        g["targeting"] = json!({"targetingRules": {}});
+        let report = finished(&app, &create(&app, "campaign", &b).await).await;
+        let f = app.get(&report).await.json()["goals"][0]["forecast"].clone();
+        let units = f["forecastedUnits"].as_f64().unwrap_or(-1.0);
+        assert!(f["matchedUnits"].as_f64().unwrap_or(0.0) > 40_000.0, "the traffic is enough for the target: {f}");
+        assert!((19_400.0..=20_600.0).contains(&units), "forecast within 3 % of its target of 20,000, as serving paces it: {f}");
+    }
+}
