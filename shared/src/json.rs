@@ -190,6 +190,17 @@ impl<'a> ObjReader<'a> {
         }
     }
 
+    /// The body's `name` under the name rule of a JSON record: required, at most
+    /// `RECORD_NAME_MAX` characters, trimmed, a visible character and no control characters.
+    pub fn record_name(&mut self) -> Option<String> {
+        let name = self.str_req("name", crate::limits::RECORD_NAME_MAX).map(|n| n.trim().to_string());
+        if name.as_deref().is_some_and(|n| n.is_empty() || n.chars().any(char::is_control)) {
+            self.err("name", Rule::Format, "name must hold a visible character and no control characters");
+            return None;
+        }
+        name
+    }
+
     /// The body's `id` under the id rules of a JSON record: none on create (`path_id`
     /// None: the service sets it), the path's on update (the body may leave it out).
     pub fn record_id(&mut self, path_id: Option<&str>) -> Option<String> {

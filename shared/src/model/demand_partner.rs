@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::write_only_header::{self, SecretHeader};
 use crate::domain_error::FieldError;
 use crate::json::{Ignored, ObjReader};
-use crate::limits::{RECORD_NAME_MAX, URL_MAX};
+use crate::limits::URL_MAX;
 use crate::rule::Rule;
 
 /// Demand partners an account has at most.
@@ -95,16 +95,6 @@ pub struct DemandPartnerInput {
 pub const PARTNER_FIELDS: &[&str] =
     &["id", "name", "endpoint", "enabled", "timeoutMs", "currency", "authHeader", "authHeaderSet", "created", "modified"];
 
-/// A record name: trimmed, a visible character, no control characters.
-pub fn record_name(r: &mut ObjReader<'_>) -> Option<String> {
-    let name = r.str_req("name", RECORD_NAME_MAX).map(|n| n.trim().to_string());
-    if name.as_deref().is_some_and(|n| n.is_empty() || n.chars().any(char::is_control)) {
-        r.err("name", Rule::Format, "name must hold a visible character and no control characters");
-        return None;
-    }
-    name
-}
-
 /// An ISO 4217 `field` (default USD).
 pub fn currency(r: &mut ObjReader<'_>, field: &str) -> String {
     match r.str_opt(field, 3) {
@@ -121,7 +111,7 @@ pub fn currency(r: &mut ObjReader<'_>, field: &str) -> String {
 /// `DEMAND_ALLOW_PRIVATE_URLS` (local testing) lets the endpoint be http.
 pub fn parse_write(v: &Value, path_id: Option<&str>, allow_http: bool) -> Result<DemandPartnerInput, Vec<FieldError>> {
     let mut r = ObjReader::new(v, "", PARTNER_FIELDS);
-    let name = record_name(&mut r);
+    let name = r.record_name();
     let id = r.record_id(path_id);
     let endpoint = r.str_req("endpoint", URL_MAX);
     if let Some(Err(e)) = endpoint.as_deref().map(|u| crate::download::check_endpoint(u, allow_http)) {

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::demand_partner::{currency, record_name};
+use super::demand_partner::currency;
 use crate::domain_error::FieldError;
 use crate::json::{Ignored, ObjReader};
 use crate::rule::Rule;
@@ -217,7 +217,7 @@ fn deals(r: &mut ObjReader<'_>) -> Vec<Deal> {
 /// Parses a create (`path_id` None) or a replace body, every error at once.
 pub fn parse_write(v: &Value, path_id: Option<&str>) -> Result<MarketplaceInput, Vec<FieldError>> {
     let mut r = ObjReader::new(v, "", MARKETPLACE_FIELDS);
-    let name = record_name(&mut r);
+    let name = r.record_name();
     let id = r.record_id(path_id);
     if !r.present("demandPartnerIds") {
         r.err("demandPartnerIds", Rule::Required, "demandPartnerIds is required: the partners the marketplace asks");

@@ -12,7 +12,6 @@ use serde_json::Value;
 use crate::cidr::Cidr;
 use crate::domain_error::FieldError;
 use crate::json::{Ignored, ObjReader};
-use crate::limits::RECORD_NAME_MAX;
 use crate::rule::Rule;
 
 pub use super::write_only_header::SecretHeader;
@@ -84,10 +83,7 @@ pub const STITCHER_FIELDS: &[&str] = &["id", "name", "sourceCidrs", "secretHeade
 /// Parses a create (`path_id` None) or a replace body, every error at once.
 pub fn parse_write(v: &Value, path_id: Option<&str>) -> Result<StitcherInput, Vec<FieldError>> {
     let mut r = ObjReader::new(v, "", STITCHER_FIELDS);
-    let name = r.str_req("name", RECORD_NAME_MAX).map(|n| n.trim().to_string());
-    if name.as_deref().is_some_and(|n| n.is_empty() || n.chars().any(char::is_control)) {
-        r.err("name", Rule::Format, "name must hold a visible character and no control characters");
-    }
+    let name = r.record_name();
     let id = r.record_id(path_id);
     let mut cidrs = Vec::new();
     match r.array_opt("sourceCidrs") {
