@@ -5,7 +5,7 @@
 # against infra/lambda-baseline run alternately. RUNS=N sets the starts per function.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-HTTP=(clients contacts campaigns goals assets ads insertion-policy queries reference docs stitchers demand audience targeting-template forecast serving tracking)
+HTTP=(clients contacts campaigns goals assets ads insertion-policy queries reference docs stitchers demand operations audience targeting-template forecast serving tracking)
 WORKERS=(asset-worker audience-worker events-worker forecast-worker notices-worker asset-janitor)
 pkgs=()
 for f in "${HTTP[@]}" "${WORKERS[@]}" lambda-baseline lambda-bench; do pkgs+=(-p "$f"); done

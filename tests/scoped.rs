@@ -278,8 +278,14 @@ mod tests {
             "targeting-template",
             "stitchers",
             "demand",
+            "operations",
         ] {
             assert!(scopes[name].iter().any(|p| p == "A#*#IDEMP"), "{name}");
+            // Audience batches are a worker's jobs, not records with history.
+            assert!(
+                name == "audience" || scopes[name].iter().any(|p| p == "A#*#CHANGE"),
+                "{name} writes records, and their change history"
+            );
         }
         for (name, patterns) in &scopes {
             assert!(!patterns.iter().any(|p| like(p, "KEY#0123abcd")), "{name} may write API-key records");

@@ -52,7 +52,7 @@ pub struct Parts {
 impl AppState {
     pub fn new(store: Arc<dyn Store>, blobs: Arc<dyn Blobs>, queue: Arc<dyn Queue>) -> Self {
         AppState(Arc::new(Parts {
-            store,
+            store: crate::repo::changes::Recording::wrap(store),
             blobs,
             queue,
             clock: Arc::new(SystemClock),
@@ -78,7 +78,7 @@ impl AppState {
     }
 
     pub fn with_store(mut self, store: Arc<dyn Store>) -> Self {
-        self.parts().store = store;
+        self.parts().store = crate::repo::changes::Recording::wrap(store);
         self
     }
 
@@ -109,9 +109,12 @@ impl AppState {
 }
 
 /// Resolved keys, kept briefly so a request does not pay two reads for authentication.
+/// The account of an API key, and the key's label (its name in change history).
+pub(crate) type KeyOwner = (Account, Option<String>);
+
 pub(crate) struct AuthCache {
     ttl: Duration,
-    map: Mutex<HashMap<String, (Instant, Account)>>,
+    map: Mutex<HashMap<String, (Instant, KeyOwner)>>,
 }
 
 impl AuthCache {
@@ -119,12 +122,12 @@ impl AuthCache {
         AuthCache { ttl, map: Mutex::new(HashMap::new()) }
     }
 
-    pub(crate) fn get(&self, key_hash: &str) -> Option<Account> {
+    pub(crate) fn get(&self, key_hash: &str) -> Option<KeyOwner> {
         let map = self.map.lock().ok()?;
         map.get(key_hash).filter(|(at, _)| at.elapsed() < self.ttl).map(|(_, a)| a.clone())
     }
 
-    pub(crate) fn put(&self, key_hash: String, a: Account) {
+    pub(crate) fn put(&self, key_hash: String, a: KeyOwner) {
         if let Ok(mut map) = self.map.lock() {
             if map.len() > 10_000 {
                 map.clear();

@@ -8,6 +8,7 @@ mod audience;
 mod batches;
 mod body_limits;
 mod campaigns;
+mod changes;
 mod clients;
 mod concurrency;
 mod contacts;

@@ -96,6 +96,7 @@ async fn seed(app: &TestApp) -> Seeded {
                 midroll_breaks: vec![],
                 unlimited_impressions: false,
                 marketplace_id: None,
+                enabled: true,
                 ads: summaries,
                 deleted_at: None,
                 created: now,

@@ -44,7 +44,7 @@ pub mod groups {
         assets::router()
     }
     pub fn ads() -> Routes {
-        ads::router()
+        ads::router().merge(crate::api::bulk::ads_router())
     }
     pub fn insertion_policy() -> Routes {
         policies::router()
@@ -81,6 +81,10 @@ pub mod groups {
     pub fn demand() -> Routes {
         crate::api::demand::router()
     }
+    /// Ad operations across record kinds: change history and revert.
+    pub fn operations() -> Routes {
+        crate::api::changes::router().merge(crate::api::bulk::goals_router())
+    }
     /// Signed tracking links of served documents.
     pub fn tracking() -> Routes {
         serving::tracking_router()
@@ -108,6 +112,7 @@ pub mod groups {
         ("tracking", tracking),
         ("stitchers", stitchers),
         ("demand", demand),
+        ("operations", operations),
     ];
 }
 
@@ -133,6 +138,8 @@ pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
         serving::TrackingDoc::openapi(),
         stitchers::Doc::openapi(),
         demand::Doc::openapi(),
+        crate::api::changes::Doc::openapi(),
+        crate::api::bulk::Doc::openapi(),
     ]
 }
 
@@ -188,6 +195,7 @@ pub fn finish_public(r: Router) -> Router {
 pub fn finish(r: Router<AppState>, state: AppState) -> Router {
     r.fallback(no_route)
         .method_not_allowed_fallback(|| async { AppError::MethodNotAllowed })
+        .layer(axum::middleware::from_fn_with_state(state.clone(), record_changes))
         .layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::layer))
         .layer(axum::middleware::map_response(render_errors))
         .layer(axum::middleware::from_fn(request_span))
@@ -199,13 +207,30 @@ pub fn finish(r: Router<AppState>, state: AppState) -> Router {
 /// the key is known. Every log line of the request carries them; the response logs status
 /// and latency.
 async fn request_span(req: Request, next: axum::middleware::Next) -> Response {
-    // Nothing to log at this level (RUST_LOG=warn): no span, no request id to make.
+    // Nothing to log at this level (RUST_LOG=warn): no span (a write's change record still
+    // takes its request id, see `record_changes`).
     if !tracing::enabled!(tracing::Level::INFO) {
         return next.run(req).await;
     }
     let route = req.extensions().get::<axum::extract::MatchedPath>().map(|p| p.as_str().to_string()).unwrap_or_else(|| "-".into());
-    let request_id = req
-        .headers()
+    let request_id = request_id(&req);
+    let mut req = req;
+    req.extensions_mut().insert(RequestId(request_id.clone()));
+    let span =
+        tracing::info_span!("request", method = %req.method(), route = %route, request_id = %request_id, account = tracing::field::Empty);
+    let started = std::time::Instant::now();
+    let res = next.run(req).instrument(span.clone()).await;
+    span.in_scope(|| tracing::info!(status = res.status().as_u16(), ms = started.elapsed().as_millis() as u64, "request"));
+    res
+}
+
+/// The request's id, as its log lines carry it.
+#[derive(Clone)]
+struct RequestId(String);
+
+/// API Gateway's request id (or the client's `x-request-id`), or one made here.
+fn request_id(req: &Request) -> String {
+    req.headers()
         .get("x-amzn-requestid")
         .or_else(|| req.headers().get("x-request-id"))
         .and_then(|v| v.to_str().ok())
@@ -218,13 +243,17 @@ async fn request_span(req: Request, next: axum::middleware::Next) -> Response {
                 _ => None,
             })
         })
-        .unwrap_or_else(crate::ids::fast_id);
-    let span =
-        tracing::info_span!("request", method = %req.method(), route = %route, request_id = %request_id, account = tracing::field::Empty);
-    let started = std::time::Instant::now();
-    let res = next.run(req).instrument(span.clone()).await;
-    span.in_scope(|| tracing::info!(status = res.status().as_u16(), ms = started.elapsed().as_millis() as u64, "request"));
-    res
+        .unwrap_or_else(crate::ids::fast_id)
+}
+
+/// A request that may write runs with change history (`repo::changes`): its writes of
+/// records carry their change records.
+async fn record_changes(axum::extract::State(st): axum::extract::State<AppState>, req: Request, next: axum::middleware::Next) -> Response {
+    if req.method() == axum::http::Method::GET || req.method() == axum::http::Method::HEAD {
+        return next.run(req).await;
+    }
+    let id = req.extensions().get::<RequestId>().map(|r| r.0.clone()).unwrap_or_else(|| request_id(&req));
+    crate::repo::changes::recording(id, st.clock.now(), next.run(req)).await
 }
 
 async fn no_route(req: Request) -> AppError {

@@ -277,6 +277,10 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             left_out.push(LeftOutRecord { kind: "goal", id: g.id.clone(), reason: LeftOut::CampaignNotDelivering });
             continue;
         };
+        if !g.enabled {
+            left_out.push(LeftOutRecord { kind: "goal", id: g.id.clone(), reason: LeftOut::GoalDisabled });
+            continue;
+        }
         let fill = demand.fill_of(g);
         if fill == Fill::Nothing {
             left_out.push(LeftOutRecord { kind: "goal", id: g.id.clone(), reason: LeftOut::NoMarketplace });

@@ -139,6 +139,7 @@ pub enum LeftOut {
     CampaignArchived,
     /// A goal whose campaign does not deliver (disabled, archived or missing).
     CampaignNotDelivering,
+    GoalDisabled,
     AdDisabled,
     /// A placeholder creative: nothing to play.
     Placeholder,
@@ -156,6 +157,7 @@ impl LeftOut {
             LeftOut::CampaignDisabled => "CAMPAIGN_DISABLED",
             LeftOut::CampaignArchived => "CAMPAIGN_ARCHIVED",
             LeftOut::CampaignNotDelivering => "CAMPAIGN_NOT_DELIVERING",
+            LeftOut::GoalDisabled => "GOAL_DISABLED",
             LeftOut::AdDisabled => "AD_DISABLED",
             LeftOut::Placeholder => "PLACEHOLDER",
             LeftOut::GoalNotDelivering => "GOAL_NOT_DELIVERING",
@@ -169,6 +171,7 @@ impl LeftOut {
             LeftOut::CampaignDisabled => "the campaign is disabled".into(),
             LeftOut::CampaignArchived => "the campaign is archived".into(),
             LeftOut::CampaignNotDelivering => "the goal's campaign does not deliver".into(),
+            LeftOut::GoalDisabled => "the goal is disabled".into(),
             LeftOut::AdDisabled => "the ad is disabled".into(),
             LeftOut::Placeholder => "the ad's creative is a placeholder: nothing to play".into(),
             LeftOut::GoalNotDelivering => "the ad's goal does not deliver".into(),

@@ -22,6 +22,7 @@ fn strs(v: &[&str]) -> Vec<String> {
 pub fn enums() -> Vec<(&'static str, &'static str, Vec<String>)> {
     let formats: Vec<String> = AdFormat::SERVED.iter().map(|f| f.as_str().to_string()).collect();
     vec![
+        ("Change", "kind", strs(crate::model::change::KINDS)),
         ("CapOut", "capType", names::<CapKind>()),
         ("CreativeOut", "insertionPoint", names::<InsertionPoint>()),
         ("DeliveryReport", "granularity", names::<Granularity>()),

@@ -7,10 +7,11 @@ use crate::model::account::{Account, KeyRecord};
 use crate::rule::Rule;
 use crate::store::{Cond, Item, Query, Store, StoreError};
 
-/// The account a key hash belongs to, if the key and its account exist.
-pub async fn by_key_hash(store: &dyn Store, hash: &str) -> RepoResult<Option<Account>> {
+/// The account a key hash belongs to, with the key's label, if the key and its account exist.
+pub async fn by_key_hash(store: &dyn Store, hash: &str) -> RepoResult<Option<(Account, Option<String>)>> {
     let Some(rec) = super::get::<KeyRecord>(store, &keys::api_key(hash)).await? else { return Ok(None) };
-    Ok(super::get::<Account>(store, &keys::account(&rec.value.account_id)).await?.map(|v| v.value))
+    let account = super::get::<Account>(store, &keys::account(&rec.value.account_id)).await?;
+    Ok(account.map(|v| (v.value, rec.value.label)))
 }
 
 /// An account by id (workers, which start from a stored key rather than an API key).

@@ -50,7 +50,7 @@ pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> RepoRes
     store.batch_get(&keys).await?.into_iter().map(|i| super::decode(i).map(|v| v.value)).collect()
 }
 
-fn flight(g: &Goal) -> GoalFlight {
+pub(super) fn flight(g: &Goal) -> GoalFlight {
     GoalFlight { id: g.id.clone(), start: g.start, end: g.end, deleted: g.deleted_at.is_some() }
 }
 

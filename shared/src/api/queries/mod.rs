@@ -20,9 +20,9 @@ mod inspect;
 mod inspect_auction;
 mod metrics;
 mod pacing;
-mod params;
+pub(crate) mod params;
 mod render;
-mod reports;
+pub(crate) mod reports;
 mod rows;
 mod vast;
 

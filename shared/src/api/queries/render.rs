@@ -234,6 +234,8 @@ pub(super) struct GoalOut<'a> {
     #[serde(rename = "type")]
     kind: String,
     deleted: bool,
+    /// False: the goal is disabled and does not serve.
+    enabled: bool,
     priority: InheritedOut<'a>,
     frontload: InheritedOut<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -279,6 +281,7 @@ fn goal_json<'a>(
         start: g.start,
         end: g.end,
         pricing: PricingOut { value: g.pricing_value.unwrap_or(0.0), pricing_model: g.pricing_model.as_str().to_lowercase() },
+        enabled: g.enabled,
         ads: match ads {
             Some(full) => Children::Full(full),
             None => Children::Links(g.ads.iter().map(|s| link_out("ads", &s.id)).collect()),

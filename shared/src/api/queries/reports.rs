@@ -94,7 +94,7 @@ fn read_spec(p: &mut Params) -> Option<Spec> {
     Some(Spec { from: from?, to: to?, granularity: granularity?, group_by, campaign, goal, ad })
 }
 
-fn wants_csv(p: &mut Params, headers: &HeaderMap) -> bool {
+pub(crate) fn wants_csv(p: &mut Params, headers: &HeaderMap) -> bool {
     match p.one("output").as_deref() {
         Some("csv") => true,
         Some("json") => false,
@@ -119,7 +119,8 @@ fn wants_csv(p: &mut Params, headers: &HeaderMap) -> bool {
         ("goalId" = Option<String>, Query, description = "Only this goal's events"),
         ("adId" = Option<String>, Query, description = "Only this ad's events"),
         ("output" = Option<String>, Query, description = "json (default) or csv; `Accept: text/csv` also asks for CSV")),
-    responses((status = 200, description = "The report", body = DeliveryReport),
+    responses((status = 200, description = "The report: JSON, or CSV (one line a row, a header line first, RFC 4180) with `output=csv` or `Accept: text/csv`",
+            content((DeliveryReport = "application/json"), (String = "text/csv", example = json!("day,impression,click,start,complete,ctr,completionRate\r\n2026-11-01,1200,12,1180,900,0.01,0.7627\r\n")))),
         (status = 400, description = "A parameter is missing or invalid, the range too long or the report too large (the field and rule named)")))]
 pub async fn delivery_report(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), PARAMS)?;

@@ -74,6 +74,9 @@ pub struct Goal {
     /// (docs/programmatic.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub marketplace_id: Option<String>,
+    /// A disabled goal does not serve (bulk edits and `goalBean/enabled`; shown only when false).
+    #[serde(default = "enabled_default", skip_serializing_if = "is_enabled")]
+    pub enabled: bool,
     #[serde(default)]
     pub ads: Vec<AdSummary>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,6 +108,16 @@ pub struct GoalInput {
     pub midroll_breaks: Vec<u32>,
     pub unlimited_impressions: bool,
     pub marketplace_id: Option<String>,
+    /// `None`: left as it is (a new goal is enabled).
+    pub enabled: Option<bool>,
+}
+
+fn enabled_default() -> bool {
+    true
+}
+
+fn is_enabled(b: &bool) -> bool {
+    *b
 }
 
 const FIELDS: &[&str] = &[
@@ -126,6 +139,7 @@ const FIELDS: &[&str] = &[
     "midrollBreakTargeting",
     "unlimitedImpressions",
     "marketplaceId",
+    "enabled",
     "id",
     "formatType",
 ];
@@ -192,6 +206,7 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
     let midroll_breaks = read_breaks(&mut r);
     let unlimited_impressions = r.bool("unlimitedImpressions").unwrap_or(false);
     let marketplace_id = read_marketplace(&mut r, kind);
+    let enabled = r.bool("enabled");
     match (campaign_id, kind, variant, start) {
         (Some(campaign_id), Some(kind), Some(variant), Some(start)) if r.errors.is_empty() => Ok(GoalInput {
             id,
@@ -212,6 +227,7 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
             midroll_breaks,
             unlimited_impressions,
             marketplace_id,
+            enabled,
         }),
         _ => Err(DomainError::Validation(r.errors)),
     }
@@ -321,6 +337,7 @@ impl Goal {
             midroll_breaks: i.midroll_breaks.clone(),
             unlimited_impressions: i.unlimited_impressions,
             marketplace_id: i.marketplace_id.clone(),
+            enabled: i.enabled.unwrap_or(true),
             ads: vec![],
             deleted_at: None,
             created: now,
@@ -356,6 +373,7 @@ impl Goal {
         let keep = self.clone();
         *self = Goal::from_input(keep.id.clone(), i, now);
         self.ads = keep.ads;
+        self.enabled = i.enabled.unwrap_or(keep.enabled);
         self.deleted_at = keep.deleted_at;
         self.created = keep.created;
     }
@@ -427,6 +445,7 @@ impl Goal {
         }
         o.value_opt("cpm", self.cpm());
         o.leaf_opt("customId", self.custom_id.as_ref()).leaf_opt("description", self.description.as_ref());
+        o.leaf_opt("enabled", (!self.enabled).then_some(false));
         o.leaf_opt("end", self.end.map(ts));
         o.leaf_opt("formatType", self.format_type());
         o.leaf("frontLoadFactor", self.effective_frontload(c, a));

@@ -1,0 +1,352 @@
+//! Change history, written with the writes it describes.
+//!
+//! A management request that may write runs inside [`recording`]: the request's author
+//! (its API key) and every record it reads are kept for the request. [`Recording`], the
+//! store every function's state holds, adds to each write of a record (a campaign, a goal,
+//! a rule set, an ad...) one change item per record it changes, in the same conditional
+//! transaction: a refused or conflicting write leaves no change, and a write that lands
+//! always has its change. The old values come from the read the write's condition checked
+//! (the same version), so the diff is exact. Workers run outside [`recording`]: their state
+//! moves are not history. Keys: docs/store.md, "Change history".
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::RepoResult;
+use crate::model::change::{self, Change, Subject};
+use crate::store::{Cond, Cursor, Item, Key, Page, Query, SkCond, Store, StoreError, StoreResult, TxOp, MAX_TRANSACT_ACTIONS};
+
+/// Who is writing, and what the request has read (by key), for the diffs.
+pub struct Writer {
+    request_id: String,
+    at: DateTime<Utc>,
+    state: Mutex<WriterState>,
+}
+
+#[derive(Default)]
+struct WriterState {
+    key_id: Option<String>,
+    key_name: Option<String>,
+    seen: HashMap<Key, Item>,
+    seq: u32,
+    written: Vec<Change>,
+}
+
+static ORDER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+tokio::task_local! {
+    static WRITER: Arc<Writer>;
+}
+
+/// Runs `f` as one request whose writes are recorded.
+pub async fn recording<F: std::future::Future>(request_id: String, at: DateTime<Utc>, f: F) -> F::Output {
+    let w = Writer { request_id, at, state: Mutex::new(WriterState::default()) };
+    WRITER.scope(Arc::new(w), f).await
+}
+
+/// The request's author, once its API key is known (`key_id`: the key's fingerprint).
+pub fn set_author(key_id: &str, key_name: Option<&str>) {
+    with_state(|s| {
+        s.key_id = Some(key_id.to_string());
+        s.key_name = key_name.map(str::to_string);
+    });
+}
+
+/// The changes this request's writes made so far (a write that failed takes its own back).
+pub fn written() -> Vec<Change> {
+    with_state(|s| s.written.clone()).unwrap_or_default()
+}
+
+fn with_state<R>(f: impl FnOnce(&mut WriterState) -> R) -> Option<R> {
+    WRITER.try_with(|w| w.state.lock().ok().map(|mut s| f(&mut s))).ok().flatten()
+}
+
+fn note<'a>(items: impl IntoIterator<Item = &'a Item>) {
+    if WRITER.try_with(|_| ()).is_err() {
+        return;
+    }
+    with_state(|s| {
+        for i in items {
+            if change::subject(&i.pk, &i.sk).is_some() {
+                s.seen.insert(i.key(), i.clone());
+            }
+        }
+    });
+}
+
+/// The partition of an account's changes, newest last by sort key (the change id).
+pub fn partition(account: &str) -> String {
+    crate::keys::partition(account, "CHANGE")
+}
+
+/// GSI1 partition of one record's changes.
+pub fn record_partition(account: &str, record: &str) -> String {
+    format!("{}#{record}", partition(account))
+}
+
+/// The store with history: see the module's documentation.
+pub struct Recording {
+    inner: Arc<dyn Store>,
+}
+
+impl Recording {
+    pub fn wrap(inner: Arc<dyn Store>) -> Arc<dyn Store> {
+        Arc::new(Recording { inner })
+    }
+
+    /// The stored body a write replaces, as its condition checks it.
+    async fn before(&self, key: &Key, cond: &Cond) -> StoreResult<Option<Item>> {
+        if matches!(cond, Cond::NotExists) {
+            return Ok(None);
+        }
+        let seen = with_state(|s| s.seen.get(key).cloned()).flatten();
+        let wanted = match cond {
+            Cond::Version(v) | Cond::VersionAndCounterZero(v, _) => Some(*v),
+            _ => None,
+        };
+        match seen {
+            Some(i) if wanted.is_none_or(|v| v == i.version) => Ok(Some(i)),
+            _ => self.inner.get(key).await,
+        }
+    }
+
+    /// The change items of `ops` (none outside a recorded request).
+    async fn changes(&self, ops: &[TxOp]) -> StoreResult<Vec<Item>> {
+        let Ok(w) = WRITER.try_with(Arc::clone) else { return Ok(Vec::new()) };
+        let mut out = Vec::new();
+        for op in ops {
+            let (key, after, cond) = match op {
+                TxOp::Put(i, c) => (i.key(), Some(i), c),
+                TxOp::Delete(k, c) => (k.clone(), None, c),
+                _ => continue,
+            };
+            let Some(subject) = change::subject(&key.pk, &key.sk) else { continue };
+            let before = self.before(&key, cond).await?;
+            let parse = |i: Option<&Item>| i.and_then(|i| serde_json::from_str::<Value>(&i.body).ok());
+            let (old, new) = (parse(before.as_ref()), parse(after));
+            for m in change::moves(&subject, old.as_ref(), new.as_ref()) {
+                out.push(self::item(&w, &subject, m, after.map(|i| i.version))?);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn write(&self, ops: Vec<TxOp>, single: bool) -> StoreResult<()> {
+        let before = with_state(|s| s.written.len());
+        let changes = self.changes(&ops).await?;
+        let remember: Vec<(Key, Option<Item>)> = ops
+            .iter()
+            .filter_map(|o| match o {
+                TxOp::Put(i, _) => Some((i.key(), Some(i.clone()))),
+                TxOp::Delete(k, _) => Some((k.clone(), None)),
+                _ => None,
+            })
+            .collect();
+        let r = if changes.is_empty() {
+            let mut ops = ops;
+            match (single, ops.pop()) {
+                (true, Some(TxOp::Put(i, c))) => self.inner.put(i, c).await,
+                (true, Some(TxOp::Delete(k, c))) => self.inner.delete(&k, c).await,
+                (_, Some(op)) => {
+                    ops.push(op);
+                    self.inner.transact(ops).await
+                }
+                (_, None) => Ok(()),
+            }
+        } else {
+            if ops.len() + changes.len() > MAX_TRANSACT_ACTIONS {
+                return Err(StoreError::Invalid(format!(
+                    "{} writes and their {} changes are over the {MAX_TRANSACT_ACTIONS} writes of one transaction",
+                    ops.len(),
+                    changes.len()
+                )));
+            }
+            let mut all = ops;
+            all.extend(changes.into_iter().map(|c| TxOp::Put(c, Cond::NotExists)));
+            match self.inner.transact(all).await {
+                // A single write's condition failed (the change items are new).
+                Err(StoreError::TransactionCanceled { .. }) if single => Err(StoreError::ConditionFailed),
+                r => r,
+            }
+        };
+        if r.is_err() {
+            with_state(|s| s.written.truncate(before.unwrap_or(0)));
+        }
+        if r.is_ok() {
+            with_state(|s| {
+                for (k, i) in remember {
+                    match i {
+                        Some(i) => s.seen.insert(k, i),
+                        None => s.seen.remove(&k),
+                    };
+                }
+            });
+        }
+        r
+    }
+}
+
+fn item(w: &Writer, subject: &Subject, m: change::Moved, version: Option<u64>) -> StoreResult<Item> {
+    let account = match subject {
+        Subject::Record { account, .. } | Subject::Rules { account, .. } | Subject::Collection { account, .. } => account,
+    };
+    let (key_id, key_name, seq) = with_state(|s| {
+        s.seq += 1;
+        (s.key_id.clone(), s.key_name.clone(), s.seq)
+    })
+    .unwrap_or_default();
+    // Time, then this process's sequence (changes within one millisecond keep their order),
+    // then randomness (other processes).
+    let order = ORDER.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 1_000_000;
+    let suffix: String = crate::ids::fast_id().chars().filter(char::is_ascii_hexdigit).take(6).collect();
+    let id = format!("{:013}-{order:06}{seq:02}-{suffix}", w.at.timestamp_millis().max(0));
+    let version = match (subject, m.operation) {
+        (Subject::Collection { .. }, _) | (_, change::Operation::Delete) => None,
+        _ => version,
+    };
+    let c = Change {
+        id: id.clone(),
+        at: w.at,
+        request_id: w.request_id.clone(),
+        key_id,
+        key_name,
+        kind: m.kind.to_string(),
+        record_id: m.record_id.clone(),
+        operation: m.operation,
+        fields: m.fields,
+        truncated: m.truncated,
+        version,
+    };
+    let body = serde_json::to_string(&c).map_err(|e| StoreError::Invalid(format!("change record: {e}")))?;
+    with_state(|s| s.written.push(c));
+    Ok(Item {
+        pk: partition(account),
+        sk: id.clone(),
+        gsi1: Some((record_partition(account, &m.record_id), id)),
+        version: 1,
+        expires_at: Some(w.at.timestamp() + change::RETENTION_DAYS * 86_400),
+        body,
+        ..Item::default()
+    })
+}
+
+#[async_trait]
+impl Store for Recording {
+    async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        let r = self.inner.get(key).await?;
+        note(r.iter());
+        Ok(r)
+    }
+    async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
+        self.write(vec![TxOp::Put(item, cond)], true).await
+    }
+    async fn delete(&self, key: &Key, cond: Cond) -> StoreResult<()> {
+        self.write(vec![TxOp::Delete(key.clone(), cond)], true).await
+    }
+    async fn query(&self, q: Query) -> StoreResult<Page> {
+        let p = self.inner.query(q).await?;
+        note(p.items.iter());
+        Ok(p)
+    }
+    async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>> {
+        let r = self.inner.batch_get(keys).await?;
+        note(r.iter());
+        Ok(r)
+    }
+    async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
+        self.write(ops, false).await
+    }
+    async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
+        self.inner.batch_write(puts, deletes).await
+    }
+    async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
+        self.inner.add(key, deltas, cond).await
+    }
+    async fn sweep_expired(&self, now: i64) -> StoreResult<Vec<Item>> {
+        self.inner.sweep_expired(now).await
+    }
+    fn round_trips(&self) -> u64 {
+        self.inner.round_trips()
+    }
+    fn kind(&self) -> &'static str {
+        self.inner.kind()
+    }
+}
+
+/// The most changes one page shows.
+pub const MAX_PAGE: usize = 200;
+/// The most change items one page reads while filtering by kind or key.
+pub const MAX_SCANNED: usize = 2_000;
+
+/// What `/v1/changes` asks for.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub record_id: Option<String>,
+    pub kind: Option<String>,
+    pub key_id: Option<String>,
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// A page of changes, newest first, and where the next one starts (`after`).
+pub async fn list(
+    store: &dyn Store,
+    account: &str,
+    f: &Filter,
+    after: Option<&str>,
+    limit: usize,
+) -> RepoResult<(Vec<Change>, Option<String>)> {
+    let lo = f.since.map_or_else(|| "0".to_string(), |t| format!("{:013}", t.timestamp_millis().max(0)));
+    let hi = f.until.map_or_else(|| "~".to_string(), |t| format!("{:013}~", t.timestamp_millis().max(0)));
+    let (base, index_pk) = match &f.record_id {
+        Some(r) => (Query::gsi1(record_partition(account, r)), Some(record_partition(account, r))),
+        None => (Query::partition(partition(account)), None),
+    };
+    let mut cursor =
+        after.map(|a| Cursor { pk: partition(account), sk: a.to_string(), index_key: index_pk.clone().map(|p| (p, a.to_string())) });
+    let (mut out, mut scanned) = (Vec::new(), 0usize);
+    let wanted =
+        |c: &Change| f.kind.as_ref().is_none_or(|k| &c.kind == k) && f.key_id.as_ref().is_none_or(|k| c.key_id.as_ref() == Some(k));
+    loop {
+        let want = (limit - out.len()).max(1).min(MAX_SCANNED - scanned).max(1);
+        let q = Query { sk: SkCond::Between(lo.clone(), hi.clone()), ..base.clone() }.backward().limit(want).after(cursor.clone());
+        let page = store.query(q).await?;
+        let more = page.next.is_some();
+        for i in page.items {
+            scanned += 1;
+            let c: Change = super::decode(i)?.value;
+            cursor = Some(Cursor { pk: partition(account), sk: c.id.clone(), index_key: index_pk.clone().map(|p| (p, c.id.clone())) });
+            if wanted(&c) {
+                out.push(c);
+            }
+            if out.len() >= limit {
+                break;
+            }
+        }
+        if out.len() >= limit || scanned >= MAX_SCANNED {
+            let next = if more || out.len() >= limit { cursor.map(|c| c.sk) } else { None };
+            return Ok((out, next));
+        }
+        if !more {
+            return Ok((out, None));
+        }
+    }
+}
+
+/// One change of the account.
+pub async fn get(store: &dyn Store, account: &str, id: &str) -> RepoResult<Option<Change>> {
+    if !crate::ids::plausible_id(id) {
+        return Ok(None);
+    }
+    Ok(super::get::<Change>(store, &Key::new(partition(account), id)).await?.map(|v| v.value))
+}
+
+/// The newest change of a record.
+pub async fn latest(store: &dyn Store, account: &str, record: &str) -> RepoResult<Option<Change>> {
+    let q = Query::gsi1(record_partition(account, record)).backward().limit(1);
+    Ok(super::query_all::<Change>(store, q).await?.into_iter().next().map(|v| v.value))
+}
