@@ -7,6 +7,7 @@ mod assets;
 mod audience;
 mod batches;
 mod body_limits;
+mod bulk;
 mod campaigns;
 mod changes;
 mod clients;

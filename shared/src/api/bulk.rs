@@ -1,5 +1,5 @@
 //! Bulk edits (docs/operations-guide.md, "Bulk edits"), JSON: `POST /v1/goals/bulk` and
-//! `POST /v1/ads/bulk` with `{ids, set}`. All or nothing: 200 with every record's new
+//! `POST /v1/ads/bulk` with `{ids, set}`, and `POST /v1/campaigns/{id}/duplicate`. All or nothing: 200 with every record's new
 //! version, or 400/409 listing every failing record (`errors[].field` names it:
 //! `ids[3]`, `goals[<id>].end`) and nothing changed.
 
@@ -14,14 +14,15 @@ use crate::api::{Auth, JsonBody};
 use crate::model::bulk;
 use crate::state::AppState;
 use crate::usecases;
+use crate::usecases::duplicate::{Duplicated, MAX_SHIFT_DAYS};
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(goals, ads), components(schemas(Edited, Version)))]
+#[openapi(paths(goals, ads, duplicate), components(schemas(Edited, Version, Duplicated)))]
 pub struct Doc;
 
 pub fn goals_router() -> super::Routes {
-    super::Routes::new().route("/v1/goals/bulk", post(goals))
+    super::Routes::new().route("/v1/goals/bulk", post(goals)).route("/v1/campaigns/{id}/duplicate", post(duplicate))
 }
 
 pub fn ads_router() -> super::Routes {
@@ -74,4 +75,31 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody)
 async fn ads(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     let (ids, set) = bulk::parse_ads(&v)?;
     Ok(edited(usecases::bulk::ads(&st, &a.id, &ids, &set).await?))
+}
+
+#[utoipa::path(post, path = "/v1/campaigns/{id}/duplicate", tag = "changes", summary = "Duplicate a campaign",
+    description = "A new campaign with copies of the campaign's live goals, their ads, and the campaign's and goals' rules \
+        (targeting and frequency caps). Every copy is disabled, and every date is moved by `shiftDays` (-3660 to 3660, default \
+        0). Ads keep their assets: nothing is transcoded again. No metrics are copied. `name` defaults to the original's \
+        followed by \" (copy)\".",
+    params(("id" = String, Path, description = "The campaign to copy")),
+    request_body(content = Object, example = json!({"name": "Spring 2027", "shiftDays": 365})),
+    responses((status = 201, description = "The copy (Location: its XML resource)", body = Duplicated, headers(("Location" = String))),
+        (status = 400, description = "name or shiftDays invalid (the field and rule named)"),
+        (status = 404, description = "No such campaign in this account")))]
+async fn duplicate(
+    State(st): State<AppState>,
+    Auth(a): Auth,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    JsonBody(v): JsonBody,
+) -> AppResult<Response> {
+    let mut r = crate::json::ObjReader::new(&v, "", &["name", "shiftDays"]);
+    let name = r.str_opt("name", crate::limits::NAME_MAX);
+    let shift = r.int_opt("shiftDays", -MAX_SHIFT_DAYS, MAX_SHIFT_DAYS).unwrap_or(0);
+    if !r.errors.is_empty() {
+        return Err(crate::api::error::AppError::Validation(r.errors));
+    }
+    let d = usecases::duplicate::campaign(&st, &a.id, &id, name, shift).await?;
+    let loc = format!("/api/1.0/campaign/by_campaign_id;id={}", d.campaign_id);
+    Ok((axum::http::StatusCode::CREATED, [(axum::http::header::LOCATION, loc)], Json(d)).into_response())
 }

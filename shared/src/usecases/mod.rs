@@ -18,6 +18,7 @@ pub mod changes;
 pub mod clients;
 pub mod contacts;
 pub mod demand;
+pub mod duplicate;
 pub mod error;
 pub mod events;
 pub mod fill_rates;
