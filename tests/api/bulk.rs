@@ -2,7 +2,7 @@
 //! change record per record, copies disabled with shifted dates.
 
 use api_tests::serde_json::{json, Value};
-use api_tests::{both_stores, xml_text, xml_texts, TestApp};
+use api_tests::{both_stores, xml_text, xml_texts};
 
 fn goal_xml(c: &str, start: &str, end: &str) -> String {
     format!(
