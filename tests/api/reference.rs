@@ -34,6 +34,14 @@ both_stores! {
         assert_eq!(b, json!({"id": format!("{a}-ba-300x250"), "name": "Medium rectangle", "description": "Companion next to the player",
             "type": "companion_banner_javascript", "height": 250, "width": 300}));
         app.get("/v3/banner-areas/nope").await.expect(404);
+        // Device containers: what ads and forecasts name, listed without creating an ad.
+        let dcs = app.get("/v0/device-containers").await.json();
+        let ids: Vec<&str> = dcs.as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
+        assert!(!ids.is_empty() && ids.iter().all(|i| i.starts_with(a.as_str())), "{dcs}");
+        app.get(&format!("/v0/device-containers/{}", ids[0])).await.expect(200);
+        app.get("/v0/device-containers/nope").await.expect(404);
+        let b = app.b.key.clone();
+        assert!(!app.get_as(&b, "/v0/device-containers").await.body.contains(a.as_str()));
     }
 
     async fn another_accounts_reference_data_is_not_found(app: TestApp) {

@@ -18,7 +18,7 @@ use crate::usecases::ads::{self, Shown};
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(list, create, replace, modify, get_one, remove), tags((name = "ads", description = "Ads inside goals (seed 000 §2)")))]
+#[openapi(paths(list, create, replace, modify, get_one, remove), tags((name = "ads", description = "Ads inside goals")))]
 pub struct Doc;
 
 pub fn router() -> super::Routes {

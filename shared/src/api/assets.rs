@@ -18,7 +18,7 @@ use crate::usecases::assets::{self, CreateAsset};
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(create, get_one, list, remove), tags((name = "assets", description = "Video assets (seed 000 §4.4a)")))]
+#[openapi(paths(create, get_one, list, remove), tags((name = "assets", description = "Video assets")))]
 pub struct Doc;
 
 pub fn router() -> super::Routes {

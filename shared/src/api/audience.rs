@@ -30,7 +30,7 @@ use axum::http::StatusCode;
 #[derive(utoipa::OpenApi)]
 #[openapi(
     paths(list, get_one, segmentations, upload, upload_provider_path, list_batches, progress, cancel),
-    tags((name = "audience", description = "Audience providers and batch uploads (seed 002 §2.8, §2.9)"))
+    tags((name = "audience", description = "Audience providers and batch uploads"))
 )]
 pub struct Doc;
 

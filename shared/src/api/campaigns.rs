@@ -20,7 +20,7 @@ use crate::xml::XmlOut;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(create, list, archived, notification, get_one, update, remove), tags((name = "campaigns", description = "Campaigns (XML, seed 001 §2.1)")))]
+#[openapi(paths(create, list, archived, notification, get_one, update, remove), tags((name = "campaigns", description = "Campaigns (XML)")))]
 pub struct Doc;
 
 pub fn router() -> super::Routes {

@@ -16,7 +16,7 @@ use crate::xml::XmlOut;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(create, list, get_by, update, remove), tags((name = "clients", description = "Clients (XML, seed 001 §2.3): advertisers, agencies, brands")))]
+#[openapi(paths(create, list, get_by, update, remove), tags((name = "clients", description = "Clients (XML): advertisers, agencies, brands")))]
 pub struct Doc;
 
 pub fn router() -> super::Routes {

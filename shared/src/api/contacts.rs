@@ -16,7 +16,7 @@ use crate::xml::XmlOut;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(create, get_by, update, associate, remove), tags((name = "contacts", description = "Contacts (XML, seed 001 §2.4)")))]
+#[openapi(paths(create, get_by, update, associate, remove), tags((name = "contacts", description = "Contacts (XML)")))]
 pub struct Doc;
 
 pub fn router() -> super::Routes {

@@ -21,7 +21,7 @@ use crate::usecases::forecast::{self, Submit, Submitted};
 #[derive(utoipa::OpenApi)]
 #[openapi(
     paths(create_campaign, create_inventory, status, cancel, report_json, chart),
-    tags((name = "forecast", description = "Forecast jobs and reports (seed 002 §2.4-§2.7, §4.2)"))
+    tags((name = "forecast", description = "Forecast jobs and reports"))
 )]
 pub struct Doc;
 

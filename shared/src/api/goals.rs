@@ -18,7 +18,7 @@ use crate::xml::XmlOut;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(create, get_by, update, remove), tags((name = "goals", description = "Goals (XML, seed 001 §2.2)")))]
+#[openapi(paths(create, get_by, update, remove), tags((name = "goals", description = "Goals (XML)")))]
 pub struct Doc;
 
 pub fn router() -> super::Routes {

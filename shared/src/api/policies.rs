@@ -17,7 +17,7 @@ use crate::usecases::policies;
 #[derive(utoipa::OpenApi)]
 #[openapi(
     paths(list, create, replace, template, get_ranking, put_ranking, get_one, remove),
-    tags((name = "insertion-policy", description = "Insertion policies (seed 000 §2.6); 403 unless the account has the feature"))
+    tags((name = "insertion-policy", description = "Insertion policies; 403 unless the account has the feature"))
 )]
 pub struct Doc;
 

@@ -10,15 +10,15 @@ use serde::Serialize;
 
 use crate::api::error::AppResult;
 use crate::api::Auth;
-use crate::model::account::{BannerArea, Category, ContentPartner};
+use crate::model::account::{BannerArea, Category, ContentPartner, DeviceContainer};
 use crate::repo::reference::Kind;
 use crate::state::AppState;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
 #[openapi(
-    paths(categories, category, partners, partner, banner_areas, banner_area),
-    tags((name = "reference", description = "Reference data (seed 002 §2.10), loaded by the admin command"))
+    paths(categories, category, partners, partner, device_containers, device_container, banner_areas, banner_area),
+    tags((name = "reference", description = "Reference data, loaded by the admin command"))
 )]
 pub struct Doc;
 
@@ -28,6 +28,8 @@ pub fn router() -> super::Routes {
         .route("/v0/categories/{id}", get(category))
         .route("/v0/content-partners", get(partners))
         .route("/v0/content-partners/{id}", get(partner))
+        .route("/v0/device-containers", get(device_containers))
+        .route("/v0/device-containers/{id}", get(device_container))
         .route("/v3/banner-areas", get(banner_areas))
         .route("/v3/banner-areas/{id}", get(banner_area))
 }
@@ -66,6 +68,19 @@ async fn partners(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Respon
     responses((status = 200, description = "A content partner", body = ContentPartner)))]
 async fn partner(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     one::<ContentPartner>(&st, &a.id, Kind::ContentPartner, "content partner", &id).await
+}
+
+#[utoipa::path(get, path = "/v0/device-containers", tag = "reference", summary = "List the account's device containers",
+    description = "The ids ads (`deviceContainers`) and inventory forecasts name: groups of devices (desktop, mobile, TV...).",
+    responses((status = 200, description = "Device containers by name", body = Vec<DeviceContainer>)))]
+async fn device_containers(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
+    Ok(Json(crate::usecases::reference::device_containers(&st, &a.id).await?).into_response())
+}
+
+#[utoipa::path(get, path = "/v0/device-containers/{id}", tag = "reference", summary = "Read a device container", params(("id" = String, Path)),
+    responses((status = 200, description = "A device container", body = DeviceContainer)))]
+async fn device_container(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+    one::<DeviceContainer>(&st, &a.id, Kind::DeviceContainer, "device container", &id).await
 }
 
 #[utoipa::path(get, path = "/v3/banner-areas", tag = "reference", summary = "List the account's banner areas",

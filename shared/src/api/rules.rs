@@ -14,7 +14,7 @@ use crate::xml::XmlOut;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(paths(get_campaign_rules, put_campaign_rules, get_goal_rules, put_goal_rules), tags((name = "rules", description = "Campaign and goal rules (XML, seed 001 §2.6)")))]
+#[openapi(paths(get_campaign_rules, put_campaign_rules, get_goal_rules, put_goal_rules), tags((name = "rules", description = "Campaign and goal rules (XML)")))]
 pub struct Doc;
 
 /// `/api/1.0/campaign/rules/by_campaign_id;id=` (merged into the campaigns group).

@@ -22,7 +22,7 @@ use axum::http::StatusCode;
 #[derive(utoipa::OpenApi)]
 #[openapi(
     paths(list, create, usage, get_one, update, remove, get_rules, put_rules, import, link, unlink),
-    tags((name = "targeting-template", description = "Targeting templates (seed 002 §2.1-§2.3)"))
+    tags((name = "targeting-template", description = "Targeting templates"))
 )]
 pub struct Doc;
 
@@ -152,7 +152,7 @@ async fn get_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Str
 }
 
 /// PUT the rules body (§2.3), every bean validated; replaces the template's rules; 204.
-#[utoipa::path(put, path = "/api/2.0/targeting-template/{id}/rules", tag = "targeting-template", summary = "Replace a targeting template's rules", description = "PUT the rules body (§2.3), every bean validated; replaces the template's rules; 204.", params(("id" = String, Path)),
+#[utoipa::path(put, path = "/api/2.0/targeting-template/{id}/rules", tag = "targeting-template", summary = "Replace a targeting template's rules", description = "PUT the rules body, every bean validated; replaces the template's rules; 204.", params(("id" = String, Path)),
     request_body(content = crate::model::rules_view::RulesView, description = "The rules (any key may be left out)", example = json!({"categoryRules": [{"categoryId": "demo-alpha-cat-sports", "ruleType": "AT_LEAST_ONE_OF"}], "ipRules": [], "timeRules": []})),
     responses((status = 204, description = "Replaced")))]
 async fn put_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, JsonBody(body): JsonBody) -> AppResult<Response> {

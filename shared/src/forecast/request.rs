@@ -143,7 +143,7 @@ fn window(r: &mut ObjReader, start: Option<DateTime<Utc>>, end: Option<DateTime<
     if let Some(s) = start {
         if s < now + Duration::days(1) {
             let p = r.at("startDate");
-            r.err("startDate", Rule::AtLeastOneDayAhead, format!("{p} must be at least one day in the future (seed 002 §2.6)"));
+            r.err("startDate", Rule::AtLeastOneDayAhead, format!("{p} must be at least one day in the future"));
         }
     }
     if let (Some(s), Some(e)) = (start, end) {
@@ -403,7 +403,7 @@ fn has_key(v: &Value, k: &str) -> bool {
 pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<CampaignForecast, Vec<FieldError>> {
     let mut top = ObjReader::new(body, "", &["campaign"]);
     let Some(c) = top.get("campaign") else {
-        top.err("campaign", Rule::Required, "the body is {\"campaign\": {...}} (seed 002 §2.4)");
+        top.err("campaign", Rule::Required, "the body is {\"campaign\": {...}}");
         return Err(top.errors);
     };
     let mut r = ObjReader::new(c, "campaign", CAMPAIGN_FIELDS);

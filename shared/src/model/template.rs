@@ -115,11 +115,7 @@ pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, k
         let given = r.get(key).is_some_and(|v| v.as_array().is_none_or(|a| !a.is_empty()) && v.as_object().is_none_or(|o| !o.is_empty()));
         if given {
             let p = r.at(key);
-            r.err(
-                key,
-                Rule::Unsupported,
-                format!("{p}: these rules are not supported in {} (seed 002 §2.4-§2.5); leave them out", kind.what()),
-            );
+            r.err(key, Rule::Unsupported, format!("{p}: these rules are not supported in {}; leave them out", kind.what()));
         }
     }
     let maps_required = kind == RulesFor::Template;

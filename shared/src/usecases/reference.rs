@@ -4,7 +4,7 @@
 use serde::de::DeserializeOwned;
 
 use super::UseCaseResult;
-use crate::model::account::{BannerArea, Category, ContentPartner};
+use crate::model::account::{BannerArea, Category, ContentPartner, DeviceContainer};
 use crate::repo;
 use crate::repo::reference::Kind;
 use crate::state::AppState;
@@ -24,6 +24,14 @@ pub async fn categories(st: &AppState, account: &str) -> UseCaseResult<Vec<Categ
 /// Content partners by name (case-insensitive), then id.
 pub async fn partners(st: &AppState, account: &str) -> UseCaseResult<Vec<ContentPartner>> {
     let mut list: Vec<ContentPartner> = repo::reference::all(st.store.as_ref(), account, Kind::ContentPartner).await?;
+    list.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
+    Ok(list)
+}
+
+/// Device containers (what ads and forecasts name in `deviceContainers`) by name
+/// (case-insensitive), then id.
+pub async fn device_containers(st: &AppState, account: &str) -> UseCaseResult<Vec<DeviceContainer>> {
+    let mut list: Vec<DeviceContainer> = repo::reference::all(st.store.as_ref(), account, Kind::DeviceContainer).await?;
     list.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
     Ok(list)
 }

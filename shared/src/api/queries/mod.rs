@@ -39,7 +39,7 @@ use rows::*;
     paths(campaigns, campaign_one, goals, goal_one, ads, ad_one, vast::vast_url, inspect::inspect_request, reports::delivery_report, pacing::goal_pacing, pacing::goal_pacing_svg),
     // Named only by a parameter (utoipa collects the schemas of bodies, not of parameters).
     components(schemas(crate::model::enums::Granularity, crate::model::enums::ResponseTypeName)),
-    tags((name = "queries", description = "The /v3 read interfaces (seed 000 §4.5-§4.10); unknown query parameters are refused"))
+    tags((name = "queries", description = "The /v3 read interfaces; unknown query parameters are refused"))
 )]
 pub struct Doc;
 
