@@ -53,6 +53,7 @@ pub fn describe(method: &str, path: &str) -> Option<&'static str> {
         ("get", "/v0/categories/{id}") => "One content category.",
         ("get", "/v0/content-partners") => "The account's content partners.",
         ("get", "/v0/content-partners/{id}") => "One content partner.",
+        ("get", "/v0/device-containers/{id}") => "One device container.",
         ("get", "/v3/banner-areas") => "The account's banner areas.",
         ("get", "/v3/banner-areas/{id}") => "One banner area.",
         ("get", "/docs/{file}") => "The reference page's script and stylesheet (Swagger UI, from the swagger-ui-dist crate) and its start script; cached for a day.",
