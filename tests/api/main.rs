@@ -38,6 +38,7 @@ mod outages;
 mod pacing;
 mod player_browser;
 mod policies;
+mod preview;
 mod queries;
 mod reference;
 mod reports;

@@ -1,6 +1,7 @@
-//! Lambda for the queries resource group (seed 001): the shared router behind API Gateway.
+//! Lambda for the queries resource group (/v3): the shared router behind API Gateway, with
+//! the tracking keys preview links are signed with.
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve(shared::api::groups::queries).await
+    shared::lambda::serve_signing(shared::api::groups::queries).await
 }

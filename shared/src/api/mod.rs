@@ -23,6 +23,7 @@ pub mod idempotency;
 pub mod media;
 pub mod paging;
 pub mod policies;
+pub mod preview;
 pub mod queries;
 pub mod reference;
 pub mod respond;

@@ -50,7 +50,7 @@ pub mod groups {
         policies::router()
     }
     pub fn queries() -> Routes {
-        queries::router()
+        queries::router().merge(crate::api::preview::links_router())
     }
     pub fn reference() -> Routes {
         reference::router()
@@ -71,7 +71,7 @@ pub mod groups {
     }
     /// Ad requests (no API key: the account is in the URL).
     pub fn serving() -> Routes {
-        serving::serving_router()
+        serving::serving_router().merge(crate::api::preview::public_router())
     }
     /// Server-side ad insertion stitchers (JSON, API key).
     pub fn stitchers() -> Routes {
@@ -140,6 +140,8 @@ pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
         demand::Doc::openapi(),
         crate::api::changes::Doc::openapi(),
         crate::api::bulk::Doc::openapi(),
+        crate::api::preview::Doc::openapi(),
+        crate::api::preview::PublicDoc::openapi(),
     ]
 }
 

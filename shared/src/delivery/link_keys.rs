@@ -79,6 +79,11 @@ impl TrackingKeys {
         (id, k)
     }
 
+    /// The key a signed URL names by `id`.
+    pub fn by_id(&self, id: &str) -> Option<&SigningKey> {
+        self.keys.iter().find(|(i, _)| i == id).map(|(_, k)| k)
+    }
+
     /// Whether `sig` is the token's signature for `event` under the key the link names
     /// (links issued before key ids name none: every key is tried).
     pub fn verify(&self, token: &Token, event: &str, sig: &str) -> bool {

@@ -13,6 +13,7 @@ pub mod link_keys;
 pub mod markup;
 pub mod media;
 pub mod pacing;
+pub mod preview;
 pub mod programmatic;
 pub mod request;
 pub mod snapshot;

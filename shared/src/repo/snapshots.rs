@@ -280,3 +280,40 @@ pub fn items(account: &str, input: &Input) -> Result<Vec<crate::store::Item>, se
     }
     Ok(out)
 }
+
+/// What a preview of one ad is compiled from: the account, the ad (a live one), its goal,
+/// its campaign and its asset; `None` when the ad is not the account's.
+pub async fn of_ad(
+    store: &dyn Store,
+    account: &str,
+    ad: &str,
+    media_base: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> RepoResult<Option<Input>> {
+    let Some(acc) = repo::accounts::for_delivery(store, account).await? else { return Ok(None) };
+    let (ad, goal) = match repo::ads::load_live(store, account, ad).await {
+        Ok((a, g)) => (a.value, g.value),
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let Some(campaign) = repo::campaigns::get_any(store, account, &goal.campaign_id).await? else { return Ok(None) };
+    let mut assets = HashMap::new();
+    if let Some(id) = &ad.creative.asset_id {
+        match repo::assets::load(store, account, id, now).await {
+            Ok(a) => {
+                assets.insert(a.value.id.clone(), a.value);
+            }
+            Err(e) if e.is_not_found() => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Some(Input {
+        account: Some(acc),
+        campaigns: vec![campaign],
+        goals: vec![goal],
+        ads: vec![ad],
+        assets,
+        media_base: media_base.to_string(),
+        ..Input::default()
+    }))
+}

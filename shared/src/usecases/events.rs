@@ -42,7 +42,8 @@ pub async fn count(st: &AppState, events: Vec<Event>) -> Outcome {
     // The same tracking call twice in one batch (a duplicated message) counts once.
     let mut seen = HashSet::new();
     let mut by_account: BTreeMap<String, Vec<Event>> = BTreeMap::new();
-    for e in events {
+    // A preview's events count nowhere (docs/operations-guide.md): dropped before any record.
+    for e in events.into_iter().filter(|e| crate::delivery::preview::preview_until(&e.impression).is_none()) {
         if seen.insert((e.account.clone(), e.impression.clone(), e.counter, e.id.clone())) {
             by_account.entry(e.account.clone()).or_default().push(e);
         }

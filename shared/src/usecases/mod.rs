@@ -29,6 +29,7 @@ pub mod inspect;
 pub mod notifications;
 pub mod pacing;
 pub mod policies;
+pub mod preview;
 pub mod reference;
 pub mod reports;
 pub mod rules;

@@ -35,6 +35,13 @@ pub async fn track(st: &AppState, cmd: Track<'_>) -> UseCaseResult<()> {
         return Err(UseCaseError::Forbidden("the tracking link's signature does not match: links cannot be changed or made up".into()));
     }
     let now = st.clock.now().timestamp();
+    // A preview's link: answered, never queued (it counts nowhere), refused once expired.
+    if let Some(until) = crate::delivery::preview::preview_until(&token.impression) {
+        if now > until {
+            return Err(UseCaseError::Forbidden("the preview link has expired; ask for a new preview".into()));
+        }
+        return Ok(());
+    }
     let expired = now.saturating_sub(token.issued) > MAX_AGE_SECS || token.issued > now.saturating_add(300);
     let verdict = if expired { Some(Reason::Expired) } else { ivt::classify_agent(user_agent) };
     let e = Event {
