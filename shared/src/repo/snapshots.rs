@@ -103,7 +103,31 @@ impl DeliveryCache {
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        if let Some(hit) = self.answered(account, s.delivery_refresh) {
+        self.within(store, account, s, now, s.delivery_refresh).await
+    }
+
+    /// The account's snapshot as of every write before this call (management reads:
+    /// notifications, pacing, the inspector): the delivery version and pace records are
+    /// always read (one query), the snapshot compiled again only when the version moved.
+    pub async fn latest(
+        &self,
+        store: &dyn Store,
+        account: &str,
+        s: &crate::settings::Settings,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        self.within(store, account, s, now, Duration::ZERO).await
+    }
+
+    async fn within(
+        &self,
+        store: &dyn Store,
+        account: &str,
+        s: &crate::settings::Settings,
+        now: chrono::DateTime<chrono::Utc>,
+        refresh: Duration,
+    ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        if let Some(hit) = self.answered(account, refresh) {
             return Ok(hit);
         }
         let flight = {
@@ -112,7 +136,7 @@ impl DeliveryCache {
         };
         let _turn = flight.lock().await;
         // Whoever held the turn before may have refreshed it.
-        if let Some(hit) = self.answered(account, s.delivery_refresh) {
+        if let Some(hit) = self.answered(account, refresh) {
             return Ok(hit);
         }
         let out = self.refresh(store, account, s, now).await;
