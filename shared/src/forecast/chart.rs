@@ -88,8 +88,17 @@ impl Plot {
     }
 }
 
-/// The frame: title, gridlines with y labels, axes, date labels, legend.
-pub(crate) fn frame(title: &str, p: &Plot, step: f64, keys: &[&String], body: &str, legend: &[(String, &str)]) -> String {
+/// A text's width at the charts' 11 px sans-serif, about (for label spacing).
+fn text_width(s: &str) -> f64 {
+    s.chars().count() as f64 * 6.3
+}
+
+/// A label that stays readable over lines and bars: a white halo under its glyphs.
+pub(crate) const HALO: &str = "paint-order=\"stroke\" stroke=\"white\" stroke-width=\"3\" stroke-linejoin=\"round\"";
+
+/// The frame: title, gridlines with y labels and the y axis's unit, axes, date labels
+/// (never overlapping, never past the canvas), legend.
+pub(crate) fn frame(title: &str, unit: &str, p: &Plot, step: f64, keys: &[&String], body: &str, legend: &[(String, &str)]) -> String {
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"11\">\
          <title>{t}</title><rect width=\"{W}\" height=\"{H}\" fill=\"white\"/><text x=\"{LEFT}\" y=\"20\" font-size=\"14\">{t}</text>",
@@ -114,21 +123,38 @@ pub(crate) fn frame(title: &str, p: &Plot, step: f64, keys: &[&String], body: &s
         b = H - BOTTOM,
         r = W - RIGHT
     ));
+    s.push_str(&format!(
+        "<text class=\"unit\" transform=\"rotate(-90)\" x=\"{:.1}\" y=\"12\" text-anchor=\"middle\">{}</text>",
+        -(TOP + (H - BOTTOM)) / 2.0,
+        esc(unit)
+    ));
     let n = keys.len();
     let every = n.div_ceil(MAX_DATE_LABELS).max(1);
+    // Each label's span on the x axis: centred on its day, the first and last kept inside
+    // the canvas; a regular label too close to the last one gives way to it.
+    let span = |d: usize, text: &str| {
+        let w = text_width(text);
+        let left = (p.x(d) - w / 2.0).max(2.0).min(W - 2.0 - w);
+        (left, left + w)
+    };
+    let last = keys.last().map(|k| span(n - 1, &date_label(k)));
+    let mut right_edge = f64::MIN;
     for (d, k) in keys.iter().enumerate() {
-        if d % every == 0 || d + 1 == n {
-            // The last label replaces a regular one too close to it.
-            if d + 1 != n && n - 1 - d < every / 2 {
-                continue;
-            }
-            s.push_str(&format!(
-                "<text class=\"date\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-                p.x(d),
-                H - BOTTOM + 16.0,
-                esc(&date_label(k))
-            ));
+        if d % every != 0 && d + 1 != n {
+            continue;
         }
+        let text = date_label(k);
+        let (l, r) = span(d, &text);
+        if d + 1 != n && (l < right_edge + 6.0 || last.is_some_and(|(ll, _)| r + 6.0 > ll)) {
+            continue;
+        }
+        right_edge = r;
+        s.push_str(&format!(
+            "<text class=\"date\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"start\">{}</text>",
+            l,
+            H - BOTTOM + 16.0,
+            esc(&text)
+        ));
     }
     for (i, (name, color)) in legend.iter().enumerate() {
         let x = LEFT + i as f64 * 150.0;
@@ -191,7 +217,7 @@ pub fn inventory_svg(report: &InventoryReport) -> String {
         formats.iter().enumerate().map(|(i, f)| (f.as_str().to_string(), COLORS[i % COLORS.len()])).collect();
     legend.push(("range (low - high)".into(), "#333"));
     let title = format!("Inventory by format per day - {}", report.name.as_deref().unwrap_or("forecast"));
-    frame(&title, &p, step, &keys, &body, &legend)
+    frame(&title, "ad opportunities per day", &p, step, &keys, &body, &legend)
 }
 
 /// Each proposed goal's cumulative delivery against its target, with the band, the target
@@ -234,14 +260,19 @@ pub fn campaign_svg(report: &CampaignReport) -> String {
         body.push_str(&format!("<polygon class=\"band\" points=\"{}\" fill=\"{color}\" fill-opacity=\"0.2\"/>", band.join(" ")));
         let line: Vec<String> = points.iter().enumerate().map(|(d, v)| format!("{:.1},{:.1}", p.x(d), p.y(v[0]))).collect();
         body.push_str(&format!("<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"/>", line.join(" ")));
+        if let [only] = points.as_slice() {
+            body.push_str(&format!("<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{color}\"/>", p.x(0), p.y(only[0])));
+        }
         let Some(t) = target else { continue };
         let ty = p.y(*t);
+        // The target's label sits at the left end of its line, above it, on a halo: the
+        // cumulative lines start low, so they cross it at the right if anywhere.
         body.push_str(&format!(
             "<line x1=\"{LEFT}\" y1=\"{ty:.1}\" x2=\"{:.1}\" y2=\"{ty:.1}\" stroke=\"{color}\" stroke-dasharray=\"4 3\"/>\
-             <text class=\"target\" x=\"{:.1}\" y=\"{:.1}\" fill=\"{color}\">target {}</text>",
+             <text class=\"target\" x=\"{:.1}\" y=\"{:.1}\" fill=\"{color}\" {HALO}>target {}</text>",
             W - RIGHT,
             LEFT + 6.0,
-            ty - 4.0,
+            ty - 4.0 - 12.0 * i as f64,
             compact(*t)
         ));
         if let Some(last) = points.last() {
@@ -253,7 +284,7 @@ pub fn campaign_svg(report: &CampaignReport) -> String {
                 (format!("over by {}", compact(-gap)), "#2e7d32")
             };
             body.push_str(&format!(
-                "<text class=\"gap\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"{fill}\">{label}</text>",
+                "<text class=\"gap\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"{fill}\" {HALO}>{label}</text>",
                 x - 4.0,
                 y + if gap > 0.5 { 14.0 } else { -6.0 }
             ));
@@ -262,7 +293,7 @@ pub fn campaign_svg(report: &CampaignReport) -> String {
     let legend: Vec<(String, &str)> =
         report.goals.iter().enumerate().map(|(i, g)| (g.name.clone().unwrap_or_else(|| "goal".into()), COLORS[i % COLORS.len()])).collect();
     let title = format!("Forecast delivery against target - {}", report.name.as_deref().unwrap_or("campaign"));
-    frame(&title, &p, step, &keys, &body, &legend)
+    frame(&title, "impressions, cumulative", &p, step, &keys, &body, &legend)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! band, the target labelled and the shortfall or overage at the end; dates on the x axis,
 //! round ticks with compact numbers (the forecast charts' frame).
 
-use super::chart::{compact, esc, frame, ticks, Plot, COLORS, LEFT, RIGHT, W};
+use super::chart::{compact, esc, frame, ticks, Plot, COLORS, HALO, LEFT, RIGHT, W};
 use super::projection::{PacingDay, Projection};
 
 const PLAN: &str = "#888888";
@@ -12,7 +12,17 @@ fn points(p: &Plot, days: &[PacingDay], v: fn(&PacingDay) -> Option<f64>) -> Str
     days.iter().enumerate().filter_map(|(d, day)| v(day).map(|y| format!("{:.1},{:.1}", p.x(d), p.y(y)))).collect::<Vec<_>>().join(" ")
 }
 
-pub fn pacing_svg(goal: &str, days: &[PacingDay], projection: Option<&Projection>, target: Option<f64>) -> String {
+/// A series as a line, or as a dot when it has one point (a line of one point is invisible).
+fn series(p: &Plot, days: &[PacingDay], v: fn(&PacingDay) -> Option<f64>, class: &str, color: &str, style: &str) -> String {
+    let pts = points(p, days, v);
+    match pts.split_once(',') {
+        Some((x, y)) if !pts.contains(' ') => format!("<circle class=\"{class}\" cx=\"{x}\" cy=\"{y}\" r=\"3.5\" fill=\"{color}\"/>"),
+        _ => format!("<polyline class=\"{class}\" points=\"{pts}\" fill=\"none\" stroke=\"{color}\" {style}/>"),
+    }
+}
+
+/// `title`: the goal as a person names it (its name, or its campaign's).
+pub fn pacing_svg(title: &str, days: &[PacingDay], projection: Option<&Projection>, target: Option<f64>) -> String {
     let max = days.iter().flat_map(|d| [d.plan, d.delivered, d.expected, d.high]).flatten().chain(target).fold(0.0, f64::max);
     let (top, step) = ticks(max);
     let p = Plot { top, days: days.len() };
@@ -25,23 +35,14 @@ pub fn pacing_svg(goal: &str, days: &[PacingDay], projection: Option<&Projection
         band.extend(future.iter().rev().map(|(i, d)| format!("{:.1},{:.1}", p.x(*i), p.y(d.low.unwrap_or(0.0)))));
         body.push_str(&format!("<polygon class=\"band\" points=\"{}\" fill=\"{projected}\" fill-opacity=\"0.2\"/>", band.join(" ")));
     }
-    body.push_str(&format!(
-        "<polyline class=\"plan\" points=\"{}\" fill=\"none\" stroke=\"{PLAN}\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>",
-        points(&p, days, |d| d.plan)
-    ));
-    body.push_str(&format!(
-        "<polyline class=\"delivered\" points=\"{}\" fill=\"none\" stroke=\"{delivered}\" stroke-width=\"2.5\"/>",
-        points(&p, days, |d| d.delivered)
-    ));
-    body.push_str(&format!(
-        "<polyline class=\"expected\" points=\"{}\" fill=\"none\" stroke=\"{projected}\" stroke-width=\"2\" stroke-dasharray=\"2 3\"/>",
-        points(&p, days, |d| d.expected)
-    ));
+    body.push_str(&series(&p, days, |d| d.plan, "plan", PLAN, "stroke-width=\"1.5\" stroke-dasharray=\"5 4\""));
+    body.push_str(&series(&p, days, |d| d.delivered, "delivered", delivered, "stroke-width=\"2.5\""));
+    body.push_str(&series(&p, days, |d| d.expected, "expected", projected, "stroke-width=\"2\" stroke-dasharray=\"2 3\""));
     if let Some(t) = target {
         let ty = p.y(t);
         body.push_str(&format!(
             "<line x1=\"{LEFT}\" y1=\"{ty:.1}\" x2=\"{:.1}\" y2=\"{ty:.1}\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>\
-             <text class=\"target\" x=\"{:.1}\" y=\"{:.1}\">target {}</text>",
+             <text class=\"target\" x=\"{:.1}\" y=\"{:.1}\" {HALO}>target {}</text>",
             W - RIGHT,
             LEFT + 6.0,
             ty - 4.0,
@@ -59,7 +60,7 @@ pub fn pacing_svg(goal: &str, days: &[PacingDay], projection: Option<&Projection
         let y = p.y(day.expected.unwrap_or(0.0));
         let y = if y + 14.0 > p.y(0.0) - 4.0 { y - 6.0 } else { y + 14.0 };
         body.push_str(&format!(
-            "<text class=\"gap\" x=\"{:.1}\" y=\"{y:.1}\" text-anchor=\"end\" fill=\"{fill}\">{}</text>",
+            "<text class=\"gap\" x=\"{:.1}\" y=\"{y:.1}\" text-anchor=\"end\" fill=\"{fill}\" {HALO}>{}</text>",
             p.x(*last) - 4.0,
             esc(&label)
         ));
@@ -67,5 +68,5 @@ pub fn pacing_svg(goal: &str, days: &[PacingDay], projection: Option<&Projection
     let keys: Vec<String> = days.iter().map(|d| d.date.to_string()).collect();
     let keys: Vec<&String> = keys.iter().collect();
     let legend = [("plan".to_string(), PLAN), ("delivered".to_string(), delivered), ("projected (band)".to_string(), projected)];
-    frame(&format!("Pacing - {goal}"), &p, step, &keys, &body, &legend)
+    frame(&format!("Pacing - {title}"), "impressions, cumulative", &p, step, &keys, &body, &legend)
 }

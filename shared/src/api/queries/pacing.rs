@@ -23,6 +23,8 @@ pub struct GoalPacing {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub goal_name: Option<String>,
     pub campaign_id: String,
+    /// The campaign's name.
+    pub campaign_name: String,
     /// The account's time zone, in which days are cut.
     pub time_zone: String,
     pub start: DateTime<Utc>,
@@ -50,6 +52,7 @@ async fn load(st: &AppState, a: &crate::model::account::Account, id: &str, q: Op
         goal_id: g.id.clone(),
         goal_name: g.name.clone(),
         campaign_id: c.id.clone(),
+        campaign_name: c.name.clone(),
         time_zone: a.time_zone.clone(),
         start: g.start,
         end: g.end,
@@ -86,7 +89,7 @@ pub async fn goal_pacing_svg(
 ) -> AppResult<Response> {
     let (out, p) = load(&st, &a, &id, q.as_deref()).await?;
     let svg = crate::forecast::pacing_chart::pacing_svg(
-        out.goal_name.as_deref().unwrap_or(&out.goal_id),
+        &out.goal_name.clone().unwrap_or_else(|| format!("a goal of {}", out.campaign_name)),
         &p.days,
         p.projection.as_ref(),
         p.flight.target,

@@ -35,9 +35,10 @@ fn a_partly_covered_last_day_is_narrow_and_labelled_not_a_collapse() {
 }
 
 fn inventory(days: usize) -> InventoryReport {
+    let first = chrono::NaiveDate::from_ymd_opt(2026, 12, 1).unwrap();
     let by_date: serde_json::Map<String, serde_json::Value> = (0..days)
         .map(|d| {
-            let key = format!("2026-12-{:02}T00:00:00+01:00", d + 1);
+            let key = format!("{}T00:00:00+01:00", first + chrono::Duration::days(d as i64));
             let total = 40_000.0 + 1_000.0 * d as f64;
             (
                 key,
@@ -95,4 +96,55 @@ fn the_campaign_chart_labels_the_target_and_the_shortfall() {
     assert!(short.contains("class=\"band\""));
     let over = campaign_svg(&campaign(200_000.0, 1_000_000.0));
     assert!(over.contains(">over by 400k<"), "{over}");
+}
+
+/// The date labels drawn: (left edge, right edge, text).
+fn date_labels(svg: &str) -> Vec<(f64, f64, String)> {
+    svg.split("<text class=\"date\" x=\"")
+        .skip(1)
+        .map(|t| {
+            let x: f64 = t.split('"').next().unwrap().parse().unwrap();
+            let text = t.split('>').nth(1).unwrap().split('<').next().unwrap().to_string();
+            (x, x + text_width(&text), text)
+        })
+        .collect()
+}
+
+#[test]
+fn date_labels_never_overlap_or_leave_the_canvas_and_the_y_axis_names_its_unit() {
+    for days in [2, 7, 29, 31, 60, 100, 366] {
+        let mut r = inventory(days);
+        if let Some(last) = r.total_inventory.inventory_by_date.values_mut().last() {
+            last.hours = Some(1);
+        }
+        let svg = inventory_svg(&r);
+        let labels = date_labels(&svg);
+        assert!(labels.len() >= 2.min(days) && labels.len() <= MAX_DATE_LABELS + 1, "{days}: {labels:?}");
+        assert!(labels.last().unwrap().2.ends_with("(1 h)"), "the last day is always labelled: {labels:?}");
+        for pair in labels.windows(2) {
+            assert!(pair[0].1 + 6.0 <= pair[1].0, "{days} days: {} and {} overlap", pair[0].2, pair[1].2);
+        }
+        assert!(labels.iter().all(|(l, r, _)| *l >= 0.0 && *r <= W), "{days} days: a label leaves the canvas: {labels:?}");
+        assert!(svg.contains("class=\"unit\"") && svg.contains(">ad opportunities per day<"), "the y axis's unit");
+    }
+}
+
+#[test]
+fn a_one_day_series_is_a_dot_and_labels_have_a_halo() {
+    let day = crate::forecast::projection::PacingDay {
+        date: chrono::NaiveDate::from_ymd_opt(2026, 12, 1).unwrap(),
+        plan: Some(100.0),
+        delivered: Some(40.0),
+        expected: None,
+        low: None,
+        high: None,
+    };
+    let svg = crate::forecast::pacing_chart::pacing_svg("Spring pre-rolls", &[day], None, Some(1000.0));
+    assert!(svg.contains("<title>Pacing - Spring pre-rolls</title>"), "titled by the goal's name");
+    assert!(svg.contains("<circle class=\"delivered\""), "a single point is drawn: {svg}");
+    assert!(svg.contains(">impressions, cumulative<"));
+    assert!(
+        svg.contains("class=\"target\"")
+            && svg.split("class=\"target\"").nth(1).unwrap().split('>').next().unwrap().contains("paint-order")
+    );
 }

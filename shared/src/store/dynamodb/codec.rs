@@ -27,9 +27,11 @@ where
         }
         E::ConstructionFailure(_) => StoreError::backend("dynamodb request", e),
         // No answer, or the service's own failure: the outcome is unknown.
-        E::TimeoutError(_) | E::DispatchFailure(_) | E::ResponseError(_) => {
-            StoreError::Unavailable(format!("dynamodb at {} did not answer: {}", endpoint(), aws_sdk_dynamodb::error::DisplayErrorContext(&e)))
-        }
+        E::TimeoutError(_) | E::DispatchFailure(_) | E::ResponseError(_) => StoreError::Unavailable(format!(
+            "dynamodb at {} did not answer: {}",
+            endpoint(),
+            aws_sdk_dynamodb::error::DisplayErrorContext(&e)
+        )),
         E::ServiceError(_)
             if e.as_service_error().and_then(|s| s.code()).is_some_and(|c| c == "InternalServerError" || c == "ServiceUnavailable") =>
         {
@@ -47,7 +49,10 @@ where
 fn endpoint() -> String {
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     var("AWS_ENDPOINT_URL_DYNAMODB").or_else(|| var("AWS_ENDPOINT_URL")).unwrap_or_else(|| {
-        format!("the regional endpoint ({})", var("AWS_REGION").or_else(|| var("AWS_DEFAULT_REGION")).unwrap_or_else(|| "region not set".into()))
+        format!(
+            "the regional endpoint ({})",
+            var("AWS_REGION").or_else(|| var("AWS_DEFAULT_REGION")).unwrap_or_else(|| "region not set".into())
+        )
     })
 }
 
