@@ -118,3 +118,24 @@ fn the_rules_table_is_the_rule_list() {
     assert!(doc.contains(&table), "docs/api.md's rules table is not `admin rules-table`'s output:\n{table}");
     assert!(shared::rule::Rule::ALL.len() > 50);
 }
+
+one_store! {
+    async fn unknown_query_parameters_are_refused_on_every_interface(app: TestApp) {
+        // A misspelt page size is a 400 naming the known ones, not the default page.
+        let r = app.get("/api/1.0/campaign?pagesize=5").await;
+        r.expect(400);
+        assert_eq!(xml_text(&r.body, "field").as_deref(), Some("pagesize"));
+        assert!(r.body.contains("known: pageSize, pageNumber"), "{}", r.body);
+        app.get("/api/1.0/campaign?pageSize=5").await.expect(200);
+        for path in ["/v0/categories?x=1", "/v1/ads?limit=5", "/v1/demand-partners?page=2", "/v1/assets/video?statuss=READY", "/api/1.0/client?sort=name"] {
+            let r = app.get(path).await;
+            r.expect(400);
+            assert!(r.body.contains("unknown query parameter"), "{path}: {}", r.body);
+        }
+        for path in ["/v1/ads?created.after=2020-01-01T00:00:00Z", "/v1/assets/video?status=READY&limit=5", "/api/1.0/client?pageSize=2&pageNumber=1"] {
+            app.get(path).await.expect(200);
+        }
+        // Without a key the answer is still 401 first.
+        app.send("GET", "/v0/categories?x=1", None, None, "").await.expect(401);
+    }
+}

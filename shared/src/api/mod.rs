@@ -20,6 +20,7 @@ pub mod extract;
 pub mod forecasts;
 pub mod goals;
 pub mod idempotency;
+pub mod known_params;
 pub mod media;
 pub mod paging;
 pub mod policies;

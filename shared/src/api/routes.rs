@@ -197,6 +197,7 @@ pub fn finish_public(r: Router) -> Router {
 pub fn finish(r: Router<AppState>, state: AppState) -> Router {
     r.fallback(no_route)
         .method_not_allowed_fallback(|| async { AppError::MethodNotAllowed })
+        .layer(axum::middleware::from_fn(crate::api::known_params::layer))
         .layer(axum::middleware::from_fn_with_state(state.clone(), record_changes))
         .layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::layer))
         .layer(axum::middleware::map_response(render_errors))
