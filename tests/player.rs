@@ -10,6 +10,20 @@ use serde_json::Value;
 
 use crate::{Res, TestApp};
 
+/// Runs a browser driver of tests/node (`play.mjs`, `preview.mjs`) on `url`: the page's
+/// result as JSON; panics with the driver's output when the ad did not play to the end.
+pub fn in_browser(script: &str, url: &str) -> Value {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
+    assert!(
+        std::path::Path::new(dir).join("node_modules/puppeteer-core").exists(),
+        "puppeteer-core is not installed: run `npm ci` in tests/node (scripts/test.sh does)"
+    );
+    let out = Command::new("node").arg(script).arg(url).current_dir(dir).output().expect("node runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "the ad did not play to the end: {text}\n{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_str(text.trim()).expect("the driver prints JSON")
+}
+
 /// What the player-side client makes of a document (`kind`: `vast` or `vmap`); panics
 /// with the client's message when it rejects the document.
 pub fn parse(kind: &str, doc: &str) -> Value {

@@ -26,6 +26,9 @@ pub struct SeedAccount {
     /// Keys to install; none: the admin command generates one and prints it.
     #[serde(default)]
     pub api_keys: Vec<String>,
+    /// The name change history shows for these keys (`keyName`); default `seeded`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_name: Option<String>,
     #[serde(default = "utc")]
     pub time_zone: String,
     #[serde(default = "five")]
@@ -163,6 +166,9 @@ impl SeedAccount {
     pub fn validate(&self) -> Vec<String> {
         let mut e = Vec::new();
         let at = |m: String| format!("account {}: {m}", self.id);
+        if self.api_key_name.as_deref().is_some_and(|n| n.trim().is_empty() || n.chars().count() > crate::limits::NAME_MAX) {
+            e.push(at(format!("apiKeyName is 1 to {} characters", crate::limits::NAME_MAX)));
+        }
         if let Some(p) = &self.traffic_profile {
             if p.requests_per_day > 10_000_000_000 {
                 e.push(at("trafficProfile.requestsPerDay is at most 10,000,000,000".into()));
@@ -338,7 +344,8 @@ async fn apply_account(store: &dyn Store, a: &SeedAccount, tick: &(dyn Fn() + Se
             }
             continue;
         }
-        let rec = KeyRecord { account_id: id.clone(), label: Some("seeded".into()), created: Some(chrono::Utc::now()) };
+        let label = a.api_key_name.clone().unwrap_or_else(|| "seeded".into());
+        let rec = KeyRecord { account_id: id.clone(), label: Some(label), created: Some(chrono::Utc::now()) };
         store.put(repo::accounts::key_item(&hash, &rec).map_err(inv)?, Cond::NotExists).await?;
         tick();
     }

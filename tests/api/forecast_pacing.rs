@@ -27,3 +27,20 @@ both_stores! {
         assert!((19_400.0..=20_600.0).contains(&units), "forecast within 3 % of its target of 20,000, as serving paces it: {f}");
     }
 }
+
+both_stores! {
+    async fn a_goal_the_traffic_cannot_fill_is_forecast_at_what_it_can_get(app: TestApp) {
+        let mut b = campaign_body(&app, 5);
+        let g = &mut b["campaign"]["goals"][0];
+        g["deliveryGoal"] = json!({"type": "IMPRESSION", "value": 100_000_000});
+        g["startDate"] = json!(day(&app, 2));
+        g["endDate"] = json!(day(&app, 30));
+        g["targeting"] = json!({"targetingRules": {}});
+        let report = finished(&app, &create(&app, "campaign", &b).await).await;
+        let f = app.get(&report).await.json()["goals"][0]["forecast"].clone();
+        let (units, matched) = (f["forecastedUnits"].as_f64().unwrap_or(-1.0), f["matchedUnits"].as_f64().unwrap_or(0.0));
+        assert!(matched > 0.0 && matched < 100_000_000.0, "the traffic is short of the target: {f}");
+        // Pacing never holds it back: it takes every matched opportunity it wins.
+        assert!(units > 0.9 * matched && units <= matched * 1.0001, "forecast at what the traffic gives ({matched}): {f}");
+    }
+}

@@ -4,23 +4,13 @@
 //! browser can play, plays it muted to the end and fires the tracking. On both stores, for
 //! an H.264 MP4 and for a ProRes master uploaded by URL.
 
-use std::process::Command;
-
 use api_tests::player::path_of;
 use api_tests::serde_json::{json, Value};
 use api_tests::{spawn_file_server, Backend, TestApp};
 
 /// Runs the browser on `vast_url`; the player page's result.
 fn play(vast_url: &str) -> Value {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
-    assert!(
-        std::path::Path::new(dir).join("node_modules/puppeteer-core").exists(),
-        "puppeteer-core is not installed: run `npm ci` in tests/node (scripts/test.sh does)"
-    );
-    let out = Command::new("node").arg("play.mjs").arg(vast_url).current_dir(dir).output().expect("node runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "the player did not play the ad to the end: {text}\n{}", String::from_utf8_lossy(&out.stderr));
-    api_tests::serde_json::from_str(text.trim()).expect("the driver prints JSON")
+    api_tests::player::in_browser("play.mjs", vast_url)
 }
 
 async fn plays_to_the_end(backend: Backend, file: &str, name: &str) {

@@ -2,21 +2,11 @@
 //! that has not started plays to the end in headless Chromium from the service's own
 //! player page, nothing is counted anywhere, and the links stop working when they expire.
 
-use std::process::Command;
-
 use api_tests::serde_json::{json, Value};
 use api_tests::{spawn_file_server, Backend, TestApp};
 
 fn open(player_url: &str) -> Value {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
-    assert!(
-        std::path::Path::new(dir).join("node_modules/puppeteer-core").exists(),
-        "puppeteer-core is not installed: run `npm ci` in tests/node"
-    );
-    let out = Command::new("node").arg("preview.mjs").arg(player_url).current_dir(dir).output().expect("node runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "the preview did not play to the end: {text}\n{}", String::from_utf8_lossy(&out.stderr));
-    api_tests::serde_json::from_str(text.trim()).expect("the driver prints JSON")
+    api_tests::player::in_browser("preview.mjs", player_url)
 }
 
 async fn a_disabled_ad_is_previewed_and_nothing_counts(backend: Backend) {

@@ -7,7 +7,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer from 'puppeteer-core';
+import { launch, personPage } from './browser.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const vastUrl = process.argv[2];
@@ -28,17 +28,10 @@ const server = http.createServer((req, res) => {
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const page_url = `http://127.0.0.1:${server.address().port}/?vast=${encodeURIComponent(vastUrl)}`;
 
-const browser = await puppeteer.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required', '--mute-audio'],
-});
+const browser = await launch();
 let result;
 try {
-  const page = await browser.newPage();
-  // Headless Chromium names itself "HeadlessChrome", which the service counts as
-  // non-browser traffic (docs/traffic-quality.md); a person's Chromium says "Chrome".
-  await page.setUserAgent((await browser.userAgent()).replace('HeadlessChrome', 'Chrome'));
+  const page = await personPage(browser);
   const log = [];
   page.on('console', (m) => log.push(m.text()));
   await page.goto(page_url);

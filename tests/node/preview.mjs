@@ -2,22 +2,17 @@
 // headless Chromium: `node preview.mjs <player url>`, waits until the page's player ends
 // (or fails, at most 60 s), lets the tracking requests finish and prints the page's result
 // with the CSP violations the page reported. Exits non-zero unless the ad played to the end.
-import puppeteer from 'puppeteer-core';
+import { launch, personPage } from './browser.mjs';
 
 const url = process.argv[2];
 if (!url) {
   console.error('usage: node preview.mjs <player url>');
   process.exit(2);
 }
-const browser = await puppeteer.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required', '--mute-audio'],
-});
+const browser = await launch();
 let result;
 try {
-  const page = await browser.newPage();
-  await page.setUserAgent((await browser.userAgent()).replace('HeadlessChrome', 'Chrome'));
+  const page = await personPage(browser);
   const log = [];
   page.on('console', (m) => log.push(m.text()));
   const res = await page.goto(url);

@@ -129,7 +129,7 @@ pub const PAGE: &str = r#"<!doctype html>
 "#;
 
 pub const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2rem;color:#222}video{max-width:100%;background:#000}\
-.note{color:#555}.status{color:#a00}";
+.note{color:#555}.status{color:#a00}.done{color:#2e7d32}";
 
 /// The page's script: the document's first playable linear MediaFile, its impression and
 /// quartile tracking fired as a player would, `window.result` for automated checks.
@@ -170,6 +170,8 @@ pub const SCRIPT: &str = r#"(async () => {
       r.ended = true;
       r.src = v.currentSrc;
       r.duration = v.duration;
+      say('Played to the end (' + v.duration.toFixed(1) + ' s); nothing was counted.');
+      document.getElementById('s').className = 'done';
       window.result = r;
     });
     v.addEventListener('error', () => { r.error = 'the media could not be played'; say(r.error); window.result = r; });
