@@ -59,6 +59,15 @@ both_stores! {
         let del = &changes(&app, &format!("recordId={g}&limit=1")).await[0];
         assert_eq!(del["operation"], "DELETE");
         assert_eq!(field(del, "goalValue").map(|f| (f["old"].clone(), f["new"].clone())), Some((50000.0.into(), Value::Null)));
+        // Pages: `next` continues, older, with nothing twice (by record, and the account's).
+        for filter in [format!("recordId={g}&"), String::new()] {
+            let first = app.get(&format!("/v1/changes?{filter}limit=2")).await.json();
+            let next = first["next"].as_str().expect("a next page").to_string();
+            let second = app.get(&format!("/v1/changes?{filter}limit=2&after={next}")).await.json();
+            let (a, b) = (first["changes"].as_array().unwrap(), second["changes"].as_array().unwrap());
+            assert!(!b.is_empty(), "{second}");
+            assert!(b[0]["id"].as_str() < a[1]["id"].as_str(), "older: {first} then {second}");
+        }
         // Filters: kind, time, unknown ones refused.
         assert!(changes(&app, "kind=campaign").await.iter().all(|c| c["kind"] == "campaign"));
         assert!(changes(&app, "since=2099-01-01T00:00:00Z").await.is_empty());

@@ -312,7 +312,9 @@ pub async fn list(
     let wanted =
         |c: &Change| f.kind.as_ref().is_none_or(|k| &c.kind == k) && f.key_id.as_ref().is_none_or(|k| c.key_id.as_ref() == Some(k));
     loop {
-        let want = (limit - out.len()).max(1).min(MAX_SCANNED - scanned).max(1);
+        // A filtered page reads ahead (most items may not match); an unfiltered one reads what it shows.
+        let filtered = f.kind.is_some() || f.key_id.is_some();
+        let want = if filtered { MAX_PAGE } else { limit - out.len() }.min(MAX_SCANNED - scanned).max(1);
         let q = Query { sk: SkCond::Between(lo.clone(), hi.clone()), ..base.clone() }.backward().limit(want).after(cursor.clone());
         let page = store.query(q).await?;
         let more = page.next.is_some();
