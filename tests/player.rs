@@ -80,7 +80,8 @@ impl TestApp {
     /// reaches `n`; returns the metrics.
     pub async fn wait_metric_at(&self, ad: &str, pointer: &str, n: i64) -> Value {
         let mut last = Value::Null;
-        for _ in 0..400 {
+        // Up to 30 s: the events worker on the emulator, on a loaded 2-core machine.
+        for _ in 0..1200 {
             last = self.get(&format!("/v3/ads/{ad}?embed=metrics")).await.json()["metrics"].clone();
             if last.pointer(pointer).and_then(Value::as_i64) == Some(n) {
                 return last;
