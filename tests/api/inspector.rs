@@ -94,3 +94,30 @@ both_stores! {
         assert!(bad.body.contains("goals"), "{}", bad.body);
     }
 }
+
+/// The inspector reads its writes too (a management read), whatever the serving refresh.
+async fn the_inspector_reads_its_writes(backend: api_tests::Backend) {
+    let settings = shared::settings::Settings { delivery_refresh: std::time::Duration::from_secs(60), ..api_tests::TestApp::settings() };
+    let app = api_tests::TestApp::spawn_with(backend, settings).await;
+    let c = enabled_campaign(&app).await;
+    let first = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+    ad(&app, &first, "preroll", json!({})).await;
+    let before = app.get("/v3/inspect?format=preroll").await.json();
+    goal_of(&before["breaks"][0], &first);
+    // A goal and its ad made now are in the next explanation.
+    let second = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+    ad(&app, &second, "preroll", json!({})).await;
+    let after = app.get("/v3/inspect?format=preroll").await.json();
+    goal_of(&after["breaks"][0], &second);
+}
+
+mod the_inspector_reads_its_writes {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn embedded() {
+        super::the_inspector_reads_its_writes(api_tests::Backend::Embedded).await
+    }
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn dynamodb() {
+        super::the_inspector_reads_its_writes(api_tests::Backend::DynamoDb).await
+    }
+}

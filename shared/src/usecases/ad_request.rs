@@ -38,7 +38,17 @@ pub struct Loaded {
 /// Loads what the decision reads (the ad request and the inspector alike). An account
 /// that does not exist is 404.
 pub async fn load(st: &AppState, account: &str, request: &AdRequest) -> UseCaseResult<Loaded> {
-    let (snapshot, pace) = st.delivery.current(st.store.as_ref(), account, &st.settings, request.now).await?;
+    load_as_of(st, account, request, false).await
+}
+
+/// `load`, for a management read (the inspector) when `latest`: the snapshot as of every
+/// write before the call, not the serving refresh window's (`DeliveryCache::latest`).
+pub async fn load_as_of(st: &AppState, account: &str, request: &AdRequest, latest: bool) -> UseCaseResult<Loaded> {
+    let (snapshot, pace) = if latest {
+        st.delivery.latest(st.store.as_ref(), account, &st.settings, request.now).await?
+    } else {
+        st.delivery.current(st.store.as_ref(), account, &st.settings, request.now).await?
+    };
     if snapshot.account.is_empty() {
         return Err(UseCaseError::not_found("account", account));
     }

@@ -12,7 +12,7 @@ use crate::delivery::request::AdRequest;
 use crate::delivery::snapshot::{AdFormat, Snapshot, UNKNOWN};
 use crate::delivery::vast::ResponseType;
 use crate::state::AppState;
-use crate::usecases::ad_request::{breaks, load, run_rounds, set_break, Loaded, Rounds};
+use crate::usecases::ad_request::{breaks, load_as_of, run_rounds, set_break, Loaded, Rounds};
 use crate::usecases::auction::Auction;
 
 /// What the inspector answers: the snapshot it read, notes on the request, and each break.
@@ -39,7 +39,7 @@ pub async fn inspect(
     request: AdRequest,
     described: Described,
 ) -> UseCaseResult<Inspection> {
-    let Loaded { snapshot, pace, viewer } = load(st, account, &request).await?;
+    let Loaded { snapshot, pace, viewer } = load_as_of(st, account, &request, true).await?;
     let notes = notes(&snapshot, &request);
     let mut r = request.clone();
     let seed = r.seed;
