@@ -127,8 +127,13 @@ async fn run(args: &[String]) -> Result<(), String> {
             let (Some(account), Some(goals), Some(ads)) = (args.get(1), args.get(2), args.get(3)) else { return Err(USAGE.into()) };
             let num = |s: &String, what: &str| s.parse::<usize>().map_err(|_| format!("{what} must be a number (got {s:?})"));
             let (goals, ads) = (num(goals, "goals")?, num(ads, "ads")?);
-            if !(1..=10_000).contains(&goals) || !(1..=100_000).contains(&ads) {
-                return Err("goals 1-10,000 and ads 1-100,000".into());
+            if !(1..=shared::delivery::synthetic::MAX_GOALS).contains(&goals) || !(1..=shared::delivery::synthetic::MAX_ADS).contains(&ads)
+            {
+                return Err(format!(
+                    "goals 1-{} and ads 1-{}",
+                    shared::delivery::synthetic::MAX_GOALS,
+                    shared::delivery::synthetic::MAX_ADS
+                ));
             }
             let seed = args.get(4).map(|s| num(s, "seed")).transpose()?.unwrap_or(1) as u64;
             let store = shared::assemble::open_store(&cfg).await?;

@@ -218,8 +218,10 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         traffic_profile: None,
     });
     let mut syms = Interner::default();
-    let sources = |key: &Owner| -> (Rules, Vec<Rules>) {
-        (input.rules.get(key).cloned().unwrap_or_default(), input.linked.get(key).cloned().unwrap_or_default())
+    // An owner's own rules and its linked templates' rules, borrowed (no copy per goal).
+    let no_rules = Rules::default();
+    let sources = |key: &Owner| -> (&Rules, &[Rules]) {
+        (input.rules.get(key).unwrap_or(&no_rules), input.linked.get(key).map_or(&[][..], Vec::as_slice))
     };
 
     // Category lineage (parents are followed up to 16 levels; cycles stop there).
@@ -246,8 +248,8 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     }
 
     // Campaigns that can deliver: enabled, not archived or deleted.
-    let mut campaign_index: HashMap<&str, (u32, &Campaign)> = HashMap::new();
-    let mut campaigns = Vec::new();
+    let mut campaign_index: HashMap<&str, (u32, &Campaign)> = HashMap::with_capacity(input.campaigns.len());
+    let mut campaigns = Vec::with_capacity(input.campaigns.len());
     let mut left_out = Vec::new();
     for c in input.campaigns.iter().filter(|c| c.deleted_at.is_none()) {
         let why = if !c.enabled {
@@ -261,76 +263,76 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             left_out.push(LeftOutRecord { kind: "campaign", id: c.id.clone(), reason });
             continue;
         }
-        let key = (Parent::Campaign, c.id.clone());
-        let (own, links) = sources(&key);
-        let mut all: Vec<&Rules> = vec![&own];
+        let (own, links) = sources(&(Parent::Campaign, c.id.clone()));
+        let mut all: Vec<&Rules> = vec![own];
         all.extend(links.iter());
         campaigns.push(Level::compile(&all, &mut syms));
         campaign_index.insert(c.id.as_str(), ((campaigns.len() - 1) as u32, c));
     }
 
     let demand = super::programmatic::Demand::compile(&input.demand_partners, &input.marketplaces);
-    let mut goals = Vec::new();
-    let mut goal_index = HashMap::new();
-    for g in input.goals.iter().filter(|g| g.deleted_at.is_none()) {
+    let mut goals = Vec::with_capacity(input.goals.len());
+    let mut goal_index = HashMap::with_capacity(input.goals.len());
+    // The records are the compile's own: strings move into the entries, not copied.
+    for g in input.goals.into_iter().filter(|g| g.deleted_at.is_none()) {
         let Some((ci, c)) = campaign_index.get(g.campaign_id.as_str()) else {
-            left_out.push(LeftOutRecord { kind: "goal", id: g.id.clone(), reason: LeftOut::CampaignNotDelivering });
+            left_out.push(LeftOutRecord { kind: "goal", id: g.id, reason: LeftOut::CampaignNotDelivering });
             continue;
         };
         if !g.enabled {
-            left_out.push(LeftOutRecord { kind: "goal", id: g.id.clone(), reason: LeftOut::GoalDisabled });
+            left_out.push(LeftOutRecord { kind: "goal", id: g.id, reason: LeftOut::GoalDisabled });
             continue;
         }
-        let fill = demand.fill_of(g);
+        let fill = demand.fill_of(&g);
         if fill == Fill::Nothing {
-            left_out.push(LeftOutRecord { kind: "goal", id: g.id.clone(), reason: LeftOut::NoMarketplace });
+            left_out.push(LeftOutRecord { kind: "goal", id: g.id, reason: LeftOut::NoMarketplace });
             continue;
         }
-        let key = (Parent::Goal, g.id.clone());
-        let (own, links) = sources(&key);
-        let mut all: Vec<&Rules> = vec![&own];
+        let (own, links) = sources(&(Parent::Goal, g.id.clone()));
+        let mut all: Vec<&Rules> = vec![own];
         all.extend(links.iter());
         let level = Level::compile(&all, &mut syms);
-        let ignore = Ignore::of(&own);
-        let mut freq = freq_of(&own, Scope::Goal(&g.id).key());
-        for l in &links {
+        let ignore = Ignore::of(own);
+        let mut freq = freq_of(own, Scope::Goal(&g.id).key());
+        for l in links {
             freq.extend(freq_of(l, Scope::Goal(&g.id).key()));
         }
         if !own.ignore_parent_frequency_rules {
             let (crules, clinks) = sources(&(Parent::Campaign, c.id.clone()));
-            freq.extend(freq_of(&crules, Scope::Campaign(&c.id).key()));
-            for l in &clinks {
+            freq.extend(freq_of(crules, Scope::Campaign(&c.id).key()));
+            for l in clinks {
                 freq.extend(freq_of(l, Scope::Campaign(&c.id).key()));
             }
         }
         let target = g.pacing_target();
+        goal_index.insert(g.id.clone(), goals.len() as u32);
         goals.push(GoalEntry {
-            id: g.id.clone(),
-            name: g.name.clone(),
+            caps: caps_of(&g),
             campaign_id: c.id.clone(),
             kind: g.kind,
             sponsor: g.variant == GoalVariant::Bumper,
             sov: if g.kind == GoalType::ShareOfVoice { g.goal_value.unwrap_or(0.0).clamp(0.0, 1.0) } else { 0.0 },
             priority: g.effective_priority(c, &account),
             frontload: g.effective_frontload(c, &account),
+            id: g.id,
+            name: g.name,
             start: g.start.timestamp(),
             end: g.end.map(|e| e.timestamp()),
             target,
-            caps: caps_of(g),
-            midroll_breaks: g.midroll_breaks.clone(),
+            midroll_breaks: g.midroll_breaks,
             targeting: Targeting::new(*ci, level, ignore),
             freq,
             ads: Default::default(),
             fill,
         });
-        goal_index.insert(g.id.clone(), (goals.len() - 1) as u32);
     }
 
     // Ads: enabled, with something to play, in a goal that can deliver.
-    let mut ads = Vec::new();
-    let mut ad_index = HashMap::new();
-    let mut weights: HashMap<(u32, AdFormat), WeightList> = HashMap::new();
-    for ad in &input.ads {
+    let mut ads = Vec::with_capacity(input.ads.len());
+    let mut ad_index = HashMap::with_capacity(input.ads.len());
+    // Per goal and format, the ads with their explicit weights (indexed like `goals`).
+    let mut weights: Vec<[WeightList; 4]> = vec![Default::default(); goals.len()];
+    for ad in input.ads {
         let mut leave = |reason| left_out.push(LeftOutRecord { kind: "ad", id: ad.id.clone(), reason });
         if !ad.enabled {
             leave(LeftOut::AdDisabled);
@@ -345,8 +347,8 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             leave(LeftOut::Placeholder);
             continue;
         }
-        let Some(media) = super::media::media_of(ad, &input.assets, &input.media_base) else {
-            leave(LeftOut::NoMedia(super::media::why_no_media(ad, &input.assets)));
+        let Some(media) = super::media::media_of(&ad, &input.assets, &input.media_base) else {
+            leave(LeftOut::NoMedia(super::media::why_no_media(&ad, &input.assets)));
             continue;
         };
         let g = &goals[gi as usize];
@@ -356,36 +358,48 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             (a, b) => a.or(b),
         };
         let idx = ads.len() as u32;
+        ad_index.insert(ad.id.clone(), idx);
+        weights[gi as usize][format.index()].push((idx, ad.weight));
         ads.push(AdEntry {
-            id: ad.id.clone(),
-            goal: gi,
-            name: ad.name.clone(),
-            description: ad.description.clone(),
-            format,
-            start,
-            end,
             device_containers: ad.device_containers.as_ref().map(|d| d.iter().map(|s| syms.intern(s)).collect()),
             // The probe's length for a video; `estimatedAdDuration` for IPTV and third-party ads.
             duration: media.seconds().or(ad.creative.estimated_ad_duration),
+            id: ad.id,
+            goal: gi,
+            name: ad.name,
+            description: ad.description,
+            format,
+            start,
+            end,
             media,
-            click: ad.creative.click_destination_uri.clone(),
+            click: ad.creative.click_destination_uri,
             // Validated on write: a stored tracker names one of the events.
-            trackers: ad.external_trackers.iter().map(|t| (t.event, t.url.clone())).collect(),
+            trackers: ad.external_trackers.into_iter().map(|t| (t.event, t.url)).collect(),
         });
-        ad_index.insert(ad.id.clone(), idx);
-        weights.entry((gi, format)).or_default().push((idx, ad.weight));
     }
-    for ((gi, format), list) in weights {
-        let shares = weight_shares(&list.iter().map(|(_, w)| *w).collect::<Vec<_>>());
-        goals[gi as usize].ads[format.index()] = list.iter().map(|(i, _)| *i).zip(shares).collect();
+    for (goal, lists) in goals.iter_mut().zip(weights) {
+        for (slot, list) in goal.ads.iter_mut().zip(lists) {
+            if !list.is_empty() {
+                let shares = weight_shares(&list.iter().map(|(_, w)| *w).collect::<Vec<_>>());
+                *slot = list.iter().map(|(i, _)| *i).zip(shares).collect();
+            }
+        }
     }
 
-    // Decision order per format.
+    // The decision order (`GoalEntry::rank`, id for a stable order), sorted once; each
+    // format keeps the goals that take part in it, in that order.
+    let mut ranked: Vec<u32> = (0..goals.len() as u32).collect();
+    ranked.sort_by(|a, b| {
+        let (ga, gb) = (&goals[*a as usize], &goals[*b as usize]);
+        (ga.rank(), &ga.id).cmp(&(gb.rank(), &gb.id))
+    });
     let mut order: [Vec<u32>; 4] = Default::default();
     let mut levels: [Vec<(usize, usize)>; 4] = Default::default();
     for f in AdFormat::SERVED {
         // A goal takes part with its own ads, or (programmatic) in every linear break.
-        let mut with_ads: Vec<u32> = (0..goals.len() as u32)
+        let with_ads: Vec<u32> = ranked
+            .iter()
+            .copied()
             .filter(|i| {
                 let g = &goals[*i as usize];
                 match g.fill {
@@ -395,11 +409,6 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
                 }
             })
             .collect();
-        // The decision order (`GoalEntry::rank`), id for a stable order.
-        with_ads.sort_by(|a, b| {
-            let (ga, gb) = (&goals[*a as usize], &goals[*b as usize]);
-            (ga.rank(), &ga.id).cmp(&(gb.rank(), &gb.id))
-        });
         let mut lv = Vec::new();
         let mut i = with_ads.iter().position(|g| !goals[*g as usize].sponsor && goals[*g as usize].sov == 0.0).unwrap_or(with_ads.len());
         while i < with_ads.len() {

@@ -41,6 +41,10 @@ pub fn ad(id: &str, goal: &str, format: &str, weight: Option<f64>, now: DateTime
     .expect("ad")
 }
 
+/// The largest generated account (`admin seed-synthetic`, the scale benchmarks).
+pub const MAX_GOALS: usize = 100_000;
+pub const MAX_ADS: usize = 500_000;
+
 /// The size and mix of a generated account.
 #[derive(Debug, Clone, Copy)]
 pub struct Spec {

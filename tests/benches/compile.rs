@@ -1,0 +1,49 @@
+//! The snapshot compile at publisher scale (issue 34): for each account size in `SIZES`
+//! (goals; 5 ads each; default 1,000, 10,000, 50,000, 100,000), the compile time of a
+//! generated account (median of a few rounds, the input's own drop timed apart) and the
+//! growth against the previous size. Run: `cargo bench -p api-tests --bench compile`.
+
+use std::time::Instant;
+
+use shared::delivery::snapshot::compile;
+use shared::delivery::synthetic::{self, Spec};
+
+fn sizes() -> Vec<usize> {
+    std::env::var("SIZES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1_000, 10_000, 50_000, 100_000])
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn main() {
+    let now = chrono::Utc::now();
+    let mut previous: Option<(usize, f64)> = None;
+    println!("| goals | ads | compile ms | drop of the input ms | per goal us | growth |");
+    println!("|---|---|---|---|---|---|");
+    for goals in sizes() {
+        let spec = Spec { goals, ads: goals * 5, seed: 11 };
+        let rounds = if goals >= 50_000 { 3 } else { 5 };
+        let (mut compile_ms, mut drop_ms) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            let input = synthetic::generate(spec, now);
+            let copy = input.clone();
+            let t = Instant::now();
+            drop(copy);
+            drop_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+            let t = Instant::now();
+            let s = compile(input, now);
+            compile_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+            assert_eq!(s.goals.len(), goals);
+            std::hint::black_box(s);
+        }
+        let (c, d) = (median(compile_ms), median(drop_ms));
+        let growth = previous.map_or("".to_string(), |(g, ms)| format!("{:.1}× for {}× the goals", c / ms, goals / g.max(1)));
+        println!("| {goals} | {} | {c:.1} | {d:.1} | {:.2} | {growth} |", goals * 5, c * 1000.0 / goals as f64);
+        previous = Some((goals, c));
+    }
+}
