@@ -43,3 +43,13 @@ pub const MAX_TRACKERS: usize = 50;
 
 /// Longest Idempotency-Key header (visible ASCII).
 pub const IDEMPOTENCY_KEY_MAX: usize = 255;
+
+/// The most goals and ads one account's delivery snapshot is compiled from: one serving
+/// process reads the account's records and compiles them while it still holds the previous
+/// snapshot, about 2.1 KB per ad at 5 ads a goal (measured: `cargo bench -p api-tests
+/// --bench compile`, 700 bytes per ad in the snapshot and as much again in the records),
+/// so 250,000 ads stay near half of a 1,024 MB serving Lambda. Past either, the account is
+/// refused at compile time (docs/publisher-scale.md, "Bounded memory"); `DELIVERY_MAX_GOALS`
+/// and `DELIVERY_MAX_ADS` lower them, or raise them for a larger function.
+pub const SNAPSHOT_MAX_GOALS: usize = 50_000;
+pub const SNAPSHOT_MAX_ADS: usize = 250_000;

@@ -45,6 +45,7 @@ mod reports;
 mod rtb;
 mod rtb_forecasts;
 mod rules;
+mod scale;
 mod serving;
 mod stitchers;
 mod store_contract;

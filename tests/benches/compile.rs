@@ -1,7 +1,8 @@
 //! The snapshot compile at publisher scale (issue 34): for each account size in `SIZES`
 //! (goals; 5 ads each; default 1,000, 10,000, 50,000, 100,000), the compile time of a
 //! generated account (median of a few rounds, the input's own drop timed apart) and the
-//! growth against the previous size. Run: `cargo bench -p api-tests --bench compile`.
+//! growth against the previous size, the snapshot's estimated bytes per ad and the process's
+//! peak resident memory (records + snapshot). Run: `cargo bench -p api-tests --bench compile`.
 
 use std::time::Instant;
 
@@ -15,6 +16,15 @@ fn sizes() -> Vec<usize> {
         .unwrap_or_else(|| vec![1_000, 10_000, 50_000, 100_000])
 }
 
+/// The process's resident memory (kB) and its peak so far, from /proc/self/status.
+fn rss_kb() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -23,27 +33,39 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() {
     let now = chrono::Utc::now();
     let mut previous: Option<(usize, f64)> = None;
-    println!("| goals | ads | compile ms | drop of the input ms | per goal us | growth |");
-    println!("|---|---|---|---|---|---|");
+    println!("| goals | ads | compile ms | drop of the input ms | per goal us | growth | snapshot MB (estimate) | bytes per ad | input + snapshot peak MB |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for goals in sizes() {
         let spec = Spec { goals, ads: goals * 5, seed: 11 };
         let rounds = if goals >= 50_000 { 3 } else { 5 };
         let (mut compile_ms, mut drop_ms) = (Vec::new(), Vec::new());
+        let (mut snapshot_bytes, mut peak_mb) = (0usize, 0.0);
         for _ in 0..rounds {
             let input = synthetic::generate(spec, now);
             let copy = input.clone();
             let t = Instant::now();
             drop(copy);
             drop_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+            let (before, _) = rss_kb();
             let t = Instant::now();
             let s = compile(input, now);
             compile_ms.push(t.elapsed().as_secs_f64() * 1000.0);
             assert_eq!(s.goals.len(), goals);
+            snapshot_bytes = s.approx_bytes();
+            // The input was resident before the compile; the peak adds the snapshot to it.
+            let (_, peak) = rss_kb();
+            peak_mb = f64::max(peak_mb, peak.max(before) as f64 / 1024.0);
             std::hint::black_box(s);
         }
         let (c, d) = (median(compile_ms), median(drop_ms));
         let growth = previous.map_or("".to_string(), |(g, ms)| format!("{:.1}× for {}× the goals", c / ms, goals / g.max(1)));
-        println!("| {goals} | {} | {c:.1} | {d:.1} | {:.2} | {growth} |", goals * 5, c * 1000.0 / goals as f64);
+        println!(
+            "| {goals} | {} | {c:.1} | {d:.1} | {:.2} | {growth} | {:.1} | {} | {peak_mb:.0} |",
+            goals * 5,
+            c * 1000.0 / goals as f64,
+            snapshot_bytes as f64 / 1e6,
+            snapshot_bytes / (goals * 5)
+        );
         previous = Some((goals, c));
     }
 }

@@ -55,11 +55,12 @@ async fn main() {
     for chunk in items.chunks(25) {
         store.batch_write(chunk.to_vec(), Vec::new()).await.expect("seed");
     }
+    let bound = shared::repo::snapshots::Bound { goals: shared::delivery::synthetic::MAX_GOALS, ads: shared::delivery::synthetic::MAX_ADS };
     let mut build_ms = Vec::new();
     let mut load_ms = Vec::new();
     for _ in 0..rounds.min(5) {
         let t = Instant::now();
-        let input = shared::repo::snapshots::load(&store, "bench", 1, "https://m").await.expect("load");
+        let input = shared::repo::snapshots::load(&store, "bench", 1, "https://m", bound).await.expect("load");
         load_ms.push(t.elapsed().as_secs_f64() * 1000.0);
         let built = compile(input, now);
         build_ms.push(t.elapsed().as_secs_f64() * 1000.0);

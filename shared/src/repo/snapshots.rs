@@ -48,6 +48,9 @@ pub struct DeliveryCache {
     /// its result.
     flights: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     unknown: Mutex<HashMap<String, Instant>>,
+    /// Accounts refused for their size, at which delivery version, when and why: not read
+    /// again until the version moves or `max_age` passes.
+    refused: Mutex<HashMap<String, (u64, Instant, String)>>,
     /// Snapshot builds (for the tests and the bench).
     builds: std::sync::atomic::AtomicU64,
 }
@@ -160,12 +163,18 @@ impl DeliveryCache {
         let (version, paces) = repo::delivery::state(store, account).await?;
         let (snapshot, built, bytes) = match &cached {
             Some(e) if e.snapshot.version == version && e.built.elapsed() < s.delivery_max_age => (e.snapshot.clone(), e.built, e.bytes),
-            _ => {
-                let input = load(store, account, version, &s.media_base_url).await?;
-                let bytes = weight(&input);
-                self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                (Arc::new(compile(input, now)), Instant::now(), bytes)
-            }
+            _ => match self.refused_before(account, version, s) {
+                Some(m) => return self.past_bound(account, version, m, cached.as_ref()),
+                None => match load(store, account, version, &s.media_base_url, Bound::of(s)).await {
+                    Ok(input) => {
+                        let bytes = weight(&input);
+                        self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        (Arc::new(compile(input, now)), Instant::now(), bytes)
+                    }
+                    Err(super::RepoError::Refused(m)) => return self.past_bound(account, version, m, cached.as_ref()),
+                    Err(e) => return Err(e),
+                },
+            },
         };
         if snapshot.account.is_empty() {
             // Unknown: remembered briefly, never kept as a snapshot.
@@ -200,6 +209,39 @@ impl DeliveryCache {
     }
 }
 
+impl DeliveryCache {
+    /// The refusal of this version of the account, while it is younger than `max_age`.
+    fn refused_before(&self, account: &str, version: u64, s: &crate::settings::Settings) -> Option<String> {
+        let m = self.refused.lock().ok()?;
+        m.get(account).filter(|(v, at, _)| *v == version && at.elapsed() < s.delivery_max_age).map(|(_, _, why)| why.clone())
+    }
+
+    /// An account past the serving bound: a snapshot this process holds already keeps
+    /// serving (the operator error is logged); without one the account is refused.
+    fn past_bound(&self, account: &str, version: u64, why: String, cached: Option<&Entry>) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        if let Ok(mut m) = self.refused.lock() {
+            if m.len() >= MAX_UNKNOWN && !m.contains_key(account) {
+                m.clear();
+            }
+            if m.get(account).is_none_or(|(v, _, _)| *v != version) {
+                m.insert(account.to_string(), (version, Instant::now(), why.clone()));
+            }
+        }
+        match cached {
+            Some(e) => {
+                tracing::error!(account, error = %why, "serving the previous snapshot");
+                if let Ok(mut m) = self.entries.lock() {
+                    if let Some(kept) = m.get_mut(account) {
+                        kept.checked = Instant::now();
+                    }
+                }
+                Ok((e.snapshot.clone(), e.pace.clone()))
+            }
+            None => Err(super::RepoError::Refused(why)),
+        }
+    }
+}
+
 async fn all_items(store: &dyn Store, q: Query) -> RepoResult<Vec<crate::store::Item>> {
     let mut out = Vec::new();
     let mut cursor = None;
@@ -213,20 +255,64 @@ async fn all_items(store: &dyn Store, q: Query) -> RepoResult<Vec<crate::store::
     }
 }
 
+/// The most stored goals and ads a snapshot is compiled from (`Settings::delivery_max_goals`,
+/// `delivery_max_ads`; `limits::SNAPSHOT_MAX_GOALS`, `SNAPSHOT_MAX_ADS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bound {
+    pub goals: usize,
+    pub ads: usize,
+}
+
+impl Bound {
+    pub fn of(s: &crate::settings::Settings) -> Bound {
+        Bound { goals: s.delivery_max_goals, ads: s.delivery_max_ads }
+    }
+}
+
+/// The records of one partition, decoded a page at a time; past `max` the read stops and
+/// the account is refused (what a serving process holds stays bounded).
+async fn bounded<T: serde::de::DeserializeOwned>(
+    store: &dyn Store,
+    account: &str,
+    kind: &str,
+    max: usize,
+    setting: &str,
+) -> RepoResult<Vec<T>> {
+    let mut out = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = store.query(Query::partition(keys::partition(account, kind)).after(cursor)).await?;
+        if out.len() + page.items.len() > max {
+            let what = if kind == keys::GOAL { "goals" } else { "ads" };
+            tracing::error!(account, what, max, "account past the serving bound; its snapshot is not compiled");
+            return Err(super::RepoError::Refused(format!(
+                "account {account} has more than {max} {what} stored, the most one serving process compiles a snapshot from \
+                 ({setting}); archived and deleted records count until they are removed: remove some, or raise {setting} \
+                 with the serving function's memory"
+            )));
+        }
+        for item in page.items {
+            out.push(repo::decode::<T>(item)?.value);
+        }
+        match page.next {
+            Some(c) => cursor = Some(c),
+            None => return Ok(out),
+        }
+    }
+}
+
 /// Reads what a snapshot is compiled from: account, campaigns, goals, ads, their assets,
-/// rules, linked templates, categories and the ranked policies.
-pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &str) -> RepoResult<Input> {
+/// rules, linked templates, categories and the ranked policies. An account with more goals
+/// or ads than `bound` is refused (`RepoError::Refused`) before the rest is read.
+pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &str, bound: Bound) -> RepoResult<Input> {
     let Some(acc) = repo::accounts::for_delivery(store, account).await? else {
         // No such account: an empty snapshot (the caller answers 404), nothing else read.
         return Ok(Input { version, ..Input::default() });
     };
     let acc = Some(acc);
+    let goals: Vec<crate::model::goal::Goal> = bounded(store, account, keys::GOAL, bound.goals, "DELIVERY_MAX_GOALS").await?;
+    let ads: Vec<Ad> = bounded(store, account, keys::AD, bound.ads, "DELIVERY_MAX_ADS").await?;
     let campaigns = repo::campaigns::all(store, account).await?;
-    let goals = repo::goals::all(store, account).await?;
-    let mut ads = Vec::new();
-    for item in all_items(store, Query::partition(keys::partition(account, keys::AD))).await? {
-        ads.push(repo::decode::<Ad>(item)?.value);
-    }
     let asset_keys: Vec<Key> = {
         let mut ids: Vec<&String> = ads.iter().filter(|a| a.enabled).filter_map(|a| a.creative.asset_id.as_ref()).collect();
         ids.sort();

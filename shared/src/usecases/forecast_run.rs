@@ -234,7 +234,14 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> UseCaseResult<Outcome> {
         return Ok(Outcome::Skipped);
     };
     let (version, paces) = crate::repo::delivery::state(store, &m.account).await?;
-    let input = crate::repo::snapshots::load(store, &m.account, version, &st.settings.media_base_url).await?;
+    let input = crate::repo::snapshots::load(
+        store,
+        &m.account,
+        version,
+        &st.settings.media_base_url,
+        crate::repo::snapshots::Bound::of(&st.settings),
+    )
+    .await?;
     let Some(account) = input.account.clone() else {
         return fail(st, &job, "the account no longer exists".into()).await;
     };
