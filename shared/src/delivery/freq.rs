@@ -37,7 +37,7 @@ impl Scope<'_> {
 }
 
 /// A frequency cap of a goal (its own, or its campaign's unless ignored).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FreqCap {
     /// `c:<campaign id>` or `g:<goal id>`: the scope the viewer's impressions are counted in.
     pub scope: String,

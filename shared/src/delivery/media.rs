@@ -9,7 +9,7 @@ use crate::model::asset::{Asset, AssetStatus};
 use crate::model::enums::CreativeType;
 
 /// One playable file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MediaFile {
     pub url: String,
     pub mime: String,
@@ -21,7 +21,7 @@ pub struct MediaFile {
     pub kbps: u64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Media {
     /// A transcoded video: its renditions (best first), its length, and the master (VAST
     /// 4.2's `Mezzanine`).

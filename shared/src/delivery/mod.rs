@@ -3,6 +3,7 @@
 //! serving and tracking endpoints (`api::serving`) and the event worker
 //! (`workers::events`) are its I/O; the forecaster replays `decide`.
 
+pub mod compiled;
 pub mod counters;
 pub mod counting;
 pub mod decide;

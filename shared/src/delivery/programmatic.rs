@@ -20,7 +20,7 @@ pub fn micros(cpm: f64) -> i64 {
 }
 
 /// A bidder the engine may ask.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Bidder {
     pub id: String,
     pub name: String,
@@ -31,7 +31,7 @@ pub struct Bidder {
     pub auth: Option<(String, String)>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DealEntry {
     pub id: String,
     pub floor_micros: i64,
@@ -39,7 +39,7 @@ pub struct DealEntry {
 }
 
 /// A marketplace as the auction reads it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Market {
     pub id: String,
     pub name: String,
@@ -55,7 +55,7 @@ pub struct Market {
 }
 
 /// The account's demand.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Demand {
     pub bidders: Vec<Bidder>,
     pub markets: Vec<Market>,
@@ -78,7 +78,7 @@ pub struct WonAd {
 }
 
 /// How a goal fills a break.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Fill {
     /// Its own ads.
     #[default]

@@ -25,7 +25,7 @@ use crate::model::rules::{Owner, Parent, Rules};
 use crate::model::zone::Zone;
 
 /// A goal's impression and event caps (seed 001 §2.2).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Caps {
     pub total: Option<f64>,
     pub daily: Option<f64>,
@@ -46,7 +46,7 @@ pub fn delivered_counter(t: GoalType) -> Counter {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct GoalEntry {
     pub id: String,
     pub name: Option<String>,
@@ -88,7 +88,7 @@ impl GoalEntry {
 
 pub use super::media::{Media, MediaFile};
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct AdEntry {
     pub id: String,
     pub goal: u32,
@@ -105,16 +105,19 @@ pub struct AdEntry {
     pub trackers: Vec<(TrackerEvent, String)>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PolicyEntry {
     pub id: String,
     pub tags: Vec<Sym>,
     pub categories: Vec<Sym>,
+    /// Kept as its stored JSON in the compiled form (the record omits empty fields, which
+    /// a schema-less binary form cannot tell).
+    #[serde(with = "super::compiled::as_json")]
     pub policy: Policy,
 }
 
 /// The compiled state of one account.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Snapshot {
     pub account: String,
     /// The delivery version the records were read at.
@@ -131,7 +134,10 @@ pub struct Snapshot {
     /// Per format: where each priority level starts in `order` (non-SOV, non-sponsor part).
     pub levels: [Vec<(usize, usize)>; 4],
     pub ads: Vec<AdEntry>,
+    /// Rebuilt from `ads` and `goals` when a compiled form is read (`Snapshot::reindex`).
+    #[serde(skip)]
     pub ad_index: HashMap<String, u32>,
+    #[serde(skip)]
     pub goal_index: HashMap<String, u32>,
     pub policies: Vec<PolicyEntry>,
     /// Whether any decision can depend on the viewer's record (frequency caps, audience
@@ -509,6 +515,12 @@ impl Snapshot {
 }
 
 impl Snapshot {
+    /// Rebuilds the id indexes from `ads` and `goals` (they are not in the compiled form).
+    pub fn reindex(&mut self) {
+        self.ad_index = self.ads.iter().enumerate().map(|(i, a)| (a.id.clone(), i as u32)).collect();
+        self.goal_index = self.goals.iter().enumerate().map(|(i, g)| (g.id.clone(), i as u32)).collect();
+    }
+
     /// Rough heap size in bytes (the benchmark's "snapshot size").
     pub fn approx_bytes(&self) -> usize {
         let s = |x: &String| x.capacity() + 24;

@@ -7,7 +7,7 @@ pub type Sym = u32;
 /// The symbol of a string the snapshot has never seen: matches no rule.
 pub const UNKNOWN: Sym = u32::MAX;
 
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Interner {
     map: HashMap<String, Sym>,
 }

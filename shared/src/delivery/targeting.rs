@@ -31,7 +31,7 @@ pub struct Ctx {
 }
 
 /// ALL_OF / AT_LEAST_ONE_OF / NONE_OF over a set of values the request has.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SetRule {
     pub all: Vec<Sym>,
     pub any: Vec<Sym>,
@@ -63,7 +63,7 @@ impl SetRule {
 }
 
 /// ALLOW / DENY lists: denied on any DENY match; with ALLOW entries, one must match.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AllowDeny<T> {
     pub allow: Vec<T>,
     pub deny: Vec<T>,
@@ -94,7 +94,7 @@ impl<T> AllowDeny<T> {
 }
 
 /// IpRuleBean matcher: the first three octets and a range of the last.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IpMatch {
     pub prefix: u32,
     pub lo: u8,
@@ -128,7 +128,7 @@ impl IpMatch {
 }
 
 /// Browser and OS bit masks of a UserAgentRuleBean (an empty list matches any).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AgentMatch {
     pub browsers: u8,
     pub systems: u8,
@@ -145,7 +145,7 @@ fn bit(i: usize) -> u8 {
 }
 
 /// The rules of one level (a campaign or a goal, with its linked templates), compiled.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Level {
     pub categories: SetRule,
     pub partners: SetRule,
@@ -222,7 +222,7 @@ impl Level {
 }
 
 /// Which dimensions of the campaign's rules a goal ignores (its `ignoreParent…` flags).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Ignore {
     pub content: bool,
     pub tags: bool,
@@ -242,7 +242,7 @@ impl Ignore {
 }
 
 /// A goal's whole targeting: the campaign's level (shared by its goals) and its own.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Targeting {
     pub campaign: u32,
     pub goal: Level,

@@ -133,7 +133,7 @@ impl AdExcluded {
 }
 
 /// Why a stored record is not in the snapshot (it never takes a request).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LeftOut {
     CampaignDisabled,
     CampaignArchived,
@@ -182,12 +182,30 @@ impl LeftOut {
 }
 
 /// A record left out of the snapshot, and why.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct LeftOutRecord {
     /// `campaign`, `goal` or `ad`.
     pub kind: &'static str,
     pub id: String,
     pub reason: LeftOut,
+}
+
+/// A left-out record read back from the compiled form: its kind is one of the three names.
+impl<'de> serde::Deserialize<'de> for LeftOutRecord {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct Stored {
+            kind: String,
+            id: String,
+            reason: LeftOut,
+        }
+        let s = Stored::deserialize(d)?;
+        let kind = ["campaign", "goal", "ad"]
+            .into_iter()
+            .find(|k| *k == s.kind)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown record kind {:?}", s.kind)))?;
+        Ok(LeftOutRecord { kind, id: s.id, reason: s.reason })
+    }
 }
 
 impl LeftOutRecord {
