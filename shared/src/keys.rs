@@ -198,6 +198,21 @@ pub fn delivery_account(a: &str) -> Key {
 pub fn delivery_version(a: &str) -> Key {
     Key::new(delivery_partition(a), DELIVERY_VERSION_SK)
 }
+/// The account of a delivery partition key (`A#<a>#DELIVERY`).
+pub fn account_of_delivery(pk: &str) -> Option<&str> {
+    pk.strip_prefix("A#")?.strip_suffix("#DELIVERY")
+}
+/// The pointer to the account's compiled snapshot (`A#<a>#DELIVERY / COMPILED`).
+pub const COMPILED_SK: &str = "COMPILED";
+pub fn delivery_compiled(a: &str) -> Key {
+    Key::new(delivery_partition(a), COMPILED_SK)
+}
+/// The bucket object of an account's compiled snapshot at one delivery version.
+pub fn compiled_object(a: &str, version: u64) -> String {
+    format!("{COMPILED_PREFIX}{a}/{version}.bin")
+}
+/// Where compiled snapshots are kept in the bucket (template.yaml grants this prefix).
+pub const COMPILED_PREFIX: &str = "snapshots/";
 pub fn pace(a: &str, goal: &str) -> Key {
     Key::new(delivery_partition(a), format!("{PACE_PREFIX}{goal}"))
 }

@@ -9,7 +9,7 @@ use tracing::Instrument;
 use crate::assemble;
 use crate::queue::QueueName;
 use crate::state::AppState;
-use crate::workers::{AssetJobs, AudienceJobs, ForecastJobs, Jobs, NoticeJobs};
+use crate::workers::{AssetJobs, AudienceJobs, CompileJobs, ForecastJobs, Jobs, NoticeJobs};
 
 pub type LambdaError = lambda_http::Error;
 pub type WorkerError = lambda_runtime::Error;
@@ -29,11 +29,11 @@ pub async fn serve(group: crate::api::groups::Group) -> Result<(), LambdaError> 
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
-/// The ad-request function: the table, and the tracking keys it signs links with (from
-/// Secrets Manager on AWS).
+/// The ad-request function: the table, the compiled snapshots in the bucket (read only),
+/// and the tracking keys it signs links with (from Secrets Manager on AWS).
 pub async fn serve_signing(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
-    let state = assemble::aws_table_only(&assemble::lambda_settings_with_keys().await?).await;
+    let state = assemble::aws_table_and_bucket(&assemble::lambda_settings_with_keys().await?, true).await;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
@@ -79,6 +79,18 @@ pub async fn serve_notices_worker() -> Result<(), WorkerError> {
     crate::telemetry::init();
     let state = assemble::aws_table_only(&assemble::lambda_settings()).await;
     run_worker::<NoticeJobs>(state).await
+}
+
+/// The compile worker: the table's stream (the delivery version's changes, filtered by the
+/// event source) names the accounts to compile; the table and the bucket.
+pub async fn serve_compile_worker() -> Result<(), WorkerError> {
+    crate::telemetry::init();
+    let state = assemble::aws_table_and_bucket(&assemble::lambda_settings(), false).await;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<aws_lambda_events::dynamodb::Event>| {
+        let state = with_invocation_deadline(&state, event.context.deadline);
+        async move { Ok::<_, WorkerError>(crate::workers::compile::handle_stream(&state, &event.payload).await) }
+    }))
+    .await
 }
 
 /// The asset worker: the table, the bucket, the queues and the media engine (MediaConvert on
@@ -157,6 +169,7 @@ pub async fn handle_batch(state: &AppState, q: QueueName, event: SqsEvent) -> Sq
         QueueName::Audience => handle_jobs::<AudienceJobs>(state, event).await,
         QueueName::Forecast => handle_jobs::<ForecastJobs>(state, event).await,
         QueueName::Notices => handle_jobs::<NoticeJobs>(state, event).await,
+        QueueName::Compile => handle_jobs::<CompileJobs>(state, event).await,
     }
 }
 

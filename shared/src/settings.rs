@@ -100,6 +100,13 @@ pub struct Settings {
     /// `EVENTS_QUEUE_URL`: the tracking events queue (the event worker's).
     pub events_queue_url: Option<String>,
     /// `FORECAST_QUEUE_URL`: the forecast jobs queue (the forecast worker's).
+    /// Whether a request or job that changes what an account serves queues the account's
+    /// compile itself (locally and in the tests); on Lambda the table's stream does it
+    /// (`assemble::lambda_settings`).
+    pub compile_on_write: bool,
+    /// `COMPILE_QUEUE_URL`: the queue of accounts whose delivery snapshot the compile
+    /// worker compiles (docs/publisher-scale.md).
+    pub compile_queue_url: Option<String>,
     pub forecast_queue_url: Option<String>,
     /// `NOTICES_QUEUE_URL`: the bidders' win, billing and loss notices (the notices worker's).
     pub notices_queue_url: Option<String>,
@@ -170,6 +177,8 @@ impl Default for Settings {
             audience_upload_max_bytes: 64 * 1024 * 1024,
             events_queue_url: None,
             forecast_queue_url: None,
+            compile_queue_url: None,
+            compile_on_write: true,
             tracking_keys: TrackingKeys::single(&process_secret()),
             tracking_secrets_arn: None,
             media_base_url: format!("http://127.0.0.1:3000{MEDIA_PATH}"),
@@ -216,6 +225,8 @@ impl Settings {
             audience_upload_max_bytes: num("AUDIENCE_UPLOAD_MAX_BYTES").map(|n| n as usize).unwrap_or(d.audience_upload_max_bytes),
             events_queue_url: env("EVENTS_QUEUE_URL"),
             forecast_queue_url: env("FORECAST_QUEUE_URL"),
+            compile_queue_url: env("COMPILE_QUEUE_URL"),
+            compile_on_write: d.compile_on_write,
             notices_queue_url: env("NOTICES_QUEUE_URL"),
             auction_margin: num("AUCTION_MARGIN_MS").map(Duration::from_millis).unwrap_or(d.auction_margin),
             ad_system_domain: env("AD_SYSTEM_DOMAIN").unwrap_or_else(|| {

@@ -3,7 +3,7 @@
 //! a process that already serves the account keeps its previous snapshot.
 
 use api_tests::serde_json::json;
-use api_tests::{both_stores_with, TestApp};
+use api_tests::{both_stores, both_stores_with, TestApp};
 use shared::settings::Settings;
 
 use super::serving::{ad, enabled_campaign, goal, served};
@@ -48,5 +48,100 @@ both_stores_with! { super::two_ads();
         // Back within it: the new version is compiled and its midroll ad served.
         app.delete(&format!("/v1/ads/{first}")).await.expect(204);
         assert_eq!(served(&app, "format=midroll").await, vec![midroll]);
+    }
+}
+
+/// The delivery version and the compiled pointer's version, once the compile worker has
+/// caught up with the version (the writes queue it; the in-process or emulator worker runs it).
+async fn compiled(app: &TestApp) -> (u64, shared::repo::delivery::Compiled) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (version, pointer) = shared::repo::delivery::version_and_compiled(app.store.as_ref(), &app.a.id).await.expect("read");
+        if let Some((c, _)) = pointer.filter(|(c, _)| c.version == version) {
+            return (version, c);
+        }
+        assert!(std::time::Instant::now() < deadline, "version {version} never compiled");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// A serving process that has not seen the account yet: what it reads, and whether it
+/// compiled the records itself.
+async fn fresh_process(app: &TestApp) -> (std::sync::Arc<shared::delivery::snapshot::Snapshot>, u64, u64) {
+    let cache = shared::repo::snapshots::DeliveryCache::default();
+    let now = shared::clock::Clock::now(app.clock.as_ref());
+    let (snapshot, _) =
+        cache.current(app.store.as_ref(), app.state.blobs.as_ref(), &app.a.id, &app.state.settings, now).await.expect("snapshot");
+    (snapshot, cache.builds(), cache.loads())
+}
+
+both_stores! {
+    async fn a_change_is_compiled_once_and_serving_processes_read_the_compiled_form(app: TestApp) {
+        let c = enabled_campaign(&app).await;
+        let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        let first = ad(&app, &g, "preroll", json!({})).await;
+        let (version, pointer) = compiled(&app).await;
+        assert_eq!((pointer.goals, pointer.ads, pointer.format), (1, 1, shared::delivery::compiled::FORMAT));
+        // A new process reads it (one GET), compiles nothing, and has the ad.
+        let (snapshot, builds, loads) = fresh_process(&app).await;
+        assert_eq!((builds, loads), (0, 1));
+        assert_eq!(snapshot.version, version);
+        assert!(snapshot.ad_index.contains_key(&first));
+        // Redelivered (or a burst already compiled): nothing is compiled again.
+        let again = shared::usecases::compile::run(&app.state, &app.a.id).await.expect("compile");
+        assert_eq!(again, shared::usecases::compile::Outcome::Current);
+
+        // The next change: compiled again, the old version's object deleted, and ads
+        // served from the new one.
+        let second = ad(&app, &g, "midroll", json!({})).await;
+        let (next, pointer2) = compiled(&app).await;
+        assert!(next > version);
+        assert_ne!(pointer2.object, pointer.object);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while app.state.blobs.get(&pointer.object).await.expect("get").is_some() {
+            assert!(std::time::Instant::now() < deadline, "the replaced snapshot was kept");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let (snapshot, builds, loads) = fresh_process(&app).await;
+        assert_eq!((builds, loads, snapshot.version), (0, 1, next));
+        assert!(snapshot.ad_index.contains_key(&second));
+        assert_eq!(served(&app, "format=midroll").await, vec![second]);
+    }
+
+    async fn a_damaged_or_missing_compiled_form_is_compiled_on_demand(app: TestApp) {
+        let c = enabled_campaign(&app).await;
+        let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        let id = ad(&app, &g, "preroll", json!({})).await;
+        let (_, pointer) = compiled(&app).await;
+        app.state.blobs.put_bytes(&pointer.object, b"not a snapshot".to_vec(), "application/octet-stream").await.expect("put");
+        let (snapshot, builds, loads) = fresh_process(&app).await;
+        assert_eq!((builds, loads), (1, 0));
+        assert!(snapshot.ad_index.contains_key(&id));
+        app.state.blobs.delete(&pointer.object).await.expect("delete");
+        let (snapshot, builds, loads) = fresh_process(&app).await;
+        assert_eq!((builds, loads), (1, 0));
+        assert!(snapshot.ad_index.contains_key(&id));
+    }
+
+    // On AWS the table's stream (filtered to the delivery version) feeds the worker.
+    async fn the_tables_stream_of_a_version_change_compiles_the_account(app: TestApp) {
+        let c = enabled_campaign(&app).await;
+        let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        ad(&app, &g, "preroll", json!({})).await;
+        let (version, _) = compiled(&app).await;
+        // Another change, compiled here from its stream record instead of the queue.
+        let version_key = shared::keys::delivery_version(&app.a.id);
+        app.store.add(&version_key, &[("v".into(), 1)], shared::store::Cond::None).await.expect("bump");
+        let record = |sk: &str, seq: &str| json!({
+            "eventID": seq, "eventName": "MODIFY", "eventSource": "aws:dynamodb", "awsRegion": "eu-west-1",
+            "dynamodb": {"Keys": {"pk": {"S": version_key.pk}, "sk": {"S": sk}}, "SequenceNumber": seq, "SizeBytes": 60,
+                "StreamViewType": "OLD_IMAGE"}
+        });
+        let event: aws_lambda_events::dynamodb::Event =
+            api_tests::serde_json::from_value(json!({"Records": [record("PACE#x", "1"), record("VERSION", "2"), record("VERSION", "3")]})).unwrap();
+        let res = shared::workers::compile::handle_stream(&app.state, &event).await;
+        assert!(res.batch_item_failures.is_empty());
+        let (now, pointer) = compiled(&app).await;
+        assert_eq!((now, pointer.version), (version + 1, version + 1));
     }
 }

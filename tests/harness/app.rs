@@ -186,6 +186,7 @@ impl TestApp {
                 shared::queue::QueueName::Events => "events-worker",
                 shared::queue::QueueName::Forecast => "forecast-worker",
                 shared::queue::QueueName::Notices => "notices-worker",
+                shared::queue::QueueName::Compile => "compile-worker",
             })
         });
         // The groups, and the media route the local server serves (MEDIA_BASE_URL points there).

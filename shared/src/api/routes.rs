@@ -256,7 +256,8 @@ async fn record_changes(axum::extract::State(st): axum::extract::State<AppState>
         return next.run(req).await;
     }
     let id = req.extensions().get::<RequestId>().map(|r| r.0.clone()).unwrap_or_else(|| request_id(&req));
-    crate::repo::changes::recording(id, st.clock.now(), next.run(req)).await
+    // Its changes to what an account serves queue one compile of the account when it ends.
+    crate::usecases::compile::after(&st, crate::repo::changes::recording(id, st.clock.now(), next.run(req))).await
 }
 
 async fn no_route(req: Request) -> AppError {

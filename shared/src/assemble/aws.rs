@@ -143,6 +143,16 @@ pub async fn aws_table_only(settings: &Settings) -> AppState {
     AppState::new(retrying(store), Arc::new(NoBlobs), Arc::new(NoQueue)).with_settings(settings.clone())
 }
 
+/// The table and the bucket, no queue: the compile worker (it reads the records, writes
+/// the compiled snapshot) and, reading objects only, serving (`GetsOnly`).
+pub async fn aws_table_and_bucket(settings: &Settings, gets_only: bool) -> AppState {
+    let conf = aws_config::load_from_env().await;
+    let store = table(&conf, settings);
+    let s3 = S3Blobs::new(&conf, settings.bucket_name.clone());
+    let blobs: Arc<dyn Blobs> = if gets_only { Arc::new(crate::blobs::GetsOnly(s3)) } else { Arc::new(s3) };
+    AppState::new(retrying(store), blobs, Arc::new(NoQueue)).with_settings(settings.clone())
+}
+
 /// The asset janitor's one port: the bucket, for deleting objects only (it reads no table:
 /// the expired records arrive in its stream events), so it links no other S3 operation.
 pub async fn aws_object_deleter(settings: &Settings) -> Arc<dyn Blobs> {

@@ -32,8 +32,9 @@ pub(crate) fn retrying(s: impl Store + 'static) -> Arc<dyn Store> {
 }
 
 /// The settings of a Lambda that neither signs nor checks tracking links: the environment.
+/// Writes queue no compile: on AWS the table's stream feeds the compile worker.
 pub fn lambda_settings() -> Settings {
-    Settings::from_env()
+    Settings { compile_on_write: false, ..Settings::from_env() }
 }
 
 /// The store alone (the admin command).

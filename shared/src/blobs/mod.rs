@@ -147,6 +147,32 @@ impl<B: Blobs> Blobs for DeletesOnly<B> {
     }
 }
 
+/// The blob port of a function that only reads whole objects (serving: the compiled
+/// snapshots): gets go to the inner store, everything else refuses.
+pub struct GetsOnly<B>(pub B);
+
+#[async_trait]
+impl<B: Blobs> Blobs for GetsOnly<B> {
+    async fn put_file(&self, key: &str, _: &Path, _: &str) -> Result<u64, BlobError> {
+        Err(BlobError::msg(format!("this function only reads objects (storing {key})")))
+    }
+    async fn put_bytes(&self, key: &str, _: Vec<u8>, _: &str) -> Result<(), BlobError> {
+        Err(BlobError::msg(format!("this function only reads objects (storing {key})")))
+    }
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
+        self.0.get(key).await
+    }
+    async fn size(&self, key: &str) -> Result<Option<u64>, BlobError> {
+        Err(BlobError::msg(format!("this function only reads whole objects ({key})")))
+    }
+    async fn open_from(&self, key: &str, _: u64) -> Result<Option<BlobReader>, BlobError> {
+        Err(BlobError::msg(format!("this function only reads whole objects ({key})")))
+    }
+    fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+}
+
 /// A streamed object body.
 pub type BlobReader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
 

@@ -63,19 +63,6 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, CompiledError> {
     Ok(s)
 }
 
-/// A field kept as its JSON text (a record whose serde form omits empty fields, which a
-/// schema-less binary form cannot tell apart).
-pub mod as_json {
-    pub fn serialize<T: serde::Serialize, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&serde_json::to_string(v).map_err(serde::ser::Error::custom)?)
-    }
-
-    pub fn deserialize<'de, T: serde::de::DeserializeOwned, D: serde::Deserializer<'de>>(d: D) -> Result<T, D::Error> {
-        let text: String = serde::Deserialize::deserialize(d)?;
-        serde_json::from_str(&text).map_err(serde::de::Error::custom)
-    }
-}
-
 #[cfg(test)]
 #[path = "compiled_tests.rs"]
 mod tests;

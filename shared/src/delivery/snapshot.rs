@@ -112,7 +112,7 @@ pub struct PolicyEntry {
     pub categories: Vec<Sym>,
     /// Kept as its stored JSON in the compiled form (the record omits empty fields, which
     /// a schema-less binary form cannot tell).
-    #[serde(with = "super::compiled::as_json")]
+    #[serde(with = "as_json")]
     pub policy: Policy,
 }
 
@@ -538,6 +538,19 @@ impl Snapshot {
         let goals: usize = self.goals.len() * (std::mem::size_of::<GoalEntry>() + 256);
         let left_out: usize = self.left_out.iter().map(LeftOutRecord::approx_bytes).sum();
         ads + goals + left_out + self.syms.len() * 48 + self.ad_index.len() * 64 + self.goal_index.len() * 64
+    }
+}
+
+/// A field kept as its JSON text (a record whose serde form omits empty fields, which a
+/// schema-less binary form cannot tell apart).
+mod as_json {
+    pub fn serialize<T: serde::Serialize, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&serde_json::to_string(v).map_err(serde::ser::Error::custom)?)
+    }
+
+    pub fn deserialize<'de, T: serde::de::DeserializeOwned, D: serde::Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+        let text: String = serde::Deserialize::deserialize(d)?;
+        serde_json::from_str(&text).map_err(serde::de::Error::custom)
     }
 }
 

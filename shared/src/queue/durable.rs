@@ -86,7 +86,7 @@ fn store_err(e: StoreError) -> QueueError {
 /// How long a receiver holds a message of `q` before it is visible again (the worker died).
 pub fn visibility(q: QueueName) -> Duration {
     match q {
-        QueueName::Events | QueueName::Notices => Duration::from_secs(60),
+        QueueName::Events | QueueName::Notices | QueueName::Compile => Duration::from_secs(60),
         QueueName::Audience => Duration::from_secs(300),
         QueueName::Assets | QueueName::Forecast => Duration::from_secs(900),
     }

@@ -25,11 +25,13 @@ pub enum QueueName {
     Forecast,
     /// Bidders' win, billing and loss notices (`workers::notices`).
     Notices,
+    /// Accounts whose delivery snapshot is to be compiled (`workers::compile`).
+    Compile,
 }
 
 impl QueueName {
     pub const ALL: &'static [QueueName] =
-        &[QueueName::Assets, QueueName::Audience, QueueName::Events, QueueName::Forecast, QueueName::Notices];
+        &[QueueName::Assets, QueueName::Audience, QueueName::Events, QueueName::Forecast, QueueName::Notices, QueueName::Compile];
 
     /// The queue's URL on AWS (`ASSET_QUEUE_URL`, `AUDIENCE_QUEUE_URL`).
     pub fn url_in(self, s: &crate::settings::Settings) -> Option<&str> {
@@ -39,6 +41,7 @@ impl QueueName {
             QueueName::Events => s.events_queue_url.as_deref(),
             QueueName::Forecast => s.forecast_queue_url.as_deref(),
             QueueName::Notices => s.notices_queue_url.as_deref(),
+            QueueName::Compile => s.compile_queue_url.as_deref(),
         }
     }
 
@@ -49,6 +52,7 @@ impl QueueName {
             QueueName::Events => "events",
             QueueName::Forecast => "forecast",
             QueueName::Notices => "notices",
+            QueueName::Compile => "compile",
         }
     }
 }

@@ -40,19 +40,73 @@ pub use keys::{
 pub async fn changed(store: &dyn Store, account: &str) {
     if let Err(e) = store.add(&version_key(account), &[("v".into(), 1)], Cond::None).await {
         tracing::warn!(error = %e, account, "the delivery version was not bumped; servers pick the change up at the snapshot's maximum age");
+        return;
     }
+    // The request (or job) that made the change queues one compile of the account when it
+    // ends (`compiles_after`): a request that changes many records queues one.
+    let _ = TO_COMPILE.try_with(|set| {
+        if let Ok(mut s) = set.lock() {
+            s.insert(account.to_string());
+        }
+    });
 }
 
-/// The delivery version and every goal's pace record (one query).
-pub async fn state(store: &dyn Store, account: &str) -> RepoResult<(u64, HashMap<String, (Pace, u64)>)> {
+tokio::task_local! {
+    static TO_COMPILE: std::sync::Mutex<std::collections::BTreeSet<String>>;
+}
+
+/// Runs `f`, then returns the accounts whose delivery changed during it (to be compiled:
+/// `usecases::compile::request`).
+pub async fn compiles_after<T>(f: impl std::future::Future<Output = T>) -> (T, Vec<String>) {
+    TO_COMPILE
+        .scope(Default::default(), async move {
+            let out = f.await;
+            let accounts = TO_COMPILE.with(|s| s.lock().map(|s| s.iter().cloned().collect()).unwrap_or_default());
+            (out, accounts)
+        })
+        .await
+}
+
+/// Where an account's compiled snapshot is (`A#<a>#DELIVERY / COMPILED`, written by the
+/// compile worker; the item's version is the delivery version it was compiled at).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Compiled {
+    /// The delivery version the records were read at.
+    pub version: u64,
+    /// The bucket object (`keys::compiled_object`).
+    pub object: String,
+    pub bytes: u64,
+    /// `delivery::compiled::FORMAT` of the object.
+    pub format: u16,
+    pub goals: u32,
+    pub ads: u32,
+    pub built: chrono::DateTime<chrono::Utc>,
+}
+
+/// What one query of the delivery partition says.
+#[derive(Debug, Default)]
+pub struct State {
+    pub version: u64,
+    /// Each goal's pace record and its item version.
+    pub paces: HashMap<String, (Pace, u64)>,
+    pub compiled: Option<Compiled>,
+}
+
+/// The delivery version, the compiled snapshot's pointer and every goal's pace record
+/// (one query).
+pub async fn state(store: &dyn Store, account: &str) -> RepoResult<State> {
     let mut version = 0;
     let mut pace = HashMap::new();
+    let mut compiled = None;
     let mut cursor = None;
     loop {
         let page = store.query(Query::partition(partition(account)).after(cursor)).await?;
         for item in page.items {
             if item.sk == VERSION_SK {
                 version = item.counter("v").max(0) as u64;
+            } else if item.sk == keys::COMPILED_SK {
+                compiled = Some(super::decode::<Compiled>(item)?.value);
             } else if let Some(goal) = item.sk.strip_prefix(PACE_PREFIX) {
                 let p: Pace = super::decode::<Pace>(item.clone())?.value;
                 pace.insert(goal.to_string(), (p, item.version));
@@ -60,7 +114,54 @@ pub async fn state(store: &dyn Store, account: &str) -> RepoResult<(u64, HashMap
         }
         match page.next {
             Some(c) => cursor = Some(c),
-            None => return Ok((version, pace)),
+            None => return Ok(State { version, paces: pace, compiled }),
+        }
+    }
+}
+
+/// The delivery version and the compiled pointer alone (one batch get): what the compile
+/// worker compares.
+pub async fn version_and_compiled(store: &dyn Store, account: &str) -> RepoResult<(u64, Option<(Compiled, u64)>)> {
+    let keys = [version_key(account), keys::delivery_compiled(account)];
+    let mut version = 0;
+    let mut compiled = None;
+    for item in store.batch_get(&keys).await? {
+        if item.sk == VERSION_SK {
+            version = item.counter("v").max(0) as u64;
+        } else if item.sk == keys::COMPILED_SK {
+            let stored = item.version;
+            compiled = Some((super::decode::<Compiled>(item)?.value, stored));
+        }
+    }
+    Ok((version, compiled))
+}
+
+/// What `put_compiled` did with the pointer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pointed {
+    /// Moved to the new snapshot; the object it named before, if any.
+    Moved(Option<String>),
+    /// Left alone: it names this version or a newer one already (that object).
+    Kept(String),
+}
+
+/// Points serving processes at a newly compiled snapshot, unless the pointer already names
+/// this version or a newer one (a slower worker never moves it back).
+pub async fn put_compiled(store: &dyn Store, account: &str, c: &Compiled) -> RepoResult<Pointed> {
+    let mut tries = super::Attempts::worker("compiled snapshot", account);
+    loop {
+        tries.next_try()?;
+        let (_, current) = version_and_compiled(store, account).await?;
+        let cond = match &current {
+            Some((old, _)) if old.version >= c.version => return Ok(Pointed::Kept(old.object.clone())),
+            Some((_, stored)) => Cond::Version(*stored),
+            None => Cond::NotExists,
+        };
+        let item = super::item(keys::delivery_compiled(account), c, current.as_ref().map_or(1, |(_, v)| v + 1))?;
+        match store.put(item, cond).await {
+            Ok(()) => return Ok(Pointed::Moved(current.map(|(old, _)| old.object))),
+            Err(crate::store::StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e.into()),
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod campaigns;
 pub mod changes;
 pub mod clients;
 pub mod collection;
+pub mod compiled_read;
 pub mod contacts;
 pub mod delivery;
 pub mod demand;

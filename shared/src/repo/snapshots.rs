@@ -1,14 +1,17 @@
 //! The snapshot cache of a serving process (a Lambda between invocations, the local
 //! server): per account the compiled snapshot and the goals' pace records. At most every
-//! `refresh` it reads the account's delivery partition once (the version counter and the
-//! pace records, one query); when the version moved, or the snapshot is older than
-//! `max_age`, it rebuilds the snapshot from the store. No request queries goals or ads.
+//! `refresh` it reads the account's delivery partition once (the version counter, the
+//! compiled snapshot's pointer and the pace records, one query). When the version moved it
+//! reads the compile worker's snapshot of that version from the bucket (one GET), or, when
+//! there is none yet, compiles the account's records itself; a snapshot it compiled itself
+//! is compiled again at `max_age`. No request queries goals or ads.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::RepoResult;
+use crate::blobs::Blobs;
 use crate::delivery::pacing::Pace;
 use crate::delivery::snapshot::{compile, Input, Snapshot};
 use crate::keys;
@@ -53,6 +56,8 @@ pub struct DeliveryCache {
     refused: Mutex<HashMap<String, (u64, Instant, String)>>,
     /// Snapshot builds (for the tests and the bench).
     builds: std::sync::atomic::AtomicU64,
+    /// Compiled snapshots read from the bucket (for the tests and the bench).
+    loads: std::sync::atomic::AtomicU64,
 }
 
 fn empty() -> (Arc<Snapshot>, Arc<Vec<Pace>>) {
@@ -95,6 +100,11 @@ impl DeliveryCache {
         self.builds.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Compiled snapshots read from the bucket by this cache so far.
+    pub fn loads(&self) -> u64 {
+        self.loads.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The account's snapshot and pace records (aligned with `snapshot.goals`).
     /// `refresh` and `max_age` from the settings (`DELIVERY_REFRESH_MS`, `DELIVERY_MAX_AGE_SECS`);
     /// a snapshot built now is compiled at `now` (the injected clock's). An unknown account
@@ -102,11 +112,12 @@ impl DeliveryCache {
     pub async fn current(
         &self,
         store: &dyn Store,
+        blobs: &dyn Blobs,
         account: &str,
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        self.within(store, account, s, now, s.delivery_refresh).await
+        self.within((store, blobs), account, s, now, s.delivery_refresh).await
     }
 
     /// The account's snapshot as of every write before this call (management reads:
@@ -115,16 +126,17 @@ impl DeliveryCache {
     pub async fn latest(
         &self,
         store: &dyn Store,
+        blobs: &dyn Blobs,
         account: &str,
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        self.within(store, account, s, now, Duration::ZERO).await
+        self.within((store, blobs), account, s, now, Duration::ZERO).await
     }
 
     async fn within(
         &self,
-        store: &dyn Store,
+        ports: (&dyn Store, &dyn Blobs),
         account: &str,
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
@@ -142,7 +154,7 @@ impl DeliveryCache {
         if let Some(hit) = self.answered(account, refresh) {
             return Ok(hit);
         }
-        let out = self.refresh(store, account, s, now).await;
+        let out = self.refresh(ports, account, s, now).await;
         if let Ok(mut f) = self.flights.lock() {
             // The last one out removes the account's flight (waiters hold their own Arc).
             if f.get(account).is_some_and(|a| Arc::strong_count(a) <= 2) {
@@ -154,25 +166,39 @@ impl DeliveryCache {
 
     async fn refresh(
         &self,
-        store: &dyn Store,
+        (store, blobs): (&dyn Store, &dyn Blobs),
         account: &str,
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
         let cached = self.cached(account);
-        let (version, paces) = repo::delivery::state(store, account).await?;
+        let repo::delivery::State { version, paces, compiled } = repo::delivery::state(store, account).await?;
+        // The compile worker's snapshot of this very version, when there is one.
+        let compiled = compiled.filter(|c| c.version == version && c.format == crate::delivery::compiled::FORMAT);
         let (snapshot, built, bytes) = match &cached {
-            Some(e) if e.snapshot.version == version && e.built.elapsed() < s.delivery_max_age => (e.snapshot.clone(), e.built, e.bytes),
+            // Kept while the version stands: up to the maximum age when this process
+            // compiled it, for good once the worker compiled the version (the refresh then
+            // reads only the delivery partition).
+            Some(e) if e.snapshot.version == version && (e.built.elapsed() < s.delivery_max_age || compiled.is_some()) => {
+                (e.snapshot.clone(), e.built, e.bytes)
+            }
             _ => match self.refused_before(account, version, s) {
                 Some(m) => return self.past_bound(account, version, m, cached.as_ref()),
-                None => match load(store, account, version, &s.media_base_url, Bound::of(s)).await {
-                    Ok(input) => {
-                        let bytes = weight(&input);
-                        self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        (Arc::new(compile(input, now)), Instant::now(), bytes)
+                None => match super::compiled_read::read(blobs, account, compiled.as_ref()).await {
+                    Some(snapshot) => {
+                        self.loads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let bytes = snapshot.approx_bytes();
+                        (Arc::new(snapshot), Instant::now(), bytes)
                     }
-                    Err(super::RepoError::Refused(m)) => return self.past_bound(account, version, m, cached.as_ref()),
-                    Err(e) => return Err(e),
+                    None => match load(store, account, version, &s.media_base_url, Bound::of(s)).await {
+                        Ok(input) => {
+                            let bytes = weight(&input);
+                            self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            (Arc::new(compile(input, now)), Instant::now(), bytes)
+                        }
+                        Err(super::RepoError::Refused(m)) => return self.past_bound(account, version, m, cached.as_ref()),
+                        Err(e) => return Err(e),
+                    },
                 },
             },
         };

@@ -233,7 +233,7 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> UseCaseResult<Outcome> {
     else {
         return Ok(Outcome::Skipped);
     };
-    let (version, paces) = crate::repo::delivery::state(store, &m.account).await?;
+    let crate::repo::delivery::State { version, paces, .. } = crate::repo::delivery::state(store, &m.account).await?;
     let input = crate::repo::snapshots::load(
         store,
         &m.account,

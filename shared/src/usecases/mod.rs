@@ -16,6 +16,7 @@ pub mod bulk;
 pub mod campaigns;
 pub mod changes;
 pub mod clients;
+pub mod compile;
 pub mod contacts;
 pub mod demand;
 pub mod duplicate;

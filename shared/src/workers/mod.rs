@@ -7,6 +7,7 @@ use crate::state::AppState;
 
 pub mod assets;
 pub mod audience;
+pub mod compile;
 pub mod durable_runner;
 pub mod events;
 pub mod forecast;
@@ -94,6 +95,8 @@ pub struct AudienceJobs;
 pub struct ForecastJobs;
 /// Bidders' notices.
 pub struct NoticeJobs;
+/// Accounts to compile.
+pub struct CompileJobs;
 
 #[async_trait::async_trait]
 impl Jobs for NoticeJobs {
@@ -130,6 +133,14 @@ impl Jobs for ForecastJobs {
     }
 }
 
+#[async_trait::async_trait]
+impl Jobs for CompileJobs {
+    const QUEUE: QueueName = QueueName::Compile;
+    async fn run(st: &AppState, body: &str) -> JobResult<()> {
+        compile::process(st, &compile::parse(body)?).await
+    }
+}
+
 /// One event message on its own (the events worker counts batches: `events::process_messages`).
 async fn one_event_message(st: &AppState, body: &str) -> JobResult<()> {
     events::parse(body)?;
@@ -140,15 +151,25 @@ async fn one_event_message(st: &AppState, body: &str) -> JobResult<()> {
     }
 }
 
-/// Handles one message of a queue.
+/// Handles one message of a queue; a job that changed what an account serves (an asset
+/// that became playable) queues the account's compile when it ends.
 pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> {
-    match q {
-        QueueName::Assets => AssetJobs::run(st, body).await,
-        QueueName::Audience => AudienceJobs::run(st, body).await,
-        QueueName::Events => one_event_message(st, body).await,
-        QueueName::Forecast => ForecastJobs::run(st, body).await,
-        QueueName::Notices => NoticeJobs::run(st, body).await,
-    }
+    with_compiles(st, async {
+        match q {
+            QueueName::Assets => AssetJobs::run(st, body).await,
+            QueueName::Audience => AudienceJobs::run(st, body).await,
+            QueueName::Events => one_event_message(st, body).await,
+            QueueName::Forecast => ForecastJobs::run(st, body).await,
+            QueueName::Notices => NoticeJobs::run(st, body).await,
+            QueueName::Compile => CompileJobs::run(st, body).await,
+        }
+    })
+    .await
+}
+
+/// Runs a job, then queues the compile of each account whose delivery it changed.
+async fn with_compiles(st: &AppState, job: impl std::future::Future<Output = JobResult<()>>) -> JobResult<()> {
+    crate::usecases::compile::after(st, job).await
 }
 
 /// Whether a message is done with after `outcome` (`false`: leave it for redelivery).
@@ -173,5 +194,5 @@ pub async fn settle(st: &AppState, q: QueueName, body: &str) -> bool {
 
 /// `settle` for the jobs of one queue, known when the worker is built.
 pub async fn settle_jobs<J: Jobs>(st: &AppState, body: &str) -> bool {
-    settled(J::QUEUE, J::run(st, body).await, body)
+    settled(J::QUEUE, with_compiles(st, J::run(st, body)).await, body)
 }
