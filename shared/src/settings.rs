@@ -135,6 +135,12 @@ pub struct Settings {
     pub delivery_refresh: Duration,
     /// `DELIVERY_MAX_AGE_SECS`: a snapshot is rebuilt at this age even if no change was seen.
     pub delivery_max_age: Duration,
+    /// `DELIVERY_SWAP_GOALS`: an account whose snapshot has at least this many goals gets
+    /// its new versions off the request path (`repo/swap.rs`); `DELIVERY_COMPILE_WAIT_SECS`:
+    /// how long a process waits for the compile worker's snapshot of a new version before
+    /// compiling the records itself.
+    pub delivery_swap_goals: usize,
+    pub delivery_compile_wait: Duration,
     /// `DELIVERY_MAX_GOALS`, `DELIVERY_MAX_ADS`: the most stored goals and ads an account's
     /// snapshot is compiled from (`limits::SNAPSHOT_MAX_GOALS`, `SNAPSHOT_MAX_ADS`).
     pub delivery_max_goals: usize,
@@ -185,6 +191,8 @@ impl Default for Settings {
             mediaconvert_role_arn: None,
             delivery_refresh: Duration::from_millis(1000),
             delivery_max_age: Duration::from_secs(60),
+            delivery_swap_goals: 1_000,
+            delivery_compile_wait: Duration::from_secs(20),
             delivery_max_goals: crate::limits::SNAPSHOT_MAX_GOALS,
             delivery_max_ads: crate::limits::SNAPSHOT_MAX_ADS,
             account_rate_per_sec: 100.0,
@@ -251,6 +259,8 @@ impl Settings {
             }),
             delivery_refresh: num("DELIVERY_REFRESH_MS").map(Duration::from_millis).unwrap_or(d.delivery_refresh),
             delivery_max_age: num("DELIVERY_MAX_AGE_SECS").map(Duration::from_secs).unwrap_or(d.delivery_max_age),
+            delivery_swap_goals: num("DELIVERY_SWAP_GOALS").map(|n| n as usize).unwrap_or(d.delivery_swap_goals),
+            delivery_compile_wait: num("DELIVERY_COMPILE_WAIT_SECS").map(Duration::from_secs).unwrap_or(d.delivery_compile_wait),
             delivery_max_goals: num("DELIVERY_MAX_GOALS").map(|n| n as usize).unwrap_or(d.delivery_max_goals),
             delivery_max_ads: num("DELIVERY_MAX_ADS").map(|n| n as usize).unwrap_or(d.delivery_max_ads),
             account_rate_per_sec: num("ACCOUNT_RATE_PER_SEC").map(|n| n as f64).unwrap_or(d.account_rate_per_sec),

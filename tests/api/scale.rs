@@ -68,10 +68,9 @@ async fn compiled(app: &TestApp) -> (u64, shared::repo::delivery::Compiled) {
 /// A serving process that has not seen the account yet: what it reads, and whether it
 /// compiled the records itself.
 async fn fresh_process(app: &TestApp) -> (std::sync::Arc<shared::delivery::snapshot::Snapshot>, u64, u64) {
-    let cache = shared::repo::snapshots::DeliveryCache::default();
+    let cache = std::sync::Arc::new(shared::repo::snapshots::DeliveryCache::default());
     let now = shared::clock::Clock::now(app.clock.as_ref());
-    let (snapshot, _) =
-        cache.current(app.store.as_ref(), app.state.blobs.as_ref(), &app.a.id, &app.state.settings, now).await.expect("snapshot");
+    let (snapshot, _) = cache.current(&app.state.store, &app.state.blobs, &app.a.id, &app.state.settings, now).await.expect("snapshot");
     (snapshot, cache.builds(), cache.loads())
 }
 
@@ -143,5 +142,41 @@ both_stores! {
         assert!(res.batch_item_failures.is_empty());
         let (now, pointer) = compiled(&app).await;
         assert_eq!((now, pointer.version), (version + 1, version + 1));
+    }
+}
+
+/// Every account's new versions come in off the request path; the process waits a minute
+/// for the compile worker before compiling anything itself.
+fn swapping() -> Settings {
+    Settings { delivery_swap_goals: 1, delivery_compile_wait: std::time::Duration::from_secs(60), ..TestApp::settings() }
+}
+
+both_stores_with! { super::swapping();
+    async fn a_large_accounts_change_is_swapped_in_off_the_request_path(app: TestApp) {
+        let c = enabled_campaign(&app).await;
+        let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        let first = ad(&app, &g, "preroll", json!({})).await;
+        // The first snapshot of a process is read on the request (nothing to answer from).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while served(&app, "format=preroll").await != vec![first.clone()] {
+            assert!(std::time::Instant::now() < deadline, "never served");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let builds = app.state.delivery.builds();
+        // A change: the next request is answered from the snapshot held (no midroll ad
+        // yet), and the new version serves once it is read, without a compile here.
+        let second = ad(&app, &g, "midroll", json!({})).await;
+        assert!(served(&app, "format=midroll").await.is_empty(), "the first request after a change waited for the new version");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while served(&app, "format=midroll").await != vec![second.clone()] {
+            assert!(std::time::Instant::now() < deadline, "the new version never served");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert_eq!(app.state.delivery.builds(), builds, "the process compiled the records itself");
+        // Management reads see every write at once (read on the request, not swapped).
+        let third = ad(&app, &g, "postroll", json!({})).await;
+        let r = app.get("/v3/inspect?format=postroll&seed=1").await;
+        r.expect(200);
+        assert!(r.body.contains(&third), "{}", r.body);
     }
 }

@@ -38,8 +38,10 @@ pub mod reports;
 pub mod revert;
 pub mod rules;
 pub mod sample_sink;
+pub mod snapshot_load;
 pub mod snapshots;
 pub mod stitchers;
+mod swap;
 pub mod templates;
 
 /// A record read from the store with what a conditional write needs.

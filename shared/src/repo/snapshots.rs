@@ -14,14 +14,9 @@ use super::RepoResult;
 use crate::blobs::Blobs;
 use crate::delivery::pacing::Pace;
 use crate::delivery::snapshot::{compile, Input, Snapshot};
-use crate::keys;
-use crate::model::account::Category;
-use crate::model::ad::Ad;
-use crate::model::asset::Asset;
-use crate::model::rules::Rules;
-use crate::model::template::Template;
-use crate::repo::{self, reference::Kind};
-use crate::store::{Key, Query, Store};
+use crate::repo;
+pub use crate::repo::snapshot_load::{items, load, of_ad, Bound};
+use crate::store::Store;
 
 #[derive(Clone)]
 struct Entry {
@@ -58,6 +53,9 @@ pub struct DeliveryCache {
     builds: std::sync::atomic::AtomicU64,
     /// Compiled snapshots read from the bucket (for the tests and the bench).
     loads: std::sync::atomic::AtomicU64,
+    /// New versions being brought in off the request path (`swap.rs`), per account: the
+    /// version, since when it is awaited, and whether a task is reading or compiling it.
+    pub(super) pending: Mutex<HashMap<String, (u64, Instant, bool)>>,
 }
 
 fn empty() -> (Arc<Snapshot>, Arc<Vec<Pace>>) {
@@ -108,39 +106,42 @@ impl DeliveryCache {
     /// The account's snapshot and pace records (aligned with `snapshot.goals`).
     /// `refresh` and `max_age` from the settings (`DELIVERY_REFRESH_MS`, `DELIVERY_MAX_AGE_SECS`);
     /// a snapshot built now is compiled at `now` (the injected clock's). An unknown account
-    /// gets the empty snapshot (the caller answers 404).
+    /// gets the empty snapshot (the caller answers 404). A large account's new version is
+    /// brought in off the request path (`swap.rs`): the requests meanwhile are answered from
+    /// the snapshot held.
     pub async fn current(
-        &self,
-        store: &dyn Store,
-        blobs: &dyn Blobs,
+        self: &Arc<Self>,
+        store: &Arc<dyn Store>,
+        blobs: &Arc<dyn Blobs>,
         account: &str,
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        self.within((store, blobs), account, s, now, s.delivery_refresh).await
+        self.within((store, blobs), account, s, now, s.delivery_refresh, true).await
     }
 
     /// The account's snapshot as of every write before this call (management reads:
     /// notifications, pacing, the inspector): the delivery version and pace records are
-    /// always read (one query), the snapshot compiled again only when the version moved.
+    /// always read (one query), the snapshot read or compiled again when the version moved.
     pub async fn latest(
-        &self,
-        store: &dyn Store,
-        blobs: &dyn Blobs,
+        self: &Arc<Self>,
+        store: &Arc<dyn Store>,
+        blobs: &Arc<dyn Blobs>,
         account: &str,
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        self.within((store, blobs), account, s, now, Duration::ZERO).await
+        self.within((store, blobs), account, s, now, Duration::ZERO, false).await
     }
 
     async fn within(
-        &self,
-        ports: (&dyn Store, &dyn Blobs),
+        self: &Arc<Self>,
+        ports: (&Arc<dyn Store>, &Arc<dyn Blobs>),
         account: &str,
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
         refresh: Duration,
+        swap: bool,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
         if let Some(hit) = self.answered(account, refresh) {
             return Ok(hit);
@@ -154,7 +155,7 @@ impl DeliveryCache {
         if let Some(hit) = self.answered(account, refresh) {
             return Ok(hit);
         }
-        let out = self.refresh(ports, account, s, now).await;
+        let out = self.refresh(ports, account, s, now, swap).await;
         if let Ok(mut f) = self.flights.lock() {
             // The last one out removes the account's flight (waiters hold their own Arc).
             if f.get(account).is_some_and(|a| Arc::strong_count(a) <= 2) {
@@ -165,16 +166,25 @@ impl DeliveryCache {
     }
 
     async fn refresh(
-        &self,
-        (store, blobs): (&dyn Store, &dyn Blobs),
+        self: &Arc<Self>,
+        (store, blobs): (&Arc<dyn Store>, &Arc<dyn Blobs>),
         account: &str,
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
+        swap: bool,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
         let cached = self.cached(account);
-        let repo::delivery::State { version, paces, compiled } = repo::delivery::state(store, account).await?;
+        let repo::delivery::State { version, paces, compiled } = repo::delivery::state(store.as_ref(), account).await?;
         // The compile worker's snapshot of this very version, when there is one.
         let compiled = compiled.filter(|c| c.version == version && c.format == crate::delivery::compiled::FORMAT);
+        if let Some(e) =
+            cached.as_ref().filter(|e| swap && e.snapshot.version != version && e.snapshot.goals.len() >= s.delivery_swap_goals)
+        {
+            // A large account's new version: read (or compiled) off the request path,
+            // the snapshot held answers meanwhile, with the new pace records.
+            self.bring_in((store, blobs), account, version, compiled, s, now);
+            return Ok(self.keep(account, e, &paces));
+        }
         let (snapshot, built, bytes) = match &cached {
             // Kept while the version stands: up to the maximum age when this process
             // compiled it, for good once the worker compiled the version (the refresh then
@@ -184,21 +194,9 @@ impl DeliveryCache {
             }
             _ => match self.refused_before(account, version, s) {
                 Some(m) => return self.past_bound(account, version, m, cached.as_ref()),
-                None => match super::compiled_read::read(blobs, account, compiled.as_ref()).await {
-                    Some(snapshot) => {
-                        self.loads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let bytes = snapshot.approx_bytes();
-                        (Arc::new(snapshot), Instant::now(), bytes)
-                    }
-                    None => match load(store, account, version, &s.media_base_url, Bound::of(s)).await {
-                        Ok(input) => {
-                            let bytes = weight(&input);
-                            self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            (Arc::new(compile(input, now)), Instant::now(), bytes)
-                        }
-                        Err(super::RepoError::Refused(m)) => return self.past_bound(account, version, m, cached.as_ref()),
-                        Err(e) => return Err(e),
-                    },
+                None => match self.fetch((store.as_ref(), blobs.as_ref()), account, version, compiled.as_ref(), s, now).await? {
+                    Fetched::Snapshot(snapshot, bytes) => (snapshot, Instant::now(), bytes),
+                    Fetched::Refused(m) => return self.past_bound(account, version, m, cached.as_ref()),
                 },
             },
         };
@@ -212,8 +210,7 @@ impl DeliveryCache {
             }
             return Ok(empty());
         }
-        let pace: Vec<Pace> = snapshot.goals.iter().map(|g| paces.get(&g.id).map(|(p, _)| p.clone()).unwrap_or_default()).collect();
-        let pace = Arc::new(pace);
+        let pace = aligned(&snapshot, &paces);
         let entry = Entry { snapshot: snapshot.clone(), pace: pace.clone(), checked: Instant::now(), built, bytes };
         if let Ok(mut m) = self.entries.lock() {
             m.insert(account.to_string(), entry);
@@ -235,7 +232,70 @@ impl DeliveryCache {
     }
 }
 
+/// A snapshot of a version, or why the account cannot have one.
+pub(super) enum Fetched {
+    Snapshot(Arc<Snapshot>, usize),
+    Refused(String),
+}
+
+/// The pace records of `snapshot`'s goals, in its order.
+fn aligned(snapshot: &Snapshot, paces: &HashMap<String, (Pace, u64)>) -> Arc<Vec<Pace>> {
+    Arc::new(snapshot.goals.iter().map(|g| paces.get(&g.id).map(|(p, _)| p.clone()).unwrap_or_default()).collect())
+}
+
 impl DeliveryCache {
+    /// The snapshot of `version`: the compile worker's (one GET), else compiled from the
+    /// records here.
+    pub(super) async fn fetch(
+        &self,
+        (store, blobs): (&dyn Store, &dyn Blobs),
+        account: &str,
+        version: u64,
+        compiled: Option<&repo::delivery::Compiled>,
+        s: &crate::settings::Settings,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> RepoResult<Fetched> {
+        if let Some(snapshot) = super::compiled_read::read(blobs, account, compiled).await {
+            self.loads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let bytes = snapshot.approx_bytes();
+            return Ok(Fetched::Snapshot(Arc::new(snapshot), bytes));
+        }
+        match load(store, account, version, &s.media_base_url, Bound::of(s)).await {
+            Ok(input) => {
+                let bytes = weight(&input);
+                self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Ok(Fetched::Snapshot(Arc::new(compile(input, now)), bytes))
+            }
+            Err(super::RepoError::Refused(m)) => Ok(Fetched::Refused(m)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Answers from the snapshot held, with the pace records just read (it stays checked
+    /// for `refresh`).
+    fn keep(&self, account: &str, e: &Entry, paces: &HashMap<String, (Pace, u64)>) -> (Arc<Snapshot>, Arc<Vec<Pace>>) {
+        let pace = aligned(&e.snapshot, paces);
+        if let Ok(mut m) = self.entries.lock() {
+            if let Some(kept) = m.get_mut(account).filter(|k| Arc::ptr_eq(&k.snapshot, &e.snapshot)) {
+                kept.pace = pace.clone();
+                kept.checked = Instant::now();
+            }
+        }
+        (e.snapshot.clone(), pace)
+    }
+
+    /// Keeps a snapshot of `account` brought in off the request path, unless a newer one is
+    /// held already; the next request reads its pace records.
+    pub(super) fn put_in(&self, account: &str, snapshot: Arc<Snapshot>, bytes: usize, stale_since: Instant) {
+        if let Ok(mut m) = self.entries.lock() {
+            if m.get(account).is_some_and(|e| e.snapshot.version >= snapshot.version) {
+                return;
+            }
+            let pace = Arc::new(vec![Pace::default(); snapshot.goals.len()]);
+            m.insert(account.to_string(), Entry { snapshot, pace, checked: stale_since, built: Instant::now(), bytes });
+        }
+    }
+
     /// The refusal of this version of the account, while it is younger than `max_age`.
     fn refused_before(&self, account: &str, version: u64, s: &crate::settings::Settings) -> Option<String> {
         let m = self.refused.lock().ok()?;
@@ -266,190 +326,4 @@ impl DeliveryCache {
             None => Err(super::RepoError::Refused(why)),
         }
     }
-}
-
-async fn all_items(store: &dyn Store, q: Query) -> RepoResult<Vec<crate::store::Item>> {
-    let mut out = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = store.query(q.clone().after(cursor)).await?;
-        out.extend(page.items);
-        match page.next {
-            Some(c) => cursor = Some(c),
-            None => return Ok(out),
-        }
-    }
-}
-
-/// The most stored goals and ads a snapshot is compiled from (`Settings::delivery_max_goals`,
-/// `delivery_max_ads`; `limits::SNAPSHOT_MAX_GOALS`, `SNAPSHOT_MAX_ADS`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bound {
-    pub goals: usize,
-    pub ads: usize,
-}
-
-impl Bound {
-    pub fn of(s: &crate::settings::Settings) -> Bound {
-        Bound { goals: s.delivery_max_goals, ads: s.delivery_max_ads }
-    }
-}
-
-/// The records of one partition, decoded a page at a time; past `max` the read stops and
-/// the account is refused (what a serving process holds stays bounded).
-async fn bounded<T: serde::de::DeserializeOwned>(
-    store: &dyn Store,
-    account: &str,
-    kind: &str,
-    max: usize,
-    setting: &str,
-) -> RepoResult<Vec<T>> {
-    let mut out = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = store.query(Query::partition(keys::partition(account, kind)).after(cursor)).await?;
-        if out.len() + page.items.len() > max {
-            let what = if kind == keys::GOAL { "goals" } else { "ads" };
-            tracing::error!(account, what, max, "account past the serving bound; its snapshot is not compiled");
-            return Err(super::RepoError::Refused(format!(
-                "account {account} has more than {max} {what} stored, the most one serving process compiles a snapshot from \
-                 ({setting}); archived and deleted records count until they are removed: remove some, or raise {setting} \
-                 with the serving function's memory"
-            )));
-        }
-        for item in page.items {
-            out.push(repo::decode::<T>(item)?.value);
-        }
-        match page.next {
-            Some(c) => cursor = Some(c),
-            None => return Ok(out),
-        }
-    }
-}
-
-/// Reads what a snapshot is compiled from: account, campaigns, goals, ads, their assets,
-/// rules, linked templates, categories and the ranked policies. An account with more goals
-/// or ads than `bound` is refused (`RepoError::Refused`) before the rest is read.
-pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &str, bound: Bound) -> RepoResult<Input> {
-    let Some(acc) = repo::accounts::for_delivery(store, account).await? else {
-        // No such account: an empty snapshot (the caller answers 404), nothing else read.
-        return Ok(Input { version, ..Input::default() });
-    };
-    let acc = Some(acc);
-    let goals: Vec<crate::model::goal::Goal> = bounded(store, account, keys::GOAL, bound.goals, "DELIVERY_MAX_GOALS").await?;
-    let ads: Vec<Ad> = bounded(store, account, keys::AD, bound.ads, "DELIVERY_MAX_ADS").await?;
-    let campaigns = repo::campaigns::all(store, account).await?;
-    let asset_keys: Vec<Key> = {
-        let mut ids: Vec<&String> = ads.iter().filter(|a| a.enabled).filter_map(|a| a.creative.asset_id.as_ref()).collect();
-        ids.sort();
-        ids.dedup();
-        ids.into_iter().map(|id| keys::record(account, keys::ASSET, id)).collect()
-    };
-    let mut assets = HashMap::new();
-    for chunk in asset_keys.chunks(100) {
-        for item in store.batch_get(chunk).await? {
-            let a = repo::decode::<Asset>(item)?.value;
-            assets.insert(a.id.clone(), a);
-        }
-    }
-    let mut rules = HashMap::new();
-    for item in all_items(store, Query::partition(keys::partition(account, keys::RULES))).await? {
-        let Some(owner) = keys::rules_owner(&item.sk) else { continue };
-        rules.insert(owner, repo::decode::<Rules>(item)?.value);
-    }
-    let mut linked: HashMap<crate::model::rules::Owner, Vec<Rules>> = HashMap::new();
-    for t in repo::templates::all(store, account).await? {
-        let t: Template = t;
-        for link in all_items(store, Query::partition(keys::template_links(account, &t.id))).await? {
-            if let Some(owner) = keys::rules_owner(&link.sk) {
-                linked.entry(owner).or_default().push(t.rules.clone());
-            }
-        }
-    }
-    let categories: Vec<Category> = repo::reference::all(store, account, Kind::Category).await?;
-    let partners = repo::reference::ids(store, account, Kind::ContentPartner).await?;
-    let device_containers = repo::reference::ids(store, account, Kind::DeviceContainer).await?;
-    let (policies, _) = repo::policies::page(store, account, 10_000, 1).await?;
-    let demand_partners = repo::collection::all(store, account).await?.into_iter().map(|e| e.record).collect();
-    let marketplaces = repo::collection::all(store, account).await?.into_iter().map(|e| e.record).collect();
-    Ok(Input {
-        account: acc,
-        version,
-        campaigns,
-        goals,
-        ads,
-        assets,
-        rules,
-        linked,
-        categories,
-        partners,
-        device_containers,
-        policies,
-        media_base: media_base.to_string(),
-        demand_partners,
-        marketplaces,
-    })
-}
-
-/// The generated account's records as stored items of account `account` (campaigns,
-/// goals, ads, rules, categories), for the benchmarks and `admin seed-synthetic`.
-pub fn items(account: &str, input: &Input) -> Result<Vec<crate::store::Item>, serde_json::Error> {
-    use super::item;
-    let mut out = Vec::new();
-    for c in &input.campaigns {
-        out.push(item(keys::record(account, keys::CAMPAIGN, &c.id), c, 1)?);
-    }
-    for g in &input.goals {
-        out.push(item(keys::record(account, keys::GOAL, &g.id), g, 1)?);
-    }
-    for a in &input.ads {
-        let mut it = item(keys::record(account, keys::AD, &a.id), a, 1)?;
-        it.gsi2 =
-            Some((keys::ads_by_created(account), format!("{}#{}", a.created.to_rfc3339_opts(chrono::SecondsFormat::Micros, true), a.id)));
-        out.push(it);
-    }
-    for ((parent, id), r) in &input.rules {
-        out.push(item(keys::rules(account, *parent, id), r, 1)?);
-    }
-    for c in &input.categories {
-        out.push(item(keys::record(account, keys::CATEGORY, &c.id), c, 1)?);
-    }
-    Ok(out)
-}
-
-/// What a preview of one ad is compiled from: the account, the ad (a live one), its goal,
-/// its campaign and its asset; `None` when the ad is not the account's.
-pub async fn of_ad(
-    store: &dyn Store,
-    account: &str,
-    ad: &str,
-    media_base: &str,
-    now: chrono::DateTime<chrono::Utc>,
-) -> RepoResult<Option<Input>> {
-    let Some(acc) = repo::accounts::for_delivery(store, account).await? else { return Ok(None) };
-    let (ad, goal) = match repo::ads::load_live(store, account, ad).await {
-        Ok((a, g)) => (a.value, g.value),
-        Err(e) if e.is_not_found() => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    let Some(campaign) = repo::campaigns::get_any(store, account, &goal.campaign_id).await? else { return Ok(None) };
-    let mut assets = HashMap::new();
-    if let Some(id) = &ad.creative.asset_id {
-        match repo::assets::load(store, account, id, now).await {
-            Ok(a) => {
-                assets.insert(a.value.id.clone(), a.value);
-            }
-            Err(e) if e.is_not_found() => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(Some(Input {
-        account: Some(acc),
-        campaigns: vec![campaign],
-        goals: vec![goal],
-        ads: vec![ad],
-        assets,
-        media_base: media_base.to_string(),
-        ..Input::default()
-    }))
 }

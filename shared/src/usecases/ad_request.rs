@@ -45,9 +45,9 @@ pub async fn load(st: &AppState, account: &str, request: &AdRequest) -> UseCaseR
 /// write before the call, not the serving refresh window's (`DeliveryCache::latest`).
 pub async fn load_as_of(st: &AppState, account: &str, request: &AdRequest, latest: bool) -> UseCaseResult<Loaded> {
     let (snapshot, pace) = if latest {
-        st.delivery.latest(st.store.as_ref(), st.blobs.as_ref(), account, &st.settings, request.now).await?
+        st.delivery.latest(&st.store, &st.blobs, account, &st.settings, request.now).await?
     } else {
-        st.delivery.current(st.store.as_ref(), st.blobs.as_ref(), account, &st.settings, request.now).await?
+        st.delivery.current(&st.store, &st.blobs, account, &st.settings, request.now).await?
     };
     if snapshot.account.is_empty() {
         return Err(UseCaseError::not_found("account", account));

@@ -75,7 +75,7 @@ pub async fn count(st: &AppState, events: Vec<Event>) -> Outcome {
 }
 
 async fn account_ctx(st: &AppState, account: &str) -> UseCaseResult<AccountCtx> {
-    let (snapshot, _) = st.delivery.current(st.store.as_ref(), st.blobs.as_ref(), account, &st.settings, st.clock.now()).await?;
+    let (snapshot, _) = st.delivery.current(&st.store, &st.blobs, account, &st.settings, st.clock.now()).await?;
     let goals = snapshot
         .goals
         .iter()

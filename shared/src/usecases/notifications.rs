@@ -21,7 +21,7 @@ pub async fn for_campaign(st: &AppState, acc: &Account, campaign_id: &str) -> Us
     let goals = repo::goals::load_many(st.store.as_ref(), account, &c.live_goal_ids()).await?;
     let waiting = crate::usecases::assets::ads_without_media(st, account, &goals).await?;
     let now = st.clock.now();
-    let (snapshot, pace) = st.delivery.latest(st.store.as_ref(), st.blobs.as_ref(), account, &st.settings, now).await?;
+    let (snapshot, pace) = st.delivery.latest(&st.store, &st.blobs, account, &st.settings, now).await?;
     // The projections: the same as `/v3` goals' (`usecases::pacing`).
     let delivered = |id: &str| snapshot.goal_index.get(id).and_then(|i| pace.get(*i as usize)).map_or(0.0, |p| p.delivered as f64);
     let with: Vec<(&crate::model::goal::Goal, &Campaign, f64)> = goals.iter().map(|g| (g, &c, delivered(&g.id))).collect();

@@ -47,7 +47,7 @@ struct Replay {
 
 async fn replay(st: &AppState, account: &Account, until: DateTime<Utc>, now: DateTime<Utc>) -> UseCaseResult<Replay> {
     let store = st.store.as_ref();
-    let (snapshot, pace) = st.delivery.latest(store, st.blobs.as_ref(), &account.id, &st.settings, now).await?;
+    let (snapshot, pace) = st.delivery.latest(&st.store, &st.blobs, &account.id, &st.settings, now).await?;
     let categories = repo::reference::ids(store, &account.id, Kind::Category).await?;
     let traffic = crate::usecases::forecast_run::traffic(st, account, &categories, now).await?;
     let source = traffic.source;

@@ -1,0 +1,63 @@
+//! Bringing a large account's new version into a serving process off the request path
+//! (docs/publisher-scale.md, "Serving"): when the version moves and the process holds a
+//! snapshot of at least `DELIVERY_SWAP_GOALS` goals, ad requests keep being answered from
+//! it while a task reads the compile worker's form of the new version, and swaps it in.
+//! When the worker has not written it yet, the process waits for it up to
+//! `DELIVERY_COMPILE_WAIT_SECS` before compiling the records itself (in the task too).
+//! One task per account and version.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::snapshots::{DeliveryCache, Fetched};
+use crate::blobs::Blobs;
+use crate::repo::delivery::Compiled;
+use crate::store::Store;
+
+impl DeliveryCache {
+    pub(super) fn bring_in(
+        self: &Arc<Self>,
+        (store, blobs): (&Arc<dyn Store>, &Arc<dyn Blobs>),
+        account: &str,
+        version: u64,
+        compiled: Option<Compiled>,
+        s: &crate::settings::Settings,
+        now: chrono::DateTime<chrono::Utc>,
+    ) {
+        {
+            let Ok(mut pending) = self.pending.lock() else { return };
+            let since = match pending.get(account) {
+                Some((v, _, true)) if *v == version => return,
+                Some((v, since, false)) if *v == version => *since,
+                _ => Instant::now(),
+            };
+            if compiled.is_none() && since.elapsed() < s.delivery_compile_wait {
+                // The worker has not compiled it yet: wait for it.
+                pending.insert(account.to_string(), (version, since, false));
+                return;
+            }
+            pending.insert(account.to_string(), (version, since, true));
+        }
+        let (cache, store, blobs, settings, account) = (self.clone(), store.clone(), blobs.clone(), s.clone(), account.to_string());
+        tokio::spawn(async move {
+            let started = Instant::now();
+            match cache.fetch((store.as_ref(), blobs.as_ref()), &account, version, compiled.as_ref(), &settings, now).await {
+                Ok(Fetched::Snapshot(snapshot, bytes)) => {
+                    tracing::info!(account, version, ms = started.elapsed().as_millis() as u64, "new snapshot swapped in");
+                    // Stale at once: the next request reads the pace records of its goals.
+                    let stale = Instant::now().checked_sub(settings.delivery_refresh + Duration::from_secs(1)).unwrap_or_else(Instant::now);
+                    cache.put_in(&account, snapshot, bytes, stale);
+                }
+                Ok(Fetched::Refused(why)) => {
+                    tracing::error!(account, error = %why, "new version past the serving bound; the snapshot held keeps serving")
+                }
+                Err(e) => tracing::warn!(account, version, error = %e, "new snapshot not brought in; the next refresh tries again"),
+            }
+            if let Ok(mut pending) = cache.pending.lock() {
+                if pending.get(&account).is_some_and(|(v, _, _)| *v == version) {
+                    pending.remove(&account);
+                }
+            }
+        });
+    }
+}

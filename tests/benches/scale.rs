@@ -1,0 +1,192 @@
+//! Publisher scale (issue 34; docs/publisher-scale.md): for each account size in `SIZES`
+//! (goals, 5 ads each; default 1,000 / 10,000 / 50,000), seeded into the store, prints
+//! - the compile worker's time (read the records, compile, encode, write object and
+//!   pointer) and the compiled form's size;
+//! - a serving process's first ad request after a change when it already serves the
+//!   account (the delivery partition query and the decision, the new version read off the
+//!   request path), how long until the new version serves (one GET + decode, in the
+//!   background), the same read on the request path (`DELIVERY_SWAP_GOALS` above the
+//!   account), and what the old path took (read every record + compile);
+//! - the store round trips of a refresh with no change (x60 = a minute at the 1 s refresh)
+//!   and of the refresh after a change;
+//! - the snapshot's size in memory, decisions/s on one core and p99.
+//!
+//! `BACKEND=dynamodb` runs on the emulator (`AWS_ENDPOINT_URL`, as the tests; moto's S3 for
+//! the bucket), the embedded store otherwise. Allocator: mimalloc, as the serving function.
+//! Run: `cargo bench -p api-tests --bench scale`.
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use api_tests::{Backend, TestApp};
+use shared::delivery::decide::decide;
+use shared::delivery::pacing::Pace;
+use shared::delivery::request::AdRequest;
+use shared::delivery::request::ViewerState;
+use shared::delivery::synthetic::{self, Spec};
+use shared::repo::snapshots::DeliveryCache;
+use shared::settings::Settings;
+use shared::state::AppState;
+use shared::usecases::compile::{self, Outcome};
+
+fn sizes() -> Vec<usize> {
+    std::env::var("SIZES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1_000, 10_000, 50_000])
+}
+
+fn pct(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+async fn seed(st: &AppState, account: &str, goals: usize) {
+    let now = chrono::Utc::now();
+    let input = synthetic::generate(Spec { goals, ads: goals * 5, seed: 11 }, now);
+    let mut items = shared::repo::snapshots::items(account, &input).expect("items");
+    items.push(shared::repo::item(shared::keys::account(account), &synthetic::account(account), 1).expect("account"));
+    items.push(shared::repo::item(shared::keys::delivery_account(account), &synthetic::account(account), 1).expect("account"));
+    let store = st.store.clone();
+    let mut set = tokio::task::JoinSet::new();
+    for chunk in items.chunks(25).map(<[_]>::to_vec).collect::<Vec<_>>() {
+        let store = store.clone();
+        set.spawn(async move { store.batch_write(chunk, Vec::new()).await.expect("seed") });
+        if set.len() >= 16 {
+            set.join_next().await;
+        }
+    }
+    while set.join_next().await.is_some() {}
+    bump(st, account).await;
+}
+
+async fn bump(st: &AppState, account: &str) {
+    st.store.add(&shared::keys::delivery_version(account), &[("v".into(), 1)], shared::store::Cond::None).await.expect("bump");
+}
+
+async fn worker(st: &AppState, account: &str) -> (f64, u64) {
+    let t = Instant::now();
+    let out = compile::run(st, account).await.expect("compile");
+    let ms = t.elapsed().as_secs_f64() * 1000.0;
+    match out {
+        Outcome::Compiled(c) => (ms, c.bytes),
+        other => panic!("not compiled: {other:?}"),
+    }
+}
+
+/// The first request after a change (ms) and its store round trips, how long until the new
+/// version served (ms), and the compiled forms read meanwhile.
+async fn after_change(
+    cache: &Arc<DeliveryCache>,
+    st: &AppState,
+    account: &str,
+    settings: &Settings,
+    r: &AdRequest,
+) -> (f64, u64, f64, u64) {
+    let now = chrono::Utc::now();
+    let viewer = ViewerState::default();
+    bump(st, account).await;
+    worker(st, account).await;
+    let (version, _) = shared::repo::delivery::version_and_compiled(st.store.as_ref(), account).await.expect("version");
+    let (trips, loads) = (st.store.round_trips(), cache.loads());
+    let t = Instant::now();
+    let (s, pace) = cache.current(&st.store, &st.blobs, account, settings, now).await.expect("after a change");
+    std::hint::black_box(decide(&s, r, &viewer, &pace));
+    let first = t.elapsed().as_secs_f64() * 1000.0;
+    let trips = st.store.round_trips() - trips;
+    loop {
+        let (s, _) = cache.current(&st.store, &st.blobs, account, settings, now).await.expect("after a change");
+        if s.version == version {
+            return (first, trips, t.elapsed().as_secs_f64() * 1000.0, cache.loads() - loads);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let on_emulator = std::env::var("BACKEND").as_deref() == Ok("dynamodb");
+    // The emulator's table and bucket (a test app's), or an embedded store of its own (no
+    // local queue polling it, so its round trips are the serving process's).
+    let app = if on_emulator { Some(TestApp::spawn(Backend::DynamoDb).await) } else { None };
+    let st = match &app {
+        Some(app) => app.state.clone(),
+        None => AppState::new(
+            Arc::new(shared::store::embedded::EmbeddedStore::in_memory().expect("store")),
+            Arc::new(shared::blobs::MemoryBlobs::default()),
+            Arc::new(shared::queue::NoQueue),
+        )
+        .with_settings(TestApp::settings()),
+    };
+    let settings = Settings { delivery_refresh: std::time::Duration::ZERO, ..TestApp::settings() };
+    let on_request = Settings { delivery_swap_goals: usize::MAX, ..settings.clone() };
+    println!("store: {}", if on_emulator { "DynamoDB + S3 on the emulator" } else { "embedded" });
+    println!("| goals | ads | worker compile ms | compiled MB | first request after a change ms | new version serving after ms | read on the request path ms | before: read + compile ms | refresh round trips (no change) | after a change: round trips + GETs | snapshot MB | decisions/s | p99 us |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for goals in sizes() {
+        let account = format!("scale-{goals}");
+        seed(&st, &account, goals).await;
+        let (compile_ms, bytes) = worker(&st, &account).await;
+        let now = chrono::Utc::now();
+        let requests = synthetic::requests(100_000, 5, now);
+        let viewer = ViewerState::default();
+        // A process that serves the account already.
+        let cache = Arc::new(DeliveryCache::default());
+        cache.current(&st.store, &st.blobs, &account, &settings, now).await.expect("warm");
+        let before = st.store.round_trips();
+        cache.current(&st.store, &st.blobs, &account, &settings, now).await.expect("refresh");
+        let steady = st.store.round_trips() - before;
+        let (mut first, mut swapped, mut sync) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut trips, mut gets) = (0, 0);
+        for _ in 0..5 {
+            let (f, t, s, g) = after_change(&cache, &st, &account, &settings, &requests[0]).await;
+            (trips, gets) = (trips.max(t), gets.max(g));
+            first.push(f);
+            swapped.push(s);
+            sync.push(after_change(&cache, &st, &account, &on_request, &requests[0]).await.0);
+        }
+        for v in [&mut first, &mut swapped, &mut sync] {
+            v.sort_by(|a, b| a.total_cmp(b));
+        }
+        assert_eq!(cache.builds(), 0, "the process compiled the records itself");
+        // The old path: every record read and compiled by the serving process.
+        let t = Instant::now();
+        let input =
+            shared::repo::snapshots::load(st.store.as_ref(), &account, 0, "https://m", shared::repo::snapshots::Bound::of(&settings))
+                .await
+                .expect("load");
+        std::hint::black_box(shared::delivery::snapshot::compile(input, now));
+        let old_ms = t.elapsed().as_secs_f64() * 1000.0;
+        // Decisions on one core.
+        let (s, _) = cache.current(&st.store, &st.blobs, &account, &settings, now).await.expect("snapshot");
+        let pace = vec![Pace::default(); s.goals.len()];
+        let t = Instant::now();
+        for r in &requests {
+            std::hint::black_box(decide(&s, r, &viewer, &pace));
+        }
+        let per_sec = requests.len() as f64 / t.elapsed().as_secs_f64();
+        let mut lat: Vec<f64> = requests
+            .iter()
+            .take(20_000)
+            .map(|r| {
+                let t = Instant::now();
+                std::hint::black_box(decide(&s, r, &viewer, &pace));
+                t.elapsed().as_secs_f64() * 1e6
+            })
+            .collect();
+        lat.sort_by(|a, b| a.total_cmp(b));
+        println!(
+            "| {goals} | {} | {compile_ms:.0} | {:.1} | {:.1} (max {:.1}) | {:.0} | {:.0} | {old_ms:.0} | {steady} | {trips} + {gets} GET | {:.0} | {per_sec:.0} | {:.1} |",
+            goals * 5,
+            bytes as f64 / 1e6,
+            first[first.len() / 2],
+            first[first.len() - 1],
+            swapped[swapped.len() / 2],
+            sync[sync.len() / 2],
+            s.approx_bytes() as f64 / 1e6,
+            pct(&lat, 0.99),
+        );
+    }
+}
