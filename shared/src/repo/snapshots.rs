@@ -76,6 +76,11 @@ fn weight(input: &Input) -> usize {
 }
 
 impl DeliveryCache {
+    /// The version of the account's snapshot this process holds.
+    pub(super) fn held_version(&self, account: &str) -> Option<u64> {
+        self.entries.lock().ok()?.get(account).map(|e| e.snapshot.version)
+    }
+
     fn cached(&self, account: &str) -> Option<Entry> {
         self.entries.lock().ok()?.get(account).cloned()
     }

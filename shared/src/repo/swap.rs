@@ -24,6 +24,10 @@ impl DeliveryCache {
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) {
+        if self.held_version(account).is_some_and(|v| v >= version) {
+            // Swapped in already (by the task of a request that read the held one before).
+            return;
+        }
         {
             let Ok(mut pending) = self.pending.lock() else { return };
             let since = match pending.get(account) {
