@@ -101,11 +101,12 @@ pub async fn serve_asset_worker() -> Result<(), WorkerError> {
     run_worker::<AssetJobs>(state).await
 }
 
-/// The events worker: the table alone (counters, markers, pacing). A batch's messages are
-/// counted together; only the ones not counted are reported failed and come back.
+/// The events worker: the table (counters, markers, pacing) and the compiled snapshots in
+/// the bucket (read only: it judges events against the account's snapshot). A batch's
+/// messages are counted together; only the ones not counted are reported failed and come back.
 pub async fn serve_events_worker() -> Result<(), WorkerError> {
     crate::telemetry::init();
-    let state = assemble::aws_table_only(&assemble::lambda_settings()).await;
+    let state = assemble::aws_table_and_bucket(&assemble::lambda_settings(), true).await;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
         let state = with_invocation_deadline(&state, event.context.deadline);
         async move { Ok::<_, WorkerError>(handle_event_batch(&state, event.payload).await) }

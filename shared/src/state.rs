@@ -106,6 +106,13 @@ impl AppState {
         self.parts().settings = Arc::new(settings);
         self
     }
+
+    /// A snapshot cache of its own (a function that runs in its own process on AWS: the
+    /// tests give each worker one, so no worker reads a snapshot another function loaded).
+    pub fn with_own_delivery_cache(mut self) -> Self {
+        self.parts().delivery = Arc::default();
+        self
+    }
 }
 
 /// Resolved keys, kept briefly so a request does not pay two reads for authentication.

@@ -180,6 +180,7 @@ impl TestApp {
         let scopes = scoped::template_scopes();
         let scoped = |function: &str| service.clone().with_store(scoped::ScopedStore::wrap(served.clone(), function, &scopes));
         workers.start_with(|q| {
+            // Each worker is a Lambda of its own: its own snapshot cache.
             scoped(match q {
                 shared::queue::QueueName::Assets => "asset-worker",
                 shared::queue::QueueName::Audience => "audience-worker",
@@ -188,6 +189,7 @@ impl TestApp {
                 shared::queue::QueueName::Notices => "notices-worker",
                 shared::queue::QueueName::Compile => "compile-worker",
             })
+            .with_own_delivery_cache()
         });
         // The groups, and the media route the local server serves (MEDIA_BASE_URL points there).
         let router = shared::api::app_per_group(service.clone().with_store(served.clone()), scoped)

@@ -144,7 +144,8 @@ pub async fn aws_table_only(settings: &Settings) -> AppState {
 }
 
 /// The table and the bucket, no queue: the compile worker (it reads the records, writes
-/// the compiled snapshot) and, reading objects only, serving (`GetsOnly`).
+/// the compiled snapshot) and, reading objects only (`GetsOnly`), the functions that read
+/// compiled snapshots (serving, queries, the events worker).
 pub async fn aws_table_and_bucket(settings: &Settings, gets_only: bool) -> AppState {
     let conf = aws_config::load_from_env().await;
     let store = table(&conf, settings);
