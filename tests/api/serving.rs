@@ -182,11 +182,13 @@ both_stores! {
         for counter in ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "clickThrough"] {
             app.wait_metric(&id, counter, 1).await;
         }
-        let m = app.wait_metric(&id, "delivered", 1).await;
-        // Every event message handled: a wrongly counted replay would show now.
+        app.wait_metric(&id, "delivered", 1).await;
+        // Each replay is counted as a duplicate; once they are, and every event message is
+        // handled, a wrongly counted replay would show.
+        app.wait_metric_at(&id, "/invalid/duplicate", 3).await;
         app.settle().await;
-        let m2 = app.get(&format!("/v3/ads/{id}?embed=metrics")).await.json()["metrics"].clone();
-        assert_eq!(m, m2);
+        let m = app.get(&format!("/v3/ads/{id}?embed=metrics")).await.json()["metrics"].clone();
+        assert_eq!(m["invalid"]["duplicate"], 3, "{m}");
         for (k, v) in [("impression", 1), ("start", 1), ("firstQuartile", 1), ("midpoint", 1), ("thirdQuartile", 1), ("complete", 1), ("clickThrough", 1), ("delivered", 1)] {
             assert_eq!(m[k], v, "{k}: {m}");
         }
