@@ -338,6 +338,25 @@ store_contract! {
         assert_eq!(left.len(), 20);
         assert!(left.iter().all(|i| i.body == "v2"));
     }
+
+    async fn put_newer_keeps_the_highest_version_whatever_the_order(s: Store) {
+        let pk = uniq();
+        let at = |sk: &str, v: u64| Item { version: v, ..item(&pk, sk, &format!("v{v}")) };
+        s.put(at("a", 5), Cond::None).await.unwrap();
+        s.put(at("b", 5), Cond::None).await.unwrap();
+        // Older, equal and newer writes in one call, and a key that is new.
+        s.put_newer(vec![at("a", 3), at("b", 9), at("c", 1)]).await.unwrap();
+        s.put_newer(vec![at("a", 5), at("c", 2)]).await.unwrap();
+        s.put_newer(vec![at("b", 7), Item { expires_at: Some(4_000_000_000), ..at("c", 4) }]).await.unwrap();
+        let got: Vec<(String, u64, String)> =
+            s.query(Query::partition(&pk)).await.unwrap().items.into_iter().map(|i| (i.sk, i.version, i.body)).collect();
+        assert_eq!(got, [("a".into(), 5, "v5".into()), ("b".into(), 9, "v9".into()), ("c".into(), 4, "v4".into())]);
+        assert_eq!(s.get(&Key::new(&pk, "c")).await.unwrap().unwrap().expires_at, Some(4_000_000_000));
+        // The bounds hold as for every write.
+        let too_big = Item { version: 10, ..item(&pk, "d", &"x".repeat(MAX_ITEM_BYTES)) };
+        assert!(s.put_newer(vec![too_big]).await.is_err());
+        assert!(s.get(&Key::new(&pk, "d")).await.unwrap().is_none());
+    }
 }
 
 /// The emulator's bucket outside us-east-1 (the local server with `CREATE_TABLE=1` in

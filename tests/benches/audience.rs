@@ -4,10 +4,11 @@
 //!
 //! 1. parse + validate throughput on one core (the worker's parser over 8 MiB blocks of the
 //!    10 M-row file already in memory; no store), rows/s and MB/s;
-//! 2. for 1 M and 10 M rows, each in a fresh child process: the real worker path end to end
-//!    (object in the local blob directory → S3 event → plan → chunk jobs one after another →
-//!    batch writes into a file-backed embedded store), rows/s, the number of chunks and the
-//!    longest chunk's time, and the process's peak resident memory (VmHWM).
+//! 2. for 1 M and 10 M rows, each in a fresh child process on a 2-thread runtime: the real
+//!    worker path end to end (object in the local blob directory → S3 event → plan → the
+//!    chunk jobs in parallel, as many at once as the local server runs → ordered writes into
+//!    a file-backed embedded store), rows/s, the number of chunks and the longest chunk's
+//!    time, and the process's peak resident memory (VmHWM).
 //!
 //! Run: `cargo bench -p api-tests --bench audience` (or ./scripts/bench.sh). `BENCH_ROWS`
 //! changes the large size (default 10,000,000).
@@ -185,14 +186,34 @@ async fn child(rows: u64, dir: PathBuf) {
         .await
         .expect("plan");
     let plan_s = t0.elapsed().as_secs_f64();
-    let mut chunks = 0;
-    let mut longest = 0f64;
+    // The chunk jobs the plan sent, run as the local server's workers run them: up to
+    // `durable_runner::CONCURRENCY` at once (AUDIENCE_BENCH_WORKERS to change it).
+    let workers: usize =
+        std::env::var("AUDIENCE_BENCH_WORKERS").ok().and_then(|v| v.parse().ok()).unwrap_or(shared::workers::durable_runner::CONCURRENCY);
+    let mut jobs = Vec::new();
     while let Ok(msg) = audience_rx.try_recv() {
-        let t = Instant::now();
-        shared::workers::dispatch(&st, QueueName::Audience, &msg).await.expect("chunk");
-        longest = longest.max(t.elapsed().as_secs_f64());
-        chunks += 1;
+        jobs.push(msg);
     }
+    let chunks = jobs.len();
+    use futures_util::stream::{self, StreamExt};
+    let times: Vec<f64> = stream::iter(jobs)
+        .map(|msg| {
+            let st = st.clone();
+            async move {
+                tokio::spawn(async move {
+                    let t = Instant::now();
+                    shared::workers::dispatch(&st, QueueName::Audience, &msg).await.expect("chunk");
+                    t.elapsed().as_secs_f64()
+                })
+                .await
+                .expect("chunk task")
+            }
+        })
+        .buffer_unordered(workers)
+        .collect()
+        .await;
+    let longest = times.iter().copied().fold(0f64, f64::max);
+    assert!(audience_rx.try_recv().is_err(), "chunk jobs send no further jobs");
     let total = t0.elapsed().as_secs_f64();
     let batches: Vec<shared::repo::Versioned<m::Batch>> =
         shared::repo::query_all(store.as_ref(), shared::store::Query::partition(shared::keys::partition(&account, shared::keys::BATCH)))
@@ -202,7 +223,7 @@ async fn child(rows: u64, dir: PathBuf) {
     assert_eq!(b.status, m::FINISHED, "batch not finished");
     assert_eq!(b.stats.rows, rows, "every row counted");
     println!(
-        "RESULT rows={rows} mb={:.0} chunks={chunks} longest_chunk_s={longest:.2} plan_s={plan_s:.2} total_s={total:.1} rows_per_s={:.0} invalid_rows_with_pairs={} peak_rss_mb={:.0} rss_after_generate_mb={rss_after_generate:.0}",
+        "RESULT rows={rows} mb={:.0} chunks={chunks} workers={workers} longest_chunk_s={longest:.2} plan_s={plan_s:.2} total_s={total:.1} rows_per_s={:.0} invalid_rows_with_pairs={} peak_rss_mb={:.0} rss_after_generate_mb={rss_after_generate:.0}",
         size as f64 / 1e6,
         rows as f64 / total,
         b.stats.rows_with_invalid_segments,

@@ -32,21 +32,46 @@ pub const MAX_ROW_BYTES: usize = 64 * 1024;
 /// Chunks of one batch: a large file gets larger chunks, so the list stays under ~70 KB.
 pub const MAX_CHUNKS: u64 = 512;
 
+/// Largest chunk (bytes): a row's place in its chunk fits [`row_order`]'s 31 bits, so a
+/// plain file may hold 512 × 2 GiB = 1 TiB (larger files are refused at planning).
+pub const MAX_CHUNK_BYTES: u64 = 1 << 31;
+
 /// A byte range of an object: the rows that start in `[start, end)`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chunk {
     pub key: String,
     pub start: u64,
     pub end: u64,
+    /// Committed: its rows written and its counts added to the batch.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub done: bool,
 }
 
-/// Who is working on a chunk, until when.
+/// Who is working on a chunk, until when, and how far it got (progress only).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Lease {
     pub chunk: u32,
     pub token: String,
     pub until: DateTime<Utc>,
+    #[serde(default)]
+    pub running: u64,
 }
+
+/// Where a row stands among every row of a provider's batches, as the version of the viewer
+/// record it writes: the batch's creation minute (a provider's batches run one at a time in
+/// upload order, one a day), then the chunk, then the row's place in its chunk. Chunks run
+/// in parallel, and a viewer write applies only over an older one, so the last row of a PID
+/// wins whatever order the chunks finish in (docs/audience.md).
+pub fn row_order(batch_created: DateTime<Utc>, chunk: u32, row: u64) -> u64 {
+    // Minutes since 2020-01-01 (24 bits: until 2051), chunk (9 bits), row (31 bits).
+    const EPOCH_2020: i64 = 1_577_836_800;
+    let minutes = ((batch_created.timestamp() - EPOCH_2020).max(0) / 60) as u64;
+    (minutes.min((1 << 24) - 1) << 40) | ((u64::from(chunk) & 0x1ff) << 31) | row.min((1 << 31) - 1)
+}
+
+/// How long a deleted PID's tombstone stays (longer than any batch runs): it keeps a row of
+/// an earlier chunk, committed later, from bringing the PID back.
+pub const TOMBSTONE_SECS: i64 = 7 * 24 * 3600;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -76,8 +101,9 @@ pub struct Batch {
     pub running_bytes: u64,
     #[serde(default)]
     pub stats: Stats,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lease: Option<Lease>,
+    /// The chunks being worked on (chunks run in parallel).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leases: Vec<Lease>,
     /// Why a batch was refused or stopped (bucket drops over the daily limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -111,7 +137,7 @@ impl Batch {
             bytes_done: 0,
             running_bytes: 0,
             stats: Stats::default(),
-            lease: None,
+            leases: vec![],
             message: None,
             finished: None,
         }
@@ -391,7 +417,8 @@ pub fn parse_block(block: &[u8], cat: &Catalog, tally: &mut Tally, f: &mut impl 
     }
 }
 
-/// The stored viewer data of one PID from one provider.
+/// The stored viewer data of one PID from one provider; no segments is a deleted PID's
+/// tombstone (it expires).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Viewer {
     /// Segmentation id → segment id.
@@ -483,6 +510,21 @@ mod tests {
     }
 
     #[test]
+    fn row_order_sorts_batches_then_chunks_then_rows() {
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
+        let day1 = t("2026-11-25T10:00:00Z");
+        let day2 = t("2026-11-26T09:00:00Z");
+        // A later row of the same chunk, any row of a later chunk, any row of a later batch.
+        assert!(row_order(day1, 0, 5) < row_order(day1, 0, 6));
+        assert!(row_order(day1, 0, (1 << 31) - 1) < row_order(day1, 1, 0));
+        assert!(row_order(day1, 511, (1 << 31) - 1) < row_order(day2, 0, 0));
+        // Every order is above a record written outside a batch (version 1).
+        assert!(row_order(t("2020-01-02T00:00:00Z"), 0, 0) > 1);
+        // Out-of-range parts are clamped, never carried into the next field.
+        assert_eq!(row_order(day1, 0, u64::MAX), row_order(day1, 0, (1 << 31) - 1));
+    }
+
+    #[test]
     fn progress_object_shapes() {
         let mut b = Batch {
             id: "b1".into(),
@@ -499,7 +541,7 @@ mod tests {
             bytes_done: 100,
             running_bytes: 99,
             stats: Stats::default(),
-            lease: None,
+            leases: vec![],
             message: None,
             finished: None,
         };

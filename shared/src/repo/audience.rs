@@ -57,10 +57,10 @@ pub fn written(b: Batch, version: u64) -> RepoResult<Versioned<Batch>> {
     Ok(Versioned { item: item(&b, version)?, value: b })
 }
 
-/// Writes a flush of a batch's rows: viewer records put and deleted (unprocessed items
-/// retried by the store adapter).
-pub async fn write_viewers(store: &dyn Store, puts: Vec<Item>, deletes: Vec<crate::store::Key>) -> RepoResult<()> {
-    store.batch_write(puts, deletes).await?;
+/// Writes a flush of a batch's rows: each viewer record (or a deleted PID's tombstone) only
+/// over an older one, by version (`model::audience::row_order`).
+pub async fn write_viewers(store: &dyn Store, items: Vec<Item>) -> RepoResult<()> {
+    store.put_newer(items).await?;
     Ok(())
 }
 
@@ -161,7 +161,8 @@ pub async fn cancel(store: &dyn Store, account: &str, id: &str) -> RepoResult<Ca
         tries.check(cur.version())?;
         let mut next = cur.value.clone();
         next.status = BatchStatus::Cancelled;
-        next.lease = None;
+        next.leases.clear();
+        next.running_bytes = 0;
         if put_next(store, &next, cur.version()).await? {
             return Ok(Cancelled::Now(Box::new(next)));
         }

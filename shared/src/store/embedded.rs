@@ -2,13 +2,11 @@
 //! tests. GSIs are redb tables `(gsi pk, gsi sk, pk, sk) -> ()` maintained in the same write
 //! transaction as the item, and redb's single writer makes every condition exact.
 
-use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::path::Path;
 
 use async_trait::async_trait;
 use redb::{Database, ReadableTable, TableDefinition};
-use serde::{Deserialize, Serialize};
 
 use super::*;
 
@@ -16,137 +14,11 @@ const MAIN: TableDefinition<(&str, &str), &[u8]> = TableDefinition::new("items")
 const GSI1: TableDefinition<(&str, &str, &str, &str), ()> = TableDefinition::new("gsi1");
 const GSI2: TableDefinition<(&str, &str, &str, &str), ()> = TableDefinition::new("gsi2");
 
-/// The stored form: `0x01`, the header's length (u32 LE), the header (JSON, small), then
-/// the body's bytes as they are — the body (itself JSON) is not escaped into the header, so
-/// reading a record parses it once. Records of the first format (one JSON object starting
-/// with `{`) are still read.
-#[derive(Serialize, Deserialize)]
-struct Stored {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    g1: Option<(String, String)>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    g2: Option<(String, String)>,
-    v: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    exp: Option<i64>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    c: BTreeMap<String, i64>,
-    /// Only in the first format.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    b: String,
-}
-
-const FRAMED: u8 = 1;
-const BINARY: u8 = 2;
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
-
-/// Binary layout (format 2): tag, version u64, expiry (flag + i64), two optional GSI key
-/// pairs (flag + length-prefixed strings), counters (count, then name + i64 each), body.
-fn encode(item: &Item) -> StoreResult<Vec<u8>> {
-    let mut out = Vec::with_capacity(64 + item.body.len());
-    out.push(BINARY);
-    out.extend_from_slice(&item.version.to_le_bytes());
-    match item.expires_at {
-        Some(e) => {
-            out.push(1);
-            out.extend_from_slice(&e.to_le_bytes());
-        }
-        None => out.push(0),
-    }
-    for g in [&item.gsi1, &item.gsi2] {
-        match g {
-            Some((a, b)) => {
-                out.push(1);
-                put_str(&mut out, a);
-                put_str(&mut out, b);
-            }
-            None => out.push(0),
-        }
-    }
-    out.extend_from_slice(&(item.counters.len() as u32).to_le_bytes());
-    for (name, v) in &item.counters {
-        put_str(&mut out, name);
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out.extend_from_slice(item.body.as_bytes());
-    Ok(out)
-}
-
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        Some(a)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        self.take(1).map(|b| b[0])
-    }
-    fn u32(&mut self) -> Option<u32> {
-        self.take(4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes)
-    }
-    fn u64(&mut self) -> Option<u64> {
-        self.take(8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes)
-    }
-    fn i64(&mut self) -> Option<i64> {
-        self.take(8).and_then(|b| b.try_into().ok()).map(i64::from_le_bytes)
-    }
-    fn string(&mut self) -> Option<String> {
-        let n = self.u32()? as usize;
-        std::str::from_utf8(self.take(n)?).ok().map(str::to_string)
-    }
-}
-
-fn decode_binary(pk: &str, sk: &str, bytes: &[u8]) -> Option<Item> {
-    let mut r = Reader(bytes.get(1..)?);
-    let version = r.u64()?;
-    let expires_at = if r.u8()? == 1 { Some(r.i64()?) } else { None };
-    let mut gsis = [None, None];
-    for g in gsis.iter_mut() {
-        if r.u8()? == 1 {
-            *g = Some((r.string()?, r.string()?));
-        }
-    }
-    let n = r.u32()? as usize;
-    let mut counters = BTreeMap::new();
-    for _ in 0..n {
-        let name = r.string()?;
-        counters.insert(name, r.i64()?);
-    }
-    let body = std::str::from_utf8(r.0).ok()?.to_string();
-    let [gsi1, gsi2] = gsis;
-    Some(Item { pk: pk.into(), sk: sk.into(), gsi1, gsi2, version, expires_at, counters, body })
-}
-
-fn decode(pk: &str, sk: &str, bytes: &[u8]) -> StoreResult<Item> {
-    let corrupt = |e: String| StoreError::backend_msg(format!("corrupt item {pk}/{sk}: {e}"));
-    if bytes.first() == Some(&BINARY) {
-        return decode_binary(pk, sk, bytes).ok_or_else(|| corrupt("truncated record".into()));
-    }
-    let (s, body): (Stored, String) = match bytes.first() {
-        Some(&FRAMED) if bytes.len() >= 5 => {
-            let len = u32::from_le_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize;
-            let header = bytes.get(5..5 + len).ok_or_else(|| corrupt("short header".into()))?;
-            let s: Stored = serde_json::from_slice(header).map_err(|e| corrupt(e.to_string()))?;
-            let body = std::str::from_utf8(&bytes[5 + len..]).map_err(|e| corrupt(e.to_string()))?.to_string();
-            (s, body)
-        }
-        _ => {
-            let mut s: Stored = serde_json::from_slice(bytes).map_err(|e| corrupt(e.to_string()))?;
-            let body = std::mem::take(&mut s.b);
-            (s, body)
-        }
-    };
-    Ok(Item { pk: pk.into(), sk: sk.into(), gsi1: s.g1, gsi2: s.g2, version: s.v, expires_at: s.exp, counters: s.c, body })
-}
+#[path = "embedded_codec.rs"]
+mod codec;
+use codec::{decode, encode};
+#[cfg(test)]
+use codec::FRAMED;
 
 fn be<E: std::error::Error + Send + Sync + 'static>(e: E) -> StoreError {
     StoreError::backend("embedded store", e)
@@ -252,6 +124,16 @@ impl WriteTables<'_> {
         }
         self.write_raw(old.as_ref(), &item)?;
         Ok(item)
+    }
+}
+
+/// Runs a bulk write (many items, one transaction) off the async worker thread where the
+/// runtime allows it: a task waiting for redb's one writer, or writing, then does not keep
+/// the other tasks of the thread (the audience chunks parsing their next rows) waiting.
+fn bulk<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
+        _ => f(),
     }
 }
 
@@ -540,17 +422,36 @@ impl Store for EmbeddedStore {
         }
         // Bulk writes: durable with the next ordinary write (the audience worker's chunk
         // commit, which comes after its batch writes; a crash before it re-runs the chunk).
-        in_write_with(&self.db, redb::Durability::Eventual, |t| {
-            for item in &puts {
-                let old = t.current(&item.key())?;
-                t.write(old.as_ref(), item)?;
-            }
-            for k in &deletes {
-                if let Some(old) = t.current(k)? {
-                    t.remove(&old)?;
+        bulk(|| {
+            in_write_with(&self.db, redb::Durability::Eventual, |t| {
+                for item in &puts {
+                    let old = t.current(&item.key())?;
+                    t.write(old.as_ref(), item)?;
                 }
-            }
-            Ok(())
+                for k in &deletes {
+                    if let Some(old) = t.current(k)? {
+                        t.remove(&old)?;
+                    }
+                }
+                Ok(())
+            })
+        })
+    }
+
+    async fn put_newer(&self, items: Vec<Item>) -> StoreResult<()> {
+        items.iter().try_for_each(check_item)?;
+        self.trips.inc();
+        // As `batch_write`: durable with the next ordinary write.
+        bulk(|| {
+            in_write_with(&self.db, redb::Durability::Eventual, |t| {
+                for item in &items {
+                    let old = t.current(&item.key())?;
+                    if cond_holds(&Cond::VersionBelow(item.version), old.as_ref()) {
+                        t.write(old.as_ref(), item)?;
+                    }
+                }
+                Ok(())
+            })
         })
     }
 

@@ -152,6 +152,8 @@ pub enum Cond {
     /// The counter is absent or below the limit (room for one more; account limits).
     /// The item need not exist.
     CounterBelow(String, i64),
+    /// The item is absent or its version is below this one (writes ordered by position).
+    VersionBelow(u64),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -320,6 +322,25 @@ pub trait Store: Send + Sync {
     async fn batch_put(&self, items: Vec<Item>) -> StoreResult<()> {
         self.batch_write(items, Vec::new()).await
     }
+    /// Puts each item unless the stored one has its version or a newer one (a lost
+    /// condition is no error): writes of many workers ordered by version, whatever order
+    /// they arrive in. Not atomic as a whole; a key may appear once only. The default sends
+    /// conditional puts, [`PUT_NEWER_IN_FLIGHT`] at a time (BatchWriteItem takes no
+    /// conditions); the embedded store writes them in one transaction.
+    async fn put_newer(&self, items: Vec<Item>) -> StoreResult<()> {
+        use futures_util::stream::{self, StreamExt, TryStreamExt};
+        stream::iter(items)
+            .map(|item| async move {
+                let v = item.version;
+                match self.put(item, Cond::VersionBelow(v)).await {
+                    Ok(()) | Err(StoreError::ConditionFailed) => Ok(()),
+                    Err(e) => Err(e),
+                }
+            })
+            .buffer_unordered(PUT_NEWER_IN_FLIGHT)
+            .try_collect::<()>()
+            .await
+    }
     /// Atomic counter deltas; creates the counters (and the item, when `cond` allows) at 0.
     /// The version is not changed.
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item>;
@@ -335,6 +356,9 @@ pub trait Store: Send + Sync {
     /// A short name for logs and test output.
     fn kind(&self) -> &'static str;
 }
+
+/// Conditional puts in flight at once in [`Store::put_newer`]'s default.
+pub const PUT_NEWER_IN_FLIGHT: usize = 32;
 
 /// Validates what both adapters must refuse identically.
 pub mod retrying;
@@ -385,5 +409,6 @@ pub(crate) fn cond_holds(cond: &Cond, current: Option<&Item>) -> bool {
         Cond::CounterZero(c) => current.is_some_and(|i| i.counter(c) == 0),
         Cond::VersionAndCounterZero(v, c) => current.is_some_and(|i| i.version == *v && i.counter(c) == 0),
         Cond::CounterBelow(c, limit) => current.map_or(0, |i| i.counter(c)) < *limit,
+        Cond::VersionBelow(v) => current.is_none_or(|i| i.version < *v),
     }
 }

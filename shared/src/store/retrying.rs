@@ -190,6 +190,11 @@ impl Store for RetryingStore {
     async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
         read(&self.backoff, || self.inner.batch_write(puts.clone(), deletes.clone())).await
     }
+    /// Each put is ordered by its version: sending them all again changes nothing that
+    /// landed.
+    async fn put_newer(&self, items: Vec<Item>) -> StoreResult<()> {
+        read(&self.backoff, || self.inner.put_newer(items.clone())).await
+    }
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
         retry(&self.backoff, || self.inner.add(key, deltas, cond.clone())).await
     }

@@ -181,6 +181,10 @@ pub(super) fn cond_expr(cond: &Cond) -> StoreResult<Expr> {
             e.values.insert(":climit".into(), n(limit));
             Some("attribute_not_exists(#cc) OR #cc < :climit".to_string())
         }
+        Cond::VersionBelow(v) => {
+            e.values.insert(":cver".into(), n(v));
+            Some("attribute_not_exists(pk) OR ver < :cver".to_string())
+        }
     };
     e.text = text;
     Ok(e)

@@ -1,6 +1,7 @@
-//! One chunk of a batch: taken under a lease, its rows streamed into viewer records in
-//! batches, its position recorded as it goes, and committed (counts added once) before the
-//! next chunk is sent.
+//! One chunk of a batch: taken under its own lease (chunks run in parallel), its rows
+//! streamed into viewer records in batches of writes ordered by the rows' places
+//! (`model::audience::row_order`), its position recorded as it goes, and committed (counts
+//! added once) when its last row is written.
 
 use super::*;
 
@@ -10,13 +11,27 @@ enum Leased {
     Skip,
 }
 
+/// Whether `token` holds the lease of chunk `index` of a processing batch.
+fn holds(b: &Batch, index: u32, token: &str) -> bool {
+    b.status == BatchStatus::Processing && b.leases.iter().any(|l| l.chunk == index && l.token == token)
+}
+
+/// The batch with `index`'s lease taken out of it (committed, failed or dropped).
+fn without_lease(b: &Batch, index: u32) -> Batch {
+    let mut next = b.clone();
+    next.leases.retain(|l| l.chunk != index);
+    next.running_bytes = next.leases.iter().map(|l| l.running).sum();
+    next
+}
+
 async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Leased> {
     let mut tries = repo::Attempts::worker("audience batch", &job.batch);
     loop {
         tries.next_try().map_err(se)?;
         let Some(cur) = load_batch(st, &job.account, &job.batch).await? else { return Ok(Leased::Skip) };
         let b = &cur.value;
-        if job.index < b.chunks_done {
+        let Some(chunk) = b.chunks.get(job.index as usize) else { return Ok(Leased::Skip) };
+        if chunk.done {
             // A redelivered job of a committed chunk (its commit may have been applied
             // without an answer): make sure what follows the commit happened.
             after_commit(st, b).await?;
@@ -25,84 +40,100 @@ async fn take_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<Lease
         if b.status != BatchStatus::Processing {
             return Ok(Leased::Skip);
         }
-        if job.index > b.chunks_done || job.index as usize >= b.chunks.len() {
-            return Ok(Leased::Skip);
+        if b.leases.iter().any(|l| l.chunk == job.index && l.token != token && l.until > st.clock.now()) {
+            return Err(crate::workers::JobError::retry_msg(format!(
+                "chunk {} of batch {} is being processed by another worker",
+                job.index, b.id
+            )));
         }
-        if let Some(l) = &b.lease {
-            if l.chunk == job.index && l.token != token && l.until > st.clock.now() {
-                return Err(crate::workers::JobError::retry_msg(format!(
-                    "chunk {} of batch {} is being processed by another worker",
-                    job.index, b.id
-                )));
-            }
-        }
-        let mut next = b.clone();
-        next.lease = Some(Lease { chunk: job.index, token: token.to_string(), until: st.clock.now() + LEASE });
-        next.running_bytes = 0;
+        let mut next = without_lease(b, job.index);
+        next.leases.push(Lease { chunk: job.index, token: token.to_string(), until: st.clock.now() + LEASE, running: 0 });
         if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)? {
             return Ok(Leased::Mine(Box::new(written(next, cur.version() + 1)?)));
         }
     }
 }
 
-/// What follows a chunk's commit: the next chunk, or the provider's next batch. Safe to do
-/// twice (a chunk job is leased, planning is conditional).
+/// What follows a chunk's commit: the provider's next batch once this one finished. Safe to
+/// do twice (planning is conditional).
 async fn after_commit(st: &AppState, b: &Batch) -> WResult<()> {
     match b.status {
-        BatchStatus::Processing => send_chunk(st, b).await,
         BatchStatus::Finished => start_next(st, &b.account_id, &b.provider_id).await,
-        BatchStatus::Uploaded | BatchStatus::Cancelled => Ok(()),
+        BatchStatus::Processing | BatchStatus::Uploaded | BatchStatus::Cancelled => Ok(()),
     }
 }
 
-/// Whether the batch is still ours to work on; refreshes `cur` when it changed.
-async fn still_mine(st: &AppState, cur: &mut Versioned<Batch>, token: &str) -> WResult<bool> {
+/// Whether chunk `index` of the batch is still ours to work on; refreshes `cur`.
+async fn still_mine(st: &AppState, cur: &mut Versioned<Batch>, index: u32, token: &str) -> WResult<bool> {
     let Some(fresh) = load_batch(st, &cur.value.account_id, &cur.value.id).await? else { return Ok(false) };
-    let mine = fresh.value.status == BatchStatus::Processing && fresh.value.lease.as_ref().is_some_and(|l| l.token == token);
+    let mine = holds(&fresh.value, index, token);
     *cur = fresh;
     Ok(mine)
 }
 
-/// Records the running chunk's position; `false` when the batch was cancelled or taken over.
-async fn record_progress(st: &AppState, cur: &mut Versioned<Batch>, token: &str, running: u64) -> WResult<bool> {
+/// Records the running chunk's position; `false` when the batch was cancelled or the chunk
+/// taken over.
+async fn record_progress(st: &AppState, cur: &mut Versioned<Batch>, index: u32, token: &str, running: u64) -> WResult<bool> {
     let mut tries = repo::Attempts::worker("audience batch", &cur.value.id);
     loop {
         tries.next_try().map_err(se)?;
-        if cur.value.status != BatchStatus::Processing || cur.value.lease.as_ref().is_none_or(|l| l.token != token) {
+        if !holds(&cur.value, index, token) {
             return Ok(false);
         }
         let mut next = cur.value.clone();
-        next.running_bytes = running;
+        for l in next.leases.iter_mut().filter(|l| l.chunk == index) {
+            l.running = running;
+        }
+        next.running_bytes = next.leases.iter().map(|l| l.running).sum();
         if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)? {
             *cur = written(next, cur.version() + 1)?;
             return Ok(true);
         }
-        if !still_mine(st, cur, token).await? {
+        if !still_mine(st, cur, index, token).await? {
             return Ok(false);
         }
     }
 }
 
-/// Writes of rows not yet flushed, by PID (so the last row of a PID wins).
+/// A PID's last row so far: its place in the chunk, and its pairs (none: deleted).
+type PendingRow = (u64, Option<Vec<(u16, u32)>>);
+
+/// Writes of rows not yet flushed, by PID: the last row of a PID wins, here by order and
+/// in the store by the row's place (so a chunk committing late never overwrites a later
+/// row of another chunk).
 pub struct Pending {
     account: String,
     provider: String,
     batch: String,
-    rows: HashMap<Vec<u8>, Option<Vec<(u16, u32)>>>,
+    created: chrono::DateTime<chrono::Utc>,
+    chunk: u32,
+    /// Rows of the chunk seen so far (the next row's place).
+    seen: u64,
+    rows: HashMap<Vec<u8>, PendingRow>,
 }
 
 impl Pending {
-    pub fn new(account: &str, provider: &str, batch: &str) -> Pending {
-        Pending { account: account.into(), provider: provider.into(), batch: batch.into(), rows: HashMap::with_capacity(FLUSH_ROWS) }
+    pub fn new(b: &Batch, chunk: u32) -> Pending {
+        Pending {
+            account: b.account_id.clone(),
+            provider: b.provider_id.clone(),
+            batch: b.id.clone(),
+            created: b.created,
+            chunk,
+            seen: 0,
+            rows: HashMap::with_capacity(FLUSH_ROWS),
+        }
     }
 
     pub fn row(&mut self, r: Row<'_>) {
+        let place = self.seen;
+        self.seen += 1;
         match r {
             Row::Replace(pid, pairs) => {
-                self.rows.insert(pid.to_vec(), Some(pairs.to_vec()));
+                self.rows.insert(pid.to_vec(), (place, Some(pairs.to_vec())));
             }
             Row::Delete(pid) => {
-                self.rows.insert(pid.to_vec(), None);
+                self.rows.insert(pid.to_vec(), (place, None));
             }
             Row::Keep(_) => {}
         }
@@ -116,28 +147,30 @@ impl Pending {
         self.rows.is_empty()
     }
 
-    /// Writes the pending rows (puts and deletes) with batch writes.
+    /// Writes the pending rows: each viewer record, or a deleted PID's tombstone (expiring
+    /// after `TOMBSTONE_SECS`), over an older one only.
     pub async fn flush(&mut self, st: &AppState, cat: &Catalog) -> WResult<()> {
         if self.rows.is_empty() {
             return Ok(());
         }
-        let mut puts = Vec::new();
-        let mut deletes = Vec::new();
-        for (pid, op) in self.rows.drain() {
+        let expires = st.clock.now().timestamp() + m::TOMBSTONE_SECS;
+        let mut items = Vec::with_capacity(self.rows.len());
+        for (pid, (place, op)) in self.rows.drain() {
             let pid = String::from_utf8_lossy(&pid);
             let key = keys::viewer(&self.account, &pid, &self.provider);
-            match op {
-                None => deletes.push(key),
-                Some(pairs) => {
-                    let segments = pairs
-                        .iter()
-                        .map(|(s, g)| (cat.segmentation_ids[*s as usize].clone(), cat.segment_ids[*g as usize].clone()))
-                        .collect();
-                    puts.push(repo::item(key, &Viewer { segments, batch: self.batch.clone() }, 1).map_err(se)?);
-                }
+            let segments = op
+                .iter()
+                .flatten()
+                .map(|(s, g)| (cat.segmentation_ids[*s as usize].clone(), cat.segment_ids[*g as usize].clone()))
+                .collect();
+            let mut item = repo::item(key, &Viewer { segments, batch: self.batch.clone() }, m::row_order(self.created, self.chunk, place))
+                .map_err(se)?;
+            if op.is_none() {
+                item.expires_at = Some(expires);
             }
+            items.push(item);
         }
-        repo::audience::write_viewers(st.store.as_ref(), puts, deletes).await.map_err(se)
+        repo::audience::write_viewers(st.store.as_ref(), items).await.map_err(se)
     }
 }
 
@@ -242,7 +275,7 @@ impl ChunkReader {
     }
 }
 
-/// Processes one chunk under a lease, then commits it (counts added once) and sends the next.
+/// Processes one chunk under its lease, then commits it (counts added once).
 pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
     let token = uuid::Uuid::new_v4().to_string();
     let cur = match take_lease(st, job, &token).await? {
@@ -252,8 +285,8 @@ pub async fn process_chunk(st: &AppState, job: &ChunkJob) -> WResult<()> {
     let result = run_leased(st, job, &token, *cur).await;
     if result.is_err() {
         // Failed part-way: give the lease back so the redelivered job can start over at
-        // once (its rows are idempotent writes; counts are only added at the commit). If
-        // even that fails, the lease runs out on its own.
+        // once (its rows are writes ordered by place; counts are only added at the commit).
+        // If even that fails, the lease runs out on its own.
         if let Err(e) = release_lease(st, job, &token).await {
             tracing::warn!(batch = %job.batch, chunk = job.index, error = ?e, "could not release a failed chunk's lease");
         }
@@ -265,13 +298,10 @@ async fn release_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<()
     let mut tries = repo::Attempts::new("audience batch", &job.batch, None);
     while tries.next_try().is_ok() {
         let Some(cur) = load_batch(st, &job.account, &job.batch).await? else { return Ok(()) };
-        if cur.value.lease.as_ref().is_none_or(|l| l.token != token) {
+        if !cur.value.leases.iter().any(|l| l.chunk == job.index && l.token == token) {
             return Ok(());
         }
-        let mut next = cur.value.clone();
-        next.lease = None;
-        next.running_bytes = 0;
-        if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)? {
+        if repo::audience::put_next(st.store.as_ref(), &without_lease(&cur.value, job.index), cur.version()).await.map_err(se)? {
             return Ok(());
         }
     }
@@ -280,7 +310,6 @@ async fn release_lease(st: &AppState, job: &ChunkJob, token: &str) -> WResult<()
 
 /// The chunk's work once its lease is taken.
 async fn run_leased(st: &AppState, job: &ChunkJob, token: &str, mut cur: Versioned<Batch>) -> WResult<()> {
-    let token = token.to_string();
     let provider = match repo::audience::provider(st.store.as_ref(), &job.account, &cur.value.provider_id).await {
         Ok(p) => Some(p),
         Err(e) if e.is_not_found() => None,
@@ -288,9 +317,10 @@ async fn run_leased(st: &AppState, job: &ChunkJob, token: &str, mut cur: Version
     };
     let Some(provider) = provider else {
         tracing::warn!(batch = %job.batch, "audience provider gone; batch cancelled");
-        let mut next = cur.value.clone();
+        let mut next = without_lease(&cur.value, job.index);
         next.status = BatchStatus::Cancelled;
-        next.lease = None;
+        next.leases.clear();
+        next.running_bytes = 0;
         next.message = Some(format!("audience provider {} no longer exists", next.provider_id));
         // Lost to a concurrent change (a cancel): that one stands.
         repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)?;
@@ -299,7 +329,7 @@ async fn run_leased(st: &AppState, job: &ChunkJob, token: &str, mut cur: Version
     let cat = Catalog::new(&provider);
     let chunk = cur.value.chunks[job.index as usize].clone();
     let mut tally = Tally::default();
-    let mut pending = Pending::new(&job.account, &cur.value.provider_id, &job.batch);
+    let mut pending = Pending::new(&cur.value, job.index);
     let mut last_progress = Instant::now();
     let started = Instant::now();
     let mut reader = ChunkReader::open(st, &chunk).await?;
@@ -311,7 +341,7 @@ async fn run_leased(st: &AppState, job: &ChunkJob, token: &str, mut cur: Version
         }
         if last_progress.elapsed() >= PROGRESS_EVERY {
             last_progress = Instant::now();
-            if !record_progress(st, &mut cur, &token, consumed).await? {
+            if !record_progress(st, &mut cur, job.index, token, consumed).await? {
                 tracing::info!(batch = %job.batch, chunk = job.index, "batch cancelled; chunk stopped");
                 return Ok(());
             }
@@ -320,34 +350,33 @@ async fn run_leased(st: &AppState, job: &ChunkJob, token: &str, mut cur: Version
     pending.flush(st, &cat).await?;
     tally.overlong(reader.overlong);
     let stats = tally.stats();
-    // Commit: counts, position and the next state, in one conditional write.
+    // Commit: counts, the chunk done and the next state, in one conditional write.
     let mut tries = repo::Attempts::worker("audience batch", &job.batch);
     loop {
         tries.next_try().map_err(se)?;
-        if (cur.value.status != BatchStatus::Processing || cur.value.lease.as_ref().is_none_or(|l| l.token != token))
-            && !still_mine(st, &mut cur, &token).await?
-        {
-            tracing::info!(batch = %job.batch, chunk = job.index, "batch cancelled or taken over; chunk not committed");
+        if !holds(&cur.value, job.index, token) && !still_mine(st, &mut cur, job.index, token).await? {
+            tracing::info!(batch = %job.batch, chunk = job.index, "batch cancelled or chunk taken over; chunk not committed");
             return Ok(());
         }
-        let mut next = cur.value.clone();
+        let mut next = without_lease(&cur.value, job.index);
+        next.chunks[job.index as usize].done = true;
         next.chunks_done += 1;
         next.bytes_done += chunk.end - chunk.start;
-        next.running_bytes = 0;
-        next.lease = None;
         next.stats.merge(&stats);
-        if next.chunks_done as usize >= next.chunks.len() {
+        if next.chunks.iter().all(|c| c.done) {
             next.status = BatchStatus::Finished;
             next.finished = Some(st.clock.now());
+            next.leases.clear();
+            next.running_bytes = 0;
         }
         if repo::audience::put_next(st.store.as_ref(), &next, cur.version()).await.map_err(se)? {
             tracing::info!(batch = %job.batch, chunk = job.index, rows = stats.rows, ms = started.elapsed().as_millis() as u64, "chunk committed");
             return after_commit(st, &next).await;
         }
-        if !still_mine(st, &mut cur, &token).await? {
+        if !still_mine(st, &mut cur, job.index, token).await? {
             // Committed already (an earlier try of this write was applied without an
             // answer)? Then carry on from the commit.
-            if cur.value.chunks_done > job.index {
+            if cur.value.chunks.get(job.index as usize).is_some_and(|c| c.done) {
                 return after_commit(st, &cur.value).await;
             }
             return Ok(());

@@ -3,7 +3,7 @@
 //! by one chunk plus one row.
 
 use super::*;
-use crate::model::audience::{MAX_CHUNKS, MAX_ROW_BYTES};
+use crate::model::audience::{MAX_CHUNKS, MAX_CHUNK_BYTES, MAX_ROW_BYTES};
 use crate::model::inflate::{Inflater, MAX_RATIO};
 
 /// A planned batch: its chunks, the bytes they hold, and rows dropped for their length.
@@ -39,17 +39,23 @@ pub async fn cut(st: &AppState, b: &Batch) -> WResult<Result<Planned, String>> {
             n += k;
         }
     }
-    if n == 2 && head == [0x1f, 0x8b] {
-        // Output is at most MAX_RATIO × the input (past a 1 MiB grace).
-        let cb = chunk_size(st.settings.audience_chunk_bytes, size.saturating_mul(MAX_RATIO));
+    let gzip = n == 2 && head == [0x1f, 0x8b];
+    // A gzip file's output is at most MAX_RATIO × its size (past a 1 MiB grace).
+    let cb = chunk_size(st.settings.audience_chunk_bytes, if gzip { size.saturating_mul(MAX_RATIO) } else { size });
+    if cb > MAX_CHUNK_BYTES {
+        return Ok(Err(format!(
+            "batch file too large: {size} bytes{} would need chunks over {MAX_CHUNK_BYTES} bytes ({MAX_CHUNKS} chunks at most)",
+            if gzip { " of gzip" } else { "" }
+        )));
+    }
+    if gzip {
         return gunzip_into_chunks(st, b, cb).await;
     }
-    let cb = chunk_size(st.settings.audience_chunk_bytes, size);
     let mut chunks = Vec::new();
     let mut start = 0;
     while start < size {
         let end = (start + cb).min(size);
-        chunks.push(Chunk { key: b.object_key.clone(), start, end });
+        chunks.push(Chunk { key: b.object_key.clone(), start, end, done: false });
         start = end;
     }
     Ok(Ok(Planned { chunks, total: size, overlong: 0 }))
@@ -156,7 +162,7 @@ async fn put_work_chunk(st: &AppState, b: &Batch, n: usize, bytes: Vec<u8>) -> W
     let key = crate::jobs::audience::work_key(&b.account_id, &b.id, n);
     let len = bytes.len() as u64;
     st.blobs.put_bytes(&key, bytes, "text/csv").await.map_err(se)?;
-    Ok(Chunk { key, start: 0, end: len })
+    Ok(Chunk { key, start: 0, end: len, done: false })
 }
 
 #[cfg(test)]

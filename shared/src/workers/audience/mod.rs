@@ -1,7 +1,8 @@
 //! The audience batch worker (docs/audience.md): S3 events plan a batch into byte-range
-//! chunks; chunk jobs stream their rows into viewer records, one chunk after another.
-//! At-least-once delivery: every step is conditional on the batch record's version, counts
-//! are added only when a chunk commits, and a chunk runs under a lease.
+//! chunks; chunk jobs, all sent at once, stream their rows into viewer records in
+//! parallel, each write ordered by its row's place in the file. At-least-once delivery:
+//! every step is conditional on the batch record's version, counts are added only when a
+//! chunk commits, and a chunk runs under a lease of its own.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -22,7 +23,7 @@ pub use crate::jobs::audience::{api_object_key, decode_key, dropped_batch_id, pa
 use crate::jobs::audience::{ChunkMessage, PlanMessage};
 
 /// Rows pending before a batch write (distinct PIDs: the last row of a PID wins).
-const FLUSH_ROWS: usize = 2000;
+const FLUSH_ROWS: usize = 20000;
 /// How often a running chunk records its position.
 const PROGRESS_EVERY: Duration = Duration::from_secs(2);
 /// How long a chunk's lease holds (longer than the worker Lambda's timeout).
@@ -180,7 +181,7 @@ async fn plan(st: &AppState, key: &str, etag: Option<&str>) -> WResult<()> {
     advance(st, batch).await
 }
 
-/// Moves an UPLOADED batch to PROCESSING (with its chunks) and sends the next chunk job.
+/// Moves an UPLOADED batch to PROCESSING (with its chunks) and sends its chunk jobs.
 async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
     let mut tries = repo::Attempts::worker("audience batch", &cur.value.id);
     loop {
@@ -226,7 +227,7 @@ async fn advance(st: &AppState, mut cur: Versioned<Batch>) -> WResult<()> {
                         .ok_or_else(|| crate::workers::JobError::retry_msg("batch vanished"))?;
                 }
             }
-            BatchStatus::Processing => return send_chunk(st, &cur.value).await,
+            BatchStatus::Processing => return send_chunks(st, &cur.value).await,
             // Ended (maybe by an earlier try whose answer was lost): the provider's next
             // batch may start.
             BatchStatus::Finished | BatchStatus::Cancelled => return start_next(st, &cur.value.account_id, &cur.value.provider_id).await,
@@ -252,9 +253,14 @@ pub async fn start_next(st: &AppState, account: &str, provider: &str) -> WResult
     crate::usecases::audience::start_next(st, account, provider).await.map_err(se)
 }
 
-async fn send_chunk(st: &AppState, b: &Batch) -> WResult<()> {
-    if (b.chunks_done as usize) < b.chunks.len() {
-        let msg = ChunkMessage { chunk: ChunkJob { account: b.account_id.clone(), batch: b.id.clone(), index: b.chunks_done } };
+/// Sends a job for every chunk not committed yet (a redelivered plan sends them again: a
+/// chunk job finds its chunk done or leased).
+async fn send_chunks(st: &AppState, b: &Batch) -> WResult<()> {
+    for (i, c) in b.chunks.iter().enumerate() {
+        if c.done {
+            continue;
+        }
+        let msg = ChunkMessage { chunk: ChunkJob { account: b.account_id.clone(), batch: b.id.clone(), index: i as u32 } };
         st.queue.send(QueueName::Audience, serde_json::to_string(&msg).map_err(se)?).await.map_err(se)?;
     }
     Ok(())
