@@ -197,6 +197,10 @@ impl Store for ScopedStore {
         self.check(puts.iter().map(|i| i.pk.as_str()).chain(deletes.iter().map(|k| k.pk.as_str())))?;
         self.inner.batch_write(puts, deletes).await
     }
+    async fn put_newer(&self, items: Vec<Item>) -> StoreResult<()> {
+        self.check(items.iter().map(|i| i.pk.as_str()))?;
+        self.inner.put_newer(items).await
+    }
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
         self.check([key.pk.as_str()])?;
         self.inner.add(key, deltas, cond).await

@@ -187,9 +187,12 @@ async fn child(rows: u64, dir: PathBuf) {
         .expect("plan");
     let plan_s = t0.elapsed().as_secs_f64();
     // The chunk jobs the plan sent, run as the local server's workers run them: up to
-    // `durable_runner::CONCURRENCY` at once (AUDIENCE_BENCH_WORKERS to change it).
-    let workers: usize =
-        std::env::var("AUDIENCE_BENCH_WORKERS").ok().and_then(|v| v.parse().ok()).unwrap_or(shared::workers::durable_runner::CONCURRENCY);
+    // `durable_runner::concurrency(Audience)` at once, one a core (AUDIENCE_BENCH_WORKERS
+    // to change it).
+    let workers: usize = std::env::var("AUDIENCE_BENCH_WORKERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| shared::workers::durable_runner::concurrency(QueueName::Audience));
     let mut jobs = Vec::new();
     while let Ok(msg) = audience_rx.try_recv() {
         jobs.push(msg);

@@ -263,6 +263,10 @@ impl Store for Recording {
     async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
         self.inner.batch_write(puts, deletes).await
     }
+    /// Bulk writes (viewer records) are no change of a recorded record.
+    async fn put_newer(&self, items: Vec<Item>) -> StoreResult<()> {
+        self.inner.put_newer(items).await
+    }
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
         self.inner.add(key, deltas, cond).await
     }

@@ -15,6 +15,16 @@ use crate::state::AppState;
 /// Jobs of one queue run at once in this process (transcodes have their own, lower cap).
 pub const CONCURRENCY: usize = 16;
 
+/// Jobs of `q` run at once: audience chunks, CPU-bound and writing through the embedded
+/// store's one writer, one a core (16 at once took 1.5 GB for a 10 M-row file and ran no
+/// faster than 2: docs/publisher-scale.md, section 5).
+pub fn concurrency(q: QueueName) -> usize {
+    match q {
+        QueueName::Audience => std::thread::available_parallelism().map_or(2, |n| n.get()).min(CONCURRENCY),
+        QueueName::Assets | QueueName::Events | QueueName::Forecast | QueueName::Notices | QueueName::Compile => CONCURRENCY,
+    }
+}
+
 /// When a failed message is visible again: 200 ms doubling per receive, at most 30 s (the
 /// receives of `durable::MAX_RECEIVES` then span more than three minutes, longer than an
 /// event may wait for its impression).
@@ -33,7 +43,7 @@ pub fn run(state_of: impl Fn(QueueName) -> AppState, queue: Arc<DurableQueue>) {
 }
 
 async fn receive_loop(st: AppState, q: QueueName, queue: Arc<DurableQueue>) {
-    let slots = Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
+    let slots = Arc::new(tokio::sync::Semaphore::new(concurrency(q)));
     loop {
         // A free slot first: messages are leased only when they can start.
         let Ok(first) = slots.clone().acquire_owned().await else { return };
