@@ -19,7 +19,10 @@ async fn deliver(app: &TestApp, ad_id: &str, query: &str, from: i64, n: i64) {
     }
 }
 
+/// The projection of a goal, once the traffic samples (one request in 100, drawn by the
+/// server) are written: the traffic model cannot change between this read and the next.
 async fn projection(app: &TestApp, g: &str) -> (Value, Value) {
+    app.flush_samples().await;
     let r = app.get(&format!("/v3/goals/{g}?embed=projections")).await;
     r.expect(200);
     let goal = r.json();

@@ -43,6 +43,12 @@ impl TestApp {
         panic!("the queues did not drain in 60 s: {:?}", self.state.queue.depth().await.ok());
     }
 
+    /// Writes the traffic samples the ad requests so far left in the buffer (and waits for
+    /// a write under way): reads after it see every one of them.
+    pub async fn flush_samples(&self) {
+        self.state.samples.flush(self.state.store.as_ref()).await;
+    }
+
     pub async fn post_json(&self, path: &str, body: &serde_json::Value) -> Res {
         self.send("POST", path, Some(&self.a.key), Some("application/json"), &body.to_string()).await
     }

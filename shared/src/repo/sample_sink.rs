@@ -20,6 +20,9 @@ pub const FLUSH_AFTER: Duration = Duration::from_secs(1);
 pub struct SampleSink {
     buf: Mutex<Vec<Item>>,
     scheduled: AtomicBool,
+    /// Held while a flush writes: a flush that starts while another writes waits for it,
+    /// so that once `flush` returns, every record pushed before it is in the store.
+    writing: tokio::sync::Mutex<()>,
 }
 
 impl SampleSink {
@@ -45,8 +48,9 @@ impl SampleSink {
         }
     }
 
-    /// Writes what is buffered.
+    /// Writes what is buffered (and waits for a write under way).
     pub async fn flush(&self, store: &dyn Store) {
+        let _writing = self.writing.lock().await;
         self.scheduled.store(false, Ordering::Release);
         let items = match self.buf.lock() {
             Ok(mut b) => std::mem::take(&mut *b),
