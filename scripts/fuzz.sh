@@ -23,12 +23,15 @@ fi
 # The committed lock file is the one built (as `--locked`): a stale one fails here instead
 # of being rewritten in the work tree.
 cargo metadata --locked --format-version 1 > /dev/null
-"${FUZZ[@]}" build -s none -O
+# The same flags for the build and the runs (different ones would rebuild): no sanitizer,
+# the release profile (fuzz/Cargo.toml: opt-level 1), 16 codegen units.
+FLAGS=(-s none -O --codegen-units 16)
+"${FUZZ[@]}" build "${FLAGS[@]}"
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 for t in "${TARGETS[@]}"; do
   mkdir -p "$SCRATCH/$t"
-  out=$("${FUZZ[@]}" run -s none -O "$t" "$SCRATCH/$t" "corpus/$t" -- -max_total_time="$SECONDS_EACH" -print_final_stats=1 2>&1) || {
+  out=$("${FUZZ[@]}" run "${FLAGS[@]}" "$t" "$SCRATCH/$t" "corpus/$t" -- -max_total_time="$SECONDS_EACH" -print_final_stats=1 2>&1) || {
     echo "$out" | tail -40
     echo "== fuzz target $t FAILED (the crashing input is under fuzz/artifacts/$t)"
     exit 1
