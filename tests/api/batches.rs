@@ -166,7 +166,7 @@ both_stores_with! { super::settings();
         let key = format!("audience/{a}/{a}-ap-dmp/daily export.csv");
         app.state.blobs.put_bytes(&key, b"d1|age=18-24\nd2|gender=m|bad=1\n".to_vec(), "text/csv").await.unwrap();
         let mut found = Value::Null;
-        for _ in 0..400 {
+        for _ in 0..1200 {
             let v = app.get(&format!("/v1/audience/batch?providerId={a}-ap-dmp")).await.json();
             if v["batches"].as_array().is_some_and(|b| b.len() == 1 && b[0]["status"] == "PROCESSING_FINISHED") {
                 found = v["batches"][0].clone();
@@ -190,7 +190,7 @@ both_stores_with! { super::settings();
         let key2 = format!("audience/{a}/{a}-ap-dmp/second.csv.gz");
         app.state.blobs.put_bytes(&key2, gzip("d3|age=18-24\n"), "application/gzip").await.unwrap();
         let mut second = Value::Null;
-        for _ in 0..400 {
+        for _ in 0..1200 {
             let v = app.get(&format!("/v1/audience/batch?providerId={a}-ap-dmp")).await.json();
             if v["batches"].as_array().is_some_and(|b| b.len() == 2) {
                 second = v["batches"].as_array().unwrap().iter().find(|b| b["link"] != link.as_str()).unwrap().clone();
@@ -357,7 +357,7 @@ both_stores_with! { super::settings();
 /// A file's batch as listed for the demo provider, once it has ended.
 async fn wait_listed(app: &TestApp, source: &str) -> Value {
     let a = &app.a.id;
-    for _ in 0..400 {
+    for _ in 0..1200 {
         let v = app.get(&format!("/v1/audience/batch?providerId={a}-ap-dmp")).await.json();
         let done = v["batches"].as_array().and_then(|b| {
             b.iter().find(|b| b["source"] == source && (b["status"] == "PROCESSING_FINISHED" || b["status"] == "CANCELLED")).cloned()
@@ -406,7 +406,7 @@ both_stores! {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         e.write_all(text.as_bytes()).unwrap();
         app.state.blobs.put_bytes(&format!("audience/{a}/{a}-ap-dmp/long.csv.gz"), e.finish().unwrap(), "application/gzip").await.unwrap();
-        for _ in 0..400 {
+        for _ in 0..1200 {
             if viewer(&app, "o4").await.is_some() {
                 break;
             }

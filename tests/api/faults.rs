@@ -103,8 +103,10 @@ async fn run(backend: Backend) {
     let up = call(&app, "POST", &format!("/v1/audience/batch?providerId={a}-ap-dmp"), "text/csv", &rows, "b1").await;
     up.expect(202);
     let link = up.json()["link"].as_str().unwrap().to_string();
+    // At most 3 minutes: under the injected faults each chunk retries with backoff, and with
+    // the test command's four tests at a time on 2 cores a run took over a minute.
     let mut done = Value::Null;
-    for _ in 0..1200 {
+    for _ in 0..3600 {
         let v = app.get(&link).await;
         if v.status == 200 && (v.json()["status"] == "PROCESSING_FINISHED" || v.json()["status"] == "CANCELLED") {
             done = v.json();

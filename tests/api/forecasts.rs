@@ -329,7 +329,7 @@ both_stores! {
         // still buffered is written now, then the samples are read back.
         app.state.samples.flush(app.store.as_ref()).await;
         let mut items = Vec::new();
-        for _ in 0..100 {
+        for _ in 0..600 {
             items = app.store.query(shared::store::Query::partition(partition(today))).await.unwrap().items;
             if !items.is_empty() {
                 break;

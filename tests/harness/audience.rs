@@ -33,7 +33,7 @@ impl TestApp {
 
     /// Polls a batch until it is finished or cancelled; returns its progress object.
     pub async fn wait_batch(&self, link: &str) -> serde_json::Value {
-        for _ in 0..400 {
+        for _ in 0..1200 {
             let r = self.get(link).await;
             if r.status == 200 {
                 let v = r.json();

@@ -162,7 +162,7 @@ impl Bidder {
 
     /// Waits until `n` notices of `kind` arrived (the notices worker is asynchronous).
     pub async fn wait_notices(&self, kind: &str, n: usize) -> Vec<String> {
-        for _ in 0..200 {
+        for _ in 0..600 {
             let got = self.notices(kind);
             if got.len() >= n {
                 return got;
