@@ -27,6 +27,8 @@ cargo metadata --locked --format-version 1 > /dev/null
 # the release profile (fuzz/Cargo.toml: opt-level 1), 16 codegen units.
 FLAGS=(-s none -O --codegen-units 16)
 "${FUZZ[@]}" build "${FLAGS[@]}"
+# FUZZ_BUILD_ONLY=1: the build alone (the test command runs it beside the tests).
+[ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 for t in "${TARGETS[@]}"; do

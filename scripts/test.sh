@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: unit tests, the store contract and the HTTP tests on the embedded store
 # and on the moto emulator (DynamoDB wire protocol), plus the gates: cargo fmt --check,
-# cargo clippy -D warnings, cfn-lint and `sam validate --lint` on template.yaml, the LocalStack
+# cargo clippy -D warnings (run beside the tests), cfn-lint and `sam validate --lint` on template.yaml, the LocalStack
 # init verified on moto; then schemathesis against the local server's OpenAPI document
 # (scripts/schemathesis.sh) and each fuzz target for a bounded time (scripts/fuzz.sh,
 # cargo-fuzz with the nightly compiler).
@@ -51,8 +51,6 @@ fi
 
 phase "cargo fmt --check"
 cargo fmt --all --check
-phase "cargo clippy --workspace --all-targets -- -D warnings"
-cargo clippy --workspace --all-targets --locked -- -D warnings
 
 phase "module import cycles (scripts/module-cycles.py)"
 python3 scripts/module-cycles.py
@@ -86,7 +84,13 @@ stop_moto() {
   kill -9 "$MOTO_PID" 2>/dev/null || true
   wait "$MOTO_PID" 2>/dev/null || true
 }
-trap stop_moto EXIT
+# The jobs that run beside the tests (below) stop with the run.
+BESIDE=""
+stop_all() {
+  [ -z "$BESIDE" ] || kill -- "-$BESIDE" 2>/dev/null || true
+  stop_moto
+}
+trap stop_all EXIT
 for _ in $(seq 1 100); do
   if curl -sf "http://127.0.0.1:$PORT/moto-api/" > /dev/null 2>&1; then break; fi
   sleep 0.1
@@ -102,12 +106,41 @@ export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
 export TEST_TABLE_NAME="adserver-test"
 
 START=$(date +%s)
+# The test binaries are built first and then run without cargo, so that cargo's build lock is
+# free for two jobs that run beside them at the lowest CPU priority: clippy (on this target
+# directory) and the fuzz targets' build (fuzz/target). An HTTP test mostly waits (on moto, a
+# worker, a bidder stub), so they use the CPU the tests leave idle; a failure of either fails
+# the run once the tests are done (docs/testing.md, "Time").
+phase "cargo test --no-run (the test binaries) and the local server for schemathesis"
+cargo test --workspace --locked --no-run --message-format=json-render-diagnostics > target/test-build.json
+cargo build --locked --quiet -p local
+export LOCAL_SERVER_BUILT=1
+mapfile -t TEST_BINARIES < <(python3 scripts/test_binaries.py target/test-build.json)
+phase "beside the tests, at the lowest priority: cargo clippy --workspace --all-targets -- -D warnings, then the fuzz build"
+rm -f target/clippy.rc target/fuzz-build.rc
+# A session of its own, so that a run that ends early stops the whole job (stop_all).
+setsid bash -c '
+  nice -n 19 cargo clippy --workspace --all-targets --locked -- -D warnings > target/clippy.log 2>&1
+  echo $? > target/clippy.rc
+  FUZZ_BUILD_ONLY=1 nice -n 19 ./scripts/fuzz.sh > target/fuzz-build.log 2>&1
+  echo $? > target/fuzz-build.rc
+' &
+BESIDE=$!
+rm -f target/test-output.log
 set +e
-# Four tests at a time on 2 cores: most of an HTTP test's time is waiting (on moto, on a
-# worker, on a bidder stub), so 4 threads take 274 s for the HTTP suite where 2 took 349 s;
-# 8 took no less (moto is then the bottleneck). Override with TEST_THREADS.
-RUST_TEST_THREADS=${TEST_THREADS:-4} cargo test --workspace --locked 2>&1 | tee target/test-output.log
-STATUS=${PIPESTATUS[0]}
+# Four tests at a time on 2 cores: most of an HTTP test's time is waiting, so 4 threads
+# take 274 s for the HTTP suite where 2 took 349 s; 8 took no less (moto is then the
+# bottleneck). Override with TEST_THREADS. Each binary runs in its package's directory, as
+# `cargo test` runs it.
+STATUS=0
+for entry in "${TEST_BINARIES[@]}"; do
+  dir=${entry%%$'\t'*}
+  exe=${entry#*$'\t'}
+  echo "     Running $exe" | tee -a target/test-output.log
+  (cd "$dir" && RUST_TEST_THREADS=${TEST_THREADS:-4} "$exe") 2>&1 | tee -a target/test-output.log
+  rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 0 ] || STATUS=$rc
+done
 set -e
 END=$(date +%s)
 
@@ -128,7 +161,16 @@ EXAMPLES=${EXAMPLES:-20} ./scripts/schemathesis.sh
 phase "schemathesis against the local server on DynamoDB, S3 and SQS (moto), in eu-west-1"
 EXAMPLES=${EXAMPLES:-20} ST_STORE=dynamodb AWS_REGION=eu-west-1 ./scripts/schemathesis.sh
 
-# The fuzz targets, each for a bounded time on the committed corpus (scripts/fuzz.sh).
+# What ran beside: clippy's verdict, the fuzz build, and the doc tests (cargo's lock is free now).
+phase "waiting for clippy and the fuzz build"
+wait "$BESIDE" || true
+cat target/clippy.log | grep -v '^\s*\(Checking\|Compiling\|Blocking\)' || true
+[ "$(cat target/clippy.rc 2>/dev/null)" = 0 ] || { phase "cargo clippy failed"; exit 1; }
+phase "cargo clippy --workspace --all-targets -- -D warnings: clean"
+[ "$(cat target/fuzz-build.rc 2>/dev/null)" = 0 ] || { cat target/fuzz-build.log; phase "the fuzz build failed"; exit 1; }
+cargo test --workspace --locked --doc --quiet
+
+# The fuzz targets, each for a bounded time on the committed corpus (scripts/fuzz.sh; built above).
 phase "fuzzing (each target ${FUZZ_SECONDS:-10} s)"
 FUZZ_SECONDS=${FUZZ_SECONDS:-10} ./scripts/fuzz.sh
 
