@@ -6,13 +6,10 @@ use lambda_http::{service_fn, Body, Error, Request, Response};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    let config = aws_config::load_from_env().await;
-    let dynamo = aws_sdk_dynamodb::Client::new(&config);
-    let s3 = aws_sdk_s3::Client::new(&config);
-    let sqs = aws_sdk_sqs::Client::new(&config);
+    let clients = lambda_baseline::clients().await;
     lambda_http::run(service_fn(move |_req: Request| {
         // Hold the clients as a real function would.
-        let _clients = (&dynamo, &s3, &sqs);
+        let _clients = &clients;
         async move { Response::builder().status(200).body(Body::from("ok")).map_err(Error::from) }
     }))
     .await

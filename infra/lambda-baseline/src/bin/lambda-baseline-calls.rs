@@ -12,12 +12,9 @@ use lambda_http::{service_fn, Body, Error, Request, Response};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    let config = aws_config::load_from_env().await;
-    let dynamo = aws_sdk_dynamodb::Client::new(&config);
-    let s3 = aws_sdk_s3::Client::new(&config);
-    let sqs = aws_sdk_sqs::Client::new(&config);
+    let c = lambda_baseline::clients().await;
     lambda_http::run(service_fn(move |req: Request| {
-        let (d, s, q) = (dynamo.clone(), s3.clone(), sqs.clone());
+        let (d, s, q) = (c.dynamo.clone(), c.s3.clone(), c.sqs.clone());
         // The calls are made only on `/calls` (never by the bench, which would wait on the
         // network); the compiler cannot know, so all of them are linked.
         let call = req.uri().path() == "/calls";
