@@ -327,7 +327,7 @@ both_stores! {
         assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
         // Written off the response path, in batches of up to 25 within a second: what is
         // still buffered is written now, then the samples are read back.
-        app.state.samples.flush(app.store.as_ref()).await;
+        app.flush_samples().await;
         let mut items = Vec::new();
         for _ in 0..600 {
             items = app.store.query(shared::store::Query::partition(partition(today))).await.unwrap().items;
