@@ -129,8 +129,8 @@ BESIDE=$!
 rm -f target/test-output.log
 set +e
 # Four tests at a time on 2 cores: most of an HTTP test's time is waiting, so 4 threads
-# take 274 s for the HTTP suite where 2 took 349 s; 8 took no less (279 s). Override with TEST_THREADS. Each binary runs in its package's directory, as
-# `cargo test` runs it.
+# take 274 s for the HTTP suite where 2 took 349 s; 8 took no less (279 s). Override with
+# TEST_THREADS. Each binary runs in its package's directory, as `cargo test` runs it.
 STATUS=0
 for entry in "${TEST_BINARIES[@]}"; do
   dir=${entry%%$'\t'*}
