@@ -110,7 +110,7 @@ START=$(date +%s)
 # free for two jobs that run beside them at the lowest CPU priority: clippy (on this target
 # directory) and the fuzz targets' build (fuzz/target). An HTTP test mostly waits (on moto, a
 # worker, a bidder stub), so they use the CPU the tests leave idle; a failure of either fails
-# the run once the tests are done (docs/testing.md, "Time").
+# the run once the tests are done (docs/testing.md, "Time budget").
 phase "cargo test --no-run (the test binaries) and the local server for schemathesis"
 cargo test --workspace --locked --no-run --message-format=json-render-diagnostics > target/test-build.json
 cargo build --locked --quiet -p local
@@ -163,7 +163,7 @@ EXAMPLES=${EXAMPLES:-20} ST_STORE=dynamodb AWS_REGION=eu-west-1 ./scripts/schema
 # What ran beside: clippy's verdict, the fuzz build, and the doc tests (cargo's lock is free now).
 phase "waiting for clippy and the fuzz build"
 wait "$BESIDE" || true
-cat target/clippy.log | grep -v '^\s*\(Checking\|Compiling\|Blocking\)' || true
+grep -v '^\s*\(Checking\|Compiling\|Blocking\)' target/clippy.log || true
 [ "$(cat target/clippy.rc 2>/dev/null)" = 0 ] || { phase "cargo clippy failed"; exit 1; }
 phase "cargo clippy --workspace --all-targets -- -D warnings: clean"
 [ "$(cat target/fuzz-build.rc 2>/dev/null)" = 0 ] || { cat target/fuzz-build.log; phase "the fuzz build failed"; exit 1; }
