@@ -40,7 +40,9 @@ both_stores! {
         // 55 % preroll, about 1.4M preroll in ten days) can give, and a target it gives easily.
         let big = goal(&app, &c, "IMPRESSION", "10000000", 0, "").await;
         ad(&app, &big, "preroll", json!({})).await;
-        let small = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        // 100: the model's midroll share for a random account can be about 100 a day, so 1,000
+        // in the flight's ten days was not always easy (a run projected 998).
+        let small = goal(&app, &c, "IMPRESSION", "100", 0, "").await;
         let small_ad = ad(&app, &small, "midroll", json!({})).await;
         // One impression in the first minute (the case: it read 100 % with no basis).
         deliver(&app, &small_ad, "format=midroll", 0, 1).await;
@@ -55,9 +57,9 @@ both_stores! {
         assert!(p.get("recentDaily").is_none(), "less than a day old: {p}");
 
         let (expected, p) = projection(&app, &small).await;
-        assert_eq!((num(&expected), num(&p["delivered"])), (1_000.0, 1.0), "{p}");
+        assert_eq!((num(&expected), num(&p["delivered"])), (100.0, 1.0), "{p}");
         assert!(p.get("shortfall").is_none() && p.get("overage").is_none(), "{p}");
-        assert_eq!(p["target"], 1000.0);
+        assert_eq!(p["target"], 100.0);
 
         // The page of the campaign's goals carries the same.
         let page = app.get(&format!("/v3/goals?campaign.id={c}&embed=projections")).await.json();
