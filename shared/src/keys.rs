@@ -109,6 +109,26 @@ pub fn viewer_partition(a: &str, pid: &str) -> String {
 
 pub const TEMPLATE: &str = "TEMPLATE";
 
+/// GSI2 partition of the account's live campaigns by name (`/v3/campaigns`; sort key
+/// `repo::name_index::sort_key`).
+pub fn campaigns_by_name(a: &str) -> String {
+    format!("A#{a}#CAMPAIGN_BY_NAME")
+}
+/// GSI2 partition of the account's live goals by name (`/v3/goals`).
+pub fn goals_by_name(a: &str) -> String {
+    format!("A#{a}#GOAL_BY_NAME")
+}
+/// GSI1 partition of the deleted campaigns that still hold live goals (their goals stay in
+/// the goal name index; a page skips them).
+pub fn campaigns_hiding(a: &str) -> String {
+    format!("A#{a}#CAMPAIGN_HIDING")
+}
+/// The name indexes' live counts (counters `campaigns`, `goals`, `hidden`, and `indexed`
+/// once the indexes are complete; `repo::name_index`).
+pub fn name_counts(a: &str) -> Key {
+    Key::new(partition(a, "NAMES"), "COUNT")
+}
+
 /// The account's count of targeting templates (counter `n`, for the limit).
 pub fn template_count(a: &str) -> Key {
     Key::new(partition(a, "TEMPLATECOUNT"), "COUNT")

@@ -373,6 +373,8 @@ async fn apply_account(store: &dyn Store, a: &SeedAccount, tick: &(dyn Fn() + Se
         store.put(repo::item(keys::record(id, keys::ACP, &c.name), c, 1).map_err(inv)?, Cond::None).await?;
         tick();
     }
+    // The /v3 name indexes of an account seeded before they existed.
+    repo::reindex::ensure(store, id).await.map_err(|e| StoreError::Invalid(e.to_string()))?;
     // Time zone and priorities feed the delivery engine's snapshot.
     crate::repo::delivery::changed(store, id).await;
     Ok(Seeded { account_id: id.clone(), name: a.name.clone(), api_keys })

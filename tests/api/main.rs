@@ -32,6 +32,7 @@ mod media;
 mod media_pipeline;
 mod media_sandbox;
 mod mediaconvert;
+mod name_index;
 mod notifications;
 mod openapi;
 mod outages;

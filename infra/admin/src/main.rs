@@ -15,6 +15,8 @@
 //!   admin seed-synthetic <account-id> <goals> <ads> [seed]
 //!                                     add a generated account's campaigns, goals, ads, rules and
 //!                                     categories (delivery benchmarks, scripts/serve-load.sh)
+//!   admin reindex <account-id>        rebuild the /v3 name indexes and their counts (an account
+//!                                     written before them; run while nobody writes the account)
 //!
 //! The store comes from the environment: STORE (embedded|dynamodb), DATA_DIR, TABLE_NAME,
 //! AWS_ENDPOINT_URL.
@@ -32,7 +34,7 @@ async fn main() {
     }
 }
 
-const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account-id> [file.json] | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed] | rules-table";
+const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account-id> [file.json] | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed] | reindex <account-id> | rules-table";
 
 async fn run(args: &[String]) -> Result<(), String> {
     let cmd = args.first().ok_or(USAGE)?;
@@ -148,8 +150,19 @@ async fn run(args: &[String]) -> Result<(), String> {
                 bar.inc(chunk.len() as u64);
             }
             bar.finish_and_clear();
+            shared::repo::reindex::rebuild(store.as_ref(), account).await.map_err(|e| e.to_string())?;
             shared::repo::delivery::changed(store.as_ref(), account).await;
             eprintln!("{account}: {} campaigns, {goals} goals, {ads} ads, {} rule sets written", input.campaigns.len(), input.rules.len());
+            Ok(())
+        }
+        "reindex" => {
+            let Some(account) = args.get(1) else { return Err(USAGE.into()) };
+            let store = shared::assemble::open_store(&cfg).await?;
+            let n = shared::repo::reindex::rebuild(store.as_ref(), account).await.map_err(|e| e.to_string())?;
+            eprintln!(
+                "{account}: name indexes rebuilt: {} live campaigns, {} live goals ({} of deleted campaigns)",
+                n.campaigns, n.goals, n.hidden
+            );
             Ok(())
         }
         _ => Err(USAGE.into()),

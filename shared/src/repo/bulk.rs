@@ -79,8 +79,11 @@ pub async fn goals(
         bulk::check_size("goal", next.len(), if moves { campaigns.len() } else { 0 })?;
         let mut ops = Vec::new();
         for (cur, n) in &next {
-            ops.push(TxOp::Put(super::next(&cur.item, n)?, Cond::Version(cur.version())));
+            ops.push(super::goals::put_next(account, cur, n)?);
         }
+        // One action on the name index's counts (a transaction names an item once).
+        let live: i64 = next.iter().map(|(cur, n)| i64::from(n.deleted_at.is_none()) - i64::from(cur.value.deleted_at.is_none())).sum();
+        ops.extend(super::name_index::delta(account, &[(super::name_index::GOALS, live)]));
         if moves {
             for c in campaigns.values() {
                 let mut nc = c.value.clone();

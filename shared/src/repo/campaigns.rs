@@ -12,7 +12,7 @@ use crate::model::client::Client;
 use crate::model::enums::ClientType;
 use crate::store::{Cond, Item, Key, Query, Store, StoreError, TxOp};
 
-use super::Versioned;
+use super::{name_index, Versioned};
 
 fn key(account: &str, id: &str) -> Key {
     keys::record(account, keys::CAMPAIGN, id)
@@ -47,12 +47,16 @@ pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> RepoRes
     store.batch_get(&keys).await?.into_iter().map(|i| super::decode(i).map(|v| v.value)).collect()
 }
 
-fn item(account: &str, c: &Campaign, base: Item) -> RepoResult<Item> {
+/// A campaign's stored item: its body and index keys (the archived month, or the goal
+/// name index's hiding list once deleted with live goals; the name index).
+pub(super) fn item(account: &str, c: &Campaign, base: Item) -> RepoResult<Item> {
     let mut item = Item { body: serde_json::to_string(c)?, ..base };
     item.gsi1 = match (&c.archive_month, c.deleted_at) {
         (Some(m), None) => Some((keys::archived_month(account, m), c.id.clone())),
+        (_, Some(_)) if name_index::live_goals(c) > 0 => Some((keys::campaigns_hiding(account), c.id.clone())),
         _ => None,
     };
+    item.gsi2 = name_index::campaign_entry(account, c);
     Ok(item)
 }
 
@@ -93,6 +97,7 @@ pub async fn create(store: &dyn Store, account: &str, c: &Campaign) -> RepoResul
         let base = Item { pk: keys::partition(account, keys::CAMPAIGN), sk: c.id.clone(), version: 1, ..Item::default() };
         let mut tx = vec![TxOp::Put(item(account, c, base)?, Cond::NotExists)];
         tx.extend(super::clients::ref_adds(account, &refs));
+        tx.extend(name_index::delta(account, &[(name_index::CAMPAIGNS, 1)]));
         match store.transact(tx).await {
             Ok(()) => {
                 super::delivery::changed(store, account).await;
@@ -155,6 +160,8 @@ pub async fn remove(store: &dyn Store, account: &str, id: &str, now: chrono::Dat
         let base = Item { version: cur.version() + 1, ..cur.item.clone() };
         let mut tx = vec![TxOp::Put(item(account, &c, base)?, Cond::Version(cur.version()))];
         tx.extend(super::clients::ref_drops(account, &cur.value.client_ids()));
+        // Its goals keep their name index entries; the goal pages skip them (name_index).
+        tx.extend(name_index::delta(account, &[(name_index::CAMPAIGNS, -1), (name_index::HIDDEN, name_index::live_goals(&c))]));
         if tries.commit(store, tx).await? {
             {
                 super::delivery::changed(store, account).await;

@@ -6,9 +6,9 @@ use crate::ids::plausible_id;
 use crate::keys;
 use crate::model::campaign::{Campaign, GoalFlight};
 use crate::model::goal::Goal;
-use crate::store::{Cond, Key, Query, Store, TxOp};
+use crate::store::{Cond, Item, Key, Query, Store, TxOp};
 
-use super::Versioned;
+use super::{name_index, Versioned};
 
 fn key(account: &str, id: &str) -> Key {
     keys::record(account, keys::GOAL, id)
@@ -50,6 +50,25 @@ pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> RepoRes
     store.batch_get(&keys).await?.into_iter().map(|i| super::decode(i).map(|v| v.value)).collect()
 }
 
+/// A goal's stored item: its body and its name index entry, on `base` (key, version,
+/// counters).
+pub(super) fn stored_item(account: &str, g: &Goal, base: Item) -> RepoResult<Item> {
+    let k = key(account, &g.id);
+    Ok(Item { pk: k.pk, sk: k.sk, body: serde_json::to_string(g)?, gsi2: name_index::goal_entry(account, g), ..base })
+}
+
+/// The conditional put of a goal's next version.
+pub(super) fn put_next(account: &str, cur: &Versioned<Goal>, g: &Goal) -> RepoResult<TxOp> {
+    let base = Item { version: cur.version() + 1, ..cur.item.clone() };
+    Ok(TxOp::Put(stored_item(account, g, base)?, Cond::Version(cur.version())))
+}
+
+/// The live goal count's change when a write deletes or restores a goal.
+fn count_change(account: &str, old: &Goal, new: &Goal) -> Option<TxOp> {
+    let live = |g: &Goal| i64::from(g.deleted_at.is_none());
+    name_index::delta(account, &[(name_index::GOALS, live(new) - live(old))])
+}
+
 pub(super) fn flight(g: &Goal) -> GoalFlight {
     GoalFlight { id: g.id.clone(), start: g.start, end: g.end, deleted: g.deleted_at.is_some() }
 }
@@ -82,7 +101,9 @@ pub async fn create(
             )));
         }
         let g = build();
-        let ops = vec![TxOp::Put(super::item(key(account, &g.id), &g, 1)?, Cond::NotExists), campaign_with(&campaign, &g)?];
+        let mut ops = vec![TxOp::Put(stored_item(account, &g, Item { version: 1, ..Item::default() })?, Cond::NotExists)];
+        ops.push(campaign_with(&campaign, &g)?);
+        ops.extend(name_index::delta(account, &[(name_index::GOALS, i64::from(g.deleted_at.is_none()))]));
         if tries.commit(store, ops).await? {
             {
                 super::delivery::changed(store, account).await;
@@ -106,7 +127,8 @@ pub async fn update(
     loop {
         tries.check(cur.version())?;
         let g = change(&cur.value)?;
-        let ops = vec![TxOp::Put(super::next(&cur.item, &g)?, Cond::Version(cur.version())), campaign_with(&campaign, &g)?];
+        let mut ops = vec![put_next(account, &cur, &g)?, campaign_with(&campaign, &g)?];
+        ops.extend(count_change(account, &cur.value, &g));
         if tries.commit(store, ops).await? {
             {
                 super::delivery::changed(store, account).await;

@@ -33,6 +33,13 @@ pub async fn put_back(store: &dyn Store, account: &str, c: &Change) -> RepoResul
             return Err(later(c));
         }
         super::goals::update(store, account, first, c.version, |g| patch(g, "", c)).await?;
+    } else if c.kind == "campaign" && !rules {
+        // Through the campaign's own update: its index keys and client references follow.
+        let first = super::campaigns::load(store, account, &c.record_id).await?;
+        if Some(first.version()) != c.version {
+            return Err(later(c));
+        }
+        super::campaigns::update(store, account, first, c.version, |x| patch(x, "", c)).await?;
     } else if let Some(key) = collection_key(account, &c.kind) {
         put_back_entry(store, key, c).await?;
     } else {

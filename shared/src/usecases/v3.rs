@@ -153,6 +153,38 @@ pub async fn stored_goals(st: &AppState, account: &str, campaign: Option<&str>) 
     })
 }
 
+/// The default campaign page (live campaigns by name) from the name index: the live count
+/// and the page; `None` when the account's indexes are not complete (read the records).
+pub async fn campaigns_by_name(st: &AppState, account: &str, offset: usize, size: usize) -> UseCaseResult<Option<(usize, Vec<Campaign>)>> {
+    let Some((total, items)) = repo::name_index::campaign_page(st.store.as_ref(), account, offset, size).await? else { return Ok(None) };
+    let list = items.into_iter().map(|i| repo::decode::<Campaign>(i).map(|v| v.value)).collect::<Result<_, _>>()?;
+    Ok(Some((total, list)))
+}
+
+/// The default goal page (live goals of live campaigns by name) from the name index, each
+/// goal with its campaign; `None` when the account's indexes are not complete.
+pub async fn goals_by_name(
+    st: &AppState,
+    account: &str,
+    offset: usize,
+    size: usize,
+    descending: bool,
+) -> UseCaseResult<Option<(usize, Vec<(Goal, Campaign)>)>> {
+    let Some((total, goals, campaigns)) = repo::name_index::goal_page(st.store.as_ref(), account, offset, size, descending).await? else {
+        return Ok(None);
+    };
+    let campaigns: HashMap<String, Campaign> =
+        campaigns.into_iter().map(|i| repo::decode::<Campaign>(i).map(|v| (v.value.id.clone(), v.value))).collect::<Result<_, _>>()?;
+    let mut list = Vec::with_capacity(goals.len());
+    for item in goals {
+        let g = repo::decode::<Goal>(item)?.value;
+        if let Some(c) = campaigns.get(&g.campaign_id) {
+            list.push((g, c.clone()));
+        }
+    }
+    Ok(Some((total, list)))
+}
+
 /// A campaign of the account, deleted ones too (404 when there is none).
 pub async fn campaign_any(st: &AppState, account: &str, id: &str) -> UseCaseResult<Campaign> {
     repo::campaigns::get_any(st.store.as_ref(), account, id).await?.ok_or_else(|| super::UseCaseError::not_found("campaign", id))

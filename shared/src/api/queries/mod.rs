@@ -102,13 +102,20 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
     };
     let (size, number) = p.paging();
     p.finish()?;
-    let stored = v3::stored_campaigns(&st, &a.id).await?;
-    let picked = select_campaigns(&stored.rows::<CampaignRow>()?, &f);
-    let shown: Vec<Campaign> = page(&picked, size, number).iter().map(|i| stored.full(*i)).collect::<Result<_, _>>()?;
+    // Unfiltered: a page of the name index; otherwise every record, filtered and sorted.
+    let indexed = if f.is_none() { v3::campaigns_by_name(&st, &a.id, offset(size, number), size).await? } else { None };
+    let (total, shown) = match indexed {
+        Some(found) => found,
+        None => {
+            let stored = v3::stored_campaigns(&st, &a.id).await?;
+            let picked = select_campaigns(&stored.rows::<CampaignRow>()?, &f);
+            (picked.len(), page(&picked, size, number).iter().map(|i| stored.full(*i)).collect::<Result<_, _>>()?)
+        }
+    };
     let x = v3::for_campaigns(&st, &a.id, &shown, &campaign_expand(&o)).await?;
     let cx = Ctx { account: &a };
     let campaigns = render_campaigns(&cx, &shown, &o, &x);
-    Ok(Json(CampaignPage { campaigns, pagination: PageInfo::new(picked.len(), size, number) }).into_response())
+    Ok(Json(CampaignPage { campaigns, pagination: PageInfo::new(total, size, number) }).into_response())
 }
 
 /// `GET /v3/campaigns/{id}`: one campaign object, the list's expand/embed parameters.
@@ -183,20 +190,32 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
     let campaign_id = p.one("campaign.id");
     let (size, number) = p.paging();
     p.finish()?;
-    // One campaign: its goals; otherwise every goal and campaign of the account.
-    let (goals, campaigns) = v3::stored_goals(&st, &a.id, campaign_id.as_deref()).await?;
-    let picked = select_goals(&goals.rows::<GoalRow>()?, &campaigns.rows::<CampaignRow>()?, &f);
-    let shown: Vec<(Goal, Campaign)> = page(&picked, size, number)
-        .iter()
-        .map(|(gi, ci)| Ok((goals.full::<Goal>(*gi)?, campaigns.full::<Campaign>(*ci)?)))
-        .collect::<AppResult<_>>()?;
+    // Unfiltered by goal name: a page of the name index. One campaign: its goals; otherwise
+    // every goal and campaign of the account, filtered and sorted.
+    let indexed = if campaign_id.is_none() && f.by_name_only() {
+        v3::goals_by_name(&st, &a.id, offset(size, number), size, f.descending).await?
+    } else {
+        None
+    };
+    let (total, shown) = match indexed {
+        Some(found) => found,
+        None => {
+            let (goals, campaigns) = v3::stored_goals(&st, &a.id, campaign_id.as_deref()).await?;
+            let picked = select_goals(&goals.rows::<GoalRow>()?, &campaigns.rows::<CampaignRow>()?, &f);
+            let shown: Vec<(Goal, Campaign)> = page(&picked, size, number)
+                .iter()
+                .map(|(gi, ci)| Ok((goals.full::<Goal>(*gi)?, campaigns.full::<Campaign>(*ci)?)))
+                .collect::<AppResult<_>>()?;
+            (picked.len(), shown)
+        }
+    };
     let mut x = v3::for_goals(&st, &a.id, &shown, o.expand_ads, o.metrics.is_some() || o.projections).await?;
     if o.projections {
         v3::add_projections(&st, &a, &shown, &mut x).await?;
     }
     let cx = Ctx { account: &a };
     let goals = render_goals(&cx, &shown, &o, &x);
-    Ok(Json(GoalPage { goals, pagination: PageInfo::new(picked.len(), size, number) }).into_response())
+    Ok(Json(GoalPage { goals, pagination: PageInfo::new(total, size, number) }).into_response())
 }
 
 #[utoipa::path(get, path = "/v3/goals/{id}", tag = "queries", summary = "Query one goal, with ads, metrics and projections", params(("id" = String, Path), ("expand" = Option<String>, Query, description = "`ads`: ad objects instead of {id, href}"),

@@ -426,7 +426,12 @@ pub(super) struct AdPage<'a> {
 }
 
 pub fn page<T: Clone>(all: &[T], size: usize, number: usize) -> Vec<T> {
-    all.iter().skip((number - 1).saturating_mul(size)).take(size).cloned().collect()
+    all.iter().skip(offset(size, number)).take(size).cloned().collect()
+}
+
+/// How many records come before page `number` (from 1) of `size`.
+pub fn offset(size: usize, number: usize) -> usize {
+    number.saturating_sub(1).saturating_mul(size)
 }
 
 /// Campaign objects for a page, from what `usecases::v3::for_campaigns` loaded.

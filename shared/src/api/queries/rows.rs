@@ -80,6 +80,18 @@ pub struct CampaignFilter {
     pub ended_after: Option<DateTime<Utc>>,
 }
 
+impl CampaignFilter {
+    /// No filter: every live campaign (the page the name index holds).
+    pub fn is_none(&self) -> bool {
+        let CampaignFilter { include_deleted, states, name, ids, started_before, started_after, ended_before, ended_after } = self;
+        !include_deleted
+            && states.is_empty()
+            && name.is_none()
+            && ids.is_empty()
+            && [started_before, started_after, ended_before, ended_after].iter().all(|d| d.is_none())
+    }
+}
+
 /// The campaigns the filter keeps, by name (case-insensitive) then id: indexes into `rows`.
 pub fn select_campaigns(rows: &[CampaignRow], f: &CampaignFilter) -> Vec<usize> {
     let mut picked: Vec<(usize, String)> = rows
@@ -132,6 +144,33 @@ pub struct GoalFilter {
     pub descending: bool,
     /// The account's priority, for goals and campaigns that set none.
     pub global_priority: u8,
+}
+
+impl GoalFilter {
+    /// Every live goal of a live campaign by goal name (the page the name index holds).
+    pub fn by_name_only(&self) -> bool {
+        let GoalFilter {
+            include_deleted_goals,
+            include_deleted_campaigns,
+            states,
+            goal_name,
+            campaign_name,
+            started_before,
+            started_after,
+            ended_before,
+            ended_after,
+            sorting,
+            descending: _,
+            global_priority: _,
+        } = self;
+        !include_deleted_goals
+            && !include_deleted_campaigns
+            && states.is_empty()
+            && goal_name.is_none()
+            && campaign_name.is_none()
+            && [started_before, started_after, ended_before, ended_after].iter().all(|d| d.is_none())
+            && *sorting == Sorting::GoalName
+    }
 }
 
 /// The goals the filter keeps, in its order (ties by goal id): (goal, campaign) indexes
