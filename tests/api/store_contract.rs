@@ -168,6 +168,13 @@ store_contract! {
         assert_eq!(sks(&first), vec!["r2", "r1"]);
         let rest = s.query(Query::gsi1(&g).limit(2).after(first.next.clone())).await.unwrap();
         assert_eq!(sks(&rest), vec!["r3"]);
+        // Keys only: the table and index keys, in index order, pages continued; no body.
+        let keys = s.query(Query::gsi1(&g).keys_only().limit(2)).await.unwrap();
+        assert_eq!(sks(&keys), vec!["r2", "r1"]);
+        assert_eq!((keys.items[0].pk.as_str(), keys.items[0].gsi1.clone()), (pk.as_str(), Some((g.clone(), "1".into()))));
+        assert!(keys.items.iter().all(|i| i.body.is_empty()), "{:?}", keys.items);
+        let rest = s.query(Query::gsi1(&g).keys_only().backward().limit(2).after(None)).await.unwrap();
+        assert_eq!(sks(&rest), vec!["r3", "r1"]);
         // Moving r1's index key, dropping r2's, deleting r3.
         let mut moved = item(&pk, "r1", "r1");
         moved.gsi1 = Some((g.clone(), "9".into()));

@@ -15,11 +15,11 @@
 
 use std::collections::HashSet;
 
-use super::{RepoError, RepoResult};
+use super::RepoResult;
 use crate::keys;
 use crate::model::campaign::Campaign;
 use crate::model::goal::Goal;
-use crate::store::{Cond, Item, Query, Store, TxOp};
+use crate::store::{Cond, Item, Key, Query, Store, TxOp};
 
 /// Live campaigns.
 pub const CAMPAIGNS: &str = "campaigns";
@@ -32,38 +32,50 @@ pub(super) const INDEXED: &str = "indexed";
 
 /// The most bytes of the lower-case name a sort key holds: DynamoDB's sort keys hold 1,024
 /// bytes, and a name of 255 characters can take more once lower-cased. Names that agree in
-/// their first 960 bytes sort by id.
-const NAME_BYTES: usize = 960;
+/// their first 940 bytes sort by id.
+const NAME_BYTES: usize = 940;
 /// Between the name and the id: below every printable character, so a name sorts before
 /// the names it is a prefix of, as the lists compare them.
 const SEP: char = '\u{1}';
 
-/// The sort key of a record named `name`: its lower-case name, then its id.
-pub fn sort_key(name: &str, id: &str) -> String {
-    let mut lower = name.to_lowercase();
-    if lower.len() > NAME_BYTES {
+/// The sort key of a record named `name`: its lower-case name, then its id (a goal's: then
+/// its campaign's id, so a page can skip a deleted campaign's goals from the keys alone).
+pub fn sort_key(name: &str, ids: &[&str]) -> String {
+    let mut key = name.to_lowercase();
+    if key.len() > NAME_BYTES {
         let mut end = NAME_BYTES;
-        while !lower.is_char_boundary(end) {
+        while !key.is_char_boundary(end) {
             end -= 1;
         }
-        lower.truncate(end);
+        key.truncate(end);
     }
-    format!("{lower}{SEP}{id}")
+    for id in ids {
+        key.push(SEP);
+        key.push_str(id);
+    }
+    key
 }
 
-/// The name part of a sort key.
-fn name_of(sk: &str) -> &str {
-    sk.rsplit_once(SEP).map_or(sk, |(n, _)| n)
+/// A sort key's name and its `N` ids (ids hold no separator; a name may).
+fn parts<const N: usize>(sk: &str) -> (&str, [&str; N]) {
+    let mut ids = [""; N];
+    let mut rest = sk;
+    for slot in ids.iter_mut().rev() {
+        let (head, id) = rest.rsplit_once(SEP).unwrap_or(("", rest));
+        *slot = id;
+        rest = head;
+    }
+    (rest, ids)
 }
 
 /// A campaign's GSI2 entry: live campaigns only.
 pub fn campaign_entry(account: &str, c: &Campaign) -> Option<(String, String)> {
-    c.deleted_at.is_none().then(|| (keys::campaigns_by_name(account), sort_key(&c.name, &c.id)))
+    c.deleted_at.is_none().then(|| (keys::campaigns_by_name(account), sort_key(&c.name, &[&c.id])))
 }
 
 /// A goal's GSI2 entry: live goals only.
 pub fn goal_entry(account: &str, g: &Goal) -> Option<(String, String)> {
-    g.deleted_at.is_none().then(|| (keys::goals_by_name(account), sort_key(g.name.as_deref().unwrap_or(""), &g.id)))
+    g.deleted_at.is_none().then(|| (keys::goals_by_name(account), sort_key(g.name.as_deref().unwrap_or(""), &[&g.id, &g.campaign_id])))
 }
 
 /// A campaign's live goals (what its deletion hides).
@@ -93,19 +105,42 @@ pub async fn counts(store: &dyn Store, account: &str) -> RepoResult<Option<Count
     }))
 }
 
-/// Up to `n` entries of an index partition from the start (or the end), in order.
-async fn first(store: &dyn Store, q: Query, n: usize) -> RepoResult<Vec<Item>> {
-    let mut out: Vec<Item> = Vec::new();
-    let mut q = q;
-    while out.len() < n {
-        let page = store.query(q.clone().limit(n - out.len())).await?;
-        out.extend(page.items);
+/// The index sort keys of up to `n` entries of `q` (keys only), in index order, with
+/// those `skip` refuses left out; read on past `n` while `more` says the entry belongs with
+/// the last one taken.
+async fn walk(
+    store: &dyn Store,
+    mut q: Query,
+    n: usize,
+    skip: impl Fn(&str) -> bool,
+    more: impl Fn(&str, &str) -> bool,
+) -> RepoResult<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    loop {
+        let page = store.query(q.clone().keys_only().limit(n.saturating_sub(out.len()).max(1))).await?;
+        for item in page.items {
+            let Some((_, sk)) = item.gsi2 else { continue };
+            if skip(&sk) {
+                continue;
+            }
+            if out.len() >= n && !out.last().is_some_and(|last| more(last, &sk)) {
+                return Ok(out);
+            }
+            out.push(sk);
+        }
         match page.next {
             Some(c) => q.start_after = Some(c),
-            None => break,
+            None => return Ok(out),
         }
     }
-    Ok(out)
+}
+
+/// The records of `ids` (one batch get), in the order of `ids`; missing ones left out.
+async fn records(store: &dyn Store, account: &str, kind: &str, ids: &[&str]) -> RepoResult<Vec<Item>> {
+    let keys: Vec<Key> = ids.iter().map(|id| keys::record(account, kind, id)).collect();
+    let mut found = store.batch_get(&keys).await?;
+    found.sort_by_key(|i| ids.iter().position(|id| *id == i.sk));
+    Ok(found)
 }
 
 /// The default campaign page (live campaigns by name): the live count and the page's
@@ -116,15 +151,9 @@ pub async fn campaign_page(store: &dyn Store, account: &str, offset: usize, size
     if offset >= total {
         return Ok(Some((total, Vec::new())));
     }
-    let mut items = first(store, Query::gsi2(keys::campaigns_by_name(account)), offset + size).await?;
-    Ok(Some((total, items.split_off(offset.min(items.len())))))
-}
-
-/// What a goal's entry says of its campaign.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct GoalCampaign {
-    campaign_id: String,
+    let sks = walk(store, Query::gsi2(keys::campaigns_by_name(account)), offset + size, |_| false, |_, _| false).await?;
+    let ids: Vec<&str> = sks.iter().skip(offset).map(|sk| parts::<1>(sk).1[0]).collect();
+    Ok(Some((total, records(store, account, keys::CAMPAIGN, &ids).await?)))
 }
 
 /// The default goal page (live goals of live campaigns by name, then id; `descending` by
@@ -143,60 +172,34 @@ pub async fn goal_page(
         return Ok(Some((total, Vec::new(), Vec::new())));
     }
     let hiding: HashSet<String> = if n.hidden > 0 {
-        store.query(Query::gsi1(keys::campaigns_hiding(account))).await?.items.into_iter().map(|i| i.sk).collect()
+        let q = Query::gsi1(keys::campaigns_hiding(account)).keys_only();
+        store.query(q).await?.items.into_iter().map(|i| i.sk).collect()
     } else {
         HashSet::new()
     };
-    let want = offset + size;
     let mut q = Query::gsi2(keys::goals_by_name(account));
     if descending {
         q = q.backward();
     }
-    // Entries in index order, the hidden ones left out; read on past `want` while the name
-    // stays the same, so that a descending page can order a name's goals by id.
-    let mut shown: Vec<Item> = Vec::new();
-    loop {
-        let page = store.query(q.clone().limit(want.saturating_sub(shown.len()).max(1))).await?;
-        let mut done = page.next.is_none();
-        for item in page.items {
-            let cid = serde_json::from_str::<GoalCampaign>(&item.body)
-                .map_err(|e| RepoError::Internal(crate::cause::Cause::context(format!("corrupt record {}/{}", item.pk, item.sk), e)))?
-                .campaign_id;
-            if hiding.contains(&cid) {
-                continue;
-            }
-            if shown.len() >= want && (!descending || sk_name(&item) != shown.last().map(sk_name).unwrap_or_default()) {
-                done = true;
-                break;
-            }
-            shown.push(item);
-        }
-        if done {
-            break;
-        }
-        q.start_after = page.next;
-    }
+    // Descending, the index runs a name's goals by id downwards where the lists order them
+    // upwards: read the whole last name, then order.
+    let same_name = |a: &str, b: &str| descending && parts::<2>(a).0 == parts::<2>(b).0;
+    let mut sks = walk(store, q, offset + size, |sk| hiding.contains(parts::<2>(sk).1[1]), same_name).await?;
     if descending {
-        // The index runs a name's goals by id downwards; the lists order them upwards.
-        shown.sort_by(|x, y| sk_name(y).cmp(sk_name(x)).then(x.sk.cmp(&y.sk)));
+        sks.sort_by(|x, y| {
+            let ((xn, [xg, _]), (yn, [yg, _])) = (parts::<2>(x), parts::<2>(y));
+            yn.cmp(xn).then(xg.cmp(yg))
+        });
     }
-    shown.truncate(want);
-    let page: Vec<Item> = shown.split_off(offset.min(shown.len()));
-    let mut cids: Vec<crate::store::Key> = Vec::new();
-    for item in &page {
-        let cid = serde_json::from_str::<GoalCampaign>(&item.body).map(|g| g.campaign_id).unwrap_or_default();
-        let k = keys::record(account, keys::CAMPAIGN, &cid);
-        if !cids.contains(&k) {
-            cids.push(k);
-        }
-    }
-    let campaigns = store.batch_get(&cids).await?;
-    Ok(Some((total, page, campaigns)))
-}
-
-/// The name part of an index entry's sort key.
-fn sk_name(item: &Item) -> &str {
-    item.gsi2.as_ref().map_or("", |(_, sk)| name_of(sk))
+    sks.truncate(offset + size);
+    let page: Vec<(&str, [&str; 2])> = sks.iter().skip(offset).map(|sk| parts::<2>(sk)).collect();
+    let goal_ids: Vec<&str> = page.iter().map(|(_, [g, _])| *g).collect();
+    let mut campaign_ids: Vec<&str> = page.iter().map(|(_, [_, c])| *c).collect();
+    campaign_ids.sort_unstable();
+    campaign_ids.dedup();
+    let goals = records(store, account, keys::GOAL, &goal_ids).await?;
+    let campaigns = records(store, account, keys::CAMPAIGN, &campaign_ids).await?;
+    Ok(Some((total, goals, campaigns)))
 }
 
 #[cfg(test)]
@@ -206,16 +209,17 @@ mod tests {
     #[test]
     fn sort_keys_order_as_the_lists_compare_names() {
         let mut names = ["Beta", "alpha", "Alpha beta", "alpha!", "", "ÄRGER", "alp"];
-        let mut keys: Vec<String> = names.iter().map(|n| sort_key(n, "id")).collect();
+        let mut keys: Vec<String> = names.iter().map(|n| sort_key(n, &["id", "campaign"])).collect();
         keys.sort();
         names.sort_by_key(|n| n.to_lowercase());
-        let from_keys: Vec<&str> = keys.iter().map(|k| name_of(k)).collect();
+        let from_keys: Vec<&str> = keys.iter().map(|k| parts::<2>(k).0).collect();
         let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
         assert_eq!(from_keys, lower);
+        assert_eq!(parts::<2>(&sort_key("a\u{1}b", &["g", "c"])), ("a\u{1}b", ["g", "c"]), "a name may hold the separator");
         // A long name is cut at a character boundary, within DynamoDB's 1,024-byte sort key.
         let long = "é".repeat(255 * 2);
-        let k = sort_key(&long, "00000000-0000-0000-0000-000000000000");
+        let k = sort_key(&long, &["00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000000"]);
         assert!(k.len() <= 1024, "{}", k.len());
-        assert!(name_of(&k).chars().all(|c| c == 'é'));
+        assert!(parts::<2>(&k).0.chars().all(|c| c == 'é'));
     }
 }

@@ -236,6 +236,9 @@ impl Store for DynamoStore {
             if index.is_none() {
                 req = req.consistent_read(true);
             }
+            if q.keys_only {
+                req = req.projection_expression("pk, sk, g1pk, g1sk, g2pk, g2sk");
+            }
             if remaining < 1000 {
                 req = req.limit(remaining as i32);
             }

@@ -350,7 +350,11 @@ impl Store for EmbeddedStore {
                         more = true;
                         break;
                     }
-                    if let Some(v) = main.get((pk, sk)).map_err(be)? {
+                    if q.keys_only {
+                        let ik = Some((q.pk.clone(), isk.to_string()));
+                        let (gsi1, gsi2) = if q.index == Index::Gsi1 { (ik, None) } else { (None, ik) };
+                        items.push(Item { pk: pk.to_string(), sk: sk.to_string(), gsi1, gsi2, ..Item::default() });
+                    } else if let Some(v) = main.get((pk, sk)).map_err(be)? {
                         items.push(decode(pk, sk, v.value())?);
                     }
                 }

@@ -204,11 +204,14 @@ pub struct Query {
     pub forward: bool,
     pub limit: Option<usize>,
     pub start_after: Option<Cursor>,
+    /// Only the keys (table and index keys, no body, counters or version): an index walked
+    /// through to a page, whose records are then read by key.
+    pub keys_only: bool,
 }
 
 impl Query {
     pub fn partition(pk: impl Into<String>) -> Self {
-        Query { index: Index::Primary, pk: pk.into(), sk: SkCond::All, forward: true, limit: None, start_after: None }
+        Query { index: Index::Primary, pk: pk.into(), sk: SkCond::All, forward: true, limit: None, start_after: None, keys_only: false }
     }
     pub fn gsi1(pk: impl Into<String>) -> Self {
         Query { index: Index::Gsi1, ..Query::partition(pk) }
@@ -222,6 +225,10 @@ impl Query {
     }
     pub fn limit(mut self, n: usize) -> Self {
         self.limit = Some(n);
+        self
+    }
+    pub fn keys_only(mut self) -> Self {
+        self.keys_only = true;
         self
     }
     pub fn backward(mut self) -> Self {
