@@ -162,6 +162,10 @@ both_stores! {
         // An unknown account: 404, and after the first lookup no store reads for a while.
         let unknown = format!("/v1/adrequest?account=no-such-{}&format=preroll", app.a.id);
         app.send("GET", &unknown, None, None, "").await.expect(404);
+        // The store's count is the process's: the background work (the compile worker's
+        // read of the change, the traffic samples' write) ends first.
+        app.settle().await;
+        app.flush_samples().await;
         let trips = app.store.round_trips();
         for _ in 0..50 {
             app.send("GET", &unknown, None, None, "").await.expect(404);

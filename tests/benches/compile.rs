@@ -3,6 +3,11 @@
 //! generated account (median of a few rounds, the input's own drop timed apart) and the
 //! growth against the previous size, the snapshot's estimated bytes per ad and the process's
 //! peak resident memory (records + snapshot). Run: `cargo bench -p api-tests --bench compile`.
+//! Allocator: mimalloc, as the compile worker and the serving function (the earlier figures
+//! in docs/publisher-scale.md, section 2, were taken with glibc's).
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::time::Instant;
 
