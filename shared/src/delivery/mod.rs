@@ -9,6 +9,7 @@ pub mod counting;
 pub mod decide;
 pub mod explain;
 pub mod freq;
+pub mod id_key;
 pub mod ivt;
 pub mod link_keys;
 pub mod markup;

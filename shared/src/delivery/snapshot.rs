@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Datelike, Timelike, Utc};
 
 pub use super::freq::{window_secs, FreqCap, Scope};
+use super::id_key::IdKey;
 use super::programmatic::Fill;
 use super::request::{day_of, parse_user_agent, AdRequest, ViewerState};
 pub use super::symbols::{AdFormat, Interner, Sym, UNKNOWN};
@@ -210,6 +211,15 @@ fn freq_of(rules: &Rules, scope: String) -> Vec<FreqCap> {
 
 /// Compiles an account's records into the decision's state.
 pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
+    let mut s = compile_unindexed(input, built);
+    s.reindex();
+    s
+}
+
+/// [`compile`] without the id indexes (`ad_index`, `goal_index`): what the compile worker
+/// encodes, since the compiled form leaves them out and every reader rebuilds them
+/// (`Snapshot::reindex`).
+pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
     let account = input.account.unwrap_or_else(|| Account {
         id: String::new(),
         name: String::new(),
@@ -278,7 +288,8 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
 
     let demand = super::programmatic::Demand::compile(&input.demand_partners, &input.marketplaces);
     let mut goals = Vec::with_capacity(input.goals.len());
-    let mut goal_index = HashMap::with_capacity(input.goals.len());
+    // Goals by id for the ads' join, keyed inline (`id_key`).
+    let mut goal_slots: HashMap<IdKey, u32> = HashMap::with_capacity(input.goals.len());
     // The records are the compile's own: strings move into the entries, not copied.
     for g in input.goals.into_iter().filter(|g| g.deleted_at.is_none()) {
         let Some((ci, c)) = campaign_index.get(g.campaign_id.as_str()) else {
@@ -311,7 +322,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             }
         }
         let target = g.pacing_target();
-        goal_index.insert(g.id.clone(), goals.len() as u32);
+        goal_slots.insert(IdKey::of(&g.id), goals.len() as u32);
         goals.push(GoalEntry {
             caps: caps_of(&g),
             campaign_id: c.id.clone(),
@@ -335,16 +346,17 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
 
     // Ads: enabled, with something to play, in a goal that can deliver.
     let mut ads = Vec::with_capacity(input.ads.len());
-    let mut ad_index = HashMap::with_capacity(input.ads.len());
-    // Per goal and format, the ads with their explicit weights (indexed like `goals`).
-    let mut weights: Vec<[WeightList; 4]> = vec![Default::default(); goals.len()];
+    // The goals' flights, compact (an ad reads its goal's; the entries are large).
+    let flights: Vec<(i64, Option<i64>)> = goals.iter().map(|g| (g.start, g.end)).collect();
+    // Each served ad's (goal, format, ad, weight), in input order; grouped by goal below.
+    let mut links: Vec<(u32, u8, u32, Option<f64>)> = Vec::with_capacity(input.ads.len());
     for ad in input.ads {
         let mut leave = |reason| left_out.push(LeftOutRecord { kind: "ad", id: ad.id.clone(), reason });
         if !ad.enabled {
             leave(LeftOut::AdDisabled);
             continue;
         }
-        let Some(&gi) = goal_index.get(&ad.goal_id) else {
+        let Some(&gi) = goal_slots.get(&IdKey::of(&ad.goal_id)) else {
             leave(LeftOut::GoalNotDelivering);
             continue;
         };
@@ -357,15 +369,14 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             leave(LeftOut::NoMedia(super::media::why_no_media(&ad, &input.assets)));
             continue;
         };
-        let g = &goals[gi as usize];
-        let start = ad.start.map_or(g.start, |s| s.timestamp().max(g.start));
-        let end = match (ad.end.map(|e| e.timestamp()), g.end) {
+        let (g_start, g_end) = flights[gi as usize];
+        let start = ad.start.map_or(g_start, |s| s.timestamp().max(g_start));
+        let end = match (ad.end.map(|e| e.timestamp()), g_end) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
         let idx = ads.len() as u32;
-        ad_index.insert(ad.id.clone(), idx);
-        weights[gi as usize][format.index()].push((idx, ad.weight));
+        links.push((gi, format.index() as u8, idx, ad.weight));
         ads.push(AdEntry {
             device_containers: ad.device_containers.as_ref().map(|d| d.iter().map(|s| syms.intern(s)).collect()),
             // The probe's length for a video; `estimatedAdDuration` for IPTV and third-party ads.
@@ -383,14 +394,33 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
             trackers: ad.external_trackers.into_iter().map(|t| (t.event, t.url)).collect(),
         });
     }
-    for (goal, lists) in goals.iter_mut().zip(weights) {
-        for (slot, list) in goal.ads.iter_mut().zip(lists) {
+    // Per goal and format, the ads with their explicit weights, in input order: the links
+    // grouped by goal with a counting sort (linear, and each goal's lists built in turn).
+    let mut starts = vec![0usize; goals.len() + 1];
+    for l in &links {
+        starts[l.0 as usize + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut grouped: Vec<(u8, u32, Option<f64>)> = vec![(0, 0, None); links.len()];
+    let mut next = starts.clone();
+    for (gi, f, idx, w) in links {
+        grouped[next[gi as usize]] = (f, idx, w);
+        next[gi as usize] += 1;
+    }
+    for (gi, goal) in goals.iter_mut().enumerate() {
+        let of_goal = &grouped[starts[gi]..starts[gi + 1]];
+        for (f, slot) in goal.ads.iter_mut().enumerate() {
+            let list: WeightList = of_goal.iter().filter(|(lf, _, _)| usize::from(*lf) == f).map(|(_, i, w)| (*i, *w)).collect();
             if !list.is_empty() {
                 let shares = weight_shares(&list.iter().map(|(_, w)| *w).collect::<Vec<_>>());
                 *slot = list.iter().map(|(i, _)| *i).zip(shares).collect();
             }
         }
     }
+
+    drop(goal_slots);
 
     // The decision order (`GoalEntry::rank`, id for a stable order), sorted once; each
     // format keeps the goals that take part in it, in that order.
@@ -455,8 +485,8 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
         order,
         levels,
         ads,
-        ad_index,
-        goal_index,
+        ad_index: HashMap::new(),
+        goal_index: HashMap::new(),
         needs_viewer,
         policies,
         left_out,

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{UseCaseError, UseCaseResult};
 use crate::delivery::compiled::{self, FORMAT};
-use crate::delivery::snapshot::compile;
+use crate::delivery::snapshot::compile_unindexed;
 use crate::keys;
 use crate::queue::QueueName;
 use crate::repo::delivery::{Compiled, Pointed};
@@ -83,7 +83,8 @@ pub async fn run(st: &AppState, account: &str) -> UseCaseResult<Outcome> {
         return Ok(Outcome::NoAccount);
     }
     let started = std::time::Instant::now();
-    let snapshot = compile(input, st.clock.now());
+    // The compiled form leaves the id indexes out (every reader rebuilds them): not built here.
+    let snapshot = compile_unindexed(input, st.clock.now());
     let bytes = compiled::encode(&snapshot).map_err(UseCaseError::internal)?;
     let object = keys::compiled_object(account, version);
     let c = Compiled {
