@@ -138,8 +138,9 @@ async fn walk(
 /// The records of `ids` (one batch get), in the order of `ids`; missing ones left out.
 async fn records(store: &dyn Store, account: &str, kind: &str, ids: &[&str]) -> RepoResult<Vec<Item>> {
     let keys: Vec<Key> = ids.iter().map(|id| keys::record(account, kind, id)).collect();
+    let place: std::collections::HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
     let mut found = store.batch_get(&keys).await?;
-    found.sort_by_key(|i| ids.iter().position(|id| *id == i.sk));
+    found.sort_by_key(|i| place.get(i.sk.as_str()).copied());
     Ok(found)
 }
 
