@@ -13,7 +13,7 @@
 //!   pages are read the old way until `repo::reindex::rebuild` has run (`seed::apply` runs
 //!   it once, `admin reindex` on demand).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::RepoResult;
 use crate::keys;
@@ -135,13 +135,17 @@ async fn walk(
     }
 }
 
-/// The records of `ids` (one batch get), in the order of `ids`; missing ones left out.
-async fn records(store: &dyn Store, account: &str, kind: &str, ids: &[&str]) -> RepoResult<Vec<Item>> {
-    let keys: Vec<Key> = ids.iter().map(|id| keys::record(account, kind, id)).collect();
-    let place: std::collections::HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-    let mut found = store.batch_get(&keys).await?;
-    found.sort_by_key(|i| place.get(i.sk.as_str()).copied());
-    Ok(found)
+/// The records of each `(kind, ids)` (one batch get for all), each kind's in the order of
+/// its `ids`; missing ones left out.
+async fn records<const N: usize>(store: &dyn Store, account: &str, wanted: [(&str, &[&str]); N]) -> RepoResult<[Vec<Item>; N]> {
+    let keys: Vec<Key> = wanted.iter().flat_map(|(kind, ids)| ids.iter().map(|id| keys::record(account, kind, id))).collect();
+    let found = store.batch_get(&keys).await?;
+    Ok(wanted.map(|(kind, ids)| {
+        let (pk, place) = (keys::partition(account, kind), ids.iter().enumerate().map(|(i, id)| (*id, i)).collect::<HashMap<_, _>>());
+        let mut mine: Vec<Item> = found.iter().filter(|i| i.pk == pk).cloned().collect();
+        mine.sort_by_key(|i| place.get(i.sk.as_str()).copied());
+        mine
+    }))
 }
 
 /// The default campaign page (live campaigns by name): the live count and the page's
@@ -154,7 +158,8 @@ pub async fn campaign_page(store: &dyn Store, account: &str, offset: usize, size
     }
     let sks = walk(store, Query::gsi2(keys::campaigns_by_name(account)), offset + size, |_| false, |_, _| false).await?;
     let ids: Vec<&str> = sks.iter().skip(offset).map(|sk| parts::<1>(sk).1[0]).collect();
-    Ok(Some((total, records(store, account, keys::CAMPAIGN, &ids).await?)))
+    let [campaigns] = records(store, account, [(keys::CAMPAIGN, &ids)]).await?;
+    Ok(Some((total, campaigns)))
 }
 
 /// The default goal page (live goals of live campaigns by name, then id; `descending` by
@@ -198,8 +203,7 @@ pub async fn goal_page(
     let mut campaign_ids: Vec<&str> = page.iter().map(|(_, [_, c])| *c).collect();
     campaign_ids.sort_unstable();
     campaign_ids.dedup();
-    let goals = records(store, account, keys::GOAL, &goal_ids).await?;
-    let campaigns = records(store, account, keys::CAMPAIGN, &campaign_ids).await?;
+    let [goals, campaigns] = records(store, account, [(keys::GOAL, &goal_ids), (keys::CAMPAIGN, &campaign_ids)]).await?;
     Ok(Some((total, goals, campaigns)))
 }
 
