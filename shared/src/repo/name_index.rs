@@ -105,6 +105,9 @@ pub async fn counts(store: &dyn Store, account: &str) -> RepoResult<Option<Count
     }))
 }
 
+/// The fewest index keys a walk asks for at once (keys only: about 100 bytes each).
+const WALK_CHUNK: usize = 100;
+
 /// The index sort keys of up to `n` entries of `q` (keys only), in index order, with
 /// those `skip` refuses left out; read on past `n` while `more` says the entry belongs with
 /// the last one taken.
@@ -117,7 +120,9 @@ async fn walk(
 ) -> RepoResult<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
     loop {
-        let page = store.query(q.clone().keys_only().limit(n.saturating_sub(out.len()).max(1))).await?;
+        // At least a chunk a query: skipped entries and a descending page's run of equal
+        // names would otherwise cost a query each.
+        let page = store.query(q.clone().keys_only().limit(n.saturating_sub(out.len()).max(WALK_CHUNK))).await?;
         for item in page.items {
             let Some((_, sk)) = item.gsi2 else { continue };
             if skip(&sk) {
