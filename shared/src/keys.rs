@@ -236,6 +236,20 @@ pub const COMPILED_PREFIX: &str = "snapshots/";
 pub fn pace(a: &str, goal: &str) -> Key {
     Key::new(delivery_partition(a), format!("{PACE_PREFIX}{goal}"))
 }
+/// A pace record's GSI1 entry: `A#<a>#PACE_CHANGED` / `<wall-clock ms, 13 digits>#<goal>`,
+/// moved by every write of the record, so a serving process reads the records changed
+/// since its last read (docs/publisher-scale.md, "Pace records").
+pub fn pace_changed(a: &str, goal: &str, at_ms: i64) -> (String, String) {
+    (pace_changes(a), format!("{}#{goal}", pace_changed_from(at_ms)))
+}
+/// The GSI1 partition of an account's pace records by time of change.
+pub fn pace_changes(a: &str) -> String {
+    partition(a, "PACE_CHANGED")
+}
+/// The lowest GSI1 sort key of the pace records changed at or after `at_ms`.
+pub fn pace_changed_from(at_ms: i64) -> String {
+    format!("{:013}", at_ms.max(0))
+}
 pub fn freq(a: &str, viewer: &str) -> Key {
     Key::new(viewer_partition(a, viewer), FREQ_SK)
 }

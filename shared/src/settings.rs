@@ -141,6 +141,12 @@ pub struct Settings {
     /// compiling the records itself.
     pub delivery_swap_goals: usize,
     pub delivery_compile_wait: Duration,
+    /// `DELIVERY_PACE_OVERLAP_MS`: how far before its last read a serving process asks for
+    /// the pace records changed since (default 5 s: more than the writers' clock skew, a
+    /// counting transaction's duration and GSI1's propagation). A record changed twice is
+    /// read once (its latest), and a record is applied only over an older version, so
+    /// reading one twice is harmless.
+    pub delivery_pace_overlap: Duration,
     /// `DELIVERY_MAX_GOALS`, `DELIVERY_MAX_ADS`: the most stored goals and ads an account's
     /// snapshot is compiled from (`limits::SNAPSHOT_MAX_GOALS`, `SNAPSHOT_MAX_ADS`).
     pub delivery_max_goals: usize,
@@ -193,6 +199,7 @@ impl Default for Settings {
             delivery_max_age: Duration::from_secs(60),
             delivery_swap_goals: 1_000,
             delivery_compile_wait: Duration::from_secs(20),
+            delivery_pace_overlap: Duration::from_millis(5_000),
             delivery_max_goals: crate::limits::SNAPSHOT_MAX_GOALS,
             delivery_max_ads: crate::limits::SNAPSHOT_MAX_ADS,
             account_rate_per_sec: 100.0,
@@ -261,6 +268,7 @@ impl Settings {
             delivery_max_age: num("DELIVERY_MAX_AGE_SECS").map(Duration::from_secs).unwrap_or(d.delivery_max_age),
             delivery_swap_goals: num("DELIVERY_SWAP_GOALS").map(|n| n as usize).unwrap_or(d.delivery_swap_goals),
             delivery_compile_wait: num("DELIVERY_COMPILE_WAIT_SECS").map(Duration::from_secs).unwrap_or(d.delivery_compile_wait),
+            delivery_pace_overlap: num("DELIVERY_PACE_OVERLAP_MS").map(Duration::from_millis).unwrap_or(d.delivery_pace_overlap),
             delivery_max_goals: num("DELIVERY_MAX_GOALS").map(|n| n as usize).unwrap_or(d.delivery_max_goals),
             delivery_max_ads: num("DELIVERY_MAX_ADS").map(|n| n as usize).unwrap_or(d.delivery_max_ads),
             account_rate_per_sec: num("ACCOUNT_RATE_PER_SEC").map(|n| n as f64).unwrap_or(d.account_rate_per_sec),

@@ -36,6 +36,7 @@ mod name_index;
 mod notifications;
 mod openapi;
 mod outages;
+mod pace_reads;
 mod pacing;
 mod player_browser;
 mod policies;

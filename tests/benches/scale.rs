@@ -7,8 +7,10 @@
 //!   request path), how long until the new version serves (one GET + decode, in the
 //!   background), the same read on the request path (`DELIVERY_SWAP_GOALS` above the
 //!   account), and what the old path took (read every record + compile);
-//! - the store round trips of a refresh with no change (x60 = a minute at the 1 s refresh)
-//!   and of the refresh after a change;
+//! - the store round trips and pace records read by a refresh with no change (x60 = a
+//!   minute at the 1 s refresh), every goal having delivered a minute before, when nothing
+//!   delivered since and when 100 goals did; the whole partition's query (the refresh
+//!   before); and the refresh after a change;
 //! - the snapshot's size in memory, decisions/s on one core and p99.
 //!
 //! `BACKEND=dynamodb` runs on the emulator (`AWS_ENDPOINT_URL`, as the tests; moto's S3 for
@@ -49,6 +51,9 @@ async fn seed(st: &AppState, account: &str, goals: usize) {
     let mut items = shared::repo::snapshots::items(account, &input).expect("items");
     items.push(shared::repo::item(shared::keys::account(account), &synthetic::account(account), 1).expect("account"));
     items.push(shared::repo::item(shared::keys::delivery_account(account), &synthetic::account(account), 1).expect("account"));
+    // Every goal has delivered, a minute ago.
+    let minute_ago = shared::repo::delivery::wall_ms() - 60_000;
+    items.extend(input.goals.iter().map(|g| pace_item(account, &g.id, 1, minute_ago)));
     let store = st.store.clone();
     let mut set = tokio::task::JoinSet::new();
     for chunk in items.chunks(25).map(<[_]>::to_vec).collect::<Vec<_>>() {
@@ -60,6 +65,26 @@ async fn seed(st: &AppState, account: &str, goals: usize) {
     }
     while set.join_next().await.is_some() {}
     bump(st, account).await;
+}
+
+fn pace_item(account: &str, goal: &str, version: u64, at_ms: i64) -> shared::store::Item {
+    let pace = Pace { impressions: version, delivered: version, ..Pace::default() };
+    let mut item = shared::repo::item(shared::keys::pace(account, goal), &pace, version).expect("pace");
+    item.gsi1 = Some(shared::keys::pace_changed(account, goal, at_ms));
+    item
+}
+
+/// A refresh's round trips and pace records read (no change of what is served) after
+/// `delivered` goals' pace records changed.
+async fn refresh_reads(cache: &Arc<DeliveryCache>, st: &AppState, account: &str, settings: &Settings, delivered: &[String]) -> (u64, u64) {
+    let now = shared::repo::delivery::wall_ms();
+    let items: Vec<_> = delivered.iter().map(|g| pace_item(account, g, 2 + now as u64 % 1_000_000, now)).collect();
+    for chunk in items.chunks(25) {
+        st.store.batch_write(chunk.to_vec(), Vec::new()).await.expect("paces");
+    }
+    let (trips, read) = (st.store.round_trips(), cache.paces_read());
+    cache.current(&st.store, &st.blobs, account, settings, chrono::Utc::now()).await.expect("refresh");
+    (st.store.round_trips() - trips, cache.paces_read() - read)
 }
 
 async fn bump(st: &AppState, account: &str) {
@@ -123,8 +148,8 @@ async fn main() {
     let settings = Settings { delivery_refresh: std::time::Duration::ZERO, ..TestApp::settings() };
     let on_request = Settings { delivery_swap_goals: usize::MAX, ..settings.clone() };
     println!("store: {}", if on_emulator { "DynamoDB + S3 on the emulator" } else { "embedded" });
-    println!("| goals | ads | worker compile ms | compiled MB | first request after a change ms | new version serving after ms | read on the request path ms | before: read + compile ms | refresh round trips (no change) | after a change: round trips + GETs | snapshot MB | decisions/s | p99 us |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| goals | ads | worker compile ms | compiled MB | first request after a change ms | new version serving after ms | read on the request path ms | before: read + compile ms | refresh: round trips, pace records (none delivered) | (100 goals delivered) | before: one query of the partition: round trips, pace records | after a change: round trips + GETs | snapshot MB | decisions/s | p99 us |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for goals in sizes() {
         let account = format!("scale-{goals}");
         seed(&st, &account, goals).await;
@@ -135,9 +160,22 @@ async fn main() {
         // A process that serves the account already.
         let cache = Arc::new(DeliveryCache::default());
         cache.current(&st.store, &st.blobs, &account, &settings, now).await.expect("warm");
-        let before = st.store.round_trips();
-        cache.current(&st.store, &st.blobs, &account, &settings, now).await.expect("refresh");
-        let steady = st.store.round_trips() - before;
+        // Refreshes a second apart at steady state (the overlap is 5 s): nothing delivered,
+        // then 100 goals delivered; before: one query of the whole delivery partition.
+        let goal_ids: Vec<String> = cache
+            .current(&st.store, &st.blobs, &account, &settings, now)
+            .await
+            .expect("warm")
+            .0
+            .goals
+            .iter()
+            .map(|g| g.id.clone())
+            .collect();
+        let calm = refresh_reads(&cache, &st, &account, &settings, &[]).await;
+        let busy = refresh_reads(&cache, &st, &account, &settings, &goal_ids[..100.min(goal_ids.len())]).await;
+        let trips = st.store.round_trips();
+        let whole = shared::repo::delivery::state(st.store.as_ref(), &account).await.expect("state");
+        let whole = (st.store.round_trips() - trips, whole.paces.len());
         let (mut first, mut swapped, mut sync) = (Vec::new(), Vec::new(), Vec::new());
         let (mut trips, mut gets) = (0, 0);
         for _ in 0..5 {
@@ -178,13 +216,19 @@ async fn main() {
             .collect();
         lat.sort_by(|a, b| a.total_cmp(b));
         println!(
-            "| {goals} | {} | {compile_ms:.0} | {:.1} | {:.1} (max {:.1}) | {:.0} | {:.0} | {old_ms:.0} | {steady} | {trips} + {gets} GET | {:.0} | {per_sec:.0} | {:.1} |",
+            "| {goals} | {} | {compile_ms:.0} | {:.1} | {:.1} (max {:.1}) | {:.0} | {:.0} | {old_ms:.0} | {}, {} | {}, {} | {}, {} | {trips} + {gets} GET | {:.0} | {per_sec:.0} | {:.1} |",
             goals * 5,
             bytes as f64 / 1e6,
             first[first.len() / 2],
             first[first.len() - 1],
             swapped[swapped.len() / 2],
             sync[sync.len() / 2],
+            calm.0,
+            calm.1,
+            busy.0,
+            busy.1,
+            whole.0,
+            whole.1,
             s.approx_bytes() as f64 / 1e6,
             pct(&lat, 0.99),
         );

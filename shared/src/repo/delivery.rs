@@ -18,7 +18,7 @@ use crate::delivery::freq::FreqState;
 use crate::delivery::pacing::Pace;
 use crate::keys;
 use crate::model::audience::Viewer;
-use crate::store::{Cond, Query, Store};
+use crate::store::{Cond, Query, SkCond, Store};
 
 pub use keys::{DELIVERY_VERSION_SK as VERSION_SK, FREQ_SK, PACE_PREFIX};
 /// How long a counted event's marker is kept: longer than any copy of its message can
@@ -117,6 +117,42 @@ pub async fn state(store: &dyn Store, account: &str) -> RepoResult<State> {
             None => return Ok(State { version, paces: pace, compiled }),
         }
     }
+}
+
+/// The wall clock in milliseconds: the pace records' change stamps and the serving
+/// processes' read marks compare on it (never on an injected business clock).
+pub fn wall_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// The delivery version, the compiled pointer and the pace records changed at or after
+/// `since_ms` (wall clock): one batch get and one query of GSI1, at once. What a serving
+/// process that holds the account's pace records reads on a refresh: its size follows
+/// the goals that delivered since, not the account.
+pub async fn state_since(store: &dyn Store, account: &str, since_ms: i64) -> RepoResult<State> {
+    let changes = Query::gsi1(keys::pace_changes(account)).sk(SkCond::Gt(keys::pace_changed_from(since_ms)));
+    let (head, changed) = futures_util::future::join(version_and_compiled(store, account), async {
+        let mut out = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = store.query(changes.clone().after(cursor)).await?;
+            out.extend(page.items);
+            match page.next {
+                Some(c) => cursor = Some(c),
+                None => return RepoResult::Ok(out),
+            }
+        }
+    })
+    .await;
+    let (version, compiled) = head?;
+    let mut paces = HashMap::new();
+    for item in changed? {
+        if let Some(goal) = item.sk.strip_prefix(PACE_PREFIX) {
+            let (goal, version) = (goal.to_string(), item.version);
+            paces.insert(goal, (super::decode::<Pace>(item)?.value, version));
+        }
+    }
+    Ok(State { version, paces, compiled: compiled.map(|(c, _)| c) })
 }
 
 /// The delivery version and the compiled pointer alone (one batch get): what the compile

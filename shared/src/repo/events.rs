@@ -157,8 +157,14 @@ fn ops(c: &Commit<'_>) -> RepoResult<Vec<TxOp>> {
     }
     ops.extend(super::metrics::add_ops(a, &per_ad.into_iter().collect::<Vec<_>>()));
     ops.extend(super::reports::add_ops(cells.into_iter(), c.offset_at));
+    let stamp = super::delivery::wall_ms();
     for (goal, pace, version) in &c.paces {
-        ops.push(put_versioned(keys::pace(a, goal), pace, *version, None)?);
+        let mut op = put_versioned(keys::pace(a, goal), pace, *version, None)?;
+        if let TxOp::Put(item, _) = &mut op {
+            // Serving processes read the pace records changed since their last read.
+            item.gsi1 = Some(keys::pace_changed(a, goal, stamp));
+        }
+        ops.push(op);
     }
     for (viewer, freq, version) in &c.freqs {
         ops.push(put_versioned(keys::freq(a, viewer), freq, *version, None)?);

@@ -33,6 +33,7 @@ pub mod idempotency;
 pub mod metrics;
 pub mod name_index;
 pub mod notices;
+pub mod pace_view;
 pub mod policies;
 pub mod reference;
 pub mod reindex;

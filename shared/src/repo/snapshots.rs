@@ -1,7 +1,9 @@
 //! The snapshot cache of a serving process (a Lambda between invocations, the local
 //! server): per account the compiled snapshot and the goals' pace records. At most every
-//! `refresh` it reads the account's delivery partition once (the version counter, the
-//! compiled snapshot's pointer and the pace records, one query). When the version moved it
+//! `refresh` it reads the version counter and the compiled snapshot's pointer (one batch
+//! get) and the pace records changed since its last read (one query of GSI1, at the same
+//! time; the first read of an account, and a management read, query the whole delivery
+//! partition instead). When the version moved it
 //! reads the compile worker's snapshot of that version from the bucket (one GET), or, when
 //! there is none yet, compiles the account's records itself; a snapshot it compiled itself
 //! is compiled again at `max_age`. No request queries goals or ads.
@@ -15,6 +17,7 @@ use crate::blobs::Blobs;
 use crate::delivery::pacing::Pace;
 use crate::delivery::snapshot::{compile, Input, Snapshot};
 use crate::repo;
+use crate::repo::pace_view::{self, Paces};
 pub use crate::repo::snapshot_load::{items, load, of_ad, Bound};
 use crate::store::Store;
 
@@ -22,6 +25,10 @@ use crate::store::Store;
 struct Entry {
     snapshot: Arc<Snapshot>,
     pace: Arc<Vec<Pace>>,
+    /// The pace records by goal, and when (wall clock, ms) they were last read: the next
+    /// refresh reads those changed since (`None`: all of them).
+    paces: Arc<Paces>,
+    pace_read_ms: Option<i64>,
     checked: Instant,
     built: Instant,
     /// What the snapshot's records weigh (their JSON), the cache's byte bound counts it.
@@ -53,6 +60,8 @@ pub struct DeliveryCache {
     builds: std::sync::atomic::AtomicU64,
     /// Compiled snapshots read from the bucket (for the tests and the bench).
     loads: std::sync::atomic::AtomicU64,
+    /// Pace records read (for the tests and the bench).
+    paces_read: std::sync::atomic::AtomicU64,
     /// New versions being brought in off the request path (`swap.rs`), per account: the
     /// version, since when it is awaited, and whether a task is reading or compiling it.
     pub(super) pending: Mutex<HashMap<String, (u64, Instant, bool)>>,
@@ -106,6 +115,11 @@ impl DeliveryCache {
     /// Compiled snapshots read from the bucket by this cache so far.
     pub fn loads(&self) -> u64 {
         self.loads.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Pace records read by this cache so far.
+    pub fn paces_read(&self) -> u64 {
+        self.paces_read.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The account's snapshot and pace records (aligned with `snapshot.goals`).
@@ -179,7 +193,26 @@ impl DeliveryCache {
         swap: bool,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
         let cached = self.cached(account);
-        let repo::delivery::State { version, paces, compiled } = repo::delivery::state(store.as_ref(), account).await?;
+        let read_at = repo::delivery::wall_ms();
+        // An ad request's refresh of an account whose pace records the process holds reads
+        // only the records changed since its last read; a first read and a management read
+        // (`latest`) read them all.
+        let held = cached.as_ref().filter(|_| swap).and_then(|e| Some((e.paces.clone(), e.pace_read_ms?)));
+        let (version, compiled, paces, moved) = match held {
+            Some((held, since)) => {
+                let overlap = s.delivery_pace_overlap.as_millis() as i64;
+                let st = repo::delivery::state_since(store.as_ref(), account, since - overlap).await?;
+                self.paces_read.fetch_add(st.paces.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                let (paces, moved) = pace_view::merged(&held, st.paces);
+                (st.version, st.compiled, paces, Some(moved))
+            }
+            None => {
+                let st = repo::delivery::state(store.as_ref(), account).await?;
+                self.paces_read.fetch_add(st.paces.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                (st.version, st.compiled, Arc::new(st.paces), None)
+            }
+        };
+        let read = PaceRead { paces, moved, at: read_at };
         // The compile worker's snapshot of this very version, when there is one.
         let compiled = compiled.filter(|c| c.version == version && c.format == crate::delivery::compiled::FORMAT);
         if let Some(e) =
@@ -188,7 +221,7 @@ impl DeliveryCache {
             // A large account's new version: read (or compiled) off the request path,
             // the snapshot held answers meanwhile, with the new pace records.
             self.bring_in((store, blobs), account, version, compiled, s, now);
-            return Ok(self.keep(account, e, &paces));
+            return Ok(self.keep(account, e, read));
         }
         let (snapshot, built, bytes) = match &cached {
             // Kept while the version stands: up to the maximum age when this process
@@ -215,8 +248,16 @@ impl DeliveryCache {
             }
             return Ok(empty());
         }
-        let pace = aligned(&snapshot, &paces);
-        let entry = Entry { snapshot: snapshot.clone(), pace: pace.clone(), checked: Instant::now(), built, bytes };
+        let pace = read.laid(&snapshot, cached.as_ref());
+        let entry = Entry {
+            snapshot: snapshot.clone(),
+            pace: pace.clone(),
+            paces: read.paces,
+            pace_read_ms: Some(read.at),
+            checked: Instant::now(),
+            built,
+            bytes,
+        };
         if let Ok(mut m) = self.entries.lock() {
             m.insert(account.to_string(), entry);
             // At most MAX_ACCOUNTS snapshots and MAX_BYTES in all: the least recently
@@ -243,9 +284,23 @@ pub(super) enum Fetched {
     Refused(String),
 }
 
-/// The pace records of `snapshot`'s goals, in its order.
-fn aligned(snapshot: &Snapshot, paces: &HashMap<String, (Pace, u64)>) -> Arc<Vec<Pace>> {
-    Arc::new(snapshot.goals.iter().map(|g| paces.get(&g.id).map(|(p, _)| p.clone()).unwrap_or_default()).collect())
+/// What a refresh read of the pace records: all of them by goal, the goals whose record
+/// moved (`None`: read whole), and when the read began (wall clock, ms).
+struct PaceRead {
+    paces: Arc<Paces>,
+    moved: Option<Vec<String>>,
+    at: i64,
+}
+
+impl PaceRead {
+    /// The records in `snapshot`'s goal order: the held ones patched where they moved when
+    /// the snapshot is the one held, laid out afresh otherwise.
+    fn laid(&self, snapshot: &Arc<Snapshot>, held: Option<&Entry>) -> Arc<Vec<Pace>> {
+        match (held, &self.moved) {
+            (Some(e), Some(moved)) if Arc::ptr_eq(&e.snapshot, snapshot) => pace_view::patched(snapshot, &e.pace, &self.paces, moved),
+            _ => pace_view::aligned(snapshot, &self.paces),
+        }
+    }
 }
 
 impl DeliveryCache {
@@ -278,11 +333,13 @@ impl DeliveryCache {
 
     /// Answers from the snapshot held, with the pace records just read (it stays checked
     /// for `refresh`).
-    fn keep(&self, account: &str, e: &Entry, paces: &HashMap<String, (Pace, u64)>) -> (Arc<Snapshot>, Arc<Vec<Pace>>) {
-        let pace = aligned(&e.snapshot, paces);
+    fn keep(&self, account: &str, e: &Entry, read: PaceRead) -> (Arc<Snapshot>, Arc<Vec<Pace>>) {
+        let pace = read.laid(&e.snapshot, Some(e));
         if let Ok(mut m) = self.entries.lock() {
             if let Some(kept) = m.get_mut(account).filter(|k| Arc::ptr_eq(&k.snapshot, &e.snapshot)) {
                 kept.pace = pace.clone();
+                kept.paces = read.paces;
+                kept.pace_read_ms = Some(read.at);
                 kept.checked = Instant::now();
             }
         }
@@ -290,14 +347,17 @@ impl DeliveryCache {
     }
 
     /// Keeps a snapshot of `account` brought in off the request path, unless a newer one is
-    /// held already; the next request reads its pace records.
+    /// held already, with the pace records held (the next request reads those changed).
     pub(super) fn put_in(&self, account: &str, snapshot: Arc<Snapshot>, bytes: usize, stale_since: Instant) {
         if let Ok(mut m) = self.entries.lock() {
-            if m.get(account).is_some_and(|e| e.snapshot.version >= snapshot.version) {
-                return;
-            }
-            let pace = Arc::new(vec![Pace::default(); snapshot.goals.len()]);
-            m.insert(account.to_string(), Entry { snapshot, pace, checked: stale_since, built: Instant::now(), bytes });
+            let (paces, pace_read_ms) = match m.get(account) {
+                Some(e) if e.snapshot.version >= snapshot.version => return,
+                Some(e) => (e.paces.clone(), e.pace_read_ms),
+                None => (Arc::default(), None),
+            };
+            let pace = pace_view::aligned(&snapshot, &paces);
+            let entry = Entry { snapshot, pace, paces, pace_read_ms, checked: stale_since, built: Instant::now(), bytes };
+            m.insert(account.to_string(), entry);
         }
     }
 
