@@ -99,24 +99,17 @@ pub async fn state(store: &dyn Store, account: &str) -> RepoResult<State> {
     let mut version = 0;
     let mut pace = HashMap::new();
     let mut compiled = None;
-    let mut cursor = None;
-    loop {
-        let page = store.query(Query::partition(partition(account)).after(cursor)).await?;
-        for item in page.items {
-            if item.sk == VERSION_SK {
-                version = item.counter("v").max(0) as u64;
-            } else if item.sk == keys::COMPILED_SK {
-                compiled = Some(super::decode::<Compiled>(item)?.value);
-            } else if let Some(goal) = item.sk.strip_prefix(PACE_PREFIX) {
-                let p: Pace = super::decode::<Pace>(item.clone())?.value;
-                pace.insert(goal.to_string(), (p, item.version));
-            }
-        }
-        match page.next {
-            Some(c) => cursor = Some(c),
-            None => return Ok(State { version, paces: pace, compiled }),
+    for item in super::all_items(store, Query::partition(partition(account))).await? {
+        if item.sk == VERSION_SK {
+            version = item.counter("v").max(0) as u64;
+        } else if item.sk == keys::COMPILED_SK {
+            compiled = Some(super::decode::<Compiled>(item)?.value);
+        } else if let Some(goal) = item.sk.strip_prefix(PACE_PREFIX) {
+            let (goal, item_version) = (goal.to_string(), item.version);
+            pace.insert(goal, (super::decode::<Pace>(item)?.value, item_version));
         }
     }
+    Ok(State { version, paces: pace, compiled })
 }
 
 /// The wall clock in milliseconds: the pace records' change stamps and the serving
@@ -131,19 +124,7 @@ pub fn wall_ms() -> i64 {
 /// the goals that delivered since, not the account.
 pub async fn state_since(store: &dyn Store, account: &str, since_ms: i64) -> RepoResult<State> {
     let changes = Query::gsi1(keys::pace_changes(account)).sk(SkCond::Gt(keys::pace_changed_from(since_ms)));
-    let (head, changed) = futures_util::future::join(version_and_compiled(store, account), async {
-        let mut out = Vec::new();
-        let mut cursor = None;
-        loop {
-            let page = store.query(changes.clone().after(cursor)).await?;
-            out.extend(page.items);
-            match page.next {
-                Some(c) => cursor = Some(c),
-                None => return RepoResult::Ok(out),
-            }
-        }
-    })
-    .await;
+    let (head, changed) = futures_util::future::join(version_and_compiled(store, account), super::all_items(store, changes)).await;
     let (version, compiled) = head?;
     let mut paces = HashMap::new();
     for item in changed? {

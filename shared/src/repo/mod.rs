@@ -82,6 +82,20 @@ pub async fn get<T: DeserializeOwned>(store: &dyn Store, key: &Key) -> RepoResul
     }
 }
 
+/// Every item of a query, all its pages.
+pub async fn all_items(store: &dyn Store, q: crate::store::Query) -> RepoResult<Vec<crate::store::Item>> {
+    let mut out = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = store.query(q.clone().after(cursor)).await?;
+        out.extend(page.items);
+        match page.next {
+            Some(c) => cursor = Some(c),
+            None => return Ok(out),
+        }
+    }
+}
+
 pub async fn query_all<T: DeserializeOwned>(store: &dyn Store, q: crate::store::Query) -> RepoResult<Vec<Versioned<T>>> {
     let page = store.query(q).await?;
     page.items.into_iter().map(decode).collect()

@@ -15,19 +15,6 @@ use crate::model::template::Template;
 use crate::repo::{self, reference::Kind};
 use crate::store::{Key, Query, Store};
 
-async fn all_items(store: &dyn Store, q: Query) -> RepoResult<Vec<crate::store::Item>> {
-    let mut out = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = store.query(q.clone().after(cursor)).await?;
-        out.extend(page.items);
-        match page.next {
-            Some(c) => cursor = Some(c),
-            None => return Ok(out),
-        }
-    }
-}
-
 /// The most stored goals and ads a snapshot is compiled from (`Settings::delivery_max_goals`,
 /// `delivery_max_ads`; `limits::SNAPSHOT_MAX_GOALS`, `SNAPSHOT_MAX_ADS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,14 +87,14 @@ pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &s
         }
     }
     let mut rules = HashMap::new();
-    for item in all_items(store, Query::partition(keys::partition(account, keys::RULES))).await? {
+    for item in repo::all_items(store, Query::partition(keys::partition(account, keys::RULES))).await? {
         let Some(owner) = keys::rules_owner(&item.sk) else { continue };
         rules.insert(owner, repo::decode::<Rules>(item)?.value);
     }
     let mut linked: HashMap<crate::model::rules::Owner, Vec<Rules>> = HashMap::new();
     for t in repo::templates::all(store, account).await? {
         let t: Template = t;
-        for link in all_items(store, Query::partition(keys::template_links(account, &t.id))).await? {
+        for link in repo::all_items(store, Query::partition(keys::template_links(account, &t.id))).await? {
             if let Some(owner) = keys::rules_owner(&link.sk) {
                 linked.entry(owner).or_default().push(t.rules.clone());
             }
