@@ -15,7 +15,7 @@
 //!
 //! `BACKEND=dynamodb` runs on the emulator (`AWS_ENDPOINT_URL`, as the tests; moto's S3 for
 //! the bucket), the embedded store otherwise. The emulator reads a 50,000-goal account in
-//! about 9 minutes (its queries), so there the account is compiled by the worker once, each
+//! about 20 minutes (its queries: 19 min measured), so there the account is compiled by the worker once, each
 //! later change (the records unchanged) gets the same form at its new version, and the
 //! old path's read is left out (`RECOMPILE=1` compiles every change, `BEFORE=1` times the
 //! old path). Allocator: mimalloc, as the serving function.
