@@ -14,8 +14,8 @@
 //! - the snapshot's size in memory, decisions/s on one core and p99.
 //!
 //! `BACKEND=dynamodb` runs on the emulator (`AWS_ENDPOINT_URL`, as the tests; moto's S3 for
-//! the bucket), the embedded store otherwise. The emulator reads a 50,000-goal account in
-//! about 20 minutes (its queries: 19 min measured), so there the account is compiled by the worker once, each
+//! the bucket), the embedded store otherwise. The emulator read a 50,000-goal account back
+//! in 19 minutes (its queries), so there the account is compiled by the worker once, each
 //! later change (the records unchanged) gets the same form at its new version, and the
 //! old path's read is left out (`RECOMPILE=1` compiles every change, `BEFORE=1` times the
 //! old path). Allocator: mimalloc, as the serving function.
