@@ -13,16 +13,15 @@ use crate::delivery::snapshot::Snapshot;
 pub type Paces = HashMap<String, (Pace, u64)>;
 
 /// `held` with the records of `changed` that are newer than the held ones, and the goals
-/// whose record moved (none: `held` itself is returned).
-pub fn merged(held: &Arc<Paces>, changed: Paces) -> (Arc<Paces>, Vec<String>) {
+/// whose record moved (none: `held` itself is returned). Updated in place when the caller
+/// holds the only reference (the refresh takes it out of the cache: no copy per refresh).
+pub fn merged(mut held: Arc<Paces>, changed: Paces) -> (Arc<Paces>, Vec<String>) {
     let newer: Vec<(String, (Pace, u64))> = changed.into_iter().filter(|(g, (_, v))| held.get(g).is_none_or(|(_, old)| v > old)).collect();
-    if newer.is_empty() {
-        return (held.clone(), Vec::new());
-    }
-    let mut out = (**held).clone();
     let goals = newer.iter().map(|(g, _)| g.clone()).collect();
-    out.extend(newer);
-    (Arc::new(out), goals)
+    if !newer.is_empty() {
+        Arc::make_mut(&mut held).extend(newer);
+    }
+    (held, goals)
 }
 
 /// The pace records of `snapshot`'s goals, in its order (a goal without one: zero).
@@ -57,9 +56,9 @@ mod tests {
     #[test]
     fn only_newer_records_replace_held_ones() {
         let held: Arc<Paces> = Arc::new([("a".to_string(), (pace(5), 3)), ("b".to_string(), (pace(1), 1))].into());
-        let (same, moved) = merged(&held, [("a".to_string(), (pace(4), 2)), ("b".to_string(), (pace(1), 1))].into());
+        let (same, moved) = merged(held.clone(), [("a".to_string(), (pace(4), 2)), ("b".to_string(), (pace(1), 1))].into());
         assert!(Arc::ptr_eq(&same, &held) && moved.is_empty(), "older or equal versions change nothing");
-        let (out, mut moved) = merged(&held, [("a".to_string(), (pace(9), 4)), ("c".to_string(), (pace(2), 1))].into());
+        let (out, mut moved) = merged(held.clone(), [("a".to_string(), (pace(9), 4)), ("c".to_string(), (pace(2), 1))].into());
         moved.sort();
         assert_eq!(moved, ["a", "c"]);
         assert_eq!(out["a"], (pace(9), 4));

@@ -90,6 +90,16 @@ impl DeliveryCache {
         self.entries.lock().ok()?.get(account).map(|e| e.snapshot.version)
     }
 
+    /// Takes the account's pace records and their read mark out of the cache, for a refresh
+    /// to update in place (refreshes of an account are single flight). Until the refresh
+    /// puts them back, the entry reads them whole: a refresh that fails costs one full read.
+    fn take_paces(&self, account: &str) -> Option<(Arc<Paces>, i64)> {
+        let mut m = self.entries.lock().ok()?;
+        let e = m.get_mut(account)?;
+        let since = e.pace_read_ms.take()?;
+        Some((std::mem::take(&mut e.paces), since))
+    }
+
     fn cached(&self, account: &str) -> Option<Entry> {
         self.entries.lock().ok()?.get(account).cloned()
     }
@@ -192,18 +202,18 @@ impl DeliveryCache {
         now: chrono::DateTime<chrono::Utc>,
         swap: bool,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        let cached = self.cached(account);
-        let read_at = repo::delivery::wall_ms();
         // An ad request's refresh of an account whose pace records the process holds reads
         // only the records changed since its last read; a first read and a management read
         // (`latest`) read them all.
-        let held = cached.as_ref().filter(|_| swap).and_then(|e| Some((e.paces.clone(), e.pace_read_ms?)));
+        let held = if swap { self.take_paces(account) } else { None };
+        let cached = self.cached(account);
+        let read_at = repo::delivery::wall_ms();
         let (version, compiled, paces, moved) = match held {
             Some((held, since)) => {
                 let overlap = s.delivery_pace_overlap.as_millis() as i64;
                 let st = repo::delivery::state_since(store.as_ref(), account, since - overlap).await?;
                 self.paces_read.fetch_add(st.paces.len() as u64, std::sync::atomic::Ordering::Relaxed);
-                let (paces, moved) = pace_view::merged(&held, st.paces);
+                let (paces, moved) = pace_view::merged(held, st.paces);
                 (st.version, st.compiled, paces, Some(moved))
             }
             None => {
