@@ -364,6 +364,87 @@ store_contract! {
         assert!(s.put_newer(vec![too_big]).await.is_err());
         assert!(s.get(&Key::new(&pk, "d")).await.unwrap().is_none());
     }
+
+    async fn a_viewer_partition_reads_as_one_whatever_the_files(s: Store) {
+        // A viewer's partition as the audience worker and the counting transaction write it
+        // (the embedded store keeps the providers' records in shard files and the frequency
+        // record in the main file): read whole, a page at a time both ways, by key and by batch.
+        let account = uniq();
+        let pk = shared::keys::viewer_partition(&account, "pid-1");
+        let at = |sk: &str, v: u64| Item { version: v, ..item(&pk, sk, sk) };
+        s.put_newer(vec![at("p1", 1), at("p3", 1), at("p5", 1)]).await.unwrap();
+        s.batch_write(vec![at("p2", 1)], Vec::new()).await.unwrap();
+        let freq = shared::keys::freq(&account, "pid-1");
+        s.transact(vec![TxOp::Put(item(&freq.pk, &freq.sk, "f"), Cond::NotExists)]).await.unwrap();
+        s.put(at("p4", 1), Cond::NotExists).await.unwrap();
+        let all: Vec<String> = s.query(Query::partition(&pk)).await.unwrap().items.into_iter().map(|i| i.sk).collect();
+        assert_eq!(all, ["FREQ", "p1", "p2", "p3", "p4", "p5"]);
+        for forward in [true, false] {
+            let mut seen = Vec::new();
+            let mut q = Query::partition(&pk).limit(2);
+            if !forward {
+                q = q.backward();
+            }
+            loop {
+                let page = s.query(q.clone()).await.unwrap();
+                assert!(page.items.len() <= 2);
+                seen.extend(page.items.into_iter().map(|i| i.sk));
+                match page.next {
+                    Some(c) => q = q.after(Some(c)),
+                    None => break,
+                }
+            }
+            let mut want = all.clone();
+            if !forward {
+                want.reverse();
+            }
+            assert_eq!(seen, want, "paged forward={forward}");
+        }
+        let keys = [Key::new(&pk, "p2"), freq.clone(), Key::new(&pk, "missing")];
+        let mut got: Vec<String> = s.batch_get(&keys).await.unwrap().into_iter().map(|i| i.sk).collect();
+        got.sort();
+        assert_eq!(got, ["FREQ", "p2"]);
+        assert_eq!(s.get(&Key::new(&pk, "p3")).await.unwrap().unwrap().body, "p3");
+        s.delete(&Key::new(&pk, "p3"), Cond::Exists).await.unwrap();
+        s.batch_write(Vec::new(), vec![Key::new(&pk, "p5")]).await.unwrap();
+        let left: Vec<String> = s.query(Query::partition(&pk)).await.unwrap().items.into_iter().map(|i| i.sk).collect();
+        assert_eq!(left, ["FREQ", "p1", "p2", "p4"]);
+    }
+}
+
+/// The embedded store's viewer records live in shard files: one written before them (in
+/// the main file) is moved there when the store opens, and a transaction may not write one.
+#[tokio::test]
+async fn embedded_store_moves_viewer_records_to_their_shards() {
+    use shared::store::embedded::EmbeddedStore;
+    let dir = std::env::temp_dir().join(format!("store-{}", uniq()));
+    let path = dir.join("store.redb");
+    let pk = shared::keys::viewer_partition("acct", "pid-9");
+    {
+        let s = EmbeddedStore::open(&path).unwrap();
+        s.put_newer(vec![Item { version: 2, ..item(&pk, "prov", "segments") }]).await.unwrap();
+        let refused = s.transact(vec![TxOp::Put(item(&pk, "prov", "x"), Cond::None)]).await;
+        assert!(matches!(refused, Err(shared::store::StoreError::Invalid(_))), "{refused:?}");
+    }
+    let s = EmbeddedStore::open(&path).unwrap();
+    assert_eq!(s.get(&Key::new(&pk, "prov")).await.unwrap().unwrap().body, "segments", "kept across a restart");
+    drop(s);
+    // A file of the former layout: the record in the main file, no shards beside it.
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.to_string_lossy().contains(".viewers-") {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    let old = dir.join("old.redb");
+    shared::store::embedded::write_unsharded_for_test(&old, &Item { version: 3, ..item(&pk, "prov", "moved") }).unwrap();
+    let s = EmbeddedStore::open(&old).unwrap();
+    assert_eq!(s.query(Query::partition(&pk)).await.unwrap().items.len(), 1, "read once, from its shard");
+    assert_eq!(s.get(&Key::new(&pk, "prov")).await.unwrap().unwrap().body, "moved");
+    drop(s);
+    let s = EmbeddedStore::open(&old).unwrap();
+    assert_eq!(s.get(&Key::new(&pk, "prov")).await.unwrap().unwrap().version, 3);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The emulator's bucket outside us-east-1 (the local server with `CREATE_TABLE=1` in

@@ -13,6 +13,10 @@
 //! Run: `cargo bench -p api-tests --bench audience` (or ./scripts/bench.sh). `BENCH_ROWS`
 //! changes the large size (default 10,000,000).
 
+// The local server's allocator (functions/local), so that the figures are the server's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -187,7 +191,7 @@ async fn child(rows: u64, dir: PathBuf) {
         .expect("plan");
     let plan_s = t0.elapsed().as_secs_f64();
     // The chunk jobs the plan sent, run as the local server's workers run them: up to
-    // `durable_runner::concurrency(Audience)` at once, one a core (AUDIENCE_BENCH_WORKERS
+    // `durable_runner::concurrency(Audience)` at once, two a core (AUDIENCE_BENCH_WORKERS
     // to change it).
     let workers: usize = std::env::var("AUDIENCE_BENCH_WORKERS")
         .ok()

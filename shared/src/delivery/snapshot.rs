@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Datelike, Timelike, Utc};
 
 pub use super::freq::{window_secs, FreqCap, Scope};
-use super::id_key::IdKey;
+use super::id_key::{id_map, id_prefix, IdKey, IdMap};
 use super::programmatic::Fill;
 use super::request::{day_of, parse_user_agent, AdRequest, ViewerState};
 pub use super::symbols::{AdFormat, Interner, Sym, UNKNOWN};
@@ -236,8 +236,13 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
     let mut syms = Interner::default();
     // An owner's own rules and its linked templates' rules, borrowed (no copy per goal).
     let no_rules = Rules::default();
-    let sources = |key: &Owner| -> (&Rules, &[Rules]) {
-        (input.rules.get(key).unwrap_or(&no_rules), input.linked.get(key).map_or(&[][..], Vec::as_slice))
+    // By owner, borrowed: a lookup neither copies the owner's id nor hashes it with SipHash.
+    let mut own_rules: IdMap<(Parent, &str), &Rules> = id_map(input.rules.len());
+    own_rules.extend(input.rules.iter().map(|((p, id), r)| ((*p, id.as_str()), r)));
+    let mut linked_rules: IdMap<(Parent, &str), &[Rules]> = id_map(input.linked.len());
+    linked_rules.extend(input.linked.iter().map(|((p, id), r)| ((*p, id.as_str()), r.as_slice())));
+    let sources = |parent: Parent, id: &str| -> (&Rules, &[Rules]) {
+        (own_rules.get(&(parent, id)).copied().unwrap_or(&no_rules), linked_rules.get(&(parent, id)).copied().unwrap_or(&[][..]))
     };
 
     // Category lineage (parents are followed up to 16 levels; cycles stop there).
@@ -264,7 +269,7 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
     }
 
     // Campaigns that can deliver: enabled, not archived or deleted.
-    let mut campaign_index: HashMap<&str, (u32, &Campaign)> = HashMap::with_capacity(input.campaigns.len());
+    let mut campaign_index: IdMap<&str, (u32, &Campaign)> = id_map(input.campaigns.len());
     let mut campaigns = Vec::with_capacity(input.campaigns.len());
     let mut left_out = Vec::new();
     for c in input.campaigns.iter().filter(|c| c.deleted_at.is_none()) {
@@ -279,7 +284,7 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
             left_out.push(LeftOutRecord { kind: "campaign", id: c.id.clone(), reason });
             continue;
         }
-        let (own, links) = sources(&(Parent::Campaign, c.id.clone()));
+        let (own, links) = sources(Parent::Campaign, &c.id);
         let mut all: Vec<&Rules> = vec![own];
         all.extend(links.iter());
         campaigns.push(Level::compile(&all, &mut syms));
@@ -289,7 +294,7 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
     let demand = super::programmatic::Demand::compile(&input.demand_partners, &input.marketplaces);
     let mut goals = Vec::with_capacity(input.goals.len());
     // Goals by id for the ads' join, keyed inline (`id_key`).
-    let mut goal_slots: HashMap<IdKey, u32> = HashMap::with_capacity(input.goals.len());
+    let mut goal_slots: IdMap<IdKey, u32> = id_map(input.goals.len());
     // The records are the compile's own: strings move into the entries, not copied.
     for g in input.goals.into_iter().filter(|g| g.deleted_at.is_none()) {
         let Some((ci, c)) = campaign_index.get(g.campaign_id.as_str()) else {
@@ -305,7 +310,7 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
             left_out.push(LeftOutRecord { kind: "goal", id: g.id, reason: LeftOut::NoMarketplace });
             continue;
         }
-        let (own, links) = sources(&(Parent::Goal, g.id.clone()));
+        let (own, links) = sources(Parent::Goal, &g.id);
         let mut all: Vec<&Rules> = vec![own];
         all.extend(links.iter());
         let level = Level::compile(&all, &mut syms);
@@ -315,7 +320,7 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
             freq.extend(freq_of(l, Scope::Goal(&g.id).key()));
         }
         if !own.ignore_parent_frequency_rules {
-            let (crules, clinks) = sources(&(Parent::Campaign, c.id.clone()));
+            let (crules, clinks) = sources(Parent::Campaign, &c.id);
             freq.extend(freq_of(crules, Scope::Campaign(&c.id).key()));
             for l in clinks {
                 freq.extend(freq_of(l, Scope::Campaign(&c.id).key()));
@@ -424,11 +429,16 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
 
     // The decision order (`GoalEntry::rank`, id for a stable order), sorted once; each
     // format keeps the goals that take part in it, in that order.
-    let mut ranked: Vec<u32> = (0..goals.len() as u32).collect();
-    ranked.sort_by(|a, b| {
-        let (ga, gb) = (&goals[*a as usize], &goals[*b as usize]);
-        (ga.rank(), &ga.id).cmp(&(gb.rank(), &gb.id))
-    });
+    // Sorted as compact keys (the rank and the id's first 16 bytes), not by reaching into
+    // the entries at every comparison; ids sharing those 16 bytes are then ordered whole.
+    let mut keyed: Vec<((u8, u8), u128, u32)> = goals.iter().enumerate().map(|(i, g)| (g.rank(), id_prefix(&g.id), i as u32)).collect();
+    keyed.sort_unstable();
+    for tied in keyed.chunk_by_mut(|x, y| (x.0, x.1) == (y.0, y.1)) {
+        if tied.len() > 1 {
+            tied.sort_by(|x, y| goals[x.2 as usize].id.cmp(&goals[y.2 as usize].id));
+        }
+    }
+    let ranked: Vec<u32> = keyed.into_iter().map(|k| k.2).collect();
     let mut order: [Vec<u32>; 4] = Default::default();
     let mut levels: [Vec<(usize, usize)>; 4] = Default::default();
     for f in AdFormat::SERVED {

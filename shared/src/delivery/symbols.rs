@@ -1,6 +1,6 @@
 //! Interned symbols and the break formats: the vocabulary every part of the engine shares.
 
-use std::collections::HashMap;
+use super::id_key::IdMap;
 
 /// An interned string (category, partner, tag, location, segment, custom parameter name or value).
 pub type Sym = u32;
@@ -9,7 +9,7 @@ pub const UNKNOWN: Sym = u32::MAX;
 
 #[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Interner {
-    map: HashMap<String, Sym>,
+    map: IdMap<String, Sym>,
 }
 
 impl Interner {

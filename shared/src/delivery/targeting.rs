@@ -210,6 +210,19 @@ impl Level {
         l
     }
 
+    /// No rule at all: allows every request.
+    pub fn is_empty(&self) -> bool {
+        self.categories.is_empty()
+            && self.partners.is_empty()
+            && self.tags.is_empty()
+            && self.audience.is_empty()
+            && self.locations.is_empty()
+            && self.times.is_empty()
+            && self.ips.is_empty()
+            && self.agents.is_empty()
+            && self.acp.is_empty()
+    }
+
     fn acp_allows(&self, ctx: &Ctx, skip: &[Sym]) -> bool {
         self.acp.iter().filter(|(n, _, _)| !skip.contains(n)).all(|(name, rule, _)| {
             let have: &[Sym] = match ctx.acp.iter().find(|(n, _)| n == name) {
@@ -245,7 +258,9 @@ impl Ignore {
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Targeting {
     pub campaign: u32,
-    pub goal: Level,
+    /// The goal's own level; `None` when it has no rule (most goals: a level takes 480
+    /// bytes inline, and a goal entry is copied and kept per goal).
+    pub goal: Option<Box<Level>>,
     pub ignore: Ignore,
     /// Custom parameters the goal's own rules take over (`ignoreParent` on the parameter).
     pub acp_own: Vec<Sym>,
@@ -254,11 +269,12 @@ pub struct Targeting {
 impl Targeting {
     pub fn new(campaign: u32, goal: Level, ignore: Ignore) -> Targeting {
         let acp_own = goal.acp.iter().filter(|(_, _, own)| *own).map(|(n, _, _)| *n).collect();
+        let goal = (!goal.is_empty()).then(|| Box::new(goal));
         Targeting { campaign, goal, ignore, acp_own }
     }
 
     pub fn needs_audience(&self, campaign: &Level) -> bool {
-        !self.goal.audience.is_empty() || !campaign.audience.is_empty()
+        self.goal.as_ref().is_some_and(|g| !g.audience.is_empty()) || !campaign.audience.is_empty()
     }
 
     /// Whether the request fits every level's rules.
@@ -271,7 +287,7 @@ impl Targeting {
     /// and the inspector.
     pub fn refusal(&self, campaign: &Level, ctx: &Ctx) -> Option<Refusal> {
         let at = |level| move |dimension| Refusal { level, dimension };
-        if let Some(d) = level_refusal(&self.goal, ctx, &[]) {
+        if let Some(d) = self.goal.as_deref().and_then(|g| level_refusal(g, ctx, &[])) {
             return Some(at(RuleLevel::Goal)(d));
         }
         let c = campaign;

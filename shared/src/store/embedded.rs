@@ -16,9 +16,12 @@ const GSI2: TableDefinition<(&str, &str, &str, &str), ()> = TableDefinition::new
 
 #[path = "embedded_codec.rs"]
 mod codec;
+#[path = "embedded_shards.rs"]
+pub mod shards;
 #[cfg(test)]
 use codec::FRAMED;
 use codec::{decode, encode};
+use shards::Shards;
 
 fn be<E: std::error::Error + Send + Sync + 'static>(e: E) -> StoreError {
     StoreError::backend("embedded store", e)
@@ -27,9 +30,17 @@ fn be<E: std::error::Error + Send + Sync + 'static>(e: E) -> StoreError {
 /// redb's page cache (its default is 1 GiB): bounded so a large audience batch does not
 /// grow the process with the data it writes.
 const CACHE_BYTES: usize = 64 * 1024 * 1024;
+/// Each viewer shard's page cache (`shards`): the four take as much as the main file's.
+const SHARD_CACHE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The main file's marker that its viewer records live in the shards (set once the records
+/// of a file written before the shards have been moved there).
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+const SHARDED: &str = "viewer_shards";
 
 pub struct EmbeddedStore {
     db: Database,
+    shards: Shards,
     trips: RoundTrips,
 }
 
@@ -42,25 +53,55 @@ impl EmbeddedStore {
             }
         }
         let db = Database::builder().set_cache_size(CACHE_BYTES).create(path).map_err(be)?;
-        Self::init(db)
+        let shards = (0..shards::SHARDS).map(|i| shards::open(&Shards::path(path, i), SHARD_CACHE_BYTES)).collect::<StoreResult<_>>()?;
+        Self::init(db, shards)
     }
 
     /// A store in memory (tests).
     pub fn in_memory() -> StoreResult<Self> {
-        let db = Database::builder().create_with_backend(redb::backends::InMemoryBackend::new()).map_err(be)?;
-        Self::init(db)
+        let memory = || Database::builder().create_with_backend(redb::backends::InMemoryBackend::new()).map_err(be);
+        let shards = (0..shards::SHARDS).map(|_| memory()).collect::<StoreResult<_>>()?;
+        Self::init(memory()?, shards)
     }
 
-    fn init(db: Database) -> StoreResult<Self> {
-        let tx = db.begin_write().map_err(be)?;
-        {
-            tx.open_table(MAIN).map_err(be)?;
-            tx.open_table(GSI1).map_err(be)?;
-            tx.open_table(GSI2).map_err(be)?;
+    fn init(db: Database, shard_dbs: Vec<Database>) -> StoreResult<Self> {
+        for d in std::iter::once(&db).chain(&shard_dbs) {
+            let tx = d.begin_write().map_err(be)?;
+            {
+                tx.open_table(MAIN).map_err(be)?;
+                tx.open_table(GSI1).map_err(be)?;
+                tx.open_table(GSI2).map_err(be)?;
+                tx.open_table(META).map_err(be)?;
+            }
+            tx.commit().map_err(be)?;
         }
-        tx.commit().map_err(be)?;
-        Ok(EmbeddedStore { db, trips: RoundTrips::default() })
+        let store = EmbeddedStore { db, shards: Shards::new(shard_dbs), trips: RoundTrips::default() };
+        shards::move_viewers_to_shards(&store)?;
+        Ok(store)
     }
+
+    /// The file a record's single-item operation runs on.
+    fn db_of(&self, key: &Key) -> &Database {
+        self.shards.of(key).unwrap_or(&self.db)
+    }
+
+    /// An `Immediate` write of the file holding `key`; a main-file one first makes the
+    /// shards' bulk writes durable (`shards`, "Durability").
+    fn write_at<T>(&self, key: &Key, f: impl FnOnce(&mut WriteTables) -> StoreResult<T>) -> StoreResult<T> {
+        let db = self.db_of(key);
+        if std::ptr::eq(db, &self.db) {
+            self.shards.sync()?;
+        }
+        in_write(db, f)
+    }
+}
+
+/// Writes `item` into the main file at `path` as a build before the viewer shards did (the
+/// test of the move to the shards; not for use).
+#[doc(hidden)]
+pub fn write_unsharded_for_test(path: &Path, item: &Item) -> StoreResult<()> {
+    let db = Database::create(path).map_err(be)?;
+    in_write(&db, |t| t.write_raw(None, item))
 }
 
 type MainTable<'t> = redb::Table<'t, (&'static str, &'static str), &'static [u8]>;
@@ -209,6 +250,96 @@ fn after_partition(pk: &str) -> String {
     format!("{pk}\0")
 }
 
+/// A query on one file.
+fn query_in(db: &Database, q: &Query) -> StoreResult<Page> {
+    let tx = db.begin_read().map_err(be)?;
+    let main = tx.open_table(MAIN).map_err(be)?;
+    let limit = q.limit.unwrap_or(usize::MAX);
+    let mut items = Vec::new();
+    let mut more = false;
+    let end = after_partition(&q.pk);
+    match q.index {
+        Index::Primary => {
+            let start = sk_start(&q.sk).to_string();
+            let lower: Bound<(&str, &str)> = match (&q.start_after, q.forward) {
+                (Some(c), true) => Bound::Excluded((q.pk.as_str(), c.sk.as_str())),
+                _ => Bound::Included((q.pk.as_str(), start.as_str())),
+            };
+            let upper: Bound<(&str, &str)> = match (&q.start_after, q.forward) {
+                (Some(c), false) => Bound::Excluded((q.pk.as_str(), c.sk.as_str())),
+                _ => Bound::Excluded((end.as_str(), "")),
+            };
+            let range = main.range::<(&str, &str)>((lower, upper)).map_err(be)?;
+            let iter: Box<dyn Iterator<Item = _>> = if q.forward { Box::new(range) } else { Box::new(range.rev()) };
+            for entry in iter {
+                let (k, v) = entry.map_err(be)?;
+                let (pk, sk) = k.value();
+                if q.forward && past_end(&q.sk, sk) || !q.forward && before_start(&q.sk, sk) {
+                    break;
+                }
+                if !q.sk.matches(sk) {
+                    continue;
+                }
+                if items.len() == limit {
+                    more = true;
+                    break;
+                }
+                items.push(decode(pk, sk, v.value())?);
+            }
+            let next =
+                if more { items.last().map(|i: &Item| Cursor { pk: i.pk.clone(), sk: i.sk.clone(), index_key: None }) } else { None };
+            Ok(Page { items, next })
+        }
+        Index::Gsi1 | Index::Gsi2 => {
+            let gsi = tx.open_table(if q.index == Index::Gsi1 { GSI1 } else { GSI2 }).map_err(be)?;
+            let start = sk_start(&q.sk).to_string();
+            type K4<'a> = (&'a str, &'a str, &'a str, &'a str);
+            let cursor =
+                q.start_after.as_ref().and_then(|c| c.index_key.as_ref().map(|(_, isk)| (isk.as_str(), c.pk.as_str(), c.sk.as_str())));
+            let lower: Bound<K4> = match (cursor, q.forward) {
+                (Some((isk, pk, sk)), true) => Bound::Excluded((q.pk.as_str(), isk, pk, sk)),
+                _ => Bound::Included((q.pk.as_str(), start.as_str(), "", "")),
+            };
+            let upper: Bound<K4> = match (cursor, q.forward) {
+                (Some((isk, pk, sk)), false) => Bound::Excluded((q.pk.as_str(), isk, pk, sk)),
+                _ => Bound::Excluded((end.as_str(), "", "", "")),
+            };
+            let range = gsi.range::<K4>((lower, upper)).map_err(be)?;
+            let iter: Box<dyn Iterator<Item = _>> = if q.forward { Box::new(range) } else { Box::new(range.rev()) };
+            for entry in iter {
+                let (k, _) = entry.map_err(be)?;
+                let (_, isk, pk, sk) = k.value();
+                if q.forward && past_end(&q.sk, isk) || !q.forward && before_start(&q.sk, isk) {
+                    break;
+                }
+                if !q.sk.matches(isk) {
+                    continue;
+                }
+                if items.len() == limit {
+                    more = true;
+                    break;
+                }
+                if q.keys_only {
+                    let ik = Some((q.pk.clone(), isk.to_string()));
+                    let (gsi1, gsi2) = if q.index == Index::Gsi1 { (ik, None) } else { (None, ik) };
+                    items.push(Item { pk: pk.to_string(), sk: sk.to_string(), gsi1, gsi2, ..Item::default() });
+                } else if let Some(v) = main.get((pk, sk)).map_err(be)? {
+                    items.push(decode(pk, sk, v.value())?);
+                }
+            }
+            let next = if more {
+                items.last().map(|i: &Item| {
+                    let ik = if q.index == Index::Gsi1 { i.gsi1.clone() } else { i.gsi2.clone() };
+                    Cursor { pk: i.pk.clone(), sk: i.sk.clone(), index_key: ik }
+                })
+            } else {
+                None
+            };
+            Ok(Page { items, next })
+        }
+    }
+}
+
 #[async_trait]
 impl Store for EmbeddedStore {
     /// Removes the items whose TTL (`expires_at`) is at or before `now`, as DynamoDB's TTL
@@ -216,20 +347,19 @@ impl Store for EmbeddedStore {
     /// and returns them (the local server hands expired asset records to the asset
     /// janitor, as DynamoDB's stream does). An item rewritten meanwhile is left.
     async fn sweep_expired(&self, now: i64) -> StoreResult<Vec<Item>> {
-        let expired: Vec<Item> = {
-            let tx = self.db.begin_read().map_err(be)?;
+        let mut expired: Vec<Item> = Vec::new();
+        for db in std::iter::once(&self.db).chain(self.shards.all()) {
+            let tx = db.begin_read().map_err(be)?;
             let main = tx.open_table(MAIN).map_err(be)?;
-            let mut out = Vec::new();
             for entry in main.iter().map_err(be)? {
                 let (k, v) = entry.map_err(be)?;
                 let (pk, sk) = k.value();
                 let item = decode(pk, sk, v.value())?;
                 if item.expires_at.is_some_and(|e| e <= now) {
-                    out.push(item);
+                    expired.push(item);
                 }
             }
-            out
-        };
+        }
         let mut removed = Vec::with_capacity(expired.len());
         for item in expired {
             match self.delete(&item.key(), Cond::Version(item.version)).await {
@@ -244,7 +374,7 @@ impl Store for EmbeddedStore {
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
         check_key(key)?;
         self.trips.inc();
-        let tx = self.db.begin_read().map_err(be)?;
+        let tx = self.db_of(key).begin_read().map_err(be)?;
         let t = tx.open_table(MAIN).map_err(be)?;
         let out = match t.get((key.pk.as_str(), key.sk.as_str())).map_err(be)? {
             Some(v) => Some(decode(&key.pk, &key.sk, v.value())?),
@@ -255,8 +385,9 @@ impl Store for EmbeddedStore {
 
     async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
         check_item(&item)?;
+        shards::check_sharded(&item)?;
         self.trips.inc();
-        in_write(&self.db, |t| {
+        self.write_at(&item.key(), |t| {
             let old = t.current(&item.key())?;
             if !cond_holds(&cond, old.as_ref()) {
                 return Err(StoreError::ConditionFailed);
@@ -268,7 +399,7 @@ impl Store for EmbeddedStore {
     async fn delete(&self, key: &Key, cond: Cond) -> StoreResult<()> {
         check_key(key)?;
         self.trips.inc();
-        in_write(&self.db, |t| {
+        self.write_at(key, |t| {
             let old = t.current(key)?;
             if !cond_holds(&cond, old.as_ref()) {
                 return Err(StoreError::ConditionFailed);
@@ -283,91 +414,10 @@ impl Store for EmbeddedStore {
     async fn query(&self, q: Query) -> StoreResult<Page> {
         check_query(&q)?;
         self.trips.inc();
-        let tx = self.db.begin_read().map_err(be)?;
-        let main = tx.open_table(MAIN).map_err(be)?;
-        let limit = q.limit.unwrap_or(usize::MAX);
-        let mut items = Vec::new();
-        let mut more = false;
-        let end = after_partition(&q.pk);
-        match q.index {
-            Index::Primary => {
-                let start = sk_start(&q.sk).to_string();
-                let lower: Bound<(&str, &str)> = match (&q.start_after, q.forward) {
-                    (Some(c), true) => Bound::Excluded((q.pk.as_str(), c.sk.as_str())),
-                    _ => Bound::Included((q.pk.as_str(), start.as_str())),
-                };
-                let upper: Bound<(&str, &str)> = match (&q.start_after, q.forward) {
-                    (Some(c), false) => Bound::Excluded((q.pk.as_str(), c.sk.as_str())),
-                    _ => Bound::Excluded((end.as_str(), "")),
-                };
-                let range = main.range::<(&str, &str)>((lower, upper)).map_err(be)?;
-                let iter: Box<dyn Iterator<Item = _>> = if q.forward { Box::new(range) } else { Box::new(range.rev()) };
-                for entry in iter {
-                    let (k, v) = entry.map_err(be)?;
-                    let (pk, sk) = k.value();
-                    if q.forward && past_end(&q.sk, sk) || !q.forward && before_start(&q.sk, sk) {
-                        break;
-                    }
-                    if !q.sk.matches(sk) {
-                        continue;
-                    }
-                    if items.len() == limit {
-                        more = true;
-                        break;
-                    }
-                    items.push(decode(pk, sk, v.value())?);
-                }
-                let next =
-                    if more { items.last().map(|i: &Item| Cursor { pk: i.pk.clone(), sk: i.sk.clone(), index_key: None }) } else { None };
-                Ok(Page { items, next })
-            }
-            Index::Gsi1 | Index::Gsi2 => {
-                let gsi = tx.open_table(if q.index == Index::Gsi1 { GSI1 } else { GSI2 }).map_err(be)?;
-                let start = sk_start(&q.sk).to_string();
-                type K4<'a> = (&'a str, &'a str, &'a str, &'a str);
-                let cursor =
-                    q.start_after.as_ref().and_then(|c| c.index_key.as_ref().map(|(_, isk)| (isk.as_str(), c.pk.as_str(), c.sk.as_str())));
-                let lower: Bound<K4> = match (cursor, q.forward) {
-                    (Some((isk, pk, sk)), true) => Bound::Excluded((q.pk.as_str(), isk, pk, sk)),
-                    _ => Bound::Included((q.pk.as_str(), start.as_str(), "", "")),
-                };
-                let upper: Bound<K4> = match (cursor, q.forward) {
-                    (Some((isk, pk, sk)), false) => Bound::Excluded((q.pk.as_str(), isk, pk, sk)),
-                    _ => Bound::Excluded((end.as_str(), "", "", "")),
-                };
-                let range = gsi.range::<K4>((lower, upper)).map_err(be)?;
-                let iter: Box<dyn Iterator<Item = _>> = if q.forward { Box::new(range) } else { Box::new(range.rev()) };
-                for entry in iter {
-                    let (k, _) = entry.map_err(be)?;
-                    let (_, isk, pk, sk) = k.value();
-                    if q.forward && past_end(&q.sk, isk) || !q.forward && before_start(&q.sk, isk) {
-                        break;
-                    }
-                    if !q.sk.matches(isk) {
-                        continue;
-                    }
-                    if items.len() == limit {
-                        more = true;
-                        break;
-                    }
-                    if q.keys_only {
-                        let ik = Some((q.pk.clone(), isk.to_string()));
-                        let (gsi1, gsi2) = if q.index == Index::Gsi1 { (ik, None) } else { (None, ik) };
-                        items.push(Item { pk: pk.to_string(), sk: sk.to_string(), gsi1, gsi2, ..Item::default() });
-                    } else if let Some(v) = main.get((pk, sk)).map_err(be)? {
-                        items.push(decode(pk, sk, v.value())?);
-                    }
-                }
-                let next = if more {
-                    items.last().map(|i: &Item| {
-                        let ik = if q.index == Index::Gsi1 { i.gsi1.clone() } else { i.gsi2.clone() };
-                        Cursor { pk: i.pk.clone(), sk: i.sk.clone(), index_key: ik }
-                    })
-                } else {
-                    None
-                };
-                Ok(Page { items, next })
-            }
+        let main = query_in(&self.db, &q)?;
+        match (&q.index, self.shards.of_partition(&q.pk)) {
+            (Index::Primary, Some(shard)) => Ok(shards::merge(main, query_in(shard, &q)?, q.forward, q.limit)),
+            _ => Ok(main),
         }
     }
 
@@ -377,16 +427,22 @@ impl Store for EmbeddedStore {
         for _ in keys.chunks(100) {
             self.trips.inc();
         }
-        let tx = self.db.begin_read().map_err(be)?;
-        let t = tx.open_table(MAIN).map_err(be)?;
         let mut out = Vec::with_capacity(keys.len());
         let mut seen = std::collections::HashSet::new();
-        for k in keys {
-            if !seen.insert(k) {
+        let (main, by_shard) = self.shards.split(keys.iter().collect(), |k| (k.pk.as_str(), k.sk.as_str()));
+        for (db, keys) in std::iter::once((&self.db, main)).chain(self.shards.all().iter().zip(by_shard)) {
+            if keys.is_empty() {
                 continue;
             }
-            if let Some(v) = t.get((k.pk.as_str(), k.sk.as_str())).map_err(be)? {
-                out.push(decode(&k.pk, &k.sk, v.value())?);
+            let tx = db.begin_read().map_err(be)?;
+            let t = tx.open_table(MAIN).map_err(be)?;
+            for k in keys {
+                if !seen.insert(k) {
+                    continue;
+                }
+                if let Some(v) = t.get((k.pk.as_str(), k.sk.as_str())).map_err(be)? {
+                    out.push(decode(&k.pk, &k.sk, v.value())?);
+                }
             }
         }
         Ok(out)
@@ -394,7 +450,12 @@ impl Store for EmbeddedStore {
 
     async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
         check_transaction(&ops)?;
+        shards::refuse_in_transaction(ops.iter().map(|op| match op {
+            TxOp::Put(item, _) => item.key(),
+            TxOp::Delete(k, _) | TxOp::Check(k, _) | TxOp::Add(k, _, _) => k.clone(),
+        }))?;
         self.trips.inc();
+        self.shards.sync()?;
         in_write(&self.db, |t| {
             let mut olds = Vec::with_capacity(ops.len());
             for (i, op) in ops.iter().enumerate() {
@@ -435,19 +496,28 @@ impl Store for EmbeddedStore {
         // Bulk writes: durable with the next ordinary write (the audience worker's chunk
         // commit, which comes after its batch writes; a crash before it re-runs the chunk).
         // In key order, as `put_newer`.
-        let mut puts = puts;
-        puts.sort_unstable_by(|x, y| (&x.pk, &x.sk).cmp(&(&y.pk, &y.sk)));
+        puts.iter().try_for_each(shards::check_sharded)?;
+        let (main_puts, shard_puts) = self.shards.split(puts, |i| (i.pk.as_str(), i.sk.as_str()));
+        let (main_deletes, shard_deletes) = self.shards.split(deletes, |k| (k.pk.as_str(), k.sk.as_str()));
+        let files = std::iter::once(&self.db).chain(self.shards.all());
+        let work: Vec<_> =
+            files.zip(std::iter::once(main_puts).chain(shard_puts).zip(std::iter::once(main_deletes).chain(shard_deletes))).collect();
         bulk(|| {
-            in_write_with(&self.db, redb::Durability::Eventual, |t| {
-                for item in &puts {
-                    let old = t.current(&item.key())?;
-                    t.write(old.as_ref(), item)?;
-                }
-                for k in &deletes {
-                    if let Some(old) = t.current(k)? {
-                        t.remove(&old)?;
+            shards::side_by_side(work, |db, (mut puts, deletes)| {
+                puts.sort_unstable_by(|x, y| (&x.pk, &x.sk).cmp(&(&y.pk, &y.sk)));
+                in_write_with(db, redb::Durability::None, |t| {
+                    for item in &puts {
+                        let old = t.current(&item.key())?;
+                        t.write(old.as_ref(), item)?;
                     }
-                }
+                    for k in &deletes {
+                        if let Some(old) = t.current(k)? {
+                            t.remove(&old)?;
+                        }
+                    }
+                    Ok(())
+                })?;
+                self.shards.mark_dirty(db);
                 Ok(())
             })
         })
@@ -458,16 +528,22 @@ impl Store for EmbeddedStore {
         self.trips.inc();
         // As `batch_write`: durable with the next ordinary write. In key order, so that
         // neighbouring writes find their B-tree pages in the cache.
-        let mut items = items;
-        items.sort_unstable_by(|x, y| (&x.pk, &x.sk).cmp(&(&y.pk, &y.sk)));
+        items.iter().try_for_each(shards::check_sharded)?;
+        let (main, by_shard) = self.shards.split(items, |i| (i.pk.as_str(), i.sk.as_str()));
+        let work: Vec<_> = std::iter::once(&self.db).chain(self.shards.all()).zip(std::iter::once(main).chain(by_shard)).collect();
         bulk(|| {
-            in_write_with(&self.db, redb::Durability::Eventual, |t| {
-                for item in &items {
-                    let old = t.current(&item.key())?;
-                    if cond_holds(&Cond::VersionBelow(item.version), old.as_ref()) {
-                        t.write(old.as_ref(), item)?;
+            shards::side_by_side(work, |db, mut items| {
+                items.sort_unstable_by(|x, y| (&x.pk, &x.sk).cmp(&(&y.pk, &y.sk)));
+                in_write_with(db, redb::Durability::None, |t| {
+                    for item in &items {
+                        let old = t.current(&item.key())?;
+                        if cond_holds(&Cond::VersionBelow(item.version), old.as_ref()) {
+                            t.write(old.as_ref(), item)?;
+                        }
                     }
-                }
+                    Ok(())
+                })?;
+                self.shards.mark_dirty(db);
                 Ok(())
             })
         })
@@ -476,7 +552,7 @@ impl Store for EmbeddedStore {
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
         check_key(key)?;
         self.trips.inc();
-        in_write(&self.db, |t| {
+        self.write_at(key, |t| {
             let old = t.current(key)?;
             if !cond_holds(&cond, old.as_ref()) {
                 return Err(StoreError::ConditionFailed);

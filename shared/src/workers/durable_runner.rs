@@ -15,12 +15,12 @@ use crate::state::AppState;
 /// Jobs of one queue run at once in this process (transcodes have their own, lower cap).
 pub const CONCURRENCY: usize = 16;
 
-/// Jobs of `q` run at once: audience chunks, CPU-bound and writing through the embedded
-/// store's one writer, one a core (16 at once took 1.5 GB for a 10 M-row file and ran no
-/// faster than 2: docs/publisher-scale.md, section 5).
+/// Jobs of `q` run at once: audience chunks two a core (a chunk parses while the embedded
+/// store's viewer shards write another's rows and wait on the disk; one a core left a core
+/// idle, 16 at once took three times the memory: docs/publisher-scale.md, section 5).
 pub fn concurrency(q: QueueName) -> usize {
     match q {
-        QueueName::Audience => std::thread::available_parallelism().map_or(2, |n| n.get()).min(CONCURRENCY),
+        QueueName::Audience => std::thread::available_parallelism().map_or(4, |n| 2 * n.get()).min(CONCURRENCY),
         QueueName::Assets | QueueName::Events | QueueName::Forecast | QueueName::Notices | QueueName::Compile => CONCURRENCY,
     }
 }

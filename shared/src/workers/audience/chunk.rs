@@ -147,11 +147,11 @@ impl Pending {
         self.rows.is_empty()
     }
 
-    /// Writes the pending rows: each viewer record, or a deleted PID's tombstone (expiring
-    /// after `TOMBSTONE_SECS`), over an older one only.
-    pub async fn flush(&mut self, st: &AppState, cat: &Catalog) -> WResult<()> {
+    /// Starts writing the pending rows (`Writing`): each viewer record, or a deleted PID's
+    /// tombstone (expiring after `TOMBSTONE_SECS`), over an older one only.
+    pub fn flush(&mut self, st: &AppState, cat: &Catalog) -> WResult<Writing> {
         if self.rows.is_empty() {
-            return Ok(());
+            return Ok(Writing(None));
         }
         let expires = st.clock.now().timestamp() + m::TOMBSTONE_SECS;
         let mut items = Vec::with_capacity(self.rows.len());
@@ -170,7 +170,22 @@ impl Pending {
             }
             items.push(item);
         }
-        repo::audience::write_viewers(st.store.as_ref(), items).await.map_err(se)
+        let store = st.store.clone();
+        Ok(Writing(Some(tokio::spawn(async move { repo::audience::write_viewers(store.as_ref(), items).await.map_err(se) }))))
+    }
+}
+
+/// A flush being written: the chunk parses its next rows meanwhile and waits for it once
+/// its next flush has started (two at most in flight; a PID's later row has the higher
+/// version, so their order does not matter) and before its commit.
+pub struct Writing(Option<tokio::task::JoinHandle<WResult<()>>>);
+
+impl Writing {
+    pub async fn done(self) -> WResult<()> {
+        match self.0 {
+            None => Ok(()),
+            Some(h) => h.await.map_err(|e| crate::workers::JobError::retry_msg(format!("a viewer write stopped: {e}")))?,
+        }
     }
 }
 
@@ -333,21 +348,25 @@ async fn run_leased(st: &AppState, job: &ChunkJob, token: &str, mut cur: Version
     let mut last_progress = Instant::now();
     let started = Instant::now();
     let mut reader = ChunkReader::open(st, &chunk).await?;
+    let mut writing = Writing(None);
     while let Some((block, consumed)) = reader.next_block().await? {
         let mut sink = |r: Row<'_>| pending.row(r);
         m::parse_block(&block, &cat, &mut tally, &mut sink);
         if pending.len() >= FLUSH_ROWS {
-            pending.flush(st, &cat).await?;
+            let next = pending.flush(st, &cat);
+            writing.done().await?;
+            writing = next?;
         }
         if last_progress.elapsed() >= PROGRESS_EVERY {
             last_progress = Instant::now();
             if !record_progress(st, &mut cur, job.index, token, consumed).await? {
                 tracing::info!(batch = %job.batch, chunk = job.index, "batch cancelled; chunk stopped");
-                return Ok(());
+                return writing.done().await;
             }
         }
     }
-    pending.flush(st, &cat).await?;
+    writing.done().await?;
+    pending.flush(st, &cat)?.done().await?;
     tally.overlong(reader.overlong);
     let stats = tally.stats();
     // Commit: counts, the chunk done and the next state, in one conditional write.
