@@ -85,14 +85,9 @@ impl EmbeddedStore {
         self.shards.of(key).unwrap_or(&self.db)
     }
 
-    /// An `Immediate` write of the file holding `key`; a main-file one first makes the
-    /// shards' bulk writes durable (`shards`, "Durability").
+    /// A write of the file holding `key`.
     fn write_at<T>(&self, key: &Key, f: impl FnOnce(&mut WriteTables) -> StoreResult<T>) -> StoreResult<T> {
-        let db = self.db_of(key);
-        if std::ptr::eq(db, &self.db) {
-            self.shards.sync()?;
-        }
-        in_write(db, f)
+        in_write(self.db_of(key), f)
     }
 }
 
@@ -186,16 +181,12 @@ fn bulk<T>(f: impl FnOnce() -> T) -> T {
     }
 }
 
-/// Runs `f` in one redb write transaction; it commits only when `f` returns Ok.
+/// Runs `f` in one redb write transaction, durable when it returns (every write, bulk ones
+/// included: a commit without an fsync keeps the pages it replaced until the next durable
+/// one, and an audience batch's shard files grew fourfold; docs/store.md); it commits only
+/// when `f` returns Ok.
 fn in_write<T>(db: &Database, f: impl FnOnce(&mut WriteTables) -> StoreResult<T>) -> StoreResult<T> {
-    in_write_with(db, redb::Durability::Immediate, f)
-}
-
-/// `in_write` with a chosen durability: bulk writes commit without an fsync of their own
-/// (`Eventual`); the next `Immediate` commit makes them durable with it.
-fn in_write_with<T>(db: &Database, durability: redb::Durability, f: impl FnOnce(&mut WriteTables) -> StoreResult<T>) -> StoreResult<T> {
-    let mut tx = db.begin_write().map_err(be)?;
-    tx.set_durability(durability);
+    let tx = db.begin_write().map_err(be)?;
     let out = {
         let mut t = WriteTables {
             main: tx.open_table(MAIN).map_err(be)?,
@@ -455,7 +446,6 @@ impl Store for EmbeddedStore {
             TxOp::Delete(k, _) | TxOp::Check(k, _) | TxOp::Add(k, _, _) => k.clone(),
         }))?;
         self.trips.inc();
-        self.shards.sync()?;
         in_write(&self.db, |t| {
             let mut olds = Vec::with_capacity(ops.len());
             for (i, op) in ops.iter().enumerate() {
@@ -493,9 +483,7 @@ impl Store for EmbeddedStore {
         for _ in 0..(puts.len() + deletes.len()).div_ceil(25) {
             self.trips.inc();
         }
-        // Bulk writes: durable with the next ordinary write (the audience worker's chunk
-        // commit, which comes after its batch writes; a crash before it re-runs the chunk).
-        // In key order, as `put_newer`.
+        // One transaction a file, the files side by side; in key order, as `put_newer`.
         puts.iter().try_for_each(shards::check_sharded)?;
         let (main_puts, shard_puts) = self.shards.split(puts, |i| (i.pk.as_str(), i.sk.as_str()));
         let (main_deletes, shard_deletes) = self.shards.split(deletes, |k| (k.pk.as_str(), k.sk.as_str()));
@@ -505,7 +493,7 @@ impl Store for EmbeddedStore {
         bulk(|| {
             shards::side_by_side(work, |db, (mut puts, deletes)| {
                 puts.sort_unstable_by(|x, y| (&x.pk, &x.sk).cmp(&(&y.pk, &y.sk)));
-                in_write_with(db, redb::Durability::None, |t| {
+                in_write(db, |t| {
                     for item in &puts {
                         let old = t.current(&item.key())?;
                         t.write(old.as_ref(), item)?;
@@ -516,9 +504,7 @@ impl Store for EmbeddedStore {
                         }
                     }
                     Ok(())
-                })?;
-                self.shards.mark_dirty(db);
-                Ok(())
+                })
             })
         })
     }
@@ -526,15 +512,15 @@ impl Store for EmbeddedStore {
     async fn put_newer(&self, items: Vec<Item>) -> StoreResult<()> {
         items.iter().try_for_each(check_item)?;
         self.trips.inc();
-        // As `batch_write`: durable with the next ordinary write. In key order, so that
-        // neighbouring writes find their B-tree pages in the cache.
+        // As `batch_write`. In key order, so that neighbouring writes find their B-tree
+        // pages in the cache.
         items.iter().try_for_each(shards::check_sharded)?;
         let (main, by_shard) = self.shards.split(items, |i| (i.pk.as_str(), i.sk.as_str()));
         let work: Vec<_> = std::iter::once(&self.db).chain(self.shards.all()).zip(std::iter::once(main).chain(by_shard)).collect();
         bulk(|| {
             shards::side_by_side(work, |db, mut items| {
                 items.sort_unstable_by(|x, y| (&x.pk, &x.sk).cmp(&(&y.pk, &y.sk)));
-                in_write_with(db, redb::Durability::None, |t| {
+                in_write(db, |t| {
                     for item in &items {
                         let old = t.current(&item.key())?;
                         if cond_holds(&Cond::VersionBelow(item.version), old.as_ref()) {
@@ -542,9 +528,7 @@ impl Store for EmbeddedStore {
                         }
                     }
                     Ok(())
-                })?;
-                self.shards.mark_dirty(db);
-                Ok(())
+                })
             })
         })
     }

@@ -12,15 +12,12 @@
 //! does: viewer records are written by the audience worker's bulk writes only), and a
 //! sharded record carries no index key (it has none).
 //!
-//! Durability: a shard's bulk writes commit without an fsync, as the main file's do, and
-//! every `Immediate` commit of the main file first makes the dirty shards durable, so an
-//! audience chunk's recorded position never gets ahead of its rows (docs/audience.md).
-
-use std::sync::atomic::{AtomicBool, Ordering};
+//! Durability: every write of every file is durable when it returns, bulk ones included
+//! (the shards' fsyncs run side by side, with their writes).
 
 use redb::{Database, ReadableTable};
 
-use super::{be, decode, in_write, in_write_with, EmbeddedStore, Item, MAIN, META, SHARDED};
+use super::{be, decode, in_write, EmbeddedStore, Item, MAIN, META, SHARDED};
 use crate::store::{Key, Page, StoreError, StoreResult};
 
 /// Shards of a store (fixed: a record's shard is a hash of its partition key, and the
@@ -50,14 +47,11 @@ fn shard_of(pk: &str) -> usize {
 
 pub struct Shards {
     dbs: Vec<Database>,
-    /// Written without an fsync since the shard's last durable commit.
-    dirty: Vec<AtomicBool>,
 }
 
 impl Shards {
     pub fn new(dbs: Vec<Database>) -> Shards {
-        let dirty = dbs.iter().map(|_| AtomicBool::new(false)).collect();
-        Shards { dbs, dirty }
+        Shards { dbs }
     }
 
     /// The file of shard `i` beside the main file `main`.
@@ -94,33 +88,6 @@ impl Shards {
             }
         }
         (main, by_shard)
-    }
-
-    pub fn mark_dirty(&self, db: &Database) {
-        if let Some(i) = self.dbs.iter().position(|d| std::ptr::eq(d, db)) {
-            self.dirty[i].store(true, Ordering::Release);
-        }
-    }
-
-    /// Makes every shard written without an fsync durable (before a durable commit of the
-    /// main file).
-    /// The dirty shards are synced side by side (each an fsync of what it wrote since).
-    pub fn sync(&self) -> StoreResult<()> {
-        let dirty: Vec<(&Database, &AtomicBool)> =
-            self.dbs.iter().zip(&self.dirty).filter(|(_, d)| d.swap(false, Ordering::AcqRel)).collect();
-        let sync = |(db, flag): (&Database, &AtomicBool)| {
-            in_write_with(db, redb::Durability::Immediate, |_| Ok(())).inspect_err(|_| flag.store(true, Ordering::Release))
-        };
-        match dirty.len() {
-            0 => Ok(()),
-            1 => dirty.into_iter().try_for_each(sync),
-            _ => std::thread::scope(|scope| {
-                let running: Vec<_> = dirty.into_iter().map(|d| scope.spawn(move || sync(d))).collect();
-                running
-                    .into_iter()
-                    .try_for_each(|h| h.join().unwrap_or_else(|_| Err(StoreError::Invalid("a shard's sync panicked".into()))))
-            }),
-        }
     }
 }
 
