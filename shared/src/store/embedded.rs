@@ -241,6 +241,30 @@ fn after_partition(pk: &str) -> String {
     format!("{pk}\0")
 }
 
+/// Where a scan stands at sort key `key` with `taken` items of at most `limit`.
+#[derive(PartialEq)]
+enum Scan {
+    /// Past every key the condition can match.
+    Stop,
+    /// Not matched; go on.
+    Skip,
+    /// Matched, but the page is full: there is a next page.
+    Full,
+    Take,
+}
+
+fn scan_step(q: &Query, key: &str, taken: usize, limit: usize) -> Scan {
+    if q.forward && past_end(&q.sk, key) || !q.forward && before_start(&q.sk, key) {
+        Scan::Stop
+    } else if !q.sk.matches(key) {
+        Scan::Skip
+    } else if taken == limit {
+        Scan::Full
+    } else {
+        Scan::Take
+    }
+}
+
 /// A query on one file.
 fn query_in(db: &Database, q: &Query) -> StoreResult<Page> {
     let tx = db.begin_read().map_err(be)?;
@@ -265,15 +289,13 @@ fn query_in(db: &Database, q: &Query) -> StoreResult<Page> {
             for entry in iter {
                 let (k, v) = entry.map_err(be)?;
                 let (pk, sk) = k.value();
-                if q.forward && past_end(&q.sk, sk) || !q.forward && before_start(&q.sk, sk) {
-                    break;
-                }
-                if !q.sk.matches(sk) {
-                    continue;
-                }
-                if items.len() == limit {
-                    more = true;
-                    break;
+                match scan_step(q, sk, items.len(), limit) {
+                    Scan::Take => {}
+                    Scan::Skip => continue,
+                    end => {
+                        more = end == Scan::Full;
+                        break;
+                    }
                 }
                 items.push(decode(pk, sk, v.value())?);
             }
@@ -300,15 +322,13 @@ fn query_in(db: &Database, q: &Query) -> StoreResult<Page> {
             for entry in iter {
                 let (k, _) = entry.map_err(be)?;
                 let (_, isk, pk, sk) = k.value();
-                if q.forward && past_end(&q.sk, isk) || !q.forward && before_start(&q.sk, isk) {
-                    break;
-                }
-                if !q.sk.matches(isk) {
-                    continue;
-                }
-                if items.len() == limit {
-                    more = true;
-                    break;
+                match scan_step(q, isk, items.len(), limit) {
+                    Scan::Take => {}
+                    Scan::Skip => continue,
+                    end => {
+                        more = end == Scan::Full;
+                        break;
+                    }
                 }
                 if q.keys_only {
                     let ik = Some((q.pk.clone(), isk.to_string()));
