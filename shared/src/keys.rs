@@ -271,3 +271,22 @@ pub fn spend(a: &str, subject: &str, goal: &str) -> Key {
 pub fn idempotency(a: &str, key_hash: &str) -> Key {
     Key::new(partition(a, "IDEMP"), key_hash)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::store::embedded::shards::{is_sharded, is_viewer_partition};
+
+    /// The embedded store's viewer shards recognise these keys by their shape (the store
+    /// does not depend on this module): a provider's viewer record is sharded, the
+    /// frequency record stays in the main file, other partitions are not viewers'.
+    #[test]
+    fn the_embedded_stores_shards_know_the_viewer_keys() {
+        let v = super::viewer("acct", "pid-1", "provider-9");
+        assert!(is_sharded(&v.pk, &v.sk));
+        let f = super::freq("acct", "pid-1");
+        assert_eq!(f.pk, v.pk);
+        assert!(!is_sharded(&f.pk, &f.sk) && is_viewer_partition(&f.pk));
+        let pace = super::pace("acct", "goal-1");
+        assert!(!is_viewer_partition(&pace.pk));
+    }
+}

@@ -30,7 +30,7 @@ pub fn is_viewer_partition(pk: &str) -> bool {
 }
 
 /// Whether a record lives in a shard: a viewer partition's record other than its
-/// frequency state (`keys::FREQ_SK`).
+/// frequency state (`keys::FREQ_SK`; `keys` tests that its keys route here as meant).
 pub fn is_sharded(pk: &str, sk: &str) -> bool {
     sk != "FREQ" && is_viewer_partition(pk)
 }
