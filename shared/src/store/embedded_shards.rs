@@ -164,12 +164,12 @@ pub(super) fn move_viewers_to_shards(store: &EmbeddedStore) -> StoreResult<()> {
         }
         out
     };
-    let (_, by_shard) = store.shards.split(moving.clone(), |i| (i.pk.as_str(), i.sk.as_str()));
+    // Each step is safe to repeat: a crash before the mark moves what is left again.
+    let (_, by_shard) = store.shards.split(moving, |i| (i.pk.as_str(), i.sk.as_str()));
     for (db, items) in store.shards.all().iter().zip(by_shard) {
         in_write(db, |t| items.iter().try_for_each(|i| t.write_raw(None, i)))?;
+        in_write(&store.db, |t| items.iter().try_for_each(|i| t.remove(i)))?;
     }
-    // Each step is safe to repeat: a crash before the mark moves what is left again.
-    in_write(&store.db, |t| moving.iter().try_for_each(|i| t.remove(i)))?;
     let tx = store.db.begin_write().map_err(be)?;
     tx.open_table(META).map_err(be)?.insert(SHARDED, SHARDS as u64).map_err(be)?;
     tx.commit().map_err(be)
