@@ -9,7 +9,8 @@
 
 use std::io::{Read, Write};
 
-use super::snapshot::Snapshot;
+use super::snapshot::{AdEntry, GoalEntry, Snapshot};
+use super::verdict::LeftOutRecord;
 
 pub const MAGIC: &[u8; 6] = b"ADSNAP";
 /// The compiled form's format; bumped with any change to what `Snapshot` holds.
@@ -61,6 +62,33 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, CompiledError> {
     let mut s: Snapshot = postcard::from_bytes(&body).map_err(corrupt)?;
     s.reindex();
     Ok(s)
+}
+
+impl Snapshot {
+    /// Rebuilds the id indexes from `ads` and `goals` (they are not in the compiled form).
+    pub fn reindex(&mut self) {
+        self.ad_index = self.ads.iter().enumerate().map(|(i, a)| (a.id.clone(), i as u32)).collect();
+        self.goal_index = self.goals.iter().enumerate().map(|(i, g)| (g.id.clone(), i as u32)).collect();
+    }
+
+    /// Rough heap size in bytes (the benchmark's "snapshot size").
+    pub fn approx_bytes(&self) -> usize {
+        let s = |x: &String| x.capacity() + 24;
+        let ads: usize = self
+            .ads
+            .iter()
+            .map(|a| {
+                std::mem::size_of::<AdEntry>()
+                    + s(&a.id)
+                    + s(&a.name)
+                    + a.trackers.iter().map(|(e, u)| e.as_str().len() + s(u)).sum::<usize>()
+                    + a.media.approx_bytes()
+            })
+            .sum();
+        let goals: usize = self.goals.len() * (std::mem::size_of::<GoalEntry>() + 256);
+        let left_out: usize = self.left_out.iter().map(LeftOutRecord::approx_bytes).sum();
+        ads + goals + left_out + self.syms.len() * 48 + self.ad_index.len() * 64 + self.goal_index.len() * 64
+    }
 }
 
 #[cfg(test)]

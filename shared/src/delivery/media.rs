@@ -24,8 +24,9 @@ pub struct MediaFile {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Media {
     /// A transcoded video: its renditions (best first), its length, and the master (VAST
-    /// 4.2's `Mezzanine`).
-    Video { files: Vec<MediaFile>, duration_ms: u64, mezzanine: MediaFile },
+    /// 4.2's `Mezzanine`, boxed: read by VAST 4.2 only, and inline it doubled every ad's
+    /// entry in the snapshot).
+    Video { files: Vec<MediaFile>, duration_ms: u64, mezzanine: Box<MediaFile> },
     /// A pause ad's image (the still of its asset).
     Image { url: String, mime: String, width: u32, height: u32 },
     /// An IPTV platform's creative id.
@@ -78,14 +79,14 @@ fn video(a: &Asset, base: &str) -> Option<Media> {
             kbps: r.bitrate.div_ceil(1000),
         })
         .collect();
-    let mezzanine = MediaFile {
+    let mezzanine = Box::new(MediaFile {
         url: url(base, a.object_key.as_deref()?),
         mime: a.content_type.clone().unwrap_or_else(|| "video/mp4".into()),
         codecs: String::new(),
         width: probe.width,
         height: probe.height,
         kbps: probe.bitrate.div_ceil(1000),
-    };
+    });
     Some(Media::Video { files, duration_ms: probe.duration_ms, mezzanine })
 }
 

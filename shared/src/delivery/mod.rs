@@ -4,6 +4,7 @@
 //! (`workers::events`) are its I/O; the forecaster replays `decide`.
 
 pub mod compiled;
+pub mod context;
 pub mod counters;
 pub mod counting;
 pub mod decide;

@@ -6,14 +6,14 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Datelike, Timelike, Utc};
+use chrono::{DateTime, Utc};
 
 pub use super::freq::{window_secs, FreqCap, Scope};
 use super::id_key::{id_map, id_prefix, IdKey, IdMap};
 use super::programmatic::Fill;
-use super::request::{day_of, parse_user_agent, AdRequest, ViewerState};
+use super::request::AdRequest;
 pub use super::symbols::{AdFormat, Interner, Sym, UNKNOWN};
-use super::targeting::{Ctx, Ignore, Level, Targeting};
+use super::targeting::{Ignore, Level, Targeting};
 use super::verdict::{LeftOut, LeftOutRecord};
 use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;
@@ -201,12 +201,18 @@ fn caps_of(g: &Goal) -> Caps {
     c
 }
 
-fn freq_of(rules: &Rules, scope: String) -> Vec<FreqCap> {
-    rules
-        .frequency_cappings
-        .iter()
-        .map(|f| FreqCap { scope: scope.clone(), limit: f.impressions, window: window_secs(f.time_unit) })
-        .collect()
+/// Appends `rules`' frequency caps, counted in `scope` (its key is made only when there
+/// is a cap: most goals have none).
+fn freq_of(out: &mut Vec<FreqCap>, rules: &Rules, scope: Scope) {
+    if rules.frequency_cappings.is_empty() {
+        return;
+    }
+    let key = scope.key();
+    out.extend(rules.frequency_cappings.iter().map(|f| FreqCap {
+        scope: key.clone(),
+        limit: f.impressions,
+        window: window_secs(f.time_unit),
+    }));
 }
 
 /// Compiles an account's records into the decision's state.
@@ -269,7 +275,9 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
     }
 
     // Campaigns that can deliver: enabled, not archived or deleted.
-    let mut campaign_index: IdMap<&str, (u32, &Campaign)> = id_map(input.campaigns.len());
+    // A delivering campaign's slot, record and rule sources (its goals' frequency caps
+    // read them), by id.
+    let mut campaign_index: IdMap<&str, (u32, &Campaign, &Rules, &[Rules])> = id_map(input.campaigns.len());
     let mut campaigns = Vec::with_capacity(input.campaigns.len());
     let mut left_out = Vec::new();
     for c in input.campaigns.iter().filter(|c| c.deleted_at.is_none()) {
@@ -288,16 +296,23 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
         let mut all: Vec<&Rules> = vec![own];
         all.extend(links.iter());
         campaigns.push(Level::compile(&all, &mut syms));
-        campaign_index.insert(c.id.as_str(), ((campaigns.len() - 1) as u32, c));
+        campaign_index.insert(c.id.as_str(), ((campaigns.len() - 1) as u32, c, own, links));
     }
 
     let demand = super::programmatic::Demand::compile(&input.demand_partners, &input.marketplaces);
     let mut goals = Vec::with_capacity(input.goals.len());
     // Goals by id for the ads' join, keyed inline (`id_key`).
     let mut goal_slots: IdMap<IdKey, u32> = id_map(input.goals.len());
+    // Each goal's campaign and rule sources, looked up in a pass of their own (as the
+    // ads' goals below: independent lookups overlap their cache misses).
+    let goal_refs: Vec<_> =
+        input.goals.iter().map(|g| (campaign_index.get(g.campaign_id.as_str()).copied(), sources(Parent::Goal, &g.id))).collect();
     // The records are the compile's own: strings move into the entries, not copied.
-    for g in input.goals.into_iter().filter(|g| g.deleted_at.is_none()) {
-        let Some((ci, c)) = campaign_index.get(g.campaign_id.as_str()) else {
+    for (g, (campaign, (own, links))) in input.goals.into_iter().zip(goal_refs) {
+        if g.deleted_at.is_some() {
+            continue;
+        }
+        let Some((ci, c, crules, clinks)) = campaign else {
             left_out.push(LeftOutRecord { kind: "goal", id: g.id, reason: LeftOut::CampaignNotDelivering });
             continue;
         };
@@ -310,20 +325,17 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
             left_out.push(LeftOutRecord { kind: "goal", id: g.id, reason: LeftOut::NoMarketplace });
             continue;
         }
-        let (own, links) = sources(Parent::Goal, &g.id);
         let mut all: Vec<&Rules> = vec![own];
         all.extend(links.iter());
         let level = Level::compile(&all, &mut syms);
         let ignore = Ignore::of(own);
-        let mut freq = freq_of(own, Scope::Goal(&g.id).key());
-        for l in links {
-            freq.extend(freq_of(l, Scope::Goal(&g.id).key()));
+        let mut freq = Vec::new();
+        for r in std::iter::once(own).chain(links) {
+            freq_of(&mut freq, r, Scope::Goal(&g.id));
         }
         if !own.ignore_parent_frequency_rules {
-            let (crules, clinks) = sources(Parent::Campaign, &c.id);
-            freq.extend(freq_of(crules, Scope::Campaign(&c.id).key()));
-            for l in clinks {
-                freq.extend(freq_of(l, Scope::Campaign(&c.id).key()));
+            for r in std::iter::once(crules).chain(clinks) {
+                freq_of(&mut freq, r, Scope::Campaign(&c.id));
             }
         }
         let target = g.pacing_target();
@@ -342,7 +354,7 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
             end: g.end.map(|e| e.timestamp()),
             target,
             midroll_breaks: g.midroll_breaks,
-            targeting: Targeting::new(*ci, level, ignore),
+            targeting: Targeting::new(ci, level, ignore),
             freq,
             ads: Default::default(),
             fill,
@@ -355,13 +367,18 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
     let flights: Vec<(i64, Option<i64>)> = goals.iter().map(|g| (g.start, g.end)).collect();
     // Each served ad's (goal, format, ad, weight), in input order; grouped by goal below.
     let mut links: Vec<(u32, u8, u32, Option<f64>)> = Vec::with_capacity(input.ads.len());
-    for ad in input.ads {
+    // Each ad's goal, looked up in a pass of its own: the lookups do not depend on each
+    // other, so the processor overlaps their cache misses (at 100,000 goals the table is
+    // past the core's cache, and a lookup among the ad's other work stalled on each).
+    let ad_goals: Vec<Option<u32>> = input.ads.iter().map(|ad| goal_slots.get(&IdKey::of(&ad.goal_id)).copied()).collect();
+    drop(goal_slots);
+    for (ad, ad_goal) in input.ads.into_iter().zip(ad_goals) {
         let mut leave = |reason| left_out.push(LeftOutRecord { kind: "ad", id: ad.id.clone(), reason });
         if !ad.enabled {
             leave(LeftOut::AdDisabled);
             continue;
         }
-        let Some(&gi) = goal_slots.get(&IdKey::of(&ad.goal_id)) else {
+        let Some(gi) = ad_goal else {
             leave(LeftOut::GoalNotDelivering);
             continue;
         };
@@ -425,8 +442,6 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
         }
     }
 
-    drop(goal_slots);
-
     // The decision order (`GoalEntry::rank`, id for a stable order), sorted once; each
     // format keeps the goals that take part in it, in that order.
     // Sorted as compact keys (the rank and the id's first 16 bytes), not by reaching into
@@ -439,27 +454,31 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
         }
     }
     let ranked: Vec<u32> = keyed.into_iter().map(|k| k.2).collect();
+    // What the order reads of each goal, compact (it reads them in rank order, and the
+    // entries are large): the formats it takes part in, whether it is of the priority
+    // levels (neither sponsor nor share of voice), and its priority.
+    let parts: Vec<(u8, bool, u8)> = goals
+        .iter()
+        .map(|g| {
+            // A goal takes part with its own ads, or (programmatic) in every linear break.
+            let takes = |f: AdFormat| match g.fill {
+                Fill::Ads => !g.ads[f.index()].is_empty(),
+                Fill::Auction { .. } => f.insertion_point().is_some(),
+                Fill::Nothing => false,
+            };
+            let formats = AdFormat::SERVED.into_iter().filter(|f| takes(*f)).fold(0u8, |m, f| m | 1 << f.index());
+            (formats, !g.sponsor && g.sov == 0.0, g.priority)
+        })
+        .collect();
     let mut order: [Vec<u32>; 4] = Default::default();
     let mut levels: [Vec<(usize, usize)>; 4] = Default::default();
     for f in AdFormat::SERVED {
-        // A goal takes part with its own ads, or (programmatic) in every linear break.
-        let with_ads: Vec<u32> = ranked
-            .iter()
-            .copied()
-            .filter(|i| {
-                let g = &goals[*i as usize];
-                match g.fill {
-                    Fill::Ads => !g.ads[f.index()].is_empty(),
-                    Fill::Auction { .. } => f.insertion_point().is_some(),
-                    Fill::Nothing => false,
-                }
-            })
-            .collect();
+        let with_ads: Vec<u32> = ranked.iter().copied().filter(|i| parts[*i as usize].0 & 1 << f.index() != 0).collect();
         let mut lv = Vec::new();
-        let mut i = with_ads.iter().position(|g| !goals[*g as usize].sponsor && goals[*g as usize].sov == 0.0).unwrap_or(with_ads.len());
+        let mut i = with_ads.iter().position(|g| parts[*g as usize].1).unwrap_or(with_ads.len());
         while i < with_ads.len() {
-            let p = goals[with_ads[i] as usize].priority;
-            let j = i + with_ads[i..].iter().take_while(|g| goals[**g as usize].priority == p).count();
+            let p = parts[with_ads[i] as usize].2;
+            let j = i + with_ads[i..].iter().take_while(|g| parts[**g as usize].2 == p).count();
             lv.push((i, j));
             i = j;
         }
@@ -506,38 +525,6 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
     }
 }
 
-impl Snapshot {
-    /// The request in this snapshot's symbols (once per request: goal checks then compare
-    /// integers only).
-    pub fn ctx(&self, r: &AdRequest, viewer: &ViewerState) -> Ctx {
-        let local = r.now.with_timezone(&self.zone);
-        let categories = match &r.category {
-            Some(c) => {
-                let sym = self.syms.get(c);
-                self.lineage.get(&sym).cloned().unwrap_or_else(|| vec![sym])
-            }
-            None => Vec::new(),
-        };
-        let (browser, os) = parse_user_agent(&r.user_agent);
-        Ctx {
-            now: r.now.timestamp(),
-            day: day_of(local.weekday()),
-            minute: local.hour() * 60 + local.minute(),
-            categories,
-            partner: r.partner.iter().map(|p| self.syms.get(p)).collect(),
-            tags: r.tags.iter().map(|t| self.syms.get(t)).collect(),
-            locations: r.locations.iter().map(|l| self.syms.get(l)).collect(),
-            segments: viewer.segments.iter().map(|g| self.syms.get(g)).collect(),
-            acp: r.acp.iter().map(|(n, v)| (self.syms.get(n), self.syms.get(v))).collect(),
-            device_container: r.device_container.as_ref().map(|d| self.syms.get(d)),
-            ip: r.ip.map(u32::from),
-            browser,
-            os,
-            has_viewer: r.viewer.is_some(),
-        }
-    }
-}
-
 /// A report dimension as a link carries it: the value when the account knows it, `~` when
 /// it does not (so a caller cannot make up report rows), none when the request sent none.
 pub const OTHER: &str = "~";
@@ -551,33 +538,6 @@ impl Snapshot {
             partner: keep(&r.partner, &|p| self.partners.contains(p)),
             device_container: keep(&r.device_container, &|d| self.device_containers.contains(d)),
         }
-    }
-}
-
-impl Snapshot {
-    /// Rebuilds the id indexes from `ads` and `goals` (they are not in the compiled form).
-    pub fn reindex(&mut self) {
-        self.ad_index = self.ads.iter().enumerate().map(|(i, a)| (a.id.clone(), i as u32)).collect();
-        self.goal_index = self.goals.iter().enumerate().map(|(i, g)| (g.id.clone(), i as u32)).collect();
-    }
-
-    /// Rough heap size in bytes (the benchmark's "snapshot size").
-    pub fn approx_bytes(&self) -> usize {
-        let s = |x: &String| x.capacity() + 24;
-        let ads: usize = self
-            .ads
-            .iter()
-            .map(|a| {
-                std::mem::size_of::<AdEntry>()
-                    + s(&a.id)
-                    + s(&a.name)
-                    + a.trackers.iter().map(|(e, u)| e.as_str().len() + s(u)).sum::<usize>()
-                    + a.media.approx_bytes()
-            })
-            .sum();
-        let goals: usize = self.goals.len() * (std::mem::size_of::<GoalEntry>() + 256);
-        let left_out: usize = self.left_out.iter().map(LeftOutRecord::approx_bytes).sum();
-        ads + goals + left_out + self.syms.len() * 48 + self.ad_index.len() * 64 + self.goal_index.len() * 64
     }
 }
 
