@@ -185,7 +185,7 @@ mod tests {
             media_base: "https://m".into(),
             ..Input::default()
         };
-        input.rules.insert((crate::model::rules::Parent::Goal, "targeted".into()), rules);
+        input.rules.push(((crate::model::rules::Parent::Goal, "targeted".into()), rules));
         let s = compile(input, now);
         // "paced" has delivered far ahead of its curve.
         let (day, hour) = local_day_hour(now.timestamp(), 0);

@@ -46,6 +46,22 @@ pub struct FreqCap {
     pub window: Option<i64>,
 }
 
+impl FreqCap {
+    /// Appends `rules`' frequency caps, counted in `scope` (its key is made only when there
+    /// is a cap: most goals have none).
+    pub fn append(out: &mut Vec<FreqCap>, rules: &crate::model::rules::Rules, scope: Scope) {
+        if rules.frequency_cappings.is_empty() {
+            return;
+        }
+        let key = scope.key();
+        out.extend(rules.frequency_cappings.iter().map(|f| FreqCap {
+            scope: key.clone(),
+            limit: f.impressions,
+            window: window_secs(f.time_unit),
+        }));
+    }
+}
+
 /// Seconds of a frequency cap's period (sliding windows; docs/delivery.md).
 pub fn window_secs(u: TimeUnit) -> Option<i64> {
     Some(match u {

@@ -12,6 +12,7 @@ pub mod explain;
 pub mod freq;
 pub mod id_key;
 pub mod ivt;
+pub mod join;
 pub mod link_keys;
 pub mod markup;
 pub mod media;

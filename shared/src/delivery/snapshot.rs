@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 pub use super::freq::{window_secs, FreqCap, Scope};
-use super::id_key::{id_map, id_prefix, IdKey, IdMap};
+use super::id_key::{id_map, id_prefix, IdMap};
 use super::programmatic::Fill;
 use super::request::AdRequest;
 pub use super::symbols::{AdFormat, Interner, Sym, UNKNOWN};
@@ -128,6 +128,8 @@ pub struct Snapshot {
     pub syms: Interner,
     /// Category → itself and its ancestors (a rule on a parent covers its children).
     pub lineage: HashMap<Sym, Vec<Sym>>,
+    /// The campaigns' targeting levels (a goal's is `Targeting::campaign`); the campaigns
+    /// without a rule share one empty level.
     pub campaigns: Vec<Level>,
     pub goals: Vec<GoalEntry>,
     /// Per format: goal indices in decision order (sponsor, share of voice, then by priority).
@@ -164,8 +166,9 @@ pub struct Input {
     pub goals: Vec<Goal>,
     pub ads: Vec<Ad>,
     pub assets: HashMap<String, Asset>,
-    /// Rules by owner (a campaign or a goal).
-    pub rules: HashMap<Owner, Rules>,
+    /// Rules by owner (a campaign or a goal), in the store's order (by owner), so that the
+    /// compile reads them in the goals' order; an owner listed twice takes its last.
+    pub rules: Vec<(Owner, Rules)>,
     /// Linked templates' rules by owner.
     pub linked: HashMap<Owner, Vec<Rules>>,
     pub categories: Vec<Category>,
@@ -201,20 +204,6 @@ fn caps_of(g: &Goal) -> Caps {
     c
 }
 
-/// Appends `rules`' frequency caps, counted in `scope` (its key is made only when there
-/// is a cap: most goals have none).
-fn freq_of(out: &mut Vec<FreqCap>, rules: &Rules, scope: Scope) {
-    if rules.frequency_cappings.is_empty() {
-        return;
-    }
-    let key = scope.key();
-    out.extend(rules.frequency_cappings.iter().map(|f| FreqCap {
-        scope: key.clone(),
-        limit: f.impressions,
-        window: window_secs(f.time_unit),
-    }));
-}
-
 /// Compiles an account's records into the decision's state.
 pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
     let mut s = compile_unindexed(input, built);
@@ -240,16 +229,29 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
         traffic_profile: None,
     });
     let mut syms = Interner::default();
-    // An owner's own rules and its linked templates' rules, borrowed (no copy per goal).
+    // An owner's own rules and its linked templates' rules, borrowed (no copy per goal): a
+    // campaign's by id, the goals' joined to them in one pass (`join`) below.
     let no_rules = Rules::default();
-    // By owner, borrowed: a lookup neither copies the owner's id nor hashes it with SipHash.
-    let mut own_rules: IdMap<(Parent, &str), &Rules> = id_map(input.rules.len());
-    own_rules.extend(input.rules.iter().map(|((p, id), r)| ((*p, id.as_str()), r)));
-    let mut linked_rules: IdMap<(Parent, &str), &[Rules]> = id_map(input.linked.len());
-    linked_rules.extend(input.linked.iter().map(|((p, id), r)| ((*p, id.as_str()), r.as_slice())));
-    let sources = |parent: Parent, id: &str| -> (&Rules, &[Rules]) {
-        (own_rules.get(&(parent, id)).copied().unwrap_or(&no_rules), linked_rules.get(&(parent, id)).copied().unwrap_or(&[][..]))
-    };
+    let mut campaign_rules: IdMap<&str, (&Rules, &[Rules])> = id_map(input.campaigns.len());
+    let (mut goal_own, mut goal_linked) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
+    for ((parent, id), r) in &input.rules {
+        match parent {
+            Parent::Campaign => campaign_rules.entry(id).or_insert((&no_rules, &[])).0 = r,
+            Parent::Goal => {
+                goal_own.0.push(id.as_str());
+                goal_own.1.push(r);
+            }
+        }
+    }
+    for ((parent, id), r) in &input.linked {
+        match parent {
+            Parent::Campaign => campaign_rules.entry(id).or_insert((&no_rules, &[])).1 = r,
+            Parent::Goal => {
+                goal_linked.0.push(id.as_str());
+                goal_linked.1.push(r.as_slice());
+            }
+        }
+    }
 
     // Category lineage (parents are followed up to 16 levels; cycles stop there).
     let parents: HashMap<&str, &Vec<String>> = input.categories.iter().map(|c| (c.id.as_str(), &c.parents)).collect();
@@ -278,7 +280,9 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
     // A delivering campaign's slot, record and rule sources (its goals' frequency caps
     // read them), by id.
     let mut campaign_index: IdMap<&str, (u32, &Campaign, &Rules, &[Rules])> = id_map(input.campaigns.len());
-    let mut campaigns = Vec::with_capacity(input.campaigns.len());
+    let mut campaigns = Vec::new();
+    // The level every campaign without a rule shares (most have none; a level is 480 bytes).
+    let mut no_rule: Option<usize> = None;
     let mut left_out = Vec::new();
     for c in input.campaigns.iter().filter(|c| c.deleted_at.is_none()) {
         let why = if !c.enabled {
@@ -292,21 +296,39 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
             left_out.push(LeftOutRecord { kind: "campaign", id: c.id.clone(), reason });
             continue;
         }
-        let (own, links) = sources(Parent::Campaign, &c.id);
+        let (own, links) = campaign_rules.get(c.id.as_str()).copied().unwrap_or((&no_rules, &[]));
         let mut all: Vec<&Rules> = vec![own];
         all.extend(links.iter());
-        campaigns.push(Level::compile(&all, &mut syms));
-        campaign_index.insert(c.id.as_str(), ((campaigns.len() - 1) as u32, c, own, links));
+        let level = Level::compile(&all, &mut syms);
+        let slot = if level.is_empty() {
+            *no_rule.get_or_insert_with(|| {
+                campaigns.push(level);
+                campaigns.len() - 1
+            })
+        } else {
+            campaigns.push(level);
+            campaigns.len() - 1
+        };
+        campaign_index.insert(c.id.as_str(), (slot as u32, c, own, links));
     }
 
     let demand = super::programmatic::Demand::compile(&input.demand_partners, &input.marketplaces);
     let mut goals = Vec::with_capacity(input.goals.len());
-    // Goals by id for the ads' join, keyed inline (`id_key`).
-    let mut goal_slots: IdMap<IdKey, u32> = id_map(input.goals.len());
-    // Each goal's campaign and rule sources, looked up in a pass of their own (as the
-    // ads' goals below: independent lookups overlap their cache misses).
-    let goal_refs: Vec<_> =
-        input.goals.iter().map(|g| (campaign_index.get(g.campaign_id.as_str()).copied(), sources(Parent::Goal, &g.id))).collect();
+    // Each goal's campaign and rule sources, in a pass of their own (the campaigns are few;
+    // the goals' rules are joined, `join`).
+    let ids = || input.goals.iter().map(|g| g.id.as_str());
+    let own_at = super::join::positions(goal_own.0.into_iter(), ids());
+    let linked_at = super::join::positions(goal_linked.0.into_iter(), ids());
+    let goal_refs: Vec<_> = input
+        .goals
+        .iter()
+        .zip(own_at.into_iter().zip(linked_at))
+        .map(|(g, (own, linked))| {
+            let own = own.map_or(&no_rules, |i| goal_own.1[i as usize]);
+            let linked = linked.map_or(&[][..], |i| goal_linked.1[i as usize]);
+            (campaign_index.get(g.campaign_id.as_str()).copied(), (own, linked))
+        })
+        .collect();
     // The records are the compile's own: strings move into the entries, not copied.
     for (g, (campaign, (own, links))) in input.goals.into_iter().zip(goal_refs) {
         if g.deleted_at.is_some() {
@@ -331,15 +353,14 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
         let ignore = Ignore::of(own);
         let mut freq = Vec::new();
         for r in std::iter::once(own).chain(links) {
-            freq_of(&mut freq, r, Scope::Goal(&g.id));
+            FreqCap::append(&mut freq, r, Scope::Goal(&g.id));
         }
         if !own.ignore_parent_frequency_rules {
             for r in std::iter::once(crules).chain(clinks) {
-                freq_of(&mut freq, r, Scope::Campaign(&c.id));
+                FreqCap::append(&mut freq, r, Scope::Campaign(&c.id));
             }
         }
         let target = g.pacing_target();
-        goal_slots.insert(IdKey::of(&g.id), goals.len() as u32);
         goals.push(GoalEntry {
             caps: caps_of(&g),
             campaign_id: c.id.clone(),
@@ -367,11 +388,8 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
     let flights: Vec<(i64, Option<i64>)> = goals.iter().map(|g| (g.start, g.end)).collect();
     // Each served ad's (goal, format, ad, weight), in input order; grouped by goal below.
     let mut links: Vec<(u32, u8, u32, Option<f64>)> = Vec::with_capacity(input.ads.len());
-    // Each ad's goal, looked up in a pass of its own: the lookups do not depend on each
-    // other, so the processor overlaps their cache misses (at 100,000 goals the table is
-    // past the core's cache, and a lookup among the ad's other work stalled on each).
-    let ad_goals: Vec<Option<u32>> = input.ads.iter().map(|ad| goal_slots.get(&IdKey::of(&ad.goal_id)).copied()).collect();
-    drop(goal_slots);
+    // Each ad's goal, joined in a pass of its own (`join`: partitioned past the cache).
+    let ad_goals = super::join::positions(goals.iter().map(|g| g.id.as_str()), input.ads.iter().map(|ad| ad.goal_id.as_str()));
     for (ad, ad_goal) in input.ads.into_iter().zip(ad_goals) {
         let mut leave = |reason| left_out.push(LeftOutRecord { kind: "ad", id: ad.id.clone(), reason });
         if !ad.enabled {

@@ -91,7 +91,7 @@ pub fn generate(spec: Spec, now: DateTime<Utc>) -> Input {
     let mut rng = Rng::new(spec.seed);
     let campaigns_n = (spec.goals / 4).max(1);
     let mut campaigns = Vec::new();
-    let mut rules: HashMap<crate::model::rules::Owner, Rules> = HashMap::new();
+    let mut rules: Vec<(crate::model::rules::Owner, Rules)> = Vec::new();
     for c in 0..campaigns_n {
         let id = format!("c{c}");
         campaigns.push(campaign(&id, now));
@@ -100,7 +100,7 @@ pub fn generate(spec: Spec, now: DateTime<Utc>) -> Input {
             let r: Rules = serde_json::from_value(json!({"parentId": id,
                 "content": [rule("SITE", category_id(rng.below(CATEGORY_ROOTS), None), "AT_LEAST_ONE_OF")]}))
             .expect("rules");
-            rules.insert((Parent::Campaign, id.clone()), r);
+            rules.push(((Parent::Campaign, id.clone()), r));
         }
     }
     let mut goals = Vec::new();
@@ -154,7 +154,7 @@ pub fn generate(spec: Spec, now: DateTime<Utc>) -> Input {
             r["accountCustomParameters"] =
                 json!([{"ignoreParent": false, "parameterName": "acp.genre", "rules": [{"ruleType": "NONE_OF", "value": "horror"}]}]);
         }
-        rules.insert((Parent::Goal, id.clone()), serde_json::from_value(r).expect("rules"));
+        rules.push(((Parent::Goal, id.clone()), serde_json::from_value(r).expect("rules")));
         goals.push(goal);
     }
     let mut ads = Vec::new();

@@ -50,7 +50,7 @@ pub fn add_campaign(input: &mut Input, f: &CampaignForecast, templates: &HashMap
     c.priority = f.priority;
     c.front_load_factor = f.frontload;
     input.campaigns.push(c);
-    input.rules.insert((Parent::Campaign, CAMPAIGN.into()), with_overrides(&f.targeting, CAMPAIGN));
+    input.rules.push(((Parent::Campaign, CAMPAIGN.into()), with_overrides(&f.targeting, CAMPAIGN)));
     input.linked.insert((Parent::Campaign, CAMPAIGN.into()), templates_of(&f.targeting, templates));
     input.assets.insert(
         PAUSE_ASSET.into(),
@@ -79,7 +79,7 @@ pub fn add_campaign(input: &mut Input, f: &CampaignForecast, templates: &HashMap
             goal.caps.push(Cap { kind: CapKind::DailyCap, value: cap as f64 });
         }
         input.goals.push(goal);
-        input.rules.insert((Parent::Goal, id.clone()), with_overrides(&g.targeting, &id));
+        input.rules.push(((Parent::Goal, id.clone()), with_overrides(&g.targeting, &id)));
         for (j, a) in g.ads.iter().enumerate() {
             let Some(format) = a.format.ad_format() else { continue };
             let mut ad = synthetic::ad(&format!("{id}-ad-{j}"), &id, "preroll", None, now);
@@ -106,6 +106,6 @@ pub fn add_probe(input: &mut Input, f: &InventoryForecast, templates: &HashMap<S
     let mut g = synthetic::goal(PROBE, &campaign, "UNLIMITED_IMPRESSION", 0.0, f.start, f.end);
     g.unlimited_impressions = true;
     input.goals.push(g);
-    input.rules.insert((Parent::Goal, PROBE.into()), with_overrides(&f.targeting, PROBE));
+    input.rules.push(((Parent::Goal, PROBE.into()), with_overrides(&f.targeting, PROBE)));
     input.linked.insert((Parent::Goal, PROBE.into()), templates_of(&f.targeting, templates));
 }

@@ -86,10 +86,10 @@ pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &s
             assets.insert(a.id.clone(), a);
         }
     }
-    let mut rules = HashMap::new();
+    let mut rules = Vec::new();
     for item in repo::all_items(store, Query::partition(keys::partition(account, keys::RULES))).await? {
         let Some(owner) = keys::rules_owner(&item.sk) else { continue };
-        rules.insert(owner, repo::decode::<Rules>(item)?.value);
+        rules.push((owner, repo::decode::<Rules>(item)?.value));
     }
     let mut linked: HashMap<crate::model::rules::Owner, Vec<Rules>> = HashMap::new();
     for t in repo::templates::all(store, account).await? {

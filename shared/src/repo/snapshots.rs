@@ -79,7 +79,7 @@ fn weight(input: &Input) -> usize {
         + len(serde_json::to_string(&input.goals))
         + len(serde_json::to_string(&input.ads))
         + len(serde_json::to_string(&input.assets))
-        + len(serde_json::to_string(&input.rules.values().collect::<Vec<_>>()))
+        + len(serde_json::to_string(&input.rules.iter().map(|(_, r)| r).collect::<Vec<_>>()))
         + len(serde_json::to_string(&input.categories))
         + len(serde_json::to_string(&input.policies))
 }
