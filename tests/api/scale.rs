@@ -180,3 +180,51 @@ both_stores_with! { super::swapping();
         assert!(r.body.contains(&third), "{}", r.body);
     }
 }
+
+both_stores_with! { super::swapping();
+    async fn a_large_accounts_refresh_runs_behind_the_request(app: TestApp) {
+        use shared::store::Store;
+        use std::sync::Arc;
+        let c = enabled_campaign(&app).await;
+        let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        let first = ad(&app, &g, "preroll", json!({})).await;
+        let now = shared::clock::Clock::now(app.clock.as_ref());
+        let s = app.state.settings.clone();
+        let (good, blobs) = (app.state.store.clone(), app.state.blobs.clone());
+        let delivery = shared::keys::delivery_version(&app.a.id).pk;
+        let down: Arc<dyn Store> = Arc::new(api_tests::Unavailable::partition(good.clone(), delivery));
+        let cache = Arc::new(shared::repo::snapshots::DeliveryCache::default());
+        // A process's first snapshot of the account is read on the request.
+        let (held, _) = cache.current(&good, &blobs, &app.a.id, &s, now).await.expect("first read");
+        assert!(held.ad_index.contains_key(&first));
+        let second = ad(&app, &g, "midroll", json!({})).await;
+
+        // The store cannot be read: the request is answered from the snapshot held, the
+        // refresh behind it fails and is tried again by a later request.
+        let (snapshot, _) = cache.current(&down, &blobs, &app.a.id, &s, now).await.expect("answered from the snapshot held");
+        assert_eq!(snapshot.version, held.version);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while cache.refreshing(&app.a.id) {
+            assert!(std::time::Instant::now() < deadline, "the refresh never ended");
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        let (snapshot, _) = cache.current(&down, &blobs, &app.a.id, &s, now).await.expect("still answered");
+        assert!(!snapshot.ad_index.contains_key(&second));
+        // A small account (under DELIVERY_SWAP_GOALS) is refreshed on the request: the
+        // store's error is the request's.
+        let small = Settings { delivery_swap_goals: usize::MAX, ..(*s).clone() };
+        assert!(cache.current(&down, &blobs, &app.a.id, &small, now).await.is_err(), "a small account's refresh ran behind");
+
+        // The store back: the change serves once the refresh and the new version's read,
+        // both behind the requests, are done.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let (snapshot, _) = cache.current(&good, &blobs, &app.a.id, &s, now).await.expect("served");
+            if snapshot.ad_index.contains_key(&second) {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "the change never served");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+}

@@ -3,10 +3,11 @@
 //! - the compile worker's time (read the records, compile, encode, write object and
 //!   pointer) and the compiled form's size;
 //! - a serving process's first ad request after a change when it already serves the
-//!   account (the delivery partition query and the decision, the new version read off the
-//!   request path), how long until the new version serves (one GET + decode, in the
-//!   background), the same read on the request path (`DELIVERY_SWAP_GOALS` above the
-//!   account), and what the old path took (read every record + compile);
+//!   account (the decision on the snapshot held, and the store round trips the request
+//!   waited for: the refresh and the new version's read run behind it), how long until the
+//!   new version serves (the refresh's reads, one GET + decode, in the background), the
+//!   same read on the request path (`DELIVERY_SWAP_GOALS` above the account), and what the
+//!   old path took (read every record + compile);
 //! - the store round trips and pace records read by a refresh with no change (x60 = a
 //!   minute at the 1 s refresh), every goal having delivered a minute before, when nothing
 //!   delivered since and when 100 goals did; the whole partition's query (the refresh
@@ -88,7 +89,15 @@ async fn refresh_reads(cache: &Arc<DeliveryCache>, st: &AppState, account: &str,
     }
     let (trips, read) = (st.store.round_trips(), cache.paces_read());
     cache.current(&st.store, &st.blobs, account, settings, chrono::Utc::now()).await.expect("refresh");
+    settled(cache, account).await;
     (st.store.round_trips() - trips, cache.paces_read() - read)
+}
+
+/// Waits for the refresh a request started behind it (a large account's), if any.
+async fn settled(cache: &DeliveryCache, account: &str) {
+    while cache.refreshing(account) {
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
 }
 
 async fn bump(st: &AppState, account: &str) {
@@ -128,15 +137,19 @@ async fn repoint(st: &AppState, account: &str) {
     shared::repo::delivery::put_compiled(st.store.as_ref(), account, &c).await.expect("pointer");
 }
 
-/// The first request after a change (ms) and its store round trips, how long until the new
-/// version served (ms), and the compiled forms read meanwhile.
-async fn after_change(
-    cache: &Arc<DeliveryCache>,
-    st: &AppState,
-    account: &str,
-    settings: &Settings,
-    r: &AdRequest,
-) -> (f64, u64, f64, u64) {
+/// What a change costs a process that serves the account.
+struct AfterChange {
+    /// The first request after it (ms), and the store round trips the request waited for.
+    first: f64,
+    waited: u64,
+    /// The refresh's round trips (on the request or behind it).
+    trips: u64,
+    /// How long until the new version served (ms), the compiled forms read meanwhile.
+    serving: f64,
+    gets: u64,
+}
+
+async fn after_change(cache: &Arc<DeliveryCache>, st: &AppState, account: &str, settings: &Settings, r: &AdRequest) -> AfterChange {
     let now = chrono::Utc::now();
     let viewer = ViewerState::default();
     bump(st, account).await;
@@ -151,11 +164,14 @@ async fn after_change(
     let (s, pace) = cache.current(&st.store, &st.blobs, account, settings, now).await.expect("after a change");
     std::hint::black_box(decide(&s, r, &viewer, &pace));
     let first = t.elapsed().as_secs_f64() * 1000.0;
+    let waited = st.store.round_trips() - trips;
+    settled(cache, account).await;
     let trips = st.store.round_trips() - trips;
     loop {
         let (s, _) = cache.current(&st.store, &st.blobs, account, settings, now).await.expect("after a change");
         if s.version == version {
-            return (first, trips, t.elapsed().as_secs_f64() * 1000.0, cache.loads() - loads);
+            let serving = t.elapsed().as_secs_f64() * 1000.0;
+            return AfterChange { first, waited, trips, serving, gets: cache.loads() - loads };
         }
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     }
@@ -179,7 +195,7 @@ async fn main() {
     let settings = Settings { delivery_refresh: std::time::Duration::ZERO, ..TestApp::settings() };
     let on_request = Settings { delivery_swap_goals: usize::MAX, ..settings.clone() };
     println!("store: {}", if on_emulator { "DynamoDB + S3 on the emulator" } else { "embedded" });
-    println!("| goals | ads | worker compile ms | compiled MB | first request after a change ms | new version serving after ms | read on the request path ms | before: read + compile ms | refresh: round trips, pace records (none delivered) | (100 goals delivered) | before: one query of the partition: round trips, pace records | after a change: round trips + GETs | snapshot MB | decisions/s | p99 us |");
+    println!("| goals | ads | worker compile ms | compiled MB | first request after a change ms (store round trips it waited for) | new version serving after ms | read on the request path ms | before: read + compile ms | refresh: round trips, pace records (none delivered) | (100 goals delivered) | before: one query of the partition: round trips, pace records | after a change: the refresh's round trips + GETs | snapshot MB | decisions/s | p99 us |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for goals in sizes() {
         let account = format!("scale-{goals}");
@@ -208,13 +224,13 @@ async fn main() {
         let whole = shared::repo::delivery::state(st.store.as_ref(), &account).await.expect("state");
         let whole = (st.store.round_trips() - trips, whole.paces.len());
         let (mut first, mut swapped, mut sync) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut trips, mut gets) = (0, 0);
+        let (mut waited, mut trips, mut gets) = (0, 0, 0);
         for _ in 0..5 {
-            let (f, t, s, g) = after_change(&cache, &st, &account, &settings, &requests[0]).await;
-            (trips, gets) = (trips.max(t), gets.max(g));
-            first.push(f);
-            swapped.push(s);
-            sync.push(after_change(&cache, &st, &account, &on_request, &requests[0]).await.0);
+            let a = after_change(&cache, &st, &account, &settings, &requests[0]).await;
+            (waited, trips, gets) = (waited.max(a.waited), trips.max(a.trips), gets.max(a.gets));
+            first.push(a.first);
+            swapped.push(a.serving);
+            sync.push(after_change(&cache, &st, &account, &on_request, &requests[0]).await.first);
         }
         for v in [&mut first, &mut swapped, &mut sync] {
             v.sort_by(|a, b| a.total_cmp(b));
@@ -251,7 +267,7 @@ async fn main() {
             .collect();
         lat.sort_by(|a, b| a.total_cmp(b));
         println!(
-            "| {goals} | {} | {compile_ms:.0} | {:.1} | {:.1} (max {:.1}) | {:.0} | {:.0} | {old_ms:.0} | {}, {} | {}, {} | {}, {} | {trips} + {gets} GET | {:.0} | {per_sec:.0} | {:.1} |",
+            "| {goals} | {} | {compile_ms:.0} | {:.1} | {:.1} (max {:.1}; {waited}) | {:.0} | {:.0} | {old_ms:.0} | {}, {} | {}, {} | {}, {} | {trips} + {gets} GET | {:.0} | {per_sec:.0} | {:.1} |",
             goals * 5,
             bytes as f64 / 1e6,
             first[first.len() / 2],

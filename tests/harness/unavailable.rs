@@ -5,25 +5,33 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use shared::store::{Cond, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
+use shared::store::{Cond, Index, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
 
 type Pick = Box<dyn Fn(&Key) -> bool + Send + Sync>;
 
 pub struct Unavailable {
     inner: Arc<dyn Store>,
     reads: Pick,
+    /// Queries of the table (not of an index) whose partition key this names fail.
+    queries: Option<String>,
     transactions: Pick,
 }
 
 impl Unavailable {
     /// Gets and batch gets of a key `pick` names fail.
     pub fn reads_of(inner: Arc<dyn Store>, pick: impl Fn(&Key) -> bool + Send + Sync + 'static) -> Unavailable {
-        Unavailable { inner, reads: Box::new(pick), transactions: Box::new(|_| false) }
+        Unavailable { inner, reads: Box::new(pick), queries: None, transactions: Box::new(|_| false) }
+    }
+
+    /// Every read of the table's partition `pk` fails: gets, batch gets and queries.
+    pub fn partition(inner: Arc<dyn Store>, pk: String) -> Unavailable {
+        let key_pk = pk.clone();
+        Unavailable { inner, reads: Box::new(move |k| k.pk == key_pk), queries: Some(pk), transactions: Box::new(|_| false) }
     }
 
     /// Transactions writing a key `pick` names fail.
     pub fn transactions_on(inner: Arc<dyn Store>, pick: impl Fn(&Key) -> bool + Send + Sync + 'static) -> Unavailable {
-        Unavailable { inner, reads: Box::new(|_| false), transactions: Box::new(pick) }
+        Unavailable { inner, reads: Box::new(|_| false), queries: None, transactions: Box::new(pick) }
     }
 
     fn refuse<T>() -> StoreResult<T> {
@@ -46,6 +54,9 @@ impl Store for Unavailable {
         self.inner.delete(key, cond).await
     }
     async fn query(&self, q: Query) -> StoreResult<Page> {
+        if self.queries.as_ref().is_some_and(|pk| q.index == Index::Primary && *pk == q.pk) {
+            return Self::refuse();
+        }
         self.inner.query(q).await
     }
     async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>> {

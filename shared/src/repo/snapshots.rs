@@ -65,6 +65,8 @@ pub struct DeliveryCache {
     /// New versions being brought in off the request path (`swap.rs`), per account: the
     /// version, since when it is awaited, and whether a task is reading or compiling it.
     pub(super) pending: Mutex<HashMap<String, (u64, Instant, bool)>>,
+    /// Large accounts whose refresh runs behind the requests now (`swap.rs`).
+    pub(super) behind: Mutex<std::collections::HashSet<String>>,
 }
 
 fn empty() -> (Arc<Snapshot>, Arc<Vec<Pace>>) {
@@ -98,6 +100,11 @@ impl DeliveryCache {
         let e = m.get_mut(account)?;
         let since = e.pace_read_ms.take()?;
         Some((std::mem::take(&mut e.paces), since))
+    }
+
+    /// The snapshot held and its pace records, however old.
+    pub(super) fn held(&self, account: &str) -> Option<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        self.cached(account).map(|e| (e.snapshot, e.pace))
     }
 
     fn cached(&self, account: &str) -> Option<Entry> {
@@ -175,6 +182,25 @@ impl DeliveryCache {
         if let Some(hit) = self.answered(account, refresh) {
             return Ok(hit);
         }
+        if swap {
+            if let Some(held) = self.refresh_behind(ports, account, s, now, refresh) {
+                return Ok(held);
+            }
+        }
+        self.flown(ports, account, s, now, refresh, swap).await
+    }
+
+    /// The refresh, single flight: the first caller of an account refreshes it, the others
+    /// wait for it and use its result.
+    pub(super) async fn flown(
+        self: &Arc<Self>,
+        ports: (&Arc<dyn Store>, &Arc<dyn Blobs>),
+        account: &str,
+        s: &crate::settings::Settings,
+        now: chrono::DateTime<chrono::Utc>,
+        refresh: Duration,
+        swap: bool,
+    ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
         let flight = {
             let mut f = self.flights.lock().map_err(|_| super::RepoError::internal_msg("snapshot cache lock poisoned"))?;
             f.entry(account.to_string()).or_default().clone()

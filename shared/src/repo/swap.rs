@@ -5,16 +5,73 @@
 //! When the worker has not written it yet, the process waits for it up to
 //! `DELIVERY_COMPILE_WAIT_SECS` before compiling the records itself (in the task too).
 //! One task per account and version.
+//!
+//! The refresh itself (the version, the pointer, the pace records changed) runs behind the
+//! requests too for such an account: a request that finds the snapshot held older than
+//! `DELIVERY_REFRESH_MS` is answered from it at once, and starts the refresh in a task
+//! unless one is running (`refresh_behind`). An ad request of a large account never waits
+//! for the store while the process holds a snapshot; what it serves is at most the refresh
+//! interval plus one refresh's reads old. A refresh that fails is logged and tried again by
+//! the next request; the snapshot held keeps serving meanwhile.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::snapshots::{DeliveryCache, Fetched};
 use crate::blobs::Blobs;
+use crate::delivery::pacing::Pace;
+use crate::delivery::snapshot::Snapshot;
 use crate::repo::delivery::Compiled;
 use crate::store::Store;
 
+/// Marks an account's refresh as running behind the requests; the mark goes when the task
+/// ends, however it ends.
+struct Behind {
+    cache: Arc<DeliveryCache>,
+    account: String,
+}
+
+impl Drop for Behind {
+    fn drop(&mut self) {
+        if let Ok(mut b) = self.cache.behind.lock() {
+            b.remove(&self.account);
+        }
+    }
+}
+
 impl DeliveryCache {
+    /// Whether a refresh of the account runs behind the requests now (the tests and the
+    /// bench wait for it).
+    pub fn refreshing(&self, account: &str) -> bool {
+        self.behind.lock().is_ok_and(|b| b.contains(account))
+    }
+
+    /// A large account's stale snapshot: answered from at once, the refresh started in a
+    /// task (one at a time per account). `None` when the process holds no snapshot of the
+    /// account or a small one: the request refreshes it itself.
+    pub(super) fn refresh_behind(
+        self: &Arc<Self>,
+        (store, blobs): (&Arc<dyn Store>, &Arc<dyn Blobs>),
+        account: &str,
+        s: &crate::settings::Settings,
+        now: chrono::DateTime<chrono::Utc>,
+        refresh: Duration,
+    ) -> Option<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        let held = self.held(account).filter(|(snapshot, _)| snapshot.goals.len() >= s.delivery_swap_goals)?;
+        if !self.behind.lock().ok()?.insert(account.to_string()) {
+            return Some(held);
+        }
+        let mark = Behind { cache: self.clone(), account: account.to_string() };
+        let (store, blobs, settings) = (store.clone(), blobs.clone(), s.clone());
+        tokio::spawn(async move {
+            let Behind { cache, account } = &mark;
+            if let Err(e) = cache.flown((&store, &blobs), account, &settings, now, refresh, true).await {
+                tracing::warn!(account, error = %e, "refresh failed; the snapshot held keeps serving");
+            }
+        });
+        Some(held)
+    }
+
     pub(super) fn bring_in(
         self: &Arc<Self>,
         (store, blobs): (&Arc<dyn Store>, &Arc<dyn Blobs>),
