@@ -2,7 +2,8 @@
 # Load test of the serving endpoint (issue 11): the local server (embedded store, bench
 # profile) with the demo account plus a generated one of 1,000 active goals and 5,000 ads
 # with mixed targeting (admin seed-synthetic), then wrk on loopback sending varied ad
-# requests as fast as the connections go. Prints requests/s and latency percentiles.
+# requests as fast as the connections go. Prints requests/s, latency percentiles and the
+# server's memory (peak and after the load).
 #
 #   ./scripts/serve-load.sh                      # 30 s, 8 connections, 2 wrk threads
 #   DURATION=60 CONNECTIONS=16 ./scripts/serve-load.sh
@@ -38,3 +39,4 @@ curl -sf "$BASE/v1/adrequest?account=$ACCOUNT&format=midroll&category=cat-1-2&pi
 echo "== wrk: $CONNECTIONS connections, 2 threads, $DURATION s, loopback"
 wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s scripts/load/adrequest.lua "$BASE" | tee "$DATA/wrk.txt" | grep -E "RESULT|Requests/sec|Non-2xx|Socket errors" || true
 grep -q "errors=0 non_2xx=0" "$DATA/wrk.txt" || { echo "== errors under load"; tail -20 "$DATA/server.log"; exit 1; }
+echo "== server memory: $(awk '/VmHWM/ {printf "peak %.0f MB", $2/1024} /VmRSS/ {printf ", now %.0f MB", $2/1024}' "/proc/$SERVER/status")"
