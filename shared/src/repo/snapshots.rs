@@ -46,6 +46,18 @@ pub const UNKNOWN_FOR: Duration = Duration::from_secs(30);
 /// Unknown names remembered at most (the memory is cleared when full).
 pub const MAX_UNKNOWN: usize = 10_000;
 
+/// What a caller asks of the cache: the account's snapshot, read again when older than
+/// `refresh`; `swap` for an ad request (a large account's refresh and new version run behind
+/// it), not for a management read.
+#[derive(Clone, Copy)]
+pub(super) struct Ask<'a> {
+    pub account: &'a str,
+    pub s: &'a crate::settings::Settings,
+    pub now: chrono::DateTime<chrono::Utc>,
+    pub refresh: Duration,
+    pub swap: bool,
+}
+
 #[derive(Default)]
 pub struct DeliveryCache {
     entries: Mutex<HashMap<String, Entry>>,
@@ -153,7 +165,7 @@ impl DeliveryCache {
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        self.within((store, blobs), account, s, now, s.delivery_refresh, true).await
+        self.within((store, blobs), Ask { account, s, now, refresh: s.delivery_refresh, swap: true }).await
     }
 
     /// The account's snapshot as of every write before this call (management reads:
@@ -167,27 +179,23 @@ impl DeliveryCache {
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        self.within((store, blobs), account, s, now, Duration::ZERO, false).await
+        self.within((store, blobs), Ask { account, s, now, refresh: Duration::ZERO, swap: false }).await
     }
 
     async fn within(
         self: &Arc<Self>,
         ports: (&Arc<dyn Store>, &Arc<dyn Blobs>),
-        account: &str,
-        s: &crate::settings::Settings,
-        now: chrono::DateTime<chrono::Utc>,
-        refresh: Duration,
-        swap: bool,
+        ask: Ask<'_>,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        if let Some(hit) = self.answered(account, refresh) {
+        if let Some(hit) = self.answered(ask.account, ask.refresh) {
             return Ok(hit);
         }
-        if swap {
-            if let Some(held) = self.refresh_behind(ports, account, s, now, refresh) {
+        if ask.swap {
+            if let Some(held) = self.refresh_behind(ports, ask) {
                 return Ok(held);
             }
         }
-        self.flown(ports, account, s, now, refresh, swap).await
+        self.flown(ports, ask).await
     }
 
     /// The refresh, single flight: the first caller of an account refreshes it, the others
@@ -195,22 +203,19 @@ impl DeliveryCache {
     pub(super) async fn flown(
         self: &Arc<Self>,
         ports: (&Arc<dyn Store>, &Arc<dyn Blobs>),
-        account: &str,
-        s: &crate::settings::Settings,
-        now: chrono::DateTime<chrono::Utc>,
-        refresh: Duration,
-        swap: bool,
+        ask: Ask<'_>,
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        let account = ask.account;
         let flight = {
             let mut f = self.flights.lock().map_err(|_| super::RepoError::internal_msg("snapshot cache lock poisoned"))?;
             f.entry(account.to_string()).or_default().clone()
         };
         let _turn = flight.lock().await;
         // Whoever held the turn before may have refreshed it.
-        if let Some(hit) = self.answered(account, refresh) {
+        if let Some(hit) = self.answered(account, ask.refresh) {
             return Ok(hit);
         }
-        let out = self.refresh(ports, account, s, now, swap).await;
+        let out = self.refresh(ports, account, ask.s, ask.now, ask.swap).await;
         if let Ok(mut f) = self.flights.lock() {
             // The last one out removes the account's flight (waiters hold their own Arc).
             if f.get(account).is_some_and(|a| Arc::strong_count(a) <= 2) {

@@ -17,7 +17,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::snapshots::{DeliveryCache, Fetched};
+use super::snapshots::{Ask, DeliveryCache, Fetched};
 use crate::blobs::Blobs;
 use crate::delivery::pacing::Pace;
 use crate::delivery::snapshot::Snapshot;
@@ -52,11 +52,9 @@ impl DeliveryCache {
     pub(super) fn refresh_behind(
         self: &Arc<Self>,
         (store, blobs): (&Arc<dyn Store>, &Arc<dyn Blobs>),
-        account: &str,
-        s: &crate::settings::Settings,
-        now: chrono::DateTime<chrono::Utc>,
-        refresh: Duration,
+        ask: Ask<'_>,
     ) -> Option<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        let Ask { account, s, now, refresh, .. } = ask;
         let held = self.held(account).filter(|(snapshot, _)| snapshot.goals.len() >= s.delivery_swap_goals)?;
         if !self.behind.lock().ok()?.insert(account.to_string()) {
             return Some(held);
@@ -65,7 +63,8 @@ impl DeliveryCache {
         let (store, blobs, settings) = (store.clone(), blobs.clone(), s.clone());
         tokio::spawn(async move {
             let Behind { cache, account } = &mark;
-            if let Err(e) = cache.flown((&store, &blobs), account, &settings, now, refresh, true).await {
+            let ask = Ask { account, s: &settings, now, refresh, swap: true };
+            if let Err(e) = cache.flown((&store, &blobs), ask).await {
                 tracing::warn!(account, error = %e, "refresh failed; the snapshot held keeps serving");
             }
         });
