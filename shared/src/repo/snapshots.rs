@@ -373,15 +373,25 @@ impl DeliveryCache {
     }
 
     /// Answers from the snapshot held, with the pace records just read (it stays checked
-    /// for `refresh`).
+    /// for `refresh`). When a newer snapshot was swapped in meanwhile (`put_in`, while this
+    /// refresh held the records taken), the records go to it, laid out for it, and it stays
+    /// stale: without them the next refresh would read every record again.
     fn keep(&self, account: &str, e: &Entry, read: PaceRead) -> (Arc<Snapshot>, Arc<Vec<Pace>>) {
         let pace = read.laid(&e.snapshot, Some(e));
         if let Ok(mut m) = self.entries.lock() {
-            if let Some(kept) = m.get_mut(account).filter(|k| Arc::ptr_eq(&k.snapshot, &e.snapshot)) {
-                kept.pace = pace.clone();
-                kept.paces = read.paces;
-                kept.pace_read_ms = Some(read.at);
-                kept.checked = Instant::now();
+            match m.get_mut(account) {
+                Some(kept) if Arc::ptr_eq(&kept.snapshot, &e.snapshot) => {
+                    kept.pace = pace.clone();
+                    kept.paces = read.paces;
+                    kept.pace_read_ms = Some(read.at);
+                    kept.checked = Instant::now();
+                }
+                Some(kept) if kept.pace_read_ms.is_none_or(|at| at < read.at) => {
+                    kept.pace = pace_view::aligned(&kept.snapshot, &read.paces);
+                    kept.paces = read.paces;
+                    kept.pace_read_ms = Some(read.at);
+                }
+                _ => {}
             }
         }
         (e.snapshot.clone(), pace)
