@@ -214,6 +214,9 @@ both_stores_with! { super::swapping();
         // store's error is the request's.
         let small = Settings { delivery_swap_goals: usize::MAX, ..(*s).clone() };
         assert!(cache.current(&down, &blobs, &app.a.id, &small, now).await.is_err(), "a small account's refresh ran behind");
+        // Nor is a snapshot served unchecked past DELIVERY_MAX_AGE_SECS (an idle process).
+        let idle = Settings { delivery_max_age: std::time::Duration::ZERO, ..(*s).clone() };
+        assert!(cache.current(&down, &blobs, &app.a.id, &idle, now).await.is_err(), "a snapshot past the maximum age was served");
 
         // The store back: the change serves once the refresh and the new version's read,
         // both behind the requests, are done.

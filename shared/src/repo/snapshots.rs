@@ -114,9 +114,9 @@ impl DeliveryCache {
         Some((std::mem::take(&mut e.paces), since))
     }
 
-    /// The snapshot held and its pace records, however old.
-    pub(super) fn held(&self, account: &str) -> Option<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        self.cached(account).map(|e| (e.snapshot, e.pace))
+    /// The snapshot held and its pace records, when it was checked less than `within` ago.
+    pub(super) fn held(&self, account: &str, within: Duration) -> Option<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        self.cached(account).filter(|e| e.checked.elapsed() < within).map(|e| (e.snapshot, e.pace))
     }
 
     fn cached(&self, account: &str) -> Option<Entry> {

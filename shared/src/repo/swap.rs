@@ -12,7 +12,9 @@
 //! unless one is running (`refresh_behind`). An ad request of a large account never waits
 //! for the store while the process holds a snapshot; what it serves is at most the refresh
 //! interval plus one refresh's reads old. A refresh that fails is logged and tried again by
-//! the next request; the snapshot held keeps serving meanwhile.
+//! the next request; the snapshot held keeps serving meanwhile, up to
+//! `DELIVERY_MAX_AGE_SECS` since its last check: a snapshot older than that (a process idle
+//! that long, or a store down that long) is refreshed on the request again.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -48,14 +50,17 @@ impl DeliveryCache {
 
     /// A large account's stale snapshot: answered from at once, the refresh started in a
     /// task (one at a time per account). `None` when the process holds no snapshot of the
-    /// account or a small one: the request refreshes it itself.
+    /// account, a small one, or one not checked for `DELIVERY_MAX_AGE_SECS`: the request
+    /// refreshes it itself.
     pub(super) fn refresh_behind(
         self: &Arc<Self>,
         (store, blobs): (&Arc<dyn Store>, &Arc<dyn Blobs>),
         ask: Ask<'_>,
     ) -> Option<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
         let Ask { account, s, now, refresh, .. } = ask;
-        let held = self.held(account).filter(|(snapshot, _)| snapshot.goals.len() >= s.delivery_swap_goals)?;
+        // A snapshot not checked for the maximum age (a process idle that long) is refreshed
+        // on the request: it is not served that old.
+        let held = self.held(account, s.delivery_max_age).filter(|(snapshot, _)| snapshot.goals.len() >= s.delivery_swap_goals)?;
         if !self.behind.lock().ok()?.insert(account.to_string()) {
             return Some(held);
         }
