@@ -164,7 +164,6 @@ async fn after_change(cache: &Arc<DeliveryCache>, st: &AppState, account: &str, 
         repoint(st, account).await;
     }
     let (version, _) = shared::repo::delivery::version_and_compiled(st.store.as_ref(), account).await.expect("version");
-    settled(cache, account).await;
     let (trips, loads, paces) = (st.store.round_trips(), cache.loads(), cache.paces_read());
     let t = Instant::now();
     let (s, pace) = cache.current(&st.store, &st.blobs, account, settings, now).await.expect("after a change");

@@ -114,17 +114,13 @@ impl DeliveryCache {
         Some((std::mem::take(&mut e.paces), since))
     }
 
-    /// The snapshot held and its pace records, when it was checked less than `within` ago.
-    pub(super) fn held(&self, account: &str, within: Duration) -> Option<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        self.cached(account).filter(|e| e.checked.elapsed() < within).map(|e| (e.snapshot, e.pace))
-    }
-
     fn cached(&self, account: &str) -> Option<Entry> {
         self.entries.lock().ok()?.get(account).cloned()
     }
 
-    fn fresh(&self, account: &str, refresh: Duration) -> Option<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
-        self.cached(account).filter(|e| e.checked.elapsed() < refresh).map(|e| (e.snapshot, e.pace))
+    /// The snapshot held and its pace records, when it was checked less than `within` ago.
+    pub(super) fn fresh(&self, account: &str, within: Duration) -> Option<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+        self.cached(account).filter(|e| e.checked.elapsed() < within).map(|e| (e.snapshot, e.pace))
     }
 
     fn known_unknown(&self, account: &str) -> bool {

@@ -60,7 +60,7 @@ impl DeliveryCache {
         let Ask { account, s, now, refresh, .. } = ask;
         // A snapshot not checked for the maximum age (a process idle that long) is refreshed
         // on the request: it is not served that old.
-        let held = self.held(account, s.delivery_max_age).filter(|(snapshot, _)| snapshot.goals.len() >= s.delivery_swap_goals)?;
+        let held = self.fresh(account, s.delivery_max_age).filter(|(snapshot, _)| snapshot.goals.len() >= s.delivery_swap_goals)?;
         if !self.behind.lock().ok()?.insert(account.to_string()) {
             return Some(held);
         }
