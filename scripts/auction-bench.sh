@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Programmatic demand's figures (docs/programmatic.md, issue 32): the local server (bench
+# Programmatic demand's figures (docs/programmatic.md): the local server (bench
 # profile, embedded store) with an RTB goal whose marketplace asks stub bidders on loopback
 # (tests/examples/stub_bidders.rs), requested by wrk:
 #   A. four bidders answering in 20 ms (timeout 150 ms);

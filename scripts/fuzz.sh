@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target (fuzz/fuzz_targets) for a bounded time on top of the committed
 # corpus (fuzz/corpus/<target>, read only here: new inputs go to a scratch directory), and
-# fails on the first crash (a panic or a 5xx). Issue 10, item 11.
+# fails on the first crash (a panic or a 5xx).
 #
 #   ./scripts/fuzz.sh              # each target 20 s (what the test command runs)
 #   FUZZ_SECONDS=600 ./scripts/fuzz.sh xml_beans

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load and soak test of the local server (issue 10, item 13): a mixed read/write workload at
+# Load and soak test of the local server: a mixed read/write workload at
 # a fixed rate from wrk on loopback, then the figures: requests, errors, p50/p90/p99, and
 # the server's resident memory sampled every 10 s (first, last, peak).
 #

@@ -122,7 +122,9 @@ LAYERS = [
      ("store", "repo", "api", "error", "workers", "usecases", "blobs", "queue", "media"),
      "rules, the engine and the simulation know nothing of storage, HTTP or the use cases"),
     (("api",), ("workers",), "handlers reach the workers' work only through use cases and jobs/"),
-    (("usecases", "repo", "jobs"), ("api", "workers"), "use cases and repositories sit below the entry points"),
+    (("usecases", "caches", "repo", "jobs"), ("api", "workers"), "use cases and repositories sit below the entry points"),
+    (("repo",), ("settings", "caches", "usecases"),
+     "repositories load and commit records: the settings bound the caches and the use cases, which pass what a repository needs"),
     (("workers",), ("api",), "workers sit beside the API, not on it"),
     (("store", "blobs", "queue", "media", "rate_limit", "cause", "domain_error", "keys", "limits", "settings", "ids", "jobs"),
      ("api",), "below the API: AppError and HTTP live in api/ only (the layers' errors are mapped there once)"),
@@ -150,10 +152,11 @@ for froms, tos, why in LAYERS:
 # The store port (docs/architecture.md): only the repositories, the store itself and the
 # code that assembles a process (ports built from settings, the Lambda entry points, the
 # admin's and the local server's seeding) name it; everything else reaches data through
-# `repo/`. Direct imports (a use case passing `st.store` to a repository does not name it).
+# `repo/`; the serving caches (`caches/`) hold the store handle their background refreshes
+# and the sample sink's batch writes use. Direct imports (a use case passing `st.store` to a repository does not name it).
 # One adapter is built over the port: the local server's durable queue (`queue::durable`
 # keeps its messages in the embedded store).
-STORE_USERS = {"repo", "store", "assemble", "state", "lambda", "settings", "keys", "seed", "seed_plan"}
+STORE_USERS = {"repo", "caches", "store", "assemble", "state", "lambda", "settings", "keys", "seed", "seed_plan"}
 STORE_ADAPTERS = {("queue", "durable")}
 for m in sorted(modules):
     if m[:1] and m[0] not in STORE_USERS and tuple(m[:2]) not in STORE_ADAPTERS:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ad operations' figures (docs/operations-guide.md, issue 33), on the local server (bench
+# Ad operations' figures (docs/operations-guide.md), on the local server (bench
 # profile): a bulk edit of 50 goals in one campaign (priority and enabled: 100 writes, the
 # transaction's most) and of 49 goals' end dates (98 writes + the campaign's flight), 20
 # times each, p50/p99; and what change history costs: the size of the change items and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The OpenAPI contract, checked from outside (issue 12, item 4): starts the local server on
+# The OpenAPI contract, checked from outside: starts the local server on
 # a fresh embedded store, reads its /openapi.json, and runs schemathesis (PyPI, in
 # .venv-st) against every operation, JSON and XML, with these checks: no 5xx, every status
 # code, content type, header and JSON body as the document says.

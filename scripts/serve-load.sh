@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load test of the serving endpoint (issue 11): the local server (embedded store, bench
+# Load test of the serving endpoint: the local server (embedded store, bench
 # profile) with the demo account plus a generated one of 1,000 active goals and 5,000 ads
 # with mixed targeting (admin seed-synthetic), then wrk on loopback sending varied ad
 # requests as fast as the connections go. Prints requests/s, latency percentiles and the

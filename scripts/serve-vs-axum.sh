@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Serving throughput against a minimal axum server (issue 22): the local server (bench
+# Serving throughput against a minimal axum server: the local server (bench
 # profile, embedded store) with the demo account plus a generated one of 1,000 active
 # goals and 5,000 ads, the exported URL of one of its ads requested by wrk on loopback;
 # then a minimal axum server answering that very document (same size, same headers), same

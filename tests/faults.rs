@@ -1,4 +1,4 @@
-//! Fault injection (issue 10, item 9): wrappers of the store, blob and queue ports that
+//! Fault injection: wrappers of the store, blob and queue ports that
 //! fail on a schedule, for the tests that prove the service under faults.
 //!
 //! The schedule is a seeded pseudo-random draw per call, so a run is repeatable: a store

@@ -1,4 +1,4 @@
-//! The table permissions of `template.yaml`, enforced in the tests (issue 10, item 4).
+//! The table permissions of `template.yaml`, enforced in the tests.
 //!
 //! Each function of the template may write only the partitions its policy names
 //! (`dynamodb:LeadingKeys`, IAM `StringLike` patterns). The tests give every group's router
@@ -242,14 +242,14 @@ mod tests {
             assert_eq!(writes.is_empty(), read_only, "{name}: {writes:?}");
         }
         assert_eq!(scopes["audience-worker"], ["A#*#BATCH", "A#*#BATCHDAY", "A#*#VIEWER#*"]);
-        // The serving function reads only delivery partitions (issue 22): no API keys, no
+        // The serving function reads only delivery partitions: no API keys, no
         // account record, contacts, clients or idempotency answers.
         let reads = &template_read_scopes()["serving"];
         for pk in ["KEY#0123abcd", "A#acc", "A#acc#KEYS", "A#acc#CONTACT", "A#acc#CLIENT", "A#acc#IDEMP", "A#acc#METRICS#AD#x"] {
             assert!(!reads.iter().any(|p| like(p, pk)), "serving may read {pk}");
         }
         assert!(reads.iter().any(|p| like(p, "A#acc#DELIVERY")));
-        // Least privilege (issue 31): the functions that authenticate nobody read only the
+        // Least privilege: the functions that authenticate nobody read only the
         // partitions they need, never API keys, account records, contacts, clients or
         // idempotency answers; only the API-key functions read key-hash records (auth).
         let all_reads = template_read_scopes();

@@ -3,33 +3,36 @@
 
 use std::net::IpAddr;
 
-/// One address range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cidr {
-    addr: IpAddr,
-    prefix: u8,
-}
+use ipnet::IpNet;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// One address range, parsed once (`ipnet`); written as `a.b.c.d/n` or `x:y::/n`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cidr(IpNet);
 
 impl Cidr {
     /// `a.b.c.d/n`, `x:y::/n` or a single address (a /32 or /128).
     pub fn parse(s: &str) -> Result<Cidr, String> {
         let s = s.trim();
-        let (a, p) = match s.split_once('/') {
-            Some((a, p)) => (a, Some(p)),
-            None => (s, None),
-        };
-        let addr: IpAddr = a.parse().map_err(|_| format!("{s:?} is not an address or an address range (a.b.c.d/n)"))?;
-        let max = if addr.is_ipv4() { 32 } else { 128 };
-        let prefix = match p {
-            None => max,
-            Some(p) => p.parse::<u8>().ok().filter(|n| *n <= max).ok_or_else(|| format!("{s:?}: the prefix length is 0 to {max}"))?,
-        };
-        Ok(Cidr { addr, prefix })
+        if let Ok(net) = s.parse::<IpNet>() {
+            return Ok(Cidr(net));
+        }
+        match s.split_once('/') {
+            None => s.parse::<IpAddr>().map(|a| Cidr(IpNet::from(a))).map_err(|_| not_a_range(s)),
+            Some((a, _)) => {
+                let max = match a.parse::<IpAddr>() {
+                    Ok(IpAddr::V4(_)) => 32,
+                    Ok(IpAddr::V6(_)) => 128,
+                    Err(_) => return Err(not_a_range(s)),
+                };
+                Err(format!("{s:?}: the prefix length is 0 to {max}"))
+            }
+        }
     }
 
     /// The prefix length (0: every address).
     pub fn prefix(&self) -> u8 {
-        self.prefix
+        self.0.prefix_len()
     }
 
     /// Whether `ip` is in the range (an IPv4-mapped IPv6 address counts as its IPv4 one).
@@ -38,26 +41,32 @@ impl Cidr {
             IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
             v4 => v4,
         };
-        match (self.addr, ip) {
-            (IpAddr::V4(net), IpAddr::V4(a)) => mask(u32::from(net).into(), u32::from(a).into(), self.prefix, 32),
-            (IpAddr::V6(net), IpAddr::V6(a)) => mask(u128::from(net), u128::from(a), self.prefix, 128),
-            _ => false,
-        }
+        self.0.contains(&ip)
     }
+}
+
+fn not_a_range(s: &str) -> String {
+    format!("{s:?} is not an address or an address range (a.b.c.d/n)")
 }
 
 impl std::fmt::Display for Cidr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.addr, self.prefix)
+        // Always with its prefix, a single address too (`192.168.1.1/32`).
+        write!(f, "{}/{}", self.0.addr(), self.0.prefix_len())
     }
 }
 
-fn mask(net: u128, a: u128, prefix: u8, bits: u32) -> bool {
-    if prefix == 0 {
-        return true;
+impl Serialize for Cidr {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
-    let shift = bits - u32::from(prefix);
-    (net >> shift) == (a >> shift)
+}
+
+impl<'de> Deserialize<'de> for Cidr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Cidr, D::Error> {
+        let s = String::deserialize(d)?;
+        Cidr::parse(&s).map_err(serde::de::Error::custom)
+    }
 }
 
 /// A comma-separated list of ranges (`TRUSTED_PROXIES`).

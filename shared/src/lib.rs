@@ -4,6 +4,7 @@
 pub mod api;
 pub mod assemble;
 pub mod blobs;
+pub mod caches;
 pub mod cause;
 pub mod cidr;
 pub mod clock;

@@ -37,12 +37,12 @@ pub struct Parts {
     pub settings: Arc<Settings>,
     pub(crate) auth_cache: Arc<AuthCache>,
     /// Compiled delivery snapshots of the accounts this process serves.
-    pub delivery: Arc<crate::repo::snapshots::DeliveryCache>,
+    pub delivery: Arc<crate::caches::snapshots::DeliveryCache>,
     /// When the current invocation is stopped (a Lambda's deadline): long jobs end their
     /// work before it, so a killed invocation never leaves a record half-way.
     pub deadline: Option<std::time::Instant>,
     /// Traffic samples on their way to the store, off the response path.
-    pub samples: Arc<crate::repo::sample_sink::SampleSink>,
+    pub samples: Arc<crate::caches::sample_sink::SampleSink>,
     /// Auctions' report counters on their way to the store, off the response path.
     pub auction_stats: Arc<crate::repo::auction_stats::AuctionStats>,
     /// Request rates per account (the management API).
@@ -59,7 +59,7 @@ impl AppState {
             media: Arc::new(crate::media::engine::NoMedia),
             settings: Arc::new(Settings::default()),
             auth_cache: Arc::new(AuthCache::new(Duration::from_secs(30))),
-            delivery: Arc::new(crate::repo::snapshots::DeliveryCache::default()),
+            delivery: Arc::new(crate::caches::snapshots::DeliveryCache::default()),
             deadline: None,
             samples: Arc::default(),
             auction_stats: Arc::default(),

@@ -1,4 +1,4 @@
-//! The admin command (issue 12 item 5): the key lifecycle — create (shown once), list
+//! The admin command: the key lifecycle — create (shown once), list
 //! (never the key), revoke and rotate — and reference data export, dry run and import, on
 //! both stores, checked through the HTTP interface.
 

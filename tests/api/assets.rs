@@ -70,7 +70,7 @@ both_stores! {
         app.send("POST", "/v1/assets/video?name=e.mp4", Some(&app.a.key), Some("application/octet-stream"), "").await.expect(400);
     }
 
-    // Issue 10, item 4: an asset's object lives as long as its record.
+    // An asset's object lives as long as its record.
     async fn an_expired_assets_object_is_deleted_from_the_bucket(app: TestApp) {
         let id = app.upload_asset("gone.mp4", clip()).await;
         app.wait_asset(&format!("/v1/assets/video/{id}")).await;
@@ -274,7 +274,7 @@ async fn sqs_batches_report_only_the_failed_messages() {
     assert_eq!(app.get(&format!("/v1/assets/video/{}", asset.id)).await.json()["status"], "READY");
 }
 
-// Issue 10, item 5: a local disk failure is not the file's fault.
+// A local disk failure is not the file's fault.
 fn bad_disk() -> Settings {
     Settings { asset_tmp_dir: "/nonexistent/asset-tmp".into(), ..TestApp::settings() }
 }
@@ -301,7 +301,7 @@ both_stores_with! { super::bad_disk();
     }
 }
 
-/// The local server's TTL (issue 22, finding 9): the embedded store removes expired
+/// The local server's TTL: the embedded store removes expired
 /// records, and an expired asset's object leaves the bucket with its record.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_embedded_store_sweeps_expired_records_and_their_objects() {

@@ -370,7 +370,7 @@ async fn wait_listed(app: &TestApp, source: &str) -> Value {
     panic!("no ended {source} batch")
 }
 
-// Issue 10, item 1: bombs and endless rows, with the service's own chunk size.
+// Bombs and endless rows, with the service's own chunk size.
 both_stores! {
     async fn gzip_bombs_are_refused_and_overlong_rows_dropped(app: TestApp) {
         let a = &app.a.id;

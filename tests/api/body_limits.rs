@@ -1,4 +1,4 @@
-//! What one client can make an instance do (issue 22, findings 7 and 8): bodies are
+//! What one client can make an instance do: bodies are
 //! refused by size before they are buffered (a declared length over the route's limit is
 //! 413 before one byte is read, with or without an `Idempotency-Key`; a body without a
 //! declared length is cut off at the limit as it streams), and one account's request rate

@@ -14,7 +14,7 @@ async fn count(app: &TestApp) -> usize {
 }
 
 both_stores! {
-    // Issue 10, item 8: lists come in bounded pages with the total in a header.
+    // Lists come in bounded pages with the total in a header.
     async fn the_client_list_is_paged(app: TestApp) {
         for n in ["c", "a", "b"] {
             app.client(n, "ADVERTISER").await;

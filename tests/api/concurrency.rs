@@ -1,4 +1,4 @@
-//! No lost updates (issue 10, item 10): N clients change one record at the same time, each
+//! No lost updates: N clients change one record at the same time, each
 //! the way a careful client does (read with its ETag, change, write with If-Match, read
 //! again on 412 or 409). Each appends its own mark to the name; at the end every mark is
 //! there: no write overwrote another it had not seen. Run for an ad (PUT and PATCH), a goal,

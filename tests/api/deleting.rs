@@ -1,4 +1,4 @@
-//! Deleting and listing ads and assets (issue 23, gap 6): `DELETE /v1/ads/{id}` stops the
+//! Deleting and listing ads and assets: `DELETE /v1/ads/{id}` stops the
 //! ad serving and keeps what it delivered in its goal's metrics; `GET /v1/assets/video`
 //! pages the account's assets; `DELETE /v1/assets/video/{id}` refuses an asset an ad names.
 

@@ -1,4 +1,4 @@
-//! Behaviours a client relies on (issue 9): what a GET shows can be sent back, defaults the
+//! Behaviours a client relies on: what a GET shows can be sent back, defaults the
 //! seeds state appear in every view of a record, and another account's record is a 404
 //! before anything in the body is looked at.
 

@@ -1,4 +1,4 @@
-//! Every file of `events/` (the `sam local invoke` events, issue 12) through the code that
+//! Every file of `events/` (the `sam local invoke` events) through the code that
 //! serves it in a Lambda: HTTP API events through lambda_http's parsing into their
 //! function's group router, SQS events through the worker batch handler, the stream event
 //! through the asset janitor. The demo account's key is in the events, so the store is

@@ -1,4 +1,4 @@
-//! The events worker in process, where a test needs fault control (issue 22, finding 9):
+//! The events worker in process, where a test needs fault control:
 //! failures are reported per message (another tenant's events are not redelivered with a
 //! failing one's), a redelivered or redriven batch counts nothing twice, and the once-only
 //! markers outlive every copy of a message the template's queues can keep.

@@ -1,4 +1,4 @@
-//! The service under faults (issue 10, item 9): the store refuses 10 % of calls, times out
+//! The service under faults: the store refuses 10 % of calls, times out
 //! 3 % of writes before and 3 % after applying them, applies part of 30 % of batch writes;
 //! 5 % of bucket and queue calls fail. Under that schedule every API write answers as if
 //! nothing happened (or 503, and then the client's retry does), nothing is half-written,

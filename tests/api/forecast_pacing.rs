@@ -1,4 +1,4 @@
-//! A campaign forecast agrees with serving (issue 33, "forecasts that agree with serving"):
+//! A campaign forecast agrees with serving:
 //! a paced goal is forecast to stop at its target, as pacing stops it, when the traffic
 //! is enough; a goal the traffic cannot fill is forecast at what it can get.
 

@@ -1,4 +1,4 @@
-//! The forecast quota and deadline (issue 22, finding 6): at most three jobs of an account
+//! The forecast quota and deadline: at most three jobs of an account
 //! queued or running (429 with Retry-After past that, other accounts unaffected), a slot
 //! freed when its job ends or is cancelled; a job near its invocation's deadline fails with
 //! a reason instead of staying PROCESSING; simulations in one process are bounded.

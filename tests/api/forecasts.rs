@@ -86,7 +86,7 @@ both_stores! {
             }
             assert_eq!(inv[side]["total"].as_f64().unwrap(), sum);
             // UTC midnights are 01:00 in the account's zone: the window's edge days say how
-            // much of them it covers; whole days say nothing (issue 23, gap 5).
+            // much of them it covers; whole days say nothing.
             let hours: Vec<Option<u64>> = by_date.values().map(|d| d["hours"].as_u64()).collect();
             assert_eq!((hours[0], hours[7]), (Some(23), Some(1)), "{side}: {hours:?}");
             assert!(hours[1..7].iter().all(Option::is_none), "{side}: {hours:?}");
@@ -98,7 +98,7 @@ both_stores! {
         svg.expect(200);
         assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
         assert!(svg.body.starts_with("<svg") && svg.body.contains("PREROLL"), "{}", &svg.body[..200.min(svg.body.len())]);
-        // Readable (issue 23, gap 5): dates on the x axis, gridlines, a low-high range per day;
+        // Readable: dates on the x axis, gridlines, a low-high range per day;
         // and it renders (rsvg-convert) to a PNG of the chart's size.
         assert!(svg.body.contains("class=\"date\"") && !svg.body.contains(">day 1<"), "dates, not day numbers");
         assert!(svg.body.contains("class=\"grid\"") && svg.body.contains("class=\"band\""));

@@ -1,4 +1,4 @@
-//! `Idempotency-Key` on creates (issue 10, item 14; docs/api.md).
+//! `Idempotency-Key` on creates (docs/api.md).
 
 use api_tests::serde_json::json;
 use api_tests::{both_stores, xml_texts, TestApp};

@@ -1,4 +1,4 @@
-//! The ad-request inspector (issue 23, gap 1; docs/inspector.md): `GET /v3/inspect` with
+//! The ad-request inspector (docs/inspector.md): `GET /v3/inspect` with
 //! the ad request's parameters explains the decision goal by goal; `debug=1` on the
 //! exported URL leads there; the key's account only.
 

@@ -1,4 +1,4 @@
-//! Campaign notifications that matter to ad operations (issue 23, gap 4; seed 001 §2.5
+//! Campaign notifications that matter to ad operations (seed 001 §2.5
 //! shape, the rules in docs/api.md): a goal capped, paced out, short of its target, ended
 //! under-delivered; a campaign none of whose goals has an ad that can serve.
 

@@ -1,4 +1,4 @@
-//! The OpenAPI document against the router (issue 12, item 4): every documented operation
+//! The OpenAPI document against the router: every documented operation
 //! is routed (never 405), and every method a documented path does not list is 405, so the
 //! document names exactly the operations the service answers. The responses' shapes are
 //! checked by schemathesis against the running local server (`scripts/schemathesis.sh`).
@@ -45,7 +45,7 @@ one_store! {
     }
 }
 
-/// The interactive reference (issue 23, gap 6): a static page over `/openapi.json`, its
+/// The interactive reference: a static page over `/openapi.json`, its
 /// script and stylesheet served by the API itself (no CDN), nothing of the request in it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_reference_page_is_served_without_a_key_and_reflects_nothing() {

@@ -1,5 +1,5 @@
 //! A store that fails is an outage, never "not found": reads of a record's parent that the
-//! store refuses answer 503 (retry), not 404 or an empty list (issue 30: errors by layer).
+//! store refuses answer 503 (retry), not 404 or an empty list.
 
 use std::sync::Arc;
 

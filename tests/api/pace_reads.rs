@@ -4,8 +4,8 @@
 
 use api_tests::serde_json::json;
 use api_tests::{both_stores_with, TestApp};
+use shared::caches::snapshots::DeliveryCache;
 use shared::delivery::pacing::Pace;
-use shared::repo::snapshots::DeliveryCache;
 use shared::settings::Settings;
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! Is it on pace? (issue 23, gap 3; docs/reports.md "Pacing"): a goal's projection comes
+//! Is it on pace? (docs/reports.md "Pacing"): a goal's projection comes
 //! from the account's traffic model replayed through the delivery engine, bounded by the
 //! goal's last 24 hours, with its basis, band and shortfall; in `/v3` (`embed=projections`),
 //! in the pacing view with the plan and delivered by day, in the SVG chart and in the

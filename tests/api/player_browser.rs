@@ -1,4 +1,4 @@
-//! What a person would see (issue 21): headless Chromium loads a small web player page
+//! What a person would see: headless Chromium loads a small web player page
 //! (tests/node/player/index.html, driven by tests/node/play.mjs with puppeteer-core) that
 //! fetches the exported VAST URL with the IAB player-side client, picks a MediaFile the
 //! browser can play, plays it muted to the end and fires the tracking. On both stores, for

@@ -1,4 +1,4 @@
-//! Delivery reports (issue 23, gap 2; docs/reports.md): served ads carry the request's
+//! Delivery reports (docs/reports.md): served ads carry the request's
 //! category, content partner and device container in their signed links, the events
 //! worker adds each counted event to its report cell, and `GET /v3/reports/delivery` sums
 //! the cells by local day or hour and by dimension, as JSON or CSV.

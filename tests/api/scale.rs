@@ -68,7 +68,7 @@ async fn compiled(app: &TestApp) -> (u64, shared::repo::delivery::Compiled) {
 /// A serving process that has not seen the account yet: what it reads, and whether it
 /// compiled the records itself.
 async fn fresh_process(app: &TestApp) -> (std::sync::Arc<shared::delivery::snapshot::Snapshot>, u64, u64) {
-    let cache = std::sync::Arc::new(shared::repo::snapshots::DeliveryCache::default());
+    let cache = std::sync::Arc::new(shared::caches::snapshots::DeliveryCache::default());
     let now = shared::clock::Clock::now(app.clock.as_ref());
     let (snapshot, _) = cache.current(&app.state.store, &app.state.blobs, &app.a.id, &app.state.settings, now).await.expect("snapshot");
     (snapshot, cache.builds(), cache.loads())
@@ -193,7 +193,7 @@ both_stores_with! { super::swapping();
         let (good, blobs) = (app.state.store.clone(), app.state.blobs.clone());
         let delivery = shared::keys::delivery_version(&app.a.id).pk;
         let down: Arc<dyn Store> = Arc::new(api_tests::Unavailable::partition(good.clone(), delivery));
-        let cache = Arc::new(shared::repo::snapshots::DeliveryCache::default());
+        let cache = Arc::new(shared::caches::snapshots::DeliveryCache::default());
         // A process's first snapshot of the account is read on the request.
         let (held, _) = cache.current(&good, &blobs, &app.a.id, &s, now).await.expect("first read");
         assert!(held.ad_index.contains_key(&first));

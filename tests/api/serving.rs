@@ -212,7 +212,7 @@ both_stores! {
         assert_eq!((g["projectedDelivery"].as_f64(), g["projection"]["basis"].as_str()), (Some(21.0), Some("recentDelivery")), "{g}");
     }
 
-    // Issue 22, finding 4: a link without a viewer, with `&v=` appended, no longer verifies
+    // A link without a viewer, with `&v=` appended, no longer verifies
     // (absent and empty sign differently), so its events cannot land on a shared viewer.
     async fn an_appended_empty_viewer_breaks_the_link(app: TestApp) {
         let c = enabled_campaign(&app).await;

@@ -1,4 +1,4 @@
-//! Tenant isolation, swept from the route table (issue 10, item 12): every path pattern of
+//! Tenant isolation, swept from the route table: every path pattern of
 //! every group (`shared::api::groups::ALL`, the same table the Lambdas and the local server
 //! are built from), filled with the ids of account A's records, tried with every method by
 //! account B. B never gets a success on A's record, never a 5xx, never sees A's data (every

@@ -1,4 +1,4 @@
-//! Invalid traffic through HTTP (docs/traffic-quality.md, issue 22 findings 1-3): events
+//! Invalid traffic through HTTP (docs/traffic-quality.md): events
 //! count only after their impression, crawlers and scripts are filtered, no viewer or
 //! address can spend a goal; what is filtered is counted apart, by reason, in `/v3`.
 

@@ -1,4 +1,4 @@
-//! The snapshot compile at publisher scale (issue 34): for each account size in `SIZES`
+//! The snapshot compile at publisher scale: for each account size in `SIZES`
 //! (goals; 5 ads each; default 1,000, 10,000, 50,000, 100,000), the compile time of a
 //! generated account (median of 5 rounds, the input's own drop timed apart) and the
 //! growth against the previous size and against 10,000 goals (the issue's target: 100,000

@@ -1,8 +1,8 @@
-//! The forecast benchmark (issue 13): an account of 1,000 active goals and 5,000 ads with
+//! The forecast benchmark: an account of 1,000 active goals and 5,000 ads with
 //! mixed targeting, and two weeks of recorded traffic of 1,000,000 requests a day sampled
 //! 1:100 (10,000 samples a day); an inventory and a campaign forecast over 100 days, each in
 //! a child process of its own: wall time (records read, compile, simulation, report) and
-//! peak memory. Then what issue 23's views cost on that account: the pacing replay of
+//! peak memory. Then what the operators' views cost on that account: the pacing replay of
 //! `embed=projections` / `GET /v3/goals/{id}/pacing` (the traffic model three times, model,
 //! less and more, over the goals' remaining flight: 10 and 93 days), and a 30-day delivery
 //! report by day over 2,000 report cells a day (embedded store). Run:

@@ -1,4 +1,4 @@
-//! Hostile input benchmark (issue 10, items 1-3). Prints:
+//! Hostile input benchmark. Prints:
 //!
 //! 1. the time to answer hostile ~1 MiB bodies through the whole HTTP stack (the router of
 //!    every group on the embedded store, in memory): an XML bean with 95,000 unknown

@@ -1,4 +1,4 @@
-//! The media pipeline benchmark (issue 21): a 30 s 1080p master as agencies deliver it
+//! The media pipeline benchmark: a 30 s 1080p master as agencies deliver it
 //! (ProRes 422 in QuickTime, 25 fps, stereo PCM) and a 30 s 1080p H.264 MP4, each made by
 //! ffmpeg, stored in a local blob directory, then probed and transcoded by the local engine
 //! (`media::local::Ffmpeg`, the ladder of docs/media.md with the x264 `veryfast` and VP9

@@ -1,4 +1,4 @@
-//! Publisher scale (issue 34; docs/publisher-scale.md): for each account size in `SIZES`
+//! Publisher scale (docs/publisher-scale.md): for each account size in `SIZES`
 //! (goals, 5 ads each; default 1,000 / 10,000 / 50,000), seeded into the store, prints
 //! - the compile worker's time (read the records, compile, encode, write object and
 //!   pointer) and the compiled form's size;
@@ -29,12 +29,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use api_tests::{Backend, TestApp};
+use shared::caches::snapshots::DeliveryCache;
 use shared::delivery::decide::decide;
 use shared::delivery::pacing::Pace;
 use shared::delivery::request::AdRequest;
 use shared::delivery::request::ViewerState;
 use shared::delivery::synthetic::{self, Spec};
-use shared::repo::snapshots::DeliveryCache;
 use shared::settings::Settings;
 use shared::state::AppState;
 use shared::usecases::compile::{self, Outcome};
@@ -53,7 +53,7 @@ fn pct(sorted: &[f64], p: f64) -> f64 {
 async fn seed(st: &AppState, account: &str, goals: usize) {
     let now = chrono::Utc::now();
     let input = synthetic::generate(Spec { goals, ads: goals * 5, seed: 11 }, now);
-    let mut items = shared::repo::snapshots::items(account, &input).expect("items");
+    let mut items = shared::repo::snapshot_load::items(account, &input).expect("items");
     items.push(shared::repo::item(shared::keys::account(account), &synthetic::account(account), 1).expect("account"));
     items.push(shared::repo::item(shared::keys::delivery_account(account), &synthetic::account(account), 1).expect("account"));
     // Every goal has delivered, a minute ago.
@@ -250,10 +250,9 @@ async fn main() {
         // The old path: every record read and compiled by the serving process.
         let old_ms = if std::env::var("BEFORE").map_or(!on_emulator, |v| v == "1") {
             let t = Instant::now();
-            let input =
-                shared::repo::snapshots::load(st.store.as_ref(), &account, 0, "https://m", shared::repo::snapshots::Bound::of(&settings))
-                    .await
-                    .expect("load");
+            let input = shared::repo::snapshot_load::load(st.store.as_ref(), &account, 0, "https://m", shared::caches::bound(&settings))
+                .await
+                .expect("load");
             std::hint::black_box(shared::delivery::snapshot::compile(input, now));
             t.elapsed().as_secs_f64() * 1000.0
         } else {

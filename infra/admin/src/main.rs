@@ -143,7 +143,7 @@ async fn run(args: &[String]) -> Result<(), String> {
                 return Err(format!("no account {account}: seed it first"));
             }
             let input = shared::delivery::synthetic::generate(shared::delivery::synthetic::Spec { goals, ads, seed }, chrono::Utc::now());
-            let items = shared::repo::snapshots::items(account, &input).map_err(|e| e.to_string())?;
+            let items = shared::repo::snapshot_load::items(account, &input).map_err(|e| e.to_string())?;
             let bar = progress(items.len() as u64, "records");
             for chunk in items.chunks(25) {
                 store.batch_write(chunk.to_vec(), Vec::new()).await.map_err(|e| e.to_string())?;

@@ -100,7 +100,7 @@ pub fn request_hash(method: &str, path_and_query: &str, body: &[u8]) -> String {
     h.update(path_and_query.as_bytes());
     h.update([0]);
     h.update(body);
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(h.finalize())
 }
 
 /// The key is taken: the first answer, or why not.

@@ -79,7 +79,7 @@ async fn serve(State(st): State<AppState>, Path(key): Path<String>, headers: Hea
     let Some(size) = st.blobs.size(&key).await? else {
         return Err(AppError::NoRoute(format!("{PREFIX}/{key}")));
     };
-    let etag = format!("\"{:x}-{}\"", size, &hex(&Sha256::digest(key.as_bytes()))[..16]);
+    let etag = format!("\"{:x}-{}\"", size, &hex::encode(Sha256::digest(key.as_bytes()))[..16]);
     let mut res = Response::builder()
         .header(header::CONTENT_TYPE, content_type_of(&key))
         .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
@@ -119,10 +119,6 @@ fn content_type_of(key: &str) -> &'static str {
     } else {
         content_type_for(key)
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The bytes of `r` as a stream of chunks of at most 64 KiB (one buffer a chunk, none for

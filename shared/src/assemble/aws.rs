@@ -21,7 +21,7 @@ fn table(conf: &aws_config::SdkConfig, settings: &Settings) -> DynamoStore {
 
 /// The URLs of the queues this deployment has (`ASSET_QUEUE_URL`, `AUDIENCE_QUEUE_URL`).
 fn queue_urls(settings: &Settings) -> HashMap<QueueName, String> {
-    QueueName::ALL.iter().filter_map(|q| q.url_in(settings).map(|u| (*q, u.to_string()))).collect()
+    QueueName::ALL.iter().filter_map(|q| url_in(*q, settings).map(|u| (*q, u.to_string()))).collect()
 }
 
 /// The AWS ports: DynamoDB, S3 and SQS over one SDK configuration (loaded once: each load
@@ -159,4 +159,16 @@ pub async fn aws_table_and_bucket(settings: &Settings, gets_only: bool) -> AppSt
 pub async fn aws_object_deleter(settings: &Settings) -> Arc<dyn Blobs> {
     let conf = aws_config::load_from_env().await;
     Arc::new(crate::blobs::DeletesOnly(S3Blobs::new(&conf, settings.bucket_name.clone())))
+}
+
+/// The queue's URL on AWS (`ASSET_QUEUE_URL`, `AUDIENCE_QUEUE_URL`, ...).
+fn url_in(q: QueueName, s: &Settings) -> Option<&str> {
+    match q {
+        QueueName::Assets => s.asset_queue_url.as_deref(),
+        QueueName::Audience => s.audience_queue_url.as_deref(),
+        QueueName::Events => s.events_queue_url.as_deref(),
+        QueueName::Forecast => s.forecast_queue_url.as_deref(),
+        QueueName::Notices => s.notices_queue_url.as_deref(),
+        QueueName::Compile => s.compile_queue_url.as_deref(),
+    }
 }

@@ -4,14 +4,13 @@
 //! tracking secret: nobody can forge an event, move it to another ad or account, or turn
 //! the click redirect into an open redirect. A link is accepted for `MAX_AGE_SECS`.
 
-use sha2::{Digest, Sha256};
+use hmac::{Hmac, KeyInit, Mac};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use sha2::Sha256;
+use subtle::ConstantTimeEq;
 
 /// How long after serving a tracking link is accepted (the replay markers live longer).
 pub const MAX_AGE_SECS: i64 = 24 * 3600;
-
-/// Links issued before this instant (2026-11-25T00:00:00Z) may carry the legacy signature
-/// (no presence marks); after it every link is signed with them.
-pub const LEGACY_UNTIL: i64 = 1_795_564_800;
 
 /// The report dimensions a link carries (version 3, docs/reports.md): the served ad's
 /// format and the request's category, content partner and device container, each as the
@@ -85,66 +84,40 @@ pub struct Token {
     pub dims: Option<Dims>,
 }
 
-/// An HMAC-SHA256 key with its padded inner and outer states computed once: a served
-/// document signs seven links per ad, each then costs the message's blocks only.
+/// An HMAC-SHA256 key, keyed once: a served document signs seven links per ad, and each
+/// link clones the keyed state, so it costs the message's blocks only.
 #[derive(Clone)]
 pub struct SigningKey {
-    inner: Sha256,
-    outer: Sha256,
+    mac: Hmac<Sha256>,
 }
 
 impl SigningKey {
     pub fn new(secret: &[u8]) -> SigningKey {
-        let mut k = [0u8; 64];
-        if secret.len() > 64 {
-            k[..32].copy_from_slice(&Sha256::digest(secret));
-        } else {
-            k[..secret.len()].copy_from_slice(secret);
-        }
-        let mut inner = Sha256::new();
-        inner.update(k.map(|b| b ^ 0x36));
-        let mut outer = Sha256::new();
-        outer.update(k.map(|b| b ^ 0x5c));
-        SigningKey { inner, outer }
+        // HMAC takes a key of any length (a longer one is hashed first).
+        let mac = <Hmac<Sha256> as KeyInit>::new_from_slice(secret).unwrap_or_else(|_| unreachable!("HMAC accepts every key length"));
+        SigningKey { mac }
     }
 
-    fn mac_with(&self, feed: impl FnOnce(&mut Sha256)) -> [u8; 32] {
-        let mut inner = self.inner.clone();
-        feed(&mut inner);
-        let mut outer = self.outer.clone();
-        outer.update(inner.finalize());
-        outer.finalize().into()
-    }
-
-    fn mac(&self, msg: &[u8]) -> [u8; 32] {
-        self.mac_with(|h| h.update(msg))
+    /// The first 128 bits of the MAC of what `feed` writes.
+    fn mac_with(&self, feed: impl FnOnce(&mut Hmac<Sha256>)) -> [u8; 16] {
+        let mut mac = self.mac.clone();
+        feed(&mut mac);
+        let full = mac.finalize().into_bytes();
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&full[..16]);
+        out
     }
 
     /// A message's signature (128 bits, hex): what a signed URL other than a tracking link
     /// carries (preview links).
     pub fn sign_text(&self, msg: &str) -> String {
-        hex(&self.mac(msg.as_bytes())[..16])
+        hex::encode(self.mac_with(|h| h.update(msg.as_bytes())))
     }
 
     /// Whether `sig` is `msg`'s signature (compared in constant time).
     pub fn verify_text(&self, msg: &str, sig: &str) -> bool {
         same(&self.sign_text(msg), sig)
     }
-}
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-fn push_hex(out: &mut String, bytes: &[u8]) {
-    for b in bytes {
-        out.push(char::from(HEX[usize::from(b >> 4)]));
-        out.push(char::from(HEX[usize::from(b & 15)]));
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 2);
-    push_hex(&mut s, bytes);
-    s
 }
 
 /// A link's fields, borrowed: what a served document signs (`Token` holds the same, owned,
@@ -165,75 +138,26 @@ pub struct LinkFields<'a> {
 
 /// Feeds one length-prefixed field (`<len>:<bytes>`); `mark` prefixes a present optional
 /// value with `+` (counted in the length).
-fn feed(h: &mut Sha256, mark: &[u8], f: &[u8]) {
-    let mut n = itoa_buf(mark.len() + f.len());
-    h.update(n.as_bytes_mut());
+fn feed(h: &mut Hmac<Sha256>, mark: &[u8], f: &[u8]) {
+    h.update(itoa::Buffer::new().format(mark.len() + f.len()).as_bytes());
     h.update(b":");
     h.update(mark);
     h.update(f);
 }
 
-struct Digits([u8; 20], usize);
+/// RFC 3986's unreserved characters are kept; every other byte is percent-encoded.
+const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 
-impl Digits {
-    fn as_bytes_mut(&mut self) -> &[u8] {
-        &self.0[self.1..]
-    }
-    fn as_str(&self) -> &str {
-        // Only ASCII digits are written.
-        std::str::from_utf8(&self.0[self.1..]).unwrap_or("0")
-    }
-}
-
-/// Appends `s` percent-encoded (RFC 3986 unreserved characters kept), without a
-/// formatter: ids, the common case, are copied as they are.
+/// Appends `s` percent-encoded.
 fn push_encoded(out: &mut String, s: &str) {
-    let keep = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
-    if s.bytes().all(keep) {
-        out.push_str(s);
-        return;
-    }
-    for b in s.bytes() {
-        if keep(b) {
-            out.push(char::from(b));
-        } else {
-            out.push('%');
-            out.push(char::from(HEX_UPPER[usize::from(b >> 4)]));
-            out.push(char::from(HEX_UPPER[usize::from(b & 15)]));
-        }
-    }
-}
-
-const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
-
-fn itoa_buf(n: usize) -> Digits {
-    itoa_signed(n as i64)
-}
-
-/// Decimal digits of `n` (with its sign), as `to_string` writes them, without allocating.
-fn itoa_signed(n: i64) -> Digits {
-    let mut d = Digits([0; 20], 20);
-    let mut m = n.unsigned_abs();
-    loop {
-        d.1 -= 1;
-        d.0[d.1] = b'0' + (m % 10) as u8;
-        m /= 10;
-        if m == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        d.1 -= 1;
-        d.0[d.1] = b'-';
-    }
-    d
+    out.extend(utf8_percent_encode(s, QUERY_VALUE));
 }
 
 impl LinkFields<'_> {
     /// The signed message (version 2: optional fields with presence marks), fed to `h`.
-    fn feed_message(&self, h: &mut Sha256, event: &str) {
-        let issued = itoa_signed(self.issued);
-        let issued = issued.as_str();
+    fn feed_message(&self, h: &mut Hmac<Sha256>, event: &str) {
+        let mut issued = itoa::Buffer::new();
+        let issued = issued.format(self.issued);
         for f in [event, self.account, self.campaign, self.goal, self.ad, self.impression] {
             feed(h, b"", f.as_bytes());
         }
@@ -243,7 +167,7 @@ impl LinkFields<'_> {
         }
         feed(h, b"", issued.as_bytes());
         feed(h, b"", self.delivered.as_bytes());
-        let marked = |h: &mut Sha256, v: Option<&str>| match v {
+        let marked = |h: &mut Hmac<Sha256>, v: Option<&str>| match v {
             Some(v) => feed(h, b"+", v.as_bytes()),
             None => feed(h, b"", b"-"),
         };
@@ -260,7 +184,7 @@ impl LinkFields<'_> {
                     Some(sale) => {
                         feed(h, b"", sale.partner.as_bytes());
                         feed(h, b"", sale.market.as_bytes());
-                        feed(h, b"", itoa_signed(sale.price_micros).as_bytes_mut());
+                        feed(h, b"", itoa::Buffer::new().format(sale.price_micros).as_bytes());
                         feed(h, b"", b"4");
                     }
                     None => feed(h, b"", b"3"),
@@ -272,7 +196,7 @@ impl LinkFields<'_> {
 
     /// The signature (128 bits, hex).
     pub fn sign(&self, key: &SigningKey, event: &str) -> String {
-        hex(&key.mac_with(|h| self.feed_message(h, event))[..16])
+        hex::encode(key.mac_with(|h| self.feed_message(h, event)))
     }
 
     /// Appends the event's link (`<base>/v1/track/<event>?…&s=<signature>`) to `out`.
@@ -308,7 +232,7 @@ impl LinkFields<'_> {
         param(&mut out, "g", self.goal);
         param(&mut out, "ad", self.ad);
         param(&mut out, "i", self.impression);
-        param(&mut out, "ts", itoa_signed(self.issued).as_str());
+        param(&mut out, "ts", itoa::Buffer::new().format(self.issued));
         param(&mut out, "d", self.delivered);
         if let Some(v) = self.viewer {
             param(&mut out, "v", v);
@@ -326,7 +250,7 @@ impl LinkFields<'_> {
             if let Some(sale) = d.sale {
                 param(&mut out, "dp", &sale.partner);
                 param(&mut out, "mk", &sale.market);
-                param(&mut out, "px", itoa_signed(sale.price_micros).as_str());
+                param(&mut out, "px", itoa::Buffer::new().format(sale.price_micros));
             }
         }
         out
@@ -346,13 +270,16 @@ impl LinkFields<'_> {
         }
         out.push_str(amp);
         out.push_str("s=");
-        push_hex(out, &key.mac_with(|h| self.feed_message(h, event))[..16]);
+        let mut sig = [0u8; 32];
+        if hex::encode_to_slice(key.mac_with(|h| self.feed_message(h, event)), &mut sig).is_ok() {
+            out.extend(sig.iter().map(|b| char::from(*b)));
+        }
     }
 }
 
 /// Constant-time comparison of two signatures.
 fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }
 
 impl Token {
@@ -379,29 +306,13 @@ impl Token {
         }
     }
 
-    /// The message of links issued before presence marks (accepted only while such links
-    /// can live, and only without empty optional values; see `verify`). Length-prefixed
-    /// fields, so no two different tokens share a message.
-    fn legacy_message(&self, event: &str) -> Vec<u8> {
-        let mut m = Vec::with_capacity(256);
-        let issued = self.issued.to_string();
-        let (viewer, click) = (self.viewer.as_deref().unwrap_or(""), self.click.as_deref().unwrap_or(""));
-        for f in [event, &self.account, &self.campaign, &self.goal, &self.ad, &self.impression, viewer, &issued, &self.delivered, click] {
-            m.extend_from_slice(f.len().to_string().as_bytes());
-            m.push(b':');
-            m.extend_from_slice(f.as_bytes());
-        }
-        m
-    }
-
     /// The signature (128 bits, hex).
     pub fn sign(&self, key: &SigningKey, event: &str) -> String {
         self.fields().sign(key, event)
     }
 
     /// Whether `sig` is this token's signature for `event`. An empty viewer or click value
-    /// is never issued, so it never verifies; links signed before presence marks verify
-    /// under the legacy message until `LEGACY_UNTIL` (their 24 h lifetime after the change).
+    /// is never issued, so it never verifies.
     pub fn verify(&self, key: &SigningKey, event: &str, sig: &str) -> bool {
         let empty = |v: &Option<String>| v.as_deref() == Some("");
         if empty(&self.viewer) || empty(&self.click) {
@@ -415,10 +326,7 @@ impl Token {
                 return false;
             }
         }
-        if same(&self.sign(key, event), sig) {
-            return true;
-        }
-        self.issued < LEGACY_UNTIL && self.dims.is_none() && same(&hex(&key.mac(&self.legacy_message(event))[..16]), sig)
+        same(&self.sign(key, event), sig)
     }
 
     /// The event's link (its query string: values percent-encoded, the signature last).

@@ -62,7 +62,7 @@ pub fn hashed_viewer(account: &str, viewer: &str) -> String {
     h.update(account.as_bytes());
     h.update([0]);
     h.update(viewer.as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(h.finalize())
 }
 
 fn cpm(micros: i64) -> f64 {

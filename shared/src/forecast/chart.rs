@@ -4,6 +4,7 @@
 //! series that has one, and the targets labelled with the shortfall or overage.
 
 use super::report_schema::{CampaignReport, InventoryReport};
+use quick_xml::escape::escape;
 
 pub(crate) const W: f64 = 760.0;
 pub(crate) const H: f64 = 340.0;
@@ -14,10 +15,6 @@ const BOTTOM: f64 = 64.0;
 pub(crate) const COLORS: &[&str] = &["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2"];
 /// At most this many date labels on the x axis (the first and the last always).
 const MAX_DATE_LABELS: usize = 8;
-
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
 
 /// A number as a planner reads it: 950, 58.2k, 500k, 1.2M, 3B.
 pub fn compact(v: f64) -> String {
@@ -102,7 +99,7 @@ pub(crate) fn frame(title: &str, unit: &str, p: &Plot, step: f64, keys: &[&Strin
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"11\">\
          <title>{t}</title><rect width=\"{W}\" height=\"{H}\" fill=\"white\"/><text x=\"{LEFT}\" y=\"20\" font-size=\"14\">{t}</text>",
-        t = esc(title)
+        t = escape(title)
     );
     let mut v = 0.0;
     while v <= p.top + step / 2.0 {
@@ -126,7 +123,7 @@ pub(crate) fn frame(title: &str, unit: &str, p: &Plot, step: f64, keys: &[&Strin
     s.push_str(&format!(
         "<text class=\"unit\" transform=\"rotate(-90)\" x=\"{:.1}\" y=\"12\" text-anchor=\"middle\">{}</text>",
         -(TOP + (H - BOTTOM)) / 2.0,
-        esc(unit)
+        escape(unit)
     ));
     let n = keys.len();
     let every = n.div_ceil(MAX_DATE_LABELS).max(1);
@@ -153,7 +150,7 @@ pub(crate) fn frame(title: &str, unit: &str, p: &Plot, step: f64, keys: &[&Strin
             "<text class=\"date\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"start\">{}</text>",
             l,
             H - BOTTOM + 16.0,
-            esc(&text)
+            escape(&text)
         ));
     }
     for (i, (name, color)) in legend.iter().enumerate() {
@@ -163,7 +160,7 @@ pub(crate) fn frame(title: &str, unit: &str, p: &Plot, step: f64, keys: &[&Strin
             H - 24.0,
             x + 14.0,
             H - 15.0,
-            esc(name)
+            escape(name)
         ));
     }
     s.push_str("</svg>");

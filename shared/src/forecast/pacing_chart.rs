@@ -3,8 +3,9 @@
 //! band, the target labelled and the shortfall or overage at the end; dates on the x axis,
 //! round ticks with compact numbers (the forecast charts' frame).
 
-use super::chart::{compact, esc, frame, ticks, Plot, COLORS, HALO, LEFT, RIGHT, W};
+use super::chart::{compact, frame, ticks, Plot, COLORS, HALO, LEFT, RIGHT, W};
 use super::projection::{PacingDay, Projection};
+use quick_xml::escape::escape;
 
 const PLAN: &str = "#888888";
 
@@ -62,7 +63,7 @@ pub fn pacing_svg(title: &str, days: &[PacingDay], projection: Option<&Projectio
         body.push_str(&format!(
             "<text class=\"gap\" x=\"{:.1}\" y=\"{y:.1}\" text-anchor=\"end\" fill=\"{fill}\" {HALO}>{}</text>",
             p.x(*last) - 4.0,
-            esc(&label)
+            escape(&label)
         ));
     }
     let keys: Vec<String> = days.iter().map(|d| d.date.to_string()).collect();

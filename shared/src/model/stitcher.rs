@@ -8,6 +8,7 @@ use std::net::IpAddr;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use subtle::ConstantTimeEq;
 
 use crate::cidr::Cidr;
 use crate::domain_error::FieldError;
@@ -31,7 +32,7 @@ pub const SECRET_MAX: usize = 256;
 pub struct Stitcher {
     pub id: String,
     pub name: String,
-    pub source_cidrs: Vec<String>,
+    pub source_cidrs: Vec<Cidr>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_header: Option<SecretHeader>,
     pub created: DateTime<Utc>,
@@ -45,7 +46,8 @@ pub struct StitcherView {
     pub id: String,
     pub name: String,
     /// The ranges its calls come from (`203.0.113.0/24`, `2001:db8::/32`, one address).
-    pub source_cidrs: Vec<String>,
+    #[schema(value_type = Vec<String>)]
+    pub source_cidrs: Vec<Cidr>,
     /// Whether calls must carry the secret header (its value is never shown).
     pub secret_header_set: bool,
     pub created: DateTime<Utc>,
@@ -64,7 +66,7 @@ pub struct StitcherInput {
     pub name: String,
     /// 1 to 20 address ranges; none may be `/0`.
     #[schema(value_type = Vec<String>, min_items = 1, max_items = 20)]
-    pub source_cidrs: Vec<String>,
+    pub source_cidrs: Vec<Cidr>,
     /// Left out on PUT: kept as it is; `null`: removed.
     #[schema(value_type = Option<SecretHeader>)]
     pub secret_header: Option<Option<SecretHeader>>,
@@ -100,7 +102,7 @@ pub fn parse_write(v: &Value, path_id: Option<&str>) -> Result<StitcherInput, Ve
             for (i, c) in list.iter().enumerate() {
                 let at = format!("sourceCidrs[{i}]");
                 match c.as_str().map(Cidr::parse) {
-                    Some(Ok(cidr)) if cidr.prefix() > 0 => cidrs.push(cidr.to_string()),
+                    Some(Ok(cidr)) if cidr.prefix() > 0 => cidrs.push(cidr),
                     Some(Ok(_)) => r.errors.push(FieldError::new(at, Rule::Format, "a range of every address (/0) is not a stitcher's")),
                     Some(Err(e)) => r.errors.push(FieldError::new(at, Rule::Format, e)),
                     None => r.errors.push(FieldError::new(at.clone(), Rule::Type, format!("{at} must be a string"))),
@@ -162,14 +164,12 @@ impl Stitcher {
     /// Whether a call from `peer` with these headers (`header(name)`) is this stitcher's:
     /// its address in a source range, and its secret header when one is set.
     pub fn admits<'a>(&self, peer: IpAddr, header: impl Fn(&str) -> Option<&'a str>) -> bool {
-        let from = self.source_cidrs.iter().filter_map(|c| Cidr::parse(c).ok()).any(|c| c.contains(peer));
-        from && self.secret_header.as_ref().is_none_or(|h| header(&h.name).is_some_and(|v| constant_eq(v.as_bytes(), h.value.as_bytes())))
+        let from = self.source_cidrs.iter().any(|c| c.contains(peer));
+        from && self
+            .secret_header
+            .as_ref()
+            .is_none_or(|h| header(&h.name).is_some_and(|v| bool::from(v.as_bytes().ct_eq(h.value.as_bytes()))))
     }
-}
-
-/// Equality that takes as long whatever the first difference (a secret's comparison).
-fn constant_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 
 #[cfg(test)]

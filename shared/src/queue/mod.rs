@@ -33,18 +33,6 @@ impl QueueName {
     pub const ALL: &'static [QueueName] =
         &[QueueName::Assets, QueueName::Audience, QueueName::Events, QueueName::Forecast, QueueName::Notices, QueueName::Compile];
 
-    /// The queue's URL on AWS (`ASSET_QUEUE_URL`, `AUDIENCE_QUEUE_URL`).
-    pub fn url_in(self, s: &crate::settings::Settings) -> Option<&str> {
-        match self {
-            QueueName::Assets => s.asset_queue_url.as_deref(),
-            QueueName::Audience => s.audience_queue_url.as_deref(),
-            QueueName::Events => s.events_queue_url.as_deref(),
-            QueueName::Forecast => s.forecast_queue_url.as_deref(),
-            QueueName::Notices => s.notices_queue_url.as_deref(),
-            QueueName::Compile => s.compile_queue_url.as_deref(),
-        }
-    }
-
     pub fn short(self) -> &'static str {
         match self {
             QueueName::Assets => "assets",

@@ -40,11 +40,8 @@ pub mod reindex;
 pub mod reports;
 pub mod revert;
 pub mod rules;
-pub mod sample_sink;
 pub mod snapshot_load;
-pub mod snapshots;
 pub mod stitchers;
-mod swap;
 pub mod templates;
 
 /// A record read from the store with what a conditional write needs.

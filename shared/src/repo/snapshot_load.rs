@@ -23,12 +23,6 @@ pub struct Bound {
     pub ads: usize,
 }
 
-impl Bound {
-    pub fn of(s: &crate::settings::Settings) -> Bound {
-        Bound { goals: s.delivery_max_goals, ads: s.delivery_max_ads }
-    }
-}
-
 /// The records of one partition, decoded a page at a time; past `max` the read stops and
 /// the account is refused (what a serving process holds stays bounded).
 async fn bounded<T: serde::de::DeserializeOwned>(

@@ -13,7 +13,7 @@ use crate::delivery::snapshot::compile_unindexed;
 use crate::keys;
 use crate::queue::QueueName;
 use crate::repo::delivery::{Compiled, Pointed};
-use crate::repo::snapshots::{self, Bound};
+use crate::repo::snapshot_load as snapshots;
 use crate::repo::{self, RepoError};
 use crate::state::AppState;
 
@@ -71,7 +71,7 @@ pub async fn run(st: &AppState, account: &str) -> UseCaseResult<Outcome> {
     if pointer.as_ref().is_some_and(|(p, _)| p.version >= version && p.format == FORMAT) {
         return Ok(Outcome::Current);
     }
-    let input = match snapshots::load(store, account, version, &st.settings.media_base_url, Bound::of(&st.settings)).await {
+    let input = match snapshots::load(store, account, version, &st.settings.media_base_url, crate::caches::bound(&st.settings)).await {
         Ok(input) => input,
         Err(RepoError::Refused(why)) => {
             tracing::error!(account, error = %why, "account past the serving bound: not compiled");

@@ -27,7 +27,7 @@ pub struct PreviewLinks {
 /// The ad as a preview serves it, compiled: its index in the snapshot, or 409 with the
 /// reason it cannot play (its media not ready, a placeholder creative).
 async fn compiled(st: &AppState, account: &str, ad: &str, now: DateTime<Utc>) -> UseCaseResult<(Snapshot, u32)> {
-    let input = repo::snapshots::of_ad(st.store.as_ref(), account, ad, &st.settings.media_base_url, now)
+    let input = repo::snapshot_load::of_ad(st.store.as_ref(), account, ad, &st.settings.media_base_url, now)
         .await?
         .ok_or_else(|| UseCaseError::not_found("ad", ad))?;
     let snap = compile(preview::prepared(input, ad), now);

@@ -12,13 +12,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::RepoResult;
 use crate::blobs::Blobs;
 use crate::delivery::pacing::Pace;
 use crate::delivery::snapshot::{compile, Input, Snapshot};
 use crate::repo;
 use crate::repo::pace_view::{self, Paces};
-pub use crate::repo::snapshot_load::{items, load, of_ad, Bound};
+use crate::repo::snapshot_load::load;
+use crate::repo::{RepoError, RepoResult};
 use crate::store::Store;
 
 #[derive(Clone)]
@@ -203,7 +203,7 @@ impl DeliveryCache {
     ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
         let account = ask.account;
         let flight = {
-            let mut f = self.flights.lock().map_err(|_| super::RepoError::internal_msg("snapshot cache lock poisoned"))?;
+            let mut f = self.flights.lock().map_err(|_| RepoError::internal_msg("snapshot cache lock poisoned"))?;
             f.entry(account.to_string()).or_default().clone()
         };
         let _turn = flight.lock().await;
@@ -352,18 +352,18 @@ impl DeliveryCache {
         s: &crate::settings::Settings,
         now: chrono::DateTime<chrono::Utc>,
     ) -> RepoResult<Fetched> {
-        if let Some(snapshot) = super::compiled_read::read(blobs, account, compiled).await {
+        if let Some(snapshot) = crate::repo::compiled_read::read(blobs, account, compiled).await {
             self.loads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let bytes = snapshot.approx_bytes();
             return Ok(Fetched::Snapshot(Arc::new(snapshot), bytes));
         }
-        match load(store, account, version, &s.media_base_url, Bound::of(s)).await {
+        match load(store, account, version, &s.media_base_url, super::bound(s)).await {
             Ok(input) => {
                 let bytes = weight(&input);
                 self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 Ok(Fetched::Snapshot(Arc::new(compile(input, now)), bytes))
             }
-            Err(super::RepoError::Refused(m)) => Ok(Fetched::Refused(m)),
+            Err(RepoError::Refused(m)) => Ok(Fetched::Refused(m)),
             Err(e) => Err(e),
         }
     }
@@ -435,7 +435,7 @@ impl DeliveryCache {
                 }
                 Ok((e.snapshot.clone(), e.pace.clone()))
             }
-            None => Err(super::RepoError::Refused(why)),
+            None => Err(RepoError::Refused(why)),
         }
     }
 }
