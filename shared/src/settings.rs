@@ -136,7 +136,7 @@ pub struct Settings {
     /// `DELIVERY_MAX_AGE_SECS`: a snapshot is rebuilt at this age even if no change was seen.
     pub delivery_max_age: Duration,
     /// `DELIVERY_SWAP_GOALS`: an account whose snapshot has at least this many goals gets
-    /// its new versions off the request path (`repo/swap.rs`); `DELIVERY_COMPILE_WAIT_SECS`:
+    /// its new versions off the request path (`caches/swap.rs`); `DELIVERY_COMPILE_WAIT_SECS`:
     /// how long a process waits for the compile worker's snapshot of a new version before
     /// compiling the records itself.
     pub delivery_swap_goals: usize,

@@ -157,7 +157,7 @@ pub struct Snapshot {
     pub demand: super::programmatic::Demand,
 }
 
-/// The stored records a snapshot is compiled from (`repo::snapshots` reads them).
+/// The stored records a snapshot is compiled from (`repo::snapshot_load` reads them).
 #[derive(Debug, Default, Clone)]
 pub struct Input {
     pub account: Option<Account>,
