@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod assemble;
+pub mod backoff;
 pub mod blobs;
 pub mod caches;
 pub mod cause;
@@ -35,6 +36,7 @@ pub mod settings;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod ttl_cache;
 pub mod usecases;
 pub mod wire_enum;
 pub mod wire_schema;

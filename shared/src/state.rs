@@ -1,9 +1,8 @@
 //! Application state shared by every router and worker: the ports, the clock, settings
 //! (read once from the environment by `settings.rs`, passed in by `assemble.rs`).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 pub use crate::settings::Settings;
 
@@ -12,6 +11,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::model::account::Account;
 use crate::queue::Queue;
 use crate::store::Store;
+use crate::ttl_cache::TtlCache;
 
 /// The state every handler and worker gets: one pointer to the parts, so each clone axum
 /// makes per request and layer is one reference count, not one per port.
@@ -47,7 +47,13 @@ pub struct Parts {
     pub auction_stats: Arc<crate::repo::auction_stats::AuctionStats>,
     /// Request rates per account (the management API).
     pub rate_limiter: Arc<crate::rate_limit::AccountLimiter>,
+    /// Each account's stitchers, read at most once per `DELIVERY_REFRESH_MS`.
+    pub(crate) stitchers: Arc<StitcherCache>,
 }
+
+/// Accounts whose stitchers a process holds at most (then the oldest read goes).
+pub(crate) const STITCHER_ACCOUNTS: usize = 1000;
+pub(crate) type StitcherCache = TtlCache<String, Arc<Vec<crate::model::stitcher::Stitcher>>>;
 
 impl AppState {
     pub fn new(store: Arc<dyn Store>, blobs: Arc<dyn Blobs>, queue: Arc<dyn Queue>) -> Self {
@@ -58,12 +64,13 @@ impl AppState {
             clock: Arc::new(SystemClock),
             media: Arc::new(crate::media::engine::NoMedia),
             settings: Arc::new(Settings::default()),
-            auth_cache: Arc::new(AuthCache::new(Duration::from_secs(30))),
+            auth_cache: Arc::new(AuthCache::new(Duration::from_secs(30), AUTH_CACHE_KEYS)),
             delivery: Arc::new(crate::caches::snapshots::DeliveryCache::default()),
             deadline: None,
             samples: Arc::default(),
             auction_stats: Arc::default(),
             rate_limiter: Arc::default(),
+            stitchers: Arc::new(TtlCache::new(Settings::default().delivery_refresh, STITCHER_ACCOUNTS)),
         }))
     }
 
@@ -103,6 +110,7 @@ impl AppState {
     }
 
     pub fn with_settings(mut self, settings: Settings) -> Self {
+        self.parts().stitchers = Arc::new(TtlCache::new(settings.delivery_refresh, STITCHER_ACCOUNTS));
         self.parts().settings = Arc::new(settings);
         self
     }
@@ -119,27 +127,6 @@ impl AppState {
 /// The account of an API key, and the key's label (its name in change history).
 pub(crate) type KeyOwner = (Account, Option<String>);
 
-pub(crate) struct AuthCache {
-    ttl: Duration,
-    map: Mutex<HashMap<String, (Instant, KeyOwner)>>,
-}
-
-impl AuthCache {
-    fn new(ttl: Duration) -> Self {
-        AuthCache { ttl, map: Mutex::new(HashMap::new()) }
-    }
-
-    pub(crate) fn get(&self, key_hash: &str) -> Option<KeyOwner> {
-        let map = self.map.lock().ok()?;
-        map.get(key_hash).filter(|(at, _)| at.elapsed() < self.ttl).map(|(_, a)| a.clone())
-    }
-
-    pub(crate) fn put(&self, key_hash: String, a: KeyOwner) {
-        if let Ok(mut map) = self.map.lock() {
-            if map.len() > 10_000 {
-                map.clear();
-            }
-            map.insert(key_hash, (Instant::now(), a));
-        }
-    }
-}
+/// API keys whose owner a process holds at most (then the oldest resolved goes).
+pub(crate) const AUTH_CACHE_KEYS: usize = 10_000;
+pub(crate) type AuthCache = TtlCache<String, KeyOwner>;

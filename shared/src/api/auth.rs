@@ -31,13 +31,13 @@ impl FromRequestParts<AppState> for Auth {
             return Err(AppError::Unauthorized("unknown API key".into()));
         }
         let h = hash_key(key);
-        let (account, label) = match st.auth_cache.get(&h) {
+        let (account, label) = match st.auth_cache.get(&h, st.clock.instant()) {
             Some(a) => a,
             None => {
                 let a = repo::accounts::by_key_hash(st.store.as_ref(), &h)
                     .await?
                     .ok_or_else(|| AppError::Unauthorized("unknown API key".into()))?;
-                st.auth_cache.put(h.clone(), a.clone());
+                st.auth_cache.put(h.clone(), a.clone(), st.clock.instant());
                 a
             }
         };
@@ -45,7 +45,7 @@ impl FromRequestParts<AppState> for Auth {
         repo::changes::set_author(&h[..repo::accounts::FINGERPRINT_LEN.min(h.len())], label.as_deref());
         // The request span (see `request_span`) carries the account from here on.
         tracing::Span::current().record("account", account.id.as_str());
-        st.rate_limiter.take(&account.id, st.settings.account_rate_per_sec, st.settings.account_burst)?;
+        st.rate_limiter.take(&account.id, st.settings.account_rate_per_sec, st.settings.account_burst, st.clock.instant())?;
         Ok(Auth(account))
     }
 }

@@ -91,9 +91,7 @@ pub trait Queue: Send + Sync {
 /// When a failed job's message is tried again: 2ⁿ seconds after its n-th receive (with up
 /// to 50 % jitter), at most 15 minutes.
 pub fn redelivery_delay(receive_count: u32) -> std::time::Duration {
-    let base = 1u64 << receive_count.clamp(1, 10);
-    let jitter = (uuid::Uuid::new_v4().as_u128() as u64) % (base / 2 + 1);
-    std::time::Duration::from_secs((base + jitter).min(900))
+    crate::backoff::Backoff::REDELIVERY.delay(receive_count.clamp(1, 10))
 }
 
 /// The queue port of a function that sends no jobs: every send is an error.

@@ -102,7 +102,7 @@ pub async fn query_all<T: DeserializeOwned>(store: &dyn Store, q: crate::store::
 pub const WRITE_ATTEMPTS: usize = 5;
 /// The same for a background writer (a worker recording progress while a client cancels):
 /// nobody waits on it, so it tries longer before giving the message back to the queue.
-pub const WORKER_WRITE_ATTEMPTS: usize = 20;
+pub const WORKER_WRITE_ATTEMPTS: usize = crate::backoff::Backoff::WORKER_WRITE.attempts as usize;
 
 pub fn conflict() -> RepoError {
     RepoError::conflict("the record was changed concurrently by another request; retry")
@@ -158,9 +158,7 @@ impl Attempts {
     pub async fn next_worker_try(&mut self) -> Result<(), RepoError> {
         let done = WORKER_WRITE_ATTEMPTS.saturating_sub(self.left);
         if done > 0 {
-            let ms = 5u64 << done.min(6);
-            let jitter = u64::from(uuid::Uuid::new_v4().as_bytes()[0]) % (ms / 2 + 1);
-            tokio::time::sleep(std::time::Duration::from_millis(ms / 2 + jitter)).await;
+            tokio::time::sleep(crate::backoff::Backoff::WORKER_WRITE.delay(done as u32)).await;
         }
         self.next_try()
     }

@@ -34,7 +34,7 @@ impl DynamoStore {
     /// One BatchWriteItem of up to 25 requests; unprocessed items (DynamoDB's partial
     /// result under load) are sent again with jittered backoff, a bounded number of times.
     async fn batch_write_25(&self, mut pending: Vec<aws_sdk_dynamodb::types::WriteRequest>) -> StoreResult<()> {
-        let backoff = Backoff::default();
+        let backoff = Backoff::STORE;
         for attempt in 0..backoff.attempts {
             self.trips.inc();
             let out = self.client.batch_write_item().request_items(&self.table, pending.clone()).send().await.map_err(sdk_err)?;
@@ -277,7 +277,7 @@ impl Store for DynamoStore {
                 .consistent_read(true)
                 .build()
                 .map_err(be)?;
-            let backoff = Backoff::default();
+            let backoff = Backoff::STORE;
             for attempt in 0..backoff.attempts {
                 self.trips.inc();
                 let res = self.client.batch_get_item().request_items(&self.table, pending.clone()).send().await.map_err(sdk_err)?;

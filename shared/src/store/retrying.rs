@@ -8,48 +8,12 @@
 //! are left to the caller.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 
+pub use crate::backoff::Backoff;
+
 use super::{Cond, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
-
-/// Exponential backoff with full jitter: attempt `n` waits a random time in
-/// `[0, min(cap, base × 2ⁿ)]`; at most `attempts` tries in all.
-#[derive(Debug, Clone, Copy)]
-pub struct Backoff {
-    pub attempts: u32,
-    pub base: Duration,
-    pub cap: Duration,
-}
-
-impl Default for Backoff {
-    /// 8 tries, 25 ms doubling to a 1 s cap: at most ~3.4 s of waiting, well inside API
-    /// Gateway's 29 s.
-    fn default() -> Self {
-        Backoff { attempts: 8, base: Duration::from_millis(25), cap: Duration::from_secs(1) }
-    }
-}
-
-impl Backoff {
-    /// The longest a retry after attempt `n` (from 0) may wait.
-    pub fn ceiling(&self, n: u32) -> Duration {
-        self.base.saturating_mul(1u32 << n.min(20)).min(self.cap)
-    }
-
-    /// A random wait in `[0, ceiling(n)]` (full jitter: callers that failed together do
-    /// not retry together).
-    pub fn delay(&self, n: u32) -> Duration {
-        let ceiling = self.ceiling(n).as_micros() as u64;
-        let r = (uuid::Uuid::new_v4().as_u128() as u64) % (ceiling + 1);
-        Duration::from_micros(r)
-    }
-
-    /// The most all retries together may wait.
-    pub fn budget(&self) -> Duration {
-        (0..self.attempts.saturating_sub(1)).map(|n| self.ceiling(n)).sum()
-    }
-}
 
 /// Sends `op` until it is not refused for capacity, at most `b.attempts` times.
 pub async fn retry<T, F, Fut>(b: &Backoff, op: F) -> StoreResult<T>
@@ -124,7 +88,7 @@ pub struct RetryingStore {
 
 impl RetryingStore {
     pub fn new(inner: Arc<dyn Store>) -> Self {
-        RetryingStore { inner, backoff: Backoff::default() }
+        RetryingStore { inner, backoff: Backoff::STORE }
     }
 
     pub fn with_backoff(inner: Arc<dyn Store>, backoff: Backoff) -> Self {
@@ -213,10 +177,11 @@ impl Store for RetryingStore {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicU32, Ordering};
+    use std::time::Duration;
 
     #[test]
     fn delays_grow_are_jittered_and_bounded() {
-        let b = Backoff::default();
+        let b = Backoff::STORE;
         assert_eq!(b.ceiling(0), Duration::from_millis(25));
         assert_eq!(b.ceiling(3), Duration::from_millis(200));
         assert_eq!(b.ceiling(10), Duration::from_secs(1));
@@ -228,7 +193,7 @@ mod tests {
 
     #[tokio::test]
     async fn refusals_are_retried_until_the_bound_and_nothing_else_is() {
-        let b = Backoff { attempts: 4, base: Duration::from_millis(1), cap: Duration::from_millis(2) };
+        let b = Backoff { attempts: 4, base: Duration::from_millis(1), cap: Duration::from_millis(2), spread_percent: 100 };
         let calls = AtomicU32::new(0);
         let r: StoreResult<u32> = retry(&b, || async {
             let n = calls.fetch_add(1, Ordering::SeqCst);

@@ -3,10 +3,8 @@
 //! and tracking functions (the account's stitchers read once per `DELIVERY_REFRESH_MS`, as
 //! the delivery snapshot is).
 
-use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::sync::Arc;
 
 use super::UseCaseResult;
 use crate::domain_error::DomainError;
@@ -19,7 +17,7 @@ use crate::state::AppState;
 pub async fn create(st: &AppState, account: &str, input: Result<StitcherInput, DomainError>) -> UseCaseResult<Entry> {
     let s = Stitcher::created(new_id(), input?, st.clock.now());
     let e = repo::collection::create(st.store.as_ref(), account, &s, |_| Ok(())).await?;
-    forget(account);
+    st.stitchers.remove(&account.to_string());
     Ok(e)
 }
 
@@ -43,47 +41,24 @@ pub async fn replace(
     let input = input?;
     let now = st.clock.now();
     let e = repo::stitchers::replace(st.store.as_ref(), account, id, expected, |cur: &Stitcher| cur.replaced(input.clone(), now)).await?;
-    forget(account);
+    st.stitchers.remove(&account.to_string());
     Ok(e)
 }
 
 pub async fn remove(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
     repo::stitchers::remove::<Stitcher>(st.store.as_ref(), account, id).await?;
-    forget(account);
+    st.stitchers.remove(&account.to_string());
     Ok(())
-}
-
-/// Accounts whose stitchers this process holds at most (then it starts over).
-const CACHED_ACCOUNTS: usize = 1000;
-
-type Cache = Mutex<HashMap<String, (Instant, Arc<Vec<Stitcher>>)>>;
-
-fn cache() -> &'static Cache {
-    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-fn forget(account: &str) {
-    if let Ok(mut c) = cache().lock() {
-        c.remove(account);
-    }
 }
 
 /// The account's stitchers, read at most once per `DELIVERY_REFRESH_MS` by this process.
 async fn of_account(st: &AppState, account: &str) -> UseCaseResult<Arc<Vec<Stitcher>>> {
-    if let Ok(c) = cache().lock() {
-        if let Some((_, list)) = c.get(account).filter(|(at, _)| at.elapsed() < st.settings.delivery_refresh) {
-            return Ok(list.clone());
-        }
+    if let Some(list) = st.stitchers.get(&account.to_string(), st.clock.instant()) {
+        return Ok(list);
     }
     let list: Arc<Vec<Stitcher>> =
         Arc::new(repo::stitchers::all::<Stitcher>(st.store.as_ref(), account).await?.into_iter().map(|e| e.record).collect());
-    if let Ok(mut c) = cache().lock() {
-        if c.len() >= CACHED_ACCOUNTS {
-            c.clear();
-        }
-        c.insert(account.to_string(), (Instant::now(), list.clone()));
-    }
+    st.stitchers.put(account.to_string(), list.clone(), st.clock.instant());
     Ok(list)
 }
 
