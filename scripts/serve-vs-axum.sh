@@ -34,7 +34,7 @@ start
 # The exported URL (docs/queries.md, "VAST URL export") of a pre-roll ad that is served:
 # account, ad, its category, format, response type and the random token.
 URL=""
-for AD in $(curl -sf -H "x-o-api-key: $KEY" "$BASE/v1/ads?limit=20" | python3 -c 'import json,sys; [print(a["id"]) for a in json.load(sys.stdin)]'); do
+for AD in $(curl -sf -H "x-o-api-key: $KEY" "$BASE/v1/ads" | python3 -c 'import json,sys; [print(a["id"]) for a in json.load(sys.stdin)[:20]]'); do
   for CAT in "" $(for i in $(seq 0 9); do for j in 0 1 2 3; do echo "cat-$i-$j"; done; done); do
     U="$BASE/v1/adrequest?account=demo-alpha&ad=$AD&category=$CAT&format=preroll&rt=vast_3_0&rnd=1"
     if curl -sf "$U" | grep -q "<Ad id=\"$AD\""; then URL=$U; break 2; fi

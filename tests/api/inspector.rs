@@ -56,6 +56,12 @@ both_stores! {
         let m = app.get(&format!("/v3/ads/{spot}?embed=metrics")).await.json()["metrics"].clone();
         assert_eq!(m["impression"], delivered, "{m}");
 
+        // An unknown parameter is refused, naming it (not silently ignored).
+        let r = app.get(&format!("/v3/inspect?format=preroll&goal={paced}")).await;
+        r.expect(400);
+        assert!(r.body.contains("unknown query parameter goal") && r.body.contains("goals"), "{}", r.body);
+        app.get(&format!("/v3/inspect?format=preroll&goals={paced}&acp.genre=news&rnd=3")).await.expect(200);
+
         // An unknown category is named in the notes.
         let i = app.get("/v3/inspect?format=preroll&category=no-such-category").await.json();
         let notes = i["notes"].to_string();
@@ -95,29 +101,20 @@ both_stores! {
     }
 }
 
-/// The inspector reads its writes too (a management read), whatever the serving refresh.
-async fn the_inspector_reads_its_writes(backend: api_tests::Backend) {
-    let settings = shared::settings::Settings { delivery_refresh: std::time::Duration::from_secs(60), ..api_tests::TestApp::settings() };
-    let app = api_tests::TestApp::spawn_with(backend, settings).await;
-    let c = enabled_campaign(&app).await;
-    let first = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
-    ad(&app, &first, "preroll", json!({})).await;
-    let before = app.get("/v3/inspect?format=preroll").await.json();
-    goal_of(&before["breaks"][0], &first);
-    // A goal and its ad made now are in the next explanation.
-    let second = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
-    ad(&app, &second, "preroll", json!({})).await;
-    let after = app.get("/v3/inspect?format=preroll").await.json();
-    goal_of(&after["breaks"][0], &second);
-}
-
-mod the_inspector_reads_its_writes {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn embedded() {
-        super::the_inspector_reads_its_writes(api_tests::Backend::Embedded).await
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn dynamodb() {
-        super::the_inspector_reads_its_writes(api_tests::Backend::DynamoDb).await
+// The inspector reads its writes too (a management read), whatever the serving refresh.
+api_tests::both_backends! {
+    async fn the_inspector_reads_its_writes(backend: api_tests::Backend) {
+        let settings = shared::settings::Settings { delivery_refresh: std::time::Duration::from_secs(60), ..api_tests::TestApp::settings() };
+        let app = api_tests::TestApp::spawn_with(backend, settings).await;
+        let c = enabled_campaign(&app).await;
+        let first = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        ad(&app, &first, "preroll", json!({})).await;
+        let before = app.get("/v3/inspect?format=preroll").await.json();
+        goal_of(&before["breaks"][0], &first);
+        // A goal and its ad made now are in the next explanation.
+        let second = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        ad(&app, &second, "preroll", json!({})).await;
+        let after = app.get("/v3/inspect?format=preroll").await.json();
+        goal_of(&after["breaks"][0], &second);
     }
 }

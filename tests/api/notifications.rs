@@ -73,36 +73,27 @@ both_stores! {
     }
 }
 
-/// A management read reflects the writes before it, whatever the serving snapshot's
-/// refresh interval (here the production default, not the tests' zero).
-async fn notifications_read_their_writes(backend: api_tests::Backend) {
-    let settings = shared::settings::Settings { delivery_refresh: std::time::Duration::from_secs(60), ..TestApp::settings() };
-    let app = TestApp::spawn_with(backend, settings).await;
-    let c = enabled_campaign(&app).await;
-    // Primes the cached snapshot; then a goal whose flight already ended is created.
-    notes(&app, &c).await;
-    let g = app
-        .create_xml(
-            "/api/1.0.cpvext/goal",
-            &format!(
-                "<goalBean><campaignId>{c}</campaignId><type>IMPRESSION</type><variant>NORMAL</variant><goalValue>50000</goalValue>\
-                 <start>2020-01-01T00:00:00Z</start><end>2020-01-31T00:00:00Z</end></goalBean>"
-            ),
-        )
-        .await;
-    let list = notes(&app, &c).await;
-    let (_, level, msg) = find(&list, &g, "under-delivered");
-    assert_eq!(level, "WARNING");
-    assert!(msg.contains("0 of 50000"), "{msg}");
-}
-
-mod notifications_read_their_writes {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn embedded() {
-        super::notifications_read_their_writes(api_tests::Backend::Embedded).await
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn dynamodb() {
-        super::notifications_read_their_writes(api_tests::Backend::DynamoDb).await
+// A management read reflects the writes before it, whatever the serving snapshot's
+// refresh interval (here the production default, not the tests' zero).
+api_tests::both_backends! {
+    async fn notifications_read_their_writes(backend: api_tests::Backend) {
+        let settings = shared::settings::Settings { delivery_refresh: std::time::Duration::from_secs(60), ..TestApp::settings() };
+        let app = TestApp::spawn_with(backend, settings).await;
+        let c = enabled_campaign(&app).await;
+        // Primes the cached snapshot; then a goal whose flight already ended is created.
+        notes(&app, &c).await;
+        let g = app
+            .create_xml(
+                "/api/1.0.cpvext/goal",
+                &format!(
+                    "<goalBean><campaignId>{c}</campaignId><type>IMPRESSION</type><variant>NORMAL</variant><goalValue>50000</goalValue>\
+                     <start>2020-01-01T00:00:00Z</start><end>2020-01-31T00:00:00Z</end></goalBean>"
+                ),
+            )
+            .await;
+        let list = notes(&app, &c).await;
+        let (_, level, msg) = find(&list, &g, "under-delivered");
+        assert_eq!(level, "WARNING");
+        assert!(msg.contains("0 of 50000"), "{msg}");
     }
 }

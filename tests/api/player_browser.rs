@@ -59,58 +59,38 @@ async fn plays_to_the_end(backend: Backend, file: &str, name: &str) {
     }
 }
 
-macro_rules! browser_case {
-    ($name:ident, $file:expr, $asset_name:expr) => {
-        mod $name {
-            use super::*;
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn embedded() {
-                plays_to_the_end(Backend::Embedded, $file, $asset_name).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn dynamodb() {
-                plays_to_the_end(Backend::DynamoDb, $file, $asset_name).await
-            }
-        }
-    };
-}
-
-browser_case!(an_h264_mp4_plays_in_chromium_to_the_end, "clip.mp4", "clip.mp4");
-browser_case!(a_prores_master_plays_in_chromium_to_the_end, "master.mov", "master.mov");
-
-/// An RTB goal's winning bid (the stub bidder's InLine, its clip served by the stub) plays
-/// to the end in Chromium, and `/v3` then shows its impression and revenue; the bidder's
-/// own impression tracker and its billing notice arrive.
-async fn an_rtb_won_ad_plays(backend: Backend) {
-    let (app, base) = TestApp::spawn_listening(backend).await;
-    let bidder = api_tests::Bidder::spawn().await;
-    let p = crate::demand::partner(&app, &bidder.endpoint("inline", "price=8&name=won"), json!({"name": "Stub DSP"})).await;
-    let m = crate::demand::marketplace(&app, &[p], "SECOND_PRICE", 2.0, json!({})).await;
-    let g = crate::rtb::rtb_goal(&app, &m, 10).await;
-    let url = format!("{base}/v1/adrequest?account={}&format=preroll&rt=vast_3_0&url=https://news.example/a", app.a.id);
-    let seen = tokio::task::spawn_blocking(move || play(&url)).await.unwrap();
-    eprintln!("the browser saw: {seen}");
-    assert_eq!(seen["ended"], true, "{seen}");
-    assert!(seen["chosen"]["url"].as_str().is_some_and(|u| u.starts_with(&bidder.base)), "the bidder's media: {seen}");
-    let metrics = crate::rtb::wait_goal_metric(&app, &g, "complete", 1.0).await;
-    assert_eq!(
-        (metrics["impression"].as_f64(), metrics["revenue"].as_f64()),
-        (Some(1.0), Some(0.00201)),
-        "second price alone: 2.01: {metrics}"
-    );
-    let burl = bidder.wait_notices("burl", 1).await;
-    assert!(burl[0].contains("p=2.01"), "{burl:?}");
-    assert!(!bidder.notices("dsp-impression").is_empty(), "the bidder's own impression tracker fired");
-}
-
-mod an_rtb_won_ad_plays_in_chromium_to_the_end {
-    use super::*;
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn embedded() {
-        an_rtb_won_ad_plays(Backend::Embedded).await
+api_tests::both_backends! {
+    async fn an_h264_mp4_plays_in_chromium_to_the_end(backend: Backend) {
+        plays_to_the_end(backend, "clip.mp4", "clip.mp4").await
     }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn dynamodb() {
-        an_rtb_won_ad_plays(Backend::DynamoDb).await
+    async fn a_prores_master_plays_in_chromium_to_the_end(backend: Backend) {
+        plays_to_the_end(backend, "master.mov", "master.mov").await
+    }
+}
+
+// An RTB goal's winning bid (the stub bidder's InLine, its clip served by the stub) plays
+// to the end in Chromium, and `/v3` then shows its impression and revenue; the bidder's
+// own impression tracker and its billing notice arrive.
+api_tests::both_backends! {
+    async fn an_rtb_won_ad_plays_in_chromium_to_the_end(backend: Backend) {
+        let (app, base) = TestApp::spawn_listening(backend).await;
+        let bidder = api_tests::Bidder::spawn().await;
+        let p = crate::demand::partner(&app, &bidder.endpoint("inline", "price=8&name=won"), json!({"name": "Stub DSP"})).await;
+        let m = crate::demand::marketplace(&app, &[p], "SECOND_PRICE", 2.0, json!({})).await;
+        let g = crate::rtb::rtb_goal(&app, &m, 10).await;
+        let url = format!("{base}/v1/adrequest?account={}&format=preroll&rt=vast_3_0&url=https://news.example/a", app.a.id);
+        let seen = tokio::task::spawn_blocking(move || play(&url)).await.unwrap();
+        eprintln!("the browser saw: {seen}");
+        assert_eq!(seen["ended"], true, "{seen}");
+        assert!(seen["chosen"]["url"].as_str().is_some_and(|u| u.starts_with(&bidder.base)), "the bidder's media: {seen}");
+        let metrics = crate::rtb::wait_goal_metric(&app, &g, "complete", 1.0).await;
+        assert_eq!(
+            (metrics["impression"].as_f64(), metrics["revenue"].as_f64()),
+            (Some(1.0), Some(0.00201)),
+            "second price alone: 2.01: {metrics}"
+        );
+        let burl = bidder.wait_notices("burl", 1).await;
+        assert!(burl[0].contains("p=2.01"), "{burl:?}");
+        assert!(!bidder.notices("dsp-impression").is_empty(), "the bidder's own impression tracker fired");
     }
 }

@@ -1,21 +1,31 @@
-//! The macros that run one test body on both stores.
+//! The macros that run one test body per store. `per_store!` is the one shape: how each
+//! case makes its argument from the backend, which backends (each a `#[tokio::test]` named
+//! after it), then the cases. The others name its common uses.
 
+#[macro_export]
+macro_rules! per_store {
+    ($make:expr; $backends:tt; $(async fn $name:ident($arg:ident : $ty:ty) $body:block)*) => {
+        $( $crate::per_store!(@case $make; $backends; $name($arg: $ty) $body); )*
+    };
+    (@case $make:expr; [$($test:ident: $backend:ident),+]; $name:ident($arg:ident : $ty:ty) $body:block) => {
+        async fn $name($arg: $ty) $body
+        mod $name {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    super::$name(($make)($crate::Backend::$backend).await).await
+                }
+            )+
+        }
+    };
+}
+
+/// A test app on each store.
 #[macro_export]
 macro_rules! both_stores {
     ($(async fn $name:ident($app:ident : TestApp) $body:block)*) => {
-        $(
-            async fn $name($app: $crate::TestApp) $body
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn embedded() {
-                    super::$name($crate::TestApp::spawn($crate::Backend::Embedded).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn dynamodb() {
-                    super::$name($crate::TestApp::spawn($crate::Backend::DynamoDb).await).await
-                }
-            }
-        )*
+        $crate::per_store!(|b| $crate::TestApp::spawn(b); [embedded: Embedded, dynamodb: DynamoDb];
+            $(async fn $name($app: $crate::TestApp) $body)*);
     };
 }
 
@@ -23,19 +33,8 @@ macro_rules! both_stores {
 #[macro_export]
 macro_rules! store_contract {
     ($(async fn $name:ident($s:ident : Store) $body:block)*) => {
-        $(
-            async fn $name($s: std::sync::Arc<dyn shared::store::Store>) $body
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn embedded() {
-                    super::$name($crate::store($crate::Backend::Embedded).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn dynamodb() {
-                    super::$name($crate::store($crate::Backend::DynamoDb).await).await
-                }
-            }
-        )*
+        $crate::per_store!(|b| $crate::store(b); [embedded: Embedded, dynamodb: DynamoDb];
+            $(async fn $name($s: std::sync::Arc<dyn shared::store::Store>) $body)*);
     };
 }
 
@@ -43,19 +42,17 @@ macro_rules! store_contract {
 #[macro_export]
 macro_rules! both_stores_with {
     ($settings:expr; $(async fn $name:ident($app:ident : TestApp) $body:block)*) => {
-        $(
-            async fn $name($app: $crate::TestApp) $body
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn embedded() {
-                    super::$name($crate::TestApp::spawn_with($crate::Backend::Embedded, $settings).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn dynamodb() {
-                    super::$name($crate::TestApp::spawn_with($crate::Backend::DynamoDb, $settings).await).await
-                }
-            }
-        )*
+        $crate::per_store!(|b| $crate::TestApp::spawn_with(b, $settings); [embedded: Embedded, dynamodb: DynamoDb];
+            $(async fn $name($app: $crate::TestApp) $body)*);
+    };
+}
+
+/// Cases that build what they need from the backend themselves (their own settings,
+/// servers or faults): each gets the `Backend`.
+#[macro_export]
+macro_rules! both_backends {
+    ($($cases:tt)*) => {
+        $crate::per_store!(|b| std::future::ready(b); [embedded: Embedded, dynamodb: DynamoDb]; $($cases)*);
     };
 }
 
@@ -64,14 +61,7 @@ macro_rules! both_stores_with {
 #[macro_export]
 macro_rules! one_store {
     ($(async fn $name:ident($app:ident : TestApp) $body:block)*) => {
-        $(
-            async fn $name($app: $crate::TestApp) $body
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn store_independent() {
-                    super::$name($crate::TestApp::spawn($crate::Backend::Embedded).await).await
-                }
-            }
-        )*
+        $crate::per_store!(|b| $crate::TestApp::spawn(b); [store_independent: Embedded];
+            $(async fn $name($app: $crate::TestApp) $body)*);
     };
 }

@@ -196,6 +196,37 @@ fn xml_response(body: String) -> Response {
         .into_response()
 }
 
+/// The parameters an ad request reads (besides `acp.<name>`, the account's custom
+/// parameters): what the inspector, which takes the same request, accepts.
+pub const AD_REQUEST_PARAMS: &[&str] = &[
+    "account",
+    "rt",
+    "format",
+    "bn",
+    "ad",
+    "category",
+    "contentPartner",
+    "tags",
+    "loc",
+    "dc",
+    "pid",
+    "ua",
+    "ip",
+    "seed",
+    "url",
+    "bundle",
+    "w",
+    "h",
+    "mimes",
+    "gdpr",
+    "gdpr_consent",
+    "gpp",
+    "gpp_sid",
+    "us_privacy",
+    "rnd",
+    "debug",
+];
+
 #[utoipa::path(get, path = "/v1/adrequest", tag = "serving", summary = "Request ads: the exported VAST URL (VAST 2/3/4.2, VMAP)",
     params(
         ("account" = String, Query, description = "The account (the exported URL carries it)"),

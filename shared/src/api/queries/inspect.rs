@@ -7,11 +7,12 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
-use crate::api::error::{AppError, AppResult};
+use crate::api::error::{AppError, AppResult, FieldError};
 use crate::api::serving::read_request;
 use crate::api::{query_pairs, Auth};
 use crate::delivery::explain::{Explanation, Outcome};
 use crate::delivery::snapshot::Snapshot;
+use crate::rule::Rule;
 use crate::state::AppState;
 use crate::usecases::inspect::{inspect, Described, Inspection};
 
@@ -143,6 +144,7 @@ redirects here (307).",
     responses((status = 200, description = "The decision, explained", body = InspectionOut)))]
 pub async fn inspect_request(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut pairs = query_pairs(q.as_deref())?;
+    refuse_unknown(&pairs)?;
     match pairs.iter().find(|(k, _)| k == "account") {
         Some((_, v)) if v != &a.id => return Err(AppError::not_found("account", v.clone())),
         Some(_) => {}
@@ -159,6 +161,25 @@ pub async fn inspect_request(State(st): State<AppState>, Auth(a): Auth, RawQuery
     let seed = request.seed;
     let i = inspect(&st, &account, rt, format, request, Described { signals, ip }).await?;
     Ok(Json(render(&i, seed, &only)).into_response())
+}
+
+/// An unknown parameter is refused, as on every management call (a misspelt `goal=` for
+/// `goals=` would otherwise explain every goal without saying so).
+fn refuse_unknown(pairs: &[(String, String)]) -> AppResult<()> {
+    let known = |k: &str| k == "goals" || k.starts_with("acp.") || crate::api::serving::AD_REQUEST_PARAMS.contains(&k);
+    let mut errors: Vec<FieldError> = Vec::new();
+    for (k, _) in pairs {
+        if !known(k) && !errors.iter().any(|e| &e.field == k) {
+            let message =
+                format!("unknown query parameter {k} (known: goals, acp.<name>, {})", crate::api::serving::AD_REQUEST_PARAMS.join(", "));
+            errors.push(FieldError::new(k.clone(), Rule::Unknown, message));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(AppError::Validation(errors))
+    }
 }
 
 fn reason(code: impl Into<String>, message: impl Into<String>) -> InspectedReason {
