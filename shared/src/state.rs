@@ -28,7 +28,13 @@ impl std::ops::Deref for AppState {
 /// The ports, the clock and the settings (`AppState` derefs to them).
 #[derive(Clone)]
 pub struct Parts {
+    /// The store as the state's writes see it: within the unit of work, when there is one.
     pub store: Arc<dyn Store>,
+    /// The store outside any unit of work (what `with_work` wraps).
+    base_store: Arc<dyn Store>,
+    /// The request's or job's unit of work (`repo::changes::Work`): its change history and
+    /// the compiles its writes ask for. `None` outside one (reads, background tasks).
+    pub work: Option<Arc<crate::repo::changes::Work>>,
     pub blobs: Arc<dyn Blobs>,
     pub queue: Arc<dyn Queue>,
     pub clock: Arc<dyn Clock>,
@@ -58,7 +64,9 @@ pub(crate) type StitcherCache = TtlCache<String, Arc<Vec<crate::model::stitcher:
 impl AppState {
     pub fn new(store: Arc<dyn Store>, blobs: Arc<dyn Blobs>, queue: Arc<dyn Queue>) -> Self {
         AppState(Arc::new(Parts {
-            store: crate::repo::changes::Recording::wrap(store),
+            store: crate::repo::changes::Recording::wrap(store.clone()),
+            base_store: store,
+            work: None,
             blobs,
             queue,
             clock: Arc::new(SystemClock),
@@ -85,7 +93,20 @@ impl AppState {
     }
 
     pub fn with_store(mut self, store: Arc<dyn Store>) -> Self {
-        self.parts().store = crate::repo::changes::Recording::wrap(store);
+        let parts = self.parts();
+        parts.store = match &parts.work {
+            Some(w) => crate::repo::changes::Recording::within(store.clone(), w.clone()),
+            None => crate::repo::changes::Recording::wrap(store.clone()),
+        };
+        parts.base_store = store;
+        self
+    }
+
+    /// The state of one request or job: its writes belong to `work`.
+    pub fn with_work(mut self, work: Arc<crate::repo::changes::Work>) -> Self {
+        let parts = self.parts();
+        parts.store = crate::repo::changes::Recording::within(parts.base_store.clone(), work.clone());
+        parts.work = Some(work);
         self
     }
 

@@ -1,7 +1,8 @@
 //! Ads, `/v1/ads` (seed 000 §2.1-§2.4, §3, §4.1-§4.4; docs/goals-ads-assets.md), JSON.
 
+use crate::api::Within;
 use crate::rule::Rule;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -13,7 +14,6 @@ use crate::api::error::{AppResult, FieldError};
 use crate::api::{if_match, query_pairs, single, with_etag, Auth, JsonBody};
 use crate::model::ad::Ad;
 use crate::model::ad_write::{parse_modify, parse_replace, parse_write};
-use crate::state::AppState;
 use crate::usecases::ads::{self, Shown};
 
 /// The operations of this group in the OpenAPI document.
@@ -40,7 +40,7 @@ fn render(s: &Shown, status: StatusCode) -> Response {
 #[utoipa::path(post, path = "/v1/ads", tag = "ads", summary = "Create an ad in a goal", request_body(content = crate::model::ad_write::AdInput, example = json!({"name": "Spring spot", "goalId": "<goal id>", "enabled": true, "weight": 50, "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": "<asset id>", "clickDestinationUri": "https://example.com/spring"}, "externalTrackers": [{"url": "https://t.example/imp", "event": "IMPRESSION"}]})),
     responses((status = 201, description = "Created (Location, ETag)", body = crate::model::ad::AdView,
         headers(("Location" = String), ("ETag" = String)))))]
-async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
+async fn create(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     let input = parse_write(&v).map_err(AppError::Validation)?;
     let shown = ads::create(&st, &a.id, input).await?;
     Ok(render(&shown, StatusCode::CREATED))
@@ -49,7 +49,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody
 #[utoipa::path(put, path = "/v1/ads", tag = "ads", summary = "Replace an ad", request_body(content = crate::model::ad_write::AdInput, example = json!({"id": "<ad id>", "name": "Spring spot", "goalId": "<goal id>", "enabled": true, "weight": 50, "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": "<asset id>", "clickDestinationUri": "https://example.com/spring"}, "externalTrackers": [{"url": "https://t.example/imp", "event": "IMPRESSION"}]})),
     params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the ad changed since")),
     responses((status = 200, description = "Replaced", body = crate::model::ad::AdView, headers(("ETag" = String)))))]
-async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {
+async fn replace(Within(st): Within, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {
     let expected = if_match(&headers)?;
     let shown = ads::replace(&st, &a.id, parse_replace(&v)?, expected).await?;
     Ok(render(&shown, StatusCode::OK))
@@ -58,7 +58,7 @@ async fn replace(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, 
 #[utoipa::path(patch, path = "/v1/ads", tag = "ads", summary = "Change some fields of an ad", request_body(content = crate::model::ad_write::AdPatch, example = json!({"id": "<ad id>", "enabled": false, "weight": null})),
     params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the ad changed since")),
     responses((status = 200, description = "Modified (no body)")))]
-async fn modify(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {
+async fn modify(Within(st): Within, Auth(a): Auth, headers: HeaderMap, JsonBody(v): JsonBody) -> AppResult<Response> {
     let expected = if_match(&headers)?;
     ads::modify(&st, &a.id, parse_modify(&v)?, expected).await?;
     Ok(StatusCode::OK.into_response())
@@ -66,7 +66,7 @@ async fn modify(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, J
 
 #[utoipa::path(get, path = "/v1/ads/{id}", tag = "ads", summary = "Read an ad", params(("id" = String, Path)),
     responses((status = 200, description = "The ad", body = crate::model::ad::AdView, headers(("ETag" = String)))))]
-async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn get_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     Ok(render(&ads::get(&st, &a.id, &id).await?, StatusCode::OK))
 }
 
@@ -78,7 +78,7 @@ changed). It stops serving with the next ad request. What it delivered stays in 
 /v3/ads/{id} is 404 from then on. Its asset is not deleted (DELETE /v1/assets/video/{id}). Events of documents served before the \
 delete still count. 404: no such ad in this account.",
     responses((status = 204, description = "Deleted")))]
-async fn remove(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, Path(id): Path<String>) -> AppResult<Response> {
+async fn remove(Within(st): Within, Auth(a): Auth, headers: HeaderMap, Path(id): Path<String>) -> AppResult<Response> {
     let expected = if_match(&headers)?;
     ads::remove(&st, &a.id, &id, expected).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
@@ -106,7 +106,7 @@ fn date_param(pairs: &[(String, String)], name: &str, errors: &mut Vec<FieldErro
 #[utoipa::path(get, path = "/v1/ads", tag = "ads", summary = "List the account's newest ads", description = "`GET /v1/ads?created.after=&created.before=`: the newest ads first, from at most 100 goals of the account (ads of deleted goals or campaigns left out).",
     params(("created.after" = Option<chrono::DateTime<chrono::Utc>>, Query), ("created.before" = Option<chrono::DateTime<chrono::Utc>>, Query)),
     responses((status = 200, description = "The newest ads first (at most 1,000)", body = Vec<crate::model::ad::AdListItem>)))]
-async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn list(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let mut errors = Vec::new();
     let after = date_param(&pairs, "created.after", &mut errors)?;

@@ -1,7 +1,8 @@
 //! Video assets (seed 000 §4.4a, §3; docs/goals-ads-assets.md), JSON.
 
+use crate::api::Within;
 use crate::rule::Rule;
-use axum::extract::{Path, RawQuery, Request, State};
+use axum::extract::{Path, RawQuery, Request};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -42,7 +43,7 @@ fn created(id: &str) -> Response {
         (Vec<u8> = "application/octet-stream", example = json!("<the video file's bytes>")),
     )),
     responses((status = 201, description = "Created (Location); a URL asset downloads in the background", headers(("Location" = String)))))]
-async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
+async fn create(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
     let mt = req
         .headers()
         .get(header::CONTENT_TYPE)
@@ -78,7 +79,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
 
 #[utoipa::path(get, path = "/v1/assets/video/{id}", tag = "assets", summary = "A video asset's state, probe and renditions", params(("id" = String, Path)),
     responses((status = 200, description = "The asset", body = AssetView, headers(("ETag" = String)))))]
-async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn get_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let v = assets::get(&st, &a.id, &id).await?;
     Ok(with_etag(Json(view(&st, &v.value)).into_response(), v.version()))
 }
@@ -122,7 +123,7 @@ pub struct AssetPage<'a> {
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 200, description = "Records per page (default 100)"),
         ("status" = Option<String>, Query, description = "PENDING, DOWNLOADING, READY, TRANSCODING, TRANSCODED, FAILED (comma-separated)")),
     responses((status = 200, description = "A page of assets", body = AssetPage)))]
-async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn list(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let limit = match single(&pairs, "limit")? {
         None => 100,
@@ -165,7 +166,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 record. 409 names the ads whose creative uses it (delete them or link them to another asset first). Already served documents \
 keep their media URLs until the objects are gone.",
     responses((status = 204, description = "Deleted")))]
-async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn remove(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     assets::delete(&st, &a.id, &id).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }

@@ -4,8 +4,9 @@
 //! Audience batches: upload, progress, cancel, list (`usecases::audience`; the worker is
 //! `workers::audience`).
 
+use crate::api::Within;
 use crate::rule::Rule;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Json;
@@ -149,7 +150,7 @@ fn page_link(size: usize, number: usize) -> String {
 #[utoipa::path(get, path = "/v1/audience/provider", tag = "audience", summary = "List the account's audience providers (paged)", description = "`{pagination {totalCount, pageSize, pageNumber, links {first, next, previous, last}}, providers}`; `next`/`previous` are null at the ends.",
     params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
     responses((status = 200, description = "A page of providers, by name", body = ProviderPage)))]
-async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn list(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let (size, number) = paging(&query_pairs(q.as_deref())?)?;
     let all = audience::providers(&st, &a.id).await?;
     let total = all.len();
@@ -167,7 +168,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 
 #[utoipa::path(get, path = "/v1/audience/provider/{id}", tag = "audience", summary = "Read an audience provider", params(("id" = String, Path)),
     responses((status = 200, description = "The provider", body = ProviderView)))]
-async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn get_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     Ok(Json(provider_view(&audience::provider(&st, &a.id, &id).await?)).into_response())
 }
 
@@ -175,7 +176,7 @@ async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Strin
 /// `<segmentationKey>=<segmentKey>` pairs must match (case-sensitively).
 #[utoipa::path(get, path = "/v1/audience/provider/{id}/segmentations", tag = "audience", summary = "A provider's segmentations and segments", description = "`[{id, key, name, segments: [{id, key, name}]}]`: the keys are what a batch file's `<segmentationKey>=<segmentKey>` pairs must match (case-sensitively).", params(("id" = String, Path)),
     responses((status = 200, description = "The keys a batch file's pairs must use", body = Segmentations)))]
-async fn segmentations(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn segmentations(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let p = audience::provider(&st, &a.id, &id).await?;
     Ok(Json(Segmentations { provider_id: &p.id, segmentations: &p.segmentations }).into_response())
 }
@@ -222,7 +223,7 @@ async fn check_gzip(body: axum::body::Bytes) -> AppResult<()> {
     params(("providerId" = String, Query), ("region" = Option<String>, Query), ("Content-Encoding" = Option<String>, Header)),
     request_body(content = Vec<u8>, content_type = "text/csv", description = "One row a user: `<pid>\\t<segmentationKey>=<segmentKey>,...` (docs/audience.md)", example = json!("viewer-1\tinterests=sports,interests=news\nviewer-2\tage=25-34\n")),
     responses((status = 202, description = "Accepted", body = BatchAccepted, headers(("Location" = String)))))]
-async fn upload_provider_path(st: State<AppState>, a: Auth, q: RawQuery, req: Request) -> AppResult<Response> {
+async fn upload_provider_path(st: Within, a: Auth, q: RawQuery, req: Request) -> AppResult<Response> {
     upload(st, a, q, req).await
 }
 
@@ -231,7 +232,7 @@ async fn upload_provider_path(st: State<AppState>, a: Auth, q: RawQuery, req: Re
         ("Content-Encoding" = Option<String>, Header, description = "gzip, or none")),
     request_body(content = Vec<u8>, content_type = "text/csv", description = "One row a user: `<pid>\\t<segmentationKey>=<segmentKey>,...` (docs/audience.md)", example = json!("viewer-1\tinterests=sports,interests=news\nviewer-2\tage=25-34\n")),
     responses((status = 202, description = "Accepted (Location: the batch)", body = BatchAccepted, headers(("Location" = String)))))]
-async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
+async fn upload(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery, req: Request) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let mut errors = Vec::new();
     for (k, _) in &pairs {
@@ -301,7 +302,7 @@ async fn upload(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery
 
 #[utoipa::path(get, path = "/v1/audience/batch/{id}", tag = "audience", summary = "An audience batch's progress", params(("id" = String, Path)),
     responses((status = 200, description = "The batch's progress", body = m::BatchProgress)))]
-async fn progress(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn progress(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     check_account_region(&st, &a)?;
     Ok(Json(audience::batch(&st, &a.id, &id).await?.progress()).into_response())
 }
@@ -310,7 +311,7 @@ async fn progress(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
 #[utoipa::path(post, path = "/v1/audience/batch/{id}/cancel", tag = "audience", params(("id" = String, Path)),
     responses((status = 200, description = "Cancelled (also when it already was)", body = m::BatchProgress),
         (status = 400, description = "Already 100 % processed", body = CancelRefused)))]
-async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn cancel(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     check_account_region(&st, &a)?;
     match audience::cancel(&st, &a.id, &id).await? {
         Cancelled::Finished => {
@@ -326,7 +327,7 @@ async fn cancel(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
     params(("providerId" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000),
         ("pageNumber" = Option<u32>, Query, minimum = 1)),
     responses((status = 200, description = "Batches, newest first (X-Total-Count)", body = BatchList, headers(("X-Total-Count" = u64)))))]
-async fn list_batches(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn list_batches(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     check_account_region(&st, &a)?;
     let pairs = query_pairs(q.as_deref())?;
     if let Some((k, _)) = pairs.iter().find(|(k, _)| !["providerId", "pageSize", "pageNumber"].contains(&k.as_str())) {

@@ -42,10 +42,28 @@ impl FromRequestParts<AppState> for Auth {
             }
         };
         // A write's change records name the key by its fingerprint and label, never the key.
-        repo::changes::set_author(&h[..repo::accounts::FINGERPRINT_LEN.min(h.len())], label.as_deref());
+        if let Some(work) = parts.extensions.get::<std::sync::Arc<repo::changes::Work>>() {
+            work.set_author(&h[..repo::accounts::FINGERPRINT_LEN.min(h.len())], label.as_deref());
+        }
         // The request span (see `request_span`) carries the account from here on.
         tracing::Span::current().record("account", account.id.as_str());
         st.rate_limiter.take(&account.id, st.settings.account_rate_per_sec, st.settings.account_burst, st.clock.instant())?;
         Ok(Auth(account))
+    }
+}
+
+/// The state a handler works with: the process's, within the request's unit of work when
+/// it has one (`repo::changes::Work`, made by the router for a request that may write), so
+/// its writes carry their change records and the compiles they ask for.
+pub struct Within(pub AppState);
+
+impl FromRequestParts<AppState> for Within {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, Self::Rejection> {
+        Ok(Within(match parts.extensions.get::<std::sync::Arc<repo::changes::Work>>() {
+            Some(work) => st.clone().with_work(work.clone()),
+            None => st.clone(),
+        }))
     }
 }

@@ -3,7 +3,7 @@
 //! version, or 400/409 listing every failing record (`errors[].field` names it:
 //! `ids[3]`, `goals[<id>].end`) and nothing changed.
 
-use axum::extract::State;
+use crate::api::Within;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Json;
@@ -12,7 +12,6 @@ use serde::Serialize;
 use crate::api::error::AppResult;
 use crate::api::{Auth, JsonBody};
 use crate::model::bulk;
-use crate::state::AppState;
 use crate::usecases;
 use crate::usecases::duplicate::{Duplicated, MAX_SHIFT_DAYS};
 
@@ -58,7 +57,7 @@ fn edited(done: Vec<(String, u64)>) -> Response {
     responses((status = 200, description = "Every goal edited, with its new version", body = Edited),
         (status = 400, description = "The body, or one or more goals: every failing goal listed; nothing changed"),
         (status = 409, description = "The goals kept changing under the edit; nothing changed")))]
-async fn goals(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
+async fn goals(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     let (ids, set) = bulk::parse_goals(&v)?;
     Ok(edited(usecases::bulk::goals(&st, &a.id, &ids, &set).await?))
 }
@@ -72,7 +71,7 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody)
     responses((status = 200, description = "Every ad edited, with its new version", body = Edited),
         (status = 400, description = "The body, or one or more ads: every failing ad listed; nothing changed"),
         (status = 409, description = "The ads kept changing under the edit; nothing changed")))]
-async fn ads(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
+async fn ads(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     let (ids, set) = bulk::parse_ads(&v)?;
     Ok(edited(usecases::bulk::ads(&st, &a.id, &ids, &set).await?))
 }
@@ -88,7 +87,7 @@ async fn ads(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -
         (status = 400, description = "name or shiftDays invalid (the field and rule named)"),
         (status = 404, description = "No such campaign in this account")))]
 async fn duplicate(
-    State(st): State<AppState>,
+    Within(st): Within,
     Auth(a): Auth,
     axum::extract::Path(id): axum::extract::Path<String>,
     JsonBody(v): JsonBody,

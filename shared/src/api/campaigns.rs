@@ -1,7 +1,8 @@
 //! Campaigns (seed 001 §4.1, §2.1, §2.5, §3), XML.
 
+use crate::api::Within;
 use crate::rule::Rule;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::get;
@@ -13,7 +14,6 @@ use crate::api::{if_match, no_content, query_pairs, single, text_response, with_
 use crate::model::campaign::{parse_bean, Campaign};
 use crate::model::enums::{CampaignState, CampaignStatus};
 use crate::model::notification::write_map;
-use crate::state::AppState;
 use crate::usecases::campaigns::{self, ListFilter};
 use crate::xml::expect_root;
 use crate::xml::XmlOut;
@@ -46,7 +46,7 @@ fn collection(list: &[Campaign], a: &crate::model::account::Account, now: DateTi
 }
 
 #[utoipa::path(post, path = "/api/1.0/campaign", tag = "campaigns", summary = "Create a campaign", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CAMPAIGN_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
-async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
+async fn create(Within(st): Within, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "campaignBean")?)?;
     let c = campaigns::create(&st, &a, input).await?;
     Ok(text_response(StatusCode::OK, c.id))
@@ -88,7 +88,7 @@ fn list_filter(pairs: &[(String, String)]) -> AppResult<ListFilter> {
 
 /// `GET /api/1.0/campaign`: live campaigns; archived ones only with `state=archived`.
 #[utoipa::path(get, path = "/api/1.0/campaign", tag = "campaigns", summary = "List the account's campaigns (paged)", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of live campaigns (X-Total-Count)", content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
-async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn list(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let paging = super::paging::Paging::parse(&pairs)?;
     let f = list_filter(&pairs)?;
@@ -99,7 +99,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 /// `GET /api/1.0/campaign/archived?year=&month=`: campaigns archived in that month of the
 /// account's time zone; default the current month.
 #[utoipa::path(get, path = "/api/1.0/campaign/archived", tag = "campaigns", summary = "List the campaigns archived in a month", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of archived campaigns", content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
-async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn archived(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let pairs = query_pairs(q.as_deref())?;
     let mut errors = Vec::new();
     let year = match single(&pairs, "year")? {
@@ -129,7 +129,7 @@ async fn archived(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQue
 }
 
 #[utoipa::path(get, path = "/api/1.0/campaign/{seg}", tag = "campaigns", summary = "Read a campaign", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "The campaign", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CAMPAIGNS_OUT))))]
-async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+async fn get_one(Within(st): Within, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let c = campaigns::get(&st, &a.id, &campaign_id(&seg)?).await?;
     let body = collection(std::slice::from_ref(&c.value), &a, st.clock.now());
     Ok(with_etag(xml_response(StatusCode::OK, body), c.version()))
@@ -137,7 +137,7 @@ async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Stri
 
 #[utoipa::path(put, path = "/api/1.0/campaign/{seg}", tag = "campaigns", summary = "Update, archive or restore a campaign", params(("seg" = String, Path, description = "by_campaign_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CAMPAIGN_IN)), responses((status = 204, description = "Done")))]
 async fn update(
-    State(st): State<AppState>,
+    Within(st): Within,
     Auth(a): Auth,
     Path(seg): Path<String>,
     headers: HeaderMap,
@@ -153,14 +153,14 @@ async fn update(
 /// Deleting keeps a tombstone (the /v3 queries can show deleted campaigns) and releases the
 /// campaign's clients.
 #[utoipa::path(delete, path = "/api/1.0/campaign/{seg}", tag = "campaigns", summary = "Delete a campaign", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 204, description = "Done")))]
-async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+async fn remove(Within(st): Within, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = campaign_id(&seg)?;
     campaigns::remove(&st, &a.id, &id).await?;
     Ok(no_content())
 }
 
 #[utoipa::path(get, path = "/api/1.0/campaign/notification/{seg}", tag = "campaigns", summary = "What needs attention in a campaign", params(("seg" = String, Path, description = "by_campaign_id;id=<id>")), responses((status = 200, description = "What keeps the campaign from delivering", content_type = "application/xml", body = String, example = json!(super::xml_examples::NOTIFICATIONS_OUT))))]
-async fn notification(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+async fn notification(Within(st): Within, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let (c, list) = crate::usecases::notifications::for_campaign(&st, &a, &campaign_id(&seg)?).await?;
     let mut o = XmlOut::new();
     write_map(&mut o, &[(c.id.clone(), list)]);

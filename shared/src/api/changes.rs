@@ -1,7 +1,8 @@
 //! Change history (docs/operations-guide.md, "Change history"): `GET /v1/changes` (JSON,
 //! or CSV with `Accept: text/csv` / `output=csv`) and `POST /v1/changes/{id}/revert`.
 
-use axum::extract::{Path, RawQuery, State};
+use crate::api::Within;
+use axum::extract::{Path, RawQuery};
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -15,7 +16,6 @@ use crate::api::Auth;
 use crate::model::change::{Change, KINDS};
 use crate::repo::changes::{Filter, MAX_PAGE};
 use crate::rule::Rule;
-use crate::state::AppState;
 use crate::usecases::changes;
 
 /// The operations of this group in the OpenAPI document.
@@ -73,7 +73,7 @@ fn time(p: &mut Params, name: &str) -> Option<DateTime<Utc>> {
             content((ChangeList = "application/json", example = json!({"changes": [{"id": "1764149100000-001-3fa2c1d0", "at": "2026-11-26T09:25:00Z", "requestId": "c0ffee00-1111-4222-8333-444455556666", "keyId": "5e884898da28", "keyName": "trafficking", "kind": "goal", "recordId": "7d1c2f7e-4d0b-4b36-9c8e-2f1d3a4b5c6d", "operation": "UPDATE", "fields": [{"path": "end", "old": "2026-12-31T23:59:59Z", "new": "2027-01-31T23:59:59Z"}], "version": 4}]})),
                 (String = "text/csv", example = json!("id,at,requestId,keyId,keyName,kind,recordId,operation,path,old,new\r\n")))),
         (status = 400, description = "An unknown parameter or a bad value (the field and rule named)")))]
-async fn list(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn list(Within(st): Within, Auth(a): Auth, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), PARAMS)?;
     let csv = crate::api::queries::reports::wants_csv(&mut p, &headers);
     let kind = p.one("kind");
@@ -152,6 +152,6 @@ fn to_csv(list: &[Change]) -> AppResult<String> {
     responses((status = 200, description = "Reverted: the revert's own change", body = Change),
         (status = 404, description = "No such change in this account"),
         (status = 409, description = "Not an UPDATE, or the record changed since (the later change named)")))]
-async fn revert(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn revert(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     Ok(Json(changes::revert(&st, &a.id, &id).await?).into_response())
 }

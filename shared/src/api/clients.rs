@@ -1,6 +1,7 @@
 //! Clients (seed 001 §4.3), XML.
 
-use axum::extract::{Path, State};
+use crate::api::Within;
+use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::get;
@@ -9,7 +10,6 @@ use crate::api::error::AppError;
 use crate::api::error::AppResult;
 use crate::api::{if_match, no_content, query_pairs, text_response, with_etag, xml_response, Auth, Matrix, Selector, XmlBody};
 use crate::model::client::{parse_bean, Client};
-use crate::state::AppState;
 use crate::usecases::clients;
 use crate::xml::expect_root;
 use crate::xml::XmlOut;
@@ -36,21 +36,21 @@ fn collection(clients: &[Client]) -> String {
 }
 
 #[utoipa::path(post, path = "/api/1.0/client", tag = "clients", summary = "Create a client (advertiser, agency or brand)", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CLIENT_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
-async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
+async fn create(Within(st): Within, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "clientBean")?)?;
     let c = clients::create(&st, &a.id, input).await?;
     Ok(text_response(StatusCode::OK, c.id))
 }
 
 #[utoipa::path(get, path = "/api/1.0/client", tag = "clients", summary = "List the account's clients (paged)", params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)), responses((status = 200, description = "A page of clients (X-Total-Count)", content_type = "application/xml", body = String, example = json!(super::xml_examples::CLIENTS_OUT))))]
-async fn list(State(st): State<AppState>, Auth(a): Auth, axum::extract::RawQuery(q): axum::extract::RawQuery) -> AppResult<Response> {
+async fn list(Within(st): Within, Auth(a): Auth, axum::extract::RawQuery(q): axum::extract::RawQuery) -> AppResult<Response> {
     let paging = super::paging::Paging::parse(&query_pairs(q.as_deref())?)?;
     let (page, total) = paging.apply(clients::list(&st, &a.id).await?);
     Ok(paging.headers(xml_response(StatusCode::OK, collection(&page)), total))
 }
 
 #[utoipa::path(get, path = "/api/1.0/client/{seg}", tag = "clients", summary = "Read a client, or a campaign's clients", params(("seg" = String, Path, description = "by_client_id;id=<id> (one, with ETag) or by_campaign_id;id=<id> (its clients)")), responses((status = 200, description = "The client(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CLIENTS_OUT))))]
-async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+async fn get_by(Within(st): Within, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     match m.selector() {
         Some(Selector::ByClientId) => {
@@ -71,7 +71,7 @@ fn client_id(seg: &str) -> AppResult<String> {
 
 #[utoipa::path(put, path = "/api/1.0/client/{seg}", tag = "clients", summary = "Update a client", params(("seg" = String, Path, description = "by_client_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CLIENT_IN)), responses((status = 204, description = "Done")))]
 async fn update(
-    State(st): State<AppState>,
+    Within(st): Within,
     Auth(a): Auth,
     Path(seg): Path<String>,
     headers: HeaderMap,
@@ -85,7 +85,7 @@ async fn update(
 }
 
 #[utoipa::path(delete, path = "/api/1.0/client/{seg}", tag = "clients", summary = "Delete a client", params(("seg" = String, Path, description = "by_client_id;id=<id>")), responses((status = 204, description = "Done")))]
-async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+async fn remove(Within(st): Within, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = client_id(&seg)?;
     clients::remove(&st, &a.id, &id).await?;
     Ok(no_content())

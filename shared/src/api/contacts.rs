@@ -1,6 +1,7 @@
 //! Contacts (seed 001 §4.4), XML.
 
-use axum::extract::{Path, State};
+use crate::api::Within;
+use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{post, put};
@@ -9,7 +10,6 @@ use crate::api::error::AppError;
 use crate::api::error::AppResult;
 use crate::api::{if_match, no_content, text_response, with_etag, xml_response, Auth, FormPairs, Matrix, Selector, XmlBody};
 use crate::model::contact::{parse_association, parse_bean};
-use crate::state::AppState;
 use crate::usecases::contacts;
 use crate::xml::expect_root;
 use crate::xml::XmlOut;
@@ -31,14 +31,14 @@ fn contact_id(seg: &str) -> AppResult<String> {
 }
 
 #[utoipa::path(post, path = "/api/1.0/contact", tag = "contacts", summary = "Create a contact", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CONTACT_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
-async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
+async fn create(Within(st): Within, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "contactBean")?)?;
     let c = contacts::create(&st, &a.id, input).await?;
     Ok(text_response(StatusCode::OK, c.id))
 }
 
 #[utoipa::path(get, path = "/api/1.0/contact/{seg}", tag = "contacts", summary = "Read a contact, or a client's contacts", params(("seg" = String, Path, description = "by_contact_id;id=<id> or by_client_id;id=<id>")), responses((status = 200, description = "The contact(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::CONTACTS_OUT))))]
-async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+async fn get_by(Within(st): Within, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     match m.selector() {
         Some(Selector::ByContactId) => {
@@ -66,7 +66,7 @@ async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<Strin
 
 #[utoipa::path(put, path = "/api/1.0/contact/{seg}", tag = "contacts", summary = "Update a contact", params(("seg" = String, Path, description = "by_contact_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::CONTACT_IN)), responses((status = 204, description = "Done")))]
 async fn update(
-    State(st): State<AppState>,
+    Within(st): Within,
     Auth(a): Auth,
     Path(seg): Path<String>,
     headers: HeaderMap,
@@ -82,7 +82,7 @@ async fn update(
 /// `PUT /api/1.0/contact/associate/by_contact_id`, form body `contactId=..;clientId=..`.
 /// A contact is associated with one client at a time; associating it again moves it.
 #[utoipa::path(put, path = "/api/1.0/contact/associate/{seg}", tag = "contacts", summary = "Associate a contact with a client", params(("seg" = String, Path, description = "by_contact_id;id=<id>")), request_body(content = crate::model::contact::Association, content_type = "application/x-www-form-urlencoded", example = json!("contactId=<contact id>;clientId=<client id>")), responses((status = 204, description = "Done")))]
-async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>, FormPairs(pairs): FormPairs) -> AppResult<Response> {
+async fn associate(Within(st): Within, Auth(a): Auth, Path(seg): Path<String>, FormPairs(pairs): FormPairs) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     if m.selector() != Some(Selector::ByContactId) {
         return Err(AppError::NoRoute(format!("/api/1.0/contact/associate/{seg}")));
@@ -93,7 +93,7 @@ async fn associate(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<St
 }
 
 #[utoipa::path(delete, path = "/api/1.0/contact/{seg}", tag = "contacts", summary = "Delete a contact", params(("seg" = String, Path, description = "by_contact_id;id=<id>")), responses((status = 204, description = "Done")))]
-async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+async fn remove(Within(st): Within, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = contact_id(&seg)?;
     contacts::remove(&st, &a.id, &id).await?;
     Ok(no_content())

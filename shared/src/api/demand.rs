@@ -2,7 +2,8 @@
 //! `/v1/marketplaces` (`POST`/`GET`, and `GET`/`PUT`/`DELETE` on `/{id}`, `If-Match` on
 //! PUT). A partner's auth header is write-only.
 
-use axum::extract::{Path, State};
+use crate::api::Within;
+use axum::extract::Path;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -82,7 +83,7 @@ fn example(s: &str) -> serde_json::Value {
     description = "An OpenRTB 2.6 bidder. Its endpoint is https and must resolve to public addresses only; at most 50 an account.",
     request_body(content = DemandPartnerInput, example = json!(example(PARTNER_EXAMPLE))),
     responses((status = 201, description = "Created (Location, ETag)", body = DemandPartnerView, headers(("Location" = String), ("ETag" = String)))))]
-async fn create_partner(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
+async fn create_partner(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     let e = demand::create_partner(&st, &a.id, partner_body(&st, &v, None)).await?;
     Ok(created("/v1/demand-partners", &e.record.id, e.version, e.record.view()))
 }
@@ -90,7 +91,7 @@ async fn create_partner(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): 
 #[utoipa::path(get, path = "/v1/demand-partners", tag = "demand", summary = "List the account's demand partners",
     description = "Every partner, its auth header shown only as `authHeaderSet`.",
     responses((status = 200, description = "Every partner, in the order created", body = DemandPartnerList)))]
-async fn list_partners(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
+async fn list_partners(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     let all = demand::partners(&st, &a.id).await?;
     Ok(Json(DemandPartnerList { demand_partners: all.iter().map(|e| e.record.view()).collect() }).into_response())
 }
@@ -98,7 +99,7 @@ async fn list_partners(State(st): State<AppState>, Auth(a): Auth) -> AppResult<R
 #[utoipa::path(get, path = "/v1/demand-partners/{id}", tag = "demand", summary = "Read a demand partner",
     description = "The partner with its ETag; another account's is 404.", params(("id" = String, Path, description = "The partner's id")),
     responses((status = 200, description = "The partner", body = DemandPartnerView, headers(("ETag" = String)))))]
-async fn get_partner(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn get_partner(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let e = demand::partner(&st, &a.id, &id).await?;
     Ok(shown(e.version, e.record.view()))
 }
@@ -109,7 +110,7 @@ async fn get_partner(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<S
     request_body(content = DemandPartnerInput, example = json!(example(PARTNER_EXAMPLE))),
     responses((status = 200, description = "Replaced", body = DemandPartnerView, headers(("ETag" = String)))))]
 async fn replace_partner(
-    State(st): State<AppState>,
+    Within(st): Within,
     Auth(a): Auth,
     Path(id): Path<String>,
     headers: HeaderMap,
@@ -123,7 +124,7 @@ async fn replace_partner(
 #[utoipa::path(delete, path = "/v1/demand-partners/{id}", tag = "demand", summary = "Remove a demand partner",
     description = "409 while a marketplace asks it.", params(("id" = String, Path, description = "The partner's id")),
     responses((status = 204, description = "Removed")))]
-async fn remove_partner(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn remove_partner(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     demand::remove_partner(&st, &a.id, &id).await?;
     Ok(no_content())
 }
@@ -132,7 +133,7 @@ async fn remove_partner(State(st): State<AppState>, Auth(a): Auth, Path(id): Pat
     description = "The partners a programmatic goal asks, the auction type, floors, deals and blocks; at most 20 an account.",
     request_body(content = MarketplaceInput, example = json!(example(MARKETPLACE_EXAMPLE))),
     responses((status = 201, description = "Created (Location, ETag)", body = Marketplace, headers(("Location" = String), ("ETag" = String)))))]
-async fn create_marketplace(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
+async fn create_marketplace(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     let e = demand::create_marketplace(&st, &a.id, marketplace_body(&v, None)).await?;
     Ok(created("/v1/marketplaces", &e.record.id.clone(), e.version, e.record))
 }
@@ -140,7 +141,7 @@ async fn create_marketplace(State(st): State<AppState>, Auth(a): Auth, JsonBody(
 #[utoipa::path(get, path = "/v1/marketplaces", tag = "demand", summary = "List the account's marketplaces",
     description = "Every marketplace with its partners, auction type, floors, deals and blocks.",
     responses((status = 200, description = "Every marketplace, in the order created", body = MarketplaceList)))]
-async fn list_marketplaces(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
+async fn list_marketplaces(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     let all = demand::marketplaces(&st, &a.id).await?;
     Ok(Json(MarketplaceList { marketplaces: all.into_iter().map(|e: Entry<Marketplace>| e.record).collect() }).into_response())
 }
@@ -148,7 +149,7 @@ async fn list_marketplaces(State(st): State<AppState>, Auth(a): Auth) -> AppResu
 #[utoipa::path(get, path = "/v1/marketplaces/{id}", tag = "demand", summary = "Read a marketplace",
     description = "The marketplace with its ETag; another account's is 404.", params(("id" = String, Path, description = "The marketplace's id")),
     responses((status = 200, description = "The marketplace", body = Marketplace, headers(("ETag" = String)))))]
-async fn get_marketplace(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn get_marketplace(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let e = demand::marketplace(&st, &a.id, &id).await?;
     Ok(shown(e.version, e.record))
 }
@@ -159,7 +160,7 @@ async fn get_marketplace(State(st): State<AppState>, Auth(a): Auth, Path(id): Pa
     request_body(content = MarketplaceInput, example = json!(example(MARKETPLACE_EXAMPLE))),
     responses((status = 200, description = "Replaced", body = Marketplace, headers(("ETag" = String)))))]
 async fn replace_marketplace(
-    State(st): State<AppState>,
+    Within(st): Within,
     Auth(a): Auth,
     Path(id): Path<String>,
     headers: HeaderMap,
@@ -173,7 +174,7 @@ async fn replace_marketplace(
 #[utoipa::path(delete, path = "/v1/marketplaces/{id}", tag = "demand", summary = "Remove a marketplace",
     description = "Goals that name it then serve nothing, and their campaign's notifications say so.", params(("id" = String, Path, description = "The marketplace's id")),
     responses((status = 204, description = "Removed")))]
-async fn remove_marketplace(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn remove_marketplace(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     demand::remove_marketplace(&st, &a.id, &id).await?;
     Ok(no_content())
 }

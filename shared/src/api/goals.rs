@@ -1,6 +1,7 @@
 //! Goals, extended interface (seed 001 §2.2, §4.2), XML.
 
-use axum::extract::{Path, State};
+use crate::api::Within;
+use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -11,7 +12,6 @@ use crate::api::{if_match, no_content, text_response, with_etag, xml_response, A
 use crate::model::account::Account;
 use crate::model::campaign::Campaign;
 use crate::model::goal::{parse_bean, Goal};
-use crate::state::AppState;
 use crate::usecases::goals;
 use crate::xml::expect_root;
 use crate::xml::XmlOut;
@@ -38,14 +38,14 @@ fn collection(goals: &[Goal], c: &Campaign, a: &Account) -> String {
 }
 
 #[utoipa::path(post, path = "/api/1.0.cpvext/goal", tag = "goals", summary = "Create a goal in a campaign", request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::GOAL_IN)), responses((status = 200, description = "Created: the new id", content_type = "text/plain", body = String, example = json!(super::xml_examples::ID_OUT))))]
-async fn create(State(st): State<AppState>, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
+async fn create(Within(st): Within, Auth(a): Auth, XmlBody(doc): XmlBody) -> AppResult<Response> {
     let input = parse_bean(expect_root(&doc, "goalBean")?)?;
     let g = goals::create(&st, &a.id, input).await?;
     Ok(text_response(StatusCode::OK, g.id))
 }
 
 #[utoipa::path(get, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", summary = "Read a goal, or a campaign's goals", params(("seg" = String, Path, description = "by_goal_id;id=<id> (one, with ETag) or by_campaign_id;id=<id> (its goals)")), responses((status = 200, description = "The goal(s)", headers(("ETag" = String)), content_type = "application/xml", body = String, example = json!(super::xml_examples::GOALS_OUT))))]
-async fn get_by(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+async fn get_by(Within(st): Within, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let m = Matrix::parse(&seg);
     match m.selector() {
         Some(Selector::ByGoalId) => {
@@ -66,7 +66,7 @@ pub fn goal_id(seg: &str) -> AppResult<String> {
 
 #[utoipa::path(put, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", summary = "Update a goal", params(("seg" = String, Path, description = "by_goal_id;id=<id>"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the record changed since")), request_body(content = String, content_type = "application/xml", example = json!(super::xml_examples::GOAL_IN)), responses((status = 204, description = "Done")))]
 async fn update(
-    State(st): State<AppState>,
+    Within(st): Within,
     Auth(a): Auth,
     Path(seg): Path<String>,
     headers: HeaderMap,
@@ -82,7 +82,7 @@ async fn update(
 /// Deleting keeps a tombstone (for `/v3 includeDeletedGoals`); the campaign's flight no
 /// longer counts it.
 #[utoipa::path(delete, path = "/api/1.0.cpvext/goal/{seg}", tag = "goals", summary = "Delete a goal", params(("seg" = String, Path, description = "by_goal_id;id=<id>")), responses((status = 204, description = "Done")))]
-async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
+async fn remove(Within(st): Within, Auth(a): Auth, Path(seg): Path<String>) -> AppResult<Response> {
     let id = goal_id(&seg)?;
     goals::remove(&st, &a.id, &id).await?;
     Ok(no_content())

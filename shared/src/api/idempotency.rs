@@ -4,9 +4,10 @@
 //! true`. The same key with another request is 422; while the first is still running, 409.
 //! Only successes are kept: a refused request wrote nothing, so running it again is safe.
 
+use crate::api::Within;
 use crate::rule::Rule;
 use axum::body::Body;
-use axum::extract::{FromRequestParts, Request, State};
+use axum::extract::{FromRequestParts, Request};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -28,7 +29,7 @@ const KEPT_HEADERS: &[&str] = &["location", "etag", "content-type"];
 
 /// The middleware (every group, inside the error rendering): a body over its route's
 /// declared limit is refused first (`body_limit`), then creates with a key run once.
-pub async fn layer(State(st): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn layer(Within(st): Within, req: Request, next: Next) -> Response {
     if let Some(refused) = super::body_limit::refuse_declared(&st.settings, &req) {
         return refused;
     }

@@ -6,8 +6,9 @@
 //! 416), `Content-Type`, `ETag`, `Accept-Ranges`, CORS and long-lived caching (a key's
 //! content never changes). On AWS CloudFront serves these keys instead.
 
+use crate::api::Within;
 use axum::body::Body;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use axum::routing::get;
@@ -72,7 +73,7 @@ pub fn range(header: Option<&str>, size: u64) -> Result<Option<(u64, u64)>, Unsa
     Ok(Some((start, end)))
 }
 
-async fn serve(State(st): State<AppState>, Path(key): Path<String>, headers: HeaderMap) -> AppResult<Response> {
+async fn serve(Within(st): Within, Path(key): Path<String>, headers: HeaderMap) -> AppResult<Response> {
     if !is_media_key(&key) || crate::blobs::check_key(&key).is_err() || !crate::usecases::assets::servable(&st, &key).await? {
         return Err(AppError::NoRoute(format!("{PREFIX}/{key}")));
     }

@@ -35,7 +35,7 @@ pub mod stitchers;
 pub mod templates;
 pub mod xml_examples;
 
-pub use auth::{Auth, API_KEY_HEADER};
+pub use auth::{Auth, Within, API_KEY_HEADER};
 pub(crate) use extract::{content_type, media_type};
 pub use extract::{if_match, paging, query_pairs, single, FormPairs, JsonBody, JsonBytes, Matrix, Selector, XmlBody, MAX_BODY};
 pub use respond::{check_body_id, no_content, reject_id_on_create, text_response, with_etag, xml_response};

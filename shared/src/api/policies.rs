@@ -1,6 +1,7 @@
 //! Insertion policies (seed 000 §2.6, §4.11; docs/insertion-policies.md), JSON.
 
-use axum::extract::{Path, RawQuery, State};
+use crate::api::Within;
+use axum::extract::{Path, RawQuery};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -10,7 +11,6 @@ use crate::api::error::AppError;
 use crate::api::error::AppResult;
 use crate::api::{if_match, no_content, paging, query_pairs, with_etag, Auth, JsonBody, JsonBytes};
 use crate::model::policy::{parse, parse_ranking, parse_replace, Policy};
-use crate::state::AppState;
 use crate::usecases::policies;
 
 /// The operations of this group in the OpenAPI document.
@@ -53,7 +53,7 @@ async fn template(Auth(a): Auth) -> AppResult<Response> {
 
 #[utoipa::path(post, path = "/v1/insertion-policy", tag = "insertion-policy", summary = "Create an insertion policy", request_body(content = Policy, example = json!({"name": "Sports breaks", "tagRule": {"oneOf": []}, "categoryRule": {"oneOf": ["demo-alpha-cat-sports"]}, "globalSettings": {"minimumTimeBetweenAds": 120, "skipButton": {"showWhen": "ALWAYS", "skipOffset": {"value": 5, "unit": "SECONDS"}}}, "adBreakSettings": {"preroll": {"enabled": true, "adsPerBreak": 2, "timeLimit": {"enabled": true, "seconds": 30}}}})),
     responses((status = 201, description = "Created (Location)", body = Policy, headers(("Location" = String)))))]
-async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBytes(body): JsonBytes) -> AppResult<Response> {
+async fn create(Within(st): Within, Auth(a): Auth, JsonBytes(body): JsonBytes) -> AppResult<Response> {
     policies::require_feature(&a)?;
     let p = policies::create(&st, &a, parse(&body).map_err(AppError::Validation)?).await?;
     let mut res = (StatusCode::CREATED, Json(&p)).into_response();
@@ -66,12 +66,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBytes(body): Json
 #[utoipa::path(put, path = "/v1/insertion-policy", tag = "insertion-policy", summary = "Replace an insertion policy", request_body(content = Policy, example = json!({"id": "<policy id>", "name": "Sports breaks", "tagRule": {"oneOf": []}, "categoryRule": {"oneOf": ["demo-alpha-cat-sports"]}, "globalSettings": {"minimumTimeBetweenAds": 120, "skipButton": {"showWhen": "ALWAYS", "skipOffset": {"value": 5, "unit": "SECONDS"}}}, "adBreakSettings": {"preroll": {"enabled": true, "adsPerBreak": 2, "timeLimit": {"enabled": true, "seconds": 30}}}})),
     params(("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the policy changed since")),
     responses((status = 200, description = "Replaced", body = Policy, headers(("ETag" = String)))))]
-async fn replace(
-    State(st): State<AppState>,
-    Auth(a): Auth,
-    headers: axum::http::HeaderMap,
-    JsonBytes(body): JsonBytes,
-) -> AppResult<Response> {
+async fn replace(Within(st): Within, Auth(a): Auth, headers: axum::http::HeaderMap, JsonBytes(body): JsonBytes) -> AppResult<Response> {
     policies::require_feature(&a)?;
     let expected = if_match(&headers)?;
     let (p, version) = policies::replace(&st, &a, parse_replace(&body)?, expected).await?;
@@ -81,7 +76,7 @@ async fn replace(
 #[utoipa::path(get, path = "/v1/insertion-policy", tag = "insertion-policy", summary = "List the account's insertion policies",
     params(("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
     responses((status = 200, description = "A page of policies, highest rank first", body = PolicyPage)))]
-async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn list(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     policies::require_feature(&a)?;
     let (size, number) = paging(&query_pairs(q.as_deref())?)?;
     let (found, total) = policies::page(&st, &a, size, number).await?;
@@ -91,28 +86,28 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 
 #[utoipa::path(get, path = "/v1/insertion-policy/{id}", tag = "insertion-policy", summary = "Read an insertion policy", params(("id" = String, Path)),
     responses((status = 200, description = "The policy", body = Policy, headers(("ETag" = String)))))]
-async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn get_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let p = policies::get(&st, &a, &id).await?;
     Ok(with_etag(Json(&p.value).into_response(), p.version()))
 }
 
 #[utoipa::path(delete, path = "/v1/insertion-policy/{id}", tag = "insertion-policy", summary = "Delete an insertion policy", params(("id" = String, Path)),
     responses((status = 204, description = "Deleted")))]
-async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn remove(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     policies::remove(&st, &a, &id).await?;
     Ok(no_content())
 }
 
 #[utoipa::path(get, path = "/v1/insertion-policy/ranking", tag = "insertion-policy", summary = "The insertion policies' rank order",
     responses((status = 200, description = "Every policy id, highest rank first", body = crate::model::policy::Ranking)))]
-async fn get_ranking(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
+async fn get_ranking(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     Ok(Json(policies::ranking(&st, &a).await?).into_response())
 }
 
 /// `PUT /v1/insertion-policy/ranking` with `{ids}`: every policy exactly once, highest first.
 #[utoipa::path(put, path = "/v1/insertion-policy/ranking", tag = "insertion-policy", summary = "Set the insertion policies' rank order", description = "`PUT /v1/insertion-policy/ranking` with `{ids}`: every policy exactly once, highest first.", request_body(content = crate::model::policy::RankingInput, example = json!({"ids": ["<highest policy id>", "<next policy id>"]})),
     responses((status = 200, description = "The new ranking", body = crate::model::policy::Ranking)))]
-async fn put_ranking(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
+async fn put_ranking(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     policies::require_feature(&a)?;
     let input = parse_ranking(&v).map_err(AppError::Validation)?;
     Ok(Json(policies::set_ranking(&st, &a, input.ids).await?).into_response())

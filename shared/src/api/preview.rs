@@ -2,7 +2,8 @@
 //! (API key) makes the links; `/v1/preview/{token}/vast.xml` and `/v1/preview/{token}/player`
 //! (no key: the token is signed and expires) serve the document and the player page.
 
-use axum::extract::{Path, RawQuery, State};
+use crate::api::Within;
+use axum::extract::{Path, RawQuery};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -12,7 +13,6 @@ use crate::api::error::{AppError, AppResult};
 use crate::api::queries::params::Params;
 use crate::api::Auth;
 use crate::delivery::preview;
-use crate::state::AppState;
 use crate::usecases::preview::{self as uc, PreviewLinks};
 
 /// The link-making operation (the queries group).
@@ -45,7 +45,7 @@ pub fn public_router() -> super::Routes {
     responses((status = 200, description = "The links", body = PreviewLinks),
         (status = 404, description = "No such ad in this account"),
         (status = 409, description = "The ad cannot play yet (the reason named)")))]
-async fn links(State(st): State<AppState>, Auth(a): Auth, Path(ad): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn links(Within(st): Within, Auth(a): Auth, Path(ad): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let p = Params::new(q.as_deref(), &[])?;
     if !p.errors.is_empty() {
         return Err(AppError::Validation(p.errors));
@@ -68,7 +68,7 @@ fn no_store(mut res: Response, content_type: &'static str) -> Response {
     params(("token" = String, Path, description = "The signed token of `GET /v3/ads/{ad_id}/preview`")), security(()),
     responses((status = 200, description = "The document", content_type = "application/xml", body = String),
         (status = 403, description = "Not a preview link of this service, or expired")))]
-async fn document(State(st): State<AppState>, Path(token): Path<String>) -> AppResult<Response> {
+async fn document(Within(st): Within, Path(token): Path<String>) -> AppResult<Response> {
     let doc = uc::document(&st, &token).await?;
     let mut res = no_store(doc.into_response(), "application/xml");
     res.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
@@ -81,7 +81,7 @@ async fn document(State(st): State<AppState>, Path(token): Path<String>) -> AppR
     params(("token" = String, Path, description = "The signed token of `GET /v3/ads/{ad_id}/preview`")), security(()),
     responses((status = 200, description = "The page", content_type = "text/html", body = String),
         (status = 403, description = "Not a preview link of this service, or expired")))]
-async fn page(State(st): State<AppState>, Path(token): Path<String>) -> AppResult<Response> {
+async fn page(Within(st): Within, Path(token): Path<String>) -> AppResult<Response> {
     uc::grant(&st, &token)?;
     let mut res = no_store(preview::PAGE.into_response(), "text/html; charset=utf-8");
     let csp = preview::csp(&st.settings.ad_request_base_url, &st.settings.media_base_url);

@@ -1,7 +1,8 @@
 //! Reference data, read-only (seed 002 §2.10, §4.4): categories and content partners
 //! (`/v0`), banner areas (`/v3`). Loaded by the admin command's seed file.
 
-use axum::extract::{Path, State};
+use crate::api::Within;
+use axum::extract::Path;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Json;
@@ -48,49 +49,49 @@ async fn one<T: DeserializeOwned + Serialize>(
 /// The account's category tree: the root first, then by name.
 #[utoipa::path(get, path = "/v0/categories", tag = "reference",
     responses((status = 200, description = "The category tree: the root first, then by name", body = Vec<Category>)))]
-async fn categories(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
+async fn categories(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     Ok(Json(crate::usecases::reference::categories(&st, &a.id).await?).into_response())
 }
 
 #[utoipa::path(get, path = "/v0/categories/{id}", tag = "reference", summary = "Read a content category", params(("id" = String, Path)),
     responses((status = 200, description = "A category", body = Category)))]
-async fn category(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn category(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     one::<Category>(&st, &a.id, Kind::Category, "category", &id).await
 }
 
 #[utoipa::path(get, path = "/v0/content-partners", tag = "reference", summary = "List the account's content partners",
     responses((status = 200, description = "Content partners by name", body = Vec<ContentPartner>)))]
-async fn partners(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
+async fn partners(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     Ok(Json(crate::usecases::reference::partners(&st, &a.id).await?).into_response())
 }
 
 #[utoipa::path(get, path = "/v0/content-partners/{id}", tag = "reference", summary = "Read a content partner", params(("id" = String, Path)),
     responses((status = 200, description = "A content partner", body = ContentPartner)))]
-async fn partner(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn partner(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     one::<ContentPartner>(&st, &a.id, Kind::ContentPartner, "content partner", &id).await
 }
 
 #[utoipa::path(get, path = "/v0/device-containers", tag = "reference", summary = "List the account's device containers",
     description = "The ids ads (`deviceContainers`) and inventory forecasts name: groups of devices (desktop, mobile, TV...).",
     responses((status = 200, description = "Device containers by name", body = Vec<DeviceContainer>)))]
-async fn device_containers(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
+async fn device_containers(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     Ok(Json(crate::usecases::reference::device_containers(&st, &a.id).await?).into_response())
 }
 
 #[utoipa::path(get, path = "/v0/device-containers/{id}", tag = "reference", summary = "Read a device container", params(("id" = String, Path)),
     responses((status = 200, description = "A device container", body = DeviceContainer)))]
-async fn device_container(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn device_container(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     one::<DeviceContainer>(&st, &a.id, Kind::DeviceContainer, "device container", &id).await
 }
 
 #[utoipa::path(get, path = "/v3/banner-areas", tag = "reference", summary = "List the account's banner areas",
     responses((status = 200, description = "Banner areas by name", body = Vec<BannerArea>)))]
-async fn banner_areas(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
+async fn banner_areas(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     Ok(Json(crate::usecases::reference::banner_areas(&st, &a.id).await?).into_response())
 }
 
 #[utoipa::path(get, path = "/v3/banner-areas/{id}", tag = "reference", summary = "Read a banner area", params(("id" = String, Path)),
     responses((status = 200, description = "A banner area", body = BannerArea)))]
-async fn banner_area(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn banner_area(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     one::<BannerArea>(&st, &a.id, Kind::BannerArea, "banner area", &id).await
 }

@@ -249,15 +249,24 @@ fn request_id(req: &Request) -> String {
         .unwrap_or_else(crate::ids::fast_id)
 }
 
-/// A request that may write runs with change history (`repo::changes`): its writes of
-/// records carry their change records.
-async fn record_changes(axum::extract::State(st): axum::extract::State<AppState>, req: Request, next: axum::middleware::Next) -> Response {
+/// A request that may write runs within a unit of work with change history
+/// (`repo::changes::Work`): its writes of records carry their change records.
+async fn record_changes(
+    axum::extract::State(st): axum::extract::State<AppState>,
+    mut req: Request,
+    next: axum::middleware::Next,
+) -> Response {
     if req.method() == axum::http::Method::GET || req.method() == axum::http::Method::HEAD {
         return next.run(req).await;
     }
     let id = req.extensions().get::<RequestId>().map(|r| r.0.clone()).unwrap_or_else(|| request_id(&req));
-    // Its changes to what an account serves queue one compile of the account when it ends.
-    crate::usecases::compile::after(&st, crate::repo::changes::recording(id, st.clock.now(), next.run(req))).await
+    // The request's unit of work: the handler's state (`Ctx`) writes within it.
+    let work = crate::repo::changes::Work::recorded(id, st.clock.now());
+    req.extensions_mut().insert(work.clone());
+    let res = next.run(req).await;
+    // Its changes to what an account serves queue one compile of the account.
+    crate::usecases::compile::requested_by(&st, &work).await;
+    res
 }
 
 async fn no_route(req: Request) -> AppError {

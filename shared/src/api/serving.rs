@@ -3,8 +3,9 @@
 //! takes the signed playback events of the served documents. No API key: players call
 //! them; the account is in the URL, the tracking links are signed.
 
+use crate::api::Within;
 use crate::rule::Rule;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -258,7 +259,7 @@ pub const AD_REQUEST_PARAMS: &[&str] = &[
     responses((status = 200, description = "A VAST or VMAP document (an empty <VAST> when no ad is eligible)",
         content_type = "application/xml", body = String, example = json!(VAST_EXAMPLE)),
         (status = 307, description = "debug=1: to /v3/inspect with the same query", headers(("Location" = String)))))]
-async fn ad_request(State(st): State<AppState>, req: axum::extract::Request) -> AppResult<Response> {
+async fn ad_request(Within(st): Within, req: axum::extract::Request) -> AppResult<Response> {
     // The request itself (not a `HeaderMap` extractor, which copies every header).
     let pairs = query_pairs(req.uri().query())?;
     // The debug switch: the same request, explained, for the account's own API key.
@@ -292,12 +293,7 @@ async fn ad_request(State(st): State<AppState>, req: axum::extract::Request) -> 
         ("s" = String, Query, description = "HMAC-SHA256 signature of all the above but k")),
     responses((status = 204, description = "Counted (once per impression and event)"),
         (status = 302, description = "clickThrough: to the signed destination", headers(("Location" = String)))))]
-async fn track(
-    State(st): State<AppState>,
-    Path(event): Path<String>,
-    RawQuery(q): RawQuery,
-    req: axum::extract::Request,
-) -> AppResult<Response> {
+async fn track(Within(st): Within, Path(event): Path<String>, RawQuery(q): RawQuery, req: axum::extract::Request) -> AppResult<Response> {
     let headers = req.headers();
     let caller = client_addr::caller(headers, req.extensions(), &st.settings.trusted_proxies);
     let counter = Counter::of_event(&event).ok_or_else(|| AppError::NoRoute(format!("/v1/track/{event}")))?;

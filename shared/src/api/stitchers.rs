@@ -2,7 +2,8 @@
 //! insertion"), JSON: `POST`/`GET` `/v1/stitchers`, `GET`/`PUT`/`DELETE`
 //! `/v1/stitchers/{id}` (`If-Match` on PUT). The secret header is write-only.
 
-use axum::extract::{Path, State};
+use crate::api::Within;
+use axum::extract::Path;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -12,7 +13,6 @@ use crate::api::error::AppResult;
 use crate::api::{if_match, no_content, with_etag, Auth, JsonBody};
 use crate::domain_error::DomainError;
 use crate::model::stitcher::{parse_write, StitcherInput, StitcherView};
-use crate::state::AppState;
 use crate::usecases::stitchers;
 
 /// The operations of this group in the OpenAPI document.
@@ -46,7 +46,7 @@ const EXAMPLE: &str = r#"{"name": "MediaTailor eu-west-1", "sourceCidrs": ["203.
     description = "Its calls are recognised by their source address (and the secret header when one is set); at most 50 an account.",
     request_body(content = StitcherInput, example = json!(serde_json::from_str::<serde_json::Value>(EXAMPLE).unwrap_or_default())),
     responses((status = 201, description = "Registered (Location, ETag)", body = StitcherView, headers(("Location" = String), ("ETag" = String)))))]
-async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
+async fn create(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
     let e = stitchers::create(&st, &a.id, body(&v, None)).await?;
     let (id, version) = (e.record.id.clone(), e.version);
     let mut res = (StatusCode::CREATED, Json(StitcherView::from(e))).into_response();
@@ -59,7 +59,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(v): JsonBody
 #[utoipa::path(get, path = "/v1/stitchers", tag = "stitchers", summary = "List the account's stitchers",
     description = "Every stitcher, its secret header shown only as `secretHeaderSet`.",
     responses((status = 200, description = "Every stitcher, in the order registered", body = StitcherList)))]
-async fn list(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
+async fn list(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     let all = stitchers::list(&st, &a.id).await?;
     Ok(Json(StitcherList { stitchers: all.into_iter().map(StitcherView::from).collect() }).into_response())
 }
@@ -67,7 +67,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> 
 #[utoipa::path(get, path = "/v1/stitchers/{id}", tag = "stitchers", summary = "Read a stitcher",
     description = "The stitcher with its ETag (for `If-Match` on PUT); another account's is 404.", params(("id" = String, Path, description = "The stitcher's id")),
     responses((status = 200, description = "The stitcher (its secret header only as secretHeaderSet)", body = StitcherView, headers(("ETag" = String)))))]
-async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn get_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let e = stitchers::get(&st, &a.id, &id).await?;
     let version = e.version;
     Ok(with_etag(Json(StitcherView::from(e)).into_response(), version))
@@ -79,7 +79,7 @@ async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Strin
     request_body(content = StitcherInput, example = json!(serde_json::from_str::<serde_json::Value>(EXAMPLE).unwrap_or_default())),
     responses((status = 200, description = "Replaced", body = StitcherView, headers(("ETag" = String)))))]
 async fn replace(
-    State(st): State<AppState>,
+    Within(st): Within,
     Auth(a): Auth,
     Path(id): Path<String>,
     headers: HeaderMap,
@@ -94,7 +94,7 @@ async fn replace(
 #[utoipa::path(delete, path = "/v1/stitchers/{id}", tag = "stitchers", summary = "Remove a stitcher",
     description = "Its calls are anyone's again (within the delivery refresh).", params(("id" = String, Path, description = "The stitcher's id")),
     responses((status = 204, description = "Removed")))]
-async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn remove(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     stitchers::remove(&st, &a.id, &id).await?;
     Ok(no_content())
 }

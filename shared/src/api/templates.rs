@@ -2,8 +2,9 @@
 //! docs/targeting-templates.md), JSON. Linking (designed here: the seeds name it without an
 //! endpoint) is `PUT|DELETE /api/2.0/targeting-template/{id}/link?campaignId=|goalId=`.
 
+use crate::api::Within;
 use crate::rule::Rule;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::Json;
@@ -14,7 +15,6 @@ use crate::api::{if_match, no_content, query_pairs, single, with_etag, Auth, Jso
 use crate::domain_error::DomainError;
 use crate::model::rules::Parent;
 use crate::model::template_write::parse_write;
-use crate::state::AppState;
 use crate::usecases::templates::{self, Created, Target};
 use axum::http::StatusCode;
 
@@ -59,7 +59,7 @@ pub fn router() -> super::Routes {
 /// `{active, max, messageTitle, messageBody}`; the messages are filled once the limit is reached.
 #[utoipa::path(get, path = "/api/2.0/targeting-template/usage", tag = "targeting-template", summary = "How many targeting templates the account has, and may have", description = "`{active, max, messageTitle, messageBody}`; the messages are filled once the limit is reached.",
     responses((status = 200, description = "Templates in use and the account's limit", body = Usage)))]
-async fn usage(State(st): State<AppState>, Auth(a): Auth) -> AppResult<Response> {
+async fn usage(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     let u = templates::usage(&st, &a).await?;
     let (title, body) =
         if u.reached() { ("Targeting template limit reached".to_string(), u.message()) } else { (String::new(), String::new()) };
@@ -90,7 +90,7 @@ fn required_target(q: Option<&str>) -> Result<Target, DomainError> {
 /// GET: the account's templates by name; `campaignId` / `goalId`: only those linked to it.
 #[utoipa::path(get, path = "/api/2.0/targeting-template", tag = "targeting-template", summary = "List the account's targeting templates", params(("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
     responses((status = 200, description = "The templates by name (only those linked to the target, when given)", body = Vec<crate::model::template::TemplateView>)))]
-async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn list(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let target = target_param(&query_pairs(q.as_deref())?)?;
     let found = templates::list(&st, &a.id, target).await?;
     let tz = a.tz();
@@ -99,7 +99,7 @@ async fn list(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) 
 
 #[utoipa::path(get, path = "/api/2.0/targeting-template/{id}", tag = "targeting-template", summary = "Read a targeting template", params(("id" = String, Path)),
     responses((status = 200, description = "The template", body = crate::model::template::TemplateView, headers(("ETag" = String)))))]
-async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn get_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let t = templates::get(&st, &a.id, &id).await?;
     Ok(with_etag(Json(t.value.view(a.tz())).into_response(), t.version()))
 }
@@ -108,7 +108,7 @@ async fn get_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Strin
 #[utoipa::path(post, path = "/api/2.0/targeting-template", tag = "targeting-template", summary = "Create a targeting template", description = "POST `{name}` → 200 with the (empty) template; at the limit 403 `{type, message}`.", request_body(content = crate::model::template_write::TemplateInput, example = json!({"name": "Sports, desktop"})),
     responses((status = 200, description = "Created, with empty rules", body = crate::model::template::TemplateView),
         (status = 403, description = "The account's limit is reached", body = LimitReached)))]
-async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
+async fn create(Within(st): Within, Auth(a): Auth, JsonBody(body): JsonBody) -> AppResult<Response> {
     let input = parse_write(&body, &a.id, None).map_err(AppError::Validation)?;
     match templates::create(&st, &a, input).await? {
         Created::Done(t) => Ok(Json(t.view(a.tz())).into_response()),
@@ -124,7 +124,7 @@ async fn create(State(st): State<AppState>, Auth(a): Auth, JsonBody(body): JsonB
     params(("id" = String, Path), ("If-Match" = Option<String>, Header)),
     responses((status = 204, description = "Renamed")))]
 async fn update(
-    State(st): State<AppState>,
+    Within(st): Within,
     Auth(a): Auth,
     Path(id): Path<String>,
     headers: axum::http::HeaderMap,
@@ -139,14 +139,14 @@ async fn update(
 /// DELETE: 204; the template's links to campaigns and goals go with it.
 #[utoipa::path(delete, path = "/api/2.0/targeting-template/{id}", tag = "targeting-template", params(("id" = String, Path)),
     responses((status = 204, description = "Deleted and unlinked")))]
-async fn remove(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn remove(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     templates::remove(&st, &a.id, &id).await?;
     Ok(no_content())
 }
 
 #[utoipa::path(get, path = "/api/2.0/targeting-template/{id}/rules", tag = "targeting-template", summary = "Read a targeting template's rules", params(("id" = String, Path)),
     responses((status = 200, description = "Every rule key, provider and custom parameter", body = crate::model::rules_view::RulesView)))]
-async fn get_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
+async fn get_rules(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
     let r = templates::rules(&st, &a.id, &id).await?;
     Ok(Json(crate::model::rules_view::rules_view(&r.rules, &r.providers, &r.custom_parameters)).into_response())
 }
@@ -155,7 +155,7 @@ async fn get_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Str
 #[utoipa::path(put, path = "/api/2.0/targeting-template/{id}/rules", tag = "targeting-template", summary = "Replace a targeting template's rules", description = "PUT the rules body, every bean validated; replaces the template's rules; 204.", params(("id" = String, Path)),
     request_body(content = crate::model::rules_view::RulesView, description = "The rules (any key may be left out)", example = json!({"categoryRules": [{"categoryId": "demo-alpha-cat-sports", "ruleType": "AT_LEAST_ONE_OF"}], "ipRules": [], "timeRules": []})),
     responses((status = 204, description = "Replaced")))]
-async fn put_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, JsonBody(body): JsonBody) -> AppResult<Response> {
+async fn put_rules(Within(st): Within, Auth(a): Auth, Path(id): Path<String>, JsonBody(body): JsonBody) -> AppResult<Response> {
     templates::put_rules(&st, &a.id, &id, &body).await?;
     Ok(no_content())
 }
@@ -163,7 +163,7 @@ async fn put_rules(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Str
 /// POST `?campaignId=|goalId=`: copies the rules into the target's rules; 204.
 #[utoipa::path(post, path = "/api/2.0/targeting-template/{id}/import", tag = "targeting-template", params(("id" = String, Path), ("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
     responses((status = 204, description = "Copied into the target's rules")))]
-async fn import(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn import(Within(st): Within, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     templates::import(&st, &a.id, &id, required_target(q.as_deref())).await?;
     Ok(no_content())
 }
@@ -172,7 +172,7 @@ async fn import(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String
 /// long as it is linked, and follow later edits); 204, also when already linked.
 #[utoipa::path(put, path = "/api/2.0/targeting-template/{id}/link", tag = "targeting-template", summary = "Link a targeting template to a campaign or goal", params(("id" = String, Path), ("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
     responses((status = 204, description = "Linked (also when it already was)")))]
-async fn link(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn link(Within(st): Within, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     templates::link(&st, &a.id, &id, required_target(q.as_deref())).await?;
     Ok(no_content())
 }
@@ -180,7 +180,7 @@ async fn link(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>,
 /// DELETE `?campaignId=|goalId=`: removes the link; 204 (also when there was none).
 #[utoipa::path(delete, path = "/api/2.0/targeting-template/{id}/link", tag = "targeting-template", params(("id" = String, Path), ("campaignId" = Option<String>, Query, description = "A campaign of the account (or goalId)"), ("goalId" = Option<String>, Query)),
     responses((status = 204, description = "Unlinked (also when it was not)")))]
-async fn unlink(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn unlink(Within(st): Within, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     templates::unlink(&st, &a.id, &id, required_target(q.as_deref())).await?;
     Ok(no_content())
 }

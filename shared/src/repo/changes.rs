@@ -1,15 +1,21 @@
 //! Change history, written with the writes it describes.
 //!
-//! A management request that may write runs inside [`recording`]: the request's author
-//! (its API key) and every record it reads are kept for the request. [`Recording`], the
-//! store every function's state holds, adds to each write of a record (a campaign, a goal,
-//! a rule set, an ad...) one change item per record it changes, in the same conditional
-//! transaction: a refused or conflicting write leaves no change, and a write that lands
-//! always has its change. The old values come from the read the write's condition checked
-//! (the same version), so the diff is exact. Workers run outside [`recording`]: their state
-//! moves are not history. Keys: docs/store.md, "Change history".
+//! A request or job runs with a [`Work`]: the unit of work its writes belong to, a value
+//! the process's state carries (`AppState::with_work`), so a task the request spawns keeps
+//! it. A management request that may write has one with history: its author (its API key)
+//! and every record it reads are kept in it. [`Recording`], the store a state holds, adds
+//! to each write of a record (a campaign, a goal, a rule set, an ad...) one change item per
+//! record it changes, in the same conditional transaction: a refused or conflicting write
+//! leaves no change, and a write that lands always has its change. The old values come from
+//! the read the write's condition checked (the same version), so the diff is exact. A
+//! worker's job runs with a `Work` without history: its state moves are not history.
+//!
+//! The unit of work also gathers the accounts whose delivery the writes changed (a bump of
+//! the account's delivery version, `repo::delivery::changed`): the request or job queues
+//! one compile of each when it ends (`usecases::compile`). Keys: docs/store.md, "Change
+//! history".
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -20,62 +26,81 @@ use super::RepoResult;
 use crate::model::change::{self, Change, Subject};
 use crate::store::{Cond, Cursor, Item, Key, Page, Query, SkCond, Store, StoreError, StoreResult, TxOp, MAX_TRANSACT_ACTIONS};
 
-/// Who is writing, and what the request has read (by key), for the diffs.
-pub struct Writer {
+/// One request's or job's unit of work: who writes (with history), what it read (by key,
+/// for the diffs), the changes its writes made, and the accounts whose delivery changed.
+pub struct Work {
+    /// `None`: no history (a worker's job).
+    history: Option<History>,
+    state: Mutex<WorkState>,
+}
+
+struct History {
     request_id: String,
     at: DateTime<Utc>,
-    state: Mutex<WriterState>,
 }
 
 #[derive(Default)]
-struct WriterState {
+struct WorkState {
     key_id: Option<String>,
     key_name: Option<String>,
     seen: HashMap<Key, Item>,
     seq: u32,
     written: Vec<Change>,
+    compiles: BTreeSet<String>,
 }
 
 static ORDER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-tokio::task_local! {
-    static WRITER: Arc<Writer>;
-}
-
-/// Runs `f` as one request whose writes are recorded.
-pub async fn recording<F: std::future::Future>(request_id: String, at: DateTime<Utc>, f: F) -> F::Output {
-    let w = Writer { request_id, at, state: Mutex::new(WriterState::default()) };
-    WRITER.scope(Arc::new(w), f).await
-}
-
-/// The request's author, once its API key is known (`key_id`: the key's fingerprint).
-pub fn set_author(key_id: &str, key_name: Option<&str>) {
-    with_state(|s| {
-        s.key_id = Some(key_id.to_string());
-        s.key_name = key_name.map(str::to_string);
-    });
-}
-
-/// The changes this request's writes made so far (a write that failed takes its own back).
-pub fn written() -> Vec<Change> {
-    with_state(|s| s.written.clone()).unwrap_or_default()
-}
-
-fn with_state<R>(f: impl FnOnce(&mut WriterState) -> R) -> Option<R> {
-    WRITER.try_with(|w| w.state.lock().ok().map(|mut s| f(&mut s))).ok().flatten()
-}
-
-fn note<'a>(items: impl IntoIterator<Item = &'a Item>) {
-    if WRITER.try_with(|_| ()).is_err() {
-        return;
+impl Work {
+    /// A request whose writes are recorded.
+    pub fn recorded(request_id: String, at: DateTime<Utc>) -> Arc<Work> {
+        Arc::new(Work { history: Some(History { request_id, at }), state: Mutex::default() })
     }
-    with_state(|s| {
-        for i in items {
-            if change::subject(&i.pk, &i.sk).is_some() {
-                s.seen.insert(i.key(), i.clone());
-            }
+
+    /// A job whose writes are not history (a worker's).
+    pub fn unrecorded() -> Arc<Work> {
+        Arc::new(Work { history: None, state: Mutex::default() })
+    }
+
+    /// The request's author, once its API key is known (`key_id`: the key's fingerprint).
+    pub fn set_author(&self, key_id: &str, key_name: Option<&str>) {
+        self.with_state(|s| {
+            s.key_id = Some(key_id.to_string());
+            s.key_name = key_name.map(str::to_string);
+        });
+    }
+
+    /// The changes its writes made so far (a write that failed takes its own back).
+    pub fn written(&self) -> Vec<Change> {
+        self.with_state(|s| s.written.clone()).unwrap_or_default()
+    }
+
+    /// Says that what `account` serves changed (its delivery version was bumped).
+    pub fn delivery_changed(&self, account: &str) {
+        self.with_state(|s| s.compiles.insert(account.to_string()));
+    }
+
+    /// The accounts whose delivery changed, each once.
+    pub fn compiles(&self) -> Vec<String> {
+        self.with_state(|s| s.compiles.iter().cloned().collect()).unwrap_or_default()
+    }
+
+    fn with_state<R>(&self, f: impl FnOnce(&mut WorkState) -> R) -> Option<R> {
+        self.state.lock().ok().map(|mut s| f(&mut s))
+    }
+
+    fn note<'a>(&self, items: impl IntoIterator<Item = &'a Item>) {
+        if self.history.is_none() {
+            return;
         }
-    });
+        self.with_state(|s| {
+            for i in items {
+                if change::subject(&i.pk, &i.sk).is_some() {
+                    s.seen.insert(i.key(), i.clone());
+                }
+            }
+        });
+    }
 }
 
 /// The partition of an account's changes, newest last by sort key (the change id).
@@ -91,11 +116,29 @@ pub fn record_partition(account: &str, record: &str) -> String {
 /// The store with history: see the module's documentation.
 pub struct Recording {
     inner: Arc<dyn Store>,
+    work: Option<Arc<Work>>,
 }
 
 impl Recording {
+    /// `inner` as a state holds it outside any unit of work.
     pub fn wrap(inner: Arc<dyn Store>) -> Arc<dyn Store> {
-        Arc::new(Recording { inner })
+        Arc::new(Recording { inner, work: None })
+    }
+
+    /// `inner` within `work`: its writes carry their changes (when `work` keeps history), and
+    /// their delivery changes are gathered in it.
+    pub fn within(inner: Arc<dyn Store>, work: Arc<Work>) -> Arc<dyn Store> {
+        Arc::new(Recording { inner, work: Some(work) })
+    }
+
+    fn note<'a>(&self, items: impl IntoIterator<Item = &'a Item>) {
+        if let Some(w) = &self.work {
+            w.note(items);
+        }
+    }
+
+    fn with_state<R>(&self, f: impl FnOnce(&mut WorkState) -> R) -> Option<R> {
+        self.work.as_ref().and_then(|w| w.with_state(f))
     }
 
     /// The stored body a write replaces, as its condition checks it.
@@ -103,7 +146,7 @@ impl Recording {
         if matches!(cond, Cond::NotExists) {
             return Ok(None);
         }
-        let seen = with_state(|s| s.seen.get(key).cloned()).flatten();
+        let seen = self.with_state(|s| s.seen.get(key).cloned()).flatten();
         let wanted = match cond {
             Cond::Version(v) | Cond::VersionAndCounterZero(v, _) => Some(*v),
             _ => None,
@@ -116,7 +159,7 @@ impl Recording {
 
     /// The change items of `ops` (none outside a recorded request).
     async fn changes(&self, ops: &[TxOp]) -> StoreResult<Vec<Item>> {
-        let Ok(w) = WRITER.try_with(Arc::clone) else { return Ok(Vec::new()) };
+        let Some(w) = self.work.as_ref().filter(|w| w.history.is_some()) else { return Ok(Vec::new()) };
         let mut out = Vec::new();
         for op in ops {
             let (key, after, cond) = match op {
@@ -129,14 +172,14 @@ impl Recording {
             let parse = |i: Option<&Item>| i.and_then(|i| serde_json::from_str::<Value>(&i.body).ok());
             let (old, new) = (parse(before.as_ref()), parse(after));
             for m in change::moves(&subject, old.as_ref(), new.as_ref()) {
-                out.push(self::item(&w, &subject, m, after.map(|i| i.version))?);
+                out.push(self::item(w, &subject, m, after.map(|i| i.version))?);
             }
         }
         Ok(out)
     }
 
     async fn write(&self, ops: Vec<TxOp>, single: bool) -> StoreResult<()> {
-        let before = with_state(|s| s.written.len());
+        let before = self.with_state(|s| s.written.len());
         let changes = self.changes(&ops).await?;
         let remember: Vec<(Key, Option<Item>)> = ops
             .iter()
@@ -174,10 +217,10 @@ impl Recording {
             }
         };
         if r.is_err() {
-            with_state(|s| s.written.truncate(before.unwrap_or(0)));
+            self.with_state(|s| s.written.truncate(before.unwrap_or(0)));
         }
         if r.is_ok() {
-            with_state(|s| {
+            self.with_state(|s| {
                 for (k, i) in remember {
                     match i {
                         Some(i) => s.seen.insert(k, i),
@@ -190,28 +233,30 @@ impl Recording {
     }
 }
 
-fn item(w: &Writer, subject: &Subject, m: change::Moved, version: Option<u64>) -> StoreResult<Item> {
+fn item(w: &Work, subject: &Subject, m: change::Moved, version: Option<u64>) -> StoreResult<Item> {
+    let Some(h) = &w.history else { return Err(StoreError::Invalid("a change record outside a recorded request".into())) };
     let account = match subject {
         Subject::Record { account, .. } | Subject::Rules { account, .. } | Subject::Collection { account, .. } => account,
     };
-    let (key_id, key_name, seq) = with_state(|s| {
-        s.seq += 1;
-        (s.key_id.clone(), s.key_name.clone(), s.seq)
-    })
-    .unwrap_or_default();
+    let (key_id, key_name, seq) = w
+        .with_state(|s| {
+            s.seq += 1;
+            (s.key_id.clone(), s.key_name.clone(), s.seq)
+        })
+        .unwrap_or_default();
     // Time, then this process's sequence (changes within one millisecond keep their order),
     // then randomness (other processes).
     let order = ORDER.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 1_000_000;
     let suffix: String = crate::ids::fast_id().chars().filter(char::is_ascii_hexdigit).take(6).collect();
-    let id = format!("{:013}-{order:06}{seq:02}-{suffix}", w.at.timestamp_millis().max(0));
+    let id = format!("{:013}-{order:06}{seq:02}-{suffix}", h.at.timestamp_millis().max(0));
     let version = match (subject, m.operation) {
         (Subject::Collection { .. }, _) | (_, change::Operation::Delete) => None,
         _ => version,
     };
     let c = Change {
         id: id.clone(),
-        at: w.at,
-        request_id: w.request_id.clone(),
+        at: h.at,
+        request_id: h.request_id.clone(),
         key_id,
         key_name,
         kind: m.kind.to_string(),
@@ -222,13 +267,13 @@ fn item(w: &Writer, subject: &Subject, m: change::Moved, version: Option<u64>) -
         version,
     };
     let body = serde_json::to_string(&c).map_err(|e| StoreError::Invalid(format!("change record: {e}")))?;
-    with_state(|s| s.written.push(c));
+    w.with_state(|s| s.written.push(c));
     Ok(Item {
         pk: partition(account),
         sk: id.clone(),
         gsi1: Some((record_partition(account, &m.record_id), id)),
         version: 1,
-        expires_at: Some(w.at.timestamp() + change::RETENTION_DAYS * 86_400),
+        expires_at: Some(h.at.timestamp() + change::RETENTION_DAYS * 86_400),
         body,
         ..Item::default()
     })
@@ -238,7 +283,7 @@ fn item(w: &Writer, subject: &Subject, m: change::Moved, version: Option<u64>) -
 impl Store for Recording {
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
         let r = self.inner.get(key).await?;
-        note(r.iter());
+        self.note(r.iter());
         Ok(r)
     }
     async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
@@ -249,12 +294,12 @@ impl Store for Recording {
     }
     async fn query(&self, q: Query) -> StoreResult<Page> {
         let p = self.inner.query(q).await?;
-        note(p.items.iter());
+        self.note(p.items.iter());
         Ok(p)
     }
     async fn batch_get(&self, keys: &[Key]) -> StoreResult<Vec<Item>> {
         let r = self.inner.batch_get(keys).await?;
-        note(r.iter());
+        self.note(r.iter());
         Ok(r)
     }
     async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
@@ -267,8 +312,16 @@ impl Store for Recording {
     async fn put_newer(&self, items: Vec<Item>) -> StoreResult<()> {
         self.inner.put_newer(items).await
     }
+    /// A bump of an account's delivery version is what `repo::delivery::changed` says when
+    /// a write changed what the account serves: the unit of work gathers the account.
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
-        self.inner.add(key, deltas, cond).await
+        let out = self.inner.add(key, deltas, cond).await?;
+        if let (Some(w), true) = (&self.work, key.sk == crate::keys::DELIVERY_VERSION_SK) {
+            if let Some(account) = crate::keys::account_of_delivery(&key.pk) {
+                w.delivery_changed(account);
+            }
+        }
+        Ok(out)
     }
     async fn sweep_expired(&self, now: i64) -> StoreResult<Vec<Item>> {
         self.inner.sweep_expired(now).await

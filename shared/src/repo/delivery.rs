@@ -34,37 +34,14 @@ pub use keys::{
     delivery_partition as partition, delivery_version as version_key, event_marker as marker_key, freq as freq_key, pace as pace_key,
 };
 
-/// Says that what the account serves changed: servers rebuild their snapshot. Called by
-/// the repository functions after each such write (a lost bump is repaired by the next
-/// one and by the snapshot's maximum age).
+/// Says that what the account serves changed: servers rebuild their snapshot, and the unit
+/// of work the store runs in (`changes::Work`) gathers the account for one compile when the
+/// request or job ends. Called by the repository functions after each such write (a lost
+/// bump is repaired by the next one and by the snapshot's maximum age).
 pub async fn changed(store: &dyn Store, account: &str) {
     if let Err(e) = store.add(&version_key(account), &[("v".into(), 1)], Cond::None).await {
         tracing::warn!(error = %e, account, "the delivery version was not bumped; servers pick the change up at the snapshot's maximum age");
-        return;
     }
-    // The request (or job) that made the change queues one compile of the account when it
-    // ends (`compiles_after`): a request that changes many records queues one.
-    let _ = TO_COMPILE.try_with(|set| {
-        if let Ok(mut s) = set.lock() {
-            s.insert(account.to_string());
-        }
-    });
-}
-
-tokio::task_local! {
-    static TO_COMPILE: std::sync::Mutex<std::collections::BTreeSet<String>>;
-}
-
-/// Runs `f`, then returns the accounts whose delivery changed during it (to be compiled:
-/// `usecases::compile::request`).
-pub async fn compiles_after<T>(f: impl std::future::Future<Output = T>) -> (T, Vec<String>) {
-    TO_COMPILE
-        .scope(Default::default(), async move {
-            let out = f.await;
-            let accounts = TO_COMPILE.with(|s| s.lock().map(|s| s.iter().cloned().collect()).unwrap_or_default());
-            (out, accounts)
-        })
-        .await
 }
 
 /// Where an account's compiled snapshot is (`A#<a>#DELIVERY / COMPILED`, written by the

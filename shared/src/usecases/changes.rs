@@ -42,7 +42,10 @@ pub async fn revert(st: &AppState, account: &str, id: &str) -> UseCaseResult<Cha
         }
     }
     crate::repo::revert::put_back(store, account, &c).await?;
-    changes::written()
+    st.work
+        .as_ref()
+        .map(|w| w.written())
+        .unwrap_or_default()
         .into_iter()
         .find(|w| w.record_id == c.record_id)
         .ok_or_else(|| UseCaseError::conflict(format!("change {id}'s old values are the record's values already: nothing to revert")))

@@ -12,6 +12,7 @@ use crate::delivery::compiled::{self, FORMAT};
 use crate::delivery::snapshot::compile_unindexed;
 use crate::keys;
 use crate::queue::QueueName;
+use crate::repo::changes::Work;
 use crate::repo::delivery::{Compiled, Pointed};
 use crate::repo::snapshot_load as snapshots;
 use crate::repo::{self, RepoError};
@@ -41,14 +42,12 @@ pub async fn request(st: &AppState, accounts: &[String]) {
     }
 }
 
-/// Runs a request or job, then queues one compile for each account whose delivery it
-/// changed (when `Settings::compile_on_write`).
-pub async fn after<T>(st: &AppState, work: impl std::future::Future<Output = T>) -> T {
-    let (out, changed) = repo::delivery::compiles_after(work).await;
+/// Queues one compile for each account whose delivery a request's or job's unit of work
+/// changed, when it ends (when `Settings::compile_on_write`).
+pub async fn requested_by(st: &AppState, work: &Work) {
     if st.settings.compile_on_write {
-        request(st, &changed).await;
+        request(st, &work.compiles()).await;
     }
-    out
 }
 
 /// What a compile job did.

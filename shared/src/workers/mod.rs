@@ -154,22 +154,18 @@ async fn one_event_message(st: &AppState, body: &str) -> JobResult<()> {
 /// Handles one message of a queue; a job that changed what an account serves (an asset
 /// that became playable) queues the account's compile when it ends.
 pub async fn dispatch(st: &AppState, q: QueueName, body: &str) -> JobResult<()> {
-    with_compiles(st, async {
-        match q {
-            QueueName::Assets => AssetJobs::run(st, body).await,
-            QueueName::Audience => AudienceJobs::run(st, body).await,
-            QueueName::Events => one_event_message(st, body).await,
-            QueueName::Forecast => ForecastJobs::run(st, body).await,
-            QueueName::Notices => NoticeJobs::run(st, body).await,
-            QueueName::Compile => CompileJobs::run(st, body).await,
-        }
-    })
-    .await
-}
-
-/// Runs a job, then queues the compile of each account whose delivery it changed.
-async fn with_compiles(st: &AppState, job: impl std::future::Future<Output = JobResult<()>>) -> JobResult<()> {
-    crate::usecases::compile::after(st, job).await
+    let (st, work) = within_job(st);
+    let st = &st;
+    let out = match q {
+        QueueName::Assets => AssetJobs::run(st, body).await,
+        QueueName::Audience => AudienceJobs::run(st, body).await,
+        QueueName::Events => one_event_message(st, body).await,
+        QueueName::Forecast => ForecastJobs::run(st, body).await,
+        QueueName::Notices => NoticeJobs::run(st, body).await,
+        QueueName::Compile => CompileJobs::run(st, body).await,
+    };
+    crate::usecases::compile::requested_by(st, &work).await;
+    out
 }
 
 /// Whether a message is done with after `outcome` (`false`: leave it for redelivery).
@@ -194,5 +190,15 @@ pub async fn settle(st: &AppState, q: QueueName, body: &str) -> bool {
 
 /// `settle` for the jobs of one queue, known when the worker is built.
 pub async fn settle_jobs<J: Jobs>(st: &AppState, body: &str) -> bool {
-    settled(J::QUEUE, with_compiles(st, J::run(st, body)).await, body)
+    let (st, work) = within_job(st);
+    let out = J::run(&st, body).await;
+    crate::usecases::compile::requested_by(&st, &work).await;
+    settled(J::QUEUE, out, body)
+}
+
+/// The state of one job: its unit of work keeps no history, and gathers the compiles its
+/// writes ask for (queued when the job ends).
+fn within_job(st: &AppState) -> (AppState, std::sync::Arc<crate::repo::changes::Work>) {
+    let work = crate::repo::changes::Work::unrecorded();
+    (st.clone().with_work(work.clone()), work)
 }

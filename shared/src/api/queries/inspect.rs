@@ -2,7 +2,8 @@
 //! for the account of the API key. The parameters are the ad request's (`/v1/adrequest`,
 //! the exported URL's query pasted as is); `account`, when given, must be the key's.
 
-use axum::extract::{RawQuery, State};
+use crate::api::Within;
+use axum::extract::RawQuery;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
@@ -13,7 +14,6 @@ use crate::api::{query_pairs, Auth};
 use crate::delivery::explain::{Explanation, Outcome};
 use crate::delivery::snapshot::Snapshot;
 use crate::rule::Rule;
-use crate::state::AppState;
 use crate::usecases::inspect::{inspect, Described, Inspection};
 
 pub use super::inspect_auction::InspectedReason;
@@ -142,7 +142,7 @@ redirects here (307).",
         ("seed" = Option<u64>, Query, description = "The decision's draws; the answer says the one used"),
         ("goals" = Option<String>, Query, description = "Only these goals in the list (ids, comma-separated, at most 50)")),
     responses((status = 200, description = "The decision, explained", body = InspectionOut)))]
-pub async fn inspect_request(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+pub async fn inspect_request(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut pairs = query_pairs(q.as_deref())?;
     refuse_unknown(&pairs)?;
     match pairs.iter().find(|(k, _)| k == "account") {

@@ -2,7 +2,8 @@
 //! expansions, metrics and projections (`params` reads the query string, `rows` filters
 //! and sorts, `render` writes the wire shapes), and the VAST URL export (`vast`).
 
-use axum::extract::{Path, RawQuery, State};
+use crate::api::Within;
+use axum::extract::{Path, RawQuery};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Json;
@@ -13,7 +14,6 @@ use crate::model::ad::Ad;
 use crate::model::campaign::Campaign;
 use crate::model::enums::{CampaignState, SortOrder};
 use crate::model::goal::Goal;
-use crate::state::AppState;
 use crate::usecases::v3;
 
 mod inspect;
@@ -69,7 +69,7 @@ pub fn router() -> super::Routes {
         ("campaign.name" = Option<String>, Query, description = "Case-insensitive substring"),
         ("ids" = Option<String>, Query, description = "Campaign ids, comma-separated"), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
     responses((status = 200, description = "A page of campaigns", body = render::CampaignPage)))]
-async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn campaigns(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(
         q.as_deref(),
         &[
@@ -124,7 +124,7 @@ async fn campaigns(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQu
         ("embed" = Option<String>, Query, description = "`metrics`: the campaign's metrics object (campaigns only, never on expanded goals or ads)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)"), ("includeDeletedGoals" = Option<bool>, Query)),
     responses((status = 200, description = "The campaign (deleted ones too)", body = render::CampaignOut)))]
-async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn campaign_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics", "includeDeletedGoals"])?;
     let o = campaign_opts(&mut p);
     p.finish()?;
@@ -147,7 +147,7 @@ async fn campaign_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<
         ("sorting" = Option<String>, Query, description = "goalName (default), campaignName, start, end, priority, ..."),
         ("sortingOrder" = Option<String>, Query, description = "ascending (default) or descending")),
     responses((status = 200, description = "A page of goals", body = render::GoalPage)))]
-async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn goals(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(
         q.as_deref(),
         &[
@@ -222,7 +222,7 @@ async fn goals(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery)
         ("embed" = Option<String>, Query, description = "Repeatable or comma-separated: `metrics` (the goal's metrics object), `projections` (adds `projectedDelivery` and `projection`: the goal's projection to its end from the account's traffic model replayed through the delivery engine and its last 24 hours, with basis, band and shortfall, docs/reports.md)"),
         ("metrics" = Option<String>, Query, description = "Counter and rate names, comma-separated (impression, start, complete, clickThrough, ctr, completionRate, ecpm, invalid: the invalid traffic by reason, docs/traffic-quality.md, ...)")),
     responses((status = 200, description = "The goal", body = render::GoalOut)))]
-async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn goal_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics"])?;
     let o = goal_opts(&mut p);
     p.finish()?;
@@ -240,7 +240,7 @@ async fn goal_one(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<Stri
     params(("embed" = Option<String>, Query, description = "`metrics`: each ad's metrics object"), ("metrics" = Option<String>, Query, description = "With embed=metrics, repeatable or comma-separated: impression, clickThrough, start, firstQuartile, midpoint, thirdQuartile, complete, delivered, invalid; absent: all"),
         ("ads.created.before" = Option<chrono::DateTime<chrono::Utc>>, Query), ("ads.created.after" = Option<chrono::DateTime<chrono::Utc>>, Query), ("goal.id" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 1000), ("pageNumber" = Option<u32>, Query, minimum = 1)),
     responses((status = 200, description = "A page of ads, newest first (or a goal's, in its order)", body = render::AdPage)))]
-async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn ads(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p =
         Params::new(q.as_deref(), &["embed", "metrics", "ads.created.before", "ads.created.after", "goal.id", "pageSize", "pageNumber"])?;
     let names = ad_metrics_names(&mut p);
@@ -262,7 +262,7 @@ async fn ads(State(st): State<AppState>, Auth(a): Auth, RawQuery(q): RawQuery) -
 #[utoipa::path(get, path = "/v3/ads/{ad_id}", tag = "queries", summary = "Query one ad, with metrics",
     params(("ad_id" = String, Path, description = "The ad's id"), ("embed" = Option<String>, Query, description = "`metrics`: the ad's metrics object"), ("metrics" = Option<String>, Query, description = "With embed=metrics: the metric names to show (as on /v3/ads)")),
     responses((status = 200, description = "The ad", body = render::AdOut)))]
-async fn ad_one(State(st): State<AppState>, Auth(a): Auth, Path(ad_id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+async fn ad_one(Within(st): Within, Auth(a): Auth, Path(ad_id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), &["embed", "metrics"])?;
     let names = ad_metrics_names(&mut p);
     p.finish()?;

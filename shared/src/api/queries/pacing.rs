@@ -1,7 +1,8 @@
 //! `GET /v3/goals/{id}/pacing` and `/pacing.svg` (docs/reports.md "Pacing"): a goal's plan
 //! curve, delivered by day, and its projection to its end with basis, band and shortfall.
 
-use axum::extract::{Path, RawQuery, State};
+use crate::api::Within;
+use axum::extract::{Path, RawQuery};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -72,7 +73,7 @@ async fn load(st: &AppState, a: &crate::model::account::Account, id: &str, q: Op
         of the last 24 hours when that was lower; with the basis, a band and the shortfall or overage (docs/reports.md).",
     params(("id" = String, Path, description = "The goal's id")),
     responses((status = 200, description = "The goal's pacing", body = GoalPacing), (status = 404, description = "No such goal in the account")))]
-pub async fn goal_pacing(State(st): State<AppState>, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
+pub async fn goal_pacing(Within(st): Within, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     Ok(Json(load(&st, &a, &id, q.as_deref()).await?.0).into_response())
 }
 
@@ -81,12 +82,7 @@ pub async fn goal_pacing(State(st): State<AppState>, Auth(a): Auth, Path(id): Pa
         overage at the end; dates of the account's zone on the x axis.",
     params(("id" = String, Path, description = "The goal's id")),
     responses((status = 200, description = "The chart", content_type = "image/svg+xml", body = String), (status = 404, description = "No such goal in the account")))]
-pub async fn goal_pacing_svg(
-    State(st): State<AppState>,
-    Auth(a): Auth,
-    Path(id): Path<String>,
-    RawQuery(q): RawQuery,
-) -> AppResult<Response> {
+pub async fn goal_pacing_svg(Within(st): Within, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let (out, p) = load(&st, &a, &id, q.as_deref()).await?;
     let svg = crate::forecast::pacing_chart::pacing_svg(
         &out.goal_name.clone().unwrap_or_else(|| format!("a goal of {}", out.campaign_name)),

@@ -2,8 +2,9 @@
 //! campaign, goal, ad, format, category, content partner or device container, as JSON or
 //! CSV (`output=csv` or `Accept: text/csv`).
 
+use crate::api::Within;
 use crate::rule::Rule;
-use axum::extract::{RawQuery, State};
+use axum::extract::RawQuery;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -17,7 +18,6 @@ use crate::api::Auth;
 use crate::delivery::ivt::Reason;
 use crate::model::bid_loss::Loss;
 use crate::model::enums::{Counter, Granularity, ReportDimension, WireEnum};
-use crate::state::AppState;
 use crate::usecases::reports::{report, Row, Spec};
 
 const PARAMS: &[&str] = &["from", "to", "granularity", "groupBy", "campaignId", "goalId", "adId", "output"];
@@ -122,7 +122,7 @@ pub(crate) fn wants_csv(p: &mut Params, headers: &HeaderMap) -> bool {
     responses((status = 200, description = "The report: JSON, or CSV (one line a row, a header line first, RFC 4180) with `output=csv` or `Accept: text/csv`",
             content((DeliveryReport = "application/json"), (String = "text/csv", example = json!("day,impression,click,start,complete,ctr,completionRate\r\n2026-11-01,1200,12,1180,900,0.01,0.7627\r\n")))),
         (status = 400, description = "A parameter is missing or invalid, the range too long or the report too large (the field and rule named)")))]
-pub async fn delivery_report(State(st): State<AppState>, Auth(a): Auth, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
+pub async fn delivery_report(Within(st): Within, Auth(a): Auth, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), PARAMS)?;
     let spec = read_spec(&mut p);
     let csv = wants_csv(&mut p, &headers);

@@ -1,8 +1,9 @@
 //! VAST URL export (seed 000 §4.10): the ad-request URL a player or a third-party ad
 //! server calls for one ad, targeted at a category or a content partner.
 
+use crate::api::Within;
 use crate::rule::Rule;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
@@ -10,7 +11,6 @@ use crate::api::error::AppError;
 use crate::api::error::AppResult;
 use crate::api::{query_pairs, single, Auth};
 use crate::model::enums::{ResponseTypeName, WireEnum};
-use crate::state::AppState;
 use crate::usecases::vast_export::{self, VastTarget};
 
 /// The answer of the VAST URL export.
@@ -29,7 +29,7 @@ pub struct VastUrl {
         ("rt" = Option<ResponseTypeName>, Query, description = "The document the URL asks for: VAST_2_0, VAST_2_0_1, VAST_3_0 (default), VAST_4_2, VMAP_1_0")),
     responses((status = 200, description = "The ad request URL", body = VastUrl)))]
 pub(super) async fn vast_url(
-    State(st): State<AppState>,
+    Within(st): Within,
     Auth(a): Auth,
     Path((ad_id, kind, id)): Path<(String, String, String)>,
     RawQuery(q): RawQuery,
