@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::asset::{Asset, AssetStatus};
 pub use super::creative::{allowed_events, event_v3, Creative, Tracker};
 use super::enums::{AdFormat, CreativeType, TrackerEvent};
 use super::goal::{AdSummary, Goal};
@@ -215,6 +216,39 @@ pub fn weight_shares(weights: &[Option<f64>]) -> Vec<f64> {
     let proportional = weights.iter().filter(|w| w.is_none()).count();
     let rest = if proportional > 0 { ((100.0 - explicit).max(0.0)) / proportional as f64 } else { 0.0 };
     weights.iter().map(|w| w.unwrap_or(rest)).collect()
+}
+
+/// The device containers an ad names that the account does not have (`known`).
+pub fn check_containers(ad: &Ad, known: &[String]) -> Vec<FieldError> {
+    let named = ad.device_containers.iter().flatten();
+    named
+        .filter(|d| !known.contains(d))
+        .map(|d| FieldError::new("deviceContainers", Rule::Reference, format!("deviceContainers: no device container {d} in this account")))
+        .collect()
+}
+
+/// The asset an ad links (`asset`: as stored, `None` when the account does not have it): it
+/// must exist, and a failed one cannot be newly linked (an ad that already links it keeps it).
+pub fn check_asset(ad: &Ad, current: Option<&Ad>, asset: Option<Option<&Asset>>) -> Vec<FieldError> {
+    let (Some(asset_id), Some(asset)) = (&ad.creative.asset_id, asset) else { return Vec::new() };
+    match asset {
+        None => vec![FieldError::new(
+            "creative.assetId",
+            Rule::Reference,
+            format!("creative.assetId: no asset {asset_id} in this account (or it expired)"),
+        )],
+        Some(a) if a.status == AssetStatus::Failed && current.is_none_or(|c| c.creative.asset_id.as_ref() != Some(asset_id)) => {
+            vec![FieldError::new(
+                "creative.assetId",
+                Rule::Media,
+                format!(
+                    "creative.assetId: asset {asset_id} failed ({}); upload the file again",
+                    a.failure_reason.as_deref().unwrap_or("the file could not be processed")
+                ),
+            )]
+        }
+        Some(_) => Vec::new(),
+    }
 }
 
 /// The sum of explicit weights of one format in a goal, without the ad `except`.

@@ -4,7 +4,7 @@ use crate::rule::Rule;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::enums::{CampaignGoalType, CampaignState, CampaignStatus};
+use super::enums::{CampaignGoalType, CampaignState, CampaignStatus, ClientType};
 
 use super::account::Account;
 use super::common::*;
@@ -337,6 +337,19 @@ impl Campaign {
         self.front_load_factor.unwrap_or(a.global_frontload)
     }
 
+    /// The clients the campaign names, each with its role's field and the type it must
+    /// have: `advertiserId` an ADVERTISER, `agencyId` an AGENCY, `brandId` a BRAND.
+    pub fn client_roles(&self) -> Vec<(&'static str, ClientType, &str)> {
+        let mut out = vec![("advertiserId", ClientType::Advertiser, self.advertiser_id.as_str())];
+        if let Some(x) = &self.agency_id {
+            out.push(("agencyId", ClientType::Agency, x.as_str()));
+        }
+        if let Some(x) = &self.brand_id {
+            out.push(("brandId", ClientType::Brand, x.as_str()));
+        }
+        out
+    }
+
     pub fn client_ids(&self) -> Vec<String> {
         let mut v = vec![self.advertiser_id.clone()];
         v.extend(self.agency_id.clone());
@@ -481,4 +494,21 @@ mod tests {
         let full = serde_json::to_string(&c).unwrap().len();
         assert!(full < crate::store::MAX_ITEM_BYTES / 3, "{full} bytes with every goal");
     }
+}
+
+/// The rule of a campaign's client references: each names a client of the account with the
+/// role's type. `missing` are the roles (field, type, id) that name none.
+pub fn unknown_clients(missing: &[(&str, ClientType, &str)]) -> DomainError {
+    DomainError::Validation(
+        missing
+            .iter()
+            .map(|(field, kind, id)| {
+                crate::domain_error::FieldError::new(
+                    format!("campaignBean/{field}"),
+                    Rule::Reference,
+                    format!("campaignBean/{field}: no {kind} client with id {id} in this account"),
+                )
+            })
+            .collect(),
+    )
 }

@@ -1,21 +1,19 @@
 //! Ads: the record (GSI2: the account's ads by creation), the goal's summary of it, and the
 //! asset it links, written in one transaction.
 
-use crate::rule::Rule;
 use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 
 use super::{RepoError, RepoResult};
-use crate::domain_error::FieldError;
+use crate::domain_error::DomainError;
 use crate::ids::plausible_id;
 use crate::keys;
-use crate::model::ad::{check_in_goal, Ad};
-use crate::model::asset::AssetStatus;
+use crate::model::ad::Ad;
+use crate::model::asset::Asset;
 use crate::model::goal::Goal;
 use crate::store::{Cond, Item, Key, Query, SkCond, Store, TxOp};
 
-use super::reference::Kind;
 use super::Versioned;
 
 fn key(account: &str, id: &str) -> Key {
@@ -76,18 +74,20 @@ pub async fn newest(store: &dyn Store, account: &str, after: Option<DateTime<Utc
     Ok(ads.iter().filter(|ad| live.contains(ad.goal_id.as_str())).cloned().collect())
 }
 
-/// The goal an ad names, for a write: a missing goal is the body's fault (400 naming goalId).
-async fn goal_for(store: &dyn Store, account: &str, goal_id: &str) -> RepoResult<Versioned<Goal>> {
-    match super::goals::load(store, account, goal_id).await {
-        Ok((g, _)) => Ok(g),
-        Err(e) if e.is_not_found() => {
-            Err(RepoError::field("goalId", Rule::Reference, format!("goalId: no goal {goal_id} in this account")))
-        }
-        Err(e) => Err(e),
-    }
+/// What an ad's write is checked against, read within the write's attempt: the ad, the one
+/// it replaces, its goal, and the asset it links. The caller's `check` holds the rules.
+pub struct AdWrite<'a> {
+    pub ad: &'a Ad,
+    pub current: Option<&'a Ad>,
+    pub goal: &'a Goal,
+    /// The linked asset as stored (`None` inside: not in the account, or expired).
+    pub asset: Option<Option<&'a Asset>>,
 }
 
-/// Checks the ad against its goal and the account's references, then builds the
+/// The rules of an ad's write, given what it is checked against (`AdWrite`).
+pub type Check<'c> = &'c (dyn Fn(&AdWrite) -> Result<(), DomainError> + Send + Sync);
+
+/// Reads what the ad is checked against, checks it with `check`, then builds the
 /// conditional writes: the ad, the goal's ad summary, and the asset it links (which stops
 /// expiring).
 async fn plan(
@@ -97,49 +97,25 @@ async fn plan(
     ad: &Ad,
     goal: &Versioned<Goal>,
     now: DateTime<Utc>,
+    check: Check<'_>,
 ) -> RepoResult<Vec<TxOp>> {
     let g = &goal.value;
-    let mut errors = check_in_goal(ad, g, cur.is_none());
-    if let Some(dcs) = &ad.device_containers {
-        let known = super::reference::ids(store, account, Kind::DeviceContainer).await?;
-        for d in dcs {
-            if !known.contains(d) {
-                errors.push(FieldError::new(
-                    "deviceContainers",
-                    Rule::Reference,
-                    format!("deviceContainers: no device container {d} in this account"),
-                ));
-            }
-        }
-    }
-    let mut ops = Vec::new();
-    if let Some(asset_id) = &ad.creative.asset_id {
-        match super::assets::load(store, account, asset_id, now).await {
-            Ok(asset)
-                if asset.value.status == AssetStatus::Failed
-                    && cur.is_none_or(|c| c.value.creative.asset_id.as_ref() != Some(asset_id)) =>
-            {
-                errors.push(FieldError::new(
-                    "creative.assetId",
-                    Rule::Media,
-                    format!(
-                        "creative.assetId: asset {asset_id} failed ({}); upload the file again",
-                        asset.value.failure_reason.as_deref().unwrap_or("the file could not be processed")
-                    ),
-                ))
-            }
-            Ok(asset) if asset.value.linked => ops.push(TxOp::Check(asset.item.key(), Cond::Version(asset.version()))),
-            Ok(asset) => ops.push(super::assets::link_op(&asset)?),
-            Err(e) if e.is_not_found() => errors.push(FieldError::new(
-                "creative.assetId",
-                Rule::Reference,
-                format!("creative.assetId: no asset {asset_id} in this account (or it expired)"),
-            )),
+    let asset = match &ad.creative.asset_id {
+        None => None,
+        Some(asset_id) => match super::assets::load(store, account, asset_id, now).await {
+            Ok(a) => Some(Some(a)),
+            Err(e) if e.is_not_found() => Some(None),
             Err(e) => return Err(e),
+        },
+    };
+    check(&AdWrite { ad, current: cur.map(|c| &c.value), goal: g, asset: asset.as_ref().map(|a| a.as_ref().map(|a| &a.value)) })?;
+    let mut ops = Vec::new();
+    if let Some(Some(asset)) = &asset {
+        if asset.value.linked {
+            ops.push(TxOp::Check(asset.item.key(), Cond::Version(asset.version())));
+        } else {
+            ops.push(super::assets::link_op(asset)?);
         }
-    }
-    if !errors.is_empty() {
-        return Err(RepoError::validation(errors));
     }
     let item = Item {
         pk: keys::partition(account, keys::AD),
@@ -160,13 +136,21 @@ async fn plan(
 }
 
 /// Creates the ad `build` makes in the goal `goal_id`; returns it with its goal.
-pub async fn create(store: &dyn Store, account: &str, goal_id: &str, now: DateTime<Utc>, build: impl Fn() -> Ad) -> RepoResult<(Ad, Goal)> {
+/// A goal the account does not have is `RepoError::not_found("goal", ..)`.
+pub async fn create(
+    store: &dyn Store,
+    account: &str,
+    goal_id: &str,
+    now: DateTime<Utc>,
+    build: impl Fn() -> Ad,
+    check: Check<'_>,
+) -> RepoResult<(Ad, Goal)> {
     let mut tries = super::Attempts::new("goal", goal_id, None);
     loop {
-        let goal = goal_for(store, account, goal_id).await?;
+        let (goal, _) = super::goals::load(store, account, goal_id).await?;
         tries.check(goal.version())?;
         let ad = build();
-        let ops = plan(store, account, None, &ad, &goal, now).await?;
+        let ops = plan(store, account, None, &ad, &goal, now, check).await?;
         if tries.commit(store, ops).await? {
             {
                 super::delivery::changed(store, account).await;
@@ -186,6 +170,7 @@ pub async fn update(
     expected: Option<u64>,
     now: DateTime<Utc>,
     change: impl Fn(&Ad) -> RepoResult<Option<Ad>>,
+    check: Check<'_>,
 ) -> RepoResult<Option<(Ad, Goal, u64)>> {
     let id = first.0.value.id.clone();
     let mut tries = super::Attempts::new("ad", &id, expected);
@@ -193,7 +178,7 @@ pub async fn update(
     loop {
         tries.check(cur.version())?;
         let Some(ad) = change(&cur.value)? else { return Ok(None) };
-        let ops = plan(store, account, Some(&cur), &ad, &goal, now).await?;
+        let ops = plan(store, account, Some(&cur), &ad, &goal, now, check).await?;
         if tries.commit(store, ops).await? {
             {
                 super::delivery::changed(store, account).await;

@@ -4,12 +4,10 @@
 use std::collections::BTreeSet;
 
 use super::{RepoError, RepoResult};
-use crate::domain_error::FieldError;
 use crate::ids::plausible_id;
 use crate::keys;
-use crate::model::campaign::Campaign;
+use crate::model::campaign::{unknown_clients, Campaign};
 use crate::model::client::Client;
-use crate::model::enums::ClientType;
 use crate::store::{Cond, Item, Key, Query, Store, StoreError, TxOp};
 
 use super::{name_index, Versioned};
@@ -60,31 +58,24 @@ pub(super) fn item(account: &str, c: &Campaign, base: Item) -> RepoResult<Item> 
     Ok(item)
 }
 
-/// The named clients among `only`, each checked for its type; every bad reference reported.
+/// The named clients among `only`, each checked for its type; every bad reference refused
+/// at once (`campaign::unknown_clients`).
 async fn resolve_refs(store: &dyn Store, account: &str, c: &Campaign, only: &BTreeSet<String>) -> RepoResult<Vec<Versioned<Client>>> {
-    let mut wanted = vec![(c.advertiser_id.clone(), ClientType::Advertiser, "advertiserId")];
-    if let Some(x) = &c.agency_id {
-        wanted.push((x.clone(), ClientType::Agency, "agencyId"));
-    }
-    if let Some(x) = &c.brand_id {
-        wanted.push((x.clone(), ClientType::Brand, "brandId"));
-    }
     let mut out = Vec::new();
-    let mut errors: Vec<FieldError> = Vec::new();
-    for (id, kind, field) in wanted {
-        if !only.contains(&id) {
+    let mut missing = Vec::new();
+    for (field, kind, id) in c.client_roles() {
+        if !only.contains(id) {
             continue;
         }
-        match super::clients::load_typed(store, account, &id, kind, field).await {
-            Ok(c) => out.push(c),
-            Err(RepoError::Rule(crate::domain_error::DomainError::Validation(mut e))) => errors.append(&mut e),
-            Err(e) => return Err(e),
+        match super::clients::find_typed(store, account, id, kind).await? {
+            Some(c) => out.push(c),
+            None => missing.push((field, kind, id)),
         }
     }
-    if errors.is_empty() {
+    if missing.is_empty() {
         Ok(out)
     } else {
-        Err(RepoError::validation(errors))
+        Err(unknown_clients(&missing).into())
     }
 }
 

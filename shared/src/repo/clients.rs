@@ -6,7 +6,6 @@ use crate::keys;
 use crate::model::client::Client;
 use crate::model::contact::Contact;
 use crate::model::enums::ClientType;
-use crate::rule::Rule;
 use crate::store::{Cond, Key, Query, Store, StoreError, TxOp};
 
 use super::Versioned;
@@ -110,23 +109,12 @@ pub async fn remove(store: &dyn Store, account: &str, id: &str) -> RepoResult<Cl
     Ok(cur.value)
 }
 
-/// A campaign's reference to a client: it must exist with the given type (`field` names
-/// the bean element in the 400).
-pub async fn load_typed(store: &dyn Store, account: &str, id: &str, kind: ClientType, field: &str) -> RepoResult<Versioned<Client>> {
-    let bad = || {
-        RepoError::field(
-            format!("campaignBean/{field}"),
-            Rule::Reference,
-            format!("campaignBean/{field}: no {kind} client with id {id} in this account"),
-        )
-    };
+/// A client of the given type (`None`: the account has none with this id and type).
+pub async fn find_typed(store: &dyn Store, account: &str, id: &str, kind: ClientType) -> RepoResult<Option<Versioned<Client>>> {
     if !plausible_id(id) {
-        return Err(bad());
+        return Ok(None);
     }
-    match super::get::<Client>(store, &key(account, id)).await? {
-        Some(c) if c.value.kind == kind => Ok(c),
-        _ => Err(bad()),
-    }
+    Ok(super::get::<Client>(store, &key(account, id)).await?.filter(|c| c.value.kind == kind))
 }
 
 /// Counter changes for clients a campaign starts naming (each checked at the version read).

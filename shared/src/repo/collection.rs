@@ -82,8 +82,8 @@ async fn change<T: Member, R>(
     }
 }
 
-/// Adds a record while the account has fewer than `T::MAX` (403 otherwise); `check` sees
-/// the others first and may refuse.
+/// Adds a record; `check` sees the others first and may refuse (the caller's rules: the
+/// account's quota, references).
 pub async fn create<T: Member>(
     store: &dyn Store,
     account: &str,
@@ -91,9 +91,6 @@ pub async fn create<T: Member>(
     check: impl Fn(&[Entry<T>]) -> RepoResult<()>,
 ) -> RepoResult<Entry<T>> {
     change(store, account, r.id(), |list| {
-        if list.len() >= T::MAX {
-            return Err(RepoError::Refused(format!("the account has {} {}, the most it may have; remove one first", T::MAX, T::PLURAL)));
-        }
         check(list)?;
         let e = Entry { version: 1, record: r.clone() };
         list.push(e.clone());

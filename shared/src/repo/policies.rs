@@ -39,18 +39,14 @@ fn ranking_op(account: &str, r: &Ranking, prev: &Option<Item>) -> RepoResult<TxO
     })
 }
 
-/// Creates a policy (ranked last) while the account has fewer than `max` (403 otherwise).
-pub async fn create(store: &dyn Store, account: &str, id: &str, p: &Policy, max: usize) -> RepoResult<()> {
+/// Creates a policy (ranked last); `check` sees how many the account has first and may
+/// refuse (the caller's quota).
+pub async fn create(store: &dyn Store, account: &str, id: &str, p: &Policy, check: impl Fn(usize) -> RepoResult<()>) -> RepoResult<()> {
     let mut tries = super::Attempts::new("insertion policy ranking", account, None);
     loop {
         let (mut r, prev) = read_ranking(store, account).await?;
         tries.check(prev.as_ref().map_or(0, |i| i.version))?;
-        if r.ids.len() >= max {
-            return Err(RepoError::Refused(format!(
-                "the account has {} of {max} allowed insertion policies; remove obsolete ones first",
-                r.ids.len()
-            )));
-        }
+        check(r.ids.len())?;
         r.ids.push(id.to_string());
         let ops = vec![TxOp::Put(super::item(key(account, id), p, 1)?, Cond::NotExists), ranking_op(account, &r, &prev)?];
         if tries.commit(store, ops).await? {

@@ -33,7 +33,7 @@ pub async fn create_partner(
     let input = input?;
     check_reachable(st, &input.endpoint).await?;
     let p = DemandPartner::created(new_id(), input, st.clock.now());
-    Ok(collection::create(st.store.as_ref(), account, &p, |_| Ok(())).await?)
+    Ok(collection::create(st.store.as_ref(), account, &p, super::within_collection_quota).await?)
 }
 
 pub async fn partners(st: &AppState, account: &str) -> UseCaseResult<Vec<Entry<DemandPartner>>> {
@@ -109,7 +109,7 @@ pub async fn create_marketplace(
     check_partners(st, account, &input.demand_partner_ids).await?;
     let now = st.clock.now();
     let m = Marketplace::from_input(new_id(), input, now, now);
-    Ok(collection::create(st.store.as_ref(), account, &m, |_| Ok(())).await?)
+    Ok(collection::create(st.store.as_ref(), account, &m, super::within_collection_quota).await?)
 }
 
 pub async fn marketplaces(st: &AppState, account: &str) -> UseCaseResult<Vec<Entry<Marketplace>>> {

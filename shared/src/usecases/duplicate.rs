@@ -89,7 +89,8 @@ pub async fn campaign(st: &AppState, account: &str, id: &str, name: Option<Strin
             na.created = now;
             na.modified = now;
             na.creative_modified = now;
-            repo::ads::create(store, account, &ng.id, now, || na.clone()).await?;
+            let rules = super::ads::rules(super::ads::containers_for(st, account, na.device_containers.is_some()).await?);
+            repo::ads::create(store, account, &ng.id, now, || na.clone(), &rules).await?;
             out.ads.push([ad.id.clone(), na.id.clone()]);
         }
     }

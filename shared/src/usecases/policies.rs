@@ -45,7 +45,14 @@ pub async fn create(st: &AppState, a: &Account, mut p: Policy) -> UseCaseResult<
     }
     let id = new_id();
     p.id = Some(id.clone());
-    repo::policies::create(st.store.as_ref(), &a.id, &id, &p, a.limits.insertion_policies as usize).await?;
+    let max = a.limits.insertion_policies as usize;
+    let quota = |has: usize| match has >= max {
+        true => {
+            Err(repo::RepoError::Refused(format!("the account has {has} of {max} allowed insertion policies; remove obsolete ones first")))
+        }
+        false => Ok(()),
+    };
+    repo::policies::create(st.store.as_ref(), &a.id, &id, &p, quota).await?;
     Ok(p)
 }
 

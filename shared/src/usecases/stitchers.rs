@@ -16,7 +16,7 @@ use crate::state::AppState;
 
 pub async fn create(st: &AppState, account: &str, input: Result<StitcherInput, DomainError>) -> UseCaseResult<Entry> {
     let s = Stitcher::created(new_id(), input?, st.clock.now());
-    let e = repo::collection::create(st.store.as_ref(), account, &s, |_| Ok(())).await?;
+    let e = repo::collection::create(st.store.as_ref(), account, &s, super::within_collection_quota).await?;
     st.stitchers.remove(&account.to_string());
     Ok(e)
 }

@@ -5,8 +5,10 @@
 
 use std::collections::HashMap;
 
+use super::v3_rows::{offset, page, select_campaigns, select_goals, CampaignFilter, CampaignRow, GoalFilter, GoalRow};
 use super::UseCaseResult;
 use crate::delivery::counters::Counters;
+use crate::model::account::Account;
 use crate::model::ad::Ad;
 use crate::model::campaign::Campaign;
 use crate::model::enums::Counter;
@@ -15,6 +17,7 @@ use crate::repo;
 use crate::repo::metrics::{self, Level};
 use crate::repo::reference::Kind;
 use crate::state::AppState;
+use chrono::{DateTime, Utc};
 
 /// What a page's objects are rendered with.
 #[derive(Default)]
@@ -201,4 +204,122 @@ pub async fn ad_with_parents(st: &AppState, account: &str, id: &str) -> UseCaseR
     let (g, c) =
         repo::goals::find(st.store.as_ref(), account, &ad.goal_id).await?.ok_or_else(|| super::UseCaseError::not_found("ad", id))?;
     Ok((ad, g.value, c.value))
+}
+
+/// A page of `/v3/campaigns`: from the name index when nothing filters (live campaigns by
+/// name), otherwise every record, filtered and sorted; then what the page expands. The
+/// total, the page and its expansion.
+pub async fn campaign_page(
+    st: &AppState,
+    account: &str,
+    f: &CampaignFilter,
+    e: &CampaignExpand,
+    size: usize,
+    number: usize,
+) -> UseCaseResult<(usize, Vec<Campaign>, Expansion)> {
+    let indexed = if f.is_none() { campaigns_by_name(st, account, offset(size, number), size).await? } else { None };
+    let (total, shown) = match indexed {
+        Some(found) => found,
+        None => {
+            let stored = stored_campaigns(st, account).await?;
+            let picked = select_campaigns(&stored.rows::<CampaignRow>()?, f);
+            (picked.len(), page(&picked, size, number).iter().map(|i| stored.full(*i)).collect::<Result<_, _>>()?)
+        }
+    };
+    let x = for_campaigns(st, account, &shown, e).await?;
+    Ok((total, shown, x))
+}
+
+/// `/v3/campaigns/{id}`: the campaign (deleted ones too) and what it expands.
+pub async fn campaign_one(st: &AppState, account: &str, id: &str, e: &CampaignExpand) -> UseCaseResult<(Campaign, Expansion)> {
+    let c = campaign_any(st, account, id).await?;
+    let x = for_campaigns(st, account, std::slice::from_ref(&c), e).await?;
+    Ok((c, x))
+}
+
+/// What a goal page shows of each goal besides the goal itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GoalExpand {
+    pub ads: bool,
+    pub counters: bool,
+    pub projections: bool,
+}
+
+/// A page of `/v3/goals`: from the name index when only the name order is asked for and
+/// no campaign is named; one campaign's goals; otherwise every goal and campaign of the
+/// account, filtered and sorted. Then what the page expands.
+pub async fn goal_page(
+    st: &AppState,
+    a: &Account,
+    f: &GoalFilter,
+    campaign_id: Option<&str>,
+    e: GoalExpand,
+    size: usize,
+    number: usize,
+) -> UseCaseResult<(usize, Vec<(Goal, Campaign)>, Expansion)> {
+    let indexed = if campaign_id.is_none() && f.by_name_only() {
+        goals_by_name(st, &a.id, offset(size, number), size, f.descending).await?
+    } else {
+        None
+    };
+    let (total, shown) = match indexed {
+        Some(found) => found,
+        None => {
+            let (goals, campaigns) = stored_goals(st, &a.id, campaign_id).await?;
+            let picked = select_goals(&goals.rows::<GoalRow>()?, &campaigns.rows::<CampaignRow>()?, f);
+            let shown: Vec<(Goal, Campaign)> = page(&picked, size, number)
+                .iter()
+                .map(|(gi, ci)| Ok((goals.full::<Goal>(*gi)?, campaigns.full::<Campaign>(*ci)?)))
+                .collect::<Result<_, repo::RepoError>>()?;
+            (picked.len(), shown)
+        }
+    };
+    let x = expand_goals(st, a, &shown, e).await?;
+    Ok((total, shown, x))
+}
+
+/// `/v3/goals/{id}`: the goal (deleted ones too) with its campaign, and what it expands.
+pub async fn goal_one(st: &AppState, a: &Account, id: &str, e: GoalExpand) -> UseCaseResult<((Goal, Campaign), Expansion)> {
+    let list = [goal_any(st, &a.id, id).await?];
+    let x = expand_goals(st, a, &list, e).await?;
+    let [one] = list;
+    Ok((one, x))
+}
+
+async fn expand_goals(st: &AppState, a: &Account, list: &[(Goal, Campaign)], e: GoalExpand) -> UseCaseResult<Expansion> {
+    let mut x = for_goals(st, &a.id, list, e.ads, e.counters || e.projections).await?;
+    if e.projections {
+        add_projections(st, a, list, &mut x).await?;
+    }
+    Ok(x)
+}
+
+/// A page of `/v3/ads`: a goal's ads in its order or the account's newest first, those
+/// created in the window, and their expansion. The total, the page and its expansion.
+pub async fn ad_page(
+    st: &AppState,
+    account: &str,
+    goal_id: Option<&str>,
+    created: (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
+    counters: bool,
+    size: usize,
+    number: usize,
+) -> UseCaseResult<(usize, Vec<(Ad, Goal, Campaign)>, Expansion)> {
+    let (before, after) = created;
+    let all: Vec<(Ad, Goal, Campaign)> = ads_with_parents(st, account, goal_id)
+        .await?
+        .into_iter()
+        .filter(|(ad, _, _)| before.is_none_or(|d| ad.created < d) && after.is_none_or(|d| ad.created > d))
+        .collect();
+    let shown = page(&all, size, number);
+    let x = for_ads(st, account, &shown, counters).await?;
+    Ok((all.len(), shown, x))
+}
+
+/// `/v3/ads/{id}`: the ad with its goal and campaign, and what it expands.
+pub async fn ad_one(st: &AppState, account: &str, id: &str, counters: bool) -> UseCaseResult<((Ad, Goal, Campaign), Expansion)> {
+    let list = [ad_with_parents(st, account, id).await?];
+    let x = for_ads(st, account, &list, counters).await?;
+    let [one] = list;
+    Ok((one, x))
 }

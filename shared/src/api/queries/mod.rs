@@ -10,10 +10,7 @@ use axum::Json;
 
 use crate::api::error::AppResult;
 use crate::api::Auth;
-use crate::model::ad::Ad;
-use crate::model::campaign::Campaign;
 use crate::model::enums::{CampaignState, SortOrder};
-use crate::model::goal::Goal;
 use crate::usecases::v3;
 
 mod inspect;
@@ -23,15 +20,14 @@ mod pacing;
 pub(crate) mod params;
 mod render;
 pub(crate) mod reports;
-mod rows;
 mod vast;
 
 pub use crate::usecases::vast_export::{build_vast_url, RANDOM_TOKEN};
 pub(crate) use render::goal_type_v3;
 
+use crate::usecases::v3_rows::*;
 use params::*;
 use render::*;
-use rows::*;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
@@ -102,17 +98,7 @@ async fn campaigns(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> 
     };
     let (size, number) = p.paging();
     p.finish()?;
-    // Unfiltered: a page of the name index; otherwise every record, filtered and sorted.
-    let indexed = if f.is_none() { v3::campaigns_by_name(&st, &a.id, offset(size, number), size).await? } else { None };
-    let (total, shown) = match indexed {
-        Some(found) => found,
-        None => {
-            let stored = v3::stored_campaigns(&st, &a.id).await?;
-            let picked = select_campaigns(&stored.rows::<CampaignRow>()?, &f);
-            (picked.len(), page(&picked, size, number).iter().map(|i| stored.full(*i)).collect::<Result<_, _>>()?)
-        }
-    };
-    let x = v3::for_campaigns(&st, &a.id, &shown, &campaign_expand(&o)).await?;
+    let (total, shown, x) = v3::campaign_page(&st, &a.id, &f, &campaign_expand(&o), size, number).await?;
     let cx = Ctx { account: &a };
     let campaigns = render_campaigns(&cx, &shown, &o, &x);
     Ok(Json(CampaignPage { campaigns, pagination: PageInfo::new(total, size, number) }).into_response())
@@ -128,9 +114,8 @@ async fn campaign_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>,
     let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics", "includeDeletedGoals"])?;
     let o = campaign_opts(&mut p);
     p.finish()?;
-    let c = v3::campaign_any(&st, &a.id, &id).await?;
+    let (c, x) = v3::campaign_one(&st, &a.id, &id, &campaign_expand(&o)).await?;
     let list = std::slice::from_ref(&c);
-    let x = v3::for_campaigns(&st, &a.id, list, &campaign_expand(&o)).await?;
     let cx = Ctx { account: &a };
     Ok(one_response(render_campaigns(&cx, list, &o, &x)))
 }
@@ -190,29 +175,7 @@ async fn goals(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppR
     let campaign_id = p.one("campaign.id");
     let (size, number) = p.paging();
     p.finish()?;
-    // Unfiltered by goal name: a page of the name index. One campaign: its goals; otherwise
-    // every goal and campaign of the account, filtered and sorted.
-    let indexed = if campaign_id.is_none() && f.by_name_only() {
-        v3::goals_by_name(&st, &a.id, offset(size, number), size, f.descending).await?
-    } else {
-        None
-    };
-    let (total, shown) = match indexed {
-        Some(found) => found,
-        None => {
-            let (goals, campaigns) = v3::stored_goals(&st, &a.id, campaign_id.as_deref()).await?;
-            let picked = select_goals(&goals.rows::<GoalRow>()?, &campaigns.rows::<CampaignRow>()?, &f);
-            let shown: Vec<(Goal, Campaign)> = page(&picked, size, number)
-                .iter()
-                .map(|(gi, ci)| Ok((goals.full::<Goal>(*gi)?, campaigns.full::<Campaign>(*ci)?)))
-                .collect::<AppResult<_>>()?;
-            (picked.len(), shown)
-        }
-    };
-    let mut x = v3::for_goals(&st, &a.id, &shown, o.expand_ads, o.metrics.is_some() || o.projections).await?;
-    if o.projections {
-        v3::add_projections(&st, &a, &shown, &mut x).await?;
-    }
+    let (total, shown, x) = v3::goal_page(&st, &a, &f, campaign_id.as_deref(), goal_expand(&o), size, number).await?;
     let cx = Ctx { account: &a };
     let goals = render_goals(&cx, &shown, &o, &x);
     Ok(Json(GoalPage { goals, pagination: PageInfo::new(total, size, number) }).into_response())
@@ -226,12 +189,8 @@ async fn goal_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>, Raw
     let mut p = Params::new(q.as_deref(), &["expand", "embed", "metrics"])?;
     let o = goal_opts(&mut p);
     p.finish()?;
-    let (g, c) = v3::goal_any(&st, &a.id, &id).await?;
-    let list = [(g, c)];
-    let mut x = v3::for_goals(&st, &a.id, &list, o.expand_ads, o.metrics.is_some() || o.projections).await?;
-    if o.projections {
-        v3::add_projections(&st, &a, &list, &mut x).await?;
-    }
+    let (one, x) = v3::goal_one(&st, &a, &id, goal_expand(&o)).await?;
+    let list = [one];
     let cx = Ctx { account: &a };
     Ok(one_response(render_goals(&cx, &list, &o, &x)))
 }
@@ -248,15 +207,9 @@ async fn ads(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery) -> AppRes
     let goal_id = p.one("goal.id");
     let (size, number) = p.paging();
     p.finish()?;
-    let all: Vec<(Ad, Goal, Campaign)> = v3::ads_with_parents(&st, &a.id, goal_id.as_deref())
-        .await?
-        .into_iter()
-        .filter(|(ad, _, _)| before.is_none_or(|d| ad.created < d) && after.is_none_or(|d| ad.created > d))
-        .collect();
-    let shown = page(&all, size, number);
-    let x = v3::for_ads(&st, &a.id, &shown, names.is_some()).await?;
+    let (total, shown, x) = v3::ad_page(&st, &a.id, goal_id.as_deref(), (before, after), names.is_some(), size, number).await?;
     let ads = render_ads(&shown, &names, &x);
-    Ok(Json(AdPage { ads, pagination: PageInfo::new(all.len(), size, number) }).into_response())
+    Ok(Json(AdPage { ads, pagination: PageInfo::new(total, size, number) }).into_response())
 }
 
 #[utoipa::path(get, path = "/v3/ads/{ad_id}", tag = "queries", summary = "Query one ad, with metrics",
@@ -266,7 +219,7 @@ async fn ad_one(Within(st): Within, Auth(a): Auth, Path(ad_id): Path<String>, Ra
     let mut p = Params::new(q.as_deref(), &["embed", "metrics"])?;
     let names = ad_metrics_names(&mut p);
     p.finish()?;
-    let list = [v3::ad_with_parents(&st, &a.id, &ad_id).await?];
-    let x = v3::for_ads(&st, &a.id, &list, names.is_some()).await?;
+    let (one, x) = v3::ad_one(&st, &a.id, &ad_id, names.is_some()).await?;
+    let list = [one];
     Ok(one_response(render_ads(&list, &names, &x)))
 }

@@ -425,15 +425,6 @@ pub(super) struct AdPage<'a> {
     pub pagination: PageInfo,
 }
 
-pub fn page<T: Clone>(all: &[T], size: usize, number: usize) -> Vec<T> {
-    all.iter().skip(offset(size, number)).take(size).cloned().collect()
-}
-
-/// How many records come before page `number` (from 1) of `size`.
-pub fn offset(size: usize, number: usize) -> usize {
-    number.saturating_sub(1).saturating_mul(size)
-}
-
 /// Campaign objects for a page, from what `usecases::v3::for_campaigns` loaded.
 pub fn render_campaigns<'a>(cx: &Ctx<'a>, list: &'a [Campaign], o: &'a CampaignOpts, x: &'a Expansion) -> Vec<CampaignOut<'a>> {
     let none = Counters::default();
@@ -464,6 +455,11 @@ pub fn campaign_expand(o: &CampaignOpts) -> CampaignExpand {
         include_deleted_goals: o.include_deleted_goals,
         metrics: o.metrics.is_some(),
     }
+}
+
+/// What a goal page expands, from its options.
+pub fn goal_expand(o: &GoalOpts) -> crate::usecases::v3::GoalExpand {
+    crate::usecases::v3::GoalExpand { ads: o.expand_ads, counters: o.metrics.is_some(), projections: o.projections }
 }
 
 /// Goal objects for a page, from what `usecases::v3::for_goals` loaded.

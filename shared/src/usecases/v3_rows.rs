@@ -324,3 +324,13 @@ mod tests {
         assert_eq!(select_goals(&g, &c, &f), vec![(1, 1)]);
     }
 }
+
+/// Page `number` (from 1) of `size` of `all`.
+pub fn page<T: Clone>(all: &[T], size: usize, number: usize) -> Vec<T> {
+    all.iter().skip(offset(size, number)).take(size).cloned().collect()
+}
+
+/// How many records come before page `number` (from 1) of `size`.
+pub fn offset(size: usize, number: usize) -> usize {
+    number.saturating_sub(1).saturating_mul(size)
+}
