@@ -387,6 +387,23 @@ pub fn state_of(archived: bool, enabled: bool) -> CampaignState {
     }
 }
 
+/// The rule of a campaign's client references: each names a client of the account with the
+/// role's type. `missing` are the roles (field, type, id) that name none.
+pub fn unknown_clients(missing: &[(&str, ClientType, &str)]) -> DomainError {
+    DomainError::Validation(
+        missing
+            .iter()
+            .map(|(field, kind, id)| {
+                crate::domain_error::FieldError::new(
+                    format!("campaignBean/{field}"),
+                    Rule::Reference,
+                    format!("campaignBean/{field}: no {kind} client with id {id} in this account"),
+                )
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -494,21 +511,4 @@ mod tests {
         let full = serde_json::to_string(&c).unwrap().len();
         assert!(full < crate::store::MAX_ITEM_BYTES / 3, "{full} bytes with every goal");
     }
-}
-
-/// The rule of a campaign's client references: each names a client of the account with the
-/// role's type. `missing` are the roles (field, type, id) that name none.
-pub fn unknown_clients(missing: &[(&str, ClientType, &str)]) -> DomainError {
-    DomainError::Validation(
-        missing
-            .iter()
-            .map(|(field, kind, id)| {
-                crate::domain_error::FieldError::new(
-                    format!("campaignBean/{field}"),
-                    Rule::Reference,
-                    format!("campaignBean/{field}: no {kind} client with id {id} in this account"),
-                )
-            })
-            .collect(),
-    )
 }

@@ -225,6 +225,16 @@ pub fn select_goals(goals: &[GoalRow], campaigns: &[CampaignRow], f: &GoalFilter
     picked.into_iter().map(|(gi, ci, _)| (gi, ci)).collect()
 }
 
+/// Page `number` (from 1) of `size` of `all`.
+pub fn page<T: Clone>(all: &[T], size: usize, number: usize) -> Vec<T> {
+    all.iter().skip(offset(size, number)).take(size).cloned().collect()
+}
+
+/// How many records come before page `number` (from 1) of `size`.
+pub fn offset(size: usize, number: usize) -> usize {
+    number.saturating_sub(1).saturating_mul(size)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,14 +333,4 @@ mod tests {
         f.states = vec![crate::model::enums::CampaignState::Disabled];
         assert_eq!(select_goals(&g, &c, &f), vec![(1, 1)]);
     }
-}
-
-/// Page `number` (from 1) of `size` of `all`.
-pub fn page<T: Clone>(all: &[T], size: usize, number: usize) -> Vec<T> {
-    all.iter().skip(offset(size, number)).take(size).cloned().collect()
-}
-
-/// How many records come before page `number` (from 1) of `size`.
-pub fn offset(size: usize, number: usize) -> usize {
-    number.saturating_sub(1).saturating_mul(size)
 }
