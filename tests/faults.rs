@@ -13,7 +13,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use shared::blobs::{BlobError, BlobReader, Blobs};
 use shared::queue::{Queue, QueueError, QueueName};
-use shared::store::{Cond, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
+use shared::store::{Cond, Delegate, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Schedule {
@@ -123,7 +123,10 @@ impl FaultyStore {
 }
 
 #[async_trait]
-impl Store for FaultyStore {
+impl Delegate for FaultyStore {
+    fn inner(&self) -> &dyn Store {
+        self.inner.as_ref()
+    }
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
         self.refuse()?;
         self.inner.get(key).await
@@ -156,12 +159,6 @@ impl Store for FaultyStore {
     }
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
         self.write(self.inner.add(key, deltas, cond)).await
-    }
-    fn round_trips(&self) -> u64 {
-        self.inner.round_trips()
-    }
-    fn kind(&self) -> &'static str {
-        self.inner.kind()
     }
 }
 

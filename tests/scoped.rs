@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use shared::store::{Cond, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
+use shared::store::{Cond, Delegate, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
 
 /// The write patterns of each function of `template.yaml`, by its package name (the
 /// LogicalId -> package table of `infra/sam/Makefile`, which `sam build` builds from). A
@@ -163,7 +163,10 @@ impl ScopedStore {
 }
 
 #[async_trait]
-impl Store for ScopedStore {
+impl Delegate for ScopedStore {
+    fn inner(&self) -> &dyn Store {
+        self.inner.as_ref()
+    }
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
         self.check_read([key.pk.as_str()])?;
         self.inner.get(key).await
@@ -204,12 +207,6 @@ impl Store for ScopedStore {
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
         self.check([key.pk.as_str()])?;
         self.inner.add(key, deltas, cond).await
-    }
-    fn round_trips(&self) -> u64 {
-        self.inner.round_trips()
-    }
-    fn kind(&self) -> &'static str {
-        self.inner.kind()
     }
 }
 

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use shared::store::{Cond, Index, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
+use shared::store::{Delegate, Index, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
 
 type Pick = Box<dyn Fn(&Key) -> bool + Send + Sync>;
 
@@ -40,18 +40,15 @@ impl Unavailable {
 }
 
 #[async_trait]
-impl Store for Unavailable {
+impl Delegate for Unavailable {
+    fn inner(&self) -> &dyn Store {
+        self.inner.as_ref()
+    }
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
         if (self.reads)(key) {
             return Self::refuse();
         }
         self.inner.get(key).await
-    }
-    async fn put(&self, item: Item, cond: Cond) -> StoreResult<()> {
-        self.inner.put(item, cond).await
-    }
-    async fn delete(&self, key: &Key, cond: Cond) -> StoreResult<()> {
-        self.inner.delete(key, cond).await
     }
     async fn query(&self, q: Query) -> StoreResult<Page> {
         if self.queries.as_ref().is_some_and(|pk| q.index == Index::Primary && *pk == q.pk) {
@@ -70,15 +67,6 @@ impl Store for Unavailable {
             return Self::refuse();
         }
         self.inner.transact(ops).await
-    }
-    async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
-        self.inner.batch_write(puts, deletes).await
-    }
-    async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
-        self.inner.add(key, deltas, cond).await
-    }
-    fn round_trips(&self) -> u64 {
-        self.inner.round_trips()
     }
     fn kind(&self) -> &'static str {
         "partly-unavailable"

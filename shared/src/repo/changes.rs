@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use super::RepoResult;
 use crate::model::change::{self, Change, Subject};
-use crate::store::{Cond, Cursor, Item, Key, Page, Query, SkCond, Store, StoreError, StoreResult, TxOp, MAX_TRANSACT_ACTIONS};
+use crate::store::{Cond, Cursor, Delegate, Item, Key, Page, Query, SkCond, Store, StoreError, StoreResult, TxOp, MAX_TRANSACT_ACTIONS};
 
 /// One request's or job's unit of work: who writes (with history), what it read (by key,
 /// for the diffs), the changes its writes made, and the accounts whose delivery changed.
@@ -280,7 +280,10 @@ fn item(w: &Work, subject: &Subject, m: change::Moved, version: Option<u64>) -> 
 }
 
 #[async_trait]
-impl Store for Recording {
+impl Delegate for Recording {
+    fn inner(&self) -> &dyn Store {
+        self.inner.as_ref()
+    }
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
         let r = self.inner.get(key).await?;
         self.note(r.iter());
@@ -305,13 +308,6 @@ impl Store for Recording {
     async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
         self.write(ops, false).await
     }
-    async fn batch_write(&self, puts: Vec<Item>, deletes: Vec<Key>) -> StoreResult<()> {
-        self.inner.batch_write(puts, deletes).await
-    }
-    /// Bulk writes (viewer records) are no change of a recorded record.
-    async fn put_newer(&self, items: Vec<Item>) -> StoreResult<()> {
-        self.inner.put_newer(items).await
-    }
     /// A bump of an account's delivery version is what `repo::delivery::changed` says when
     /// a write changed what the account serves: the unit of work gathers the account.
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
@@ -322,15 +318,6 @@ impl Store for Recording {
             }
         }
         Ok(out)
-    }
-    async fn sweep_expired(&self, now: i64) -> StoreResult<Vec<Item>> {
-        self.inner.sweep_expired(now).await
-    }
-    fn round_trips(&self) -> u64 {
-        self.inner.round_trips()
-    }
-    fn kind(&self) -> &'static str {
-        self.inner.kind()
     }
 }
 

@@ -368,7 +368,9 @@ pub trait Store: Send + Sync {
 pub const PUT_NEWER_IN_FLIGHT: usize = 32;
 
 /// Validates what both adapters must refuse identically.
+pub mod delegate;
 pub mod retrying;
+pub use delegate::Delegate;
 pub use retrying::{Backoff, RetryingStore};
 
 pub(crate) fn check_transaction(ops: &[TxOp]) -> StoreResult<()> {

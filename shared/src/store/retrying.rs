@@ -13,7 +13,7 @@ use async_trait::async_trait;
 
 pub use crate::backoff::Backoff;
 
-use super::{Cond, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
+use super::{Cond, Delegate, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
 
 /// Sends `op` until it is not refused for capacity, at most `b.attempts` times.
 pub async fn retry<T, F, Fut>(b: &Backoff, op: F) -> StoreResult<T>
@@ -125,7 +125,10 @@ impl RetryingStore {
 }
 
 #[async_trait]
-impl Store for RetryingStore {
+impl Delegate for RetryingStore {
+    fn inner(&self) -> &dyn Store {
+        self.inner.as_ref()
+    }
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
         read(&self.backoff, || self.inner.get(key)).await
     }
@@ -161,15 +164,6 @@ impl Store for RetryingStore {
     }
     async fn add(&self, key: &Key, deltas: &[(String, i64)], cond: Cond) -> StoreResult<Item> {
         retry(&self.backoff, || self.inner.add(key, deltas, cond.clone())).await
-    }
-    async fn sweep_expired(&self, now: i64) -> StoreResult<Vec<Item>> {
-        self.inner.sweep_expired(now).await
-    }
-    fn round_trips(&self) -> u64 {
-        self.inner.round_trips()
-    }
-    fn kind(&self) -> &'static str {
-        self.inner.kind()
     }
 }
 
