@@ -18,10 +18,10 @@ use crate::api::error::{AppResult, FieldError};
 use crate::api::{content_type, media_type, paging, query_pairs, single, Auth};
 use crate::model::account::{AudienceProvider, Segmentation};
 use crate::model::audience as m;
-use crate::model::inflate;
 use crate::repo::audience::Cancelled;
 use crate::state::AppState;
 use crate::usecases::audience::{self, Uploaded};
+use crate::usecases::UseCaseError;
 use axum::extract::Request;
 use axum::http::header;
 use axum::http::HeaderValue;
@@ -181,17 +181,11 @@ async fn segmentations(Within(st): Within, Auth(a): Auth, Path(id): Path<String>
     Ok(Json(Segmentations { provider_id: &p.id, segmentations: &p.segmentations }).into_response())
 }
 
-pub const REGIONS: &[&str] = &["eu", "asia"];
+pub use crate::usecases::audience::REGIONS;
 
 /// Seed 002 §5: batch endpoints need the regional address of the account's region.
 fn check_account_region(st: &AppState, a: &crate::model::account::Account) -> AppResult<()> {
-    match &a.region {
-        Some(r) if !r.eq_ignore_ascii_case(&st.settings.audience_region) => Err(AppError::Forbidden(format!(
-            "this account's audience data lives in the {r} region; use the {r} address (this is the {} address)",
-            st.settings.audience_region
-        ))),
-        _ => Ok(()),
-    }
+    Ok(audience::check_account_region(st, a)?)
 }
 
 /// Seconds from now to the next local midnight (when a provider's next batch is allowed).
@@ -202,19 +196,6 @@ fn seconds_to_next_day(st: &AppState, a: &crate::model::account::Account) -> i64
     let tomorrow = now.date_naive() + Duration::days(1);
     let midnight = tomorrow.and_hms_opt(0, 0, 0).and_then(|t| tz.from_local_datetime(&t).earliest());
     midnight.map_or(86_400, |m| (m.with_timezone(&chrono::Utc) - st.clock.now()).num_seconds().max(1))
-}
-
-/// Checks a gzip body off the request thread, under the limits of `model::inflate`: a
-/// broken stream is 400, a bomb 413 (after a few MiB of output, not the whole of it).
-async fn check_gzip(body: axum::body::Bytes) -> AppResult<()> {
-    let checked = tokio::task::spawn_blocking(move || inflate::check(&body)).await.map_err(AppError::internal)?;
-    match checked {
-        Ok(_) => Ok(()),
-        Err(why) => {
-            let e = FieldError::new("body", why.rule(), format!("Content-Encoding is gzip but {why}"));
-            Err(if why.is_size() { AppError::TooLargeField(e) } else { AppError::Validation(vec![e]) })
-        }
-    }
 }
 
 /// POST `/v1/audience/batch?providerId=&region=` (also `/v1/audience/provider/batch`).
@@ -240,26 +221,11 @@ async fn upload(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery, req: R
             errors.push(FieldError::new(k, Rule::Unknown, format!("unknown query parameter {k}; expected providerId, region")));
         }
     }
-    let provider_id = single(&pairs, "providerId")?.map(str::trim).unwrap_or("");
-    if provider_id.is_empty() {
-        errors.push(FieldError::new("providerId", Rule::Required, "query parameter providerId is required"));
-    }
-    if let Some(r) = single(&pairs, "region")? {
-        let r = r.trim().to_ascii_lowercase();
-        if !REGIONS.contains(&r.as_str()) {
-            errors.push(FieldError::new("region", Rule::Enum, format!("region must be eu or asia (got {r:?})")));
-        } else if r != st.settings.audience_region {
-            errors.push(FieldError::new(
-                "region",
-                Rule::Region,
-                format!("region {r} does not match this address, which serves {}; upload to the {r} address", st.settings.audience_region),
-            ));
-        }
-    }
     if !errors.is_empty() {
         return Err(AppError::Validation(errors));
     }
-    check_account_region(&st, &a)?;
+    let provider_id = single(&pairs, "providerId")?.map(str::trim).unwrap_or("");
+    let region = single(&pairs, "region")?;
     let mt = media_type(req.headers());
     if mt != "text/csv" && mt != "text/plain" {
         return Err(AppError::UnsupportedMediaType { expected: "text/csv", got: content_type(req.headers()) });
@@ -270,17 +236,11 @@ async fn upload(Within(st): Within, Auth(a): Auth, RawQuery(q): RawQuery, req: R
         "gzip" | "x-gzip" => true,
         other => return Err(AppError::UnsupportedMediaType { expected: "Content-Encoding gzip or none", got: other.to_string() }),
     };
-    // The provider before the body: a wrong id costs no upload.
-    let provider = audience::provider_for_upload(&st, &a, provider_id).await?;
     let max = st.settings.audience_upload_max_bytes;
-    let body = axum::body::to_bytes(req.into_body(), max).await.map_err(|_| AppError::PayloadTooLarge(max))?;
-    if body.is_empty() {
-        return Err(AppError::field("body", Rule::Required, "the batch file is empty"));
-    }
-    if gzip {
-        check_gzip(body.clone()).await?;
-    }
-    match audience::upload(&st, &a, &provider, body).await? {
+    // Read by the use case once the request's other rules hold.
+    let body = async move { axum::body::to_bytes(req.into_body(), max).await.map_err(|_| UseCaseError::BodyTooLarge(max)) };
+    let uploaded = audience::upload_batch(&st, &a, audience::UploadRequest { provider_id, region, gzip }, body).await?;
+    match uploaded {
         Uploaded::SlotTaken { other, day, provider } => {
             Err(AppError::TooManyRequests(
                 format!(

@@ -230,6 +230,8 @@ impl From<UseCaseError> for AppError {
             UseCaseError::Rule(d) => d.into(),
             UseCaseError::Repo(r) => r.into(),
             UseCaseError::Forbidden(m) => AppError::Forbidden(m),
+            UseCaseError::TooLarge(e) => AppError::TooLargeField(e),
+            UseCaseError::BodyTooLarge(max) => AppError::PayloadTooLarge(max),
             UseCaseError::Quota { message, retry_after } => AppError::TooManyRequests(message, retry_after),
             UseCaseError::Busy(m) => AppError::Unavailable(m),
             UseCaseError::Internal(c) => AppError::Internal(c),

@@ -5,6 +5,7 @@
 use axum::body::Bytes;
 
 use super::{UseCaseError, UseCaseResult};
+use crate::domain_error::{DomainError, FieldError};
 use crate::jobs::audience::{api_object_key, PlanJob, PlanMessage};
 use crate::model::account::{Account, AudienceProvider};
 use crate::model::audience::Batch;
@@ -12,6 +13,7 @@ use crate::model::enums::{BatchSource, BatchStatus};
 use crate::queue::QueueName;
 use crate::repo;
 use crate::repo::audience::{Cancelled, Created};
+use crate::rule::Rule;
 use crate::state::AppState;
 
 /// Batches looked at when ordering a provider's batches: the last 100 (one a day).
@@ -33,6 +35,86 @@ pub async fn provider_for_upload(st: &AppState, account: &Account, provider_id: 
         return Err(UseCaseError::conflict(format!("audience provider {provider_id} is disabled")));
     }
     Ok(provider)
+}
+
+/// The audience regions an address can serve.
+pub const REGIONS: &[&str] = &["eu", "asia"];
+
+/// What an upload names besides its file: the provider, the region its address was given
+/// for (`region=`), and whether the file comes gzip-compressed.
+pub struct UploadRequest<'a> {
+    pub provider_id: &'a str,
+    pub region: Option<&'a str>,
+    pub gzip: bool,
+}
+
+/// A batch upload (seed 002 §5): the region rules, the account's region, an enabled
+/// provider, then the file (`body`, read only once the rest holds, so a wrong provider
+/// costs no upload): not empty, and a gzip stream that inflates within the limits.
+pub async fn upload_batch(
+    st: &AppState,
+    a: &Account,
+    req: UploadRequest<'_>,
+    body: impl std::future::Future<Output = UseCaseResult<Bytes>>,
+) -> UseCaseResult<Uploaded> {
+    let mut errors = Vec::new();
+    if req.provider_id.is_empty() {
+        errors.push(FieldError::new("providerId", Rule::Required, "query parameter providerId is required"));
+    }
+    errors.extend(check_region(st, req.region));
+    if !errors.is_empty() {
+        return Err(DomainError::Validation(errors).into());
+    }
+    check_account_region(st, a)?;
+    let provider = provider_for_upload(st, a, req.provider_id).await?;
+    let body = body.await?;
+    if body.is_empty() {
+        return Err(UseCaseError::field("body", Rule::Required, "the batch file is empty"));
+    }
+    if req.gzip {
+        check_gzip(body.clone()).await?;
+    }
+    upload(st, a, &provider, body).await
+}
+
+/// `region=` names a region, the one this address serves.
+fn check_region(st: &AppState, region: Option<&str>) -> Option<FieldError> {
+    let r = region?.trim().to_ascii_lowercase();
+    if !REGIONS.contains(&r.as_str()) {
+        Some(FieldError::new("region", Rule::Enum, format!("region must be eu or asia (got {r:?})")))
+    } else if r != st.settings.audience_region {
+        Some(FieldError::new(
+            "region",
+            Rule::Region,
+            format!("region {r} does not match this address, which serves {}; upload to the {r} address", st.settings.audience_region),
+        ))
+    } else {
+        None
+    }
+}
+
+/// Seed 002 §5: batch endpoints need the regional address of the account's region.
+pub fn check_account_region(st: &AppState, a: &Account) -> UseCaseResult<()> {
+    match &a.region {
+        Some(r) if !r.eq_ignore_ascii_case(&st.settings.audience_region) => Err(UseCaseError::Forbidden(format!(
+            "this account's audience data lives in the {r} region; use the {r} address (this is the {} address)",
+            st.settings.audience_region
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Checks a gzip body off the async runtime, under the limits of `model::inflate`: a
+/// broken stream is 400, a bomb 413 (after a few MiB of output, not the whole of it).
+async fn check_gzip(body: Bytes) -> UseCaseResult<()> {
+    let checked = tokio::task::spawn_blocking(move || crate::model::inflate::check(&body)).await.map_err(UseCaseError::internal)?;
+    match checked {
+        Ok(_) => Ok(()),
+        Err(why) => {
+            let e = FieldError::new("body", why.rule(), format!("Content-Encoding is gzip but {why}"));
+            Err(if why.is_size() { UseCaseError::TooLarge(e) } else { DomainError::Validation(vec![e]).into() })
+        }
+    }
 }
 
 /// Step 2: the file of an enabled provider (step 1, `provider_for_upload`) recorded as a

@@ -19,6 +19,12 @@ pub enum UseCaseError {
     /// The caller may not do this (a forged or expired tracking link).
     #[error("forbidden: {0}")]
     Forbidden(String),
+    /// A field of the request is larger than the rule allows (413, naming it).
+    #[error("{}", .0.message)]
+    TooLarge(crate::domain_error::FieldError),
+    /// The request's body is larger than its bound (bytes): 413.
+    #[error("the request body is larger than {0} bytes")]
+    BodyTooLarge(usize),
     /// An account quota is used up; it frees in `retry_after` seconds.
     #[error("{message}")]
     Quota { message: String, retry_after: u64 },
