@@ -58,6 +58,9 @@ cargo fmt --all --check
 phase "module import cycles (scripts/module-cycles.py)"
 python3 scripts/module-cycles.py
 
+phase "the paths and names docs/architecture.md gives exist (scripts/doc-paths.py)"
+python3 scripts/doc-paths.py
+
 phase "cfn-lint template.yaml"
 "$VENV/bin/cfn-lint" template.yaml
 echo "cfn-lint: template.yaml clean"

@@ -79,16 +79,12 @@ impl TestApp {
     /// Polls an ad's `/v3` metrics until the value at `pointer` (`/invalid/crawler`)
     /// reaches `n`; returns the metrics.
     pub async fn wait_metric_at(&self, ad: &str, pointer: &str, n: i64) -> Value {
-        let mut last = Value::Null;
         // Up to 30 s: the events worker on the emulator, on a loaded 2-core machine.
-        for _ in 0..1200 {
-            last = self.get(&format!("/v3/ads/{ad}?embed=metrics")).await.json()["metrics"].clone();
-            if last.pointer(pointer).and_then(Value::as_i64) == Some(n) {
-                return last;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-        }
-        panic!("{pointer} of ad {ad} did not reach {n}: {last}");
+        crate::eventually(&format!("{pointer} of ad {ad} to reach {n}"), std::time::Duration::from_secs(30), || async {
+            let m = self.get(&format!("/v3/ads/{ad}?embed=metrics")).await.json()["metrics"].clone();
+            (m.pointer(pointer).and_then(Value::as_i64) == Some(n)).then_some(m)
+        })
+        .await
     }
 
     /// Polls an ad's `/v3` metrics until `counter` reaches `n` (the event worker runs in the

@@ -165,15 +165,11 @@ both_stores_with! { super::settings();
         let a = &app.a.id;
         let key = format!("audience/{a}/{a}-ap-dmp/daily export.csv");
         app.state.blobs.put_bytes(&key, b"d1|age=18-24\nd2|gender=m|bad=1\n".to_vec(), "text/csv").await.unwrap();
-        let mut found = Value::Null;
-        for _ in 0..1200 {
+        let found = api_tests::eventually("the dropped file's batch", std::time::Duration::from_secs(60), || async {
             let v = app.get(&format!("/v1/audience/batch?providerId={a}-ap-dmp")).await.json();
-            if v["batches"].as_array().is_some_and(|b| b.len() == 1 && b[0]["status"] == "PROCESSING_FINISHED") {
-                found = v["batches"][0].clone();
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+            v["batches"].as_array().is_some_and(|b| b.len() == 1 && b[0]["status"] == "PROCESSING_FINISHED").then(|| v["batches"][0].clone())
+        })
+        .await;
         assert_eq!(found["status"], "PROCESSING_FINISHED", "dropped file not processed");
         assert_eq!(found["source"], "bucket");
         assert_eq!(found["progressPercentage"], 100);
@@ -189,15 +185,12 @@ both_stores_with! { super::settings();
         // A second file the same day is over the limit: recorded as CANCELLED, not processed.
         let key2 = format!("audience/{a}/{a}-ap-dmp/second.csv.gz");
         app.state.blobs.put_bytes(&key2, gzip("d3|age=18-24\n"), "application/gzip").await.unwrap();
-        let mut second = Value::Null;
-        for _ in 0..1200 {
+        let second = api_tests::eventually("the second file's batch", std::time::Duration::from_secs(60), || async {
             let v = app.get(&format!("/v1/audience/batch?providerId={a}-ap-dmp")).await.json();
-            if v["batches"].as_array().is_some_and(|b| b.len() == 2) {
-                second = v["batches"].as_array().unwrap().iter().find(|b| b["link"] != link.as_str()).unwrap().clone();
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+            let list = v["batches"].as_array().filter(|b| b.len() == 2)?;
+            list.iter().find(|b| b["link"] != link.as_str()).cloned()
+        })
+        .await;
         assert_eq!(second["status"], "CANCELLED");
         assert!(second["message"].as_str().unwrap().contains("one batch file per provider per day"), "{second}");
         assert_eq!(viewer(&app, "d3").await, None);
@@ -357,17 +350,13 @@ both_stores_with! { super::settings();
 /// A file's batch as listed for the demo provider, once it has ended.
 async fn wait_listed(app: &TestApp, source: &str) -> Value {
     let a = &app.a.id;
-    for _ in 0..1200 {
+    api_tests::eventually(&format!("an ended {source} batch"), std::time::Duration::from_secs(60), || async {
         let v = app.get(&format!("/v1/audience/batch?providerId={a}-ap-dmp")).await.json();
-        let done = v["batches"].as_array().and_then(|b| {
+        v["batches"].as_array().and_then(|b| {
             b.iter().find(|b| b["source"] == source && (b["status"] == "PROCESSING_FINISHED" || b["status"] == "CANCELLED")).cloned()
-        });
-        if let Some(b) = done {
-            return b;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("no ended {source} batch")
+        })
+    })
+    .await
 }
 
 // Bombs and endless rows, with the service's own chunk size.
@@ -406,12 +395,7 @@ both_stores! {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         e.write_all(text.as_bytes()).unwrap();
         app.state.blobs.put_bytes(&format!("audience/{a}/{a}-ap-dmp/long.csv.gz"), e.finish().unwrap(), "application/gzip").await.unwrap();
-        for _ in 0..1200 {
-            if viewer(&app, "o4").await.is_some() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        api_tests::eventually("viewer o4's segments", std::time::Duration::from_secs(60), || async { viewer(&app, "o4").await }).await;
         assert_eq!(viewer(&app, "o3").await, segs(&[("age", "age-18")]));
         assert_eq!(viewer(&app, "o4").await, segs(&[("gender", "g-f")]));
     }

@@ -38,18 +38,18 @@ pub(crate) async fn create(app: &TestApp, kind: &str, body: &Value) -> String {
 
 /// Polls a job until it finishes (201); returns the report's path.
 pub(crate) async fn finished(app: &TestApp, job: &str) -> String {
-    for _ in 0..600 {
+    api_tests::eventually(&format!("forecast {job} to finish"), std::time::Duration::from_secs(30), || async {
         let r = app.get(job).await;
         if r.status == 201 {
             assert_eq!(r.json()["status"], "FINISHED");
-            return r.header("location").expect("report Location").to_string();
+            return Some(r.header("location").expect("report Location").to_string());
         }
         assert_eq!(r.status, 200, "{}", r.body);
         let s = r.json()["status"].as_str().unwrap_or("").to_string();
         assert!(["QUEUED", "PREPARING_SIMULATION", "PROCESSING"].contains(&s.as_str()), "{}", r.body);
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
-    panic!("forecast {job} did not finish: {}", app.get(job).await.body);
+        None
+    })
+    .await
 }
 
 /// A change to a valid body and the `field rule` it must be refused with.
@@ -328,14 +328,11 @@ both_stores! {
         // Written off the response path, in batches of up to 25 within a second: what is
         // still buffered is written now, then the samples are read back.
         app.flush_samples().await;
-        let mut items = Vec::new();
-        for _ in 0..600 {
-            items = app.store.query(shared::store::Query::partition(partition(today))).await.unwrap().items;
-            if !items.is_empty() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        let items = api_tests::eventually("the traffic samples", std::time::Duration::from_secs(30), || async {
+            let items = app.store.query(shared::store::Query::partition(partition(today))).await.unwrap().items;
+            (!items.is_empty()).then_some(items)
+        })
+        .await;
         assert!((1..=40).contains(&items.len()), "{} samples of 1,000 requests", items.len());
         let s: Sample = serde_json::from_str(&items[0].body).unwrap();
         assert_eq!((s.format.as_str(), s.category.clone(), s.tags.clone(), s.viewer), ("preroll", Some(format!("{a}-cat-sports")), vec!["x".to_string(), "y".to_string()], true));

@@ -29,17 +29,13 @@ async fn notifications(app: &TestApp, campaign: &str) -> String {
 /// An ad request for the account's sports category, polled until the snapshot shows what
 /// `want` accepts (it is rebuilt after each change).
 async fn served_until(app: &TestApp, query: &str, want: impl Fn(&Value) -> bool) -> Value {
-    let mut last = Value::Null;
-    for _ in 0..60 {
+    api_tests::eventually(&format!("{query} served as expected"), std::time::Duration::from_secs(12), || async {
         let r = app.ad_request(&format!("category={}-cat-sports&{query}", app.a.id)).await;
         r.expect(200);
-        last = parse(if query.contains("VMAP") { "vmap" } else { "vast" }, &r.body);
-        if want(&last) {
-            return last;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    panic!("not served as expected: {last}");
+        let doc = parse(if query.contains("VMAP") { "vmap" } else { "vast" }, &r.body);
+        want(&doc).then_some(doc)
+    })
+    .await
 }
 
 both_stores! {

@@ -28,15 +28,11 @@ async fn house_ad(app: &TestApp) -> String {
 
 /// Polls a goal's `/v3` metrics until `counter` reaches `n`.
 pub(crate) async fn wait_goal_metric(app: &TestApp, g: &str, counter: &str, n: f64) -> Value {
-    let mut last = Value::Null;
-    for _ in 0..1200 {
-        last = app.get(&format!("/v3/goals/{g}?embed=metrics")).await.json()["metrics"].clone();
-        if last[counter].as_f64() == Some(n) {
-            return last;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("{counter} of goal {g} did not reach {n}: {last}");
+    api_tests::eventually(&format!("{counter} of goal {g} to reach {n}"), Duration::from_secs(30), || async {
+        let m = app.get(&format!("/v3/goals/{g}?embed=metrics")).await.json()["metrics"].clone();
+        (m[counter].as_f64() == Some(n)).then_some(m)
+    })
+    .await
 }
 
 fn query_of(q: &str, k: &str) -> Option<String> {
@@ -158,7 +154,8 @@ both_stores! {
         app.fire(&link(&doc.body, "impression")).await.expect(204);
         wait_goal_metric(&app, &g, "impression", 1.0).await;
         let burl = bidder.wait_notices("burl", 1).await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        // Every queued notice sent: a second burl would be there now.
+        app.settle().await;
         assert_eq!(bidder.notices("burl").len(), 1, "the crawler's impression is not billed: {burl:?}");
         assert_eq!(query_of(&burl[0], "p").as_deref(), Some("6"));
         // Fixed price: the deal's price, whatever the bid. (The first marketplace removed:
@@ -195,7 +192,7 @@ both_stores! {
         assert_eq!(ad_ids(&doc), ["cr-late"], "{doc}");
         assert_eq!(bidder.notices("nurl-adm").len(), 1, "the markup came from the nurl (the win notice)");
         assert_eq!(query_of(&bidder.notices("nurl-adm")[0], "p").as_deref(), Some("3"));
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        app.settle().await;
         assert!(bidder.notices("nurl").is_empty(), "the nurl is not fired twice");
     }
 }
@@ -229,7 +226,7 @@ both_stores! {
         assert_eq!((gamma["valid"].as_bool(), gamma["rejected"]["code"].as_str(), gamma["price"].as_f64()), (Some(false), Some("belowFloor"), Some(0.5)), "{gamma}");
         assert_eq!((auction["winner"]["demandPartnerId"].as_str(), auction["winner"]["clearingPrice"].as_f64(), auction["winner"]["price"].as_f64()),
             (Some(a.as_str()), Some(1.01), Some(6.0)), "alone: the floor and 0.01: {auction}");
-        tokio::time::sleep(Duration::from_millis(1500)).await;
+        app.settle().await;
         assert!(bidder.notices("lurl").is_empty() && bidder.notices("nurl").is_empty(), "the inspector sends no notice");
         let empty = app.get(&format!("/v3/reports/delivery?{}&granularity=total", report_range(&app))).await.json();
         assert_eq!(empty["rows"], json!([]), "the inspector counts no auction: {empty}");
@@ -239,15 +236,12 @@ both_stores! {
         app.fire(&link(&doc, "impression")).await.expect(204);
         wait_goal_metric(&app, &g, "impression", 1.0).await;
         let q = format!("/v3/reports/delivery?{}&granularity=total&groupBy=demandPartner,marketplace", report_range(&app));
-        let mut rows = Value::Null;
-        for _ in 0..600 {
-            rows = app.get(&q).await.json()["rows"].clone();
-            // Every cell of the auction written (they are added one by one).
-            if rows.as_array().is_some_and(|r| r.iter().filter(|x| x["auctions"] == 1 || x["bidRequests"] == 1).count() == 4) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        // Every cell of the auction written (they are added one by one).
+        let rows = api_tests::eventually("the auction's report cells", Duration::from_secs(30), || async {
+            let rows = app.get(&q).await.json()["rows"].clone();
+            rows.as_array().is_some_and(|r| r.iter().filter(|x| x["auctions"] == 1 || x["bidRequests"] == 1).count() == 4).then_some(rows)
+        })
+        .await;
         let row = |p: &str| rows.as_array().unwrap().iter().find(|r| r["demandPartner"] == p && r["marketplace"] == m.as_str()).cloned().unwrap_or(Value::Null);
         let (ra, rb, rc, rm) = (row(&a), row(&b), row(&c), row("-"));
         assert_eq!((rm["auctions"].as_i64(), rm["fillRate"].as_f64()), (Some(1), Some(0.0)), "{rows}");
@@ -305,14 +299,11 @@ both_stores! {
         app.delete(&format!("/v1/marketplaces/{m}")).await.expect(204);
         let docs = app.ad_requests(&(0..12).map(|n| format!("format=preroll&pid=q-{n}")).collect::<Vec<_>>()).await;
         assert!(docs.iter().all(|d| ad_ids(&d.body) == [house.clone()]), "the house goal fills the breaks");
-        let mut text = String::new();
-        for _ in 0..600 {
-            text = notifications_of(&app, &c2).await;
-            if text.contains("pg-quiet") {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        let text = api_tests::eventually("the deal's notification", Duration::from_secs(30), || async {
+            let text = notifications_of(&app, &c2).await;
+            text.contains("pg-quiet").then_some(text)
+        })
+        .await;
         assert!(text.contains("deal pg-quiet sent no bid") && text.contains("WARNING"), "{text}");
         // The first campaign's goal lost its marketplace: it serves nothing, and says so.
         let text = notifications_of(&app, &c).await;

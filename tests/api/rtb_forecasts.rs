@@ -34,19 +34,15 @@ both_stores! {
         crate::serving::goal(&app, &c, "RTB", "1", 0, &format!("<marketplaceId>{m}</marketplaceId>")).await;
         app.ad_requests(&(0..100).map(|n| format!("format=preroll&pid=f-{n}")).collect::<Vec<_>>()).await;
         assert_eq!(bidder.requests().len(), 100);
-        let mut basis = Value::Null;
-        for _ in 0..100 {
+        let r = api_tests::eventually("a forecast from the recorded fill rate", std::time::Duration::from_secs(60), || async {
             let report = finished(&app, &create(&app, "campaign", &rtb_campaign(&app, &m)).await).await;
             let r = app.get(&report).await.json();
-            basis = r["programmaticBasis"].clone();
-            if basis[0]["basis"] == "FILL_RATE" {
-                assert_eq!((basis[0]["fillRate"].as_f64(), basis[0]["auctions"].as_i64()), (Some(0.0), Some(100)), "{basis}");
-                assert_eq!(r["goals"][0]["forecast"]["forecastedUnits"].as_f64(), Some(0.0), "a fill rate of 0 fills nothing: {r}");
-                assert_eq!(bidder.requests().len(), 100, "still no bid request from a forecast");
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
-        panic!("the recorded fill rate was never used: {basis}");
+            (r["programmaticBasis"][0]["basis"] == "FILL_RATE").then_some(r)
+        })
+        .await;
+        let basis = &r["programmaticBasis"];
+        assert_eq!((basis[0]["fillRate"].as_f64(), basis[0]["auctions"].as_i64()), (Some(0.0), Some(100)), "{basis}");
+        assert_eq!(r["goals"][0]["forecast"]["forecastedUnits"].as_f64(), Some(0.0), "a fill rate of 0 fills nothing: {r}");
+        assert_eq!(bidder.requests().len(), 100, "still no bid request from a forecast");
     }
 }

@@ -54,15 +54,11 @@ both_stores_with! { super::two_ads();
 /// The delivery version and the compiled pointer's version, once the compile worker has
 /// caught up with the version (the writes queue it; the in-process or emulator worker runs it).
 async fn compiled(app: &TestApp) -> (u64, shared::repo::delivery::Compiled) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
+    api_tests::eventually("the compile of the delivery version", std::time::Duration::from_secs(30), || async {
         let (version, pointer) = shared::repo::delivery::version_and_compiled(app.store.as_ref(), &app.a.id).await.expect("read");
-        if let Some((c, _)) = pointer.filter(|(c, _)| c.version == version) {
-            return (version, c);
-        }
-        assert!(std::time::Instant::now() < deadline, "version {version} never compiled");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+        pointer.filter(|(c, _)| c.version == version).map(|(c, _)| (version, c))
+    })
+    .await
 }
 
 /// A serving process that has not seen the account yet: what it reads, and whether it
@@ -96,11 +92,10 @@ both_stores! {
         let (next, pointer2) = compiled(&app).await;
         assert!(next > version);
         assert_ne!(pointer2.object, pointer.object);
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while app.state.blobs.get(&pointer.object).await.expect("get").is_some() {
-            assert!(std::time::Instant::now() < deadline, "the replaced snapshot was kept");
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        api_tests::eventually("the replaced snapshot's removal", std::time::Duration::from_secs(10), || async {
+            app.state.blobs.get(&pointer.object).await.expect("get").is_none().then_some(())
+        })
+        .await;
         let (snapshot, builds, loads) = fresh_process(&app).await;
         assert_eq!((builds, loads, snapshot.version), (0, 1, next));
         assert!(snapshot.ad_index.contains_key(&second));
@@ -157,21 +152,19 @@ both_stores_with! { super::swapping();
         let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
         let first = ad(&app, &g, "preroll", json!({})).await;
         // The first snapshot of a process is read on the request (nothing to answer from).
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while served(&app, "format=preroll").await != vec![first.clone()] {
-            assert!(std::time::Instant::now() < deadline, "never served");
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        api_tests::eventually("the first ad served", std::time::Duration::from_secs(30), || async {
+            (served(&app, "format=preroll").await == vec![first.clone()]).then_some(())
+        })
+        .await;
         let builds = app.state.delivery.builds();
         // A change: the next request is answered from the snapshot held (no midroll ad
         // yet), and the new version serves once it is read, without a compile here.
         let second = ad(&app, &g, "midroll", json!({})).await;
         assert!(served(&app, "format=midroll").await.is_empty(), "the first request after a change waited for the new version");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while served(&app, "format=midroll").await != vec![second.clone()] {
-            assert!(std::time::Instant::now() < deadline, "the new version never served");
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        api_tests::eventually("the new version served", std::time::Duration::from_secs(30), || async {
+            (served(&app, "format=midroll").await == vec![second.clone()]).then_some(())
+        })
+        .await;
         assert_eq!(app.state.delivery.builds(), builds, "the process compiled the records itself");
         // Management reads see every write at once (read on the request, not swapped).
         let third = ad(&app, &g, "postroll", json!({})).await;
@@ -203,11 +196,7 @@ both_stores_with! { super::swapping();
         // refresh behind it fails and is tried again by a later request.
         let (snapshot, _) = cache.current(&down, &blobs, &app.a.id, &s, now).await.expect("answered from the snapshot held");
         assert_eq!(snapshot.version, held.version);
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while cache.refreshing(&app.a.id) {
-            assert!(std::time::Instant::now() < deadline, "the refresh never ended");
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
+        api_tests::eventually("the refresh's end", std::time::Duration::from_secs(30), || async { (!cache.refreshing(&app.a.id)).then_some(()) }).await;
         let (snapshot, _) = cache.current(&down, &blobs, &app.a.id, &s, now).await.expect("still answered");
         assert!(!snapshot.ad_index.contains_key(&second));
         // A small account (under DELIVERY_SWAP_GOALS) is refreshed on the request: the
@@ -220,14 +209,10 @@ both_stores_with! { super::swapping();
 
         // The store back: the change serves once the refresh and the new version's read,
         // both behind the requests, are done.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        loop {
+        api_tests::eventually("the change served", std::time::Duration::from_secs(60), || async {
             let (snapshot, _) = cache.current(&good, &blobs, &app.a.id, &s, now).await.expect("served");
-            if snapshot.ad_index.contains_key(&second) {
-                break;
-            }
-            assert!(std::time::Instant::now() < deadline, "the change never served");
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+            snapshot.ad_index.contains_key(&second).then_some(())
+        })
+        .await;
     }
 }

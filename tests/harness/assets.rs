@@ -98,13 +98,10 @@ pub fn hits(token: &str) -> u32 {
 
 /// Waits (at most 60 s) until `/counted/{token}/clip.mp4` was asked for `n` times.
 pub async fn wait_hits(token: &str, n: u32) {
-    for _ in 0..1200 {
-        if hits(token) >= n {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("{token}: {} download attempt(s), expected {n}", hits(token));
+    crate::eventually(&format!("{n} download attempt(s) of {token}"), std::time::Duration::from_secs(60), || async {
+        (hits(token) >= n).then_some(())
+    })
+    .await
 }
 
 /// A loopback HTTP server for the downloader: `/clip.mp4`, `/master.mov`, `/junk.mp4`, `/big.mp4`, `/moved.mp4`
@@ -155,17 +152,12 @@ pub async fn spawn_file_server() -> String {
 impl TestApp {
     /// Polls an asset until its status is one of `done`; returns its JSON.
     pub async fn wait_asset_in(&self, location: &str, done: &[&str]) -> serde_json::Value {
-        for _ in 0..600 {
+        crate::eventually(&format!("asset {location} to reach {done:?}"), std::time::Duration::from_secs(30), || async {
             let r = self.get(location).await;
-            if r.status == 200 {
-                let v = r.json();
-                if done.iter().any(|d| v["status"] == *d) {
-                    return v;
-                }
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        panic!("asset {location} did not reach {done:?}: {}", self.get(location).await.body);
+            let v = (r.status == 200).then(|| r.json())?;
+            done.iter().any(|d| v["status"] == *d).then_some(v)
+        })
+        .await
     }
 
     /// Polls an asset until its file arrived (READY, or TRANSCODING/TRANSCODED when an ad

@@ -33,16 +33,11 @@ impl TestApp {
 
     /// Polls a batch until it is finished or cancelled; returns its progress object.
     pub async fn wait_batch(&self, link: &str) -> serde_json::Value {
-        for _ in 0..1200 {
+        crate::eventually(&format!("batch {link} to end"), std::time::Duration::from_secs(60), || async {
             let r = self.get(link).await;
-            if r.status == 200 {
-                let v = r.json();
-                if v["status"] == "PROCESSING_FINISHED" || v["status"] == "CANCELLED" {
-                    return v;
-                }
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        panic!("batch {link} did not finish: {}", self.get(link).await.body);
+            let v = (r.status == 200).then(|| r.json())?;
+            (v["status"] == "PROCESSING_FINISHED" || v["status"] == "CANCELLED").then_some(v)
+        })
+        .await
     }
 }

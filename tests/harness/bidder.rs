@@ -162,13 +162,10 @@ impl Bidder {
 
     /// Waits until `n` notices of `kind` arrived (the notices worker is asynchronous).
     pub async fn wait_notices(&self, kind: &str, n: usize) -> Vec<String> {
-        for _ in 0..600 {
+        crate::eventually(&format!("{n} {kind} notice(s)"), std::time::Duration::from_secs(30), || async {
             let got = self.notices(kind);
-            if got.len() >= n {
-                return got;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        panic!("{n} {kind} notice(s) expected, got {:?}", self.notices(kind));
+            (got.len() >= n).then_some(got)
+        })
+        .await
     }
 }

@@ -34,13 +34,10 @@ impl TestApp {
     /// count, or SQS's approximate counts on the emulator): what the workers were given is
     /// done. At most 60 s.
     pub async fn settle(&self) {
-        for _ in 0..1200 {
-            match self.state.queue.depth().await {
-                Ok(0) => return,
-                Ok(_) | Err(_) => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
-            }
-        }
-        panic!("the queues did not drain in 60 s: {:?}", self.state.queue.depth().await.ok());
+        crate::eventually("the queues to drain", std::time::Duration::from_secs(60), || async {
+            matches!(self.state.queue.depth().await, Ok(0)).then_some(())
+        })
+        .await
     }
 
     /// Writes the traffic samples the ad requests so far left in the buffer (and waits for
