@@ -21,64 +21,78 @@ pub async fn serve_docs() -> Result<(), LambdaError> {
     lambda_http::run(crate::api::finish_public(crate::api::docs_page::public_router())).await
 }
 
-/// An HTTP function whose group only uses the table:
-/// `shared::lambda::serve(shared::api::groups::clients)`.
-pub async fn serve(group: crate::api::groups::Group) -> Result<(), LambdaError> {
+/// The ports a function uses, built once at its init: each is a type, so a function's
+/// `main` names its own and links no other builder.
+pub trait Ports {
+    fn state() -> impl std::future::Future<Output = Result<AppState, LambdaError>> + Send;
+}
+
+/// The table alone (most groups; the forecast and notices workers).
+pub struct Table;
+/// The table, the compiled snapshots in the bucket (read only) and the tracking keys it
+/// signs links with (from Secrets Manager on AWS): serving and the queries' preview links.
+pub struct SignsLinks;
+/// The queues (events go to the events worker) and the tracking keys it checks links with.
+pub struct ChecksLinks;
+/// The table, the bucket (stores only) and the queues: assets and audience uploads.
+pub struct Uploads;
+/// The table and the queues, no bucket: ads (a link queues its transcode) and forecasts.
+pub struct Queues;
+/// The table, the bucket and the queues: the audience worker.
+pub struct Everything;
+/// `Everything` and the media engine (MediaConvert on AWS), which no other function links.
+pub struct WithMedia;
+
+impl Ports for Table {
+    async fn state() -> Result<AppState, LambdaError> {
+        Ok(assemble::aws_table_only(&assemble::lambda_settings()).await)
+    }
+}
+impl Ports for SignsLinks {
+    async fn state() -> Result<AppState, LambdaError> {
+        Ok(assemble::aws_table_and_bucket(&assemble::lambda_settings_with_keys().await?, true).await)
+    }
+}
+impl Ports for ChecksLinks {
+    async fn state() -> Result<AppState, LambdaError> {
+        Ok(assemble::aws_with_queues(&assemble::lambda_settings_with_keys().await?).await)
+    }
+}
+impl Ports for Uploads {
+    async fn state() -> Result<AppState, LambdaError> {
+        Ok(assemble::aws_uploads(&assemble::lambda_settings()).await)
+    }
+}
+impl Ports for Queues {
+    async fn state() -> Result<AppState, LambdaError> {
+        Ok(assemble::aws_with_queues(&assemble::lambda_settings()).await)
+    }
+}
+impl Ports for Everything {
+    async fn state() -> Result<AppState, LambdaError> {
+        Ok(assemble::aws(&assemble::lambda_settings()).await.0)
+    }
+}
+impl Ports for WithMedia {
+    async fn state() -> Result<AppState, LambdaError> {
+        Ok(assemble::aws_with_media(&assemble::lambda_settings()).await.0)
+    }
+}
+
+/// An HTTP function: its group's router over its ports, behind API Gateway:
+/// `shared::lambda::serve::<Table>(shared::api::groups::clients)`.
+pub async fn serve<P: Ports>(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
-    let state = assemble::aws_table_only(&assemble::lambda_settings()).await;
+    let state = P::state().await?;
     lambda_http::run(crate::api::finish(group().router, state)).await
 }
 
-/// The ad-request function: the table, the compiled snapshots in the bucket (read only),
-/// and the tracking keys it signs links with (from Secrets Manager on AWS).
-pub async fn serve_signing(group: crate::api::groups::Group) -> Result<(), LambdaError> {
+/// An SQS-fed worker of one queue's jobs (`J`) over its ports:
+/// `shared::lambda::serve_jobs::<NoticeJobs, Table>()`.
+pub async fn serve_jobs<J: Jobs, P: Ports>() -> Result<(), WorkerError> {
     crate::telemetry::init();
-    let state = assemble::aws_table_and_bucket(&assemble::lambda_settings_with_keys().await?, true).await;
-    lambda_http::run(crate::api::finish(group().router, state)).await
-}
-
-/// The tracking function: the queues (events go to the events worker), and the tracking
-/// keys it checks links with.
-pub async fn serve_checking_links(group: crate::api::groups::Group) -> Result<(), LambdaError> {
-    crate::telemetry::init();
-    let state = assemble::aws_with_queues(&assemble::lambda_settings_with_keys().await?).await;
-    lambda_http::run(crate::api::finish(group().router, state)).await
-}
-
-/// An HTTP function whose group also stores objects in the bucket and sends jobs to the
-/// queues (assets, audience).
-pub async fn serve_with_bucket_and_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
-    crate::telemetry::init();
-    let state = assemble::aws_uploads(&assemble::lambda_settings()).await;
-    lambda_http::run(crate::api::finish(group().router, state)).await
-}
-
-/// An HTTP function whose group sends jobs but stores no objects (ads, forecast).
-pub async fn serve_with_queues(group: crate::api::groups::Group) -> Result<(), LambdaError> {
-    crate::telemetry::init();
-    let state = assemble::aws_with_queues(&assemble::lambda_settings()).await;
-    lambda_http::run(crate::api::finish(group().router, state)).await
-}
-
-/// The audience worker: the table, the bucket (batch files and chunks) and the queues.
-pub async fn serve_audience_worker() -> Result<(), WorkerError> {
-    crate::telemetry::init();
-    let (state, _) = assemble::aws(&assemble::lambda_settings()).await;
-    run_worker::<AudienceJobs>(state).await
-}
-
-/// The forecast worker: the table alone (jobs, traffic samples, reports).
-pub async fn serve_forecast_worker() -> Result<(), WorkerError> {
-    crate::telemetry::init();
-    let state = assemble::aws_table_only(&assemble::lambda_settings()).await;
-    run_worker::<ForecastJobs>(state).await
-}
-
-/// The notices worker: the table alone (its once-only markers); it calls the bidders.
-pub async fn serve_notices_worker() -> Result<(), WorkerError> {
-    crate::telemetry::init();
-    let state = assemble::aws_table_only(&assemble::lambda_settings()).await;
-    run_worker::<NoticeJobs>(state).await
+    let state = P::state().await?;
+    run_worker::<J>(state).await
 }
 
 /// The compile worker: the table's stream (the delivery version's changes, filtered by the
@@ -91,14 +105,6 @@ pub async fn serve_compile_worker() -> Result<(), WorkerError> {
         async move { Ok::<_, WorkerError>(crate::workers::compile::handle_stream(&state, &event.payload).await) }
     }))
     .await
-}
-
-/// The asset worker: the table, the bucket, the queues and the media engine (MediaConvert on
-/// AWS), which no other function links.
-pub async fn serve_asset_worker() -> Result<(), WorkerError> {
-    crate::telemetry::init();
-    let (state, _) = assemble::aws_with_media(&assemble::lambda_settings()).await;
-    run_worker::<AssetJobs>(state).await
 }
 
 /// The events worker: the table (counters, markers, pacing) and the compiled snapshots in

@@ -2,5 +2,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::WorkerError> {
-    shared::lambda::serve_asset_worker().await
+    shared::lambda::serve_jobs::<shared::workers::AssetJobs, shared::lambda::WithMedia>().await
 }

@@ -2,5 +2,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve_with_bucket_and_queues(shared::api::groups::audience).await
+    shared::lambda::serve::<shared::lambda::Uploads>(shared::api::groups::audience).await
 }

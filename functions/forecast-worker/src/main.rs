@@ -2,5 +2,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::WorkerError> {
-    shared::lambda::serve_forecast_worker().await
+    shared::lambda::serve_jobs::<shared::workers::ForecastJobs, shared::lambda::Table>().await
 }

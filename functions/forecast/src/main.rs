@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve_with_queues(shared::api::groups::forecast).await
+    shared::lambda::serve::<shared::lambda::Queues>(shared::api::groups::forecast).await
 }

@@ -2,5 +2,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve(shared::api::groups::insertion_policy).await
+    shared::lambda::serve::<shared::lambda::Table>(shared::api::groups::insertion_policy).await
 }

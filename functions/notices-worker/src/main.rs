@@ -2,5 +2,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::WorkerError> {
-    shared::lambda::serve_notices_worker().await
+    shared::lambda::serve_jobs::<shared::workers::NoticeJobs, shared::lambda::Table>().await
 }

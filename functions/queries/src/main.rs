@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve_signing(shared::api::groups::queries).await
+    shared::lambda::serve::<shared::lambda::SignsLinks>(shared::api::groups::queries).await
 }

@@ -6,5 +6,5 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve_signing(shared::api::groups::serving).await
+    shared::lambda::serve::<shared::lambda::SignsLinks>(shared::api::groups::serving).await
 }

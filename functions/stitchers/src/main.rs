@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve(shared::api::groups::stitchers).await
+    shared::lambda::serve::<shared::lambda::Table>(shared::api::groups::stitchers).await
 }

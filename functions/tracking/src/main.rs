@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve_checking_links(shared::api::groups::tracking).await
+    shared::lambda::serve::<shared::lambda::ChecksLinks>(shared::api::groups::tracking).await
 }
