@@ -4,20 +4,18 @@
 
 use crate::api::Within;
 use axum::extract::Path;
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use axum::routing::get;
-use axum::Json;
 use serde::Serialize;
 
+use super::collection::{self, JsonCollection};
 use crate::api::error::AppResult;
-use crate::api::{if_match, no_content, with_etag, Auth, JsonBody};
+use crate::api::{Auth, JsonBody};
 use crate::domain_error::DomainError;
-use crate::model::demand_partner::{self, DemandPartnerInput, DemandPartnerView};
+use crate::model::demand_partner::{self, DemandPartner, DemandPartnerInput, DemandPartnerView};
 use crate::model::marketplace::{self, Marketplace, MarketplaceInput};
-use crate::repo::collection::Entry;
 use crate::state::AppState;
-use crate::usecases::demand;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
@@ -51,25 +49,36 @@ pub struct MarketplaceList {
     pub marketplaces: Vec<Marketplace>,
 }
 
-/// 201 with `Location` and `ETag`.
-fn created<T: Serialize>(path: &str, id: &str, version: u64, body: T) -> Response {
-    let mut res = (StatusCode::CREATED, Json(body)).into_response();
-    if let Ok(loc) = HeaderValue::from_str(&format!("{path}/{id}")) {
-        res.headers_mut().insert(header::LOCATION, loc);
+impl JsonCollection for DemandPartner {
+    const PATH: &'static str = "/v1/demand-partners";
+    type View = DemandPartnerView;
+    type List = DemandPartnerList;
+
+    fn view(record: DemandPartner) -> DemandPartnerView {
+        record.view()
     }
-    with_etag(res, version)
+    fn list(demand_partners: Vec<DemandPartnerView>) -> DemandPartnerList {
+        DemandPartnerList { demand_partners }
+    }
+    fn parse(st: &AppState, v: &serde_json::Value, path_id: Option<&str>) -> Result<DemandPartnerInput, DomainError> {
+        demand_partner::parse_write(v, path_id, st.settings.demand_allow_private_urls).map_err(DomainError::Validation)
+    }
 }
 
-fn shown<T: Serialize>(version: u64, body: T) -> Response {
-    with_etag(Json(body).into_response(), version)
-}
+impl JsonCollection for Marketplace {
+    const PATH: &'static str = "/v1/marketplaces";
+    type View = Marketplace;
+    type List = MarketplaceList;
 
-fn partner_body(st: &AppState, v: &serde_json::Value, path_id: Option<&str>) -> Result<DemandPartnerInput, DomainError> {
-    demand_partner::parse_write(v, path_id, st.settings.demand_allow_private_urls).map_err(DomainError::Validation)
-}
-
-fn marketplace_body(v: &serde_json::Value, path_id: Option<&str>) -> Result<MarketplaceInput, DomainError> {
-    marketplace::parse_write(v, path_id).map_err(DomainError::Validation)
+    fn view(record: Marketplace) -> Marketplace {
+        record
+    }
+    fn list(marketplaces: Vec<Marketplace>) -> MarketplaceList {
+        MarketplaceList { marketplaces }
+    }
+    fn parse(_: &AppState, v: &serde_json::Value, path_id: Option<&str>) -> Result<MarketplaceInput, DomainError> {
+        marketplace::parse_write(v, path_id).map_err(DomainError::Validation)
+    }
 }
 
 const PARTNER_EXAMPLE: &str = r#"{"name": "Acme DSP", "endpoint": "https://bid.acme-dsp.example/openrtb2", "timeoutMs": 150, "currency": "USD", "authHeader": {"name": "Authorization", "value": "Bearer change-me"}}"#;
@@ -83,25 +92,22 @@ fn example(s: &str) -> serde_json::Value {
     description = "An OpenRTB 2.6 bidder. Its endpoint is https and must resolve to public addresses only; at most 50 an account.",
     request_body(content = DemandPartnerInput, example = json!(example(PARTNER_EXAMPLE))),
     responses((status = 201, description = "Created (Location, ETag)", body = DemandPartnerView, headers(("Location" = String), ("ETag" = String)))))]
-async fn create_partner(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
-    let e = demand::create_partner(&st, &a.id, partner_body(&st, &v, None)).await?;
-    Ok(created("/v1/demand-partners", &e.record.id, e.version, e.record.view()))
+async fn create_partner(st: Within, a: Auth, body: JsonBody) -> AppResult<Response> {
+    collection::create::<DemandPartner>(st, a, body).await
 }
 
 #[utoipa::path(get, path = "/v1/demand-partners", tag = "demand", summary = "List the account's demand partners",
     description = "Every partner, its auth header shown only as `authHeaderSet`.",
     responses((status = 200, description = "Every partner, in the order created", body = DemandPartnerList)))]
-async fn list_partners(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
-    let all = demand::partners(&st, &a.id).await?;
-    Ok(Json(DemandPartnerList { demand_partners: all.iter().map(|e| e.record.view()).collect() }).into_response())
+async fn list_partners(st: Within, a: Auth) -> AppResult<Response> {
+    collection::list::<DemandPartner>(st, a).await
 }
 
 #[utoipa::path(get, path = "/v1/demand-partners/{id}", tag = "demand", summary = "Read a demand partner",
     description = "The partner with its ETag; another account's is 404.", params(("id" = String, Path, description = "The partner's id")),
     responses((status = 200, description = "The partner", body = DemandPartnerView, headers(("ETag" = String)))))]
-async fn get_partner(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    let e = demand::partner(&st, &a.id, &id).await?;
-    Ok(shown(e.version, e.record.view()))
+async fn get_partner(st: Within, a: Auth, id: Path<String>) -> AppResult<Response> {
+    collection::get_one::<DemandPartner>(st, a, id).await
 }
 
 #[utoipa::path(put, path = "/v1/demand-partners/{id}", tag = "demand", summary = "Replace a demand partner",
@@ -109,49 +115,37 @@ async fn get_partner(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) 
     params(("id" = String, Path, description = "The partner's id"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the partner changed since")),
     request_body(content = DemandPartnerInput, example = json!(example(PARTNER_EXAMPLE))),
     responses((status = 200, description = "Replaced", body = DemandPartnerView, headers(("ETag" = String)))))]
-async fn replace_partner(
-    Within(st): Within,
-    Auth(a): Auth,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    JsonBody(v): JsonBody,
-) -> AppResult<Response> {
-    let expected = if_match(&headers)?;
-    let e = demand::replace_partner(&st, &a.id, &id, partner_body(&st, &v, Some(&id)), expected).await?;
-    Ok(shown(e.version, e.record.view()))
+async fn replace_partner(st: Within, a: Auth, id: Path<String>, headers: HeaderMap, body: JsonBody) -> AppResult<Response> {
+    collection::replace::<DemandPartner>(st, a, id, headers, body).await
 }
 
 #[utoipa::path(delete, path = "/v1/demand-partners/{id}", tag = "demand", summary = "Remove a demand partner",
     description = "409 while a marketplace asks it.", params(("id" = String, Path, description = "The partner's id")),
     responses((status = 204, description = "Removed")))]
-async fn remove_partner(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    demand::remove_partner(&st, &a.id, &id).await?;
-    Ok(no_content())
+async fn remove_partner(st: Within, a: Auth, id: Path<String>) -> AppResult<Response> {
+    collection::remove::<DemandPartner>(st, a, id).await
 }
 
 #[utoipa::path(post, path = "/v1/marketplaces", tag = "demand", summary = "Add a marketplace",
     description = "The partners a programmatic goal asks, the auction type, floors, deals and blocks; at most 20 an account.",
     request_body(content = MarketplaceInput, example = json!(example(MARKETPLACE_EXAMPLE))),
     responses((status = 201, description = "Created (Location, ETag)", body = Marketplace, headers(("Location" = String), ("ETag" = String)))))]
-async fn create_marketplace(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
-    let e = demand::create_marketplace(&st, &a.id, marketplace_body(&v, None)).await?;
-    Ok(created("/v1/marketplaces", &e.record.id.clone(), e.version, e.record))
+async fn create_marketplace(st: Within, a: Auth, body: JsonBody) -> AppResult<Response> {
+    collection::create::<Marketplace>(st, a, body).await
 }
 
 #[utoipa::path(get, path = "/v1/marketplaces", tag = "demand", summary = "List the account's marketplaces",
     description = "Every marketplace with its partners, auction type, floors, deals and blocks.",
     responses((status = 200, description = "Every marketplace, in the order created", body = MarketplaceList)))]
-async fn list_marketplaces(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
-    let all = demand::marketplaces(&st, &a.id).await?;
-    Ok(Json(MarketplaceList { marketplaces: all.into_iter().map(|e: Entry<Marketplace>| e.record).collect() }).into_response())
+async fn list_marketplaces(st: Within, a: Auth) -> AppResult<Response> {
+    collection::list::<Marketplace>(st, a).await
 }
 
 #[utoipa::path(get, path = "/v1/marketplaces/{id}", tag = "demand", summary = "Read a marketplace",
     description = "The marketplace with its ETag; another account's is 404.", params(("id" = String, Path, description = "The marketplace's id")),
     responses((status = 200, description = "The marketplace", body = Marketplace, headers(("ETag" = String)))))]
-async fn get_marketplace(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    let e = demand::marketplace(&st, &a.id, &id).await?;
-    Ok(shown(e.version, e.record))
+async fn get_marketplace(st: Within, a: Auth, id: Path<String>) -> AppResult<Response> {
+    collection::get_one::<Marketplace>(st, a, id).await
 }
 
 #[utoipa::path(put, path = "/v1/marketplaces/{id}", tag = "demand", summary = "Replace a marketplace",
@@ -159,22 +153,13 @@ async fn get_marketplace(Within(st): Within, Auth(a): Auth, Path(id): Path<Strin
     params(("id" = String, Path, description = "The marketplace's id"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the marketplace changed since")),
     request_body(content = MarketplaceInput, example = json!(example(MARKETPLACE_EXAMPLE))),
     responses((status = 200, description = "Replaced", body = Marketplace, headers(("ETag" = String)))))]
-async fn replace_marketplace(
-    Within(st): Within,
-    Auth(a): Auth,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    JsonBody(v): JsonBody,
-) -> AppResult<Response> {
-    let expected = if_match(&headers)?;
-    let e = demand::replace_marketplace(&st, &a.id, &id, marketplace_body(&v, Some(&id)), expected).await?;
-    Ok(shown(e.version, e.record))
+async fn replace_marketplace(st: Within, a: Auth, id: Path<String>, headers: HeaderMap, body: JsonBody) -> AppResult<Response> {
+    collection::replace::<Marketplace>(st, a, id, headers, body).await
 }
 
 #[utoipa::path(delete, path = "/v1/marketplaces/{id}", tag = "demand", summary = "Remove a marketplace",
     description = "Goals that name it then serve nothing, and their campaign's notifications say so.", params(("id" = String, Path, description = "The marketplace's id")),
     responses((status = 204, description = "Removed")))]
-async fn remove_marketplace(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    demand::remove_marketplace(&st, &a.id, &id).await?;
-    Ok(no_content())
+async fn remove_marketplace(st: Within, a: Auth, id: Path<String>) -> AppResult<Response> {
+    collection::remove::<Marketplace>(st, a, id).await
 }

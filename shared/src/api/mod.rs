@@ -12,6 +12,7 @@ pub mod campaigns;
 pub mod changes;
 pub mod client_addr;
 pub mod clients;
+mod collection;
 pub mod contacts;
 pub mod demand;
 pub mod docs_page;

@@ -4,16 +4,16 @@
 
 use crate::api::Within;
 use axum::extract::Path;
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use axum::routing::get;
-use axum::Json;
 
+use super::collection::{self, JsonCollection};
 use crate::api::error::AppResult;
-use crate::api::{if_match, no_content, with_etag, Auth, JsonBody};
+use crate::api::{Auth, JsonBody};
 use crate::domain_error::DomainError;
-use crate::model::stitcher::{parse_write, StitcherInput, StitcherView};
-use crate::usecases::stitchers;
+use crate::model::stitcher::{parse_write, Stitcher, StitcherInput, StitcherView};
+use crate::state::AppState;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
@@ -36,8 +36,20 @@ pub struct StitcherList {
     pub stitchers: Vec<StitcherView>,
 }
 
-fn body(v: &serde_json::Value, path_id: Option<&str>) -> Result<StitcherInput, DomainError> {
-    parse_write(v, path_id).map_err(DomainError::Validation)
+impl JsonCollection for Stitcher {
+    const PATH: &'static str = "/v1/stitchers";
+    type View = StitcherView;
+    type List = StitcherList;
+
+    fn view(record: Stitcher) -> StitcherView {
+        record.view()
+    }
+    fn list(stitchers: Vec<StitcherView>) -> StitcherList {
+        StitcherList { stitchers }
+    }
+    fn parse(_: &AppState, v: &serde_json::Value, path_id: Option<&str>) -> Result<StitcherInput, DomainError> {
+        parse_write(v, path_id).map_err(DomainError::Validation)
+    }
 }
 
 const EXAMPLE: &str = r#"{"name": "MediaTailor eu-west-1", "sourceCidrs": ["203.0.113.0/24"], "secretHeader": {"name": "x-stitcher-key", "value": "change-me-0123456789"}}"#;
@@ -46,31 +58,22 @@ const EXAMPLE: &str = r#"{"name": "MediaTailor eu-west-1", "sourceCidrs": ["203.
     description = "Its calls are recognised by their source address (and the secret header when one is set); at most 50 an account.",
     request_body(content = StitcherInput, example = json!(serde_json::from_str::<serde_json::Value>(EXAMPLE).unwrap_or_default())),
     responses((status = 201, description = "Registered (Location, ETag)", body = StitcherView, headers(("Location" = String), ("ETag" = String)))))]
-async fn create(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
-    let e = stitchers::create(&st, &a.id, body(&v, None)).await?;
-    let (id, version) = (e.record.id.clone(), e.version);
-    let mut res = (StatusCode::CREATED, Json(StitcherView::from(e))).into_response();
-    if let Ok(loc) = HeaderValue::from_str(&format!("/v1/stitchers/{id}")) {
-        res.headers_mut().insert(header::LOCATION, loc);
-    }
-    Ok(with_etag(res, version))
+async fn create(st: Within, a: Auth, body: JsonBody) -> AppResult<Response> {
+    collection::create::<Stitcher>(st, a, body).await
 }
 
 #[utoipa::path(get, path = "/v1/stitchers", tag = "stitchers", summary = "List the account's stitchers",
     description = "Every stitcher, its secret header shown only as `secretHeaderSet`.",
     responses((status = 200, description = "Every stitcher, in the order registered", body = StitcherList)))]
-async fn list(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
-    let all = stitchers::list(&st, &a.id).await?;
-    Ok(Json(StitcherList { stitchers: all.into_iter().map(StitcherView::from).collect() }).into_response())
+async fn list(st: Within, a: Auth) -> AppResult<Response> {
+    collection::list::<Stitcher>(st, a).await
 }
 
 #[utoipa::path(get, path = "/v1/stitchers/{id}", tag = "stitchers", summary = "Read a stitcher",
     description = "The stitcher with its ETag (for `If-Match` on PUT); another account's is 404.", params(("id" = String, Path, description = "The stitcher's id")),
     responses((status = 200, description = "The stitcher (its secret header only as secretHeaderSet)", body = StitcherView, headers(("ETag" = String)))))]
-async fn get_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    let e = stitchers::get(&st, &a.id, &id).await?;
-    let version = e.version;
-    Ok(with_etag(Json(StitcherView::from(e)).into_response(), version))
+async fn get_one(st: Within, a: Auth, id: Path<String>) -> AppResult<Response> {
+    collection::get_one::<Stitcher>(st, a, id).await
 }
 
 #[utoipa::path(put, path = "/v1/stitchers/{id}", tag = "stitchers", summary = "Replace a stitcher",
@@ -78,23 +81,13 @@ async fn get_one(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> A
     params(("id" = String, Path, description = "The stitcher's id"), ("If-Match" = Option<String>, Header, description = "The ETag of a GET: refused with 412 when the stitcher changed since")),
     request_body(content = StitcherInput, example = json!(serde_json::from_str::<serde_json::Value>(EXAMPLE).unwrap_or_default())),
     responses((status = 200, description = "Replaced", body = StitcherView, headers(("ETag" = String)))))]
-async fn replace(
-    Within(st): Within,
-    Auth(a): Auth,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    JsonBody(v): JsonBody,
-) -> AppResult<Response> {
-    let expected = if_match(&headers)?;
-    let e = stitchers::replace(&st, &a.id, &id, body(&v, Some(&id)), expected).await?;
-    let version = e.version;
-    Ok(with_etag(Json(StitcherView::from(e)).into_response(), version))
+async fn replace(st: Within, a: Auth, id: Path<String>, headers: HeaderMap, body: JsonBody) -> AppResult<Response> {
+    collection::replace::<Stitcher>(st, a, id, headers, body).await
 }
 
 #[utoipa::path(delete, path = "/v1/stitchers/{id}", tag = "stitchers", summary = "Remove a stitcher",
     description = "Its calls are anyone's again (within the delivery refresh).", params(("id" = String, Path, description = "The stitcher's id")),
     responses((status = 204, description = "Removed")))]
-async fn remove(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    stitchers::remove(&st, &a.id, &id).await?;
-    Ok(no_content())
+async fn remove(st: Within, a: Auth, id: Path<String>) -> AppResult<Response> {
+    collection::remove::<Stitcher>(st, a, id).await
 }

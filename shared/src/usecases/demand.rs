@@ -3,14 +3,15 @@
 //! it is written, and refused unless every address is allowed; a marketplace names only
 //! the account's partners; a partner a marketplace names cannot be removed.
 
+use super::collection::Resource;
 use super::{UseCaseError, UseCaseResult};
-use crate::domain_error::{DomainError, FieldError};
-use crate::ids::new_id;
+use crate::domain_error::FieldError;
 use crate::model::demand_partner::{DemandPartner, DemandPartnerInput};
 use crate::model::marketplace::{Marketplace, MarketplaceInput};
-use crate::repo::collection::{self, Entry};
+use crate::repo::collection;
 use crate::rule::Rule;
 use crate::state::AppState;
+use chrono::{DateTime, Utc};
 
 /// Refuses an endpoint whose host does not resolve, or resolves to an address that is not
 /// allowed (public only, unless `DEMAND_ALLOW_PRIVATE_URLS`).
@@ -25,57 +26,51 @@ async fn check_reachable(st: &AppState, endpoint: &str) -> UseCaseResult<()> {
     }
 }
 
-pub async fn create_partner(
-    st: &AppState,
-    account: &str,
-    input: Result<DemandPartnerInput, DomainError>,
-) -> UseCaseResult<Entry<DemandPartner>> {
-    let input = input?;
-    check_reachable(st, &input.endpoint).await?;
-    let p = DemandPartner::created(new_id(), input, st.clock.now());
-    Ok(collection::create(st.store.as_ref(), account, &p, super::within_collection_quota).await?)
-}
+impl Resource for DemandPartner {
+    type Input = DemandPartnerInput;
 
-pub async fn partners(st: &AppState, account: &str) -> UseCaseResult<Vec<Entry<DemandPartner>>> {
-    Ok(collection::all(st.store.as_ref(), account).await?)
-}
-
-pub async fn partner(st: &AppState, account: &str, id: &str) -> UseCaseResult<Entry<DemandPartner>> {
-    Ok(collection::load(st.store.as_ref(), account, id).await?)
-}
-
-/// `PUT`: the partner read first (404), then the body; `expected` is the `If-Match`.
-pub async fn replace_partner(
-    st: &AppState,
-    account: &str,
-    id: &str,
-    input: Result<DemandPartnerInput, DomainError>,
-    expected: Option<u64>,
-) -> UseCaseResult<Entry<DemandPartner>> {
-    collection::load::<DemandPartner>(st.store.as_ref(), account, id).await?;
-    let input = input?;
-    check_reachable(st, &input.endpoint).await?;
-    let now = st.clock.now();
-    let e = collection::replace(st.store.as_ref(), account, id, expected, |cur: &DemandPartner| cur.replaced(input.clone(), now));
-    Ok(e.await?)
-}
-
-/// Removes a partner no marketplace names (409 naming them otherwise).
-pub async fn remove_partner(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
-    collection::load::<DemandPartner>(st.store.as_ref(), account, id).await?;
-    let naming: Vec<String> = collection::all::<Marketplace>(st.store.as_ref(), account)
-        .await?
-        .into_iter()
-        .filter(|m| m.record.demand_partner_ids.iter().any(|p| p == id))
-        .map(|m| m.record.id)
-        .collect();
-    if !naming.is_empty() {
-        return Err(UseCaseError::conflict(format!(
+    fn created(id: String, input: DemandPartnerInput, now: DateTime<Utc>) -> DemandPartner {
+        DemandPartner::created(id, input, now)
+    }
+    fn replaced(&self, input: DemandPartnerInput, now: DateTime<Utc>) -> DemandPartner {
+        DemandPartner::replaced(self, input, now)
+    }
+    /// The endpoint is resolved when it is written, and refused unless every address is
+    /// allowed.
+    async fn check(st: &AppState, _: &str, input: &DemandPartnerInput) -> UseCaseResult<()> {
+        check_reachable(st, &input.endpoint).await
+    }
+    /// A partner a marketplace names cannot be removed (409 naming them).
+    async fn removable(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
+        let naming: Vec<String> = collection::all::<Marketplace>(st.store.as_ref(), account)
+            .await?
+            .into_iter()
+            .filter(|m| m.record.demand_partner_ids.iter().any(|p| p == id))
+            .map(|m| m.record.id)
+            .collect();
+        if naming.is_empty() {
+            return Ok(());
+        }
+        Err(UseCaseError::conflict(format!(
             "demand partner {id} is asked by marketplaces {}; take it out of them first",
             naming.join(", ")
-        )));
+        )))
     }
-    Ok(collection::remove::<DemandPartner>(st.store.as_ref(), account, id).await?)
+}
+
+impl Resource for Marketplace {
+    type Input = MarketplaceInput;
+
+    fn created(id: String, input: MarketplaceInput, now: DateTime<Utc>) -> Marketplace {
+        Marketplace::from_input(id, input, now, now)
+    }
+    fn replaced(&self, input: MarketplaceInput, now: DateTime<Utc>) -> Marketplace {
+        Marketplace::from_input(self.id.clone(), input, self.created, now)
+    }
+    /// A marketplace names only the account's partners.
+    async fn check(st: &AppState, account: &str, input: &MarketplaceInput) -> UseCaseResult<()> {
+        check_partners(st, account, &input.demand_partner_ids).await
+    }
 }
 
 /// Refuses partner ids that are not the account's (400 `unknown` at each).
@@ -98,50 +93,6 @@ async fn check_partners(st: &AppState, account: &str, ids: &[String]) -> UseCase
     } else {
         Err(UseCaseError::validation(errors))
     }
-}
-
-pub async fn create_marketplace(
-    st: &AppState,
-    account: &str,
-    input: Result<MarketplaceInput, DomainError>,
-) -> UseCaseResult<Entry<Marketplace>> {
-    let input = input?;
-    check_partners(st, account, &input.demand_partner_ids).await?;
-    let now = st.clock.now();
-    let m = Marketplace::from_input(new_id(), input, now, now);
-    Ok(collection::create(st.store.as_ref(), account, &m, super::within_collection_quota).await?)
-}
-
-pub async fn marketplaces(st: &AppState, account: &str) -> UseCaseResult<Vec<Entry<Marketplace>>> {
-    Ok(collection::all(st.store.as_ref(), account).await?)
-}
-
-pub async fn marketplace(st: &AppState, account: &str, id: &str) -> UseCaseResult<Entry<Marketplace>> {
-    Ok(collection::load(st.store.as_ref(), account, id).await?)
-}
-
-/// `PUT`: the marketplace read first (404), then the body; `expected` is the `If-Match`.
-pub async fn replace_marketplace(
-    st: &AppState,
-    account: &str,
-    id: &str,
-    input: Result<MarketplaceInput, DomainError>,
-    expected: Option<u64>,
-) -> UseCaseResult<Entry<Marketplace>> {
-    collection::load::<Marketplace>(st.store.as_ref(), account, id).await?;
-    let input = input?;
-    check_partners(st, account, &input.demand_partner_ids).await?;
-    let now = st.clock.now();
-    let e = collection::replace(st.store.as_ref(), account, id, expected, |cur: &Marketplace| {
-        Marketplace::from_input(cur.id.clone(), input.clone(), cur.created, now)
-    });
-    Ok(e.await?)
-}
-
-/// Removes a marketplace. Goals that name it then serve nothing (their notification says
-/// so): docs/programmatic.md, "Records".
-pub async fn remove_marketplace(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
-    Ok(collection::remove::<Marketplace>(st.store.as_ref(), account, id).await?)
 }
 
 /// Whether `id` names one of the account's marketplaces (a goal's `marketplaceId`).

@@ -16,6 +16,7 @@ pub mod bulk;
 pub mod campaigns;
 pub mod changes;
 pub mod clients;
+pub mod collection;
 pub mod compile;
 pub mod contacts;
 pub mod demand;
@@ -42,18 +43,3 @@ pub mod v3_rows;
 pub mod vast_export;
 
 pub use error::{UseCaseError, UseCaseResult};
-
-/// The quota of the account's JSON collections (stitchers, demand partners, marketplaces):
-/// at most `T::MAX` each (403 past it).
-pub(crate) fn within_collection_quota<T: crate::repo::collection::Member>(
-    list: &[crate::repo::collection::Entry<T>],
-) -> crate::repo::RepoResult<()> {
-    if list.len() >= T::MAX {
-        return Err(crate::repo::RepoError::Refused(format!(
-            "the account has {} {}, the most it may have; remove one first",
-            T::MAX,
-            T::PLURAL
-        )));
-    }
-    Ok(())
-}

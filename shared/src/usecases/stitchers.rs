@@ -6,49 +6,26 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use super::collection::Resource;
 use super::UseCaseResult;
-use crate::domain_error::DomainError;
-use crate::ids::new_id;
 use crate::model::stitcher::{Stitcher, StitcherInput};
 use crate::repo;
-use crate::repo::stitchers::Entry;
 use crate::state::AppState;
+use chrono::{DateTime, Utc};
 
-pub async fn create(st: &AppState, account: &str, input: Result<StitcherInput, DomainError>) -> UseCaseResult<Entry> {
-    let s = Stitcher::created(new_id(), input?, st.clock.now());
-    let e = repo::collection::create(st.store.as_ref(), account, &s, super::within_collection_quota).await?;
-    st.stitchers.remove(&account.to_string());
-    Ok(e)
-}
+impl Resource for Stitcher {
+    type Input = StitcherInput;
 
-pub async fn list(st: &AppState, account: &str) -> UseCaseResult<Vec<Entry>> {
-    Ok(repo::stitchers::all::<Stitcher>(st.store.as_ref(), account).await?)
-}
-
-pub async fn get(st: &AppState, account: &str, id: &str) -> UseCaseResult<Entry> {
-    Ok(repo::stitchers::load::<Stitcher>(st.store.as_ref(), account, id).await?)
-}
-
-/// `PUT`: the stitcher read first (404), then the body; `expected` is the `If-Match`.
-pub async fn replace(
-    st: &AppState,
-    account: &str,
-    id: &str,
-    input: Result<StitcherInput, DomainError>,
-    expected: Option<u64>,
-) -> UseCaseResult<Entry> {
-    repo::stitchers::load::<Stitcher>(st.store.as_ref(), account, id).await?;
-    let input = input?;
-    let now = st.clock.now();
-    let e = repo::stitchers::replace(st.store.as_ref(), account, id, expected, |cur: &Stitcher| cur.replaced(input.clone(), now)).await?;
-    st.stitchers.remove(&account.to_string());
-    Ok(e)
-}
-
-pub async fn remove(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
-    repo::stitchers::remove::<Stitcher>(st.store.as_ref(), account, id).await?;
-    st.stitchers.remove(&account.to_string());
-    Ok(())
+    fn created(id: String, input: StitcherInput, now: DateTime<Utc>) -> Stitcher {
+        Stitcher::created(id, input, now)
+    }
+    fn replaced(&self, input: StitcherInput, now: DateTime<Utc>) -> Stitcher {
+        Stitcher::replaced(self, input, now)
+    }
+    /// The process's copy of the account's stitchers is read again.
+    fn written(st: &AppState, account: &str) {
+        st.stitchers.remove(&account.to_string());
+    }
 }
 
 /// The account's stitchers, read at most once per `DELIVERY_REFRESH_MS` by this process.
@@ -73,11 +50,5 @@ pub async fn is_stitcher<'a>(st: &AppState, account: &str, peer: Option<IpAddr>,
             tracing::warn!(account, error = %e, "the account's stitchers could not be read; the call is judged as anyone's");
             false
         }
-    }
-}
-
-impl From<repo::stitchers::Entry> for crate::model::stitcher::StitcherView {
-    fn from(e: repo::stitchers::Entry) -> Self {
-        e.record.view()
     }
 }
