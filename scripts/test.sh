@@ -175,6 +175,11 @@ phase "cargo clippy --workspace --all-targets -- -D warnings: clean"
 [ "$(cat target/fuzz-build.rc 2>/dev/null)" = 0 ] || { cat target/fuzz-build.log; phase "the fuzz build failed"; exit 1; }
 cargo test --workspace --locked --doc --quiet
 
+# The README's and the operations guide's blocks, pasted in order against a fresh local
+# server, as a new user would (scripts/check-docs.sh).
+phase "the README's and the operations guide's blocks, in order (scripts/check-docs.sh)"
+LOCAL_SERVER_BUILT=1 ./scripts/check-docs.sh
+
 # The fuzz targets, each for a bounded time on the committed corpus (scripts/fuzz.sh; built above).
 phase "fuzzing (each target ${FUZZ_SECONDS:-10} s)"
 FUZZ_SECONDS=${FUZZ_SECONDS:-10} ./scripts/fuzz.sh
