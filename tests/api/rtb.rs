@@ -122,6 +122,13 @@ both_stores! {
         let bot = app.send_with_headers("GET", &format!("/v1/adrequest?account={}&format=preroll", app.a.id), None, None, "", &[("user-agent", GOOGLEBOT)]).await;
         assert_eq!(ad_ids(&bot.body), std::slice::from_ref(&house), "{}", bot.body);
         assert_eq!(bidder.requests().len(), 2, "no bid request for a crawler");
+        // Nor is a live request without a User-Agent (a script's), as after the auction.
+        let bare = app.send_with_headers("GET", &format!("/v1/adrequest?account={}&format=preroll", app.a.id), None, None, "", &[("user-agent", "")]).await;
+        assert_eq!(ad_ids(&bare.body), std::slice::from_ref(&house), "{}", bare.body);
+        assert_eq!(bidder.requests().len(), 2, "no bid request for an empty User-Agent");
+        // The inspector, with no User-Agent described, still asks them.
+        app.get("/v3/inspect?format=preroll").await.expect(200);
+        assert_eq!(bidder.requests().len(), 4, "the inspector asks both partners");
 
         // Invalid bids: none competes; the house goal serves, and each loser hears its reason.
         let bidder = Bidder::spawn().await;

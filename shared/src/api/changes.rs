@@ -110,9 +110,8 @@ async fn list(Within(st): Within, Auth(a): Auth, headers: HeaderMap, RawQuery(q)
 
 /// One line a changed field (a change without fields: one line with an empty path).
 fn to_csv(list: &[Change]) -> AppResult<String> {
-    let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
-    let bad = |e: csv::Error| AppError::internal_msg(format!("writing CSV: {e}"));
-    w.write_record(["id", "at", "requestId", "keyId", "keyName", "kind", "recordId", "operation", "path", "old", "new"]).map_err(bad)?;
+    let mut w = crate::api::csv_out::CsvOut::new();
+    w.row(["id", "at", "requestId", "keyId", "keyName", "kind", "recordId", "operation", "path", "old", "new"])?;
     for c in list {
         let at = c.at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let head = [
@@ -132,16 +131,15 @@ fn to_csv(list: &[Change]) -> AppResult<String> {
             (None, _) => String::new(),
         };
         if c.fields.is_empty() {
-            w.write_record(head.iter().copied().chain(["", "", ""])).map_err(bad)?;
+            w.row(head.iter().copied().chain(["", "", ""]))?;
         }
         for f in &c.fields {
             let hidden = f.write_only || f.omitted;
             let (old, new) = (value(&f.old, hidden), value(&f.new, hidden));
-            w.write_record(head.iter().copied().chain([f.path.as_str(), old.as_str(), new.as_str()])).map_err(bad)?;
+            w.row(head.iter().copied().chain([f.path.as_str(), old.as_str(), new.as_str()]))?;
         }
     }
-    String::from_utf8(w.into_inner().map_err(|e| AppError::internal_msg(format!("writing CSV: {e}")))?)
-        .map_err(|e| AppError::internal_msg(e.to_string()))
+    w.finish()
 }
 
 #[utoipa::path(post, path = "/v1/changes/{id}/revert", tag = "changes", summary = "Revert a change",

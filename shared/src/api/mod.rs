@@ -14,6 +14,7 @@ pub mod client_addr;
 pub mod clients;
 mod collection;
 pub mod contacts;
+pub mod csv_out;
 pub mod demand;
 pub mod docs_page;
 pub mod error;

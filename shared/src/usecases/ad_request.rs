@@ -106,7 +106,16 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> UseCaseResult<String> {
     // Programmatic goals' picks: their auctions (docs/programmatic.md).
     let auctions = if decided.iter().any(|(_, _, d)| d.picks.iter().any(Pick::is_auction)) {
         let mut decisions: Vec<Decision> = decided.iter().map(|(_, _, d)| d.clone()).collect();
-        let ctx = Rounds { snapshot: &snapshot, viewer: &viewer, pace: &pace, seed, breaks: &breaks, signals: &signals, ip: device_ip };
+        let ctx = Rounds {
+            snapshot: &snapshot,
+            viewer: &viewer,
+            pace: &pace,
+            seed,
+            breaks: &breaks,
+            signals: &signals,
+            ip: device_ip,
+            described: false,
+        };
         let won = run_rounds(st, &ctx, &mut r, &mut decisions).await;
         for ((_, _, d), new) in decided.iter_mut().zip(decisions) {
             *d = new;
@@ -189,6 +198,8 @@ pub struct Rounds<'a> {
     pub breaks: &'a [(AdFormat, u32)],
     pub signals: &'a Signals,
     pub ip: Option<std::net::IpAddr>,
+    /// The inspector's request, as its user describes it (not a live one).
+    pub described: bool,
 }
 
 /// Runs the auctions of the decisions' programmatic picks, all breaks at once, within one
@@ -227,7 +238,7 @@ pub async fn run_rounds(st: &AppState, c: &Rounds<'_>, r: &mut AdRequest, decisi
             let runs = pending.iter().zip(&requests).map(|((i, p), req)| {
                 let policy = decisions[*i].policy.map(|x| &s.policies[x as usize].policy);
                 let settings = crate::delivery::decide::BreakSettings::of(policy, req.format, req.break_number);
-                let ask = Ask { snapshot: s, pick: p, request: req, settings, signals: c.signals, ip: c.ip };
+                let ask = Ask { snapshot: s, pick: p, request: req, settings, signals: c.signals, ip: c.ip, described: c.described };
                 async move { auction::run(st, &ask, deadline).await }
             });
             futures_util::future::join_all(runs).await

@@ -80,6 +80,9 @@ pub struct Ask<'a> {
     pub signals: &'a Signals,
     /// The viewer's address (v4 or v6), as the invalid-traffic rules see it.
     pub ip: Option<IpAddr>,
+    /// The inspector's request as its user describes it: one without a User-Agent is asked
+    /// (a live request without one is a script's, as after the auction).
+    pub described: bool,
 }
 
 /// How long the auctions of a request may take: the slowest asked partner's timeout and
@@ -122,10 +125,11 @@ pub async fn run(st: &AppState, ask: &Ask<'_>, deadline: Instant) -> Option<Auct
     let m = s.demand.markets.get(market as usize)?;
     let id = crate::ids::new_id();
     let r = ask.request;
-    // Pre-bid invalid traffic: a known crawler's or script's request is never offered to a
-    // bidder (its impression would not count anyway). A request without a User-Agent (the
-    // inspector's, when none is described) is asked.
-    if !r.user_agent.trim().is_empty() && crate::delivery::ivt::classify_agent(&r.user_agent).is_some() {
+    // Pre-bid invalid traffic: a known crawler's or script's request, or a live one without
+    // a User-Agent, is never offered to a bidder (its impression would not count anyway).
+    // The inspector's, when its user describes no User-Agent, is asked.
+    let undescribed = ask.described && r.user_agent.trim().is_empty();
+    if !undescribed && crate::delivery::ivt::classify_agent(&r.user_agent).is_some() {
         let why = "the request's User-Agent is a known crawler's or script's: no bidder is asked";
         return Some(Auction { id, goal: ask.pick.goal, market, asked: Vec::new(), winner: None, not_asked: Some(why) });
     }

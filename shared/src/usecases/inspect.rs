@@ -60,6 +60,7 @@ pub async fn inspect(
             breaks: &list,
             signals: &described.signals,
             ip: described.ip,
+            described: true,
         };
         let run = run_rounds(st, &c, &mut r, &mut decisions).await;
         // Each break explained again without the goals that had no valid bid.

@@ -311,9 +311,10 @@ impl ReportRow {
 }
 
 /// The CSV answer: the JSON rows' columns, `invalidByReason` as one column per reason
-/// (`invalid.<reason>`), written by the csv crate (RFC 4180 quoting, CRLF).
+/// (`invalid.<reason>`), written by `api::csv_out` (RFC 4180 quoting, CRLF, cells
+/// neutralised against formulas).
 fn to_csv(spec: &Spec, rows: &[Row]) -> AppResult<String> {
-    let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
+    let mut w = crate::api::csv_out::CsvOut::new();
     let mut head: Vec<String> = Vec::new();
     if spec.granularity != Granularity::Total {
         head.push("date".into());
@@ -329,7 +330,7 @@ fn to_csv(spec: &Spec, rows: &[Row]) -> AppResult<String> {
     head.extend(["revenue", "eCPM", "winRate", "fillRate"].map(String::from));
     head.extend(Counter::AUCTION.iter().map(|c| c.as_str().to_string()));
     head.extend(Loss::INVALID.iter().map(|l| format!("invalidBid.{}", l.as_str())));
-    w.write_record(&head).map_err(AppError::internal)?;
+    w.row(&head)?;
     for r in rows {
         let c = &r.counters;
         let mut cells: Vec<String> = Vec::with_capacity(head.len());
@@ -344,8 +345,7 @@ fn to_csv(spec: &Spec, rows: &[Row]) -> AppResult<String> {
         cells.extend([c.revenue(), c.revenue_ecpm(), c.win_rate(), c.fill_rate()].map(|x| x.to_string()));
         cells.extend(Counter::AUCTION.iter().map(|x| c.get(*x).to_string()));
         cells.extend(Loss::INVALID.iter().map(|x| c.rejected(*x).to_string()));
-        w.write_record(&cells).map_err(AppError::internal)?;
+        w.row(&cells)?;
     }
-    let bytes = w.into_inner().map_err(|e| AppError::internal(e.into_error()))?;
-    String::from_utf8(bytes).map_err(AppError::internal)
+    w.finish()
 }
