@@ -35,6 +35,10 @@ impl Cidr {
         self.0.prefix_len()
     }
 
+    pub fn is_ipv4(&self) -> bool {
+        matches!(self.0, IpNet::V4(_))
+    }
+
     /// Whether `ip` is in the range (an IPv4-mapped IPv6 address counts as its IPv4 one).
     pub fn contains(&self, ip: IpAddr) -> bool {
         let ip = match ip {

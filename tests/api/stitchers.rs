@@ -51,6 +51,20 @@ both_stores! {
         app.delete(&loc).await.expect(204);
         app.get(&loc).await.expect(404);
         assert_eq!(app.get("/v1/stitchers").await.json()["stitchers"], json!([]));
+        // Without a secret header a range is at most a /16 (IPv4) or a /48 (IPv6).
+        let wide = app.post_json("/v1/stitchers", &json!({"name": "Open", "sourceCidrs": ["10.0.0.0/8", "2001:db8::/32", "192.0.2.0/24"]})).await;
+        wide.expect(400);
+        let fields: Vec<String> = wide.json()["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap().to_string()).collect();
+        assert_eq!(fields, ["sourceCidrs[0]", "sourceCidrs[1]"], "{}", wide.body);
+        assert_eq!(app.get("/v1/stitchers").await.json()["stitchers"], json!([]), "nothing was registered");
+        // With one, a wider range is allowed; taking the secret away from it is refused.
+        let secret = json!({"name": "X-Stitcher-Key", "value": "0123456789abcdef"});
+        let ok = app.post_json("/v1/stitchers", &json!({"name": "Open", "sourceCidrs": ["10.0.0.0/8"], "secretHeader": secret})).await;
+        ok.expect(201);
+        let loc = ok.header("location").unwrap().to_string();
+        let open = json!({"name": "Open", "sourceCidrs": ["10.0.0.0/8"], "secretHeader": null}).to_string();
+        app.send("PUT", &loc, Some(&app.a.key), Some("application/json"), &open).await.expect(400);
+        assert_eq!(app.get(&loc).await.json()["secretHeaderSet"], true, "the secret stays");
     }
 
     async fn a_stitchers_beacons_are_server_initiated_with_the_devices_values(app: TestApp) {

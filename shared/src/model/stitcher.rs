@@ -11,7 +11,7 @@ use serde_json::Value;
 use subtle::ConstantTimeEq;
 
 use crate::cidr::Cidr;
-use crate::domain_error::FieldError;
+use crate::domain_error::{DomainError, FieldError};
 use crate::json::{Ignored, ObjReader};
 use crate::rule::Rule;
 
@@ -21,6 +21,10 @@ pub use super::write_only_header::SecretHeader;
 pub const MAX_STITCHERS: usize = 50;
 /// Address ranges a stitcher has at most.
 pub const MAX_CIDRS: usize = 20;
+/// The widest range a stitcher without a secret header may call from: an IPv4 /16 ...
+pub const OPEN_V4_PREFIX_MIN: u8 = 16;
+/// ... and an IPv6 /48 (a site's allocation). A wider range needs the secret header.
+pub const OPEN_V6_PREFIX_MIN: u8 = 48;
 /// A secret header's value: at least this long (a secret, not a label) ...
 pub const SECRET_MIN: usize = 16;
 /// ... and at most this long.
@@ -64,7 +68,8 @@ pub struct StitcherInput {
     pub id: Option<String>,
     #[schema(value_type = crate::wire_schema::RecordName, inline)]
     pub name: String,
-    /// 1 to 20 address ranges; none may be `/0`.
+    /// 1 to 20 address ranges; none may be `/0`. Without a secretHeader each is at most an
+    /// IPv4 /16 or an IPv6 /48.
     #[schema(value_type = Vec<String>, min_items = 1, max_items = 20)]
     pub source_cidrs: Vec<Cidr>,
     /// Left out on PUT: kept as it is; `null`: removed.
@@ -158,6 +163,34 @@ impl Stitcher {
             secret_header_set: self.secret_header.is_some(),
             created: self.created,
             modified: self.modified,
+        }
+    }
+
+    /// The rule of a stitcher's ranges: without a secret header each is at most an IPv4 /16
+    /// or an IPv6 /48, so an account cannot let most of the internet set a viewer's address.
+    pub fn check(&self) -> Result<(), DomainError> {
+        if self.secret_header.is_some() {
+            return Ok(());
+        }
+        let errors: Vec<FieldError> = self
+            .source_cidrs
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.prefix() < if c.is_ipv4() { OPEN_V4_PREFIX_MIN } else { OPEN_V6_PREFIX_MIN })
+            .map(|(i, c)| {
+                FieldError::new(
+                    format!("sourceCidrs[{i}]"),
+                    Rule::Range,
+                    format!(
+                        "sourceCidrs[{i}] {c} is wider than /{OPEN_V4_PREFIX_MIN} (IPv4) or /{OPEN_V6_PREFIX_MIN} (IPv6): a range that wide needs a secretHeader"
+                    ),
+                )
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(DomainError::Validation(errors))
         }
     }
 

@@ -22,6 +22,11 @@ pub trait Resource: Member {
     fn created(id: String, input: Self::Input, now: DateTime<Utc>) -> Self;
     fn replaced(&self, input: Self::Input, now: DateTime<Utc>) -> Self;
 
+    /// The rules of the record a body makes (none by default).
+    fn check_record(&self) -> Result<(), DomainError> {
+        Ok(())
+    }
+
     /// What a body is checked against in the account before it is written (none by default).
     fn check(st: &AppState, account: &str, input: &Self::Input) -> impl Future<Output = UseCaseResult<()>> + Send {
         let _ = (st, account, input);
@@ -56,6 +61,7 @@ pub async fn create<R: Resource>(st: &AppState, account: &str, input: Result<R::
     let input = input?;
     R::check(st, account, &input).await?;
     let r = R::created(new_id(), input, st.clock.now());
+    r.check_record()?;
     let e = collection::create(st.store.as_ref(), account, &r, within_quota).await?;
     R::written(st, account);
     Ok(e)
@@ -77,10 +83,11 @@ pub async fn replace<R: Resource>(
     input: Result<R::Input, DomainError>,
     expected: Option<u64>,
 ) -> UseCaseResult<Entry<R>> {
-    collection::load::<R>(st.store.as_ref(), account, id).await?;
+    let cur = collection::load::<R>(st.store.as_ref(), account, id).await?;
     let input = input?;
     R::check(st, account, &input).await?;
     let now = st.clock.now();
+    cur.record.replaced(input.clone(), now).check_record()?;
     let e = collection::replace(st.store.as_ref(), account, id, expected, |cur: &R| cur.replaced(input.clone(), now)).await?;
     R::written(st, account);
     Ok(e)

@@ -22,6 +22,9 @@ impl Resource for Stitcher {
     fn replaced(&self, input: StitcherInput, now: DateTime<Utc>) -> Stitcher {
         Stitcher::replaced(self, input, now)
     }
+    fn check_record(&self) -> Result<(), crate::domain_error::DomainError> {
+        self.check()
+    }
     /// The process's copy of the account's stitchers is read again.
     fn written(st: &AppState, account: &str) {
         st.stitchers.remove(&account.to_string());
