@@ -58,6 +58,23 @@ both_stores! {
         put.expect(200);
         assert_eq!((put.json()["timeoutMs"].as_u64(), put.json()["authHeaderSet"].as_bool()), (Some(300), Some(true)));
         app.send_with_headers("PUT", &loc, Some(&app.a.key), Some("application/json"), &back.to_string(), &[("if-match", etag.as_str())]).await.expect(412);
+        // The secret is never carried over to another server: moving the endpoint to another
+        // host or port without sending authHeader again is refused, and changes nothing.
+        let other = Bidder::spawn().await;
+        let mut moved = app.get(&loc).await.json();
+        moved["endpoint"] = json!(other.endpoint("nobid", ""));
+        let refused = app.send("PUT", &loc, Some(&app.a.key), Some("application/json"), &moved.to_string()).await;
+        refused.expect(400);
+        assert!(fields(&refused).contains(&("authHeader".to_string(), "required".to_string())), "{}", refused.body);
+        assert_eq!(app.get(&loc).await.json()["endpoint"], back["endpoint"], "nothing changed");
+        // Another path on the same server keeps it; sending it again (or null) moves it.
+        let mut same = app.get(&loc).await.json();
+        same["endpoint"] = json!(bidder.endpoint("inline", "price=1"));
+        app.send("PUT", &loc, Some(&app.a.key), Some("application/json"), &same.to_string()).await.expect(200);
+        moved["authHeader"] = json!({"name": "Authorization", "value": "Bearer another-token"});
+        let put = app.send("PUT", &loc, Some(&app.a.key), Some("application/json"), &moved.to_string()).await;
+        put.expect(200);
+        assert_eq!(put.json()["authHeaderSet"], true);
         // Bad bodies name their fields and rules; nothing is written.
         let bad = app.post_json("/v1/demand-partners", &json!({"name": "", "endpoint": "ftp://x", "timeoutMs": 5000, "currency": "usd"})).await;
         bad.expect(400);

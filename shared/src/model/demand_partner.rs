@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::write_only_header::{self, SecretHeader};
-use crate::domain_error::FieldError;
+use crate::domain_error::{DomainError, FieldError};
 use crate::json::{Ignored, ObjReader};
 use crate::limits::URL_MAX;
 use crate::rule::Rule;
@@ -164,6 +164,21 @@ impl DemandPartner {
         }
     }
 
+    /// The rule of a replacement: the auth header is a secret for the endpoint's server, so
+    /// a body that moves the endpoint to another host (or port) sends it again, or removes
+    /// it; a left-out header is never carried over to a new server.
+    pub fn check_replacement(&self, i: &DemandPartnerInput) -> Result<(), DomainError> {
+        if self.auth_header.is_none() || i.auth_header.is_some() || same_server(&self.endpoint, &i.endpoint) {
+            return Ok(());
+        }
+        Err(DomainError::field(
+            "authHeader",
+            Rule::Required,
+            "authHeader is required when endpoint moves to another host: send it again (or null to remove it); \
+             the secret is never carried over to a new server",
+        ))
+    }
+
     pub fn view(&self) -> DemandPartnerView {
         DemandPartnerView {
             id: self.id.clone(),
@@ -177,6 +192,17 @@ impl DemandPartner {
             modified: self.modified,
         }
     }
+}
+
+/// Whether two endpoints name the same server (scheme, host and port).
+pub fn same_server(a: &str, b: &str) -> bool {
+    let server = |u: &str| {
+        let uri = u.parse::<hyper::Uri>().ok()?;
+        let scheme = uri.scheme_str()?.to_ascii_lowercase();
+        let port = uri.port_u16().unwrap_or(if scheme == "https" { 443 } else { 80 });
+        Some((scheme, uri.host()?.to_ascii_lowercase(), port))
+    };
+    matches!((server(a), server(b)), (Some(x), Some(y)) if x == y)
 }
 
 #[cfg(test)]

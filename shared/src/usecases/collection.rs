@@ -27,6 +27,12 @@ pub trait Resource: Member {
         Ok(())
     }
 
+    /// The rules of replacing this record by a body (none by default).
+    fn check_replacement(&self, input: &Self::Input) -> Result<(), DomainError> {
+        let _ = input;
+        Ok(())
+    }
+
     /// What a body is checked against in the account before it is written (none by default).
     fn check(st: &AppState, account: &str, input: &Self::Input) -> impl Future<Output = UseCaseResult<()>> + Send {
         let _ = (st, account, input);
@@ -85,6 +91,7 @@ pub async fn replace<R: Resource>(
 ) -> UseCaseResult<Entry<R>> {
     let cur = collection::load::<R>(st.store.as_ref(), account, id).await?;
     let input = input?;
+    cur.record.check_replacement(&input)?;
     R::check(st, account, &input).await?;
     let now = st.clock.now();
     cur.record.replaced(input.clone(), now).check_record()?;

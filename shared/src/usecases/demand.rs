@@ -35,6 +35,9 @@ impl Resource for DemandPartner {
     fn replaced(&self, input: DemandPartnerInput, now: DateTime<Utc>) -> DemandPartner {
         DemandPartner::replaced(self, input, now)
     }
+    fn check_replacement(&self, input: &DemandPartnerInput) -> Result<(), crate::domain_error::DomainError> {
+        DemandPartner::check_replacement(self, input)
+    }
     /// The endpoint is resolved when it is written, and refused unless every address is
     /// allowed.
     async fn check(st: &AppState, _: &str, input: &DemandPartnerInput) -> UseCaseResult<()> {
