@@ -79,8 +79,8 @@ impl TestApp {
     /// Polls an ad's `/v3` metrics until the value at `pointer` (`/invalid/crawler`)
     /// reaches `n`; returns the metrics.
     pub async fn wait_metric_at(&self, ad: &str, pointer: &str, n: i64) -> Value {
-        // Up to 30 s: the events worker on the emulator, on a loaded 2-core machine.
-        crate::eventually(&format!("{pointer} of ad {ad} to reach {n}"), std::time::Duration::from_secs(30), || async {
+        // Up to 120 s: the events worker on the emulator, on a loaded 2-core machine.
+        crate::eventually(&format!("{pointer} of ad {ad} to reach {n}"), std::time::Duration::from_secs(120), || async {
             let m = self.get(&format!("/v3/ads/{ad}?embed=metrics")).await.json()["metrics"].clone();
             (m.pointer(pointer).and_then(Value::as_i64) == Some(n)).then_some(m)
         })

@@ -165,7 +165,7 @@ both_stores_with! { super::settings();
         let a = &app.a.id;
         let key = format!("audience/{a}/{a}-ap-dmp/daily export.csv");
         app.state.blobs.put_bytes(&key, b"d1|age=18-24\nd2|gender=m|bad=1\n".to_vec(), "text/csv").await.unwrap();
-        let found = api_tests::eventually("the dropped file's batch", std::time::Duration::from_secs(60), || async {
+        let found = api_tests::eventually("the dropped file's batch", std::time::Duration::from_secs(180), || async {
             let v = app.get(&format!("/v1/audience/batch?providerId={a}-ap-dmp")).await.json();
             v["batches"].as_array().is_some_and(|b| b.len() == 1 && b[0]["status"] == "PROCESSING_FINISHED").then(|| v["batches"][0].clone())
         })
@@ -185,7 +185,7 @@ both_stores_with! { super::settings();
         // A second file the same day is over the limit: recorded as CANCELLED, not processed.
         let key2 = format!("audience/{a}/{a}-ap-dmp/second.csv.gz");
         app.state.blobs.put_bytes(&key2, gzip("d3|age=18-24\n"), "application/gzip").await.unwrap();
-        let second = api_tests::eventually("the second file's batch", std::time::Duration::from_secs(60), || async {
+        let second = api_tests::eventually("the second file's batch", std::time::Duration::from_secs(180), || async {
             let v = app.get(&format!("/v1/audience/batch?providerId={a}-ap-dmp")).await.json();
             let list = v["batches"].as_array().filter(|b| b.len() == 2)?;
             list.iter().find(|b| b["link"] != link.as_str()).cloned()
@@ -350,7 +350,7 @@ both_stores_with! { super::settings();
 /// A file's batch as listed for the demo provider, once it has ended.
 async fn wait_listed(app: &TestApp, source: &str) -> Value {
     let a = &app.a.id;
-    api_tests::eventually(&format!("an ended {source} batch"), std::time::Duration::from_secs(60), || async {
+    api_tests::eventually(&format!("an ended {source} batch"), std::time::Duration::from_secs(180), || async {
         let v = app.get(&format!("/v1/audience/batch?providerId={a}-ap-dmp")).await.json();
         v["batches"].as_array().and_then(|b| {
             b.iter().find(|b| b["source"] == source && (b["status"] == "PROCESSING_FINISHED" || b["status"] == "CANCELLED")).cloned()
@@ -395,7 +395,7 @@ both_stores! {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         e.write_all(text.as_bytes()).unwrap();
         app.state.blobs.put_bytes(&format!("audience/{a}/{a}-ap-dmp/long.csv.gz"), e.finish().unwrap(), "application/gzip").await.unwrap();
-        api_tests::eventually("viewer o4's segments", std::time::Duration::from_secs(60), || async { viewer(&app, "o4").await }).await;
+        api_tests::eventually("viewer o4's segments", std::time::Duration::from_secs(180), || async { viewer(&app, "o4").await }).await;
         assert_eq!(viewer(&app, "o3").await, segs(&[("age", "age-18")]));
         assert_eq!(viewer(&app, "o4").await, segs(&[("gender", "g-f")]));
     }

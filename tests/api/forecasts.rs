@@ -38,7 +38,7 @@ pub(crate) async fn create(app: &TestApp, kind: &str, body: &Value) -> String {
 
 /// Polls a job until it finishes (201); returns the report's path.
 pub(crate) async fn finished(app: &TestApp, job: &str) -> String {
-    api_tests::eventually(&format!("forecast {job} to finish"), std::time::Duration::from_secs(30), || async {
+    api_tests::eventually(&format!("forecast {job} to finish"), std::time::Duration::from_secs(120), || async {
         let r = app.get(job).await;
         if r.status == 201 {
             assert_eq!(r.json()["status"], "FINISHED");
@@ -328,7 +328,7 @@ both_stores! {
         // Written off the response path, in batches of up to 25 within a second: what is
         // still buffered is written now, then the samples are read back.
         app.flush_samples().await;
-        let items = api_tests::eventually("the traffic samples", std::time::Duration::from_secs(30), || async {
+        let items = api_tests::eventually("the traffic samples", std::time::Duration::from_secs(120), || async {
             let items = app.store.query(shared::store::Query::partition(partition(today))).await.unwrap().items;
             (!items.is_empty()).then_some(items)
         })

@@ -29,7 +29,7 @@ async fn notifications(app: &TestApp, campaign: &str) -> String {
 /// An ad request for the account's sports category, polled until the snapshot shows what
 /// `want` accepts (it is rebuilt after each change).
 async fn served_until(app: &TestApp, query: &str, want: impl Fn(&Value) -> bool) -> Value {
-    api_tests::eventually(&format!("{query} served as expected"), std::time::Duration::from_secs(12), || async {
+    api_tests::eventually(&format!("{query} served as expected"), std::time::Duration::from_secs(120), || async {
         let r = app.ad_request(&format!("category={}-cat-sports&{query}", app.a.id)).await;
         r.expect(200);
         let doc = parse(if query.contains("VMAP") { "vmap" } else { "vast" }, &r.body);

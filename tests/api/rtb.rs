@@ -28,7 +28,7 @@ async fn house_ad(app: &TestApp) -> String {
 
 /// Polls a goal's `/v3` metrics until `counter` reaches `n`.
 pub(crate) async fn wait_goal_metric(app: &TestApp, g: &str, counter: &str, n: f64) -> Value {
-    api_tests::eventually(&format!("{counter} of goal {g} to reach {n}"), Duration::from_secs(30), || async {
+    api_tests::eventually(&format!("{counter} of goal {g} to reach {n}"), Duration::from_secs(120), || async {
         let m = app.get(&format!("/v3/goals/{g}?embed=metrics")).await.json()["metrics"].clone();
         (m[counter].as_f64() == Some(n)).then_some(m)
     })
@@ -244,7 +244,7 @@ both_stores! {
         wait_goal_metric(&app, &g, "impression", 1.0).await;
         let q = format!("/v3/reports/delivery?{}&granularity=total&groupBy=demandPartner,marketplace", report_range(&app));
         // Every cell of the auction written (they are added one by one).
-        let rows = api_tests::eventually("the auction's report cells", Duration::from_secs(30), || async {
+        let rows = api_tests::eventually("the auction's report cells", Duration::from_secs(120), || async {
             let rows = app.get(&q).await.json()["rows"].clone();
             rows.as_array().is_some_and(|r| r.iter().filter(|x| x["auctions"] == 1 || x["bidRequests"] == 1).count() == 4).then_some(rows)
         })
@@ -306,7 +306,7 @@ both_stores! {
         app.delete(&format!("/v1/marketplaces/{m}")).await.expect(204);
         let docs = app.ad_requests(&(0..12).map(|n| format!("format=preroll&pid=q-{n}")).collect::<Vec<_>>()).await;
         assert!(docs.iter().all(|d| ad_ids(&d.body) == [house.clone()]), "the house goal fills the breaks");
-        let text = api_tests::eventually("the deal's notification", Duration::from_secs(30), || async {
+        let text = api_tests::eventually("the deal's notification", Duration::from_secs(120), || async {
             let text = notifications_of(&app, &c2).await;
             text.contains("pg-quiet").then_some(text)
         })

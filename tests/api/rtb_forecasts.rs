@@ -34,7 +34,7 @@ both_stores! {
         crate::serving::goal(&app, &c, "RTB", "1", 0, &format!("<marketplaceId>{m}</marketplaceId>")).await;
         app.ad_requests(&(0..100).map(|n| format!("format=preroll&pid=f-{n}")).collect::<Vec<_>>()).await;
         assert_eq!(bidder.requests().len(), 100);
-        let r = api_tests::eventually("a forecast from the recorded fill rate", std::time::Duration::from_secs(60), || async {
+        let r = api_tests::eventually("a forecast from the recorded fill rate", std::time::Duration::from_secs(180), || async {
             let report = finished(&app, &create(&app, "campaign", &rtb_campaign(&app, &m)).await).await;
             let r = app.get(&report).await.json();
             (r["programmaticBasis"][0]["basis"] == "FILL_RATE").then_some(r)

@@ -54,7 +54,7 @@ both_stores_with! { super::two_ads();
 /// The delivery version and the compiled pointer's version, once the compile worker has
 /// caught up with the version (the writes queue it; the in-process or emulator worker runs it).
 async fn compiled(app: &TestApp) -> (u64, shared::repo::delivery::Compiled) {
-    api_tests::eventually("the compile of the delivery version", std::time::Duration::from_secs(30), || async {
+    api_tests::eventually("the compile of the delivery version", std::time::Duration::from_secs(120), || async {
         let (version, pointer) = shared::repo::delivery::version_and_compiled(app.store.as_ref(), &app.a.id).await.expect("read");
         pointer.filter(|(c, _)| c.version == version).map(|(c, _)| (version, c))
     })
@@ -92,7 +92,7 @@ both_stores! {
         let (next, pointer2) = compiled(&app).await;
         assert!(next > version);
         assert_ne!(pointer2.object, pointer.object);
-        api_tests::eventually("the replaced snapshot's removal", std::time::Duration::from_secs(10), || async {
+        api_tests::eventually("the replaced snapshot's removal", std::time::Duration::from_secs(120), || async {
             app.state.blobs.get(&pointer.object).await.expect("get").is_none().then_some(())
         })
         .await;
@@ -152,7 +152,7 @@ both_stores_with! { super::swapping();
         let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
         let first = ad(&app, &g, "preroll", json!({})).await;
         // The first snapshot of a process is read on the request (nothing to answer from).
-        api_tests::eventually("the first ad served", std::time::Duration::from_secs(30), || async {
+        api_tests::eventually("the first ad served", std::time::Duration::from_secs(120), || async {
             (served(&app, "format=preroll").await == vec![first.clone()]).then_some(())
         })
         .await;
@@ -161,7 +161,7 @@ both_stores_with! { super::swapping();
         // yet), and the new version serves once it is read, without a compile here.
         let second = ad(&app, &g, "midroll", json!({})).await;
         assert!(served(&app, "format=midroll").await.is_empty(), "the first request after a change waited for the new version");
-        api_tests::eventually("the new version served", std::time::Duration::from_secs(30), || async {
+        api_tests::eventually("the new version served", std::time::Duration::from_secs(120), || async {
             (served(&app, "format=midroll").await == vec![second.clone()]).then_some(())
         })
         .await;
@@ -196,7 +196,7 @@ both_stores_with! { super::swapping();
         // refresh behind it fails and is tried again by a later request.
         let (snapshot, _) = cache.current(&down, &blobs, &app.a.id, &s, now).await.expect("answered from the snapshot held");
         assert_eq!(snapshot.version, held.version);
-        api_tests::eventually("the refresh's end", std::time::Duration::from_secs(30), || async { (!cache.refreshing(&app.a.id)).then_some(()) }).await;
+        api_tests::eventually("the refresh's end", std::time::Duration::from_secs(120), || async { (!cache.refreshing(&app.a.id)).then_some(()) }).await;
         let (snapshot, _) = cache.current(&down, &blobs, &app.a.id, &s, now).await.expect("still answered");
         assert!(!snapshot.ad_index.contains_key(&second));
         // A small account (under DELIVERY_SWAP_GOALS) is refreshed on the request: the
@@ -209,7 +209,7 @@ both_stores_with! { super::swapping();
 
         // The store back: the change serves once the refresh and the new version's read,
         // both behind the requests, are done.
-        api_tests::eventually("the change served", std::time::Duration::from_secs(60), || async {
+        api_tests::eventually("the change served", std::time::Duration::from_secs(180), || async {
             let (snapshot, _) = cache.current(&good, &blobs, &app.a.id, &s, now).await.expect("served");
             snapshot.ad_index.contains_key(&second).then_some(())
         })

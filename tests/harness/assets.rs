@@ -96,9 +96,9 @@ pub fn hits(token: &str) -> u32 {
     HITS.lock().map(|h| h.as_ref().and_then(|m| m.get(token).copied()).unwrap_or(0)).unwrap_or(0)
 }
 
-/// Waits (at most 60 s) until `/counted/{token}/clip.mp4` was asked for `n` times.
+/// Waits (at most 180 s) until `/counted/{token}/clip.mp4` was asked for `n` times.
 pub async fn wait_hits(token: &str, n: u32) {
-    crate::eventually(&format!("{n} download attempt(s) of {token}"), std::time::Duration::from_secs(60), || async {
+    crate::eventually(&format!("{n} download attempt(s) of {token}"), std::time::Duration::from_secs(180), || async {
         (hits(token) >= n).then_some(())
     })
     .await
@@ -152,7 +152,7 @@ pub async fn spawn_file_server() -> String {
 impl TestApp {
     /// Polls an asset until its status is one of `done`; returns its JSON.
     pub async fn wait_asset_in(&self, location: &str, done: &[&str]) -> serde_json::Value {
-        crate::eventually(&format!("asset {location} to reach {done:?}"), std::time::Duration::from_secs(30), || async {
+        crate::eventually(&format!("asset {location} to reach {done:?}"), std::time::Duration::from_secs(120), || async {
             let r = self.get(location).await;
             let v = (r.status == 200).then(|| r.json())?;
             done.iter().any(|d| v["status"] == *d).then_some(v)

@@ -33,7 +33,7 @@ impl TestApp {
 
     /// Polls a batch until it is finished or cancelled; returns its progress object.
     pub async fn wait_batch(&self, link: &str) -> serde_json::Value {
-        crate::eventually(&format!("batch {link} to end"), std::time::Duration::from_secs(60), || async {
+        crate::eventually(&format!("batch {link} to end"), std::time::Duration::from_secs(180), || async {
             let r = self.get(link).await;
             let v = (r.status == 200).then(|| r.json())?;
             (v["status"] == "PROCESSING_FINISHED" || v["status"] == "CANCELLED").then_some(v)

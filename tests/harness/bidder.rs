@@ -162,7 +162,7 @@ impl Bidder {
 
     /// Waits until `n` notices of `kind` arrived (the notices worker is asynchronous).
     pub async fn wait_notices(&self, kind: &str, n: usize) -> Vec<String> {
-        crate::eventually(&format!("{n} {kind} notice(s)"), std::time::Duration::from_secs(30), || async {
+        crate::eventually(&format!("{n} {kind} notice(s)"), std::time::Duration::from_secs(120), || async {
             let got = self.notices(kind);
             (got.len() >= n).then_some(got)
         })

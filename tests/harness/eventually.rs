@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 pub const POLL: Duration = Duration::from_millis(25);
 
 /// Polls `check` until it answers `Some`, at most for `stall`; past it, the test fails
-/// naming `what` (what it waited for).
+/// naming `what` (what it waited for). A stall is generous (the emulator's workers on a
+/// loaded 2-core machine): it bounds a failure's wait, not the expected time.
 pub async fn eventually<T, F, Fut>(what: &str, stall: Duration, mut check: F) -> T
 where
     F: FnMut() -> Fut,

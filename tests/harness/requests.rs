@@ -32,9 +32,9 @@ impl Res {
 impl TestApp {
     /// Waits until every queue is empty and no job is in flight (the in-process runner's
     /// count, or SQS's approximate counts on the emulator): what the workers were given is
-    /// done. At most 60 s.
+    /// done. At most 180 s.
     pub async fn settle(&self) {
-        crate::eventually("the queues to drain", std::time::Duration::from_secs(60), || async {
+        crate::eventually("the queues to drain", std::time::Duration::from_secs(180), || async {
             matches!(self.state.queue.depth().await, Ok(0)).then_some(())
         })
         .await
