@@ -5,6 +5,7 @@
 use crate::rule::Rule;
 use quick_xml::events::Event;
 use quick_xml::Reader;
+use std::borrow::Cow;
 
 use crate::domain_error::{DomainError, FieldError};
 
@@ -337,6 +338,33 @@ pub fn expect_root<'a>(root: &'a Element, name: &str) -> Result<&'a Element, Dom
 }
 
 /// Builds an XML document.
+/// Whether XML 1.0 allows `c` in a document (its `Char` production): no control
+/// character but tab, line feed and carriage return, and no U+FFFE or U+FFFF.
+pub fn allowed(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+/// `s` with every character XML 1.0 forbids replaced by U+FFFD: the one rule every text and
+/// attribute this service writes goes through, so a document stays well-formed whatever a
+/// bidder or a user sent (a title with `&#1;` in a bid's markup, a record name).
+pub fn clean(s: &str) -> Cow<'_, str> {
+    if s.chars().all(allowed) {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(s.chars().map(|c| if allowed(c) { c } else { '\u{FFFD}' }).collect())
+    }
+}
+
+/// Text content: cleaned, then `<`, `>` and `&` escaped.
+fn text(s: &str) -> String {
+    quick_xml::escape::partial_escape(clean(s).as_ref()).into_owned()
+}
+
+/// An attribute value: cleaned, then quotes escaped too.
+fn attribute(s: &str) -> String {
+    quick_xml::escape::escape(clean(s).as_ref()).into_owned()
+}
+
 pub struct XmlOut {
     buf: String,
 }
@@ -365,7 +393,7 @@ impl XmlOut {
         self.buf.push(' ');
         self.buf.push_str(attr);
         self.buf.push_str("=\"");
-        self.buf.push_str(&quick_xml::escape::escape(value));
+        self.buf.push_str(&attribute(value));
         self.buf.push_str("\">");
         self
     }
@@ -377,7 +405,7 @@ impl XmlOut {
             self.buf.push(' ');
             self.buf.push_str(k);
             self.buf.push_str("=\"");
-            self.buf.push_str(&quick_xml::escape::escape(*v));
+            self.buf.push_str(&attribute(v));
             self.buf.push('"');
         }
         self.buf.push('>');
@@ -386,7 +414,7 @@ impl XmlOut {
     /// `<name attrs…>text</name>` with the text escaped.
     pub fn leaf_attrs(&mut self, name: &str, attrs: &[(&str, &str)], text: &str) -> &mut Self {
         self.open_attrs(name, attrs);
-        self.buf.push_str(&quick_xml::escape::partial_escape(text));
+        self.buf.push_str(&self::text(text));
         self.close(name)
     }
     /// Raw, already well-formed XML (a nested document without its declaration).
@@ -408,11 +436,15 @@ impl XmlOut {
         use std::fmt::Write;
         self.open(name);
         // Written in place; text needs only < > & escaped (attributes, `open_attr`, escape
-        // quotes too), and only when it holds one of them is the tail rewritten.
+        // quotes too) and forbidden characters replaced, and only when it holds one of them
+        // is the tail rewritten.
         let start = self.buf.len();
         let _ = write!(self.buf, "{text}");
-        if self.buf[start..].bytes().any(|b| matches!(b, b'<' | b'>' | b'&')) {
-            let escaped = quick_xml::escape::partial_escape(&self.buf[start..]).into_owned();
+        let tail = &self.buf[start..];
+        if tail.bytes().any(|b| matches!(b, b'<' | b'>' | b'&') || (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')))
+            || tail.contains(['\u{FFFE}', '\u{FFFF}'])
+        {
+            let escaped = self::text(tail);
             self.buf.truncate(start);
             self.buf.push_str(&escaped);
         }
@@ -446,6 +478,18 @@ impl XmlOut {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn forbidden_characters_never_reach_a_document() {
+        let mut o = XmlOut::new();
+        o.open_attr("Ad", "id", "a\u{1}b").leaf("AdTitle", "t\u{0}i\u{b}t\u{FFFE}le <&>").leaf_attrs("X", &[("k", "\u{1f}")], "\u{7}");
+        o.close("Ad");
+        let doc = o.finish();
+        assert!(!doc.chars().any(|c| !allowed(c)), "{doc:?}");
+        assert!(doc.contains("<Ad id=\"a\u{FFFD}b\"><AdTitle>t\u{FFFD}i\u{FFFD}t\u{FFFD}le &lt;&amp;&gt;</AdTitle>"), "{doc}");
+        assert_eq!(clean("tab\tline\ncr\r"), "tab\tline\ncr\r", "what XML allows is kept");
+        parse(doc.as_bytes()).expect("the document parses");
+    }
 
     #[test]
     fn parses_entities_and_keeps_inner_spaces() {

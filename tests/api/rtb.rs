@@ -182,6 +182,29 @@ both_stores! {
         assert_eq!(query_of(&burl[0], "p").as_deref(), Some("7.5"), "{burl:?}");
     }
 
+    async fn bidder_text_with_characters_xml_forbids_leaves_the_document_well_formed(app: TestApp) {
+        let bidder = Bidder::spawn().await;
+        // The stub puts the name in its markup's Ad id and AdTitle, and in the bid's crid:
+        // a character reference to U+0001, which no XML document may hold.
+        let p = partner(&app, &bidder.endpoint("inline", "price=6&name=x%26%231%3By"), json!({})).await;
+        let m = marketplace(&app, &[p], "FIRST_PRICE", 1.0, json!({})).await;
+        rtb_goal(&app, &m, 10).await;
+        for rt in ["vast_3_0", "vast_4_2", "vmap_1_0"] {
+            let doc = app.ad_request(&format!("format=preroll&rt={rt}")).await.body;
+            assert!(doc.contains("spot</AdTitle>"), "the bid won: {doc}");
+            assert!(!doc.contains('\u{1}') && !doc.contains("&#1;"), "{rt}: {doc:?}");
+            let mut lint = std::process::Command::new("xmllint")
+                .args(["--noout", "-"])
+                .stdin(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("xmllint runs (scripts/test.sh installs it)");
+            std::io::Write::write_all(lint.stdin.as_mut().unwrap(), doc.as_bytes()).unwrap();
+            let out = lint.wait_with_output().unwrap();
+            assert!(out.status.success(), "{rt}: not well-formed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+
     async fn wrappers_and_nurl_markup_are_served_inside_this_services_document(app: TestApp) {
         let bidder = Bidder::spawn().await;
         let p = partner(&app, &bidder.endpoint("wrapper", "price=3&name=wrap"), json!({"name": "Wrap DSP"})).await;
