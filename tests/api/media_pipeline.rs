@@ -166,6 +166,12 @@ both_stores! {
         let v = app.wait_transcoded(&loc).await;
         let still = v["still"]["url"].as_str().unwrap().to_string();
         let doc = served_until(&app, "format=pause", |d| d["ads"].as_array().is_some_and(|a| !a.is_empty())).await;
+        // The NonLinear answer is valid under each version's schema.
+        for (rt, version) in [("vast_2_0", "2.0.1"), ("vast_3_0", "3.0"), ("vast_4_2", "4.2")] {
+            let xml = app.ad_request(&format!("category={}-cat-sports&format=pause&rt={rt}", app.a.id)).await.body;
+            assert!(xml.contains("<NonLinear "), "{rt}: {xml}");
+            crate::vast_schema::validate(&xml, &crate::vast_schema::xsd(version), &format!("a pause ad in {rt}"));
+        }
         assert_eq!(doc["ads"][0]["id"], pause.as_str());
         let nl = &doc["ads"][0]["creatives"][0];
         assert_eq!(nl["type"], "nonlinear", "{doc}");

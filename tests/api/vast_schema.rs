@@ -13,12 +13,12 @@ use api_tests::{one_store, spawn_file_server, Bidder};
 
 use crate::demand::{marketplace, partner};
 
-fn xsd(version: &str) -> String {
+pub(crate) fn xsd(version: &str) -> String {
     format!("{}/fixtures/iab-vast/vast_{version}.xsd", env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Validates `doc` against `schema`; panics with xmllint's words when it is not valid.
-fn validate(doc: &str, schema: &str, what: &str) {
+pub(crate) fn validate(doc: &str, schema: &str, what: &str) {
     let mut child = Command::new("xmllint")
         .args(["--noout", "--nonet", "--schema", schema, "-"])
         .stdin(Stdio::piped())
@@ -91,5 +91,40 @@ one_store! {
             validate(&doc, &xsd(version), &format!("a programmatic Wrapper in {rt}"));
         }
         let _ = rtb;
+    }
+
+    async fn trackers_skip_and_pods_are_valid_under_each_schema(app: TestApp) {
+        // Two spots in one break (a pod), skippable after 5 s, with third-party trackers of
+        // every event a spot takes (fullscreen included) and click trackers.
+        let policy = app.post_json("/v1/insertion-policy", &json!({"name": "Pods",
+            "globalSettings": {"skipButton": {"showWhen": "ALWAYS", "skipOffset": {"value": 5}}},
+            "adBreakSettings": {"preroll": {"enabled": true, "adsPerBreak": 2}}})).await;
+        policy.expect(201);
+        let events = ["IMPRESSION", "CLICK_THROUGH", "AD_START", "AD_FIRST_QUARTILE", "AD_MIDPOINT", "AD_THIRD_QUARTILE", "AD_COMPLETE",
+            "CLOSE", "MUTE", "UNMUTE", "PAUSE", "RESUME", "REWIND", "FULLSCREEN", "SKIP"];
+        let trackers: Vec<_> = events.iter().map(|e| json!({"event": e, "url": format!("https://t.example/{e}?a=1&b=2")})).collect();
+        // A pod holds one ad of each goal.
+        for name in ["One", "Two"] {
+            let (_, g) = app.live_goal().await;
+            app.post_json("/v1/ads", &json!({"name": name, "goalId": g, "enabled": true, "externalTrackers": trackers,
+                "creative": {"type": "iptv", "insertionPoint": "preroll", "videoCreativeId": format!("vc-{name}"), "clickDestinationUri": "https://brand.example/?x=1"}}))
+                .await
+                .expect(201);
+        }
+        for (rt, version) in [("vast_2_0", "2.0.1"), ("vast_3_0", "3.0"), ("vast_4_2", "4.2")] {
+            let doc = api_tests::eventually("the pod served", std::time::Duration::from_secs(60), || async {
+                let doc = app.ad_request(&format!("format=preroll&rt={rt}")).await.body;
+                (doc.matches("<Ad ").count() == 2).then_some(doc)
+            })
+            .await;
+            assert!(doc.contains("t.example/FULLSCREEN") && doc.contains("t.example/CLICK_THROUGH"), "{rt}: {doc}");
+            if rt != "vast_2_0" {
+                assert!(doc.contains("skipoffset=") && doc.contains("sequence=\"2\""), "{rt}: skippable, a pod: {doc}");
+            }
+            if rt == "vast_4_2" {
+                assert!(doc.contains("event=\"playerExpand\"") && !doc.contains("event=\"fullscreen\""), "{doc}");
+            }
+            validate(&doc, &xsd(version), &format!("a skippable pod with trackers in {rt}"));
+        }
     }
 }

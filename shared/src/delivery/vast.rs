@@ -101,10 +101,16 @@ fn skip_offset(s: Skip, duration: u32) -> String {
     }
 }
 
-/// The VAST event name of an external tracker's event (`None`: not a tracking event).
-fn vast_event(e: TrackerEvent, v3: bool) -> Option<&'static str> {
+/// The VAST event name of an external tracker's event in `version` (`None`: not a
+/// tracking event there).
+fn vast_event(e: TrackerEvent, version: Version) -> Option<&'static str> {
     use TrackerEvent::*;
+    let v3 = version >= Version::V3;
     Some(match e {
+        // VAST 4 names the player's growing `playerExpand` and the creative's `adExpand`
+        // (2.0 and 3.0: fullscreen, expand).
+        Fullscreen if version >= Version::V4_2 => "playerExpand",
+        Expand if version >= Version::V4_2 => "adExpand",
         AdStart => "start",
         AdFirstQuartile => "firstQuartile",
         AdMidpoint => "midpoint",
@@ -179,7 +185,7 @@ impl AdWriter<'_> {
     }
 
     fn tracking_events(&self, o: &mut XmlOut, served: &Served<'_>, ad: &AdEntry) {
-        let theirs = ad.trackers.iter().filter_map(|(event, url)| Some((vast_event(*event, self.v3)?, url.as_str())));
+        let theirs = ad.trackers.iter().filter_map(|(event, url)| Some((vast_event(*event, self.version)?, url.as_str())));
         self.tracking_events_with(o, served, theirs);
     }
 
@@ -306,11 +312,17 @@ impl AdWriter<'_> {
             o.leaf("Duration", &length);
             self.tracking_events(o, served, ad);
         }
+        // VAST 4.2 lists the click trackers before the ClickThrough (2.0 and 3.0 after it).
         o.open("VideoClicks");
+        if v4 {
+            self.click_trackers(o, ad, "ClickTracking");
+        }
         if let Some(dest) = &ad.click {
             self.link_leaf(o, "ClickThrough", &[("id", "adserver")], served, "click", Some(dest));
         }
-        self.click_trackers(o, ad, "ClickTracking");
+        if !v4 {
+            self.click_trackers(o, ad, "ClickTracking");
+        }
         o.close("VideoClicks");
         if !v4 {
             self.media_files(o, media);

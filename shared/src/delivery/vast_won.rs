@@ -11,6 +11,18 @@ use crate::xml::XmlOut;
 /// The events VAST 2.0 does not have (the markup's others it has).
 const NOT_IN_V2: &[&str] = &["skip", "closeLinear", "exitFullscreen"];
 
+/// A bidder markup's event (VAST 2.0/3.0 names) as `version` names it (`None`: it has none).
+fn won_event(name: &str, version: Version) -> Option<&str> {
+    match (name, version) {
+        (e, Version::V2) if NOT_IN_V2.contains(&e) => None,
+        ("fullscreen", Version::V4_2) => Some("playerExpand"),
+        ("exitFullscreen", Version::V4_2) => Some("playerCollapse"),
+        ("expand", Version::V4_2) => Some("adExpand"),
+        ("collapse", Version::V4_2) => Some("adCollapse"),
+        (e, _) => Some(e),
+    }
+}
+
 impl AdWriter<'_> {
     pub(super) fn won_ad(&self, o: &mut XmlOut, served: &Served<'_>, won: &WonAd, sequence: usize, pod: bool) {
         self.open_ad(o, &won.ad_id, sequence, pod);
@@ -75,20 +87,28 @@ impl AdWriter<'_> {
     }
 
     fn won_events(&self, o: &mut XmlOut, served: &Served<'_>, t: &Trackers) {
-        let v2 = self.version == Version::V2;
-        let theirs = t.events.iter().filter(|(e, _)| !v2 || !NOT_IN_V2.contains(&e.as_str())).map(|(e, u)| (e.as_str(), u.as_str()));
+        let theirs = t.events.iter().filter_map(|(e, u)| Some((won_event(e, self.version)?, u.as_str())));
         self.tracking_events_with(o, served, theirs);
     }
 
     /// The click through this service's signed click link (when the bidder has one), then
     /// the bidder's click trackers.
     fn won_clicks(&self, o: &mut XmlOut, served: &Served<'_>, through: Option<&str>, t: &Trackers) {
+        // VAST 4.2 lists the click trackers before the ClickThrough (2.0 and 3.0 after it).
+        let v4 = self.version >= Version::V4_2;
         o.open("VideoClicks");
+        if v4 {
+            for url in &t.click_tracking {
+                o.leaf("ClickTracking", url);
+            }
+        }
         if let Some(dest) = through {
             self.link_leaf(o, "ClickThrough", &[("id", "adserver")], served, "click", Some(dest));
         }
-        for url in &t.click_tracking {
-            o.leaf("ClickTracking", url);
+        if !v4 {
+            for url in &t.click_tracking {
+                o.leaf("ClickTracking", url);
+            }
         }
         o.close("VideoClicks");
     }
