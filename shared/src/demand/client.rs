@@ -4,13 +4,13 @@
 //! move this service onto an internal address by changing its DNS after it was checked.
 //! Every call is bounded in time and in the bytes read.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::Request;
+use hyper::{Request, Uri};
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::connect::dns::Name;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -42,8 +42,7 @@ impl tower::Service<Name> for CheckedResolver {
         Box::pin(async move {
             let host = name.as_str().to_string();
             let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let refused = |a: &SocketAddr| crate::download::never_allowed(a.ip()) || (!allow_private && crate::download::forbidden(a.ip()));
-            if addrs.is_empty() || addrs.iter().any(refused) {
+            if addrs.is_empty() || addrs.iter().any(|a| refused(a.ip(), allow_private)) {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::PermissionDenied,
                     format!("{host} resolves to an address that is not allowed"),
@@ -54,7 +53,58 @@ impl tower::Service<Name> for CheckedResolver {
     }
 }
 
-type Pool = Client<HttpsConnector<HttpConnector<CheckedResolver>>, Full<Bytes>>;
+/// Whether the address rule refuses `ip`: link-local and metadata addresses always,
+/// loopback and private ones unless `allow_private`.
+fn refused(ip: IpAddr, allow_private: bool) -> bool {
+    crate::download::never_allowed(ip) || (!allow_private && crate::download::forbidden(ip))
+}
+
+/// The one connect every call of the pool goes through: a host name is resolved by
+/// `CheckedResolver` (each address checked), and an IP literal, which no resolver sees
+/// (`https://169.254.169.254/`, `http://[::ffff:127.0.0.1]/`), is checked here, before
+/// any connection is made.
+#[derive(Clone)]
+struct CheckedConnect<C> {
+    inner: C,
+    allow_private: bool,
+}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+impl<C> tower::Service<Uri> for CheckedConnect<C>
+where
+    C: tower::Service<Uri> + Send,
+    C::Response: Send + 'static,
+    C::Future: Send + 'static,
+    C::Error: Into<BoxError>,
+{
+    type Response = C::Response;
+    type Error = BoxError;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        if let Some(ip) = literal_ip(&uri) {
+            if refused(ip, self.allow_private) {
+                let e = std::io::Error::new(std::io::ErrorKind::PermissionDenied, format!("{ip} is an address that is not allowed"));
+                return Box::pin(std::future::ready(Err(e.into())));
+            }
+        }
+        let connecting = self.inner.call(uri);
+        Box::pin(async move { connecting.await.map_err(Into::into) })
+    }
+}
+
+/// The address a URI's host names literally (`[v6]` unbracketed), if it is one.
+fn literal_ip(uri: &Uri) -> Option<IpAddr> {
+    let host = uri.host()?;
+    host.trim_start_matches('[').trim_end_matches(']').parse().ok()
+}
+
+type Pool = Client<HttpsConnector<CheckedConnect<HttpConnector<CheckedResolver>>>, Full<Bytes>>;
 
 fn build(allow_private: bool) -> Result<Pool, String> {
     let mut http = HttpConnector::new_with_resolver(CheckedResolver { allow_private });
@@ -62,8 +112,9 @@ fn build(allow_private: bool) -> Result<Pool, String> {
     http.set_nodelay(true);
     http.set_connect_timeout(Some(Duration::from_secs(1)));
     let tls = crate::download::tls().map_err(|e| e.to_string())?;
+    let checked = CheckedConnect { inner: http, allow_private };
     let https =
-        hyper_rustls::HttpsConnectorBuilder::new().with_tls_config((*tls).clone()).https_or_http().enable_http1().wrap_connector(http);
+        hyper_rustls::HttpsConnectorBuilder::new().with_tls_config((*tls).clone()).https_or_http().enable_http1().wrap_connector(checked);
     Ok(Client::builder(TokioExecutor::new()).pool_idle_timeout(IDLE).pool_max_idle_per_host(IDLE_PER_HOST).build(https))
 }
 
@@ -161,4 +212,53 @@ fn source_of(e: &dyn std::error::Error) -> String {
         cur = c.source();
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use tower::Service;
+
+    /// A connector that only counts the connections it is asked for.
+    #[derive(Clone)]
+    struct Counting(Arc<AtomicUsize>);
+
+    impl Service<Uri> for Counting {
+        type Response = ();
+        type Error = std::io::Error;
+        type Future = std::future::Ready<Result<(), std::io::Error>>;
+        fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, _: Uri) -> Self::Future {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            std::future::ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn ip_literals_are_checked_before_any_connection() {
+        let dialled = Arc::new(AtomicUsize::new(0));
+        let connect = |allow_private| CheckedConnect { inner: Counting(dialled.clone()), allow_private };
+        // Link-local and metadata addresses never, even with private addresses allowed.
+        for url in [
+            "https://169.254.169.254/latest/meta-data/",
+            "http://[fe80::1]/",
+            "http://[::ffff:169.254.169.254]/",
+            "http://[fd00:ec2::254]/",
+        ] {
+            let e = connect(true).call(url.parse().unwrap()).await.unwrap_err();
+            assert!(e.to_string().contains("not allowed"), "{url}: {e}");
+        }
+        // Loopback and private ones unless allowed, IPv4-mapped forms included.
+        for url in ["http://127.0.0.1:9/", "http://[::ffff:127.0.0.1]:9/", "https://10.0.0.1/", "http://[::1]/"] {
+            assert!(connect(false).call(url.parse().unwrap()).await.is_err(), "{url}");
+        }
+        assert_eq!(dialled.load(Ordering::SeqCst), 0, "nothing was dialled");
+        connect(true).call("http://127.0.0.1:9/".parse().unwrap()).await.unwrap();
+        connect(false).call("https://bidder.example/".parse().unwrap()).await.unwrap();
+        assert_eq!(dialled.load(Ordering::SeqCst), 2, "allowed addresses and host names go on to the connector");
+    }
 }
