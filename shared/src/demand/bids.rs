@@ -99,7 +99,22 @@ pub fn check(bidder: u32, seat: Option<&str>, bid: &Bid, cur: &str, m: &Market, 
 /// Every bid of a response, checked.
 pub fn check_response(bidder: u32, r: &BidResponse, m: &Market, guaranteed: bool) -> Vec<Checked> {
     let cur = r.cur.as_deref().filter(|c| !c.is_empty()).unwrap_or(crate::model::currency::DEFAULT);
-    r.seatbid.iter().flat_map(|sb| sb.bid.iter().map(move |b| check(bidder, sb.seat.as_deref(), b, cur, m, guaranteed))).collect()
+    r.seatbid
+        .iter()
+        .flat_map(|sb| sb.bid.iter().map(move |b| (sb.seat.as_deref(), b)))
+        .take(MAX_BIDS_PER_RESPONSE)
+        .map(|(seat, b)| check(bidder, seat, b, cur, m, guaranteed))
+        .collect()
+}
+
+/// The bids one response may hold that are considered: the first, in order; the rest are
+/// neither checked nor told anything (one bid an impression is what a bidder sends; a
+/// response of thousands is a bidder misbehaving).
+pub const MAX_BIDS_PER_RESPONSE: usize = 20;
+
+/// The bids of a response (all of them, considered or not).
+pub fn bid_count(r: &BidResponse) -> usize {
+    r.seatbid.iter().map(|s| s.bid.len()).sum()
 }
 
 /// The winner (an index into `valid`) and its clearing price in micros: the highest price
@@ -170,6 +185,17 @@ mod tests {
         // A programmatic guaranteed goal takes deal bids only.
         assert_eq!(loss(check(0, None, &bid(3.0, None), "USD", &m, true)), Some(Loss::NotInDeal));
         assert_eq!(Loss::BelowFloor.code(), 100);
+    }
+
+    #[test]
+    fn a_response_is_considered_up_to_its_bound() {
+        let m = market(json!({"name": "m", "demandPartnerIds": ["p"], "auctionType": "FIRST_PRICE", "floorCpm": 2}));
+        let many = crate::demand::openrtb::BidResponse {
+            seatbid: vec![crate::demand::openrtb::SeatBid { bid: vec![bid(0.5, None); 2_500], seat: None }],
+            ..Default::default()
+        };
+        assert_eq!(bid_count(&many), 2_500);
+        assert_eq!(check_response(0, &many, &m, false).len(), MAX_BIDS_PER_RESPONSE);
     }
 
     fn valid(prices: &[(f64, Option<&str>)], m: &Market) -> Vec<Valid> {

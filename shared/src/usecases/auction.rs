@@ -112,7 +112,12 @@ fn answer(bidder: u32, started: Instant, r: Result<client::Answer, CallError>, c
         Ok(a) => match serde_json::from_slice::<BidResponse>(&a.body) {
             Err(e) => asked(Answered::InvalidResponse, Some(format!("not an OpenRTB bid response: {e}")), Vec::new()),
             Ok(r) if r.seatbid.iter().all(|s| s.bid.is_empty()) => asked(Answered::NoBid, None, Vec::new()),
-            Ok(r) => asked(Answered::Bid, None, check(&r)),
+            Ok(r) => {
+                let n = bids::bid_count(&r);
+                let detail = (n > bids::MAX_BIDS_PER_RESPONSE)
+                    .then(|| format!("{n} bids in one response: the first {} considered, the rest ignored", bids::MAX_BIDS_PER_RESPONSE));
+                asked(Answered::Bid, detail, check(&r))
+            }
         },
     }
 }
@@ -259,6 +264,10 @@ fn values<'a>(auction: &'a str, v: &'a Valid, currency: &'a str, price: Option<i
     }
 }
 
+/// The loss notices one auction queues at most (the bids considered are bounded per
+/// response already; this bounds an auction of many bidders too).
+pub const MAX_LOSS_NOTICES: usize = 20;
+
 /// Queues the auction's notices (a live request only): the winner's `nurl` unless its
 /// markup came from it, every loser's `lurl` with its loss reason; and keeps the win
 /// record of impression `impression` (its `burl`, fired when the impression counts).
@@ -273,8 +282,12 @@ pub async fn notices(st: &AppState, s: &Snapshot, a: &Auction, impression: Optio
         url,
     };
     let won_bid = a.winner.as_ref().map(|w| (&w.valid.bid.id, w.valid.bidder));
+    let mut losses = 0usize;
     for asked in &a.asked {
         for c in &asked.bids {
+            if losses >= MAX_LOSS_NOTICES {
+                break;
+            }
             let (bid, seat, loss) = match c {
                 Checked::Valid(v) if won_bid == Some((&v.bid.id, v.bidder)) => continue,
                 Checked::Valid(v) => (&v.bid, v.seat.as_deref(), Loss::LostToHigherBid),
@@ -292,6 +305,7 @@ pub async fn notices(st: &AppState, s: &Snapshot, a: &Auction, impression: Optio
                     loss: loss.code(),
                 };
                 let about = format!("{}.{}", a.id, bid.id);
+                losses += 1;
                 super::bid_notices::queue(st, notice("lurl", asked.bidder, macros::substitute(lurl, &v), &about)).await;
             }
         }
