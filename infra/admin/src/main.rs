@@ -17,6 +17,10 @@
 //!                                     categories (delivery benchmarks, scripts/serve-load.sh)
 //!   admin reindex <account-id>        rebuild the /v3 name indexes and their counts (an account
 //!                                     written before them; run while nobody writes the account)
+//!   admin dead-letters|redrive|drop-dead-letters <queue>
+//!                                     the local queue's dead letters (embedded store; the local
+//!                                     server stopped): list them, send them back, or drop them.
+//!                                     Queues: assets, audience, events, forecast, notices, compile
 //!
 //! The store comes from the environment: STORE (embedded|dynamodb), DATA_DIR, TABLE_NAME,
 //! AWS_ENDPOINT_URL.
@@ -34,7 +38,7 @@ async fn main() {
     }
 }
 
-const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account-id> [file.json] | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed] | reindex <account-id> | rules-table";
+const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account-id> [file.json] | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed] | reindex <account-id> | dead-letters|redrive|drop-dead-letters <queue> | rules-table";
 
 async fn run(args: &[String]) -> Result<(), String> {
     let cmd = args.first().ok_or(USAGE)?;
@@ -163,6 +167,31 @@ async fn run(args: &[String]) -> Result<(), String> {
                 "{account}: name indexes rebuilt: {} live campaigns, {} live goals ({} of deleted campaigns)",
                 n.campaigns, n.goals, n.hidden
             );
+            Ok(())
+        }
+        "dead-letters" | "redrive" | "drop-dead-letters" => {
+            let name = args.get(1).ok_or(USAGE)?;
+            let q = shared::queue::QueueName::ALL.iter().copied().find(|q| q.short() == name).ok_or_else(|| {
+                let known: Vec<&str> = shared::queue::QueueName::ALL.iter().map(|q| q.short()).collect();
+                format!("unknown queue {name:?} (known: {})", known.join(", "))
+            })?;
+            if matches!(cfg, StoreConfig::DynamoDb { .. }) {
+                return Err(
+                    "on AWS (and the emulator) the queues are SQS's: their dead-letter queues are redriven with SQS (StartMessageMoveTask)"
+                        .into(),
+                );
+            }
+            let store = shared::assemble::open_store(&cfg).await?;
+            let queue = shared::queue::durable::DurableQueue::open(store).await.map_err(|e| e.to_string())?;
+            match cmd.as_str() {
+                "dead-letters" => {
+                    for (body, receives) in queue.dead_letters(q).await.map_err(|e| e.to_string())? {
+                        println!("{receives}\t{body}");
+                    }
+                }
+                "redrive" => eprintln!("{}: {} dead letter(s) sent back", q.short(), queue.redrive(q).await.map_err(|e| e.to_string())?),
+                _ => eprintln!("{}: {} dead letter(s) dropped", q.short(), queue.drop_dead_letters(q).await.map_err(|e| e.to_string())?),
+            }
             Ok(())
         }
         _ => Err(USAGE.into()),

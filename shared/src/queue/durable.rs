@@ -6,7 +6,13 @@
 //!   receivers never both get it);
 //! - **done** deletes it; a **failure** makes it visible again after a backoff
 //!   (`redelivery_delay`); past `MAX_RECEIVES` receives it moves to the queue's dead-letter
-//!   set (`Q#<queue>#DLQ`), kept and counted, never tried again by itself;
+//!   set (`Q#<queue>#DLQ`), kept and counted, never tried again by itself. A message whose
+//!   handler never ended (it took the process down) is received again when its lease ends,
+//!   and is buried by the receive past the limit, so it cannot crash the server forever;
+//! - the dead-letter set is **bounded** (`MAX_DEAD_LETTERS` a queue, the oldest dropped
+//!   first) and each entry **expires** after `DEAD_LETTER_TTL_SECS` (SQS's dead-letter
+//!   queues keep 14 days too); `admin dead-letters|redrive|drop-dead-letters <queue>` lists,
+//!   sends back or drops them;
 //! - a lease not ended by its receiver (the process died) ends by itself at the visibility
 //!   timeout; a new process ends every lease at once (one process owns the store file);
 //! - **bounded**: a queue holds at most `MAX_QUEUED` messages; past that a sender is told to
@@ -31,6 +37,10 @@ use crate::store::{Cond, Item, Key, Query, SkCond, Store, StoreError, TxOp, MAX_
 pub const MAX_QUEUED: u64 = 100_000;
 /// Receives of a message before it goes to the dead-letter set.
 pub const MAX_RECEIVES: u32 = 12;
+/// Dead letters one queue keeps at most (the oldest goes first past it).
+pub const MAX_DEAD_LETTERS: usize = 1_000;
+/// How long a dead letter is kept.
+pub const DEAD_LETTER_TTL_SECS: i64 = 14 * 86_400;
 /// Messages one receive takes at most (two actions each in one transaction).
 pub const RECEIVE_BATCH: usize = MAX_TRANSACT_ACTIONS / 2;
 
@@ -163,6 +173,16 @@ impl DurableQueue {
         let mut moves = Vec::new();
         for item in page.items {
             match serde_json::from_str::<Stored>(&item.body) {
+                Ok(msg) if msg.receives >= MAX_RECEIVES => {
+                    // Received every time it may be and never settled (its handler took the
+                    // process down): a dead letter, not another try.
+                    tracing::error!(
+                        queue = q.short(),
+                        receives = msg.receives,
+                        "message never settled in its receives; kept as a dead letter"
+                    );
+                    self.bury(q, &item).await?;
+                }
                 Ok(msg) => {
                     let leased = Stored { receives: msg.receives + 1, leased: true, body: msg.body };
                     let body = serde_json::to_string(&leased).map_err(|e| QueueError::new("a message does not serialise", e))?;
@@ -258,23 +278,74 @@ impl DurableQueue {
         }
     }
 
-    /// Moves a message to the queue's dead letters (kept for an operator; not tried again).
+    /// Moves a message to the queue's dead letters (kept for an operator, for
+    /// `DEAD_LETTER_TTL_SECS`; not tried again), dropping the oldest past `MAX_DEAD_LETTERS`.
     async fn bury(&self, q: QueueName, item: &Item) -> Result<(), QueueError> {
-        let dead = Item { pk: dead_letters(q), sk: item.sk.clone(), version: 1, body: item.body.clone(), ..Item::default() };
+        let expires = (self.clock)() / 1000 + DEAD_LETTER_TTL_SECS;
+        let dead = Item {
+            pk: dead_letters(q),
+            sk: item.sk.clone(),
+            version: 1,
+            body: item.body.clone(),
+            expires_at: Some(expires),
+            ..Item::default()
+        };
         let tx = vec![TxOp::Delete(item.key(), Cond::Version(item.version)), TxOp::Put(dead, Cond::None)];
         match self.store.transact(tx).await {
             Ok(()) => {
                 self.held(q).fetch_sub(1, Ordering::AcqRel);
-                Ok(())
             }
-            Err(StoreError::ConditionFailed | StoreError::TransactionCanceled { .. }) => Ok(()),
-            Err(e) => Err(store_err(e)),
+            Err(StoreError::ConditionFailed | StoreError::TransactionCanceled { .. }) => return Ok(()),
+            Err(e) => return Err(store_err(e)),
         }
+        let kept = self.store.query(Query::partition(dead_letters(q)).keys_only().limit(MAX_DEAD_LETTERS + 1)).await.map_err(store_err)?;
+        if kept.items.len() > MAX_DEAD_LETTERS {
+            if let Some(oldest) = kept.items.first() {
+                self.store.delete(&oldest.key(), Cond::None).await.map_err(store_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The dead letters of `q`, oldest first: each message's body and its receives.
+    pub async fn dead_letters(&self, q: QueueName) -> Result<Vec<(String, u32)>, QueueError> {
+        let page = self.store.query(Query::partition(dead_letters(q)).limit(MAX_DEAD_LETTERS)).await.map_err(store_err)?;
+        Ok(page
+            .items
+            .iter()
+            .map(|i| match serde_json::from_str::<Stored>(&i.body) {
+                Ok(m) => (m.body, m.receives),
+                Err(_) => (i.body.clone(), 0),
+            })
+            .collect())
     }
 
     /// Dead letters of `q` (operators; tests).
     pub async fn dead_letter_count(&self, q: QueueName) -> Result<usize, QueueError> {
-        Ok(self.store.query(Query::partition(dead_letters(q))).await.map_err(store_err)?.items.len())
+        Ok(self.dead_letters(q).await?.len())
+    }
+
+    /// Sends every dead letter of `q` back to the queue (visible now, its receives counted
+    /// from 0); answers how many.
+    pub async fn redrive(&self, q: QueueName) -> Result<usize, QueueError> {
+        let page = self.store.query(Query::partition(dead_letters(q)).limit(MAX_DEAD_LETTERS)).await.map_err(store_err)?;
+        let mut n = 0;
+        for item in page.items {
+            let body = serde_json::from_str::<Stored>(&item.body).map(|m| m.body).unwrap_or_else(|_| item.body.clone());
+            self.send(q, body).await?;
+            self.store.delete(&item.key(), Cond::Version(item.version)).await.map_err(store_err)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Drops every dead letter of `q`; answers how many.
+    pub async fn drop_dead_letters(&self, q: QueueName) -> Result<usize, QueueError> {
+        let page = self.store.query(Query::partition(dead_letters(q)).keys_only().limit(MAX_DEAD_LETTERS)).await.map_err(store_err)?;
+        for item in &page.items {
+            self.store.delete(&item.key(), Cond::None).await.map_err(store_err)?;
+        }
+        Ok(page.items.len())
     }
 
     /// Waits until a message may be visible in `q`: a send, or `at_most`.
@@ -332,6 +403,55 @@ mod tests {
 
     async fn queue(store: Arc<dyn Store>, now: Arc<AtomicI64>) -> DurableQueue {
         DurableQueue::open_with_clock(store, Arc::new(move || now.load(Ordering::SeqCst))).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_message_that_takes_its_process_down_ends_a_dead_letter() {
+        let store: Arc<dyn Store> = Arc::new(EmbeddedStore::in_memory().unwrap());
+        let now = Arc::new(AtomicI64::new(1_000_000));
+        queue(store.clone(), now.clone()).await.send(QueueName::Assets, "poison".into()).await.unwrap();
+        // Each process receives it and dies before settling it (its handler crashed the
+        // process); the next one ends the lease and receives it again.
+        for n in 1..=MAX_RECEIVES {
+            let q = queue(store.clone(), now.clone()).await;
+            let got = q.receive(QueueName::Assets, 1).await.unwrap();
+            assert_eq!(got.iter().map(|m| m.receives).collect::<Vec<_>>(), [n]);
+        }
+        // Past the limit the receive buries it: the server serves on, the message waits for
+        // an operator.
+        let q = queue(store.clone(), now.clone()).await;
+        assert!(q.receive(QueueName::Assets, 1).await.unwrap().is_empty());
+        assert_eq!(q.depth().await.unwrap(), 0);
+        assert_eq!(q.dead_letters(QueueName::Assets).await.unwrap(), [("poison".to_string(), MAX_RECEIVES)]);
+        let dead = store.query(Query::partition(dead_letters(QueueName::Assets))).await.unwrap().items;
+        assert_eq!(dead[0].expires_at, Some(1_000 + DEAD_LETTER_TTL_SECS), "a dead letter expires");
+        // Redriven, it is a message again with its receives from 0; dropped, it is gone.
+        assert_eq!(q.redrive(QueueName::Assets).await.unwrap(), 1);
+        assert_eq!(
+            q.receive(QueueName::Assets, 1).await.unwrap().iter().map(|m| (m.body.as_str(), m.receives)).collect::<Vec<_>>(),
+            [("poison", 1)]
+        );
+        assert_eq!(q.dead_letter_count(QueueName::Assets).await.unwrap(), 0);
+        q.bury(QueueName::Assets, &store.query(Query::partition(partition(QueueName::Assets))).await.unwrap().items[0]).await.unwrap();
+        assert_eq!(q.drop_dead_letters(QueueName::Assets).await.unwrap(), 1);
+        assert_eq!(q.dead_letter_count(QueueName::Assets).await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn the_dead_letters_are_bounded_the_oldest_dropped_first() {
+        let store: Arc<dyn Store> = Arc::new(EmbeddedStore::in_memory().unwrap());
+        let now = Arc::new(AtomicI64::new(1_000_000));
+        let q = queue(store.clone(), now.clone()).await;
+        for i in 0..=MAX_DEAD_LETTERS {
+            q.send(QueueName::Notices, format!("m{i}")).await.unwrap();
+        }
+        let all = store.query(Query::partition(partition(QueueName::Notices)).limit(MAX_DEAD_LETTERS + 1)).await.unwrap().items;
+        for item in &all {
+            q.bury(QueueName::Notices, item).await.unwrap();
+        }
+        let dead = q.dead_letters(QueueName::Notices).await.unwrap();
+        assert_eq!(dead.len(), MAX_DEAD_LETTERS);
+        assert_eq!(dead[0].0, "m1", "the oldest went first");
     }
 
     #[tokio::test]

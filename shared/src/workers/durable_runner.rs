@@ -81,7 +81,14 @@ async fn receive_loop(st: AppState, q: QueueName, queue: Arc<DurableQueue>) {
             let (st, queue) = (st.clone(), queue.clone());
             tokio::spawn(async move {
                 let _slot = permit;
-                let ok = settle(&st, q, &m.body).await;
+                // A handler that panics fails its message (with `panic = "abort"` the process
+                // ends instead, and the receive past the limit buries the message).
+                let ok = futures_util::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(settle(&st, q, &m.body))).await.unwrap_or_else(
+                    |_| {
+                        tracing::error!(queue = q.short(), "a job's handler panicked; its message failed");
+                        false
+                    },
+                );
                 finish(&queue, q, &m, ok).await;
             });
         }
