@@ -215,6 +215,48 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_the_functions_that_sign_or_check_links_hold_their_keys() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+        let template = std::fs::read_to_string(format!("{root}/template.yaml")).expect("template.yaml");
+        let holders = |secret: &str| -> Vec<&str> {
+            [
+                "clients",
+                "contacts",
+                "campaigns",
+                "goals",
+                "assets",
+                "ads",
+                "insertion-policy",
+                "queries",
+                "serving",
+                "tracking",
+                "events-worker",
+                "forecast",
+                "forecast-worker",
+                "compile-worker",
+                "notices-worker",
+                "reference",
+                "docs",
+                "stitchers",
+                "demand",
+                "operations",
+                "audience",
+                "targeting-template",
+                "audience-worker",
+                "asset-worker",
+                "asset-janitor",
+            ]
+            .into_iter()
+            .filter(|f| text_of(&template, f).contains(&format!("!Ref {secret}")))
+            .collect()
+        };
+        // Tracking links carry revenue: signed by serving, checked by tracking, nobody else.
+        assert_eq!(holders("TrackingKeys"), ["serving", "tracking"]);
+        // Preview links: signed by queries, checked by serving.
+        assert_eq!(holders("PreviewKeys"), ["queries", "serving"]);
+    }
+
+    #[test]
     fn string_like() {
         assert!(like("A#*#CLIENT", "A#acc-1#CLIENT"));
         assert!(like("A#*#CLIENT*", "A#acc-1#CLIENT#c1#CONTACTS"));

@@ -123,6 +123,14 @@ pub struct Settings {
     pub tracking_keys: TrackingKeys,
     /// `TRACKING_SECRETS_ARN`: the Secrets Manager secret holding the tracking keys (AWS).
     pub tracking_secrets_arn: Option<String>,
+    /// The keys preview links are signed with, apart from the tracking keys, so a function
+    /// that makes preview links (queries) cannot forge tracking links: `PREVIEW_SECRETS`
+    /// (`id:secret,…`), `PREVIEW_SECRET`, on AWS the secret `PREVIEW_SECRETS_ARN` (read by
+    /// the queries function, which signs them, and the serving function, which checks them).
+    /// Without any, a random key of this process (local server).
+    pub preview_keys: TrackingKeys,
+    /// `PREVIEW_SECRETS_ARN`: the Secrets Manager secret holding the preview keys (AWS).
+    pub preview_secrets_arn: Option<String>,
     /// `MEDIA_BASE_URL`: where the bucket's media objects are served from (CloudFront in
     /// front of the bucket on AWS); default `<AD_REQUEST_BASE_URL>/media`, the local
     /// server's own media route.
@@ -193,6 +201,8 @@ impl Default for Settings {
             compile_on_write: true,
             tracking_keys: TrackingKeys::single(&process_secret()),
             tracking_secrets_arn: None,
+            preview_keys: TrackingKeys::single(&process_secret()),
+            preview_secrets_arn: None,
             media_base_url: format!("http://127.0.0.1:3000{MEDIA_PATH}"),
             mediaconvert_role_arn: None,
             delivery_refresh: Duration::from_millis(1000),
@@ -257,6 +267,15 @@ impl Settings {
                 (None, None) => d.tracking_keys.clone(),
             },
             tracking_secrets_arn: env("TRACKING_SECRETS_ARN"),
+            preview_keys: match (env("PREVIEW_SECRETS"), env("PREVIEW_SECRET")) {
+                (Some(list), _) => TrackingKeys::parse(&list).unwrap_or_else(|e| {
+                    tracing::error!(error = %e, "PREVIEW_SECRETS is not a key list; preview links are signed with a random key of this process");
+                    d.preview_keys.clone()
+                }),
+                (None, Some(one)) => TrackingKeys::single(&one),
+                (None, None) => d.preview_keys.clone(),
+            },
+            preview_secrets_arn: env("PREVIEW_SECRETS_ARN"),
             // Without MEDIA_BASE_URL the documents point at this server's own media route
             // (`api::media`, the local server): playable ads with no setting.
             mediaconvert_role_arn: env("MEDIACONVERT_ROLE_ARN"),

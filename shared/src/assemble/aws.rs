@@ -69,31 +69,39 @@ fn media_engine(conf: &aws_config::SdkConfig, settings: &Settings) -> Arc<dyn cr
     }
 }
 
-/// The settings of a Lambda that signs (serving) or checks (tracking) tracking links: the
-/// environment, and the tracking keys from Secrets Manager when `TRACKING_SECRETS_ARN` names
-/// a secret (docs/traffic-quality.md §2). Only these two functions link the Secrets Manager
-/// client. A secret that cannot be read fails the cold start: links signed or checked with
+/// The settings of a Lambda that signs or checks signed links: the environment, the
+/// tracking keys from Secrets Manager when `TRACKING_SECRETS_ARN` names a secret (serving,
+/// tracking; docs/traffic-quality.md §2), and the preview keys when `PREVIEW_SECRETS_ARN`
+/// does (queries, serving). Only these functions link the Secrets Manager client. A secret that cannot be read fails the cold start: links signed or checked with
 /// another key would all be refused.
 pub async fn lambda_settings_with_keys() -> Result<Settings, String> {
     let mut settings = Settings::from_env();
-    let Some(arn) = settings.tracking_secrets_arn.clone() else { return Ok(settings) };
+    if let Some(arn) = settings.tracking_secrets_arn.clone() {
+        settings.tracking_keys = read_keys(&arn, "tracking keys").await?;
+    }
+    if let Some(arn) = settings.preview_secrets_arn.clone() {
+        settings.preview_keys = read_keys(&arn, "preview keys").await?;
+    }
+    Ok(settings)
+}
+
+/// A key set from the Secrets Manager secret `arn`.
+async fn read_keys(arn: &str, what: &str) -> Result<crate::delivery::link_keys::TrackingKeys, String> {
     #[cfg(feature = "secrets")]
     {
         let conf = aws_config::load_from_env().await;
         let out = aws_sdk_secretsmanager::Client::new(&conf)
             .get_secret_value()
-            .secret_id(&arn)
+            .secret_id(arn)
             .send()
             .await
-            .map_err(|e| format!("reading the tracking keys {arn}: {}", aws_sdk_secretsmanager::error::DisplayErrorContext(e)))?;
-        let text = out.secret_string().ok_or_else(|| format!("the tracking keys {arn} hold no string"))?;
-        settings.tracking_keys = crate::delivery::link_keys::TrackingKeys::parse(text)?;
-        Ok(settings)
+            .map_err(|e| format!("reading the {what} {arn}: {}", aws_sdk_secretsmanager::error::DisplayErrorContext(e)))?;
+        let text = out.secret_string().ok_or_else(|| format!("the {what} {arn} hold no string"))?;
+        crate::delivery::link_keys::TrackingKeys::parse(text)
     }
     #[cfg(not(feature = "secrets"))]
     {
-        let _ = &mut settings;
-        Err(format!("TRACKING_SECRETS_ARN ({arn}) is set but this build reads no secrets"))
+        Err(format!("the {what} secret ({arn}) is set but this build reads no secrets"))
     }
 }
 

@@ -49,7 +49,7 @@ pub async fn link(st: &AppState, account: &str, ad: &str) -> UseCaseResult<Previ
     let now = st.clock.now();
     compiled(st, account, ad, now).await?;
     let g = Grant { account: account.to_string(), ad: ad.to_string(), expires: now.timestamp() + preview::TTL_SECS };
-    let t = g.token(&st.settings.tracking_keys);
+    let t = g.token(&st.settings.preview_keys);
     let base = &st.settings.ad_request_base_url;
     Ok(PreviewLinks {
         vast_url: format!("{base}/v1/preview/{t}/vast.xml"),
@@ -60,7 +60,7 @@ pub async fn link(st: &AppState, account: &str, ad: &str) -> UseCaseResult<Previ
 
 /// A preview token, checked: 403 when forged or expired.
 pub fn grant(st: &AppState, token: &str) -> UseCaseResult<Grant> {
-    let g = Grant::read(token, &st.settings.tracking_keys)
+    let g = Grant::read(token, &st.settings.preview_keys)
         .ok_or_else(|| UseCaseError::Forbidden("this is not a preview link of this service".into()))?;
     if g.expired(st.clock.now()) {
         return Err(UseCaseError::Forbidden("this preview link has expired; ask for a new preview".into()));
