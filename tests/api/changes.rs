@@ -22,6 +22,41 @@ fn goal_xml(id: &str, c: &str, end: &str) -> String {
 }
 
 both_stores! {
+    async fn a_collection_record_reverts_through_its_rules(app: TestApp) {
+        use api_tests::serde_json::json;
+        let bidder = api_tests::Bidder::spawn().await;
+        let p1 = crate::demand::partner(&app, &bidder.endpoint("nobid", ""), json!({"name": "One"})).await;
+        let p2 = crate::demand::partner(&app, &bidder.endpoint("nobid", ""), json!({"name": "Two"})).await;
+        let m = crate::demand::marketplace(&app, std::slice::from_ref(&p1), "FIRST_PRICE", 1.0, json!({})).await;
+        let loc = format!("/v1/marketplaces/{m}");
+        let mut body = app.get(&loc).await.json();
+        body["demandPartnerIds"] = json!([p2]);
+        app.send("PUT", &loc, Some(&app.a.key), Some("application/json"), &body.to_string()).await.expect(200);
+        // The first partner is removed once no marketplace names it.
+        app.delete(&format!("/v1/demand-partners/{p1}")).await.expect(204);
+        // Reverting the marketplace's change would name the removed partner again: refused,
+        // naming the field, and nothing changes.
+        let id = changes(&app, &format!("recordId={m}")).await[0]["id"].as_str().unwrap().to_string();
+        let r = app.send("POST", &format!("/v1/changes/{id}/revert"), Some(&app.a.key), Some("application/json"), "").await;
+        r.expect(400);
+        assert!(r.body.contains("demandPartnerIds[0]"), "{}", r.body);
+        assert_eq!(app.get(&loc).await.json()["demandPartnerIds"], json!([p2]), "nothing changed");
+        // A stitcher's change reverts through its rules too (its secret kept, so its wide
+        // range stays allowed).
+        let secret = json!({"name": "X-Stitcher-Key", "value": "0123456789abcdef"});
+        let s = app.post_json("/v1/stitchers", &json!({"name": "S", "sourceCidrs": ["10.0.0.0/24"]})).await;
+        s.expect(201);
+        let sloc = s.header("location").unwrap().to_string();
+        let wide = json!({"name": "S", "sourceCidrs": ["10.0.0.0/8"], "secretHeader": secret});
+        app.send("PUT", &sloc, Some(&app.a.key), Some("application/json"), &wide.to_string()).await.expect(200);
+        let narrow = json!({"name": "S", "sourceCidrs": ["10.0.0.0/8", "10.1.0.0/24"]});
+        app.send("PUT", &sloc, Some(&app.a.key), Some("application/json"), &narrow.to_string()).await.expect(200);
+        let sid = sloc.rsplit('/').next().unwrap().to_string();
+        let last = changes(&app, &format!("recordId={sid}")).await[0]["id"].as_str().unwrap().to_string();
+        app.send("POST", &format!("/v1/changes/{last}/revert"), Some(&app.a.key), Some("application/json"), "").await.expect(200);
+        assert_eq!(app.get(&sloc).await.json()["sourceCidrs"], json!(["10.0.0.0/8"]), "a revert within the rules is written");
+    }
+
     async fn writes_leave_their_history_and_refused_writes_none(app: TestApp) {
         let (adv, c) = app.advertiser_campaign().await;
         let g = app.create_xml("/api/1.0.cpvext/goal", &goal_xml("", &c, "2030-01-31T00:00:00Z").replace("<id></id>", "")).await;

@@ -8,7 +8,7 @@ use super::{RepoError, RepoResult};
 use crate::keys;
 use crate::model::change::{self, Change};
 use crate::model::rules::Parent;
-use crate::store::{Cond, Key, Store, TxOp};
+use crate::store::{Cond, Store, TxOp};
 
 fn later(c: &Change) -> RepoError {
     RepoError::conflict(format!(
@@ -40,8 +40,6 @@ pub async fn put_back(store: &dyn Store, account: &str, c: &Change) -> RepoResul
             return Err(later(c));
         }
         super::campaigns::update(store, account, first, c.version, |x| patch(x, "", c)).await?;
-    } else if let Some(key) = collection_key(account, &c.kind) {
-        put_back_entry(store, key, c).await?;
     } else {
         let key = match (rules, c.kind.as_str(), partition_of(&c.kind)) {
             (true, "campaign", _) => keys::rules(account, Parent::Campaign, &c.record_id),
@@ -77,34 +75,4 @@ fn partition_of(kind: &str) -> Option<&'static str> {
         "asset" => keys::ASSET,
         _ => return None,
     })
-}
-
-fn collection_key(account: &str, kind: &str) -> Option<Key> {
-    match kind {
-        "stitcher" => Some(keys::stitchers(account)),
-        "demandPartner" => Some(keys::demand_partners(account)),
-        "marketplace" => Some(keys::marketplaces(account)),
-        _ => None,
-    }
-}
-
-/// One entry of an account-wide item (`entries[].record`), its own version moved on.
-async fn put_back_entry(store: &dyn Store, key: Key, c: &Change) -> RepoResult<()> {
-    let item = store.get(&key).await?.ok_or_else(|| RepoError::not_found("record", c.record_id.clone()))?;
-    let mut body: Value = serde_json::from_str(&item.body)?;
-    let entry = body
-        .get_mut("entries")
-        .and_then(Value::as_array_mut)
-        .and_then(|l| {
-            l.iter_mut().find(|e| e.get("record").and_then(|r| r.get("id")).and_then(Value::as_str) == Some(c.record_id.as_str()))
-        })
-        .ok_or_else(|| RepoError::not_found("record", c.record_id.clone()))?;
-    let record = entry.get("record").cloned().unwrap_or_default();
-    entry["record"] = patch(&record, "", c)?;
-    entry["version"] = Value::from(entry.get("version").and_then(Value::as_u64).unwrap_or(0) + 1);
-    let next = super::next(&item, &body)?;
-    if !super::Attempts::new("record", &c.record_id, None).commit(store, vec![TxOp::Put(next, Cond::Version(item.version))]).await? {
-        return Err(later(c));
-    }
-    Ok(())
 }

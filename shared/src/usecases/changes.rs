@@ -41,7 +41,14 @@ pub async fn revert(st: &AppState, account: &str, id: &str) -> UseCaseResult<Cha
             )));
         }
     }
-    crate::repo::revert::put_back(store, account, &c).await?;
+    // The JSON collections through their own rules; the other records through the
+    // repository's conditional update of the record.
+    match c.kind.as_str() {
+        "stitcher" => super::collection::revert::<crate::model::stitcher::Stitcher>(st, account, &c).await?,
+        "demandPartner" => super::collection::revert::<crate::model::demand_partner::DemandPartner>(st, account, &c).await?,
+        "marketplace" => super::collection::revert::<crate::model::marketplace::Marketplace>(st, account, &c).await?,
+        _ => crate::repo::revert::put_back(store, account, &c).await?,
+    }
     st.work
         .as_ref()
         .map(|w| w.written())

@@ -39,6 +39,13 @@ pub trait Resource: Member {
         async { Ok(()) }
     }
 
+    /// The rules of putting a record back to `reverted` (a revert of its change): by default
+    /// the record's own rules; a record with rules against the account adds them.
+    fn check_revert(&self, st: &AppState, account: &str, reverted: &Self) -> impl Future<Output = UseCaseResult<()>> + Send {
+        let _ = (st, account);
+        async move { Ok(reverted.check_record()?) }
+    }
+
     /// What refuses a removal (none by default).
     fn removable(st: &AppState, account: &str, id: &str) -> impl Future<Output = UseCaseResult<()>> + Send {
         let _ = (st, account, id);
@@ -104,6 +111,21 @@ pub async fn remove<R: Resource>(st: &AppState, account: &str, id: &str) -> UseC
     collection::load::<R>(st.store.as_ref(), account, id).await?;
     R::removable(st, account, id).await?;
     collection::remove::<R>(st.store.as_ref(), account, id).await?;
+    R::written(st, account);
+    Ok(())
+}
+
+/// Reverts change `c` of record `c.record_id`: the record with the change's old values put
+/// back, checked by the record's rules (`Resource::check_revert`), and written only if the
+/// record is still at the version read (412 otherwise).
+pub async fn revert<R: Resource>(st: &AppState, account: &str, c: &crate::model::change::Change) -> UseCaseResult<()> {
+    let cur = collection::load::<R>(st.store.as_ref(), account, &c.record_id).await?;
+    let mut body = serde_json::to_value(&cur.record).map_err(super::UseCaseError::internal)?;
+    crate::model::change::put_back(&mut body, "", &c.fields).map_err(super::UseCaseError::conflict)?;
+    let reverted: R = serde_json::from_value(body)
+        .map_err(|e| super::UseCaseError::conflict(format!("the old values no longer make a valid {}: {e}", c.kind)))?;
+    cur.record.check_revert(st, account, &reverted).await?;
+    collection::replace(st.store.as_ref(), account, &c.record_id, Some(cur.version), |_: &R| reverted.clone()).await?;
     R::written(st, account);
     Ok(())
 }

@@ -43,6 +43,19 @@ impl Resource for DemandPartner {
     async fn check(st: &AppState, _: &str, input: &DemandPartnerInput) -> UseCaseResult<()> {
         check_reachable(st, &input.endpoint).await
     }
+    /// A revert never pairs the write-only authHeader with another server, and its endpoint
+    /// must still resolve to allowed addresses.
+    async fn check_revert(&self, st: &AppState, _: &str, reverted: &DemandPartner) -> UseCaseResult<()> {
+        if self.auth_header.is_some() && !crate::model::demand_partner::same_server(&self.endpoint, &reverted.endpoint) {
+            return Err(UseCaseError::field(
+                "authHeader",
+                Rule::Required,
+                "this revert moves endpoint to another server, which would receive the authHeader set since: \
+                 PUT the partner with its authHeader instead",
+            ));
+        }
+        check_reachable(st, &reverted.endpoint).await
+    }
     /// A partner a marketplace names cannot be removed (409 naming them).
     async fn removable(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
         let naming: Vec<String> = collection::all::<Marketplace>(st.store.as_ref(), account)
@@ -73,6 +86,10 @@ impl Resource for Marketplace {
     /// A marketplace names only the account's partners.
     async fn check(st: &AppState, account: &str, input: &MarketplaceInput) -> UseCaseResult<()> {
         check_partners(st, account, &input.demand_partner_ids).await
+    }
+    /// A revert names only the account's partners too (not one removed since).
+    async fn check_revert(&self, st: &AppState, account: &str, reverted: &Marketplace) -> UseCaseResult<()> {
+        check_partners(st, account, &reverted.demand_partner_ids).await
     }
 }
 
