@@ -22,6 +22,22 @@ fn goal_xml(id: &str, c: &str, end: &str) -> String {
 }
 
 both_stores! {
+    async fn an_ads_revert_keeps_its_rules_in_its_goal(app: TestApp) {
+        use api_tests::serde_json::json;
+        let c = crate::serving::enabled_campaign(&app).await;
+        let g = crate::serving::goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        let a = crate::serving::ad(&app, &g, "preroll", json!({"weight": 50})).await;
+        app.send("PATCH", "/v1/ads", Some(&app.a.key), Some("application/json"), &json!({"id": a, "weight": 30}).to_string()).await.expect(200);
+        crate::serving::ad(&app, &g, "preroll", json!({"weight": 70})).await;
+        // Putting the first ad back to 50 would make the goal's preroll weights 120: refused
+        // by the rule an update of the ad obeys, and nothing changes.
+        let id = changes(&app, &format!("recordId={a}")).await[0]["id"].as_str().unwrap().to_string();
+        let r = app.send("POST", &format!("/v1/changes/{id}/revert"), Some(&app.a.key), Some("application/json"), "").await;
+        r.expect(400);
+        assert!(r.body.contains("weightSum"), "{}", r.body);
+        assert_eq!(app.get(&format!("/v1/ads/{a}")).await.json()["weight"].as_f64(), Some(30.0), "nothing changed");
+    }
+
     async fn a_collection_record_reverts_through_its_rules(app: TestApp) {
         use api_tests::serde_json::json;
         let bidder = api_tests::Bidder::spawn().await;

@@ -47,6 +47,24 @@ both_stores! {
         assert_eq!(xml_text(&app.get(&path).await.body, "firstName").as_deref(), Some("Bo"));
     }
 
+    async fn a_reverted_association_moves_the_contact_back(app: TestApp) {
+        let first = app.client("First", "ADVERTISER").await;
+        let second = app.client("Second", "ADVERTISER").await;
+        let ann = contact(&app, "Ann").await;
+        associate(&app, &app.a.key, &format!("contactId={ann};clientId={first}")).await.expect(204);
+        associate(&app, &app.a.key, &format!("contactId={ann};clientId={second}")).await.expect(204);
+        let list = app.get(&format!("/v1/changes?recordId={ann}")).await.json();
+        let id = list["changes"][0]["id"].as_str().unwrap().to_string();
+        app.send("POST", &format!("/v1/changes/{id}/revert"), Some(&app.a.key), Some("application/json"), "").await.expect(200);
+        // Its client's list follows the clientId put back (the index too, not only the record).
+        let of = |client: String| {
+            let app = &app;
+            async move { xml_texts(&app.get(&format!("/api/1.0/contact/by_client_id;id={client}")).await.body, "firstName") }
+        };
+        assert_eq!(of(first.clone()).await, vec!["Ann"]);
+        assert!(of(second.clone()).await.is_empty());
+    }
+
     async fn associate_and_list_by_client(app: TestApp) {
         let client = app.client("Acme", "ADVERTISER").await;
         let other = app.client("Other", "AGENCY").await;

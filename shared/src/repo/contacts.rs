@@ -77,6 +77,18 @@ pub async fn associate(store: &dyn Store, account: &str, contact_id: &str, clien
     }
 }
 
+/// Writes `next` over the contact read as `cur` (a revert), conditional on its version, with
+/// its client index following its `clientId` (and that client checked to exist).
+pub async fn put_back(store: &dyn Store, account: &str, cur: &Versioned<Contact>, next: &Contact) -> RepoResult<bool> {
+    let mut item = super::next(&cur.item, next)?;
+    item.gsi1 = next.client_id.as_ref().map(|client| (keys::client_contacts(account, client), next.id.clone()));
+    let mut ops = vec![TxOp::Put(item, Cond::Version(cur.version()))];
+    if let Some(client) = &next.client_id {
+        ops.push(TxOp::Check(keys::record(account, keys::CLIENT, client), Cond::Exists));
+    }
+    super::Attempts::new("contact", &next.id, None).commit(store, ops).await
+}
+
 pub async fn remove(store: &dyn Store, account: &str, id: &str) -> RepoResult<()> {
     load(store, account, id).await?;
     match store.delete(&key(account, id), Cond::Exists).await {

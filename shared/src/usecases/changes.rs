@@ -47,6 +47,8 @@ pub async fn revert(st: &AppState, account: &str, id: &str) -> UseCaseResult<Cha
         "stitcher" => super::collection::revert::<crate::model::stitcher::Stitcher>(st, account, &c).await?,
         "demandPartner" => super::collection::revert::<crate::model::demand_partner::DemandPartner>(st, account, &c).await?,
         "marketplace" => super::collection::revert::<crate::model::marketplace::Marketplace>(st, account, &c).await?,
+        "contact" if !crate::model::change::of_rules(&c) => revert_contact(st, account, &c).await?,
+        "ad" => revert_ad(st, account, &c).await?,
         _ => crate::repo::revert::put_back(store, account, &c).await?,
     }
     st.work
@@ -56,4 +58,53 @@ pub async fn revert(st: &AppState, account: &str, id: &str) -> UseCaseResult<Cha
         .into_iter()
         .find(|w| w.record_id == c.record_id)
         .ok_or_else(|| UseCaseError::conflict(format!("change {id}'s old values are the record's values already: nothing to revert")))
+}
+
+/// The record `value` with the change's old values put back.
+fn reverted<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T, c: &Change) -> UseCaseResult<T> {
+    let mut body = serde_json::to_value(value).map_err(UseCaseError::internal)?;
+    crate::model::change::put_back(&mut body, "", &c.fields).map_err(UseCaseError::conflict)?;
+    serde_json::from_value(body).map_err(|e| UseCaseError::conflict(format!("the old values no longer make a valid {}: {e}", c.kind)))
+}
+
+fn changed_since(c: &Change) -> UseCaseError {
+    UseCaseError::conflict(format!(
+        "{} {} was changed after change {} by a write not in the history; read it again",
+        c.kind, c.record_id, c.id
+    ))
+}
+
+/// A contact's revert: its client index follows the `clientId` put back, and that client
+/// must still exist.
+async fn revert_contact(st: &AppState, account: &str, c: &Change) -> UseCaseResult<()> {
+    let cur = crate::repo::contacts::load(st.store.as_ref(), account, &c.record_id).await?;
+    if Some(cur.version()) != c.version {
+        return Err(changed_since(c));
+    }
+    let mut next = reverted(&cur.value, c)?;
+    next.modified = st.clock.now();
+    if !crate::repo::contacts::put_back(st.store.as_ref(), account, &cur, &next).await? {
+        return Err(match &next.client_id {
+            Some(client) => {
+                UseCaseError::field("clientId", crate::rule::Rule::Reference, format!("clientId: no client {client} in this account"))
+            }
+            None => changed_since(c),
+        });
+    }
+    Ok(())
+}
+
+/// An ad's revert: the ad's rules in its goal (flight, weights, its asset) and the goal's
+/// summary of it, as an update of the ad writes them.
+async fn revert_ad(st: &AppState, account: &str, c: &Change) -> UseCaseResult<()> {
+    let (cur, goal) = crate::repo::ads::load_live(st.store.as_ref(), account, &c.record_id).await?;
+    if Some(cur.version()) != c.version {
+        return Err(changed_since(c));
+    }
+    let mut next = reverted(&cur.value, c)?;
+    let now = st.clock.now();
+    next.modified = now;
+    let rules = super::ads::rules(super::ads::containers_for(st, account, next.device_containers.is_some()).await?);
+    crate::repo::ads::update(st.store.as_ref(), account, (cur, goal), c.version, now, |_| Ok(Some(next.clone())), &rules).await?;
+    Ok(())
 }
