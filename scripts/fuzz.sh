@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 SECONDS_EACH=${FUZZ_SECONDS:-20}
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(xml_beans json_bodies matrix_paths audience_rows dates)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(xml_beans json_bodies matrix_paths audience_rows dates documents)
 command -v cargo-fuzz > /dev/null || cargo install cargo-fuzz --locked --quiet
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   FUZZ=(cargo +nightly fuzz)
