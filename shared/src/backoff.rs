@@ -59,7 +59,10 @@ mod tests {
         assert_eq!(b.ceiling(0), Duration::from_millis(25));
         assert_eq!(b.ceiling(3), Duration::from_millis(200));
         assert_eq!(b.ceiling(30), Duration::from_secs(1));
-        assert!((0..200).map(|_| b.delay(5)).all(|d| d <= Duration::from_secs(1)));
+        let samples: Vec<Duration> = (0..200).map(|_| b.delay(5)).collect();
+        assert!(samples.iter().all(|d| *d <= b.ceiling(5)));
+        assert!(samples.iter().collect::<std::collections::BTreeSet<_>>().len() > 50, "jittered");
+        assert!(b.budget() < Duration::from_secs(4), "{:?}", b.budget());
         let w = Backoff::WORKER_WRITE;
         for n in 0..8 {
             let c = w.ceiling(n);

@@ -167,6 +167,21 @@ pub struct Settings {
 
 use crate::delivery::link_keys::TrackingKeys;
 
+/// A signing key set from `<NAME>_SECRETS` (`id:secret,…`, first signs) or `<NAME>_SECRET`
+/// (one key); without either (or with a list that does not read), `default` (a random key
+/// of this process).
+fn keys_from_env(name: &str, default: &TrackingKeys) -> TrackingKeys {
+    let var = |suffix: &str| env(&format!("{name}_{suffix}"));
+    match (var("SECRETS"), var("SECRET")) {
+        (Some(list), _) => TrackingKeys::parse(&list).unwrap_or_else(|e| {
+            tracing::error!(error = %e, "{name}_SECRETS is not a key list; links are signed with a random key of this process");
+            default.clone()
+        }),
+        (None, Some(one)) => TrackingKeys::single(&one),
+        (None, None) => default.clone(),
+    }
+}
+
 fn process_secret() -> String {
     static SECRET: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SECRET.get_or_init(|| format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())).clone()
@@ -258,23 +273,9 @@ impl Settings {
                 let base = env("AD_REQUEST_BASE_URL").unwrap_or(d.ad_request_base_url.clone());
                 base.split("://").nth(1).and_then(|r| r.split(['/', ':']).next()).unwrap_or("localhost").to_string()
             }),
-            tracking_keys: match (env("TRACKING_SECRETS"), env("TRACKING_SECRET")) {
-                (Some(list), _) => TrackingKeys::parse(&list).unwrap_or_else(|e| {
-                    tracing::error!(error = %e, "TRACKING_SECRETS is not a key list; links are signed with a random key of this process");
-                    d.tracking_keys.clone()
-                }),
-                (None, Some(one)) => TrackingKeys::single(&one),
-                (None, None) => d.tracking_keys.clone(),
-            },
+            tracking_keys: keys_from_env("TRACKING", &d.tracking_keys),
             tracking_secrets_arn: env("TRACKING_SECRETS_ARN"),
-            preview_keys: match (env("PREVIEW_SECRETS"), env("PREVIEW_SECRET")) {
-                (Some(list), _) => TrackingKeys::parse(&list).unwrap_or_else(|e| {
-                    tracing::error!(error = %e, "PREVIEW_SECRETS is not a key list; preview links are signed with a random key of this process");
-                    d.preview_keys.clone()
-                }),
-                (None, Some(one)) => TrackingKeys::single(&one),
-                (None, None) => d.preview_keys.clone(),
-            },
+            preview_keys: keys_from_env("PREVIEW", &d.preview_keys),
             preview_secrets_arn: env("PREVIEW_SECRETS_ARN"),
             // Without MEDIA_BASE_URL the documents point at this server's own media route
             // (`api::media`, the local server): playable ads with no setting.

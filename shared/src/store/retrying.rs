@@ -173,18 +173,6 @@ mod tests {
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::time::Duration;
 
-    #[test]
-    fn delays_grow_are_jittered_and_bounded() {
-        let b = Backoff::STORE;
-        assert_eq!(b.ceiling(0), Duration::from_millis(25));
-        assert_eq!(b.ceiling(3), Duration::from_millis(200));
-        assert_eq!(b.ceiling(10), Duration::from_secs(1));
-        let samples: Vec<Duration> = (0..200).map(|_| b.delay(5)).collect();
-        assert!(samples.iter().all(|d| *d <= b.ceiling(5)));
-        assert!(samples.iter().collect::<std::collections::BTreeSet<_>>().len() > 50, "jittered");
-        assert!(b.budget() < Duration::from_secs(4), "{:?}", b.budget());
-    }
-
     #[tokio::test]
     async fn refusals_are_retried_until_the_bound_and_nothing_else_is() {
         let b = Backoff { attempts: 4, base: Duration::from_millis(1), cap: Duration::from_millis(2), spread_percent: 100 };
