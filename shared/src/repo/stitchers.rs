@@ -6,10 +6,7 @@ use crate::keys;
 use crate::model::stitcher::{Stitcher, MAX_STITCHERS};
 use crate::store::Key;
 
-pub use super::collection::{all, load, remove, replace};
-
-/// One stitcher with its own version (its ETag).
-pub type Entry = super::collection::Entry<Stitcher>;
+pub use super::collection::all;
 
 impl Member for Stitcher {
     const KIND: &'static str = "stitcher";
