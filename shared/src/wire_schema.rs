@@ -9,7 +9,7 @@ use utoipa::openapi::RefOr;
 
 use crate::limits::{MAX_ID_LEN, NAME_MAX, RECORD_NAME_MAX, SHORT_MAX, TEXT_MAX, URL_MAX};
 
-fn string(min: usize, max: usize) -> ObjectBuilder {
+pub(crate) fn string(min: usize, max: usize) -> ObjectBuilder {
     ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)).min_length((min > 0).then_some(min)).max_length(Some(max))
 }
 
@@ -19,13 +19,52 @@ macro_rules! bounded_string {
         $(#[$doc])*
         pub struct $name;
         impl utoipa::PartialSchema for $name {
-            fn schema() -> RefOr<Schema> {
-                string($min, $max).into()
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                $crate::wire_schema::string($min, $max).into()
             }
         }
         impl utoipa::ToSchema for $name {}
     };
 }
+pub(crate) use bounded_string;
+
+/// An integer of `min..=max`.
+macro_rules! bounded_int {
+    ($(#[$doc:meta])* $name:ident, $min:expr, $max:expr) => {
+        $(#[$doc])*
+        pub struct $name;
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::SchemaType::Type(utoipa::openapi::schema::Type::Integer))
+                    .minimum(Some($min as f64))
+                    .maximum(Some($max as f64))
+                    .into()
+            }
+        }
+        impl utoipa::ToSchema for $name {}
+    };
+}
+pub(crate) use bounded_int;
+
+/// A number of `min..=max`.
+macro_rules! bounded_number {
+    ($(#[$doc:meta])* $name:ident, $min:expr, $max:expr) => {
+        $(#[$doc])*
+        pub struct $name;
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::SchemaType::Type(utoipa::openapi::schema::Type::Number))
+                    .minimum(Some($min as f64))
+                    .maximum(Some($max as f64))
+                    .into()
+            }
+        }
+        impl utoipa::ToSchema for $name {}
+    };
+}
+pub(crate) use bounded_number;
 
 /// A list of at most `max` items of `$item`'s schema.
 macro_rules! bounded_list {
@@ -67,6 +106,10 @@ bounded_string!(
     OptionalName, 0, NAME_MAX
 );
 bounded_string!(
+    /// An HTTP header's name.
+    HeaderName, 1, crate::model::write_only_header::HEADER_NAME_MAX
+);
+bounded_string!(
     /// Short text: custom ids, contact names.
     Short, 0, SHORT_MAX
 );
@@ -78,3 +121,12 @@ bounded_string!(
     /// An http(s) URL.
     Url, 0, URL_MAX
 );
+
+/// An address range in CIDR notation (`203.0.113.0/24`, `2001:db8::/32`) or one address.
+pub struct CidrText;
+impl utoipa::PartialSchema for CidrText {
+    fn schema() -> RefOr<Schema> {
+        string(1, crate::limits::ENUM_NAME_MAX).format(Some(utoipa::openapi::SchemaFormat::Custom("cidr".into()))).into()
+    }
+}
+impl utoipa::ToSchema for CidrText {}

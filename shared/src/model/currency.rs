@@ -6,6 +6,11 @@ const CODES: &str = "AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD
 /// The currency when none is given.
 pub const DEFAULT: &str = "USD";
 
+/// The default currency, for `#[serde(default = "currency::default")]`.
+pub fn default() -> String {
+    DEFAULT.to_string()
+}
+
 /// Whether `code` is an active ISO 4217 code (three capital letters).
 pub fn known(code: &str) -> bool {
     code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase()) && CODES.split(' ').any(|c| c == code)

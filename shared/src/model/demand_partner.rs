@@ -8,8 +8,7 @@ use serde_json::Value;
 
 use super::write_only_header::{self, SecretHeader};
 use crate::domain_error::{DomainError, FieldError};
-use crate::json::{Ignored, ObjReader};
-use crate::limits::URL_MAX;
+use crate::json::Ignored;
 use crate::rule::Rule;
 
 /// Demand partners an account has at most.
@@ -56,8 +55,13 @@ pub struct DemandPartnerView {
     pub modified: DateTime<Utc>,
 }
 
+crate::wire_schema::bounded_int!(
+    /// A bidder's time to answer, ms.
+    TimeoutMs, TIMEOUT_MIN_MS, TIMEOUT_MAX_MS
+);
+
 /// The body of `POST /v1/demand-partners` and `PUT /v1/demand-partners/{id}`.
-#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[schema(as = DemandPartnerWrite)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DemandPartnerInput {
@@ -66,76 +70,67 @@ pub struct DemandPartnerInput {
     pub id: Option<String>,
     #[schema(value_type = crate::wire_schema::RecordName, inline)]
     pub name: String,
-    /// An https URL (at most 2,048 characters) whose host resolves to public addresses only.
-    #[schema(max_length = 2048)]
+    /// An https URL whose host resolves to public addresses only.
+    #[schema(value_type = crate::wire_schema::Url, inline)]
     pub endpoint: String,
     /// Default true.
+    #[serde(default = "crate::json::yes")]
     #[schema(value_type = Option<bool>)]
     pub enabled: bool,
-    /// 10 to 1,000; default 200.
-    #[schema(value_type = Option<u32>, minimum = 10, maximum = 1000)]
+    /// Default 200.
+    #[serde(default = "default_timeout")]
+    #[schema(value_type = Option<TimeoutMs>, inline)]
     pub timeout_ms: u32,
     /// ISO 4217; default USD.
+    #[serde(default = "super::currency::default")]
     #[schema(value_type = Option<String>, pattern = "^[A-Z]{3}$")]
     pub currency: String,
     /// Sent with every bid request; value 1 to 512 characters. Left out on PUT: kept as it
     /// is; `null`: removed.
+    #[serde(default, deserialize_with = "crate::json::present")]
     #[schema(value_type = Option<SecretHeader>)]
     pub auth_header: Option<Option<SecretHeader>>,
     /// Read-only (a GET sent back): accepted and ignored.
+    #[serde(default)]
     #[schema(value_type = Option<bool>)]
     pub auth_header_set: Ignored,
+    #[serde(default)]
     #[schema(value_type = Option<String>)]
     pub created: Ignored,
+    #[serde(default)]
     #[schema(value_type = Option<String>)]
     pub modified: Ignored,
 }
 
-/// What a demand partner body may hold.
-pub const PARTNER_FIELDS: &[&str] =
-    &["id", "name", "endpoint", "enabled", "timeoutMs", "currency", "authHeader", "authHeaderSet", "created", "modified"];
+fn default_timeout() -> u32 {
+    TIMEOUT_DEFAULT_MS
+}
 
-/// An ISO 4217 `field` (default USD).
-pub fn currency(r: &mut ObjReader<'_>, field: &str) -> String {
-    match r.str_opt(field, 3) {
-        Some(c) if super::currency::known(&c) => c,
-        Some(c) => {
-            r.err(field, Rule::Enum, format!("{field} must be an ISO 4217 currency code such as USD or EUR (got {c:?})"));
-            String::new()
-        }
-        None => super::currency::DEFAULT.to_string(),
+/// The rule of a currency `field`: an ISO 4217 code.
+pub fn check_currency(c: &str, field: &str, errors: &mut Vec<FieldError>) {
+    if !super::currency::known(c) {
+        errors.push(FieldError::new(
+            field,
+            Rule::Enum,
+            format!("{field} must be an ISO 4217 currency code such as USD or EUR (got {c:?})"),
+        ));
     }
 }
 
 /// Parses a create (`path_id` None) or a replace body, every error at once. `allow_http`:
 /// `DEMAND_ALLOW_PRIVATE_URLS` (local testing) lets the endpoint be http.
 pub fn parse_write(v: &Value, path_id: Option<&str>, allow_http: bool) -> Result<DemandPartnerInput, Vec<FieldError>> {
-    let mut r = ObjReader::new(v, "", PARTNER_FIELDS);
-    let name = r.record_name();
-    let id = r.record_id(path_id);
-    let endpoint = r.str_req("endpoint", URL_MAX);
-    if let Some(Err(e)) = endpoint.as_deref().map(|u| crate::download::check_endpoint(u, allow_http)) {
-        r.err("endpoint", Rule::Url, format!("endpoint {e}"));
-    }
-    let enabled = r.bool_opt("enabled").unwrap_or(true);
-    let timeout = r.int_opt("timeoutMs", TIMEOUT_MIN_MS.into(), TIMEOUT_MAX_MS.into()).map_or(TIMEOUT_DEFAULT_MS, |t| t as u32);
-    let currency = currency(&mut r, "currency");
-    let auth_header = write_only_header::read(&mut r, "authHeader", (1, AUTH_VALUE_MAX), true);
-    match (name, endpoint) {
-        (Some(name), Some(endpoint)) if r.errors.is_empty() => Ok(DemandPartnerInput {
-            id,
-            name,
-            endpoint,
-            enabled,
-            timeout_ms: timeout,
-            currency,
-            auth_header,
-            auth_header_set: Ignored,
-            created: Ignored,
-            modified: Ignored,
-        }),
-        _ => Err(r.errors),
-    }
+    crate::json::read(v, |b: &mut DemandPartnerInput, errors| {
+        crate::json::record_name(&mut b.name, errors);
+        crate::json::record_id(b.id.as_deref(), path_id, errors);
+        if let Err(e) = crate::download::check_endpoint(&b.endpoint, allow_http) {
+            errors.push(FieldError::new("endpoint", Rule::Url, format!("endpoint {e}")));
+        }
+        check_currency(&b.currency, "currency", errors);
+        if let Some(Some(h)) = &mut b.auth_header {
+            write_only_header::check(h, "authHeader", (1, AUTH_VALUE_MAX), true, errors);
+        }
+    })
 }
 
 impl DemandPartner {
@@ -211,22 +206,22 @@ mod tests {
     use serde_json::json;
 
     fn rules(v: Value) -> Vec<String> {
-        parse_write(&v, None, false).err().unwrap_or_default().iter().map(|e| format!("{} {}", e.field, e.rule)).collect()
+        crate::json::faults(parse_write(&v, None, false))
     }
 
     #[test]
     fn bodies_are_checked_field_by_field() {
         let ok = parse_write(&json!({"name": " DSP ", "endpoint": "https://bid.example/ortb"}), None, false).unwrap();
         assert_eq!((ok.name.as_str(), ok.enabled, ok.timeout_ms, ok.currency.as_str()), ("DSP", true, 200, "USD"));
-        assert_eq!(rules(json!({})), ["name required", "endpoint required"]);
+        assert_eq!(rules(json!({})), ["endpoint required", "name required"]);
         assert_eq!(
             rules(json!({"name": "x", "endpoint": "http://bid.example/", "timeoutMs": 5, "currency": "usd", "extra": 1})),
-            ["extra unknown", "endpoint url", "timeoutMs range", "currency enum"]
+            ["currency enum", "endpoint url", "extra unknown", "timeoutMs range"]
         );
         assert!(parse_write(&json!({"name": "x", "endpoint": "http://127.0.0.1:9/"}), None, true).is_ok(), "http when allowed");
         assert_eq!(
             rules(json!({"name": "x", "endpoint": "https://u:p@bid.example/", "authHeader": {"name": "a b", "value": ""}})),
-            ["endpoint url", "authHeader.value required", "authHeader.name format"]
+            ["authHeader.name format", "authHeader.value format", "endpoint url"]
         );
     }
 

@@ -6,9 +6,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::demand_partner::currency;
 use crate::domain_error::FieldError;
-use crate::json::{Ignored, ObjReader};
+use crate::json::Ignored;
 use crate::rule::Rule;
 use crate::wire_enum::wire_enum;
 
@@ -48,16 +47,57 @@ impl AuctionType {
 /// A private-marketplace deal: its id, its floor (a fixed-price deal's price) and the
 /// buyer seats allowed (none: any seat).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Deal {
-    /// 1 to 64 visible characters, unique in the marketplace.
+    /// Letters, digits and `-._~:@+`, unique in the marketplace.
+    #[schema(value_type = DealId, inline)]
     pub id: String,
-    /// 0 to 1,000 (CPM, the marketplace's currency).
-    pub floor_cpm: f64,
-    /// 0 to 10 buyer seat ids (OpenRTB `wseat`), tokens of at most 64 characters.
+    /// CPM, in the marketplace's currency, at most 4 decimals; default 0.
     #[serde(default)]
+    #[schema(value_type = Option<Cpm>, inline)]
+    pub floor_cpm: f64,
+    /// Buyer seat ids (OpenRTB `wseat`), tokens.
+    #[serde(default)]
+    #[schema(value_type = Option<Seats>, inline)]
     pub seats: Vec<String>,
 }
+
+crate::wire_schema::bounded_string!(
+    /// A deal or seat id.
+    DealId, 1, DEAL_ID_MAX
+);
+crate::wire_schema::bounded_number!(
+    /// A floor or deal price (CPM).
+    Cpm, 0, MAX_CPM
+);
+crate::wire_schema::bounded_list!(
+    /// A deal's buyer seats.
+    Seats, DealId, 0, MAX_SEATS
+);
+crate::wire_schema::bounded_list!(
+    /// The partners a marketplace asks.
+    PartnerIds, crate::wire_schema::Id, 1, MAX_MARKETPLACE_PARTNERS
+);
+crate::wire_schema::bounded_list!(
+    /// A marketplace's deals.
+    Deals, Deal, 0, MAX_DEALS
+);
+crate::wire_schema::bounded_string!(
+    /// An advertiser's domain.
+    Domain, 1, DOMAIN_MAX
+);
+crate::wire_schema::bounded_string!(
+    /// An IAB content category id.
+    Category, 1, CATEGORY_MAX
+);
+crate::wire_schema::bounded_list!(
+    /// Blocked advertiser domains.
+    Domains, Domain, 0, MAX_BLOCKED
+);
+crate::wire_schema::bounded_list!(
+    /// Blocked content categories.
+    Categories, Category, 0, MAX_BLOCKED
+);
 
 /// A marketplace as stored and shown.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -90,7 +130,7 @@ pub struct Marketplace {
 }
 
 /// The body of `POST /v1/marketplaces` and `PUT /v1/marketplaces/{id}`.
-#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[schema(as = MarketplaceWrite)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MarketplaceInput {
@@ -99,64 +139,49 @@ pub struct MarketplaceInput {
     pub id: Option<String>,
     #[schema(value_type = crate::wire_schema::RecordName, inline)]
     pub name: String,
-    /// 1 to 10 of the account's demand partner ids, no repeats.
-    #[schema(min_items = 1, max_items = 10)]
+    /// The account's demand partner ids, no repeats.
+    #[schema(value_type = PartnerIds, inline)]
     pub demand_partner_ids: Vec<String>,
     /// FIRST_PRICE, SECOND_PRICE or FIXED_PRICE (OpenRTB `at` 1, 2, 3).
-    #[schema(value_type = String, example = "SECOND_PRICE")]
+    #[schema(example = "SECOND_PRICE")]
     pub auction_type: AuctionType,
-    /// 0 to 1,000 (CPM), at most 4 decimals; default 0.
-    #[schema(value_type = Option<f64>, minimum = 0, maximum = 1000)]
+    /// At most 4 decimals; default 0.
+    #[serde(default)]
+    #[schema(value_type = Option<Cpm>, inline)]
     pub floor_cpm: f64,
     /// ISO 4217; default USD. Bids must be in it.
+    #[serde(default = "super::currency::default")]
     #[schema(value_type = Option<String>, pattern = "^[A-Z]{3}$")]
     pub currency: String,
-    /// 0 to 10 deals (a FIXED_PRICE marketplace needs one).
-    #[schema(value_type = Option<Vec<Deal>>, max_items = 10)]
+    /// A FIXED_PRICE marketplace needs one.
+    #[serde(default)]
+    #[schema(value_type = Option<Deals>, inline)]
     pub deals: Vec<Deal>,
     /// Only bids on a deal may win (needs a deal); default false.
+    #[serde(default)]
     #[schema(value_type = Option<bool>)]
     pub private_auction: bool,
-    /// 0 to 50 advertiser domains (`badv`).
-    #[schema(value_type = Option<Vec<String>>, max_items = 50)]
+    /// Advertiser domains (`badv`).
+    #[serde(default)]
+    #[schema(value_type = Option<Domains>, inline)]
     pub blocked_domains: Vec<String>,
-    /// 0 to 50 IAB content category ids (`bcat`).
-    #[schema(value_type = Option<Vec<String>>, max_items = 50)]
+    /// IAB content category ids (`bcat`).
+    #[serde(default)]
+    #[schema(value_type = Option<Categories>, inline)]
     pub blocked_categories: Vec<String>,
+    #[serde(default)]
     #[schema(value_type = Option<String>)]
     pub created: Ignored,
+    #[serde(default)]
     #[schema(value_type = Option<String>)]
     pub modified: Ignored,
 }
 
-/// What a marketplace body may hold.
-pub const MARKETPLACE_FIELDS: &[&str] = &[
-    "id",
-    "name",
-    "demandPartnerIds",
-    "auctionType",
-    "floorCpm",
-    "currency",
-    "deals",
-    "privateAuction",
-    "blockedDomains",
-    "blockedCategories",
-    "created",
-    "modified",
-];
-
-/// A CPM: 0 to `MAX_CPM`, at most four decimals.
-fn cpm(r: &mut ObjReader<'_>, field: &str) -> Option<f64> {
-    let v = r.f64_opt(field)?;
-    if !(0.0..=MAX_CPM).contains(&v) {
-        r.err(field, Rule::Range, format!("{} must be between 0 and {MAX_CPM} (got {v})", r.at(field)));
-        return None;
-    }
+/// The rule of a price: at most four decimals (its range is the schema's `Cpm`).
+fn cpm(v: f64, field: &str, errors: &mut Vec<FieldError>) {
     if ((v * 10_000.0).round() - v * 10_000.0).abs() > 1e-6 {
-        r.err(field, Rule::Step, format!("{} has at most 4 decimals", r.at(field)));
-        return None;
+        errors.push(FieldError::new(field, Rule::Step, format!("{field} has at most 4 decimals")));
     }
-    Some(v)
 }
 
 /// Whether `s` is a token: letters, digits and `-._~:@+` (no character JSON escapes).
@@ -164,105 +189,52 @@ fn token(s: &str) -> bool {
     s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~:@+".contains(&b))
 }
 
-/// A list of tokens: at most `max_items`, each 1 to `max_len` characters (after `norm`),
-/// no repeats.
-fn strings(r: &mut ObjReader<'_>, field: &str, max_items: usize, max_len: usize, norm: fn(&str) -> String) -> Vec<String> {
-    let Some(list) = r.array_opt(field) else { return Vec::new() };
-    if list.len() > max_items {
-        r.err(field, Rule::MaxItems, format!("{} holds at most {max_items} values", r.at(field)));
-        return Vec::new();
-    }
-    let mut out: Vec<String> = Vec::new();
-    for (i, v) in list.iter().enumerate() {
-        let at = format!("{}[{i}]", r.at(field));
-        match v.as_str().map(norm) {
-            Some(s) if s.is_empty() || s.len() > max_len || !token(&s) => {
-                r.errors.push(FieldError::new(at.clone(), Rule::Format, format!("{at} is 1 to {max_len} letters, digits and -._~:@+")))
-            }
-            Some(s) if out.contains(&s) => r.errors.push(FieldError::new(at.clone(), Rule::Unique, format!("{at} repeats {s:?}"))),
-            Some(s) => out.push(s),
-            None => r.errors.push(FieldError::new(at.clone(), Rule::Type, format!("{at} must be a string"))),
+/// The rules of a list of tokens (their lengths and count are the schema's): after `norm`,
+/// each a token and none repeated.
+fn tokens(list: &mut [String], field: &str, norm: fn(&str) -> String, errors: &mut Vec<FieldError>) {
+    for i in 0..list.len() {
+        list[i] = norm(&list[i]);
+        let at = format!("{field}[{i}]");
+        if list[i].is_empty() || !token(&list[i]) {
+            errors.push(FieldError::new(at.clone(), Rule::Format, format!("{at} is letters, digits and -._~:@+")));
+        } else if list[..i].contains(&list[i]) {
+            errors.push(FieldError::new(at.clone(), Rule::Unique, format!("{at} repeats {:?}", list[i])));
         }
     }
-    out
-}
-
-fn deals(r: &mut ObjReader<'_>) -> Vec<Deal> {
-    let Some(list) = r.array_opt("deals") else { return Vec::new() };
-    if list.len() > MAX_DEALS {
-        r.err("deals", Rule::MaxItems, format!("deals holds at most {MAX_DEALS} deals"));
-        return Vec::new();
-    }
-    let mut out: Vec<Deal> = Vec::new();
-    for (i, d) in list.iter().enumerate() {
-        let mut dr = ObjReader::new(d, &format!("deals[{i}]"), &["id", "floorCpm", "seats"]);
-        let id = dr.str_req("id", DEAL_ID_MAX);
-        if id.as_deref().is_some_and(|id| !token(id)) {
-            dr.err("id", Rule::Format, format!("deals[{i}].id is letters, digits and -._~:@+"));
-        }
-        if id.as_ref().is_some_and(|id| out.iter().any(|d| &d.id == id)) {
-            dr.err("id", Rule::Unique, format!("deals[{i}].id repeats another deal's"));
-        }
-        let floor = cpm(&mut dr, "floorCpm").unwrap_or(0.0);
-        let seats = strings(&mut dr, "seats", MAX_SEATS, DEAL_ID_MAX, str::to_string);
-        let ok = dr.errors.is_empty();
-        r.errors.append(&mut dr.errors);
-        if let (Some(id), true) = (id, ok) {
-            out.push(Deal { id, floor_cpm: floor, seats });
-        }
-    }
-    out
 }
 
 /// Parses a create (`path_id` None) or a replace body, every error at once.
 pub fn parse_write(v: &Value, path_id: Option<&str>) -> Result<MarketplaceInput, Vec<FieldError>> {
-    let mut r = ObjReader::new(v, "", MARKETPLACE_FIELDS);
-    let name = r.record_name();
-    let id = r.record_id(path_id);
-    if !r.present("demandPartnerIds") {
-        r.err("demandPartnerIds", Rule::Required, "demandPartnerIds is required: the partners the marketplace asks");
-    }
-    let partners = strings(&mut r, "demandPartnerIds", MAX_MARKETPLACE_PARTNERS, crate::limits::MAX_ID_LEN, str::to_string);
-    if r.present("demandPartnerIds") && partners.is_empty() && !r.errors.iter().any(|e| e.field.starts_with("demandPartnerIds")) {
-        r.err("demandPartnerIds", Rule::Required, format!("demandPartnerIds holds 1 to {MAX_MARKETPLACE_PARTNERS} partner ids"));
-    }
-    let auction = match r.one_of("auctionType", AuctionType::ALL) {
-        None if !r.present("auctionType") => {
-            r.err("auctionType", Rule::Required, "auctionType is required: FIRST_PRICE, SECOND_PRICE or FIXED_PRICE");
-            None
+    crate::json::read(v, |b: &mut MarketplaceInput, errors| {
+        crate::json::record_name(&mut b.name, errors);
+        crate::json::record_id(b.id.as_deref(), path_id, errors);
+        tokens(&mut b.demand_partner_ids, "demandPartnerIds", str::to_string, errors);
+        cpm(b.floor_cpm, "floorCpm", errors);
+        super::demand_partner::check_currency(&b.currency, "currency", errors);
+        for (i, d) in b.deals.iter_mut().enumerate() {
+            if !token(&d.id) {
+                errors.push(FieldError::new(
+                    format!("deals[{i}].id"),
+                    Rule::Format,
+                    format!("deals[{i}].id is letters, digits and -._~:@+"),
+                ));
+            }
+            cpm(d.floor_cpm, &format!("deals[{i}].floorCpm"), errors);
+            tokens(&mut d.seats, &format!("deals[{i}].seats"), str::to_string, errors);
         }
-        a => a,
-    };
-    let floor = cpm(&mut r, "floorCpm").unwrap_or(0.0);
-    let currency = currency(&mut r, "currency");
-    let deals = deals(&mut r);
-    let private = r.bool_opt("privateAuction").unwrap_or(false);
-    if deals.is_empty() && !r.errors.iter().any(|e| e.field.starts_with("deals")) {
-        if auction == Some(AuctionType::FixedPrice) {
-            r.err("deals", Rule::Required, "a FIXED_PRICE marketplace needs a deal: its floorCpm is the price");
-        } else if private {
-            r.err("privateAuction", Rule::Required, "a private auction needs a deal: only deals may bid in it");
+        for i in 1..b.deals.len() {
+            if b.deals[..i].iter().any(|d| d.id == b.deals[i].id) {
+                errors.push(FieldError::new(format!("deals[{i}].id"), Rule::Unique, format!("deals[{i}].id repeats another deal's")));
+            }
         }
-    }
-    let domains = strings(&mut r, "blockedDomains", MAX_BLOCKED, DOMAIN_MAX, |s| s.trim().trim_end_matches('.').to_ascii_lowercase());
-    let categories = strings(&mut r, "blockedCategories", MAX_BLOCKED, CATEGORY_MAX, |s| s.trim().to_string());
-    match (name, auction) {
-        (Some(name), Some(auction_type)) if r.errors.is_empty() => Ok(MarketplaceInput {
-            id,
-            name,
-            demand_partner_ids: partners,
-            auction_type,
-            floor_cpm: floor,
-            currency,
-            deals,
-            private_auction: private,
-            blocked_domains: domains,
-            blocked_categories: categories,
-            created: Ignored,
-            modified: Ignored,
-        }),
-        _ => Err(r.errors),
-    }
+        if b.deals.is_empty() && b.auction_type == AuctionType::FixedPrice {
+            errors.push(FieldError::new("deals", Rule::Required, "a FIXED_PRICE marketplace needs a deal: its floorCpm is the price"));
+        } else if b.deals.is_empty() && b.private_auction {
+            errors.push(FieldError::new("privateAuction", Rule::Required, "a private auction needs a deal: only deals may bid in it"));
+        }
+        tokens(&mut b.blocked_domains, "blockedDomains", |s| s.trim().trim_end_matches('.').to_ascii_lowercase(), errors);
+        tokens(&mut b.blocked_categories, "blockedCategories", |s| s.trim().to_string(), errors);
+    })
 }
 
 impl Marketplace {
@@ -291,7 +263,7 @@ mod tests {
     use serde_json::json;
 
     fn rules(v: Value) -> Vec<String> {
-        parse_write(&v, None).err().unwrap_or_default().iter().map(|e| format!("{} {}", e.field, e.rule)).collect()
+        crate::json::faults(parse_write(&v, None))
     }
 
     #[test]
@@ -304,10 +276,14 @@ mod tests {
         .unwrap();
         assert_eq!((ok.auction_type.at(), ok.floor_cpm, ok.currency.as_str()), (2, 2.5, "USD"));
         assert_eq!(ok.blocked_domains, ["bad.example"]);
-        assert_eq!(rules(json!({})), ["name required", "demandPartnerIds required", "auctionType required"]);
+        assert_eq!(rules(json!({})), ["auctionType required", "demandPartnerIds required", "name required"]);
         assert_eq!(
-            rules(json!({"name": "x", "demandPartnerIds": ["p", "p"], "auctionType": "DUTCH", "floorCpm": 1.00001})),
-            ["demandPartnerIds[1] unique", "auctionType enum", "floorCpm step"]
+            rules(json!({"name": "x", "demandPartnerIds": ["p", "p"], "auctionType": "SECOND_PRICE", "floorCpm": 1.00001})),
+            ["demandPartnerIds[1] unique", "floorCpm step"]
+        );
+        assert_eq!(
+            rules(json!({"name": "x", "demandPartnerIds": ["p"], "auctionType": "DUTCH", "floorCpm": -1})),
+            ["auctionType enum", "floorCpm range"]
         );
         assert_eq!(rules(json!({"name": "x", "demandPartnerIds": ["p"], "auctionType": "FIXED_PRICE"})), ["deals required"]);
         assert_eq!(
@@ -317,7 +293,12 @@ mod tests {
         assert_eq!(
             rules(json!({"name": "x", "demandPartnerIds": [], "auctionType": "FIRST_PRICE",
                          "deals": [{"id": "a", "floorCpm": 1}, {"id": "a", "floorCpm": -1}, {"id": "b c"}]})),
-            ["demandPartnerIds required", "deals[1].id unique", "deals[1].floorCpm range", "deals[2].id format"]
+            ["deals[1].floorCpm range", "deals[1].id unique", "deals[2].id format", "demandPartnerIds required"]
+        );
+        assert_eq!(
+            rules(json!({"name": "x", "demandPartnerIds": ["p"], "auctionType": "FIRST_PRICE",
+                         "deals": [{"id": "a", "floorCpm": 1}, {"id": "a", "floorCpm": 2}, {"id": "b c"}]})),
+            ["deals[1].id unique", "deals[2].id format"]
         );
     }
 }

@@ -12,7 +12,7 @@ use subtle::ConstantTimeEq;
 
 use crate::cidr::Cidr;
 use crate::domain_error::{DomainError, FieldError};
-use crate::json::{Ignored, ObjReader};
+use crate::json::Ignored;
 use crate::rule::Rule;
 
 pub use super::write_only_header::SecretHeader;
@@ -59,7 +59,7 @@ pub struct StitcherView {
 }
 
 /// The body of `POST /v1/stitchers` and `PUT /v1/stitchers/{id}`.
-#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[schema(as = StitcherWrite)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StitcherInput {
@@ -70,64 +70,40 @@ pub struct StitcherInput {
     pub name: String,
     /// 1 to 20 address ranges; none may be `/0`. Without a secretHeader each is at most an
     /// IPv4 /16 or an IPv6 /48.
-    #[schema(value_type = Vec<String>, min_items = 1, max_items = 20)]
+    #[schema(value_type = Vec<crate::wire_schema::CidrText>, min_items = 1, max_items = 20)]
     pub source_cidrs: Vec<Cidr>,
     /// Left out on PUT: kept as it is; `null`: removed.
+    #[serde(default, deserialize_with = "crate::json::present")]
     #[schema(value_type = Option<SecretHeader>)]
     pub secret_header: Option<Option<SecretHeader>>,
     /// Read-only (a GET sent back): accepted and ignored.
+    #[serde(default)]
     #[schema(value_type = Option<bool>)]
     pub secret_header_set: Ignored,
+    #[serde(default)]
     #[schema(value_type = Option<String>)]
     pub created: Ignored,
+    #[serde(default)]
     #[schema(value_type = Option<String>)]
     pub modified: Ignored,
 }
 
-/// What a stitcher body may hold.
-pub const STITCHER_FIELDS: &[&str] = &["id", "name", "sourceCidrs", "secretHeader", "secretHeaderSet", "created", "modified"];
-
 /// Parses a create (`path_id` None) or a replace body, every error at once.
 pub fn parse_write(v: &Value, path_id: Option<&str>) -> Result<StitcherInput, Vec<FieldError>> {
-    let mut r = ObjReader::new(v, "", STITCHER_FIELDS);
-    let name = r.record_name();
-    let id = r.record_id(path_id);
-    let mut cidrs = Vec::new();
-    match r.array_opt("sourceCidrs") {
-        None if !r.present("sourceCidrs") => {
-            r.err("sourceCidrs", Rule::Required, "sourceCidrs is required: the ranges the stitcher calls from")
+    crate::json::read(v, |b: &mut StitcherInput, errors| {
+        crate::json::record_name(&mut b.name, errors);
+        crate::json::record_id(b.id.as_deref(), path_id, errors);
+        for (i, c) in b.source_cidrs.iter().enumerate().filter(|(_, c)| c.prefix() == 0) {
+            errors.push(FieldError::new(
+                format!("sourceCidrs[{i}]"),
+                Rule::Format,
+                format!("{c}: a range of every address (/0) is not a stitcher's"),
+            ));
         }
-        None => {}
-        Some(list) if list.is_empty() || list.len() > MAX_CIDRS => r.err(
-            "sourceCidrs",
-            if list.is_empty() { Rule::Required } else { Rule::MaxItems },
-            format!("sourceCidrs holds 1 to {MAX_CIDRS} ranges"),
-        ),
-        Some(list) => {
-            for (i, c) in list.iter().enumerate() {
-                let at = format!("sourceCidrs[{i}]");
-                match c.as_str().map(Cidr::parse) {
-                    Some(Ok(cidr)) if cidr.prefix() > 0 => cidrs.push(cidr),
-                    Some(Ok(_)) => r.errors.push(FieldError::new(at, Rule::Format, "a range of every address (/0) is not a stitcher's")),
-                    Some(Err(e)) => r.errors.push(FieldError::new(at, Rule::Format, e)),
-                    None => r.errors.push(FieldError::new(at.clone(), Rule::Type, format!("{at} must be a string"))),
-                }
-            }
+        if let Some(Some(h)) = &mut b.secret_header {
+            super::write_only_header::check(h, "secretHeader", (SECRET_MIN, SECRET_MAX), false, errors);
         }
-    }
-    let secret_header = super::write_only_header::read(&mut r, "secretHeader", (SECRET_MIN, SECRET_MAX), false);
-    match name {
-        Some(name) if r.errors.is_empty() => Ok(StitcherInput {
-            id,
-            name,
-            source_cidrs: cidrs,
-            secret_header,
-            secret_header_set: Ignored,
-            created: Ignored,
-            modified: Ignored,
-        }),
-        _ => Err(r.errors),
-    }
+    })
 }
 
 impl Stitcher {
@@ -211,7 +187,7 @@ mod tests {
     use serde_json::json;
 
     fn rules(v: Value) -> Vec<String> {
-        parse_write(&v, None).err().unwrap_or_default().iter().map(|e| format!("{} {}", e.field, e.rule)).collect()
+        crate::json::faults(parse_write(&v, None))
     }
 
     #[test]
@@ -219,10 +195,9 @@ mod tests {
         let ok = parse_write(&json!({"name": " MediaTailor ", "sourceCidrs": ["203.0.113.0/24", "2001:db8::/32"]}), None).unwrap();
         assert_eq!((ok.name.as_str(), ok.source_cidrs.len(), ok.secret_header.clone()), ("MediaTailor", 2, None));
         assert_eq!(rules(json!({"sourceCidrs": []})), ["name required", "sourceCidrs required"]);
-        assert_eq!(
-            rules(json!({"name": "x", "sourceCidrs": ["0.0.0.0/0", "nope", 5]})),
-            ["sourceCidrs[0] format", "sourceCidrs[1] format", "sourceCidrs[2] type"]
-        );
+        assert_eq!(rules(json!({"name": "x", "sourceCidrs": ["0.0.0.0/0", "nope", 5]})), ["sourceCidrs[1] format", "sourceCidrs[2] type"]);
+        assert_eq!(rules(json!({"name": "x", "sourceCidrs": ["0.0.0.0/0"]})), ["sourceCidrs[0] format"]);
+        assert_eq!(rules(json!({"name": "", "sourceCidrs": ["0.0.0.0/0"]})), ["name required", "sourceCidrs[0] format"]);
         assert_eq!(
             rules(json!({"id": "a", "name": "x", "sourceCidrs": ["10.0.0.1"], "secretHeader": {"name": "x y", "value": "short"}})),
             ["id notOnCreate", "secretHeader.name format", "secretHeader.value format"]

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::json::ObjReader;
+use crate::domain_error::FieldError;
 use crate::rule::Rule;
 
 /// A header's name, at most (an HTTP token).
@@ -13,8 +13,10 @@ pub const HEADER_NAME_MAX: usize = 64;
 
 /// A header with a write-only value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SecretHeader {
     /// An HTTP header name (letters, digits, `-`), at most 64 characters.
+    #[schema(value_type = crate::wire_schema::HeaderName, inline)]
     pub name: String,
     /// Visible ASCII characters (and spaces inside).
     pub value: String,
@@ -25,30 +27,24 @@ pub fn header_name_ok(n: &str) -> bool {
     !n.is_empty() && n.len() <= HEADER_NAME_MAX && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
-/// Reads field `field` of `r`: `None` when left out, `Some(None)` when `null`, else the
-/// header (its name lowercased). The value is `min..=max` visible ASCII characters, with
-/// inner spaces when `spaces`. Errors are added to `r`.
-pub fn read(r: &mut ObjReader<'_>, field: &str, (min, max): (usize, usize), spaces: bool) -> Option<Option<SecretHeader>> {
-    let h = match r.get(field) {
-        None if r.is_null(field) => return Some(None),
-        None => return None,
-        Some(h) => h,
-    };
-    let mut hr = ObjReader::new(h, &r.at(field), &["name", "value"]);
-    let name = hr.str_req("name", HEADER_NAME_MAX);
-    let value = hr.str_req("value", max);
-    if name.as_deref().is_some_and(|n| !header_name_ok(n)) {
-        hr.err("name", Rule::Format, format!("{field}.name is an HTTP header name: letters, digits and '-'"));
+/// The rules of a header sent as field `field`: its name an HTTP token (lowercased here),
+/// its value `min..=max` visible ASCII characters, with inner spaces when `spaces`.
+pub fn check(h: &mut SecretHeader, field: &str, (min, max): (usize, usize), spaces: bool, errors: &mut Vec<FieldError>) {
+    if !header_name_ok(&h.name) {
+        errors.push(FieldError::new(
+            format!("{field}.name"),
+            Rule::Format,
+            format!("{field}.name is an HTTP header name: letters, digits and '-'"),
+        ));
     }
-    let visible = |v: &str| v.bytes().all(|b| b.is_ascii_graphic() || (spaces && b == b' ')) && v.trim() == v;
-    if value.as_deref().is_some_and(|v| v.len() < min || !visible(v)) {
-        hr.err("value", Rule::Format, format!("{field}.value is {min} to {max} visible ASCII characters"));
-    }
-    let ok = hr.errors.is_empty();
-    r.errors.append(&mut hr.errors);
-    match (name, value) {
-        (Some(name), Some(value)) if ok => Some(Some(SecretHeader { name: name.to_ascii_lowercase(), value })),
-        _ => None,
+    h.name.make_ascii_lowercase();
+    let visible = h.value.bytes().all(|b| b.is_ascii_graphic() || (spaces && b == b' ')) && h.value.trim() == h.value;
+    if h.value.len() < min || h.value.len() > max || !visible {
+        errors.push(FieldError::new(
+            format!("{field}.value"),
+            Rule::Format,
+            format!("{field}.value is {min} to {max} visible ASCII characters"),
+        ));
     }
 }
 

@@ -38,7 +38,6 @@ pub fn enums() -> Vec<(&'static str, &'static str, Vec<String>)> {
         ("InventoryReport", "trafficSource", strs(&["recorded", "profile"])),
         ("CampaignReport", "trafficSource", strs(&["recorded", "profile"])),
         ("Marketplace", "auctionType", names::<crate::model::marketplace::AuctionType>()),
-        ("MarketplaceWrite", "auctionType", names::<crate::model::marketplace::AuctionType>()),
     ]
 }
 
