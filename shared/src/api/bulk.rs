@@ -13,7 +13,7 @@ use crate::api::error::AppResult;
 use crate::api::{Auth, JsonBody};
 use crate::model::bulk;
 use crate::usecases;
-use crate::usecases::duplicate::{Duplicated, MAX_SHIFT_DAYS};
+use crate::usecases::duplicate::Duplicated;
 
 /// The operations of this group in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
@@ -53,7 +53,7 @@ fn edited(done: Vec<(String, u64)>) -> Response {
         goals in one transaction: all or nothing. Each goal and its change record are two of DynamoDB's 100 writes a transaction, \
         and each campaign whose goals' dates move one more, so an edit of dates holds at most (100 - campaigns) / 2 goals. Every \
         failing goal is listed (its field and rule), and nothing changes.",
-    request_body(content = Object, example = json!({"ids": ["7d1c2f7e-4d0b-4b36-9c8e-2f1d3a4b5c6d", "0b5e7a31-2c4f-4d8e-9a1b-3c5d7e9f1a2b"], "set": {"end": "2027-01-31T23:59:59Z", "priority": 7}})),
+    request_body(content = bulk::GoalsBulk, example = json!({"ids": ["7d1c2f7e-4d0b-4b36-9c8e-2f1d3a4b5c6d", "0b5e7a31-2c4f-4d8e-9a1b-3c5d7e9f1a2b"], "set": {"end": "2027-01-31T23:59:59Z", "priority": 7}})),
     responses((status = 200, description = "Every goal edited, with its new version", body = Edited),
         (status = 400, description = "The body, or one or more goals: every failing goal listed; nothing changed"),
         (status = 409, description = "The goals kept changing under the edit; nothing changed")))]
@@ -67,7 +67,7 @@ async fn goals(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppR
         transaction: all or nothing. Each ad and its change record are two writes, and each of their goals one more (its ad \
         summaries): at most (100 - goals) / 2 ads. Each ad is checked within its goal as the edit leaves it (dates within the \
         goal's, explicit weights summing to at most 100).",
-    request_body(content = Object, example = json!({"ids": ["5a0c9b8e-7d6f-4e3a-8b2c-1d0e9f8a7b6c"], "set": {"enabled": false}})),
+    request_body(content = bulk::AdsBulk, example = json!({"ids": ["5a0c9b8e-7d6f-4e3a-8b2c-1d0e9f8a7b6c"], "set": {"enabled": false}})),
     responses((status = 200, description = "Every ad edited, with its new version", body = Edited),
         (status = 400, description = "The body, or one or more ads: every failing ad listed; nothing changed"),
         (status = 409, description = "The ads kept changing under the edit; nothing changed")))]
@@ -82,7 +82,7 @@ async fn ads(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppRes
         0). Ads keep their assets: nothing is transcoded again. No metrics are copied. `name` defaults to the original's \
         followed by \" (copy)\".",
     params(("id" = String, Path, description = "The campaign to copy")),
-    request_body(content = Object, example = json!({"name": "Spring 2027", "shiftDays": 365})),
+    request_body(content = bulk::DuplicateBody, example = json!({"name": "Spring 2027", "shiftDays": 365})),
     responses((status = 201, description = "The copy (Location: its XML resource)", body = Duplicated, headers(("Location" = String))),
         (status = 400, description = "name or shiftDays invalid (the field and rule named)"),
         (status = 404, description = "No such campaign in this account")))]
@@ -92,13 +92,8 @@ async fn duplicate(
     axum::extract::Path(id): axum::extract::Path<String>,
     JsonBody(v): JsonBody,
 ) -> AppResult<Response> {
-    let mut r = crate::json::ObjReader::new(&v, "", &["name", "shiftDays"]);
-    let name = r.str_opt("name", crate::limits::NAME_MAX);
-    let shift = r.int_opt("shiftDays", -MAX_SHIFT_DAYS, MAX_SHIFT_DAYS).unwrap_or(0);
-    if !r.errors.is_empty() {
-        return Err(crate::api::error::AppError::Validation(r.errors));
-    }
-    let d = usecases::duplicate::campaign(&st, &a.id, &id, name, shift).await?;
+    let body = bulk::parse_duplicate(&v)?;
+    let d = usecases::duplicate::campaign(&st, &a.id, &id, body.name, body.shift_days).await?;
     let loc = format!("/api/1.0/campaign/by_campaign_id;id={}", d.campaign_id);
     Ok((axum::http::StatusCode::CREATED, [(axum::http::header::LOCATION, loc)], Json(d)).into_response())
 }

@@ -6,12 +6,11 @@ use serde_json::Value;
 use super::asset::check_name;
 use crate::domain_error::FieldError;
 use crate::download::check_url;
-use crate::json::ObjReader;
-use crate::limits::{NAME_MAX, URL_MAX};
+use crate::limits::NAME_MAX;
 use crate::rule::Rule;
 
 /// `{name, downloadUri}`: an HTTPS file on a public host.
-#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, utoipa::ToSchema)]
 #[schema(as = AssetFromUrl)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AssetUrlInput {
@@ -22,24 +21,16 @@ pub struct AssetUrlInput {
     pub download_uri: String,
 }
 
-/// What a JSON create body holds.
-pub const URL_FIELDS: &[&str] = &["name", "downloadUri"];
-
 /// Parses a JSON create body: every field error at once.
 pub fn parse_url_body(v: &Value) -> Result<AssetUrlInput, Vec<FieldError>> {
-    let mut r = ObjReader::new(v, "", URL_FIELDS);
-    let name = r.str_req("name", NAME_MAX);
-    let uri = r.str_req("downloadUri", URL_MAX);
-    if let Some(Err(m)) = name.as_deref().map(check_name) {
-        r.err("name", Rule::Extension, m);
-    }
-    if let Some(Err(e)) = uri.as_deref().map(check_url) {
-        r.err("downloadUri", Rule::Url, format!("downloadUri: {e}"));
-    }
-    match (name, uri) {
-        (Some(name), Some(download_uri)) if r.errors.is_empty() => Ok(AssetUrlInput { name, download_uri }),
-        _ => Err(r.errors),
-    }
+    crate::json::read(v, |b: &mut AssetUrlInput, errors| {
+        if let Err(m) = check_name(&b.name) {
+            errors.push(FieldError::new("name", Rule::Extension, m));
+        }
+        if let Err(e) = check_url(&b.download_uri) {
+            errors.push(FieldError::new("downloadUri", Rule::Url, format!("downloadUri: {e}")));
+        }
+    })
 }
 
 /// The `?name=` of an octet-stream upload: required, bounded, a video file name.

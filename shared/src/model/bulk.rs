@@ -3,10 +3,10 @@
 //! each named `<kind>s[<id>].<field>`, and nothing is written unless there are none.
 
 use chrono::{DateTime, Utc};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::domain_error::{DomainError, FieldError};
-use crate::json::ObjReader;
 use crate::limits::MAX_TRANSACT_ACTIONS;
 use crate::model::ad::Ad;
 use crate::model::enums::CapKind;
@@ -18,43 +18,69 @@ use crate::rule::Rule;
 /// and an ad's goal (its ad summary) take one more each: see [`check_size`].
 pub const MAX_IDS: usize = MAX_TRANSACT_ACTIONS / 2;
 
-/// A bulk body's ids: 1 to [`MAX_IDS`], each once.
-fn ids(r: &mut ObjReader<'_>) -> Vec<String> {
-    let Some(list) = r.array_opt("ids") else {
-        if !r.present("ids") {
-            r.err("ids", Rule::Required, "ids is required: the records to change");
+crate::wire_schema::bounded_list!(
+    /// The records a bulk edit changes.
+    BulkIds, crate::wire_schema::Id, 1, MAX_IDS
+);
+crate::wire_schema::bounded_int!(
+    /// A goal's priority.
+    Priority, 1, 10
+);
+
+/// The rule of a bulk body's ids (their count is the schema's): each a record id, once.
+fn check_ids(ids: &[String], errors: &mut Vec<FieldError>) {
+    for (i, s) in ids.iter().enumerate() {
+        if !crate::ids::plausible_id(s) {
+            errors.push(FieldError::new(format!("ids[{i}]"), Rule::Format, format!("ids[{i}] is a record id")));
+        } else if ids[..i].contains(s) {
+            errors.push(FieldError::new(format!("ids[{i}]"), Rule::Single, format!("ids[{i}]: {s} is given twice")));
         }
-        return vec![];
-    };
-    if list.is_empty() || list.len() > MAX_IDS {
-        r.err("ids", Rule::Range, format!("ids holds 1 to {MAX_IDS} ids (got {})", list.len()));
     }
-    let mut out: Vec<String> = Vec::new();
-    for (i, v) in list.iter().enumerate() {
-        match v.as_str() {
-            Some(s) if crate::ids::plausible_id(s) && !out.iter().any(|o| o == s) => out.push(s.to_string()),
-            Some(s) if out.iter().any(|o| o == s) => r.err(&format!("ids[{i}]"), Rule::Single, format!("ids[{i}]: {s} is given twice")),
-            _ => r.err(&format!("ids[{i}]"), Rule::Format, format!("ids[{i}] is a record id")),
-        }
-    }
-    out
 }
 
-/// An optional date that `null` removes: `None` absent, `Some(None)` null.
-fn date_or_null(r: &mut ObjReader<'_>, name: &str) -> Option<Option<DateTime<Utc>>> {
-    if r.is_null(name) {
-        return Some(None);
-    }
-    r.date_time_opt(name).map(Some)
+/// The body of `POST /v1/goals/bulk`.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GoalsBulk {
+    /// The goals to change, each once.
+    #[schema(value_type = BulkIds, inline)]
+    pub ids: Vec<String>,
+    /// The fields to change: at least one.
+    pub set: GoalSet,
+}
+
+/// A cap a goals bulk edit sets.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[schema(as = BulkCap)]
+#[serde(deny_unknown_fields)]
+pub struct CapSet {
+    /// The cap's type; it must apply to each goal's type.
+    #[serde(rename = "type")]
+    pub kind: CapKind,
+    /// A positive number.
+    pub value: f64,
 }
 
 /// What a goals bulk edit sets.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, utoipa::ToSchema)]
+#[schema(as = BulkGoalSet)]
+#[serde(deny_unknown_fields)]
 pub struct GoalSet {
+    /// The goals' start.
     pub start: Option<DateTime<Utc>>,
+    /// The goals' end; `null`: none.
+    #[serde(default, deserialize_with = "crate::json::present")]
+    #[schema(value_type = Option<DateTime<Utc>>)]
     pub end: Option<Option<DateTime<Utc>>>,
+    /// `null`: the campaign's.
+    #[serde(default, deserialize_with = "crate::json::present")]
+    #[schema(value_type = Option<Priority>, inline)]
     pub priority: Option<Option<u8>>,
-    pub caps: Option<Vec<(Option<CapKind>, f64)>>,
+    /// The goals' caps in place of theirs; `null` or `[]`: none.
+    #[serde(default, deserialize_with = "crate::json::present")]
+    #[schema(value_type = Option<Vec<CapSet>>)]
+    pub caps: Option<Option<Vec<CapSet>>>,
+    /// Whether the goals serve.
     pub enabled: Option<bool>,
 }
 
@@ -67,43 +93,49 @@ impl GoalSet {
 
 /// `{ids, set: {start, end, priority, caps, enabled}}`.
 pub fn parse_goals(v: &Value) -> Result<(Vec<String>, GoalSet), DomainError> {
-    let mut r = ObjReader::new(v, "", &["ids", "set"]);
-    let ids = ids(&mut r);
-    let mut set = GoalSet::default();
-    match r.get("set") {
-        None => r.err("set", Rule::Required, "set is required: the fields to change (start, end, priority, caps, enabled)"),
-        Some(s) => {
-            let mut sr = ObjReader::new(s, "set", &["start", "end", "priority", "caps", "enabled"]);
-            set.start = sr.date_time_opt("start");
-            set.end = date_or_null(&mut sr, "end");
-            set.priority = if sr.is_null("priority") { Some(None) } else { sr.int_opt("priority", 1, 10).map(|p| Some(p as u8)) };
-            set.enabled = sr.bool_opt("enabled");
-            if sr.is_null("caps") {
-                set.caps = Some(vec![]);
-            } else if let Some(list) = sr.array_opt("caps") {
-                let mut caps = Vec::new();
-                for (i, c) in list.iter().enumerate() {
-                    let mut cr = ObjReader::new(c, &format!("set.caps[{i}]"), &["type", "value"]);
-                    let kind = cr.one_of("type", CapKind::ALL);
-                    match cr.f64_opt("value") {
-                        Some(v) if v > 0.0 => caps.push((kind, v)),
-                        _ => cr.err("value", Rule::Range, format!("set.caps[{i}].value is a positive number")),
-                    }
-                    sr.errors.append(&mut cr.errors);
-                }
-                set.caps = Some(caps);
+    let body = crate::json::read(v, |b: &mut GoalsBulk, errors| {
+        check_ids(&b.ids, errors);
+        for (i, c) in b.set.caps.iter().flatten().flatten().enumerate() {
+            if c.value <= 0.0 {
+                errors.push(FieldError::new(
+                    format!("set.caps[{i}].value"),
+                    Rule::Range,
+                    format!("set.caps[{i}].value is a positive number"),
+                ));
             }
-            if sr.errors.is_empty() && set == GoalSet::default() {
-                sr.errors.push(FieldError::new("set", Rule::Required, "set names at least one of start, end, priority, caps, enabled"));
-            }
-            r.errors.append(&mut sr.errors);
         }
-    }
-    if r.errors.is_empty() {
-        Ok((ids, set))
-    } else {
-        Err(DomainError::Validation(r.errors))
-    }
+        if b.set == GoalSet::default() {
+            errors.push(FieldError::new("set", Rule::Required, "set names at least one of start, end, priority, caps, enabled"));
+        }
+    })
+    .map_err(DomainError::Validation)?;
+    Ok((body.ids, body.set))
+}
+
+/// Days a duplicate's dates move, at most either way.
+pub const MAX_SHIFT_DAYS: i64 = 3_660;
+
+crate::wire_schema::bounded_int!(
+    /// Days a duplicate's dates move.
+    ShiftDays, -MAX_SHIFT_DAYS, MAX_SHIFT_DAYS
+);
+
+/// The body of `POST /v1/campaigns/{id}/duplicate`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DuplicateBody {
+    /// The copy's name; default the original's followed by " (copy)".
+    #[schema(value_type = Option<crate::wire_schema::OptionalName>, inline)]
+    pub name: Option<String>,
+    /// Days every date moves; default 0.
+    #[serde(default)]
+    #[schema(value_type = Option<ShiftDays>, inline)]
+    pub shift_days: i64,
+}
+
+/// Parses a duplicate body: every field error at once.
+pub fn parse_duplicate(v: &Value) -> Result<DuplicateBody, DomainError> {
+    crate::json::read(v, |_: &mut DuplicateBody, _| {}).map_err(DomainError::Validation)
 }
 
 /// A goal with `set` applied, or its errors (each field named `goals[<id>].<field>`). The
@@ -134,8 +166,7 @@ pub fn apply_goal(g: &Goal, set: &GoalSet, now: DateTime<Utc>) -> Result<Goal, V
     }
     if let Some(caps) = &set.caps {
         next.caps.clear();
-        for (kind, value) in caps {
-            let Some(k) = kind else { continue };
+        for CapSet { kind: k, value } in caps.iter().flatten() {
             if !k.applies_to(g.kind) {
                 errors.push(FieldError::new(
                     at("caps"),
@@ -160,51 +191,53 @@ pub fn apply_goal(g: &Goal, set: &GoalSet, now: DateTime<Utc>) -> Result<Goal, V
     }
 }
 
-/// What an ads bulk edit sets.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// The body of `POST /v1/ads/bulk`.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AdsBulk {
+    /// The ads to change, each once.
+    #[schema(value_type = BulkIds, inline)]
+    pub ids: Vec<String>,
+    /// The fields to change: at least one.
+    pub set: AdSet,
+}
+
+crate::wire_schema::bounded_number!(
+    /// An ad's weight in its goal.
+    Weight, 0, 100
+);
+
+/// What an ads bulk edit sets (`null` removes a weight or a date: the goal's then apply).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, utoipa::ToSchema)]
+#[schema(as = BulkAdSet)]
+#[serde(deny_unknown_fields)]
 pub struct AdSet {
+    /// Whether the ads serve.
     pub enabled: Option<bool>,
+    /// `null`: an even share.
+    #[serde(default, deserialize_with = "crate::json::present")]
+    #[schema(value_type = Option<Weight>, inline)]
     pub weight: Option<Option<f64>>,
+    /// `null`: the goal's.
+    #[serde(default, deserialize_with = "crate::json::present")]
+    #[schema(value_type = Option<DateTime<Utc>>)]
     pub start: Option<Option<DateTime<Utc>>>,
+    /// `null`: the goal's.
+    #[serde(default, deserialize_with = "crate::json::present")]
+    #[schema(value_type = Option<DateTime<Utc>>)]
     pub end: Option<Option<DateTime<Utc>>>,
 }
 
-/// `{ids, set: {enabled, weight, start, end}}` (`null` removes a weight or a date: the
-/// goal's then apply).
+/// `{ids, set: {enabled, weight, start, end}}`.
 pub fn parse_ads(v: &Value) -> Result<(Vec<String>, AdSet), DomainError> {
-    let mut r = ObjReader::new(v, "", &["ids", "set"]);
-    let ids = ids(&mut r);
-    let mut set = AdSet::default();
-    match r.get("set") {
-        None => r.err("set", Rule::Required, "set is required: the fields to change (enabled, weight, start, end)"),
-        Some(s) => {
-            let mut sr = ObjReader::new(s, "set", &["enabled", "weight", "start", "end"]);
-            set.enabled = sr.bool_opt("enabled");
-            set.weight = if sr.is_null("weight") {
-                Some(None)
-            } else {
-                match sr.f64_opt("weight") {
-                    Some(w) if (0.0..=100.0).contains(&w) => Some(Some(w)),
-                    Some(w) => {
-                        sr.err("weight", Rule::Range, format!("set.weight is 0 to 100 (got {w})"));
-                        None
-                    }
-                    None => None,
-                }
-            };
-            set.start = date_or_null(&mut sr, "start");
-            set.end = date_or_null(&mut sr, "end");
-            if sr.errors.is_empty() && set == AdSet::default() {
-                sr.errors.push(FieldError::new("set", Rule::Required, "set names at least one of enabled, weight, start, end"));
-            }
-            r.errors.append(&mut sr.errors);
+    let body = crate::json::read(v, |b: &mut AdsBulk, errors| {
+        check_ids(&b.ids, errors);
+        if b.set == AdSet::default() {
+            errors.push(FieldError::new("set", Rule::Required, "set names at least one of enabled, weight, start, end"));
         }
-    }
-    if r.errors.is_empty() {
-        Ok((ids, set))
-    } else {
-        Err(DomainError::Validation(r.errors))
-    }
+    })
+    .map_err(DomainError::Validation)?;
+    Ok((body.ids, body.set))
 }
 
 /// An ad with `set` applied (its rules within its goal are checked with the goal's other
@@ -260,7 +293,7 @@ mod tests {
             Err(DomainError::Validation(e)) => e.into_iter().map(|e| (e.field, e.rule)).collect::<Vec<_>>(),
             other => panic!("{other:?}"),
         };
-        assert_eq!(bad(json!({"ids": [], "set": {"enabled": true}})), [("ids".to_string(), Rule::Range)]);
+        assert_eq!(bad(json!({"ids": [], "set": {"enabled": true}})), [("ids".to_string(), Rule::Required)]);
         assert_eq!(bad(json!({"ids": ["a", "a"], "set": {"enabled": true}})), [("ids[1]".to_string(), Rule::Single)]);
         assert_eq!(
             bad(json!({"ids": ["a"], "set": {"priority": 11, "name": "x"}})).into_iter().map(|(f, _)| f).collect::<Vec<_>>(),
@@ -268,7 +301,7 @@ mod tests {
         );
         assert_eq!(bad(json!({"ids": ["a"], "set": {}})), [("set".to_string(), Rule::Required)]);
         let too_many: Vec<String> = (0..=MAX_IDS).map(|i| format!("g{i}")).collect();
-        assert_eq!(bad(json!({"ids": too_many, "set": {"enabled": true}})), [("ids".to_string(), Rule::Range)]);
+        assert_eq!(bad(json!({"ids": too_many, "set": {"enabled": true}})), [("ids".to_string(), Rule::MaxItems)]);
         assert!(parse_ads(&json!({"ids": ["a"], "set": {"weight": 101}})).is_err());
         assert!(parse_ads(&json!({"ids": ["a"], "set": {"weight": null, "start": null}})).is_ok());
     }

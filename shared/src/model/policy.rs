@@ -513,9 +513,8 @@ crate::wire_schema::bounded_list!(
     RankedIds, crate::wire_schema::Id, 0, MAX_RANKED
 );
 
-/// `PUT /v1/insertion-policy/ranking`: every policy id exactly once, highest rank first,
-/// as the parser fills it.
-#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+/// `PUT /v1/insertion-policy/ranking`: every policy id exactly once, highest rank first.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[schema(as = RankingWrite)]
 #[serde(deny_unknown_fields)]
 pub struct RankingInput {
@@ -523,23 +522,7 @@ pub struct RankingInput {
     pub ids: Vec<String>,
 }
 
-/// What a ranking body holds.
-pub const RANKING_FIELDS: &[&str] = &["ids"];
-
 /// Parses a ranking body: every field error at once.
 pub fn parse_ranking(v: &serde_json::Value) -> Result<RankingInput, Vec<FieldError>> {
-    let mut r = crate::json::ObjReader::new(v, "", RANKING_FIELDS);
-    let list = r.array_opt("ids").cloned();
-    match &list {
-        None if r.errors.is_empty() => r.err("ids", Rule::Required, "ids (every policy id, highest rank first) is required"),
-        Some(l) if l.len() > MAX_RANKED => {
-            r.err("ids", Rule::MaxCount, format!("ids lists at most {MAX_RANKED} policies (got {})", l.len()))
-        }
-        _ => {}
-    }
-    if !r.errors.is_empty() {
-        return Err(r.errors);
-    }
-    // A non-string entry names no policy: the ranking refuses it as not a permutation.
-    Ok(RankingInput { ids: list.unwrap_or_default().iter().map(|x| x.as_str().unwrap_or("").to_string()).collect() })
+    crate::json::read(v, |_: &mut RankingInput, _| {})
 }

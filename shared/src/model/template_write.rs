@@ -2,15 +2,15 @@
 //! `POST` and `PUT /api/2.0/targeting-template` as its parser fills it (the OpenAPI
 //! document shows this type). A template's rules are written apart (`parse_rules`).
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::domain_error::FieldError;
-use crate::json::{Ignored, ObjReader};
-use crate::limits::NAME_MAX;
+use crate::json::Ignored;
 use crate::rule::Rule;
 
 /// `POST` (name only) and `PUT .../{id}` (only the name changes).
-#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[schema(as = TemplateWrite)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TemplateInput {
@@ -24,41 +24,28 @@ pub struct TemplateInput {
     #[schema(value_type = Option<crate::wire_schema::Id>, inline)]
     pub site_id: Option<String>,
     /// Read-only (a GET sent back): accepted and ignored.
+    #[serde(default)]
     #[schema(value_type = Option<String>)]
     pub created: Ignored,
-}
-
-/// What a create or update body may hold.
-pub const TEMPLATE_FIELDS: &[&str] = &["id", "name", "siteId", "created"];
-
-/// A value as text for an id comparison (a non-string is shown as itself).
-fn text(v: &Value) -> String {
-    v.as_str().map_or_else(|| format!("{v} (not a string)"), str::to_string)
 }
 
 /// Parses a create (`path_id` None) or an update body of `account`'s template: the name,
 /// and the id rules (none on create; the path's on update) and the site rule (the
 /// account's), every error at once.
 pub fn parse_write(v: &Value, account: &str, path_id: Option<&str>) -> Result<TemplateInput, Vec<FieldError>> {
-    let mut r = ObjReader::new(v, "", TEMPLATE_FIELDS);
-    let name = r.str_req("name", NAME_MAX);
-    let name = match name {
-        Some(n) if n.chars().any(char::is_control) => {
-            r.err("name", Rule::Format, "name may not hold control characters");
-            None
+    crate::json::read(v, |b: &mut TemplateInput, errors| {
+        if b.name.chars().any(char::is_control) {
+            errors.push(FieldError::new("name", Rule::Format, "name may not hold control characters"));
         }
-        n => n.map(|n| n.trim().to_string()),
-    };
-    let id = r.record_id(path_id);
-    let site_id = r.get("siteId").map(text);
-    if site_id.as_deref().is_some_and(|s| s != account) {
-        match path_id {
-            None => r.err("siteId", Rule::MatchesAccount, format!("siteId must be this account's id ({account}) or left out")),
-            Some(_) => r.err("siteId", Rule::Immutable, format!("siteId cannot be changed (it is {account})")),
+        b.name = b.name.trim().to_string();
+        crate::json::record_id(b.id.as_deref(), path_id, errors);
+        if b.site_id.as_deref().is_some_and(|s| s != account) {
+            errors.push(match path_id {
+                None => {
+                    FieldError::new("siteId", Rule::MatchesAccount, format!("siteId must be this account's id ({account}) or left out"))
+                }
+                Some(_) => FieldError::new("siteId", Rule::Immutable, format!("siteId cannot be changed (it is {account})")),
+            });
         }
-    }
-    match name {
-        Some(name) if r.errors.is_empty() => Ok(TemplateInput { id, name, site_id, created: Ignored }),
-        _ => Err(r.errors),
-    }
+    })
 }

@@ -15,7 +15,7 @@ use crate::repo;
 use crate::state::AppState;
 
 /// The most days a copy's dates move, either way.
-pub const MAX_SHIFT_DAYS: i64 = 3_660;
+pub use crate::model::bulk::MAX_SHIFT_DAYS;
 
 /// What a duplicate made: the new campaign, and each copy by the id of its original.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
