@@ -101,7 +101,7 @@ fn tracker_events_per_creative_type() {
         assert_eq!(with(t, "AD_START"), vec!["externalTrackers[0].event event"], "{t}");
     }
     assert!(with("placeholder", "EXPAND").is_empty());
-    assert_eq!(with("placeholder", "NONSENSE"), vec!["externalTrackers[0].event event"]);
+    assert_eq!(with("placeholder", "NONSENSE"), vec!["externalTrackers[0].event enum"]);
 }
 
 #[test]

@@ -3,15 +3,15 @@
 //! the rules that turn one into a stored `Ad` (`Ad::created`, `Ad::replaced`, `Ad::apply`).
 
 use chrono::{DateTime, Utc};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::ad::Ad;
-use super::creative::{read_creative, read_trackers, Creative, Tracker, TrackerInput};
-use super::enums::CreativeType;
+use super::creative::{check_creative, check_trackers, Creative, Tracker, TrackerInput};
 use crate::domain_error::{DomainError, FieldError};
 use crate::ids::new_id;
-use crate::json::{Ignored, Keyed, ObjReader};
-use crate::limits::{MAX_ID_LEN, MAX_TRACKERS, RECORD_NAME_MAX, SHORT_MAX, TEXT_MAX};
+use crate::json::{Ignored, Keyed};
+use crate::limits::MAX_TRACKERS;
 use crate::rule::Rule;
 use crate::wire_schema::{bounded_list, Id};
 
@@ -42,7 +42,7 @@ impl utoipa::PartialSchema for Weight {
 impl utoipa::ToSchema for Weight {}
 
 /// `POST /v1/ads` (without `id`) and `PUT /v1/ads` (with it): a whole ad.
-#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[schema(as = AdWrite)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AdInput {
@@ -59,7 +59,7 @@ pub struct AdInput {
     #[schema(value_type = Option<crate::wire_schema::Text>, inline)]
     pub description: Option<String>,
     pub enabled: Option<bool>,
-    /// 0.01 to 100; absent: an equal share of what explicit weights leave.
+    /// Absent: an equal share of what explicit weights leave.
     #[schema(value_type = Option<Weight>, inline)]
     pub weight: Option<f64>,
     /// The fields a creative type requires (docs/goals-ads-assets.md); others are refused.
@@ -67,139 +67,73 @@ pub struct AdInput {
     pub start: Option<DateTime<Utc>>,
     /// After start.
     pub end: Option<DateTime<Utc>>,
+    #[serde(default)]
     #[schema(value_type = Option<Trackers>, inline)]
     pub external_trackers: Vec<TrackerInput>,
     /// Absent: all of the account's.
     #[schema(value_type = Option<DeviceContainerIds>, inline)]
     pub device_containers: Option<Vec<String>>,
     /// Read-only (a GET sent back): accepted and ignored.
+    #[serde(default)]
     #[schema(value_type = Option<DateTime<Utc>>)]
     pub created: Ignored,
     /// Read-only (a GET sent back): accepted and ignored.
+    #[serde(default)]
     #[schema(value_type = Option<DateTime<Utc>>)]
     pub modified: Ignored,
 }
 
-/// What a POST or PUT body may hold.
-pub const FIELDS: &[&str] = &[
-    "id",
-    "name",
-    "goalId",
-    "customId",
-    "description",
-    "enabled",
-    "weight",
-    "creative",
-    "start",
-    "end",
-    "externalTrackers",
-    "deviceContainers",
-    // Read-only: shown by GET, so accepted (and ignored) when a client sends a GET back.
-    "created",
-    "modified",
-];
-
 /// A `PATCH /v1/ads` body: the id and the fields to change, each `Some(None)` when sent as
 /// null (which clears it). goalId, creative, externalTrackers and deviceContainers are
 /// ignored, as is any other field.
-#[derive(Debug, Clone, Default, PartialEq, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdPatch {
     #[schema(value_type = crate::wire_schema::Id, inline)]
     pub id: String,
-    #[schema(value_type = Option<crate::wire_schema::RecordName>, inline)]
+    #[serde(default)]
+    #[schema(value_type = crate::wire_schema::RecordName, inline)]
     pub name: Option<String>,
+    #[serde(default, deserialize_with = "crate::json::present")]
     #[schema(value_type = Option<crate::wire_schema::Short>, inline)]
     pub custom_id: Option<Option<String>>,
+    #[serde(default, deserialize_with = "crate::json::present")]
     #[schema(value_type = Option<crate::wire_schema::Text>, inline)]
     pub description: Option<Option<String>>,
     pub enabled: Option<bool>,
+    #[serde(default, deserialize_with = "crate::json::present")]
+    #[schema(value_type = Option<DateTime<Utc>>)]
     pub start: Option<Option<DateTime<Utc>>>,
+    #[serde(default, deserialize_with = "crate::json::present")]
+    #[schema(value_type = Option<DateTime<Utc>>)]
     pub end: Option<Option<DateTime<Utc>>>,
+    #[serde(default, deserialize_with = "crate::json::present")]
     #[schema(value_type = Option<Weight>, inline)]
     pub weight: Option<Option<f64>>,
 }
 
-fn weight(r: &mut ObjReader) -> Option<f64> {
-    let w = r.f64_opt("weight")?;
-    if (MIN_WEIGHT..=MAX_WEIGHT).contains(&w) {
-        Some(w)
-    } else {
-        r.err("weight", Rule::Range, format!("weight must be {MIN_WEIGHT} to {MAX_WEIGHT} (got {w})"));
-        None
-    }
-}
-
-fn read_containers(r: &mut ObjReader) -> Option<Vec<String>> {
-    let list = r.array_opt("deviceContainers")?;
-    if list.len() > MAX_DEVICE_CONTAINERS {
-        r.err(
-            "deviceContainers",
-            Rule::MaxCount,
-            format!("deviceContainers lists at most {MAX_DEVICE_CONTAINERS} ids (got {})", list.len()),
-        );
-        return None;
-    }
-    let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for (i, v) in list.iter().enumerate() {
-        match v.as_str() {
-            Some(s) if !s.is_empty() => {
-                if seen.insert(s) {
-                    out.push(s.to_string());
-                }
-            }
-            _ => r.err(&format!("deviceContainers[{i}]"), Rule::Type, format!("deviceContainers[{i}] must be a device container id")),
-        }
-    }
-    Some(out)
-}
-
 /// Parses a POST/PUT body: every field error at once.
 pub fn parse_write(v: &Value) -> Result<AdInput, Vec<FieldError>> {
-    let mut r = ObjReader::new(v, "", FIELDS);
-    let id = r.str_opt("id", MAX_ID_LEN);
-    let name = r.str_req("name", RECORD_NAME_MAX);
-    let goal_id = r.str_req("goalId", MAX_ID_LEN);
-    let custom_id = r.str_opt("customId", SHORT_MAX);
-    let description = r.str_opt("description", TEXT_MAX);
-    let enabled = r.bool_opt("enabled");
-    let weight = weight(&mut r);
-    let start = r.date_time_opt("start");
-    let end = r.date_time_opt("end");
-    if let (Some(s), Some(e)) = (start, end) {
-        if e <= s {
-            r.err("end", Rule::AfterStart, "end must be after start");
+    crate::json::read(v, |b: &mut AdInput, errors| {
+        if let (Some(s), Some(e)) = (b.start, b.end) {
+            if e <= s {
+                errors.push(FieldError::new("end", Rule::AfterStart, "end must be after start"));
+            }
         }
-    }
-    let mut cerrs = Vec::new();
-    let creative = read_creative(r.get("creative"), &mut cerrs);
-    r.errors.append(&mut cerrs);
-    let ct = creative
-        .as_ref()
-        .map(|c| c.kind)
-        .or_else(|| v.get("creative").and_then(|c| c.get("type")).and_then(Value::as_str).and_then(CreativeType::parse));
-    let external_trackers = read_trackers(&mut r, ct);
-    let device_containers = read_containers(&mut r);
-    match (name, goal_id, creative) {
-        (Some(name), Some(goal_id), Some(creative)) if r.errors.is_empty() => Ok(AdInput {
-            id,
-            goal_id,
-            name,
-            custom_id,
-            description,
-            enabled,
-            weight,
-            creative,
-            start,
-            end,
-            external_trackers,
-            device_containers,
-            created: Ignored,
-            modified: Ignored,
-        }),
-        _ => Err(r.errors),
-    }
+        check_creative(&b.creative, errors);
+        check_trackers(&b.external_trackers, b.creative.kind, errors);
+        if let Some(list) = &mut b.device_containers {
+            for (i, c) in list.iter().enumerate().filter(|(_, c)| c.is_empty()) {
+                errors.push(FieldError::new(
+                    format!("deviceContainers[{i}]"),
+                    Rule::Type,
+                    format!("deviceContainers[{i}] must be a device container id ({c:?})"),
+                ));
+            }
+            let mut seen = std::collections::HashSet::new();
+            list.retain(|c| seen.insert(c.clone()));
+        }
+    })
 }
 
 /// Parses a PUT body: its id (required), then the whole ad.
@@ -220,45 +154,10 @@ pub fn parse_modify(v: &Value) -> Result<Keyed<AdPatch>, DomainError> {
     Ok(Keyed { id: id.to_string(), body: parse_patch(v).map_err(DomainError::Validation) })
 }
 
+/// Parses a PATCH body (goalId, creative, externalTrackers, deviceContainers and anything
+/// else are ignored).
 pub fn parse_patch(v: &Value) -> Result<AdPatch, Vec<FieldError>> {
-    // goalId, creative, externalTrackers, deviceContainers (and anything else) are ignored.
-    let mut r = ObjReader::lenient(v, "");
-    let id = r.str_req("id", MAX_ID_LEN);
-    let mut p = AdPatch::default();
-    if r.present("name") {
-        p.name = r.str_req("name", RECORD_NAME_MAX);
-    }
-    let opt = |r: &mut ObjReader, name: &str, max: usize| -> Option<Option<String>> {
-        if r.is_null(name) {
-            Some(None)
-        } else if r.present(name) {
-            r.str_opt(name, max).map(Some)
-        } else {
-            None
-        }
-    };
-    p.custom_id = opt(&mut r, "customId", SHORT_MAX);
-    p.description = opt(&mut r, "description", TEXT_MAX);
-    p.enabled = r.bool_opt("enabled");
-    for (name, slot) in [("start", &mut p.start), ("end", &mut p.end)] {
-        if r.is_null(name) {
-            *slot = Some(None);
-        } else if r.present(name) {
-            *slot = r.date_time_opt(name).map(Some);
-        }
-    }
-    if r.is_null("weight") {
-        p.weight = Some(None);
-    } else if r.present("weight") {
-        p.weight = weight(&mut r).map(Some);
-    }
-    match id {
-        Some(id) if r.errors.is_empty() => {
-            p.id = id;
-            Ok(p)
-        }
-        _ => Err(r.errors),
-    }
+    crate::json::read(v, |_: &mut AdPatch, _| {})
 }
 
 /// Trackers of a write: one the ad had (same url and event) keeps its id.

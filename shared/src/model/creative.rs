@@ -3,12 +3,9 @@
 
 use crate::rule::Rule;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::enums::{AdFormat, CreativeType, InsertionPoint, TrackerEvent, WireEnum};
+use super::enums::{AdFormat, CreativeType, InsertionPoint, TrackerEvent};
 use crate::domain_error::FieldError;
-use crate::json::ObjReader;
-use crate::limits::{ENUM_NAME_MAX, MAX_ID_LEN, MAX_TRACKERS, SHORT_MAX, URL_MAX};
 
 const SPOT_EVENTS: &[TrackerEvent] = &[
     TrackerEvent::Impression,
@@ -94,26 +91,44 @@ pub fn event_v3(event: TrackerEvent) -> String {
     out
 }
 
+/// The longest estimated ad duration, seconds.
+pub const MAX_AD_DURATION_SECS: u32 = 9999;
+
+crate::wire_schema::bounded_int!(
+    /// An estimated ad duration, seconds.
+    AdDuration, 1, MAX_AD_DURATION_SECS
+);
+
+/// An ad's creative: its type, and the fields that type takes (docs/goals-ads-assets.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Creative {
     #[serde(rename = "type")]
     pub kind: CreativeType,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub insertion_point: Option<InsertionPoint>,
+    /// A ready asset of the account.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::wire_schema::Id>, inline)]
     pub asset_id: Option<String>,
+    /// http(s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::wire_schema::Url>, inline)]
     pub click_destination_uri: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::wire_schema::Short>, inline)]
     pub video_creative_id: Option<String>,
+    /// http(s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::wire_schema::Url>, inline)]
     pub vast_uri: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vpaid_strict: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vpaid_countdown: Option<bool>,
+    /// Seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<AdDuration>, inline)]
     pub estimated_ad_duration: Option<u32>,
 }
 
@@ -145,9 +160,8 @@ pub struct Tracker {
     pub event: TrackerEvent,
 }
 
-/// An external tracker of a write body, as its parser fills it (the OpenAPI document shows
-/// this type).
-#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
+/// An external tracker of a write body.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[schema(as = TrackerWrite)]
 #[serde(deny_unknown_fields)]
 pub struct TrackerInput {
@@ -157,101 +171,69 @@ pub struct TrackerInput {
     /// An event the creative type allows.
     pub event: TrackerEvent,
     /// Accepted and ignored (a GET sent back): trackers are matched by url and event.
+    #[serde(default)]
     #[schema(value_type = Option<String>)]
     pub id: crate::json::Ignored,
 }
 
-/// What an external tracker of a write body may hold.
-pub const TRACKER_FIELDS: &[&str] = &["url", "event", "id"];
-
-pub fn check_uri(r: &mut ObjReader, name: &str, v: &Option<String>) {
+/// The rule of a URL field `at`: http(s), no whitespace.
+pub fn check_uri(at: &str, v: Option<&str>, errors: &mut Vec<FieldError>) {
     if let Some(u) = v {
         let ok = (u.starts_with("http://") || u.starts_with("https://")) && u.len() > 8 && !u.chars().any(char::is_whitespace);
         if !ok {
-            let p = r.at(name);
-            r.err(name, Rule::Url, format!("{p} must be an http(s) URL (got {u:?})"));
+            errors.push(FieldError::new(at, Rule::Url, format!("{at} must be an http(s) URL (got {u:?})")));
         }
     }
 }
 
-pub(super) fn read_creative(v: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<Creative> {
-    let Some(v) = v else {
-        errors.push(FieldError::new("creative", Rule::Required, "creative is required"));
-        return None;
-    };
-    let raw = v.get("type").and_then(Value::as_str).unwrap_or("");
-    let Some(kind) = CreativeType::parse(raw) else {
-        let msg = if raw.is_empty() {
-            "creative.type is required".to_string()
-        } else {
-            format!("creative.type must be one of {} (got {raw:?})", <CreativeType as WireEnum>::NAMES.join(", "))
-        };
-        errors.push(FieldError::new("creative.type", if raw.is_empty() { Rule::Required } else { Rule::Enum }, msg));
-        return None;
-    };
+/// The rules of a creative (its field types and bounds are the schema's): the fields its
+/// type takes and requires, and its URLs.
+pub(super) fn check_creative(c: &Creative, errors: &mut Vec<FieldError>) {
+    let kind = c.kind;
     let (fields, required) = creative_fields(kind);
-    let mut known: Vec<&str> = fields.to_vec();
-    known.push("type");
-    let mut r = ObjReader::new(v, "creative", &known);
-    // Fields of other creative types are refused by name, so a wrong type shows.
-    for e in r.errors.iter_mut().filter(|e| e.rule == Rule::Unknown) {
-        e.rule = Rule::NotForType;
-        e.message = format!("{} does not apply to a {kind} creative", e.field);
-    }
-    for f in required {
-        if r.get(f).is_none() {
-            r.err(f, Rule::Required, format!("creative.{f} is required for a {kind} creative"));
+    let present = [
+        ("insertionPoint", c.insertion_point.is_some()),
+        ("assetId", c.asset_id.is_some()),
+        ("clickDestinationUri", c.click_destination_uri.is_some()),
+        ("videoCreativeId", c.video_creative_id.is_some()),
+        ("vastUri", c.vast_uri.is_some()),
+        ("vpaidStrict", c.vpaid_strict.is_some()),
+        ("vpaidCountdown", c.vpaid_countdown.is_some()),
+        ("estimatedAdDuration", c.estimated_ad_duration.is_some()),
+    ];
+    for (f, set) in present {
+        if set && !fields.contains(&f) {
+            // Fields of other creative types are refused by name, so a wrong type shows.
+            errors.push(FieldError::new(
+                format!("creative.{f}"),
+                Rule::NotForType,
+                format!("creative.{f} does not apply to a {kind} creative"),
+            ));
+        } else if !set && required.contains(&f) {
+            errors.push(FieldError::new(
+                format!("creative.{f}"),
+                Rule::Required,
+                format!("creative.{f} is required for a {kind} creative"),
+            ));
         }
     }
-    let c = Creative {
-        kind,
-        insertion_point: r.one_of("insertionPoint", InsertionPoint::ALL),
-        asset_id: r.str_opt("assetId", MAX_ID_LEN),
-        click_destination_uri: r.str_opt("clickDestinationUri", URL_MAX),
-        video_creative_id: r.str_opt("videoCreativeId", SHORT_MAX),
-        vast_uri: r.str_opt("vastUri", URL_MAX),
-        vpaid_strict: r.bool_opt("vpaidStrict"),
-        vpaid_countdown: r.bool_opt("vpaidCountdown"),
-        estimated_ad_duration: r.int_opt("estimatedAdDuration", 1, 9999).map(|d| d as u32),
-    };
-    check_uri(&mut r, "clickDestinationUri", &c.click_destination_uri);
-    check_uri(&mut r, "vastUri", &c.vast_uri);
-    let ok = r.errors.is_empty();
-    errors.append(&mut r.errors);
-    ok.then_some(c)
+    check_uri("creative.clickDestinationUri", c.click_destination_uri.as_deref(), errors);
+    check_uri("creative.vastUri", c.vast_uri.as_deref(), errors);
 }
 
-pub(super) fn read_trackers(r: &mut ObjReader, creative_type: Option<CreativeType>) -> Vec<TrackerInput> {
-    let Some(list) = r.array_opt("externalTrackers") else { return vec![] };
-    let mut out = Vec::new();
-    for (i, t) in list.iter().enumerate() {
+/// The rules of an ad's external trackers: http(s) URLs, and events its creative type
+/// allows.
+pub(super) fn check_trackers(trackers: &[TrackerInput], ct: CreativeType, errors: &mut Vec<FieldError>) {
+    for (i, t) in trackers.iter().enumerate() {
         let path = format!("externalTrackers[{i}]");
-        let mut tr = ObjReader::new(t, &path, TRACKER_FIELDS);
-        let url = tr.str_req("url", URL_MAX);
-        check_uri(&mut tr, "url", &url);
-        let raw = tr.str_req("event", ENUM_NAME_MAX);
-        let mut event = None;
-        if let (Some(e), Some(ct)) = (&raw, creative_type) {
-            match TrackerEvent::parse(e).filter(|t| allowed_events(ct).contains(t)) {
-                Some(t) => event = Some(t),
-                None => {
-                    let allowed: Vec<&str> = allowed_events(ct).iter().map(|t| t.as_str()).collect();
-                    tr.err(
-                        "event",
-                        Rule::Event,
-                        format!("{path}.event {e} is not allowed for a {ct} creative (allowed: {})", allowed.join(", ")),
-                    );
-                }
-            }
-        }
-        let ok = tr.errors.is_empty();
-        r.errors.append(&mut tr.errors);
-        if let (Some(url), Some(event), true) = (url, event, ok) {
-            out.push(TrackerInput { url, event, id: crate::json::Ignored });
+        check_uri(&format!("{path}.url"), Some(&t.url), errors);
+        if !allowed_events(ct).contains(&t.event) {
+            let allowed: Vec<&str> = allowed_events(ct).iter().map(|t| t.as_str()).collect();
+            errors.push(FieldError::new(
+                format!("{path}.event"),
+                Rule::Event,
+                format!("{path}.event {} is not allowed for a {ct} creative (allowed: {})", t.event, allowed.join(", ")),
+            ));
         }
     }
-    if out.len() > MAX_TRACKERS {
-        r.err("externalTrackers", Rule::MaxCount, format!("at most {MAX_TRACKERS} external trackers per ad"));
-    }
-    out
 }
