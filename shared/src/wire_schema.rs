@@ -110,6 +110,14 @@ bounded_string!(
     HeaderName, 1, crate::model::write_only_header::HEADER_NAME_MAX
 );
 bounded_string!(
+    /// The value of a targeting rule: a tag, a segment id, a custom parameter's value.
+    RuleValue, 1, crate::limits::RULE_VALUE_MAX
+);
+bounded_string!(
+    /// An IP matcher: `a.b.c.d`, `a.b.c.d-e` or `a.b.c.*`.
+    IpMatcher, 1, crate::limits::IP_MATCHER_MAX
+);
+bounded_string!(
     /// Short text: custom ids, contact names.
     Short, 0, SHORT_MAX
 );

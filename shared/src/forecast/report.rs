@@ -10,7 +10,6 @@ use super::report_schema::{
     CampaignReport, CompetingGoal, DeliveryDay, EchoedTargeting, FormatTotal, GoalForecast as GoalOut, GoalReport, InventoryDay,
     InventoryReport, InventorySide,
 };
-use super::request::AD_FIELDS;
 use super::simulate::{GoalForecast, Inventory, Series};
 use crate::delivery::snapshot::AdFormat;
 use crate::model::enums::FormatType;
@@ -159,6 +158,9 @@ pub struct CampaignResults<'a> {
 /// rule array present), each goal followed by its forecast.
 pub fn campaign(echo: &Value, job: &str, r: &CampaignResults<'_>, source: &str) -> CampaignReport {
     let c = echo.as_object();
+    // An ad is echoed with every field its request type has.
+    let ad_schema = crate::json::schema::<super::request_body::ForecastAd>();
+    let ad_fields = ad_schema.properties();
     let goals = c.and_then(|c| c.get("goals")).and_then(Value::as_array).cloned().unwrap_or_default();
     let goals = goals
         .iter()
@@ -168,7 +170,7 @@ pub fn campaign(echo: &Value, job: &str, r: &CampaignResults<'_>, source: &str) 
             let ads = go
                 .and_then(|g| g.get("ads"))
                 .and_then(Value::as_array)
-                .map(|a| a.iter().map(|ad| Value::Object(pick(ad.as_object(), AD_FIELDS))).collect())
+                .map(|a| a.iter().map(|ad| Value::Object(pick(ad.as_object(), &ad_fields))).collect())
                 .unwrap_or_default();
             let forecast = match r.results.get(i) {
                 Some(res) => {

@@ -16,11 +16,12 @@ use serde_json::{Map, Value};
 
 use crate::domain_error::FieldError;
 use crate::rule::Rule;
-pub use schema_check::Compiled;
+pub use schema_check::{Compiled, DATE_OR_EPOCH_MS};
 
 /// Reads body `v` into `T`: the breaches of `T`'s schema, then, once serde has filled `T`,
 /// what `rules` finds (it may also normalise the value: trim a name, lowercase a header).
-/// A field the schema already faults is not faulted again by a rule.
+/// `rules` receives the list with the schema's breaches already in it, so it can leave
+/// alone a part the schema faulted; a field the schema faulted is not faulted again.
 pub fn read<T>(v: &Value, rules: impl FnOnce(&mut T, &mut Vec<FieldError>)) -> Result<T, Vec<FieldError>>
 where
     T: DeserializeOwned + utoipa::ToSchema + 'static,
@@ -29,10 +30,11 @@ where
     let mut errors = schema::<T>().check(&mut known);
     match serde_path_to_error::deserialize::<_, T>(&known) {
         Ok(mut body) => {
-            let mut found = Vec::new();
-            rules(&mut body, &mut found);
-            let faulted: Vec<String> = errors.iter().map(|e| e.field.clone()).collect();
-            errors.extend(found.into_iter().filter(|e| !faulted.contains(&e.field)));
+            let faulted = errors.len();
+            rules(&mut body, &mut errors);
+            let found = errors.split_off(faulted);
+            let fields: Vec<String> = errors.iter().map(|e| e.field.clone()).collect();
+            errors.extend(found.into_iter().filter(|e| !fields.contains(&e.field)));
             if errors.is_empty() {
                 return Ok(body);
             }
@@ -46,6 +48,11 @@ where
         Err(_) => {}
     }
     Err(errors)
+}
+
+/// Whether `errors` holds a fault of `path` or of a field inside it.
+pub fn faulted(errors: &[FieldError], path: &str) -> bool {
+    errors.iter().any(|e| e.field.strip_prefix(path).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '['])))
 }
 
 /// `T`'s schema, built once a process.
@@ -108,6 +115,19 @@ pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<O
 /// document without holding a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ignored;
+
+impl Ignored {
+    /// For `#[serde(skip_serializing_if = "Ignored::always")]`: never shown.
+    pub fn always(_: &Ignored) -> bool {
+        true
+    }
+}
+
+impl serde::Serialize for Ignored {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_none()
+    }
+}
 
 impl<'de> Deserialize<'de> for Ignored {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -9,6 +9,10 @@ use serde_json::{Map, Value};
 use crate::domain_error::{FieldError, MAX_FIELD_ERRORS};
 use crate::rule::Rule;
 
+/// The schema format of a date sent as a `yyyy-MM-ddTHH:mm:ss.sssZ` string or as epoch
+/// milliseconds (a blank string is no date).
+pub const DATE_OR_EPOCH_MS: &str = "date-time-or-epoch-ms";
+
 /// A schema and the named schemas its references point to, as JSON.
 pub struct Compiled {
     root: Value,
@@ -30,6 +34,15 @@ impl Compiled {
         let mut errors = Vec::new();
         self.walk(v, &self.root, "", &mut errors);
         errors
+    }
+
+    /// The property names of the schema's object.
+    pub fn properties(&self) -> Vec<&str> {
+        self.resolve(&self.root)
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default()
     }
 
     fn resolve<'a>(&'a self, s: &'a Value) -> &'a Value {
@@ -168,6 +181,8 @@ fn string(v: &Value, s: &Value, at: &str, errors: &mut Vec<FieldError>) {
                 errors.push(FieldError::new(at, Rule::Format, format!("{at}: {e}")));
             }
         }
+        Some(DATE_OR_EPOCH_MS) if !text.trim().is_empty() && chrono::DateTime::parse_from_rfc3339(text.trim()).is_err() => errors
+            .push(FieldError::new(at, Rule::Date, format!("{at} must be yyyy-MM-ddTHH:mm:ss.sssZ or epoch milliseconds (got {text:?})"))),
         Some("date") if chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_err() => {
             errors.push(FieldError::new(at, Rule::Date, format!("{at} must be a date, YYYY-MM-DD (got {text:?})")))
         }
@@ -182,6 +197,8 @@ fn number(v: &Value, s: &Value, at: &str, errors: &mut Vec<FieldError>) {
     if lo.is_some_and(|lo| n < lo) || hi.is_some_and(|hi| n > hi) {
         let bound = |b: Option<f64>| b.map_or_else(|| "any".to_string(), |b| b.to_string());
         errors.push(FieldError::new(at, Rule::Range, format!("{at} must be between {} and {} (got {v})", bound(lo), bound(hi))));
+    } else if let Some(step) = s.get("multipleOf").and_then(Value::as_f64).filter(|m| *m > 0.0 && (n / m).fract() != 0.0) {
+        errors.push(FieldError::new(at, Rule::Step, format!("{at} must be a multiple of {step} (got {v})")));
     }
 }
 

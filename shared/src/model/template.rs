@@ -8,13 +8,14 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::enums::{Access, Day, LocationType, RuleType, TimeUnit, VariableType};
-use super::rules::check::{self, Fields};
-use super::rules::{AcpRule, Known, Rules};
+use super::enums::{Access, RuleType, VariableType};
+use super::rules::check;
+use super::rules::{
+    check_segment_id, ip_matcher_message, time_rule, valid_ip_matcher, AcpRule, AcpValueRule, AudienceRule, FrequencyCap, IpRule, Known,
+    LocationRule, ResourceRule, Rules, UserAgentRule,
+};
+use super::rules_view::RulesView;
 use crate::domain_error::{DomainError, FieldError};
-use crate::json::ObjReader;
-use crate::limits::MAX_ID_LEN;
-use crate::limits::{IP_MATCHER_MAX, RULE_VALUE_MAX};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -54,30 +55,13 @@ pub struct TemplateView<'a> {
     pub created: String,
 }
 
-const RULE_KEYS: &[&str] = &[
-    "frequencyRules",
-    "locationRules",
-    "timeRules",
-    "tagAndPartnerRules",
-    "categoryRules",
-    "ipRules",
-    "userAgentRules",
-    "audienceRules",
-    "accountCustomParameterRules",
-];
-
-/// The objects of an array field, each with its own reader at `name[i]` (0-based).
-fn objects<'a>(r: &mut ObjReader<'a>, name: &str, known: &[&str]) -> Vec<ObjReader<'a>> {
-    let path = r.at(name);
-    r.array_opt(name)
-        .map(|a| a.iter().enumerate().map(|(i, v)| ObjReader::new(v, &format!("{path}[{i}]"), known)).collect())
-        .unwrap_or_default()
-}
-
 /// Parses and validates the rules body (seed 002 §2.3) against the account's reference
 /// data: the JSON reader of the rule kinds `rules::check` validates.
 pub fn parse_rules(v: &Value, known: &Known, template_id: &str) -> Result<Rules, DomainError> {
-    parse_rules_at(v, "", known, template_id, RulesFor::Template).map_err(DomainError::Validation)
+    let mut rules = None;
+    crate::json::read(v, |b: &mut RulesView, errors| rules = Some(check_rules(b, "", known, template_id, RulesFor::Template, errors)))
+        .map_err(DomainError::Validation)?;
+    Ok(rules.unwrap_or_else(|| Rules::empty(template_id)))
 }
 
 /// Whose rules body is read: a template's, or the targeting of a forecast request (seed
@@ -107,170 +91,208 @@ impl RulesFor {
     }
 }
 
-/// A rules body at `path` (e.g. `goals[0].targeting.targetingRules`); every problem listed.
-pub fn parse_rules_at(v: &Value, path: &str, known: &Known, template_id: &str, kind: RulesFor) -> Result<Rules, Vec<FieldError>> {
-    let mut r = ObjReader::new(v, path, RULE_KEYS);
+/// The rules of a rules body at `path` (e.g. `goals[0].targeting.targetingRules`; its
+/// shape is the schema's), every problem listed in `errors`; the rules as read.
+pub fn check_rules(b: &RulesView, path: &str, known: &Known, template_id: &str, kind: RulesFor, errors: &mut Vec<FieldError>) -> Rules {
+    let at = |k: &str| if path.is_empty() { k.to_string() } else { format!("{path}.{k}") };
     let mut out = Rules::empty(template_id);
-    for key in kind.unsupported() {
-        let given = r.get(key).is_some_and(|v| v.as_array().is_none_or(|a| !a.is_empty()) && v.as_object().is_none_or(|o| !o.is_empty()));
-        if given {
-            let p = r.at(key);
-            r.err(key, Rule::Unsupported, format!("{p}: these rules are not supported in {}; leave them out", kind.what()));
-        }
+    let given = [
+        ("ipRules", !b.ip_rules.is_empty()),
+        ("userAgentRules", !b.user_agent_rules.is_empty()),
+        ("timeRules", !b.time_rules.is_empty()),
+        ("frequencyRules", !b.frequency_rules.is_empty()),
+        ("accountCustomParameterRules", b.account_custom_parameter_rules.as_ref().is_some_and(|m| !m.is_empty())),
+    ];
+    for (key, _) in given.iter().filter(|(k, g)| *g && kind.unsupported().contains(k)) {
+        fail(errors, at(key), (Rule::Unsupported, format!("these rules are not supported in {}; leave them out", kind.what())));
     }
-    let maps_required = kind == RulesFor::Template;
 
     // A template may hold both lifetimes (the import checks the one that applies).
-    let units = check::units(&[TimeUnit::GoalLifetime, TimeUnit::CampaignLifetime]);
-    for mut b in objects(&mut r, "frequencyRules", &["impressions", "timeUnit"]) {
-        let n = b.int_opt("impressions", 1, i64::from(u32::MAX));
-        out.frequency_cappings.extend(check::frequency_cap(&mut b, n, &units, &out.frequency_cappings));
-        r.errors.append(&mut b.errors);
+    for (i, f) in b.frequency_rules.iter().enumerate() {
+        match check::unit_once(&out.frequency_cappings, f.time_unit) {
+            Ok(()) => out.frequency_cappings.push(FrequencyCap { impressions: f.impressions, time_unit: f.time_unit }),
+            Err(e) => fail(errors, at(&format!("frequencyRules[{i}].timeUnit")), e),
+        }
     }
-
-    for mut b in objects(&mut r, "locationRules", &["locationId", "locationType", "locationName", "access"]) {
-        let id = b.str_req("locationId", MAX_ID_LEN);
-        let lt = b.one_of("locationType", LocationType::ALL);
-        let allowed = check::access(&mut b).map(|a| a == Access::Allow);
-        out.locations.extend(check::location(&mut b, id, lt, allowed, "access", None));
-        r.errors.append(&mut b.errors);
+    for l in &b.location_rules {
+        out.locations.push(LocationRule {
+            allowed: l.access == Access::Allow,
+            id: l.location_id.clone(),
+            iso2: None,
+            location_type: l.location_type,
+        });
     }
-
-    for mut b in objects(&mut r, "timeRules", &["active", "days", "fromHour", "fromMinute", "toHour", "toMinute"]) {
-        let active = b.bool_opt("active");
-        let days = b.list_of("days", Day::ALL);
-        let int = |b: &mut ObjReader, name: &str, hi: i64| b.int_opt(name, 0, hi).and_then(|v| u32::try_from(v).ok());
-        let clock = [int(&mut b, "fromHour", 23), int(&mut b, "fromMinute", 59), int(&mut b, "toHour", 23), int(&mut b, "toMinute", 59)];
-        out.time_restrictions.extend(check::time_restriction(&mut b, active, days, clock));
-        r.errors.append(&mut b.errors);
+    for (i, t) in b.time_rules.iter().enumerate() {
+        let p = at(&format!("timeRules[{i}]"));
+        if crate::json::faulted(errors, &p) {
+            continue;
+        }
+        if t.days.is_empty() {
+            fail(errors, format!("{p}.days"), (Rule::Required, "needs at least one day".to_string()));
+            continue;
+        }
+        let mut days = t.days.clone();
+        days.dedup();
+        match time_rule(t.active, days, [t.from_hour, t.from_minute, t.to_hour, t.to_minute]) {
+            Ok(rule) => out.time_restrictions.push(rule),
+            Err(msg) => errors.push(FieldError::new(format!("{p}.toHour"), Rule::Window, format!("{p}: {msg}"))),
+        }
     }
 
     let mut one_of_tags = 0;
-    for mut b in objects(&mut r, "tagAndPartnerRules", &["tag", "partnerId", "partnerName", "resourceType", "ruleType"]) {
-        let kind = b.one_of("resourceType", &[VariableType::Tag, VariableType::ContentPartner]);
-        b.required("resourceType", &kind);
-        let rule_type = b.one_of("ruleType", RuleType::ALL);
-        b.required("ruleType", &rule_type);
+    for (i, t) in b.tag_and_partner_rules.iter().enumerate() {
+        let p = at(&format!("tagAndPartnerRules[{i}]"));
         // The id is `tag` on a TAG rule and `partnerId` on a CONTENT_PARTNER rule.
-        let (field, other) = match kind {
-            Some(VariableType::ContentPartner) => ("partnerId", "tag"),
-            Some(VariableType::Tag | VariableType::Site) | None => ("tag", "partnerId"),
+        let (field, id, other, other_set) = match t.resource_type {
+            VariableType::Tag => ("tag", &t.tag, "partnerId", t.partner_id.is_some()),
+            VariableType::ContentPartner => ("partnerId", &t.partner_id, "tag", t.tag.is_some()),
+            VariableType::Site => {
+                fail(
+                    errors,
+                    format!("{p}.resourceType"),
+                    (Rule::Enum, format!("must be one of TAG, CONTENT_PARTNER (got {})", t.resource_type)),
+                );
+                continue;
+            }
         };
-        if kind.is_some() && b.present(other) {
-            let p = b.at(other);
-            let (this_kind, that_kind) = if field == "tag" { ("TAG", "CONTENT_PARTNER") } else { ("CONTENT_PARTNER", "TAG") };
-            b.err(other, Rule::NotAllowed, format!("{p} belongs to {that_kind} rules, not {this_kind}"));
+        if other_set {
+            let kinds = if field == "tag" { ("CONTENT_PARTNER", "TAG") } else { ("TAG", "CONTENT_PARTNER") };
+            fail(errors, format!("{p}.{other}"), (Rule::NotAllowed, format!("belongs to {} rules, not {}", kinds.0, kinds.1)));
         }
-        let id = if kind.is_some() { b.str_req(field, if field == "tag" { RULE_VALUE_MAX } else { MAX_ID_LEN }) } else { None };
-        if kind == Some(VariableType::Tag) && rule_type == Some(RuleType::AtLeastOneOf) {
+        let Some(id) = id else {
+            errors.push(FieldError::new(format!("{p}.{field}"), Rule::Required, format!("{p}.{field} is required")));
+            continue;
+        };
+        if t.resource_type == VariableType::Tag && t.rule_type == RuleType::AtLeastOneOf {
             one_of_tags += 1;
         }
-        out.tags.extend(check::tag_or_partner(&mut b, field, kind, id, rule_type, known));
-        r.errors.append(&mut b.errors);
+        match check::tag_or_partner_ref(t.resource_type, id, known) {
+            Ok(()) => out.tags.push(ResourceRule { resource_id: id.clone(), rule_type: t.rule_type, variable_type: t.resource_type }),
+            Err(e) => fail(errors, format!("{p}.{field}"), e),
+        }
     }
     if one_of_tags == 1 {
-        r.err(
-            "tagAndPartnerRules",
+        errors.push(FieldError::new(
+            at("tagAndPartnerRules"),
             Rule::AtLeastTwoTags,
             "AT_LEAST_ONE_OF on tags needs at least two tags, each as its own TagRuleBean (one tag: use ALL_OF)",
-        );
+        ));
     }
 
-    for mut b in objects(&mut r, "categoryRules", &["categoryId", "categoryName", "ruleType"]) {
-        let id = b.str_req("categoryId", MAX_ID_LEN);
+    for (i, c) in b.category_rules.iter().enumerate() {
+        let p = at(&format!("categoryRules[{i}]"));
         // Seed 002: a category rule is AT_LEAST_ONE_OF or NONE_OF (a request has one category).
-        out.content.extend(check::category(&mut b, "categoryId", id, RuleType::SINGLE_VALUED, known));
-        r.errors.append(&mut b.errors);
+        if !RuleType::SINGLE_VALUED.contains(&c.rule_type) {
+            fail(errors, format!("{p}.ruleType"), single_valued(c.rule_type));
+        } else if let Err(e) = check::category_ref(known, &c.category_id) {
+            fail(errors, format!("{p}.categoryId"), e);
+        } else {
+            out.content.push(ResourceRule {
+                resource_id: c.category_id.clone(),
+                rule_type: c.rule_type,
+                variable_type: VariableType::Site,
+            });
+        }
     }
 
-    for mut b in objects(&mut r, "ipRules", &["ipMatcher", "access"]) {
-        let m = b.str_req("ipMatcher", IP_MATCHER_MAX);
-        out.ip_rules.extend(check::ip(&mut b, m));
-        r.errors.append(&mut b.errors);
+    for (i, r) in b.ip_rules.iter().enumerate() {
+        if valid_ip_matcher(&r.ip_matcher) {
+            out.ip_rules.push(IpRule { ip_matcher: r.ip_matcher.clone(), access: r.access });
+        } else {
+            let p = at(&format!("ipRules[{i}].ipMatcher"));
+            errors.push(FieldError::new(p.clone(), Rule::Format, ip_matcher_message(&p, &r.ip_matcher)));
+        }
     }
 
-    for mut b in objects(&mut r, "userAgentRules", &["browsers", "operatingSystems", "access"]) {
-        out.user_agent_rules.extend(check::user_agent(&mut b));
-        r.errors.append(&mut b.errors);
+    for (i, u) in b.user_agent_rules.iter().enumerate() {
+        if u.browsers.is_empty() && u.operating_systems.is_empty() {
+            let p = at(&format!("userAgentRules[{i}]"));
+            errors.push(FieldError::new(
+                format!("{p}.browsers"),
+                Rule::Required,
+                format!("{p} needs at least one browser or operating system"),
+            ));
+            continue;
+        }
+        let mut browsers = u.browsers.clone();
+        browsers.dedup();
+        let mut operating_systems = u.operating_systems.clone();
+        operating_systems.dedup();
+        out.user_agent_rules.push(UserAgentRule { browsers, operating_systems, access: u.access });
     }
 
     // Maps: required only when the account has providers / custom parameters.
-    match r.get("audienceRules") {
-        None if maps_required && !known.providers.is_empty() => r.err(
-            "audienceRules",
+    let maps_required = kind == RulesFor::Template;
+    match &b.audience_rules {
+        None if maps_required && !known.providers.is_empty() => errors.push(FieldError::new(
+            at("audienceRules"),
             Rule::Required,
             "audienceRules is required when the account has an audience provider integration (an empty object is fine)",
-        ),
+        )),
         None => {}
-        Some(Value::Object(map)) => {
+        Some(map) => {
             for (provider, list) in map {
-                let path = format!("{}.{provider}", r.at("audienceRules"));
+                let p = format!("{}.{provider}", at("audienceRules"));
                 if !known.providers.contains_key(provider) {
-                    r.errors.push(FieldError::new(
-                        &path,
-                        Rule::Reference,
-                        format!("{path}: no audience provider {provider} in this account"),
-                    ));
+                    fail(errors, p, (Rule::Reference, format!("no audience provider {provider} in this account")));
                     continue;
                 }
-                let Some(list) = list.as_array() else {
-                    r.errors.push(FieldError::new(&path, Rule::Type, format!("{path} must be an array")));
-                    continue;
-                };
-                for (i, item) in list.iter().enumerate() {
-                    let mut b = ObjReader::new(item, &format!("{path}[{i}]"), &["segmentId", "segmentName", "ruleType"]);
-                    let id = b.str_req("segmentId", RULE_VALUE_MAX);
-                    out.audience_rules.extend(check::audience(&mut b, id, Some(provider), known));
-                    r.errors.append(&mut b.errors);
+                for (i, a) in list.iter().enumerate() {
+                    match check_segment_id(known, &a.segment_id, Some(provider)) {
+                        Ok(()) => out.audience_rules.push(AudienceRule { segment_id: a.segment_id.clone(), rule_type: a.rule_type }),
+                        Err(e) => fail(errors, format!("{p}[{i}].segmentId"), e),
+                    }
                 }
             }
         }
-        Some(_) => r.err("audienceRules", Rule::Type, "audienceRules must be an object of provider id to rules"),
     }
 
-    match r.get("accountCustomParameterRules") {
-        None if maps_required && !known.custom_parameters.is_empty() => r.err(
-            "accountCustomParameterRules",
+    match &b.account_custom_parameter_rules {
+        None if maps_required && !known.custom_parameters.is_empty() => errors.push(FieldError::new(
+            at("accountCustomParameterRules"),
             Rule::Required,
             "accountCustomParameterRules is required when the account has custom parameters (an empty object is fine)",
-        ),
-        None => {}
-        Some(Value::Object(map)) if !kind.unsupported().contains(&"accountCustomParameterRules") => {
+        )),
+        Some(map) if !kind.unsupported().contains(&"accountCustomParameterRules") => {
             for (name, list) in map {
-                let path = format!("{}.{name}", r.at("accountCustomParameterRules"));
-                if let Err((rule, msg)) = check::acp_name(name, known, &[]) {
-                    r.errors.push(FieldError::new(&path, rule, format!("{path}: {msg}")));
+                let p = format!("{}.{name}", at("accountCustomParameterRules"));
+                if let Err(e) = check::acp_name(name, known, &[]) {
+                    fail(errors, p, e);
                     continue;
                 }
-                let Some(list) = list.as_array() else {
-                    r.errors.push(FieldError::new(&path, Rule::Type, format!("{path} must be an array")));
-                    continue;
-                };
                 if let Err(msg) = check::acp_count(list.len()) {
-                    r.errors.push(FieldError::new(&path, Rule::MaxCount, msg));
+                    errors.push(FieldError::new(p, Rule::MaxCount, msg));
                     continue;
                 }
                 let mut rules = Vec::new();
-                for (i, item) in list.iter().enumerate() {
-                    let mut b = ObjReader::new(item, &format!("{path}[{i}]"), &["value", "ruleType"]);
-                    let value = b.str_req("value", RULE_VALUE_MAX);
-                    rules.extend(check::acp_value(&mut b, value));
-                    r.errors.append(&mut b.errors);
+                for (i, a) in list.iter().enumerate() {
+                    if !RuleType::SINGLE_VALUED.contains(&a.rule_type) {
+                        fail(errors, format!("{p}[{i}].ruleType"), single_valued(a.rule_type));
+                    } else if let Err(msg) = check::acp_value_ok(&a.value) {
+                        fail(errors, format!("{p}[{i}].value"), (Rule::Format, msg));
+                    } else {
+                        rules.push(AcpValueRule { rule_type: a.rule_type, value: a.value.clone() });
+                    }
                 }
                 if !rules.is_empty() {
                     out.account_custom_parameters.push(AcpRule { ignore_parent: false, parameter_name: name.clone(), rules });
                 }
             }
         }
-        Some(Value::Object(_)) => {}
-        Some(_) => r.err("accountCustomParameterRules", Rule::Type, "accountCustomParameterRules must be an object of acp.<name> to rules"),
+        _ => {}
     }
+    out
+}
 
-    if r.errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(r.errors)
-    }
+/// Adds the error `rule, msg` of `field`.
+fn fail(errors: &mut Vec<FieldError>, field: String, (rule, msg): (Rule, String)) {
+    errors.push(FieldError::new(field.clone(), rule, format!("{field}: {msg}")));
+}
+
+/// The error of a rule type where only AT_LEAST_ONE_OF and NONE_OF apply.
+fn single_valued(got: RuleType) -> (Rule, String) {
+    let names: Vec<&str> = RuleType::SINGLE_VALUED.iter().map(|r| r.as_str()).collect();
+    (Rule::Enum, format!("must be one of {} (got {got})", names.join(", ")))
 }
 
 #[cfg(test)]
@@ -367,7 +389,7 @@ mod tests {
         );
         assert_eq!(
             rules(with("locationRules", json!([{"locationId": "x", "locationType": "STATE", "access": "MAYBE"}]))),
-            vec!["locationRules[0].locationType enum", "locationRules[0].access enum"]
+            vec!["locationRules[0].access enum", "locationRules[0].locationType enum"]
         );
         assert_eq!(
             rules(with("userAgentRules", json!([{"browsers": ["NETSCAPE"], "access": "ALLOW"}]))),

@@ -1,15 +1,14 @@
-//! One validator per rule kind, shared by the XML rulesBean reader (seed 001 §2.6) and the
-//! JSON targeting-template reader (seed 002 §2.2). A reader only pulls the raw values out of
-//! its wire shape; every rule of the kind (required fields, allowed values, references to
-//! the account's data, the kind's own constraints) is checked here, with the error naming
-//! the reader's own field path.
+//! One validator per rule kind. The XML rulesBean reader (seed 001 §2.6) pulls raw values
+//! through [`Fields`] and calls the kind's validator; the JSON targeting-template rules
+//! (seed 002 §2.2, `template::check_rules`) arrive typed by serde and call the same kinds'
+//! checks (`category_ref`, `tag_or_partner_ref`, `unit_once`, `acp_value_ok`, ...), so each
+//! rule is written once whatever the wire shape.
 
 use super::{
     time_rule, valid_ip_matcher, AcpValueRule, AudienceRule, FrequencyCap, IpRule, Known, LocationRule, ResourceRule, TimeRule,
     UserAgentRule, ACP_FORBIDDEN, MAX_ACP_VALUES,
 };
 use crate::domain_error::FieldError;
-use crate::json::ObjReader;
 use crate::model::enums::{Access, Browser, Day, LocationType, OperatingSystem, RuleType, TimeUnit, VariableType, WireEnum};
 use crate::rule::Rule;
 
@@ -85,41 +84,41 @@ impl Fields for BeanReader<'_> {
     }
 }
 
-impl Fields for ObjReader<'_> {
-    fn at(&self, name: &str) -> String {
-        ObjReader::at(self, name)
+/// The rule of a category: the account's.
+pub fn category_ref(known: &Known, id: &str) -> Result<(), (Rule, String)> {
+    if known.categories.contains(id) {
+        Ok(())
+    } else {
+        Err((Rule::Reference, format!("no category {id} in this account")))
     }
-    fn err(&mut self, name: &str, rule: Rule, message: String) {
-        ObjReader::err(self, name, rule, message)
-    }
-    fn present(&self, name: &str) -> bool {
-        ObjReader::present(self, name)
-    }
-    fn errors(&mut self) -> &mut Vec<FieldError> {
-        &mut self.errors
-    }
-    fn one_of<E: WireEnum>(&mut self, name: &str, allowed: &[E]) -> Option<E> {
-        ObjReader::one_of(self, name, allowed)
-    }
-    fn list_of<E: WireEnum + PartialEq>(&mut self, name: &str, allowed: &[E]) -> Vec<E> {
-        let mut out: Vec<E> = Vec::new();
-        let path = Fields::at(self, name);
-        let Some(arr) = self.array_opt(name) else { return out };
-        for (i, v) in arr.iter().enumerate() {
-            match v.as_str().and_then(E::parse).filter(|e| allowed.contains(e)) {
-                Some(e) => {
-                    if !out.contains(&e) {
-                        out.push(e);
-                    }
-                }
-                None => self.errors.push(FieldError::new(
-                    format!("{path}[{i}]"),
-                    Rule::Enum,
-                    format!("{path}[{i}] must be one of {} (got {v})", names(allowed)),
-                )),
-            }
+}
+
+/// The rule of a tag or content partner id: a content partner must be the account's, a
+/// tag is free text without control characters.
+pub fn tag_or_partner_ref(kind: VariableType, id: &str, known: &Known) -> Result<(), (Rule, String)> {
+    match kind {
+        VariableType::ContentPartner if !known.partners.contains(id) => {
+            Err((Rule::Reference, format!("no content partner {id} in this account")))
         }
-        out
+        VariableType::Tag if id.chars().any(char::is_control) => Err((Rule::Format, "may not hold control characters".to_string())),
+        _ => Ok(()),
+    }
+}
+
+/// The rule of frequency caps: one per unit.
+pub fn unit_once(seen: &[FrequencyCap], u: TimeUnit) -> Result<(), (Rule, String)> {
+    if seen.iter().any(|c| c.time_unit == u) {
+        Err((Rule::Single, format!("a frequency cap per {u} is given twice")))
+    } else {
+        Ok(())
+    }
+}
+
+/// The rule of a custom parameter's value: no spaces nor `, ; " ' \ | ~ &`.
+pub fn acp_value_ok(v: &str) -> Result<(), String> {
+    match v.chars().find(|ch| ACP_FORBIDDEN.contains(ch) || ch.is_whitespace()) {
+        Some(bad) => Err(format!("may not contain {bad:?} (no spaces or , ; \" ' \\ | ~ &)")),
+        None => Ok(()),
     }
 }
 
@@ -127,11 +126,9 @@ impl Fields for ObjReader<'_> {
 pub fn category(f: &mut impl Fields, field: &str, id: Option<String>, allowed: &[RuleType], known: &Known) -> Option<ResourceRule> {
     let rule_type = f.one_of("ruleType", allowed);
     f.required("ruleType", &rule_type);
-    if let Some(c) = &id {
-        if !known.categories.contains(c) {
-            let p = f.at(field);
-            f.err(field, Rule::Reference, format!("{p}: no category {c} in this account"));
-        }
+    if let Some(Err((rule, msg))) = id.as_deref().map(|c| category_ref(known, c)) {
+        let p = f.at(field);
+        f.err(field, rule, format!("{p}: {msg}"));
     }
     let (resource_id, rule_type) = (id?, rule_type?);
     f.clean().then_some(ResourceRule { resource_id, rule_type, variable_type: VariableType::Site })
@@ -147,17 +144,10 @@ pub fn tag_or_partner(
     rule_type: Option<RuleType>,
     known: &Known,
 ) -> Option<ResourceRule> {
-    if let Some(id) = &id {
-        match kind {
-            Some(VariableType::ContentPartner) if !known.partners.contains(id) => {
-                let p = f.at(field);
-                f.err(field, Rule::Reference, format!("{p}: no content partner {id} in this account"));
-            }
-            Some(VariableType::Tag) if id.chars().any(char::is_control) => {
-                let p = f.at(field);
-                f.err(field, Rule::Format, format!("{p} may not hold control characters"));
-            }
-            _ => {}
+    if let (Some(id), Some(kind)) = (&id, kind) {
+        if let Err((rule, msg)) = tag_or_partner_ref(kind, id, known) {
+            let p = f.at(field);
+            f.err(field, rule, format!("{p}: {msg}"));
         }
     }
     let (resource_id, rule_type, variable_type) = (id?, rule_type?, kind?);
@@ -174,10 +164,8 @@ pub fn frequency_cap(f: &mut impl Fields, impressions: Option<i64>, units: &[Tim
     f.required("impressions", &impressions);
     let unit = f.one_of("timeUnit", units);
     f.required("timeUnit", &unit);
-    if let Some(u) = unit {
-        if seen.iter().any(|c| c.time_unit == u) {
-            f.err("timeUnit", Rule::Single, format!("a frequency cap per {u} is given twice"));
-        }
+    if let Some(Err((rule, msg))) = unit.map(|u| unit_once(seen, u)) {
+        f.err("timeUnit", rule, msg);
     }
     let (n, time_unit) = (impressions?, unit?);
     f.clean().then_some(FrequencyCap { impressions: u32::try_from(n).unwrap_or(u32::MAX), time_unit })
@@ -311,11 +299,9 @@ pub fn acp_count(n: usize) -> Result<(), String> {
 
 /// One value of an account custom parameter rule: no spaces nor `, ; " ' \ | ~ &`.
 pub fn acp_value(f: &mut impl Fields, value: Option<String>) -> Option<AcpValueRule> {
-    if let Some(v) = &value {
-        if let Some(bad) = v.chars().find(|ch| ACP_FORBIDDEN.contains(ch) || ch.is_whitespace()) {
-            let p = f.at("value");
-            f.err("value", Rule::Format, format!("{p} may not contain {bad:?} (no spaces or , ; \" ' \\ | ~ &)"));
-        }
+    if let Some(Err(msg)) = value.as_deref().map(acp_value_ok) {
+        let p = f.at("value");
+        f.err("value", Rule::Format, format!("{p} {msg}"));
     }
     let rule_type = f.one_of("ruleType", RuleType::SINGLE_VALUED);
     f.required("ruleType", &rule_type);
