@@ -53,3 +53,6 @@ pub const IDEMPOTENCY_KEY_MAX: usize = 255;
 /// and `DELIVERY_MAX_ADS` lower them, or raise them for a larger function.
 pub const SNAPSHOT_MAX_GOALS: usize = 50_000;
 pub const SNAPSHOT_MAX_ADS: usize = 250_000;
+
+/// A header's name, at most (an HTTP token).
+pub const HEADER_NAME_MAX: usize = 64;

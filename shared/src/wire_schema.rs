@@ -107,7 +107,7 @@ bounded_string!(
 );
 bounded_string!(
     /// An HTTP header's name.
-    HeaderName, 1, crate::model::write_only_header::HEADER_NAME_MAX
+    HeaderName, 1, crate::limits::HEADER_NAME_MAX
 );
 bounded_string!(
     /// The value of a targeting rule: a tag, a segment id, a custom parameter's value.

@@ -65,44 +65,31 @@ pub fn parse_bean(el: &Element) -> Result<ContactInput, DomainError> {
 }
 
 /// `PUT /api/1.0/contact/associate/by_contact_id;id=` (a form): the contact (else the
-/// path's id) joins the client. What the form parser fills and the OpenAPI document shows.
-#[derive(Debug, Clone, PartialEq, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+/// path's id) joins the client. What the form fills and the OpenAPI document shows.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Association {
     /// The contact; left out: the path's id.
-    #[schema(required = false)]
+    #[serde(default)]
+    #[schema(value_type = crate::wire_schema::Id, inline, required = false)]
     pub contact_id: String,
+    #[schema(value_type = crate::wire_schema::Id, inline)]
     pub client_id: String,
 }
 
-/// The fields of the associate form.
-pub const ASSOCIATE_FIELDS: &[&str] = &["contactId", "clientId"];
-
-/// The associate form's fields (`pairs`) and the path's id: every field error at once.
+/// The associate form's fields (`pairs`, each a string; an empty one is left out) and the
+/// path's id: every field error at once.
 pub fn parse_association(pairs: &[(String, String)], path_id: Option<&str>) -> Result<Association, DomainError> {
-    let field = |k: &str| pairs.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
-    let mut errors = Vec::new();
-    for (k, _) in pairs {
-        if !ASSOCIATE_FIELDS.contains(&k.as_str()) {
-            errors.push(FieldError::new(k.clone(), Rule::Unknown, format!("unknown form field {k:?} (expected contactId and clientId)")));
-        }
-    }
+    let form: serde_json::Map<String, serde_json::Value> =
+        pairs.iter().filter(|(_, v)| !v.is_empty()).map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect();
     let path_id = path_id.filter(|v| !v.is_empty());
-    let contact_id = field("contactId").or_else(|| path_id.map(str::to_string));
-    let client_id = field("clientId");
-    if contact_id.is_none() {
-        errors.push(FieldError::new("contactId", Rule::Required, "form field contactId is required"));
-    }
-    if client_id.is_none() {
-        errors.push(FieldError::new("clientId", Rule::Required, "form field clientId is required"));
-    }
-    if let (Some(path_id), Some(body_id)) = (path_id, field("contactId")) {
-        errors.extend(matches_path("contactId", &body_id, path_id));
-    }
-    match (contact_id, client_id) {
-        (Some(contact_id), Some(client_id)) if errors.is_empty() => Ok(Association { contact_id, client_id }),
-        _ => Err(DomainError::Validation(errors)),
-    }
+    crate::json::read(&serde_json::Value::Object(form), |a: &mut Association, errors| match path_id {
+        Some(p) if a.contact_id.is_empty() => a.contact_id = p.to_string(),
+        Some(p) => errors.extend(matches_path("contactId", &a.contact_id, p)),
+        None if a.contact_id.is_empty() => errors.push(FieldError::new("contactId", Rule::Required, "form field contactId is required")),
+        None => {}
+    })
+    .map_err(DomainError::Validation)
 }
 
 impl Contact {

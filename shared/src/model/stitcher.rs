@@ -30,6 +30,11 @@ pub const SECRET_MIN: usize = 16;
 /// ... and at most this long.
 pub const SECRET_MAX: usize = 256;
 
+crate::wire_schema::bounded_list!(
+    /// A stitcher's address ranges.
+    Cidrs, crate::wire_schema::CidrText, 1, MAX_CIDRS
+);
+
 /// A stitcher as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -70,7 +75,7 @@ pub struct StitcherInput {
     pub name: String,
     /// 1 to 20 address ranges; none may be `/0`. Without a secretHeader each is at most an
     /// IPv4 /16 or an IPv6 /48.
-    #[schema(value_type = Vec<crate::wire_schema::CidrText>, min_items = 1, max_items = 20)]
+    #[schema(value_type = Cidrs, inline)]
     pub source_cidrs: Vec<Cidr>,
     /// Left out on PUT: kept as it is; `null`: removed.
     #[serde(default, deserialize_with = "crate::json::present")]

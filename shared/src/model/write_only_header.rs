@@ -8,8 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain_error::FieldError;
 use crate::rule::Rule;
 
-/// A header's name, at most (an HTTP token).
-pub const HEADER_NAME_MAX: usize = 64;
+pub use crate::limits::HEADER_NAME_MAX;
 
 /// A header with a write-only value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

@@ -175,31 +175,89 @@ fn a_list_of_links_or_objects_accepts_an_empty_list() {
     assert!(children["anyOf"].is_array() && children.get("oneOf").is_none(), "{children}");
 }
 
-/// The object properties a request type shows in the document.
-fn properties<T: utoipa::PartialSchema>() -> Vec<String> {
-    use utoipa::openapi::schema::Schema;
-    match T::schema() {
-        RefOr::T(Schema::Object(o)) => {
-            let mut v: Vec<String> = o.properties.keys().cloned().collect();
-            v.sort();
-            v
-        }
-        _ => panic!("not an object schema"),
-    }
+type Reader = fn(&serde_json::Value) -> Vec<crate::domain_error::FieldError>;
+
+fn reader<T: serde::de::DeserializeOwned + utoipa::ToSchema + 'static>(v: &serde_json::Value) -> Vec<crate::domain_error::FieldError> {
+    crate::json::read::<T>(v, |_, _| {}).err().unwrap_or_default()
 }
 
-fn sorted(list: &[&str]) -> Vec<String> {
-    let mut v: Vec<String> = list.iter().map(|s| s.to_string()).collect();
-    v.sort();
-    v
-}
-
-/// Each request type is what its parser fills; its parser refuses fields not in its list,
-/// so the two lists must be one.
-#[test]
-fn every_request_type_lists_exactly_what_its_parser_accepts() {
-    use crate::forecast::request as fr;
+/// Every JSON request body, by its schema's name in the document, and its reader.
+fn request_bodies() -> Vec<(&'static str, Reader)> {
     use crate::forecast::request_body as fb;
-    assert_eq!(properties::<crate::model::contact::Association>(), sorted(crate::model::contact::ASSOCIATE_FIELDS));
-    assert_eq!(properties::<fb::ParentOverrides>(), sorted(<crate::model::enums::ParentOverride as crate::model::enums::WireEnum>::NAMES));
+    use crate::model::*;
+    vec![
+        ("StitcherWrite", reader::<stitcher::StitcherInput>),
+        ("DemandPartnerWrite", reader::<demand_partner::DemandPartnerInput>),
+        ("MarketplaceWrite", reader::<marketplace::MarketplaceInput>),
+        ("TemplateWrite", reader::<template_write::TemplateInput>),
+        ("AssetFromUrl", reader::<asset_write::AssetUrlInput>),
+        ("RankingWrite", reader::<policy::RankingInput>),
+        ("GoalsBulk", reader::<bulk::GoalsBulk>),
+        ("AdsBulk", reader::<bulk::AdsBulk>),
+        ("DuplicateBody", reader::<bulk::DuplicateBody>),
+        ("AdWrite", reader::<ad_write::AdInput>),
+        ("AdPatch", reader::<ad_write::AdPatch>),
+        ("RulesView", reader::<rules_view::RulesView>),
+        ("CampaignForecastBody", reader::<fb::CampaignForecastBody>),
+        ("InventoryForecastBody", reader::<fb::InventoryForecastBody>),
+    ]
+}
+
+/// The bound of every top-level property a request body's schema states in the committed
+/// document is the one its reader enforces: one past it is refused naming the field and
+/// the rule, and the bound itself is not refused for that rule.
+#[test]
+fn every_bound_the_document_states_is_the_one_the_service_checks() {
+    let doc: serde_json::Value = serde_json::from_str(include_str!("../../../docs/openapi.json")).unwrap();
+    let schemas = &doc["components"]["schemas"];
+    let mut examples = std::collections::BTreeMap::new();
+    for op in doc["paths"].as_object().unwrap().values().flat_map(|p| p.as_object().unwrap().values()) {
+        let content = &op["requestBody"]["content"]["application/json"];
+        if let Some(name) = content["schema"]["$ref"].as_str().and_then(|r| r.strip_prefix("#/components/schemas/")) {
+            examples.insert(name.to_string(), content["example"].clone());
+        }
+    }
+    let mut checked = 0;
+    for (name, read) in request_bodies() {
+        let schema = &schemas[name];
+        assert!(schema.is_object(), "{name} is not in the document");
+        let base = examples.get(name).cloned().unwrap_or_else(|| serde_json::json!({}));
+        for (prop, p) in schema["properties"].as_object().into_iter().flatten() {
+            // An optional property's bounds are on its non-null form.
+            let forms = p["oneOf"].as_array().cloned().unwrap_or_else(|| vec![p.clone()]);
+            let Some(p) = forms.into_iter().find(|f| f["type"] != "null") else { continue };
+            let mut cases: Vec<(serde_json::Value, serde_json::Value, &str)> = Vec::new();
+            if let Some(n) = p["maxLength"].as_u64() {
+                cases.push((serde_json::json!("a".repeat(n as usize + 1)), serde_json::json!("a".repeat(n as usize)), "maxLength"));
+            }
+            if let Some(n) = p["maxItems"].as_u64() {
+                cases.push((serde_json::json!(vec!["a"; n as usize + 1]), serde_json::Value::Null, "maxItems"));
+            }
+            // An integer bound is tried with integers, a number bound with numbers.
+            let number = |n: f64| if n.fract() == 0.0 { serde_json::json!(n as i64) } else { serde_json::json!(n) };
+            if let Some(n) = p["maximum"].as_f64() {
+                cases.push((number(n + 1.0), number(n), "range"));
+            }
+            if let Some(n) = p["minimum"].as_f64() {
+                cases.push((number(n - 1.0), number(n), "range"));
+            }
+            for (past, at, rule) in cases {
+                let faults = |v: serde_json::Value| {
+                    let mut body = base.clone();
+                    body[prop] = v;
+                    read(&body).iter().map(|e| format!("{} {}", e.field, e.rule)).collect::<Vec<_>>()
+                };
+                let wanted = format!("{prop} {rule}");
+                let got = faults(past.clone());
+                assert!(got.contains(&wanted), "{name}.{prop} = {past}: {got:?}");
+                if !at.is_null() {
+                    let got = faults(at.clone());
+                    assert!(!got.contains(&wanted), "{name}.{prop} = {at} is within the document's bound: {got:?}");
+                }
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} bounds checked");
+    assert!(checked > 40, "{checked} bounds checked");
 }
