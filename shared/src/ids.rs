@@ -2,6 +2,79 @@
 
 use sha2::{Digest, Sha256};
 
+/// An account's id: the tenant every record belongs to. The use cases take it typed, so an
+/// account id and a record id cannot be passed the wrong way round; it reads as a `str`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct AccountId(String);
+
+impl AccountId {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for AccountId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for AccountId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for AccountId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for AccountId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for AccountId {
+    fn from(s: String) -> Self {
+        AccountId(s)
+    }
+}
+
+impl From<&str> for AccountId {
+    fn from(s: &str) -> Self {
+        AccountId(s.to_string())
+    }
+}
+
+impl From<AccountId> for String {
+    fn from(a: AccountId) -> String {
+        a.0
+    }
+}
+
+impl PartialEq<str> for AccountId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for AccountId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for AccountId {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }

@@ -148,7 +148,7 @@ fn compute_zone_table(name: &str) -> Zone {
 impl SeedAccount {
     pub fn account(&self) -> Account {
         Account {
-            id: self.id.clone(),
+            id: self.id.clone().into(),
             name: self.name.clone(),
             time_zone: self.time_zone.clone(),
             zone: zone_table(&self.time_zone),

@@ -21,7 +21,7 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 pub async fn export_account(store: &dyn Store, id: &str) -> Result<SeedAccount, String> {
     let a: Account = crate::repo::accounts::get(store, id).await.map_err(|e| e.to_string())?.ok_or_else(|| format!("no account {id}"))?;
     Ok(SeedAccount {
-        id: a.id.clone(),
+        id: a.id.to_string(),
         name: a.name.clone(),
         api_keys: Vec::new(),
         api_key_name: None,

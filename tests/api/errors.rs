@@ -29,7 +29,7 @@ one_store! {
         let body = api_tests::serde_json::json!({"name": "A", "goalId": "g", "creative": {"type": "placeholder"}, "deviceContainers": many});
         let r = app.post_json("/v1/ads", &body).await;
         r.expect(400);
-        assert!(r.body.contains("\"rule\":\"maxCount\""), "{}", &r.body[..r.body.len().min(400)]);
+        assert!(r.body.contains("\"rule\":\"maxItems\""), "{}", &r.body[..r.body.len().min(400)]);
     }
 
     async fn missing_or_unknown_key_is_401_with_an_xml_body(app: TestApp) {

@@ -83,7 +83,7 @@ both_stores! {
         assert_eq!(snapshot.version, version);
         assert!(snapshot.ad_index.contains_key(&first));
         // Redelivered (or a burst already compiled): nothing is compiled again.
-        let again = shared::usecases::compile::run(&app.state, &app.a.id).await.expect("compile");
+        let again = shared::usecases::compile::run(&app.state, &app.a.id.as_str().into()).await.expect("compile");
         assert_eq!(again, shared::usecases::compile::Outcome::Current);
 
         // The next change: compiled again, the old version's object deleted, and ads

@@ -107,7 +107,7 @@ async fn bump(st: &AppState, account: &str) {
 
 async fn worker(st: &AppState, account: &str) -> (f64, u64) {
     let t = Instant::now();
-    let out = compile::run(st, account).await.expect("compile");
+    let out = compile::run(st, &shared::ids::AccountId::from(account)).await.expect("compile");
     let ms = t.elapsed().as_secs_f64() * 1000.0;
     match out {
         Outcome::Compiled(c) => (ms, c.bytes),

@@ -37,7 +37,7 @@ pub fn router() -> super::Routes {
 
 async fn one<T: DeserializeOwned + Serialize>(
     st: &AppState,
-    account: &str,
+    account: &crate::ids::AccountId,
     kind: Kind,
     what: &'static str,
     id: &str,

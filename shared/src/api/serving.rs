@@ -3,6 +3,7 @@
 //! takes the signed playback events of the served documents. No API key: players call
 //! them; the account is in the URL, the tracking links are signed.
 
+use crate::ids::AccountId;
 use crate::api::Within;
 use crate::rule::Rule;
 use axum::extract::{Path, RawQuery};
@@ -82,7 +83,7 @@ pub fn read_request(
     headers: &HeaderMap,
     caller: Caller,
     now: chrono::DateTime<chrono::Utc>,
-) -> AppResult<(String, ResponseType, Option<AdFormat>, AdRequest)> {
+) -> AppResult<(AccountId, ResponseType, Option<AdFormat>, AdRequest)> {
     for (k, v) in pairs {
         if k.len() > MAX_NAME {
             let shown: String = k.chars().take(24).collect();
@@ -158,13 +159,13 @@ pub fn read_request(
     r.ip = ip;
     r.acp = acp;
     r.forced_ad = single(pairs, "ad")?.map(str::to_string);
-    Ok((account.to_string(), rt, format, r))
+    Ok((AccountId::from(account), rt, format, r))
 }
 
 /// The caller as `device_if_stitcher` sees it, for an ad request (its `account` parameter).
 async fn from_stitcher(st: &AppState, pairs: &[(String, String)], headers: &HeaderMap, caller: Caller) -> AppResult<Caller> {
     Ok(match single(pairs, "account")? {
-        Some(account) if !account.is_empty() => device_if_stitcher(st, account, headers, caller).await,
+        Some(account) if !account.is_empty() => device_if_stitcher(st, &AccountId::from(account), headers, caller).await,
         _ => caller,
     })
 }
@@ -172,7 +173,7 @@ async fn from_stitcher(st: &AppState, pairs: &[(String, String)], headers: &Head
 /// A call from one of the account's registered stitchers speaks for its viewer
 /// (`X-Device-IP`, `X-Device-User-Agent`); anyone else's such headers are ignored. Only a
 /// call carrying one of them is looked at (no other call costs a read).
-async fn device_if_stitcher(st: &AppState, account: &str, headers: &HeaderMap, caller: Caller) -> Caller {
+async fn device_if_stitcher(st: &AppState, account: &AccountId, headers: &HeaderMap, caller: Caller) -> Caller {
     let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
     if header("x-device-ip").is_none() && header("x-device-user-agent").is_none() {
         return caller;
@@ -302,7 +303,7 @@ async fn track(Within(st): Within, Path(event): Path<String>, RawQuery(q): RawQu
         AppError::field("query", Rule::Required, "a tracking link carries a, c, g, ad, i, ts, d and s; use the links of a served document")
     })?;
     tracing::Span::current().record("account", token.account.as_str());
-    let caller = device_if_stitcher(&st, &token.account, headers, caller).await;
+    let caller = device_if_stitcher(&st, &AccountId::from(token.account.as_str()), headers, caller).await;
     let ua = caller.device_agent.as_deref().unwrap_or_else(|| user_agent(headers));
     let track = Track { event: &event, counter, token: &token, signature: &sig, user_agent: ua, ip: caller.addr, server: caller.stitcher };
     tracking::track(&st, track).await?;

@@ -216,7 +216,7 @@ pub fn compile(input: Input, built: DateTime<Utc>) -> Snapshot {
 /// (`Snapshot::reindex`).
 pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
     let account = input.account.unwrap_or_else(|| Account {
-        id: String::new(),
+        id: Default::default(),
         name: String::new(),
         time_zone: "UTC".into(),
         zone: Zone::default(),
@@ -521,7 +521,7 @@ pub fn compile_unindexed(input: Input, built: DateTime<Utc>) -> Snapshot {
             g.minimum_time_between_ads > 0 || g.skip_button.show_when() == ShowWhen::AfterFirstUnique
         });
     Snapshot {
-        account: account.id.clone(),
+        account: account.id.to_string(),
         version: input.version,
         built,
         zone: account.zone.clone(),

@@ -46,7 +46,8 @@ pub const AD_FORMATS: &[&str] = &["preroll", "midroll", "postroll", "seekroll", 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Account {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: crate::ids::AccountId,
     pub name: String,
     #[serde(default = "utc")]
     pub time_zone: String,

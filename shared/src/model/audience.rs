@@ -124,7 +124,7 @@ impl Batch {
     ) -> Batch {
         Batch {
             id: id.to_string(),
-            account_id: account.id.clone(),
+            account_id: account.id.to_string(),
             provider_id: provider.to_string(),
             object_key: object_key.to_string(),
             status: UPLOADED,

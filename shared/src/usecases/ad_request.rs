@@ -2,6 +2,7 @@
 //! record when a rule needs it, one decision per break, a traffic sample now and then for
 //! forecasts, and the document (VAST 2/3 or VMAP) with signed tracking links.
 
+use crate::ids::AccountId;
 use std::sync::Arc;
 
 use super::{UseCaseError, UseCaseResult};
@@ -16,7 +17,7 @@ use crate::state::AppState;
 
 /// A parsed ad request.
 pub struct ServeAd<'a> {
-    pub account: &'a str,
+    pub account: &'a AccountId,
     pub rt: ResponseType,
     /// The format asked for (`None`: VMAP's three linear breaks, else preroll).
     pub format: Option<AdFormat>,
@@ -37,20 +38,20 @@ pub struct Loaded {
 
 /// Loads what the decision reads (the ad request and the inspector alike). An account
 /// that does not exist is 404.
-pub async fn load(st: &AppState, account: &str, request: &AdRequest) -> UseCaseResult<Loaded> {
+pub async fn load(st: &AppState, account: &AccountId, request: &AdRequest) -> UseCaseResult<Loaded> {
     load_as_of(st, account, request, false).await
 }
 
 /// `load`, for a management read (the inspector) when `latest`: the snapshot as of every
 /// write before the call, not the serving refresh window's (`DeliveryCache::latest`).
-pub async fn load_as_of(st: &AppState, account: &str, request: &AdRequest, latest: bool) -> UseCaseResult<Loaded> {
+pub async fn load_as_of(st: &AppState, account: &AccountId, request: &AdRequest, latest: bool) -> UseCaseResult<Loaded> {
     let (snapshot, pace) = if latest {
         st.delivery.latest(&st.store, &st.blobs, account, &st.settings, request.now).await?
     } else {
         st.delivery.current(&st.store, &st.blobs, account, &st.settings, request.now).await?
     };
     if snapshot.account.is_empty() {
-        return Err(UseCaseError::not_found("account", account));
+        return Err(UseCaseError::not_found("account", account.as_str()));
     }
     let viewer = match &request.viewer {
         Some(pid) if snapshot.needs_viewer => {

@@ -2,6 +2,7 @@
 //! are the model's (`Ad::created`, `Ad::replaced`, `Ad::apply`); this module sequences the
 //! repository and the asset a write links (its transcode starts with the write).
 
+use crate::ids::AccountId;
 use chrono::{DateTime, Utc};
 
 use super::{UseCaseError, UseCaseResult};
@@ -26,7 +27,7 @@ pub struct Shown {
     pub containers: Vec<String>,
 }
 
-async fn shown(st: &AppState, account: &str, ad: Ad, goal: Goal, version: u64) -> UseCaseResult<Shown> {
+async fn shown(st: &AppState, account: &AccountId, ad: Ad, goal: Goal, version: u64) -> UseCaseResult<Shown> {
     let containers = match ad.device_containers {
         Some(_) => Vec::new(),
         None => repo::reference::ids(st.store.as_ref(), account, Kind::DeviceContainer).await?,
@@ -51,7 +52,7 @@ pub(crate) fn rules(containers: Vec<String>) -> impl Fn(&AdWrite) -> Result<(), 
 }
 
 /// The account's device containers, when an ad names some (what `rules` checks them against).
-pub(crate) async fn containers_for(st: &AppState, account: &str, names_some: bool) -> UseCaseResult<Vec<String>> {
+pub(crate) async fn containers_for(st: &AppState, account: &AccountId, names_some: bool) -> UseCaseResult<Vec<String>> {
     Ok(if names_some { repo::reference::ids(st.store.as_ref(), account, Kind::DeviceContainer).await? } else { Vec::new() })
 }
 
@@ -64,7 +65,7 @@ fn goal_named(goal_id: &str, e: repo::RepoError) -> UseCaseError {
     }
 }
 
-pub async fn create(st: &AppState, account: &str, input: AdInput) -> UseCaseResult<Shown> {
+pub async fn create(st: &AppState, account: &AccountId, input: AdInput) -> UseCaseResult<Shown> {
     if input.id.is_some() {
         return Err(UseCaseError::field("id", Rule::NotOnCreate, "id is set only when replacing or modifying; the service assigns ids"));
     }
@@ -80,7 +81,7 @@ pub async fn create(st: &AppState, account: &str, input: AdInput) -> UseCaseResu
 }
 
 /// `PUT`: the ad named by the body's id (404 first), replaced by the body.
-pub async fn replace(st: &AppState, account: &str, cmd: Keyed<AdInput>, expected: Option<u64>) -> UseCaseResult<Shown> {
+pub async fn replace(st: &AppState, account: &AccountId, cmd: Keyed<AdInput>, expected: Option<u64>) -> UseCaseResult<Shown> {
     let cur = repo::ads::load_live(st.store.as_ref(), account, &cmd.id).await?;
     let input = cmd.body?;
     let now = st.clock.now();
@@ -94,7 +95,7 @@ pub async fn replace(st: &AppState, account: &str, cmd: Keyed<AdInput>, expected
 
 /// `PATCH`: the ad named by the body's id (404 first), with the body's fields; a body that
 /// changes nothing writes nothing.
-pub async fn modify(st: &AppState, account: &str, cmd: Keyed<AdPatch>, expected: Option<u64>) -> UseCaseResult<()> {
+pub async fn modify(st: &AppState, account: &AccountId, cmd: Keyed<AdPatch>, expected: Option<u64>) -> UseCaseResult<()> {
     let cur = repo::ads::load_live(st.store.as_ref(), account, &cmd.id).await?;
     let patch = cmd.body?;
     let now = st.clock.now();
@@ -103,20 +104,20 @@ pub async fn modify(st: &AppState, account: &str, cmd: Keyed<AdPatch>, expected:
     Ok(())
 }
 
-pub async fn get(st: &AppState, account: &str, id: &str) -> UseCaseResult<Shown> {
+pub async fn get(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Shown> {
     let (ad, goal) = repo::ads::load_live(st.store.as_ref(), account, id).await?;
     let version = ad.version();
     shown(st, account, ad.value, goal.value, version).await
 }
 
 /// Deletes an ad: it stops serving with the next snapshot; its asset stays.
-pub async fn remove(st: &AppState, account: &str, id: &str, expected: Option<u64>) -> UseCaseResult<()> {
+pub async fn remove(st: &AppState, account: &AccountId, id: &str, expected: Option<u64>) -> UseCaseResult<()> {
     let ad = repo::ads::remove(st.store.as_ref(), account, id, expected).await?;
     tracing::info!(ad = %ad.id, goal = %ad.goal_id, "ad deleted");
     Ok(())
 }
 
 /// The account's newest ads created between the bounds (the list's window).
-pub async fn newest(st: &AppState, account: &str, after: Option<DateTime<Utc>>, before: Option<DateTime<Utc>>) -> UseCaseResult<Vec<Ad>> {
+pub async fn newest(st: &AppState, account: &AccountId, after: Option<DateTime<Utc>>, before: Option<DateTime<Utc>>) -> UseCaseResult<Vec<Ad>> {
     Ok(repo::ads::newest(st.store.as_ref(), account, after, before).await?)
 }

@@ -2,6 +2,7 @@
 //! PENDING at once, the download and probe queued for the asset worker) or from uploaded
 //! bytes (stored, the probe queued); and the transcode an ad's link starts.
 
+use crate::ids::AccountId;
 use super::{UseCaseError, UseCaseResult};
 use crate::ids::new_id;
 use crate::jobs::AssetJob;
@@ -25,7 +26,7 @@ fn new_asset(st: &AppState, id: &str, name: String, source: AssetSource) -> Asse
 }
 
 /// Creates the asset; returns it as stored.
-pub async fn create(st: &AppState, account: &str, cmd: CreateAsset) -> UseCaseResult<Asset> {
+pub async fn create(st: &AppState, account: &AccountId, cmd: CreateAsset) -> UseCaseResult<Asset> {
     let id = new_id();
     match cmd {
         CreateAsset::FromUrl { name, uri } => {
@@ -55,7 +56,7 @@ pub async fn create(st: &AppState, account: &str, cmd: CreateAsset) -> UseCaseRe
 
 /// Queues the asset's download and probe; without a queued job the asset would stay
 /// PENDING, so a failure to queue is recorded on it (FAILED) and answered.
-async fn queue_arrival(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
+async fn queue_arrival(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<()> {
     let job = serde_json::to_string(&AssetJob { account: account.to_string(), asset: id.to_string() })?;
     if let Err(e) = st.queue.send(QueueName::Assets, job).await {
         tracing::error!(error = %e, asset = %id, "could not queue the asset's arrival");
@@ -75,13 +76,13 @@ async fn queue_arrival(st: &AppState, account: &str, id: &str) -> UseCaseResult<
 /// is written; an asset still arriving is transcoded by the worker when it is READY. The ad
 /// stands whatever happens here (a failure is logged; the asset stays READY and the next
 /// save of an ad linking it starts the transcode; the notifications name the ad meanwhile).
-pub async fn transcode_linked(st: &AppState, account: &str, asset_id: Option<&str>) {
+pub async fn transcode_linked(st: &AppState, account: &AccountId, asset_id: Option<&str>) {
     if let Err(e) = start_transcode(st, account, asset_id).await {
         tracing::error!(error = %e, asset = ?asset_id, "could not start the transcode of a linked asset");
     }
 }
 
-async fn start_transcode(st: &AppState, account: &str, asset_id: Option<&str>) -> UseCaseResult<()> {
+async fn start_transcode(st: &AppState, account: &AccountId, asset_id: Option<&str>) -> UseCaseResult<()> {
     let Some(id) = asset_id else { return Ok(()) };
     let moved = std::sync::atomic::AtomicBool::new(false);
     let now = st.clock.now();
@@ -117,7 +118,7 @@ async fn start_transcode(st: &AppState, account: &str, asset_id: Option<&str>) -
 /// campaign notifications' "waiting for its media" and "media failed".
 pub async fn ads_without_media(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     goals: &[crate::model::goal::Goal],
 ) -> UseCaseResult<std::collections::HashMap<String, Vec<(String, String)>>> {
     let ids: Vec<String> = goals.iter().flat_map(|g| g.ads.iter().filter(|a| a.enabled).map(|a| a.id.clone())).collect();
@@ -141,7 +142,7 @@ pub async fn ads_without_media(
 
 /// Deletes an asset no ad names (`DELETE /v1/assets/video/{id}`): 409 naming the ads that
 /// do; else it expires now (docs/goals-ads-assets.md). Retries when an ad links it meanwhile.
-pub async fn delete(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
+pub async fn delete(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<()> {
     for _ in 0..5 {
         let now = st.clock.now();
         let cur = repo::assets::load(st.store.as_ref(), account, id, now).await?;
@@ -172,12 +173,12 @@ pub async fn delete(st: &AppState, account: &str, id: &str) -> UseCaseResult<()>
 pub const MAX_PAGE: usize = repo::assets::MAX_ASSET_PAGE;
 
 /// An asset of the account (an unlinked one past its expiry is gone: 404).
-pub async fn get(st: &AppState, account: &str, id: &str) -> UseCaseResult<repo::Versioned<Asset>> {
+pub async fn get(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<repo::Versioned<Asset>> {
     Ok(repo::assets::load(st.store.as_ref(), account, id, st.clock.now()).await?)
 }
 
 /// A page of the account's assets by id after `after`, and where the next page starts.
-pub async fn page(st: &AppState, account: &str, after: Option<&str>, limit: usize) -> UseCaseResult<(Vec<Asset>, Option<String>)> {
+pub async fn page(st: &AppState, account: &AccountId, after: Option<&str>, limit: usize) -> UseCaseResult<(Vec<Asset>, Option<String>)> {
     Ok(repo::assets::page(st.store.as_ref(), account, after, limit, st.clock.now()).await?)
 }
 

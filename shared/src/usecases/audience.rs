@@ -2,6 +2,7 @@
 //! first, then the file, so the object's event finds it), cancel, and the start of a
 //! provider's next waiting batch (one batch of a provider runs at a time, in upload order).
 
+use crate::ids::AccountId;
 use axum::body::Bytes;
 
 use super::{UseCaseError, UseCaseResult};
@@ -138,7 +139,7 @@ pub async fn upload(st: &AppState, a: &Account, provider: &AudienceProvider, bod
 }
 
 /// Cancels a batch below 100 %; a provider's batch waiting for this one then starts.
-pub async fn cancel(st: &AppState, account: &str, id: &str) -> UseCaseResult<Cancelled> {
+pub async fn cancel(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Cancelled> {
     let c = repo::audience::cancel(st.store.as_ref(), account, id).await?;
     if let Cancelled::Now(b) = &c {
         tracing::info!(batch = %id, "batch cancelled");
@@ -150,7 +151,7 @@ pub async fn cancel(st: &AppState, account: &str, id: &str) -> UseCaseResult<Can
 }
 
 /// After a batch ends (finished or cancelled): starts the provider's oldest waiting batch.
-pub async fn start_next(st: &AppState, account: &str, provider: &str) -> UseCaseResult<()> {
+pub async fn start_next(st: &AppState, account: &AccountId, provider: &str) -> UseCaseResult<()> {
     let all = repo::audience::recent_of_provider(st.store.as_ref(), account, provider, RECENT_BATCHES).await?;
     if let Some(next) = all.into_iter().find(|b| b.status == BatchStatus::Uploaded) {
         let msg = PlanMessage { plan: PlanJob { account: account.to_string(), batch: next.id } };
@@ -160,23 +161,23 @@ pub async fn start_next(st: &AppState, account: &str, provider: &str) -> UseCase
 }
 
 /// The account's audience providers by name (case-insensitive), then id.
-pub async fn providers(st: &AppState, account: &str) -> UseCaseResult<Vec<AudienceProvider>> {
+pub async fn providers(st: &AppState, account: &AccountId) -> UseCaseResult<Vec<AudienceProvider>> {
     let mut all = repo::audience::providers(st.store.as_ref(), account).await?;
     all.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
     Ok(all)
 }
 
-pub async fn provider(st: &AppState, account: &str, id: &str) -> UseCaseResult<AudienceProvider> {
+pub async fn provider(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<AudienceProvider> {
     Ok(repo::audience::provider(st.store.as_ref(), account, id).await?)
 }
 
-pub async fn batch(st: &AppState, account: &str, id: &str) -> UseCaseResult<Batch> {
+pub async fn batch(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Batch> {
     Ok(repo::audience::load(st.store.as_ref(), account, id).await?.value)
 }
 
 /// A provider's batches (the provider must be the account's), or those of every provider
 /// the account has: newest first. Two reads whatever the number of providers.
-pub async fn batches(st: &AppState, account: &str, provider_id: Option<&str>) -> UseCaseResult<Vec<Batch>> {
+pub async fn batches(st: &AppState, account: &AccountId, provider_id: Option<&str>) -> UseCaseResult<Vec<Batch>> {
     let mut batches = match provider_id {
         Some(p) => {
             let p = repo::audience::provider(st.store.as_ref(), account, p).await?;

@@ -1,6 +1,7 @@
 //! Campaigns (seed 001 §4.1, §2.1, §3): one use case per operation. Deleting keeps a
 //! tombstone (the /v3 queries can show deleted campaigns) and releases its clients.
 
+use crate::ids::AccountId;
 use chrono::Datelike;
 
 use super::UseCaseResult;
@@ -37,7 +38,7 @@ fn sorted(mut list: Vec<Campaign>) -> Vec<Campaign> {
 }
 
 /// The account's live campaigns that pass `f`, by name then id.
-pub async fn list(st: &AppState, account: &str, f: ListFilter) -> UseCaseResult<Vec<Campaign>> {
+pub async fn list(st: &AppState, account: &AccountId, f: ListFilter) -> UseCaseResult<Vec<Campaign>> {
     let now = st.clock.now();
     let list = repo::campaigns::all(st.store.as_ref(), account)
         .await?
@@ -60,7 +61,7 @@ pub async fn archived(st: &AppState, a: &Account, year: Option<i32>, month: Opti
     Ok(sorted(repo::campaigns::archived_in(st.store.as_ref(), &a.id, &ym).await?))
 }
 
-pub async fn get(st: &AppState, account: &str, id: &str) -> UseCaseResult<Versioned<Campaign>> {
+pub async fn get(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Versioned<Campaign>> {
     Ok(repo::campaigns::load(st.store.as_ref(), account, id).await?)
 }
 
@@ -79,7 +80,7 @@ pub async fn update(
     Ok(())
 }
 
-pub async fn remove(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
+pub async fn remove(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<()> {
     repo::campaigns::remove(st.store.as_ref(), account, id, st.clock.now()).await?;
     tracing::info!(campaign = %id, "campaign deleted");
     Ok(())

@@ -1,6 +1,7 @@
 //! Change history (docs/operations-guide.md, "Change history"): the account's changes,
 //! filtered and paged, and reverting an UPDATE.
 
+use crate::ids::AccountId;
 use super::{UseCaseError, UseCaseResult};
 use crate::model::change::{Change, Operation};
 use crate::repo::changes::{self, Filter};
@@ -9,7 +10,7 @@ use crate::state::AppState;
 /// A page of the account's changes, newest first, and the `after` of the next page.
 pub async fn list(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     f: &Filter,
     after: Option<&str>,
     limit: usize,
@@ -19,7 +20,7 @@ pub async fn list(
 
 /// Puts back the old values of an UPDATE, if its record is still as that change left it;
 /// answers the revert's own change.
-pub async fn revert(st: &AppState, account: &str, id: &str) -> UseCaseResult<Change> {
+pub async fn revert(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Change> {
     let store = st.store.as_ref();
     let c = changes::get(store, account, id).await?.ok_or_else(|| UseCaseError::not_found("change", id))?;
     if c.operation != Operation::Update {
@@ -76,7 +77,7 @@ fn changed_since(c: &Change) -> UseCaseError {
 
 /// A contact's revert: its client index follows the `clientId` put back, and that client
 /// must still exist.
-async fn revert_contact(st: &AppState, account: &str, c: &Change) -> UseCaseResult<()> {
+async fn revert_contact(st: &AppState, account: &AccountId, c: &Change) -> UseCaseResult<()> {
     let cur = crate::repo::contacts::load(st.store.as_ref(), account, &c.record_id).await?;
     if Some(cur.version()) != c.version {
         return Err(changed_since(c));
@@ -96,7 +97,7 @@ async fn revert_contact(st: &AppState, account: &str, c: &Change) -> UseCaseResu
 
 /// An ad's revert: the ad's rules in its goal (flight, weights, its asset) and the goal's
 /// summary of it, as an update of the ad writes them.
-async fn revert_ad(st: &AppState, account: &str, c: &Change) -> UseCaseResult<()> {
+async fn revert_ad(st: &AppState, account: &AccountId, c: &Change) -> UseCaseResult<()> {
     let (cur, goal) = crate::repo::ads::load_live(st.store.as_ref(), account, &c.record_id).await?;
     if Some(cur.version()) != c.version {
         return Err(changed_since(c));

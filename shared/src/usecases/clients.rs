@@ -2,6 +2,7 @@
 //! The handlers parse the bean and render; the id rules and the order of checks (an id not
 //! in the account is 404 whatever the body) live here.
 
+use crate::ids::AccountId;
 use super::UseCaseResult;
 use crate::domain_error::{no_id_on_create, DomainError};
 use crate::ids::new_id;
@@ -13,7 +14,7 @@ use crate::state::AppState;
 const ROOT: &str = "clientBean";
 
 /// A new client; the service assigns its id.
-pub async fn create(st: &AppState, account: &str, input: ClientInput) -> UseCaseResult<Client> {
+pub async fn create(st: &AppState, account: &AccountId, input: ClientInput) -> UseCaseResult<Client> {
     no_id_on_create(ROOT, input.id.as_deref())?;
     let c = Client::from_input(new_id(), input, st.clock.now());
     repo::clients::create(st.store.as_ref(), account, &c).await?;
@@ -22,18 +23,18 @@ pub async fn create(st: &AppState, account: &str, input: ClientInput) -> UseCase
 }
 
 /// The account's clients by name (case-insensitive), then id.
-pub async fn list(st: &AppState, account: &str) -> UseCaseResult<Vec<Client>> {
+pub async fn list(st: &AppState, account: &AccountId) -> UseCaseResult<Vec<Client>> {
     let mut clients = repo::clients::list(st.store.as_ref(), account).await?;
     clients.sort_by(|x, y| x.name.to_lowercase().cmp(&y.name.to_lowercase()).then(x.id.cmp(&y.id)));
     Ok(clients)
 }
 
-pub async fn get(st: &AppState, account: &str, id: &str) -> UseCaseResult<Versioned<Client>> {
+pub async fn get(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Versioned<Client>> {
     Ok(repo::clients::load(st.store.as_ref(), account, id).await?)
 }
 
 /// The clients a campaign names (advertiser, agency, brand).
-pub async fn of_campaign(st: &AppState, account: &str, campaign_id: &str) -> UseCaseResult<Vec<Client>> {
+pub async fn of_campaign(st: &AppState, account: &AccountId, campaign_id: &str) -> UseCaseResult<Vec<Client>> {
     let campaign = repo::campaigns::load(st.store.as_ref(), account, campaign_id).await?.value;
     Ok(repo::clients::by_ids(st.store.as_ref(), account, &campaign.client_ids()).await?)
 }
@@ -41,7 +42,7 @@ pub async fn of_campaign(st: &AppState, account: &str, campaign_id: &str) -> Use
 /// Replaces client `id` with the parsed body: 404 first, then the body's errors.
 pub async fn update(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     id: &str,
     expected: Option<u64>,
     input: Result<ClientInput, DomainError>,
@@ -53,7 +54,7 @@ pub async fn update(
     Ok(())
 }
 
-pub async fn remove(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
+pub async fn remove(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<()> {
     let gone = repo::clients::remove(st.store.as_ref(), account, id).await?;
     tracing::info!(client = %id, name = %gone.name, "client deleted");
     Ok(())

@@ -4,6 +4,7 @@
 //! against in the account, what refuses a removal, and what a write makes the process
 //! forget. The records are stored together, one item per collection (`repo::collection`).
 
+use crate::ids::AccountId;
 use std::future::Future;
 
 use chrono::{DateTime, Utc};
@@ -34,26 +35,26 @@ pub trait Resource: Member {
     }
 
     /// What a body is checked against in the account before it is written (none by default).
-    fn check(st: &AppState, account: &str, input: &Self::Input) -> impl Future<Output = UseCaseResult<()>> + Send {
+    fn check(st: &AppState, account: &AccountId, input: &Self::Input) -> impl Future<Output = UseCaseResult<()>> + Send {
         let _ = (st, account, input);
         async { Ok(()) }
     }
 
     /// The rules of putting a record back to `reverted` (a revert of its change): by default
     /// the record's own rules; a record with rules against the account adds them.
-    fn check_revert(&self, st: &AppState, account: &str, reverted: &Self) -> impl Future<Output = UseCaseResult<()>> + Send {
+    fn check_revert(&self, st: &AppState, account: &AccountId, reverted: &Self) -> impl Future<Output = UseCaseResult<()>> + Send {
         let _ = (st, account);
         async move { Ok(reverted.check_record()?) }
     }
 
     /// What refuses a removal (none by default).
-    fn removable(st: &AppState, account: &str, id: &str) -> impl Future<Output = UseCaseResult<()>> + Send {
+    fn removable(st: &AppState, account: &AccountId, id: &str) -> impl Future<Output = UseCaseResult<()>> + Send {
         let _ = (st, account, id);
         async { Ok(()) }
     }
 
     /// After a write: what the process holds of the collection (none by default).
-    fn written(st: &AppState, account: &str) {
+    fn written(st: &AppState, account: &AccountId) {
         let _ = (st, account);
     }
 }
@@ -70,7 +71,7 @@ pub(crate) fn within_quota<T: Member>(list: &[Entry<T>]) -> crate::repo::RepoRes
     Ok(())
 }
 
-pub async fn create<R: Resource>(st: &AppState, account: &str, input: Result<R::Input, DomainError>) -> UseCaseResult<Entry<R>> {
+pub async fn create<R: Resource>(st: &AppState, account: &AccountId, input: Result<R::Input, DomainError>) -> UseCaseResult<Entry<R>> {
     let input = input?;
     R::check(st, account, &input).await?;
     let r = R::created(new_id(), input, st.clock.now());
@@ -80,18 +81,18 @@ pub async fn create<R: Resource>(st: &AppState, account: &str, input: Result<R::
     Ok(e)
 }
 
-pub async fn list<R: Resource>(st: &AppState, account: &str) -> UseCaseResult<Vec<Entry<R>>> {
+pub async fn list<R: Resource>(st: &AppState, account: &AccountId) -> UseCaseResult<Vec<Entry<R>>> {
     Ok(collection::all(st.store.as_ref(), account).await?)
 }
 
-pub async fn get<R: Resource>(st: &AppState, account: &str, id: &str) -> UseCaseResult<Entry<R>> {
+pub async fn get<R: Resource>(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Entry<R>> {
     Ok(collection::load(st.store.as_ref(), account, id).await?)
 }
 
 /// `PUT`: the record read first (404), then the body; `expected` is the `If-Match`.
 pub async fn replace<R: Resource>(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     id: &str,
     input: Result<R::Input, DomainError>,
     expected: Option<u64>,
@@ -107,7 +108,7 @@ pub async fn replace<R: Resource>(
     Ok(e)
 }
 
-pub async fn remove<R: Resource>(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
+pub async fn remove<R: Resource>(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<()> {
     collection::load::<R>(st.store.as_ref(), account, id).await?;
     R::removable(st, account, id).await?;
     collection::remove::<R>(st.store.as_ref(), account, id).await?;
@@ -118,7 +119,7 @@ pub async fn remove<R: Resource>(st: &AppState, account: &str, id: &str) -> UseC
 /// Reverts change `c` of record `c.record_id`: the record with the change's old values put
 /// back, checked by the record's rules (`Resource::check_revert`), and written only if the
 /// record is still at the version read (412 otherwise).
-pub async fn revert<R: Resource>(st: &AppState, account: &str, c: &crate::model::change::Change) -> UseCaseResult<()> {
+pub async fn revert<R: Resource>(st: &AppState, account: &AccountId, c: &crate::model::change::Change) -> UseCaseResult<()> {
     let cur = collection::load::<R>(st.store.as_ref(), account, &c.record_id).await?;
     let mut body = serde_json::to_value(&cur.record).map_err(super::UseCaseError::internal)?;
     crate::model::change::put_back(&mut body, "", &c.fields).map_err(super::UseCaseError::conflict)?;

@@ -5,6 +5,7 @@
 //! it (`run`). Messages for a version already compiled do nothing, so a burst of changes
 //! and SQS redeliveries cost one compile.
 
+use crate::ids::AccountId;
 use serde::{Deserialize, Serialize};
 
 use super::{UseCaseError, UseCaseResult};
@@ -64,7 +65,7 @@ pub enum Outcome {
 }
 
 /// Compiles the account's current version unless it is compiled already.
-pub async fn run(st: &AppState, account: &str) -> UseCaseResult<Outcome> {
+pub async fn run(st: &AppState, account: &AccountId) -> UseCaseResult<Outcome> {
     let store = st.store.as_ref();
     let (version, pointer) = repo::delivery::version_and_compiled(store, account).await?;
     if pointer.as_ref().is_some_and(|(p, _)| p.version >= version && p.format == FORMAT) {
@@ -73,7 +74,7 @@ pub async fn run(st: &AppState, account: &str) -> UseCaseResult<Outcome> {
     let input = match snapshots::load(store, account, version, &st.settings.media_base_url, crate::caches::bound(&st.settings)).await {
         Ok(input) => input,
         Err(RepoError::Refused(why)) => {
-            tracing::error!(account, error = %why, "account past the serving bound: not compiled");
+            tracing::error!(account = account.as_str(), error = %why, "account past the serving bound: not compiled");
             return Ok(Outcome::Refused(why));
         }
         Err(e) => return Err(e.into()),
@@ -99,7 +100,7 @@ pub async fn run(st: &AppState, account: &str) -> UseCaseResult<Outcome> {
     match repo::delivery::put_compiled(store, account, &c).await? {
         Pointed::Moved(replaced) => {
             tracing::info!(
-                account,
+                account = account.as_str(),
                 version,
                 bytes = c.bytes,
                 goals = c.goals,

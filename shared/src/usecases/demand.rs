@@ -3,6 +3,7 @@
 //! it is written, and refused unless every address is allowed; a marketplace names only
 //! the account's partners; a partner a marketplace names cannot be removed.
 
+use crate::ids::AccountId;
 use super::collection::Resource;
 use super::{UseCaseError, UseCaseResult};
 use crate::domain_error::FieldError;
@@ -40,12 +41,12 @@ impl Resource for DemandPartner {
     }
     /// The endpoint is resolved when it is written, and refused unless every address is
     /// allowed.
-    async fn check(st: &AppState, _: &str, input: &DemandPartnerInput) -> UseCaseResult<()> {
+    async fn check(st: &AppState, _: &AccountId, input: &DemandPartnerInput) -> UseCaseResult<()> {
         check_reachable(st, &input.endpoint).await
     }
     /// A revert never pairs the write-only authHeader with another server, and its endpoint
     /// must still resolve to allowed addresses.
-    async fn check_revert(&self, st: &AppState, _: &str, reverted: &DemandPartner) -> UseCaseResult<()> {
+    async fn check_revert(&self, st: &AppState, _: &AccountId, reverted: &DemandPartner) -> UseCaseResult<()> {
         if self.auth_header.is_some() && !crate::model::demand_partner::same_server(&self.endpoint, &reverted.endpoint) {
             return Err(UseCaseError::field(
                 "authHeader",
@@ -57,7 +58,7 @@ impl Resource for DemandPartner {
         check_reachable(st, &reverted.endpoint).await
     }
     /// A partner a marketplace names cannot be removed (409 naming them).
-    async fn removable(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
+    async fn removable(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<()> {
         let naming: Vec<String> = collection::all::<Marketplace>(st.store.as_ref(), account)
             .await?
             .into_iter()
@@ -84,17 +85,17 @@ impl Resource for Marketplace {
         Marketplace::from_input(self.id.clone(), input, self.created, now)
     }
     /// A marketplace names only the account's partners.
-    async fn check(st: &AppState, account: &str, input: &MarketplaceInput) -> UseCaseResult<()> {
+    async fn check(st: &AppState, account: &AccountId, input: &MarketplaceInput) -> UseCaseResult<()> {
         check_partners(st, account, &input.demand_partner_ids).await
     }
     /// A revert names only the account's partners too (not one removed since).
-    async fn check_revert(&self, st: &AppState, account: &str, reverted: &Marketplace) -> UseCaseResult<()> {
+    async fn check_revert(&self, st: &AppState, account: &AccountId, reverted: &Marketplace) -> UseCaseResult<()> {
         check_partners(st, account, &reverted.demand_partner_ids).await
     }
 }
 
 /// Refuses partner ids that are not the account's (400 `unknown` at each).
-async fn check_partners(st: &AppState, account: &str, ids: &[String]) -> UseCaseResult<()> {
+async fn check_partners(st: &AppState, account: &AccountId, ids: &[String]) -> UseCaseResult<()> {
     let known = collection::all::<DemandPartner>(st.store.as_ref(), account).await?;
     let errors: Vec<FieldError> = ids
         .iter()
@@ -116,6 +117,6 @@ async fn check_partners(st: &AppState, account: &str, ids: &[String]) -> UseCase
 }
 
 /// Whether `id` names one of the account's marketplaces (a goal's `marketplaceId`).
-pub async fn marketplace_exists(st: &AppState, account: &str, id: &str) -> UseCaseResult<bool> {
+pub async fn marketplace_exists(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<bool> {
     Ok(collection::all::<Marketplace>(st.store.as_ref(), account).await?.iter().any(|m| m.record.id == id))
 }

@@ -5,6 +5,7 @@
 //! Each record is created as a client would create it (each with its change record), so a
 //! failure part-way leaves a disabled, partial copy, named in the error.
 
+use crate::ids::AccountId;
 use chrono::Duration;
 
 use super::UseCaseResult;
@@ -29,7 +30,7 @@ pub struct Duplicated {
     pub ads: Vec<[String; 2]>,
 }
 
-async fn copy_rules(st: &AppState, account: &str, parent: Parent, from: &str, to: &str) -> UseCaseResult<()> {
+async fn copy_rules(st: &AppState, account: &AccountId, parent: Parent, from: &str, to: &str) -> UseCaseResult<()> {
     let store = st.store.as_ref();
     let rules = repo::rules::read(store, account, parent, from).await?;
     if rules != Rules::empty(from) {
@@ -42,7 +43,7 @@ async fn copy_rules(st: &AppState, account: &str, parent: Parent, from: &str, to
     Ok(())
 }
 
-pub async fn campaign(st: &AppState, account: &str, id: &str, name: Option<String>, shift_days: i64) -> UseCaseResult<Duplicated> {
+pub async fn campaign(st: &AppState, account: &AccountId, id: &str, name: Option<String>, shift_days: i64) -> UseCaseResult<Duplicated> {
     let store = st.store.as_ref();
     let now = st.clock.now();
     let shift = Duration::days(shift_days);

@@ -8,6 +8,7 @@
 //! Failures are per message: a group that fails (or an event that waits for its
 //! impression) reports only its own messages for redelivery.
 
+use crate::ids::AccountId;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::UseCaseResult;
@@ -50,10 +51,11 @@ pub async fn count(st: &AppState, events: Vec<Event>) -> Outcome {
     }
     let mut out = Outcome::default();
     for (account, events) in by_account {
+        let account = AccountId::from(account);
         let ctx = match account_ctx(st, &account).await {
             Ok(c) => c,
             Err(e) => {
-                tracing::warn!(error = %e, account, "account not readable; its events come back");
+                tracing::warn!(error = %e, account = account.as_str(), "account not readable; its events come back");
                 out.failed.extend(events.iter().map(|e| e.message));
                 continue;
             }
@@ -65,7 +67,7 @@ pub async fn count(st: &AppState, events: Vec<Event>) -> Outcome {
                     out.failed.extend(wait);
                 }
                 Err(e) => {
-                    tracing::warn!(error = %e, account, "an event group was not counted; its messages come back");
+                    tracing::warn!(error = %e, account = account.as_str(), "an event group was not counted; its messages come back");
                     out.failed.extend(group.iter().map(|e| e.message));
                 }
             }
@@ -74,7 +76,7 @@ pub async fn count(st: &AppState, events: Vec<Event>) -> Outcome {
     out
 }
 
-async fn account_ctx(st: &AppState, account: &str) -> UseCaseResult<AccountCtx> {
+async fn account_ctx(st: &AppState, account: &AccountId) -> UseCaseResult<AccountCtx> {
     let (snapshot, _) = st.delivery.current(&st.store, &st.blobs, account, &st.settings, st.clock.now()).await?;
     let goals = snapshot
         .goals
@@ -93,7 +95,7 @@ async fn account_ctx(st: &AppState, account: &str) -> UseCaseResult<AccountCtx> 
 
 /// One group of one account's events: judged and written in one transaction. Returns how
 /// many were counted and the messages of events waiting for their impression.
-async fn count_group(st: &AppState, account: &str, group: &[Event], ctx: &AccountCtx) -> UseCaseResult<(usize, BTreeSet<usize>)> {
+async fn count_group(st: &AppState, account: &AccountId, group: &[Event], ctx: &AccountCtx) -> UseCaseResult<(usize, BTreeSet<usize>)> {
     let store = st.store.as_ref();
     let now = st.clock.now().timestamp();
     let limits = |e: &Event| ctx.goals.get(&e.goal).copied().unwrap_or_default();
@@ -126,7 +128,7 @@ async fn count_group(st: &AppState, account: &str, group: &[Event], ctx: &Accoun
             bill(st, account, &billed).await;
             return Ok((n, wait));
         }
-        tracing::debug!(account, "an event group lost a race; judged again");
+        tracing::debug!(account = account.as_str(), "an event group lost a race; judged again");
     }
 }
 
@@ -152,7 +154,7 @@ fn billable<'a>(group: &'a [Event], verdicts: &[Verdict], seen: &counting::Seen)
 
 /// Queues the billing notice (`burl`) of each valid programmatic impression, from its
 /// auction's win record (docs/programmatic.md, "Win records and notices").
-async fn bill(st: &AppState, account: &str, impressions: &[&Event]) {
+async fn bill(st: &AppState, account: &AccountId, impressions: &[&Event]) {
     for e in impressions {
         match crate::repo::notices::win(st.store.as_ref(), account, &e.impression).await {
             Ok(Some(win)) => {
@@ -180,7 +182,7 @@ type Freqs = Vec<(String, crate::delivery::freq::FreqState, u64)>;
 
 /// The pace records of the goals with valid deliveries and the frequency states of the
 /// viewers with valid impressions, as the group leaves them.
-async fn pace_and_freq(st: &AppState, account: &str, counted: &[Counted<'_>], ctx: &AccountCtx) -> UseCaseResult<(Paces, Freqs)> {
+async fn pace_and_freq(st: &AppState, account: &AccountId, counted: &[Counted<'_>], ctx: &AccountCtx) -> UseCaseResult<(Paces, Freqs)> {
     let mut by_goal: BTreeMap<&str, Vec<&Event>> = BTreeMap::new();
     let mut by_viewer: BTreeMap<&str, Vec<&Event>> = BTreeMap::new();
     for e in counted.iter().filter(|c| c.reason.is_none()).map(|c| c.event) {

@@ -1,6 +1,7 @@
 //! Forecast jobs (seed 002 §4.2, docs/forecasts.md): submit (validate against the account's
 //! records, record QUEUED, enqueue), status, cancel, and the finished report.
 
+use crate::ids::AccountId;
 use serde_json::Value;
 
 use super::{UseCaseError, UseCaseResult};
@@ -68,13 +69,13 @@ pub async fn submit(st: &AppState, cmd: Submit<'_>) -> UseCaseResult<Submitted> 
 }
 
 /// The job (404 when unknown, expired or another account's).
-pub async fn status(st: &AppState, account: &str, id: &str) -> UseCaseResult<Job> {
+pub async fn status(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Job> {
     Ok(jobs::load(st.store.as_ref(), account, id, st.clock.now()).await?.value)
 }
 
 /// Cancels a job that has not ended; a FINISHED job is 409 (its report stands), a FAILED
 /// or CANCELLED one is left as it is (cancel is idempotent).
-pub async fn cancel(st: &AppState, account: &str, id: &str) -> UseCaseResult<Job> {
+pub async fn cancel(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Job> {
     let now = st.clock.now();
     let changed = jobs::update(st.store.as_ref(), account, id, now, |j| {
         j.status = ForecastStatus::Cancelled;
@@ -99,7 +100,7 @@ pub async fn cancel(st: &AppState, account: &str, id: &str) -> UseCaseResult<Job
 
 /// The report of a finished job of `kind` (404 when the job is of the other kind, or has
 /// not finished).
-pub async fn report(st: &AppState, account: &str, kind: ForecastKind, id: &str) -> UseCaseResult<Report> {
+pub async fn report(st: &AppState, account: &AccountId, kind: ForecastKind, id: &str) -> UseCaseResult<Report> {
     let job = status(st, account, id).await?;
     if job.kind != kind {
         return Err(UseCaseError::not_found("forecast report", id));

@@ -1,6 +1,7 @@
 //! Goals (seed 001 §4.2, §2.2): one use case per operation. A goal lives in one campaign;
 //! deleting keeps a tombstone (`/v3 includeDeletedGoals`).
 
+use crate::ids::AccountId;
 use super::UseCaseResult;
 use crate::domain_error::{no_id_on_create, DomainError};
 use crate::ids::new_id;
@@ -23,7 +24,7 @@ fn campaign_ref(e: RepoError, id: &str) -> RepoError {
 }
 
 /// A goal's `marketplaceId` names one of the account's marketplaces (400 `unknown`).
-async fn check_marketplace(st: &AppState, account: &str, input: &GoalInput) -> UseCaseResult<()> {
+async fn check_marketplace(st: &AppState, account: &AccountId, input: &GoalInput) -> UseCaseResult<()> {
     match input.marketplace_id.as_deref() {
         Some(m) if !super::demand::marketplace_exists(st, account, m).await? => Err(super::UseCaseError::field(
             "goalBean/marketplaceId",
@@ -34,7 +35,7 @@ async fn check_marketplace(st: &AppState, account: &str, input: &GoalInput) -> U
     }
 }
 
-pub async fn create(st: &AppState, account: &str, input: GoalInput) -> UseCaseResult<Goal> {
+pub async fn create(st: &AppState, account: &AccountId, input: GoalInput) -> UseCaseResult<Goal> {
     no_id_on_create(ROOT, input.id.as_deref())?;
     check_marketplace(st, account, &input).await?;
     let id = new_id();
@@ -46,12 +47,12 @@ pub async fn create(st: &AppState, account: &str, input: GoalInput) -> UseCaseRe
 }
 
 /// A goal and its campaign.
-pub async fn get(st: &AppState, account: &str, id: &str) -> UseCaseResult<(Versioned<Goal>, Versioned<Campaign>)> {
+pub async fn get(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<(Versioned<Goal>, Versioned<Campaign>)> {
     Ok(repo::goals::load(st.store.as_ref(), account, id).await?)
 }
 
 /// A campaign and its live goals by start, name, then id.
-pub async fn of_campaign(st: &AppState, account: &str, campaign_id: &str) -> UseCaseResult<(Campaign, Vec<Goal>)> {
+pub async fn of_campaign(st: &AppState, account: &AccountId, campaign_id: &str) -> UseCaseResult<(Campaign, Vec<Goal>)> {
     let c = repo::campaigns::load(st.store.as_ref(), account, campaign_id).await?.value;
     let mut goals = repo::goals::load_many(st.store.as_ref(), account, &c.live_goal_ids()).await?;
     goals.sort_by(|x, y| x.start.cmp(&y.start).then(x.name.cmp(&y.name)).then(x.id.cmp(&y.id)));
@@ -61,7 +62,7 @@ pub async fn of_campaign(st: &AppState, account: &str, campaign_id: &str) -> Use
 /// Replaces goal `id` with the parsed body: 404 first, then the body's errors.
 pub async fn update(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     id: &str,
     expected: Option<u64>,
     input: Result<GoalInput, DomainError>,
@@ -73,7 +74,7 @@ pub async fn update(
     Ok(())
 }
 
-pub async fn remove(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
+pub async fn remove(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<()> {
     repo::goals::remove(st.store.as_ref(), account, id, st.clock.now()).await?;
     tracing::info!(goal = %id, "goal deleted");
     Ok(())

@@ -4,6 +4,7 @@
 //! record, no signed link. A programmatic goal's auction is run as serving runs it (the
 //! bidders are asked), and nothing of it is counted or notified: no notice, no win record.
 
+use crate::ids::AccountId;
 use std::sync::Arc;
 
 use super::UseCaseResult;
@@ -33,7 +34,7 @@ pub struct Described {
 
 pub async fn inspect(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     rt: ResponseType,
     format: Option<AdFormat>,
     request: AdRequest,

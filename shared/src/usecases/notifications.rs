@@ -3,6 +3,7 @@
 //! playing, and what delivery says of each goal now — its pace record in the account's
 //! snapshot (caps, target, plan, projection) and how many of its ads can serve.
 
+use crate::ids::AccountId;
 use std::collections::HashMap;
 
 use super::UseCaseResult;
@@ -16,7 +17,7 @@ use crate::repo;
 use crate::state::AppState;
 
 pub async fn for_campaign(st: &AppState, acc: &Account, campaign_id: &str) -> UseCaseResult<(Campaign, Vec<Notification>)> {
-    let account = acc.id.as_str();
+    let account = &acc.id;
     let c = repo::campaigns::load(st.store.as_ref(), account, campaign_id).await?.value;
     let goals = repo::goals::load_many(st.store.as_ref(), account, &c.live_goal_ids()).await?;
     let waiting = crate::usecases::assets::ads_without_media(st, account, &goals).await?;
@@ -71,7 +72,7 @@ pub const SILENT_AFTER_REQUESTS: i64 = 10;
 /// The programmatic goals whose bid requests of today (the account's local day) got no
 /// bid at all, with their request count (one report partition read; none without
 /// programmatic goals).
-async fn silent_goals(st: &AppState, account: &str, s: &Snapshot, now: chrono::DateTime<chrono::Utc>) -> HashMap<String, i64> {
+async fn silent_goals(st: &AppState, account: &AccountId, s: &Snapshot, now: chrono::DateTime<chrono::Utc>) -> HashMap<String, i64> {
     use crate::model::enums::Counter;
     if !s.goals.iter().any(|g| matches!(g.fill, crate::delivery::programmatic::Fill::Auction { .. })) {
         return HashMap::new();

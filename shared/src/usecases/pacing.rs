@@ -3,6 +3,7 @@
 //! asked), bounded by each goal's delivery of the last 24 hours; with the days, the plan
 //! curve and what was delivered by day (the report cells).
 
+use crate::ids::AccountId;
 use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
@@ -109,7 +110,7 @@ pub fn replay_levels(
 /// Delivered events per local day of a goal from its report cells (`from`..=`to`).
 async fn delivered_by_day(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     goals: &[&str],
     from: NaiveDate,
     to: NaiveDate,

@@ -1,6 +1,7 @@
 //! Creative preview (docs/operations-guide.md, "Show me the ad"): a signed, expiring link
 //! to one ad (`delivery::preview`), its VAST document and its player page.
 
+use crate::ids::AccountId;
 use chrono::{DateTime, Utc};
 
 use super::{UseCaseError, UseCaseResult};
@@ -26,7 +27,7 @@ pub struct PreviewLinks {
 
 /// The ad as a preview serves it, compiled: its index in the snapshot, or 409 with the
 /// reason it cannot play (its media not ready, a placeholder creative).
-async fn compiled(st: &AppState, account: &str, ad: &str, now: DateTime<Utc>) -> UseCaseResult<(Snapshot, u32)> {
+async fn compiled(st: &AppState, account: &AccountId, ad: &str, now: DateTime<Utc>) -> UseCaseResult<(Snapshot, u32)> {
     let input = repo::snapshot_load::of_ad(st.store.as_ref(), account, ad, &st.settings.media_base_url, now)
         .await?
         .ok_or_else(|| UseCaseError::not_found("ad", ad))?;
@@ -45,7 +46,7 @@ async fn compiled(st: &AppState, account: &str, ad: &str, now: DateTime<Utc>) ->
 }
 
 /// `GET /v3/ads/{id}/preview`.
-pub async fn link(st: &AppState, account: &str, ad: &str) -> UseCaseResult<PreviewLinks> {
+pub async fn link(st: &AppState, account: &AccountId, ad: &str) -> UseCaseResult<PreviewLinks> {
     let now = st.clock.now();
     compiled(st, account, ad, now).await?;
     let g = Grant { account: account.to_string(), ad: ad.to_string(), expires: now.timestamp() + preview::TTL_SECS };
@@ -72,7 +73,7 @@ pub fn grant(st: &AppState, token: &str) -> UseCaseResult<Grant> {
 pub async fn document(st: &AppState, token: &str) -> UseCaseResult<String> {
     let g = grant(st, token)?;
     let now = st.clock.now();
-    let (snap, ad) = compiled(st, &g.account, &g.ad, now).await?;
+    let (snap, ad) = compiled(st, &AccountId::from(g.account.as_str()), &g.ad, now).await?;
     let goal = snap.ads[ad as usize].goal;
     let (key_id, key) = st.settings.tracking_keys.signing();
     let links =

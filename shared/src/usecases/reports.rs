@@ -2,6 +2,7 @@
 //! the asked dimensions and by day, hour or in total, summed. A report reads one partition
 //! per day (`repo::reports`), never the events.
 
+use crate::ids::AccountId;
 use crate::rule::Rule;
 use std::collections::BTreeMap;
 
@@ -108,7 +109,7 @@ pub fn group(spec: &Spec, cells: &[Cell]) -> UseCaseResult<Vec<Row>> {
 }
 
 /// The report cells of the local days `from..=to`, their partitions read a few at once.
-pub async fn cells(st: &AppState, account: &str, from: NaiveDate, to: NaiveDate) -> UseCaseResult<Vec<Cell>> {
+pub async fn cells(st: &AppState, account: &AccountId, from: NaiveDate, to: NaiveDate) -> UseCaseResult<Vec<Cell>> {
     let days: Vec<NaiveDate> = from.iter_days().take_while(|d| *d <= to).collect();
     let store = st.store.as_ref();
     let per_day: Vec<Vec<Cell>> = stream::iter(days).map(|d| reports::day(store, account, d)).buffered(READS_AT_ONCE).try_collect().await?;
@@ -116,7 +117,7 @@ pub async fn cells(st: &AppState, account: &str, from: NaiveDate, to: NaiveDate)
 }
 
 /// The report of an account: its day partitions read, then grouped.
-pub async fn report(st: &AppState, account: &str, spec: &Spec) -> UseCaseResult<Vec<Row>> {
+pub async fn report(st: &AppState, account: &AccountId, spec: &Spec) -> UseCaseResult<Vec<Row>> {
     spec.check().map_err(|e| UseCaseError::validation(vec![e]))?;
     group(spec, &cells(st, account, spec.from, spec.to).await?)
 }

@@ -1,6 +1,7 @@
 //! Campaign and goal rules (seed 001 §2.6): read, and replace with a rules bean checked
 //! against the account's references as it is read (every error in one answer).
 
+use crate::ids::AccountId;
 use super::UseCaseResult;
 use crate::domain_error::{matches_path, DomainError};
 use crate::model::rules::{parse_bean, Parent, Rules};
@@ -9,7 +10,7 @@ use crate::state::AppState;
 use crate::xml::{expect_root, Element};
 
 /// The parent (campaign or goal) is the account's: 404 otherwise.
-async fn existing(st: &AppState, account: &str, parent: Parent, id: &str) -> UseCaseResult<()> {
+async fn existing(st: &AppState, account: &AccountId, parent: Parent, id: &str) -> UseCaseResult<()> {
     match parent {
         Parent::Campaign => {
             repo::campaigns::load(st.store.as_ref(), account, id).await?;
@@ -21,13 +22,13 @@ async fn existing(st: &AppState, account: &str, parent: Parent, id: &str) -> Use
     Ok(())
 }
 
-pub async fn read(st: &AppState, account: &str, parent: Parent, id: &str) -> UseCaseResult<Rules> {
+pub async fn read(st: &AppState, account: &AccountId, parent: Parent, id: &str) -> UseCaseResult<Rules> {
     existing(st, account, parent, id).await?;
     Ok(repo::rules::read(st.store.as_ref(), account, parent, id).await?)
 }
 
 /// Replaces the parent's rules with the bean `doc` (its `parentId`, when sent, is the path's).
-pub async fn replace(st: &AppState, account: &str, parent: Parent, id: &str, doc: &Element) -> UseCaseResult<()> {
+pub async fn replace(st: &AppState, account: &AccountId, parent: Parent, id: &str, doc: &Element) -> UseCaseResult<()> {
     existing(st, account, parent, id).await?;
     let known = repo::rules::known(st.store.as_ref(), account).await?;
     let mut rules = parse_bean(expect_root(doc, "rulesBean")?, parent, &known)?;

@@ -3,6 +3,7 @@
 //! and tracking functions (the account's stitchers read once per `DELIVERY_REFRESH_MS`, as
 //! the delivery snapshot is).
 
+use crate::ids::AccountId;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -26,13 +27,13 @@ impl Resource for Stitcher {
         self.check()
     }
     /// The process's copy of the account's stitchers is read again.
-    fn written(st: &AppState, account: &str) {
+    fn written(st: &AppState, account: &AccountId) {
         st.stitchers.remove(&account.to_string());
     }
 }
 
 /// The account's stitchers, read at most once per `DELIVERY_REFRESH_MS` by this process.
-async fn of_account(st: &AppState, account: &str) -> UseCaseResult<Arc<Vec<Stitcher>>> {
+async fn of_account(st: &AppState, account: &AccountId) -> UseCaseResult<Arc<Vec<Stitcher>>> {
     if let Some(list) = st.stitchers.get(&account.to_string(), st.clock.instant()) {
         return Ok(list);
     }
@@ -45,12 +46,12 @@ async fn of_account(st: &AppState, account: &str) -> UseCaseResult<Arc<Vec<Stitc
 /// Whether a call from `peer` with these headers comes from one of the account's
 /// registered stitchers. A store that cannot be read makes it nobody's (the call is then
 /// judged as anyone's): serving and tracking never fail on it.
-pub async fn is_stitcher<'a>(st: &AppState, account: &str, peer: Option<IpAddr>, header: impl Fn(&str) -> Option<&'a str>) -> bool {
+pub async fn is_stitcher<'a>(st: &AppState, account: &AccountId, peer: Option<IpAddr>, header: impl Fn(&str) -> Option<&'a str>) -> bool {
     let Some(peer) = peer else { return false };
     match of_account(st, account).await {
         Ok(list) => list.iter().any(|s| s.admits(peer, &header)),
         Err(e) => {
-            tracing::warn!(account, error = %e, "the account's stitchers could not be read; the call is judged as anyone's");
+            tracing::warn!(account = account.as_str(), error = %e, "the account's stitchers could not be read; the call is judged as anyone's");
             false
         }
     }

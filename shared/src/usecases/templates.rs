@@ -2,6 +2,7 @@
 //! case per operation. A template's rules apply to the campaigns and goals it is linked to
 //! (and follow its edits); importing copies them once.
 
+use crate::ids::AccountId;
 use serde_json::Value;
 
 use super::UseCaseResult;
@@ -50,7 +51,7 @@ pub async fn usage(st: &AppState, a: &Account) -> UseCaseResult<Usage> {
 }
 
 /// The target checked to be the account's campaign or goal (404 otherwise).
-async fn existing(st: &AppState, account: &str, target: Target) -> UseCaseResult<Target> {
+async fn existing(st: &AppState, account: &AccountId, target: Target) -> UseCaseResult<Target> {
     match target.0 {
         Parent::Campaign => {
             repo::campaigns::load(st.store.as_ref(), account, &target.1).await?;
@@ -64,7 +65,7 @@ async fn existing(st: &AppState, account: &str, target: Target) -> UseCaseResult
 
 /// The account's templates by name (case-insensitive), then id; with a target, only those
 /// linked to it.
-pub async fn list(st: &AppState, account: &str, target: Option<Target>) -> UseCaseResult<Vec<Template>> {
+pub async fn list(st: &AppState, account: &AccountId, target: Option<Target>) -> UseCaseResult<Vec<Template>> {
     let mut templates = match target {
         None => repo::templates::all(st.store.as_ref(), account).await?,
         Some(t) => {
@@ -76,7 +77,7 @@ pub async fn list(st: &AppState, account: &str, target: Option<Target>) -> UseCa
     Ok(templates)
 }
 
-pub async fn get(st: &AppState, account: &str, id: &str) -> UseCaseResult<Versioned<Template>> {
+pub async fn get(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Versioned<Template>> {
     Ok(repo::templates::load(st.store.as_ref(), account, id).await?)
 }
 
@@ -84,7 +85,7 @@ pub async fn get(st: &AppState, account: &str, id: &str) -> UseCaseResult<Versio
 pub async fn create(st: &AppState, a: &Account, input: TemplateInput) -> UseCaseResult<Created> {
     let max = a.limits.targeting_templates;
     let id = crate::ids::new_id();
-    let t = Template { rules: Rules::empty(&id), id, name: input.name, site_id: a.id.clone(), created: st.clock.now() };
+    let t = Template { rules: Rules::empty(&id), id, name: input.name, site_id: a.id.to_string(), created: st.clock.now() };
     Ok(match repo::templates::create(st.store.as_ref(), &a.id, &t, max).await? {
         repo::templates::Created::Done => {
             tracing::info!(template = %t.id, "targeting template created");
@@ -97,7 +98,7 @@ pub async fn create(st: &AppState, a: &Account, input: TemplateInput) -> UseCase
 /// Renames template `id` (only the name changes): 404 first, then the body's errors.
 pub async fn update(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     id: &str,
     expected: Option<u64>,
     input: Result<TemplateInput, DomainError>,
@@ -113,7 +114,7 @@ pub async fn update(
 }
 
 /// Deletes a template; its links go with it.
-pub async fn remove(st: &AppState, account: &str, id: &str) -> UseCaseResult<()> {
+pub async fn remove(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<()> {
     repo::templates::remove(st.store.as_ref(), account, id).await?;
     tracing::info!(template = %id, "targeting template deleted and unlinked");
     Ok(())
@@ -127,7 +128,7 @@ pub struct TemplateRules {
     pub custom_parameters: Vec<String>,
 }
 
-pub async fn rules(st: &AppState, account: &str, id: &str) -> UseCaseResult<TemplateRules> {
+pub async fn rules(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<TemplateRules> {
     let t = repo::templates::load(st.store.as_ref(), account, id).await?;
     let providers: Vec<AudienceProvider> = repo::reference::all(st.store.as_ref(), account, Kind::AudienceProvider).await?;
     let acps: Vec<CustomParameter> = repo::reference::all(st.store.as_ref(), account, Kind::CustomParameter).await?;
@@ -140,7 +141,7 @@ pub async fn rules(st: &AppState, account: &str, id: &str) -> UseCaseResult<Temp
 
 /// Replaces a template's rules with the body (every bean checked against the account's
 /// references as it is read, so every error comes in one answer).
-pub async fn put_rules(st: &AppState, account: &str, id: &str, body: &Value) -> UseCaseResult<()> {
+pub async fn put_rules(st: &AppState, account: &AccountId, id: &str, body: &Value) -> UseCaseResult<()> {
     let cur = repo::templates::load(st.store.as_ref(), account, id).await?;
     let known = repo::rules::known(st.store.as_ref(), account).await?;
     let rules = template::parse_rules(body, &known, id)?;
@@ -153,7 +154,7 @@ pub async fn put_rules(st: &AppState, account: &str, id: &str, body: &Value) -> 
 }
 
 /// Copies a template's rules into the target's rules.
-pub async fn import(st: &AppState, account: &str, id: &str, target: Result<Target, DomainError>) -> UseCaseResult<()> {
+pub async fn import(st: &AppState, account: &AccountId, id: &str, target: Result<Target, DomainError>) -> UseCaseResult<()> {
     let t = repo::templates::load(st.store.as_ref(), account, id).await?;
     let (parent, target_id) = existing(st, account, target?).await?;
     repo::rules::update(st.store.as_ref(), account, parent, &target_id, |r| Ok(r.merge(&t.value.rules, parent)?)).await?;
@@ -162,14 +163,14 @@ pub async fn import(st: &AppState, account: &str, id: &str, target: Result<Targe
 }
 
 /// Links a template to the target (also when already linked).
-pub async fn link(st: &AppState, account: &str, id: &str, target: Result<Target, DomainError>) -> UseCaseResult<()> {
+pub async fn link(st: &AppState, account: &AccountId, id: &str, target: Result<Target, DomainError>) -> UseCaseResult<()> {
     repo::templates::load(st.store.as_ref(), account, id).await?;
     let (parent, target_id) = existing(st, account, target?).await?;
     Ok(repo::templates::link(st.store.as_ref(), account, id, parent, &target_id).await?)
 }
 
 /// Removes a template's link to the target (also when there was none).
-pub async fn unlink(st: &AppState, account: &str, id: &str, target: Result<Target, DomainError>) -> UseCaseResult<()> {
+pub async fn unlink(st: &AppState, account: &AccountId, id: &str, target: Result<Target, DomainError>) -> UseCaseResult<()> {
     repo::templates::load(st.store.as_ref(), account, id).await?;
     let (parent, target_id) = existing(st, account, target?).await?;
     Ok(repo::templates::unlink(st.store.as_ref(), account, id, parent, &target_id).await?)

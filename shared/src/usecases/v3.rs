@@ -3,6 +3,7 @@
 //! none, and the counters of the shown records — in a bounded number of round trips.
 //! Rendering (`api/queries/render.rs`) is pure over what this loads.
 
+use crate::ids::AccountId;
 use std::collections::HashMap;
 
 use super::v3_rows::{offset, page, select_campaigns, select_goals, CampaignFilter, CampaignRow, GoalFilter, GoalRow};
@@ -39,7 +40,7 @@ pub struct CampaignExpand {
     pub metrics: bool,
 }
 
-pub async fn for_campaigns(st: &AppState, account: &str, list: &[Campaign], e: &CampaignExpand) -> UseCaseResult<Expansion> {
+pub async fn for_campaigns(st: &AppState, account: &AccountId, list: &[Campaign], e: &CampaignExpand) -> UseCaseResult<Expansion> {
     let mut x = Expansion::default();
     if e.goals {
         let ids: Vec<String> =
@@ -59,7 +60,7 @@ pub async fn for_campaigns(st: &AppState, account: &str, list: &[Campaign], e: &
 }
 
 /// A goal page: its ads when expanded, the goals' counters when metrics or projections show.
-pub async fn for_goals(st: &AppState, account: &str, list: &[(Goal, Campaign)], ads: bool, counters: bool) -> UseCaseResult<Expansion> {
+pub async fn for_goals(st: &AppState, account: &AccountId, list: &[(Goal, Campaign)], ads: bool, counters: bool) -> UseCaseResult<Expansion> {
     let mut x = Expansion::default();
     if ads {
         x.ads = ads_by_id(st, account, &list.iter().flat_map(|(g, _)| g.ads.iter().map(|s| s.id.clone())).collect::<Vec<_>>()).await?;
@@ -87,7 +88,7 @@ pub async fn add_projections(
 }
 
 /// An ad page: the account's device containers when needed, the ads' counters on demand.
-pub async fn for_ads(st: &AppState, account: &str, list: &[(Ad, Goal, Campaign)], counters: bool) -> UseCaseResult<Expansion> {
+pub async fn for_ads(st: &AppState, account: &AccountId, list: &[(Ad, Goal, Campaign)], counters: bool) -> UseCaseResult<Expansion> {
     let mut x = Expansion::default();
     if counters {
         x.counters =
@@ -99,7 +100,7 @@ pub async fn for_ads(st: &AppState, account: &str, list: &[(Ad, Goal, Campaign)]
 
 /// The ads of `/v3/ads` with their goal and campaign (deleted parents left out): a goal's
 /// ads in its order, or every ad of the account newest first; an unknown goal has none.
-pub async fn ads_with_parents(st: &AppState, account: &str, goal_id: Option<&str>) -> UseCaseResult<Vec<(Ad, Goal, Campaign)>> {
+pub async fn ads_with_parents(st: &AppState, account: &AccountId, goal_id: Option<&str>) -> UseCaseResult<Vec<(Ad, Goal, Campaign)>> {
     let (ads, goals, campaigns): (Vec<Ad>, HashMap<String, Goal>, HashMap<String, Campaign>) = match goal_id {
         Some(gid) => match repo::goals::find(st.store.as_ref(), account, gid).await? {
             Some((g, c)) => {
@@ -130,7 +131,7 @@ pub async fn ads_with_parents(st: &AppState, account: &str, goal_id: Option<&str
 
 /// The account's device containers, read only when one of `ads` names none of its own
 /// (those run on all of them).
-async fn account_devices<'a>(st: &AppState, account: &str, mut ads: impl Iterator<Item = &'a Ad>) -> UseCaseResult<Vec<String>> {
+async fn account_devices<'a>(st: &AppState, account: &AccountId, mut ads: impl Iterator<Item = &'a Ad>) -> UseCaseResult<Vec<String>> {
     if ads.any(|ad| ad.device_containers.is_none()) {
         Ok(repo::reference::ids(st.store.as_ref(), account, Kind::DeviceContainer).await?)
     } else {
@@ -139,17 +140,17 @@ async fn account_devices<'a>(st: &AppState, account: &str, mut ads: impl Iterato
 }
 
 /// Ads by id (batch gets), keyed by id.
-async fn ads_by_id(st: &AppState, account: &str, ids: &[String]) -> UseCaseResult<HashMap<String, Ad>> {
+async fn ads_by_id(st: &AppState, account: &AccountId, ids: &[String]) -> UseCaseResult<HashMap<String, Ad>> {
     Ok(repo::ads::by_ids(st.store.as_ref(), account, ids).await?.into_iter().map(|a| (a.id.clone(), a)).collect())
 }
 
 /// The account's stored campaigns, decoded lazily by the query (`Stored::rows`, `full`).
-pub async fn stored_campaigns(st: &AppState, account: &str) -> UseCaseResult<repo::Stored> {
+pub async fn stored_campaigns(st: &AppState, account: &AccountId) -> UseCaseResult<repo::Stored> {
     Ok(repo::campaigns::stored(st.store.as_ref(), account).await?)
 }
 
 /// The stored goals and campaigns a goal query looks at: one campaign's, or the account's.
-pub async fn stored_goals(st: &AppState, account: &str, campaign: Option<&str>) -> UseCaseResult<(repo::Stored, repo::Stored)> {
+pub async fn stored_goals(st: &AppState, account: &AccountId, campaign: Option<&str>) -> UseCaseResult<(repo::Stored, repo::Stored)> {
     Ok(match campaign {
         Some(cid) => repo::goals::stored_of_campaign(st.store.as_ref(), account, cid).await?,
         None => (repo::goals::stored(st.store.as_ref(), account).await?, repo::campaigns::stored(st.store.as_ref(), account).await?),
@@ -158,7 +159,7 @@ pub async fn stored_goals(st: &AppState, account: &str, campaign: Option<&str>) 
 
 /// The default campaign page (live campaigns by name) from the name index: the live count
 /// and the page; `None` when the account's indexes are not complete (read the records).
-pub async fn campaigns_by_name(st: &AppState, account: &str, offset: usize, size: usize) -> UseCaseResult<Option<(usize, Vec<Campaign>)>> {
+pub async fn campaigns_by_name(st: &AppState, account: &AccountId, offset: usize, size: usize) -> UseCaseResult<Option<(usize, Vec<Campaign>)>> {
     let Some((total, items)) = repo::name_index::campaign_page(st.store.as_ref(), account, offset, size).await? else { return Ok(None) };
     let list = items.into_iter().map(|i| repo::decode::<Campaign>(i).map(|v| v.value)).collect::<Result<_, _>>()?;
     Ok(Some((total, list)))
@@ -168,7 +169,7 @@ pub async fn campaigns_by_name(st: &AppState, account: &str, offset: usize, size
 /// goal with its campaign; `None` when the account's indexes are not complete.
 pub async fn goals_by_name(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     offset: usize,
     size: usize,
     descending: bool,
@@ -189,17 +190,17 @@ pub async fn goals_by_name(
 }
 
 /// A campaign of the account, deleted ones too (404 when there is none).
-pub async fn campaign_any(st: &AppState, account: &str, id: &str) -> UseCaseResult<Campaign> {
+pub async fn campaign_any(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Campaign> {
     repo::campaigns::get_any(st.store.as_ref(), account, id).await?.ok_or_else(|| super::UseCaseError::not_found("campaign", id))
 }
 
 /// A goal of the account and its campaign, deleted ones too (404 when there is none).
-pub async fn goal_any(st: &AppState, account: &str, id: &str) -> UseCaseResult<(Goal, Campaign)> {
+pub async fn goal_any(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<(Goal, Campaign)> {
     repo::goals::get_any(st.store.as_ref(), account, id).await?.ok_or_else(|| super::UseCaseError::not_found("goal", id))
 }
 
 /// An ad with its goal and campaign; an ad of a deleted goal or campaign is gone with it.
-pub async fn ad_with_parents(st: &AppState, account: &str, id: &str) -> UseCaseResult<(Ad, Goal, Campaign)> {
+pub async fn ad_with_parents(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<(Ad, Goal, Campaign)> {
     let ad = repo::ads::load(st.store.as_ref(), account, id).await?.value;
     let (g, c) =
         repo::goals::find(st.store.as_ref(), account, &ad.goal_id).await?.ok_or_else(|| super::UseCaseError::not_found("ad", id))?;
@@ -211,7 +212,7 @@ pub async fn ad_with_parents(st: &AppState, account: &str, id: &str) -> UseCaseR
 /// total, the page and its expansion.
 pub async fn campaign_page(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     f: &CampaignFilter,
     e: &CampaignExpand,
     size: usize,
@@ -231,7 +232,7 @@ pub async fn campaign_page(
 }
 
 /// `/v3/campaigns/{id}`: the campaign (deleted ones too) and what it expands.
-pub async fn campaign_one(st: &AppState, account: &str, id: &str, e: &CampaignExpand) -> UseCaseResult<(Campaign, Expansion)> {
+pub async fn campaign_one(st: &AppState, account: &AccountId, id: &str, e: &CampaignExpand) -> UseCaseResult<(Campaign, Expansion)> {
     let c = campaign_any(st, account, id).await?;
     let x = for_campaigns(st, account, std::slice::from_ref(&c), e).await?;
     Ok((c, x))
@@ -298,7 +299,7 @@ async fn expand_goals(st: &AppState, a: &Account, list: &[(Goal, Campaign)], e: 
 /// created in the window, and their expansion. The total, the page and its expansion.
 pub async fn ad_page(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     goal_id: Option<&str>,
     created: (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
     counters: bool,
@@ -317,7 +318,7 @@ pub async fn ad_page(
 }
 
 /// `/v3/ads/{id}`: the ad with its goal and campaign, and what it expands.
-pub async fn ad_one(st: &AppState, account: &str, id: &str, counters: bool) -> UseCaseResult<((Ad, Goal, Campaign), Expansion)> {
+pub async fn ad_one(st: &AppState, account: &AccountId, id: &str, counters: bool) -> UseCaseResult<((Ad, Goal, Campaign), Expansion)> {
     let list = [ad_with_parents(st, account, id).await?];
     let x = for_ads(st, account, &list, counters).await?;
     let [one] = list;

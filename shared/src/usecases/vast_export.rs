@@ -1,6 +1,7 @@
 //! VAST URL export (seed 000 §4.10, docs/queries.md): the ad-request URL a player or a
 //! third-party ad server calls for one ad, targeted at a category or a content partner.
 
+use crate::ids::AccountId;
 use super::{UseCaseError, UseCaseResult};
 use crate::model::ad::Ad;
 use crate::model::enums::ResponseTypeName;
@@ -36,7 +37,7 @@ fn encode(s: &str) -> String {
 
 /// The ad request URL for this ad: account, ad, the targeted category or content partner,
 /// format, the response type, and the random-number token.
-pub fn build_vast_url(base: &str, account: &str, ad: &Ad, target: (VastTarget, &str), rt: ResponseTypeName) -> String {
+pub fn build_vast_url(base: &str, account: &AccountId, ad: &Ad, target: (VastTarget, &str), rt: ResponseTypeName) -> String {
     format!(
         "{base}/v1/adrequest?account={}&ad={}&{}={}&format={}&rt={}&rnd={RANDOM_TOKEN}",
         encode(account),
@@ -57,7 +58,7 @@ pub struct Exported {
 /// The URL of the account's live ad `ad_id` for target `id` (which must be the account's).
 pub async fn export(
     st: &AppState,
-    account: &str,
+    account: &AccountId,
     ad_id: &str,
     target: VastTarget,
     id: &str,

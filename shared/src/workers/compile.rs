@@ -11,7 +11,7 @@ pub fn parse(body: &str) -> JobResult<CompileJob> {
 }
 
 pub async fn process(st: &AppState, job: &CompileJob) -> JobResult<()> {
-    compile::run(st, &job.account).await.map(|_| ()).map_err(JobError::from)
+    compile::run(st, &job.account.as_str().into()).await.map(|_| ()).map_err(JobError::from)
 }
 
 /// The account whose delivery version a stream record changed (`A#<a>#DELIVERY / VERSION`;
@@ -38,7 +38,7 @@ pub async fn handle_stream(st: &AppState, event: &aws_lambda_events::dynamodb::E
     }
     let mut out = aws_lambda_events::streams::DynamoDbEventResponse::default();
     for (account, first) in accounts {
-        if let Err(e) = compile::run(st, &account).await {
+        if let Err(e) = compile::run(st, &account.as_str().into()).await {
             tracing::warn!(account, error = %e, "compile failed; the stream records come back");
             let mut failure = aws_lambda_events::streams::DynamoDbBatchItemFailure::default();
             failure.item_identifier = first;

@@ -146,9 +146,9 @@ pub async fn inspect_request(Within(st): Within, Auth(a): Auth, RawQuery(q): Raw
     let mut pairs = query_pairs(q.as_deref())?;
     refuse_unknown(&pairs)?;
     match pairs.iter().find(|(k, _)| k == "account") {
-        Some((_, v)) if v != &a.id => return Err(AppError::not_found("account", v.clone())),
+        Some((_, v)) if a.id != *v => return Err(AppError::not_found("account", v.clone())),
         Some(_) => {}
-        None => pairs.push(("account".into(), a.id.clone())),
+        None => pairs.push(("account".into(), a.id.to_string())),
     }
     let only: Vec<String> = crate::api::serving::list_param(&pairs, "goals", MAX_GOAL_FILTER)?;
     pairs.retain(|(k, _)| k != "goals" && k != "debug");

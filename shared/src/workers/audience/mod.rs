@@ -250,7 +250,7 @@ async fn running_before(st: &AppState, b: &Batch) -> WResult<Option<String>> {
 
 /// After a batch ends (finished or cancelled): starts the provider's oldest waiting batch.
 pub async fn start_next(st: &AppState, account: &str, provider: &str) -> WResult<()> {
-    crate::usecases::audience::start_next(st, account, provider).await.map_err(se)
+    crate::usecases::audience::start_next(st, &account.into(), provider).await.map_err(se)
 }
 
 /// Sends a job for every chunk not committed yet (a redelivered plan sends them again: a
