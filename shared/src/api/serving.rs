@@ -3,8 +3,8 @@
 //! takes the signed playback events of the served documents. No API key: players call
 //! them; the account is in the URL, the tracking links are signed.
 
-use crate::ids::AccountId;
 use crate::api::Within;
+use crate::ids::AccountId;
 use crate::rule::Rule;
 use axum::extract::{Path, RawQuery};
 use axum::http::{header, HeaderMap, StatusCode};

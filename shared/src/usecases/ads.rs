@@ -118,6 +118,11 @@ pub async fn remove(st: &AppState, account: &AccountId, id: &str, expected: Opti
 }
 
 /// The account's newest ads created between the bounds (the list's window).
-pub async fn newest(st: &AppState, account: &AccountId, after: Option<DateTime<Utc>>, before: Option<DateTime<Utc>>) -> UseCaseResult<Vec<Ad>> {
+pub async fn newest(
+    st: &AppState,
+    account: &AccountId,
+    after: Option<DateTime<Utc>>,
+    before: Option<DateTime<Utc>>,
+) -> UseCaseResult<Vec<Ad>> {
     Ok(repo::ads::newest(st.store.as_ref(), account, after, before).await?)
 }

@@ -2,9 +2,9 @@
 //! PENDING at once, the download and probe queued for the asset worker) or from uploaded
 //! bytes (stored, the probe queued); and the transcode an ad's link starts.
 
-use crate::ids::AccountId;
 use super::{UseCaseError, UseCaseResult};
 use crate::ids::new_id;
+use crate::ids::AccountId;
 use crate::jobs::AssetJob;
 use crate::model::asset::{self, content_type_for, Asset};
 use crate::model::enums::AssetSource;

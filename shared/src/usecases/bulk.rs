@@ -1,8 +1,8 @@
 //! Bulk edits (docs/operations-guide.md, "Bulk edits"): many goals or ads in one
 //! all-or-nothing transaction, each with its change record.
 
-use crate::ids::AccountId;
 use super::UseCaseResult;
+use crate::ids::AccountId;
 use crate::model::bulk::{self, AdSet, GoalSet};
 use crate::repo;
 use crate::state::AppState;

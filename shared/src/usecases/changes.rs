@@ -1,8 +1,8 @@
 //! Change history (docs/operations-guide.md, "Change history"): the account's changes,
 //! filtered and paged, and reverting an UPDATE.
 
-use crate::ids::AccountId;
 use super::{UseCaseError, UseCaseResult};
+use crate::ids::AccountId;
 use crate::model::change::{Change, Operation};
 use crate::repo::changes::{self, Filter};
 use crate::state::AppState;

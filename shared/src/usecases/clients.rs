@@ -2,10 +2,10 @@
 //! The handlers parse the bean and render; the id rules and the order of checks (an id not
 //! in the account is 404 whatever the body) live here.
 
-use crate::ids::AccountId;
 use super::UseCaseResult;
 use crate::domain_error::{no_id_on_create, DomainError};
 use crate::ids::new_id;
+use crate::ids::AccountId;
 use crate::model::client::{Client, ClientInput};
 use crate::repo;
 use crate::repo::Versioned;

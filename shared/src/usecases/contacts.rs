@@ -1,10 +1,10 @@
 //! Contacts (seed 001 §4.4): one use case per operation. A contact belongs to one client
 //! at a time; associating it again moves it.
 
-use crate::ids::AccountId;
 use super::UseCaseResult;
 use crate::domain_error::{no_id_on_create, DomainError};
 use crate::ids::new_id;
+use crate::ids::AccountId;
 use crate::model::contact::{Association, Contact, ContactInput};
 use crate::repo;
 use crate::repo::Versioned;

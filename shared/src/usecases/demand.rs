@@ -3,10 +3,10 @@
 //! it is written, and refused unless every address is allowed; a marketplace names only
 //! the account's partners; a partner a marketplace names cannot be removed.
 
-use crate::ids::AccountId;
 use super::collection::Resource;
 use super::{UseCaseError, UseCaseResult};
 use crate::domain_error::FieldError;
+use crate::ids::AccountId;
 use crate::model::demand_partner::{DemandPartner, DemandPartnerInput};
 use crate::model::marketplace::{Marketplace, MarketplaceInput};
 use crate::repo::collection;

@@ -36,7 +36,8 @@ pub async fn recorded(st: &AppState, s: &Snapshot, now: DateTime<Utc>) -> UseCas
         return Ok((FillRates::default(), Vec::new()));
     }
     let (today, _) = reports::local_day_hour(now.timestamp(), s.zone.offset_at(now.timestamp()));
-    let cells = super::reports::cells(st, &crate::ids::AccountId::from(s.account.as_str()), today - Duration::days(DAYS - 1), today).await?;
+    let cells =
+        super::reports::cells(st, &crate::ids::AccountId::from(s.account.as_str()), today - Duration::days(DAYS - 1), today).await?;
     let mut tally: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
     for c in cells.iter().filter(|c| c.at.marketplace != NONE) {
         let t = tally.entry(c.at.marketplace.as_str()).or_default();

@@ -1,10 +1,10 @@
 //! Goals (seed 001 §4.2, §2.2): one use case per operation. A goal lives in one campaign;
 //! deleting keeps a tombstone (`/v3 includeDeletedGoals`).
 
-use crate::ids::AccountId;
 use super::UseCaseResult;
 use crate::domain_error::{no_id_on_create, DomainError};
 use crate::ids::new_id;
+use crate::ids::AccountId;
 use crate::model::campaign::Campaign;
 use crate::model::goal::{Goal, GoalInput};
 use crate::repo;

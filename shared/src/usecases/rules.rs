@@ -1,9 +1,9 @@
 //! Campaign and goal rules (seed 001 §2.6): read, and replace with a rules bean checked
 //! against the account's references as it is read (every error in one answer).
 
-use crate::ids::AccountId;
 use super::UseCaseResult;
 use crate::domain_error::{matches_path, DomainError};
+use crate::ids::AccountId;
 use crate::model::rules::{parse_bean, Parent, Rules};
 use crate::repo;
 use crate::state::AppState;

@@ -60,7 +60,13 @@ pub async fn for_campaigns(st: &AppState, account: &AccountId, list: &[Campaign]
 }
 
 /// A goal page: its ads when expanded, the goals' counters when metrics or projections show.
-pub async fn for_goals(st: &AppState, account: &AccountId, list: &[(Goal, Campaign)], ads: bool, counters: bool) -> UseCaseResult<Expansion> {
+pub async fn for_goals(
+    st: &AppState,
+    account: &AccountId,
+    list: &[(Goal, Campaign)],
+    ads: bool,
+    counters: bool,
+) -> UseCaseResult<Expansion> {
     let mut x = Expansion::default();
     if ads {
         x.ads = ads_by_id(st, account, &list.iter().flat_map(|(g, _)| g.ads.iter().map(|s| s.id.clone())).collect::<Vec<_>>()).await?;
@@ -159,7 +165,12 @@ pub async fn stored_goals(st: &AppState, account: &AccountId, campaign: Option<&
 
 /// The default campaign page (live campaigns by name) from the name index: the live count
 /// and the page; `None` when the account's indexes are not complete (read the records).
-pub async fn campaigns_by_name(st: &AppState, account: &AccountId, offset: usize, size: usize) -> UseCaseResult<Option<(usize, Vec<Campaign>)>> {
+pub async fn campaigns_by_name(
+    st: &AppState,
+    account: &AccountId,
+    offset: usize,
+    size: usize,
+) -> UseCaseResult<Option<(usize, Vec<Campaign>)>> {
     let Some((total, items)) = repo::name_index::campaign_page(st.store.as_ref(), account, offset, size).await? else { return Ok(None) };
     let list = items.into_iter().map(|i| repo::decode::<Campaign>(i).map(|v| v.value)).collect::<Result<_, _>>()?;
     Ok(Some((total, list)))

@@ -1,8 +1,8 @@
 //! VAST URL export (seed 000 §4.10, docs/queries.md): the ad-request URL a player or a
 //! third-party ad server calls for one ad, targeted at a category or a content partner.
 
-use crate::ids::AccountId;
 use super::{UseCaseError, UseCaseResult};
+use crate::ids::AccountId;
 use crate::model::ad::Ad;
 use crate::model::enums::ResponseTypeName;
 use crate::repo;
