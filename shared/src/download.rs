@@ -5,6 +5,7 @@
 //! checked the same way; the size is capped while streaming to disk; the whole download
 //! has a deadline.
 
+use crate::resolve::Resolve;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -19,8 +20,10 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_rustls::rustls;
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Policy {
+    /// Resolves the URL's host (and every redirect's).
+    pub resolver: Arc<dyn Resolve>,
     pub allow_private: bool,
     pub max_bytes: u64,
     pub timeout: Duration,
@@ -145,8 +148,8 @@ pub fn check_endpoint(url: &str, allow_http: bool) -> Result<(), String> {
 
 /// The first address of `url`'s host, when every one it resolves to is allowed: public
 /// ones, or (`allow_private`) any but link-local and metadata addresses.
-pub async fn resolve_checked(url: &str, allow_private: bool) -> Result<SocketAddr, DownloadError> {
-    resolve(&parse(url)?, allow_private).await
+pub async fn resolve_checked(resolver: &dyn Resolve, url: &str, allow_private: bool) -> Result<SocketAddr, DownloadError> {
+    resolve(resolver, &parse(url)?, allow_private).await
 }
 
 struct Target {
@@ -185,11 +188,9 @@ pub fn check_url(url: &str) -> Result<(), DownloadError> {
     parse(url).map(|_| ())
 }
 
-async fn resolve(t: &Target, allow_private: bool) -> Result<SocketAddr, DownloadError> {
-    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((t.host.as_str(), t.port))
-        .await
-        .map_err(|e| DownloadError::Network(format!("cannot resolve {}: {e}", t.host)))?
-        .collect();
+async fn resolve(resolver: &dyn Resolve, t: &Target, allow_private: bool) -> Result<SocketAddr, DownloadError> {
+    let addrs: Vec<SocketAddr> =
+        resolver.resolve(&t.host, t.port).await.map_err(|e| DownloadError::Network(format!("cannot resolve {}: {e}", t.host)))?;
     if addrs.is_empty() {
         return Err(DownloadError::Network(format!("{} has no address", t.host)));
     }
@@ -277,7 +278,7 @@ async fn fetch(url: &str, p: &Policy, dest: &Path) -> Result<Downloaded, Downloa
     let mut current = url.to_string();
     for _ in 0..=p.max_redirects {
         let t = parse(&current)?;
-        let addr = resolve(&t, p.allow_private).await?;
+        let addr = resolve(p.resolver.as_ref(), &t, p.allow_private).await?;
         let tcp = TcpStream::connect(addr).await.map_err(|e| DownloadError::Network(format!("connecting to {addr}: {e}")))?;
         let res = if t.https {
             let name = rustls::pki_types::ServerName::try_from(t.host.clone()).map_err(|e| DownloadError::BadUrl(e.to_string()))?;
@@ -398,7 +399,13 @@ mod tests {
 
     #[tokio::test]
     async fn a_loopback_url_is_refused_before_connecting() {
-        let p = Policy { allow_private: false, max_bytes: 10, timeout: Duration::from_secs(5), max_redirects: 1 };
+        let p = Policy {
+            resolver: Arc::new(crate::resolve::SystemResolver),
+            allow_private: false,
+            max_bytes: 10,
+            timeout: Duration::from_secs(5),
+            max_redirects: 1,
+        };
         let dest = std::env::temp_dir().join(format!("dl-{}", uuid::Uuid::new_v4()));
         let e = download("http://127.0.0.1:9/x.mp4", &p, &dest).await.unwrap_err();
         assert!(matches!(e, DownloadError::InternalAddress(_)), "{e:?}");

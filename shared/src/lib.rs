@@ -29,6 +29,7 @@ pub mod openapi;
 pub mod queue;
 pub mod rate_limit;
 pub mod repo;
+pub mod resolve;
 pub mod rule;
 pub mod seed;
 pub mod seed_plan;

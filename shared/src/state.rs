@@ -55,6 +55,10 @@ pub struct Parts {
     pub rate_limiter: Arc<crate::rate_limit::AccountLimiter>,
     /// Each account's stitchers, read at most once per `DELIVERY_REFRESH_MS`.
     pub(crate) stitchers: Arc<StitcherCache>,
+    /// Resolves host names: the bidders' connections, endpoint checks, downloads.
+    pub resolver: Arc<dyn crate::resolve::Resolve>,
+    /// The OpenRTB bidders: bid requests, markup fetches, win and loss notices.
+    pub bidders: Arc<dyn crate::demand::client::Bidders>,
 }
 
 /// Accounts whose stitchers a process holds at most (then the oldest read goes).
@@ -79,6 +83,8 @@ impl AppState {
             auction_stats: Arc::default(),
             rate_limiter: Arc::default(),
             stitchers: Arc::new(TtlCache::new(Settings::default().delivery_refresh, STITCHER_ACCOUNTS)),
+            resolver: Arc::new(crate::resolve::SystemResolver),
+            bidders: Arc::new(crate::demand::client::HttpBidders::new(Arc::new(crate::resolve::SystemResolver))),
         }))
     }
 
@@ -117,6 +123,20 @@ impl AppState {
 
     pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
         self.parts().blobs = blobs;
+        self
+    }
+
+    /// Name resolution of its own (the bidders' client resolves through it too).
+    pub fn with_resolver(mut self, resolver: Arc<dyn crate::resolve::Resolve>) -> Self {
+        let parts = self.parts();
+        parts.bidders = Arc::new(crate::demand::client::HttpBidders::new(resolver.clone()));
+        parts.resolver = resolver;
+        self
+    }
+
+    /// Bidders of its own in place of the HTTP client.
+    pub fn with_bidders(mut self, bidders: Arc<dyn crate::demand::client::Bidders>) -> Self {
+        self.parts().bidders = bidders;
         self
     }
 

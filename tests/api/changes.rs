@@ -40,7 +40,7 @@ both_stores! {
 
     async fn a_collection_record_reverts_through_its_rules(app: TestApp) {
         use api_tests::serde_json::json;
-        let bidder = api_tests::Bidder::spawn().await;
+        let bidder = api_tests::Bidder::in_process(&app);
         let p1 = crate::demand::partner(&app, &bidder.endpoint("nobid", ""), json!({"name": "One"})).await;
         let p2 = crate::demand::partner(&app, &bidder.endpoint("nobid", ""), json!({"name": "Two"})).await;
         let m = crate::demand::marketplace(&app, std::slice::from_ref(&p1), "FIRST_PRICE", 1.0, json!({})).await;

@@ -38,7 +38,7 @@ fn fields(r: &api_tests::Res) -> Vec<(String, String)> {
 
 both_stores! {
     async fn demand_partners_are_created_read_replaced_and_removed(app: TestApp) {
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         let body = json!({"name": "Acme DSP", "endpoint": bidder.endpoint("nobid", ""), "timeoutMs": 120, "currency": "EUR",
             "authHeader": {"name": "Authorization", "value": "Bearer s3cret-token"}});
         let r = app.post_json("/v1/demand-partners", &body).await;
@@ -60,7 +60,7 @@ both_stores! {
         app.send_with_headers("PUT", &loc, Some(&app.a.key), Some("application/json"), &back.to_string(), &[("if-match", etag.as_str())]).await.expect(412);
         // The secret is never carried over to another server: moving the endpoint to another
         // host or port without sending authHeader again is refused, and changes nothing.
-        let other = Bidder::spawn().await;
+        let other = Bidder::in_process(&app);
         let mut moved = app.get(&loc).await.json();
         moved["endpoint"] = json!(other.endpoint("nobid", ""));
         let refused = app.send("PUT", &loc, Some(&app.a.key), Some("application/json"), &moved.to_string()).await;
@@ -95,7 +95,7 @@ both_stores! {
     }
 
     async fn marketplaces_name_the_accounts_partners_and_goals_name_marketplaces(app: TestApp) {
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         let p = partner(&app, &bidder.endpoint("nobid", ""), json!({})).await;
         // Partners of another account, or none at all: 400 naming the item.
         let theirs = json!({"name": "B's DSP", "endpoint": bidder.endpoint("nobid", "")}).to_string();

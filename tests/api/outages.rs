@@ -23,6 +23,7 @@ both_stores! {
             router: shared::api::app(app.state.clone().with_store(store)),
             state: app.state.clone(),
             store: app.store.clone(),
+            bidders: app.bidders.clone(),
             clock: app.clock.clone(),
             a: app.a.clone(),
             b: app.b.clone(),

@@ -41,7 +41,7 @@ fn query_of(q: &str, k: &str) -> Option<String> {
 
 both_stores! {
     async fn an_rtb_goal_serves_the_winning_bid_and_bills_after_the_impression(app: TestApp) {
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         let a = partner(&app, &bidder.endpoint("inline", "price=6&name=a"), json!({"name": "Alpha DSP",
             "authHeader": {"name": "Authorization", "value": "Bearer alpha-token"}})).await;
         let b = partner(&app, &bidder.endpoint("inline", "price=4&name=b"), json!({"name": "Beta DSP"})).await;
@@ -103,7 +103,7 @@ both_stores! {
     }
 
     async fn no_valid_bid_or_a_hanging_bidder_gives_the_break_to_the_next_goal(app: TestApp) {
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         let house = house_ad(&app).await;
         let hang = partner(&app, &bidder.endpoint("hang", ""), json!({"timeoutMs": 100})).await;
         let nobid = partner(&app, &bidder.endpoint("nobid", ""), json!({})).await;
@@ -131,7 +131,7 @@ both_stores! {
         assert_eq!(bidder.requests().len(), 4, "the inspector asks both partners");
 
         // Invalid bids: none competes; the house goal serves, and each loser hears its reason.
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         let modes = [("malformed", ""), ("wrongimp", "name=w"), ("inline", "price=0.5&name=low"), ("inline", "adomain=shop.rival.example&name=blocked"),
             ("inline", "cur=EUR&name=eur"), ("huge", ""), ("inline", "cat=IAB25&name=cat")];
         let mut ids = Vec::new();
@@ -148,7 +148,7 @@ both_stores! {
     }
 
     async fn the_clearing_price_follows_the_auction_type_and_crawlers_are_not_billed(app: TestApp) {
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         // First price: the bid.
         let p = partner(&app, &bidder.endpoint("inline", "price=6&name=first"), json!({})).await;
         let m = marketplace(&app, &[p], "FIRST_PRICE", 1.0, json!({})).await;
@@ -168,7 +168,7 @@ both_stores! {
         // Fixed price: the deal's price, whatever the bid. (The first marketplace removed:
         // its goal then serves nothing.)
         app.delete(&format!("/v1/marketplaces/{m}")).await.expect(204);
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         let p = partner(&app, &bidder.endpoint("inline", "price=9&deal=pg-1&name=fixed"), json!({})).await;
         let m = marketplace(&app, &[p], "FIXED_PRICE", 1.0, json!({"deals": [{"id": "pg-1", "floorCpm": 7.5}]})).await;
         rtb_goal(&app, &m, 10).await;
@@ -183,7 +183,7 @@ both_stores! {
     }
 
     async fn bidder_text_with_characters_xml_forbids_leaves_the_document_well_formed(app: TestApp) {
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         // The stub puts the name in its markup's Ad id and AdTitle, and in the bid's crid:
         // a character reference to U+0001, which no XML document may hold.
         let p = partner(&app, &bidder.endpoint("inline", "price=6&name=x%26%231%3By"), json!({})).await;
@@ -206,7 +206,7 @@ both_stores! {
     }
 
     async fn wrappers_and_nurl_markup_are_served_inside_this_services_document(app: TestApp) {
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         let p = partner(&app, &bidder.endpoint("wrapper", "price=3&name=wrap"), json!({"name": "Wrap DSP"})).await;
         let m = marketplace(&app, &[p], "FIRST_PRICE", 1.0, json!({})).await;
         rtb_goal(&app, &m, 10).await;
@@ -214,7 +214,7 @@ both_stores! {
         assert!(doc.contains("<Wrapper><AdSystem>Wrap DSP</AdSystem><Impression>"), "{doc}");
         assert!(doc.contains(&format!("<VASTAdTagURI>{}/vast/wrap.xml</VASTAdTagURI></Wrapper>", bidder.base)), "VAST 4.2: the tag URI last: {doc}");
         app.delete(&format!("/v1/marketplaces/{m}")).await.expect(204);
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         let p = partner(&app, &bidder.endpoint("nurl", "price=3&name=late"), json!({})).await;
         let m = marketplace(&app, &[p], "FIRST_PRICE", 1.0, json!({})).await;
         rtb_goal(&app, &m, 10).await;
@@ -235,7 +235,7 @@ fn report_range(app: &TestApp) -> String {
 
 both_stores! {
     async fn the_inspector_shows_the_auction_and_the_report_counts_it(app: TestApp) {
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         let a = partner(&app, &bidder.endpoint("inline", "price=6&name=a"), json!({"name": "Alpha"})).await;
         let b = partner(&app, &bidder.endpoint("nobid", ""), json!({"name": "Beta"})).await;
         let c = partner(&app, &bidder.endpoint("inline", "price=0.5&name=c"), json!({"name": "Gamma"})).await;
@@ -293,7 +293,7 @@ async fn notifications_of(app: &TestApp, campaign: &str) -> String {
 both_stores! {
     async fn a_programmatic_guaranteed_goal_is_paced_and_its_silent_buyer_is_named(app: TestApp) {
         let house = house_ad(&app).await;
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         // The deal's buyer bids; an open-market bid is refused (only deals in a PG goal).
         let buyer = partner(&app, &bidder.endpoint("inline", "price=20&deal=pg-7&name=pg"), json!({"name": "Buyer"})).await;
         let open = partner(&app, &bidder.endpoint("inline", "price=30&name=open"), json!({"name": "Open"})).await;
@@ -321,7 +321,7 @@ both_stores! {
         assert!(!text.contains("has no ads"), "a programmatic goal needs no ad: {text}");
 
         // A PG goal whose buyer stopped bidding: it under-delivers, and the deal is named.
-        let quiet = Bidder::spawn().await;
+        let quiet = Bidder::in_process(&app);
         let silent = partner(&app, &quiet.endpoint("nobid", ""), json!({"name": "Silent"})).await;
         let m2 = marketplace(&app, &[silent], "FIXED_PRICE", 1.0, json!({"deals": [{"id": "pg-quiet", "floorCpm": 12}]})).await;
         let c2 = enabled_campaign(&app).await;

@@ -19,7 +19,7 @@ fn rtb_campaign(app: &TestApp, m: &str) -> Value {
 
 both_stores! {
     async fn forecasts_never_ask_a_bidder_and_name_their_basis(app: TestApp) {
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         let p = partner(&app, &bidder.endpoint("nobid", ""), json!({})).await;
         let m = marketplace(&app, &[p], "FIRST_PRICE", 1.0, json!({})).await;
         // No auction recorded: unlimited, as before.

@@ -94,7 +94,7 @@ one_store! {
         validate(&empty, &xsd("4.2"), "an empty VAST 4.2");
 
         // Programmatic: the bidder's InLine merged, and its Wrapper, in every version.
-        let bidder = Bidder::spawn().await;
+        let bidder = Bidder::in_process(&app);
         let p = partner(&app, &bidder.endpoint("inline", "price=5&name=merged"), json!({"name": "DSP & Co"})).await;
         let m = marketplace(&app, &[p], "FIRST_PRICE", 1.0, json!({})).await;
         let rtb = crate::rtb::rtb_goal(&app, &m, 10).await;

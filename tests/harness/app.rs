@@ -59,6 +59,8 @@ pub struct TestApp {
     pub router: Router,
     pub state: AppState,
     pub store: Arc<dyn Store>,
+    /// The bidders port: in-process stubs register here (`Bidder::in_process`).
+    pub bidders: Arc<crate::bidder::InProcessBidders>,
     pub clock: Arc<ManualClock>,
     /// Two accounts with full reference data: `a` is the one tests act as, `b` the other
     /// tenant that must never see `a`'s records.
@@ -160,10 +162,14 @@ impl TestApp {
         let (file, mut accounts) = fresh_seed();
         seed::apply(store.as_ref(), &file).await.expect("seeding");
         let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
+        let resolver: Arc<dyn shared::resolve::Resolve> = Arc::new(crate::bidder::TestResolver);
+        let bidders = Arc::new(crate::bidder::InProcessBidders::new(resolver.clone()));
         let state = AppState::new(store.clone(), blobs.clone(), queue.clone())
             .with_media(Arc::new(shared::media::local::Ffmpeg::new(std::env::temp_dir())))
             .with_clock(clock.clone())
-            .with_settings(settings);
+            .with_settings(settings)
+            .with_resolver(resolver)
+            .with_bidders(bidders.clone());
         // What the service runs on: the store behind the retry of refused requests (as
         // `assemble` builds it), and the faults when the test has some.
         let (served, blobs, queue): (Arc<dyn Store>, Arc<dyn Blobs>, Arc<dyn Queue>) = match &faults {
@@ -196,6 +202,6 @@ impl TestApp {
             .merge(shared::api::media::router(service.clone().with_store(served.clone())));
         let b = accounts.pop().expect("two accounts");
         let a = accounts.pop().expect("two accounts");
-        TestApp { router, state, store, clock, a, b }
+        TestApp { router, state, store, bidders, clock, a, b }
     }
 }

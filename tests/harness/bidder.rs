@@ -7,6 +7,11 @@
 //! `wrongimp`, `huge` (a 300 KB body), `empty` (200 with no bids).
 //!
 //! Every bid request and every notice (`/notice/{kind}?…`) is recorded.
+//!
+//! The auction tests run it in process (`Bidder::in_process`): the app's bidders port
+//! hands each call to the stub's router, with no socket and no DNS. A browser that plays
+//! what a bidder answered needs it on loopback (`Bidder::spawn`); so does the HTTP client
+//! adapter's own test.
 
 use std::sync::{Arc, Mutex};
 
@@ -124,7 +129,24 @@ impl Bidder {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let b = Bidder { base: format!("http://{addr}"), received: Arc::default() };
-        let app = Router::new()
+        let app = b.router();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        b
+    }
+
+    /// A stub bidder the app under test calls in process, at a host of its own
+    /// (`bidder-<n>.test`).
+    pub fn in_process(app: &crate::TestApp) -> Bidder {
+        let host = format!("bidder-{}.test", uuid::Uuid::new_v4().simple());
+        let b = Bidder { base: format!("http://{host}"), received: Arc::default() };
+        app.bidders.add(&host, b.router());
+        b
+    }
+
+    fn router(&self) -> Router {
+        Router::new()
             .route("/ortb/{mode}", post(bid))
             .route("/notice/{kind}", get(notice))
             .route("/adm/{name}", get(adm))
@@ -133,11 +155,7 @@ impl Bidder {
                 get(|State(b): State<Bidder>, Path(n): Path<String>| async move { inline_vast(&b.base, n.trim_end_matches(".xml")) }),
             )
             .route("/clip.mp4", get(|| async { ([(header::CONTENT_TYPE, "video/mp4")], super::assets::clip()) }))
-            .with_state(b.clone());
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        b
+            .with_state(self.clone())
     }
 
     /// An endpoint of this stub: `mode` and its query.
@@ -167,5 +185,74 @@ impl Bidder {
             (got.len() >= n).then_some(got)
         })
         .await
+    }
+}
+
+/// The app's bidders port in the tests: a call to a host an in-process stub registered goes
+/// to its router (bounded in time and bytes as the HTTP client bounds it); any other call
+/// goes to the HTTP client (a stub on loopback).
+pub struct InProcessBidders {
+    hosts: Mutex<Vec<(String, Router)>>,
+    http: shared::demand::client::HttpBidders,
+}
+
+impl InProcessBidders {
+    pub fn new(resolver: Arc<dyn shared::resolve::Resolve>) -> Self {
+        InProcessBidders { hosts: Mutex::default(), http: shared::demand::client::HttpBidders::new(resolver) }
+    }
+
+    fn add(&self, host: &str, router: Router) {
+        if let Ok(mut h) = self.hosts.lock() {
+            h.push((host.to_string(), router));
+        }
+    }
+
+    fn router(&self, url: &str) -> Option<Router> {
+        let host = url.parse::<axum::http::Uri>().ok()?.host()?.to_string();
+        self.hosts.lock().ok()?.iter().find(|(h, _)| *h == host).map(|(_, r)| r.clone())
+    }
+}
+
+impl shared::demand::client::Bidders for InProcessBidders {
+    fn call<'a>(&'a self, c: shared::demand::client::Call<'a>) -> shared::demand::client::Calling<'a> {
+        use shared::demand::client::{Answer, CallError};
+        use tower::ServiceExt;
+        let Some(router) = self.router(c.url) else { return self.http.call(c) };
+        Box::pin(async move {
+            let started = std::time::Instant::now();
+            let mut req = axum::http::Request::builder().uri(c.url);
+            req = match &c.json {
+                Some(_) => req.method("POST").header(header::CONTENT_TYPE, "application/json"),
+                None => req.method("GET"),
+            };
+            for (name, value) in c.headers {
+                req = req.header(*name, *value);
+            }
+            let req = req.body(axum::body::Body::from(c.json.clone().unwrap_or_default())).map_err(|e| CallError::Failed(e.to_string()))?;
+            let exchange = async move {
+                let res = router.oneshot(req).await.map_err(|e| CallError::Failed(e.to_string()))?;
+                let status = res.status().as_u16();
+                let body = axum::body::to_bytes(res.into_body(), c.max_bytes).await.map_err(|_| CallError::TooLarge(c.max_bytes))?;
+                Ok::<_, CallError>((status, body))
+            };
+            match tokio::time::timeout(c.timeout, exchange).await {
+                Ok(Ok((status, body))) => Ok(Answer { status, body, latency: started.elapsed() }),
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err(CallError::Timeout),
+            }
+        })
+    }
+}
+
+/// The app's name resolution in the tests: an in-process stub's host (`*.test`) is a
+/// loopback address (its calls never reach a socket); any other name the system resolves.
+pub struct TestResolver;
+
+impl shared::resolve::Resolve for TestResolver {
+    fn resolve<'a>(&'a self, host: &'a str, port: u16) -> shared::resolve::Resolving<'a> {
+        if host.ends_with(".test") {
+            return Box::pin(std::future::ready(Ok(vec![std::net::SocketAddr::from(([127, 0, 0, 1], port))])));
+        }
+        shared::resolve::SystemResolver.resolve(host, port)
     }
 }

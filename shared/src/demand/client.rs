@@ -1,12 +1,17 @@
-//! The bidders' HTTP client (docs/programmatic.md): one pool of connections per process,
-//! reused across ad requests (HTTP/1.1 keep-alive, TLS through rustls). Every connection
-//! resolves its host again and refuses addresses that are not allowed, so a bidder cannot
-//! move this service onto an internal address by changing its DNS after it was checked.
-//! Every call is bounded in time and in the bytes read.
+//! The bidders' HTTP client (docs/programmatic.md), the adapter of the [`Bidders`] port:
+//! one pool of connections per process, reused across ad requests (HTTP/1.1 keep-alive,
+//! TLS through rustls). Every connection resolves its host again (through the
+//! [`Resolve`] port) and refuses addresses that are not allowed, so a bidder cannot move
+//! this service onto an internal address by changing its DNS after it was checked. Every
+//! call is bounded in time and in the bytes read.
 
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::OnceLock;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
+
+use crate::resolve::Resolve;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -25,6 +30,7 @@ const IDLE_PER_HOST: usize = 64;
 /// Resolves a host and keeps only the addresses the policy allows.
 #[derive(Clone)]
 struct CheckedResolver {
+    resolver: Arc<dyn Resolve>,
     allow_private: bool,
 }
 
@@ -38,10 +44,10 @@ impl tower::Service<Name> for CheckedResolver {
     }
 
     fn call(&mut self, name: Name) -> Self::Future {
-        let allow_private = self.allow_private;
+        let (allow_private, resolver) = (self.allow_private, self.resolver.clone());
         Box::pin(async move {
             let host = name.as_str().to_string();
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let addrs: Vec<SocketAddr> = resolver.resolve(&host, 0).await?;
             if addrs.is_empty() || addrs.iter().any(|a| refused(a.ip(), allow_private)) {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::PermissionDenied,
@@ -106,8 +112,8 @@ fn literal_ip(uri: &Uri) -> Option<IpAddr> {
 
 type Pool = Client<HttpsConnector<CheckedConnect<HttpConnector<CheckedResolver>>>, Full<Bytes>>;
 
-fn build(allow_private: bool) -> Result<Pool, String> {
-    let mut http = HttpConnector::new_with_resolver(CheckedResolver { allow_private });
+fn build(resolver: Arc<dyn Resolve>, allow_private: bool) -> Result<Pool, String> {
+    let mut http = HttpConnector::new_with_resolver(CheckedResolver { resolver, allow_private });
     http.enforce_http(false);
     http.set_nodelay(true);
     http.set_connect_timeout(Some(Duration::from_secs(1)));
@@ -118,11 +124,39 @@ fn build(allow_private: bool) -> Result<Pool, String> {
     Ok(Client::builder(TokioExecutor::new()).pool_idle_timeout(IDLE).pool_max_idle_per_host(IDLE_PER_HOST).build(https))
 }
 
-fn pool(allow_private: bool) -> Result<&'static Pool, String> {
-    static PUBLIC: OnceLock<Result<Pool, String>> = OnceLock::new();
-    static PRIVATE: OnceLock<Result<Pool, String>> = OnceLock::new();
-    let cell = if allow_private { &PRIVATE } else { &PUBLIC };
-    cell.get_or_init(|| build(allow_private)).as_ref().map_err(Clone::clone)
+/// A call under way.
+pub type Calling<'a> = Pin<Box<dyn Future<Output = Result<Answer, CallError>> + Send + 'a>>;
+
+/// The bidders, a port: bid requests, `nurl` markup fetches and win and loss notices all
+/// go through one `call`. The adapter is [`HttpBidders`]; the tests put bidders of their
+/// own in its place (`AppState::with_bidders`).
+pub trait Bidders: Send + Sync + 'static {
+    fn call<'a>(&'a self, c: Call<'a>) -> Calling<'a>;
+}
+
+/// The bidders over HTTP: the pool (one for public addresses only, one for private ones
+/// too) is built at the first call, not at start.
+pub struct HttpBidders {
+    resolver: Arc<dyn Resolve>,
+    public: OnceLock<Result<Pool, String>>,
+    private: OnceLock<Result<Pool, String>>,
+}
+
+impl HttpBidders {
+    pub fn new(resolver: Arc<dyn Resolve>) -> Self {
+        HttpBidders { resolver, public: OnceLock::new(), private: OnceLock::new() }
+    }
+
+    fn pool(&self, allow_private: bool) -> Result<&Pool, String> {
+        let cell = if allow_private { &self.private } else { &self.public };
+        cell.get_or_init(|| build(self.resolver.clone(), allow_private)).as_ref().map_err(Clone::clone)
+    }
+}
+
+impl Bidders for HttpBidders {
+    fn call<'a>(&'a self, c: Call<'a>) -> Calling<'a> {
+        Box::pin(call(self, c))
+    }
 }
 
 /// How a call ended without an answer.
@@ -167,10 +201,10 @@ pub struct Call<'a> {
 }
 
 /// Makes one call; the whole call (connection, request, answer) within `timeout`.
-pub async fn call(c: Call<'_>) -> Result<Answer, CallError> {
+async fn call(bidders: &HttpBidders, c: Call<'_>) -> Result<Answer, CallError> {
     let started = Instant::now();
     crate::download::check_endpoint(c.url, c.allow_private).map_err(|e| CallError::Failed(format!("the URL {e}")))?;
-    let client = pool(c.allow_private).map_err(CallError::Failed)?;
+    let client = bidders.pool(c.allow_private).map_err(CallError::Failed)?;
     let mut req = Request::builder().uri(c.url).header(hyper::header::USER_AGENT, "campaign-api-rtb/1");
     req = match &c.json {
         Some(_) => req.method("POST").header(hyper::header::CONTENT_TYPE, "application/json").header("x-openrtb-version", "2.6"),
@@ -260,5 +294,52 @@ mod tests {
         connect(true).call("http://127.0.0.1:9/".parse().unwrap()).await.unwrap();
         connect(false).call("https://bidder.example/".parse().unwrap()).await.unwrap();
         assert_eq!(dialled.load(Ordering::SeqCst), 2, "allowed addresses and host names go on to the connector");
+    }
+
+    /// Answers every name with one loopback address, and counts the names asked.
+    struct Fixed(SocketAddr, Arc<AtomicUsize>);
+
+    impl Resolve for Fixed {
+        fn resolve<'a>(&'a self, _: &'a str, _: u16) -> crate::resolve::Resolving<'a> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            let addr = self.0;
+            Box::pin(std::future::ready(Ok(vec![addr])))
+        }
+    }
+
+    /// The adapter against a server on loopback: its host resolved through the port, an
+    /// answer read, one too large refused, one too slow cut at the deadline.
+    #[tokio::test]
+    async fn the_http_adapter_calls_through_the_resolver_within_its_bounds() {
+        use axum::routing::{get, post};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = axum::Router::new()
+            .route("/bid", post(|body: String| async move { format!("echo {body}") }))
+            .route("/huge", get(|| async { "x".repeat(10_000) }))
+            .route("/slow", get(|| async { std::future::pending::<()>().await }));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let asked = Arc::new(AtomicUsize::new(0));
+        let bidders = HttpBidders::new(Arc::new(Fixed(addr, asked.clone())));
+        let url = |path: &str| format!("http://bidder.example:{}{path}", addr.port());
+        let call = |u: &'static str, json: Option<String>, timeout_ms: u64| Call {
+            url: u,
+            json,
+            headers: &[],
+            timeout: Duration::from_millis(timeout_ms),
+            max_bytes: 1000,
+            allow_private: true,
+        };
+        let bid: &'static str = Box::leak(url("/bid").into_boxed_str());
+        let a = bidders.call(call(bid, Some("{}".into()), 2000)).await.unwrap();
+        assert_eq!((a.status, &a.body[..]), (200, &b"echo {}"[..]));
+        assert!(asked.load(Ordering::SeqCst) >= 1, "the host was resolved through the port");
+        let huge: &'static str = Box::leak(url("/huge").into_boxed_str());
+        assert_eq!(bidders.call(call(huge, None, 2000)).await.unwrap_err(), CallError::TooLarge(1000));
+        let slow: &'static str = Box::leak(url("/slow").into_boxed_str());
+        assert_eq!(bidders.call(call(slow, None, 100)).await.unwrap_err(), CallError::Timeout);
+        // Without private addresses allowed, the loopback answer of the resolver is refused.
+        let refused = Call { allow_private: false, ..call(bid, Some("{}".into()), 2000) };
+        assert!(matches!(bidders.call(refused).await, Err(CallError::Failed(_))));
     }
 }

@@ -110,8 +110,13 @@ async fn arrive(st: &AppState, n: &Named<'_>, cur: &Asset) -> UseCaseResult<()> 
         return Err(UseCaseError::Busy("too little time left in this invocation for a download".into()));
     };
     update(st, n, |a| a.status = asset::DOWNLOADING).await?;
-    let policy =
-        Policy { allow_private: st.settings.asset_allow_private_urls, max_bytes: st.settings.asset_max_bytes, timeout, max_redirects: 5 };
+    let policy = Policy {
+        resolver: st.resolver.clone(),
+        allow_private: st.settings.asset_allow_private_urls,
+        max_bytes: st.settings.asset_max_bytes,
+        timeout,
+        max_redirects: 5,
+    };
     // On Lambda one download runs at a time per instance (BatchSize 1): files an earlier,
     // killed invocation left behind are removed first, so /tmp holds at most one file of
     // ASSET_MAX_BYTES. (In one process with concurrent jobs there is nothing to sweep.)

@@ -16,7 +16,7 @@ use crate::delivery::request::AdRequest;
 use crate::delivery::snapshot::Snapshot;
 use crate::delivery::tracking::Sale;
 use crate::demand::bids::{self, Checked, Loss, Valid};
-use crate::demand::client::{self, Call, CallError};
+use crate::demand::client::{Answer, Call, CallError};
 use crate::demand::macros::{self, Values};
 use crate::demand::openrtb::BidResponse;
 use crate::demand::request::{self, Break};
@@ -99,7 +99,7 @@ pub fn budget(st: &AppState, s: &Snapshot, goals: impl Iterator<Item = u32>) -> 
     Duration::from_millis(u64::from(slowest)) + st.settings.auction_margin
 }
 
-fn answer(bidder: u32, started: Instant, r: Result<client::Answer, CallError>, check: impl Fn(&BidResponse) -> Vec<Checked>) -> Asked {
+fn answer(bidder: u32, started: Instant, r: Result<Answer, CallError>, check: impl Fn(&BidResponse) -> Vec<Checked>) -> Asked {
     let asked = |answered, detail: Option<String>, bids| Asked { bidder, answered, detail, latency: started.elapsed(), bids };
     match r {
         Err(CallError::Timeout) => asked(Answered::Timeout, None, Vec::new()),
@@ -163,7 +163,7 @@ pub async fn run(st: &AppState, ask: &Ask<'_>, deadline: Instant) -> Option<Auct
             let auth: Vec<(&str, &str)> = bidder.auth.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
             let call =
                 Call { url: &bidder.endpoint, json: Some(body), headers: &auth, timeout, max_bytes: MAX_BID_RESPONSE_BYTES, allow_private };
-            answer(bi, started, client::call(call).await, |resp| bids::check_response(bi, resp, m, guaranteed))
+            answer(bi, started, st.bidders.call(call).await, |resp| bids::check_response(bi, resp, m, guaranteed))
         }
     });
     let mut asked: Vec<Asked> = futures_util::future::join_all(calls).await;
@@ -243,7 +243,7 @@ async fn fetch_markup(st: &AppState, url: &str, deadline: Instant) -> Result<adm
         max_bytes: MAX_ADM_BYTES,
         allow_private: st.settings.demand_allow_private_urls,
     };
-    match client::call(call).await {
+    match st.bidders.call(call).await {
         Ok(a) if a.status == 200 => adm::parse(&String::from_utf8_lossy(&a.body)),
         Ok(a) => Err(format!("the nurl answered HTTP {} instead of the markup", a.status)),
         Err(CallError::Timeout) => Err("the nurl did not answer in time".into()),

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::UseCaseResult;
-use crate::demand::client::{self, Call, CallError};
+use crate::demand::client::{Call, CallError};
 use crate::jobs::Notice;
 use crate::queue::QueueName;
 use crate::repo;
@@ -53,7 +53,7 @@ pub async fn fire(st: &AppState, n: &Notice) -> UseCaseResult<Fired> {
     if let Err(e) = crate::download::check_endpoint(&n.url, allow_private) {
         return Ok(Fired::NotAllowed(format!("the URL {e}")));
     }
-    match crate::download::resolve_checked(&n.url, allow_private).await {
+    match crate::download::resolve_checked(st.resolver.as_ref(), &n.url, allow_private).await {
         Err(e @ (crate::download::DownloadError::InternalAddress(_) | crate::download::DownloadError::Forbidden(_))) => {
             return Ok(Fired::NotAllowed(e.to_string()))
         }
@@ -62,7 +62,7 @@ pub async fn fire(st: &AppState, n: &Notice) -> UseCaseResult<Fired> {
         Ok(_) => {}
     }
     let call = Call { url: &n.url, json: None, headers: &[], timeout: NOTICE_TIMEOUT, max_bytes: NOTICE_MAX_BYTES, allow_private };
-    let status = match client::call(call).await {
+    let status = match st.bidders.call(call).await {
         Ok(a) => a.status,
         // The bidder took the call; its answer's length is its own business.
         Err(CallError::TooLarge(_)) => 200,

@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 /// Refuses an endpoint whose host does not resolve, or resolves to an address that is not
 /// allowed (public only, unless `DEMAND_ALLOW_PRIVATE_URLS`).
 async fn check_reachable(st: &AppState, endpoint: &str) -> UseCaseResult<()> {
-    match crate::download::resolve_checked(endpoint, st.settings.demand_allow_private_urls).await {
+    match crate::download::resolve_checked(st.resolver.as_ref(), endpoint, st.settings.demand_allow_private_urls).await {
         Ok(_) => Ok(()),
         Err(e) => Err(UseCaseError::field(
             "endpoint",
