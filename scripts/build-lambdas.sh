@@ -20,12 +20,13 @@ case "$ARCH" in
   x86_64) FLAG=--x86-64 ;;
   *) echo "ARCH must be arm64 or x86_64"; exit 1 ;;
 esac
-# The functions: the LogicalId=package table of infra/sam/Makefile (one list for both).
+# The functions: the LogicalId=binary table of infra/sam/Makefile (one list for both); each
+# is a binary of the `functions` package (functions/src/bin/<name>.rs).
 read -r -a FUNCTIONS <<< "$(grep -oE '[A-Za-z]+Function=[a-z-]+' infra/sam/Makefile | cut -d= -f2 | tr '\n' ' ')"
 [ "${#FUNCTIONS[@]}" -gt 0 ] || { echo "no functions in infra/sam/Makefile"; exit 1; }
 args=()
-for f in "${FUNCTIONS[@]}"; do args+=(-p "$f"); done
-cargo lambda build --release "$FLAG" "${args[@]}"
+for f in "${FUNCTIONS[@]}"; do args+=(--bin "$f"); done
+cargo lambda build --release "$FLAG" -p functions "${args[@]}"
 if [ -z "${QUIET:-}" ]; then
   for f in "${FUNCTIONS[@]}"; do ls -l "${CARGO_TARGET_DIR:-target}/lambda/$f/bootstrap"; done
 fi

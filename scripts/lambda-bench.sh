@@ -8,9 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 HTTP=(clients contacts campaigns goals assets ads insertion-policy queries reference docs stitchers demand operations audience targeting-template forecast serving tracking)
 WORKERS=(asset-worker audience-worker events-worker forecast-worker notices-worker asset-janitor compile-worker)
-pkgs=()
-for f in "${HTTP[@]}" "${WORKERS[@]}" lambda-baseline lambda-bench; do pkgs+=(-p "$f"); done
-cargo build --release --locked "${pkgs[@]}"
+cargo build --release --locked -p functions -p lambda-baseline -p lambda-bench
 # The floor: the baseline plus one call of each SDK operation the adapters send (built with
 # the lambda-baseline package), measured like a function.
 args=(lambda-baseline-calls=target/release/lambda-baseline-calls)

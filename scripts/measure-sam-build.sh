@@ -3,7 +3,8 @@
 #   makefile           template.yaml as committed: infra/sam/Makefile, one shared
 #                      `cargo lambda build` of the workspace, a copy per function;
 #   rust-cargolambda   the same template with BuildMethod rust-cargolambda (SAM's beta
-#                      Rust builder: one cargo lambda build per function, CodeUri the crate).
+#                      Rust builder: one cargo lambda build per function, CodeUri the
+#                      functions package, BuildProperties.Binary the function's binary).
 # Each starts from an empty target directory of its own (CARGO_TARGET_DIR), so neither
 # reuses the other's or the tests' artefacts. Then the makefile build once more for the
 # other architecture. Prints one line per build; takes an hour or more on 2 cores.
@@ -32,7 +33,7 @@ s = open("template.yaml").read()
 pkgs = dict(p.split("=") for p in re.findall(r"\w+Function=[a-z-]+", open("infra/sam/Makefile").read()))
 s = s.replace("    CodeUri: infra/sam/\n", "")
 def swap(m):
-    return f"{m.group(1)}    Metadata: {{ BuildMethod: rust-cargolambda }}\n    Properties:\n      CodeUri: {sys_root}/functions/{pkgs[m.group(2)]}/\n"
+    return f"{m.group(1)}    Metadata: {{ BuildMethod: rust-cargolambda, BuildProperties: {{ Binary: {pkgs[m.group(2)]} }} }}\n    Properties:\n      CodeUri: {sys_root}/functions/\n"
 sys_root = __import__("os").getcwd()
 s = re.sub(r"(\n  (\w+Function):\n    Type: AWS::Serverless::Function\n)    Metadata: \{ BuildMethod: makefile, WorkingDirectory: \./ \}\n    Properties:\n", swap, s)
 open(sys.argv[1], "w").write(s)
