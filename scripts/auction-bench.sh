@@ -14,10 +14,10 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-8}
 command -v wrk > /dev/null || { apt-get install -y -q wrk > /dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 1; }; }
-cargo build --profile bench -p local -q
-cargo build --profile bench -p api-tests --example stub_bidders -q
-BIN=$(dirname "$(find target -path '*release*' -name local-server -type f | head -1)")
-STUB=$(find target -path '*release/examples*' -name stub_bidders -type f | head -1)
+. scripts/bench-build.sh
+bench_build -p local -p api-tests --example stub_bidders
+BIN=$BIN_DIR
+STUB=$BIN_DIR/examples/stub_bidders
 DATA=$(mktemp -d)
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(port); SPORT=$(port)
@@ -41,9 +41,15 @@ C=$(xml /api/1.0/campaign "<campaignBean><name>Bench RTB</name><advertiserId>$AD
 START=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 xml /api/1.0.cpvext/goal "<goalBean><campaignId>$C</campaignId><type>RTB</type><variant>NORMAL</variant><start>$START</start><priority>10</priority><marketplaceId>$M</marketplaceId></goalBean>" > /dev/null
 REQ="/v1/adrequest?account=demo-alpha&format=preroll&rt=vast_3_0&url=https://news.example/a"
-curl -sf "$BASE$REQ" | grep -q '<AdSystem>Stub' || { echo "the RTB goal does not serve"; curl -s "$BASE$REQ"; exit 1; }
+# A player's request: bidders are asked for a browser's viewer, never for curl's or wrk's
+# user agent (docs/programmatic.md, "Bids": a known crawler or script is not asked).
+UA="Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
+# A change is served within about a second (the snapshot's refresh).
+for _ in $(seq 1 50); do curl -sf -A "$UA" "$BASE$REQ" | grep -q '<AdSystem>Stub' && break; sleep 0.2; done
+curl -sf -A "$UA" "$BASE$REQ" | grep -q "<AdSystem>Stub" || { echo "the RTB goal does not serve"; curl -s -A "$UA" "$BASE$REQ"; exit 1; }
 cat > "$DATA/req.lua" <<LUA
 wrk.path = "$REQ"
+wrk.headers["User-Agent"] = "$UA"
 function done(summary, latency, requests)
   local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
   io.write(string.format("RESULT rate_per_s=%.0f errors=%d p50_ms=%.2f p99_ms=%.2f max_ms=%.2f\n", summary.requests / (summary.duration / 1e6), errors,

@@ -15,9 +15,9 @@ DURATION=${DURATION:-60}
 CONNECTIONS=${CONNECTIONS:-10}
 export DELAY_MS=${DELAY_MS:-20}
 command -v wrk > /dev/null || { apt-get install -y -q wrk > /dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 1; }; }
-cargo build --profile bench -p local -q
-BIN=${CARGO_TARGET_DIR:-target}/release/local-server
-[ -x "$BIN" ] || BIN=$(find target -path '*bench*' -name local-server -type f | head -1)
+. scripts/bench-build.sh
+bench_build -p local
+BIN=$BIN_DIR/local-server
 DATA=$(mktemp -d)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 ACCOUNT_RATE_PER_SEC=0 DATA_DIR="$DATA" PORT="$PORT" RUST_LOG=warn "$BIN" > "$DATA/server.log" 2>&1 &

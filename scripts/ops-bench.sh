@@ -11,8 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STORE=${STORE:-embedded}
-cargo build --profile bench -p local -q
-BIN=$(dirname "$(find target -path '*release*' -name local-server -type f | head -1)")
+. scripts/bench-build.sh
+bench_build -p local
+BIN=$BIN_DIR
 DATA=$(mktemp -d)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 BASE="http://127.0.0.1:$PORT"

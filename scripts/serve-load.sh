@@ -14,8 +14,9 @@ CONNECTIONS=${CONNECTIONS:-8}
 GOALS=${GOALS:-1000}
 ADS=${ADS:-5000}
 command -v wrk > /dev/null || { apt-get install -y -q wrk > /dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 1; }; }
-cargo build --profile bench -p local -p admin -q
-BIN=$(dirname "$(find target -path '*release*' -name local-server -type f | head -1)")
+. scripts/bench-build.sh
+bench_build -p local -p admin
+BIN=$BIN_DIR
 DATA=$(mktemp -d)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 BASE="http://127.0.0.1:$PORT"

@@ -12,10 +12,10 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-15}
 CONNECTIONS=${CONNECTIONS:-8}
 command -v wrk > /dev/null || { apt-get install -y -q wrk > /dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 1; }; }
-cargo build --profile bench -p local -p admin -q
-cargo build --profile bench -p api-tests --example fixed_document -q
-BIN=$(dirname "$(find target -path '*release*' -name local-server -type f | head -1)")
-FIXED=$(find target -path '*release/examples*' -name fixed_document -type f | head -1)
+. scripts/bench-build.sh
+bench_build -p local -p admin -p api-tests --example fixed_document
+BIN=$BIN_DIR
+FIXED=$BIN_DIR/examples/fixed_document
 DATA=$(mktemp -d)
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(port)
@@ -29,7 +29,7 @@ start() {
 }
 trap 'kill ${SERVER:-} ${AXUM:-} 2>/dev/null || true; rm -rf "$DATA"' EXIT
 start; kill $SERVER; wait $SERVER 2>/dev/null || true
-DATA_DIR="$DATA" "$BIN/admin" seed-synthetic demo-alpha 1000 5000 > /dev/null
+DATA_DIR="$DATA" "$BIN/admin" seed-synthetic demo-alpha "${GOALS:-1000}" "${ADS:-5000}" > /dev/null
 start
 # The exported URL (docs/queries.md, "VAST URL export") of a pre-roll ad that is served:
 # account, ad, its category, format, response type and the random token.
@@ -54,7 +54,7 @@ end
 LUA
 run() { wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$DATA/fixed.lua" "$1" | grep RESULT; }
 SERVED=$(run "$BASE")
-echo "== serving (local server, 1,000 live goals): $SERVED"
+echo "== serving (local server, ${GOALS:-1000} live goals): $SERVED"
 kill $SERVER; wait $SERVER 2>/dev/null || true; SERVER=""
 APORT=$(port)
 "$FIXED" "$DATA/doc.xml" "$APORT" & AXUM=$!

@@ -180,6 +180,10 @@ cargo test --workspace --locked --doc --quiet
 phase "the README's and the operations guide's blocks, in order (scripts/check-docs.sh)"
 LOCAL_SERVER_BUILT=1 ./scripts/check-docs.sh
 
+# The bench scripts, each run as written for a second on the debug build (scripts/bench-smoke.sh).
+phase "the bench scripts' smoke runs (scripts/bench-smoke.sh)"
+./scripts/bench-smoke.sh
+
 # The fuzz targets, each for a bounded time on the committed corpus (scripts/fuzz.sh; built above).
 phase "fuzzing (each target ${FUZZ_SECONDS:-10} s)"
 FUZZ_SECONDS=${FUZZ_SECONDS:-10} ./scripts/fuzz.sh
