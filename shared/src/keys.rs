@@ -123,6 +123,11 @@ pub fn goals_by_name(a: &str) -> String {
 pub fn campaigns_hiding(a: &str) -> String {
     format!("A#{a}#CAMPAIGN_HIDING")
 }
+/// GSI1 partition of the campaigns that can serve: neither archived nor deleted (what a
+/// snapshot is compiled from; an account's history stays out of it).
+pub fn open_campaigns(a: &str) -> String {
+    format!("A#{a}#CAMPAIGN_OPEN")
+}
 /// The name indexes' live counts (counters `campaigns`, `goals`, `hidden`, and `indexed`
 /// once the indexes are complete; `repo::name_index`).
 pub fn name_counts(a: &str) -> Key {
@@ -217,6 +222,11 @@ pub fn delivery_account(a: &str) -> Key {
 }
 pub fn delivery_version(a: &str) -> Key {
     Key::new(delivery_partition(a), DELIVERY_VERSION_SK)
+}
+/// What the account's records carry for the delivery engine (`A#<a>#DELIVERY / INDEXES`,
+/// counter `open` once every campaign carries the open campaigns' index key).
+pub fn delivery_indexes(a: &str) -> Key {
+    Key::new(delivery_partition(a), "INDEXES")
 }
 /// The account of a delivery partition key (`A#<a>#DELIVERY`).
 pub fn account_of_delivery(pk: &str) -> Option<&str> {

@@ -1,6 +1,7 @@
-//! Publisher scale (docs/publisher-scale.md): an account past the serving bound is refused
-//! at compile time with an operator error naming the bound, never compiled into memory;
-//! a process that already serves the account keeps its previous snapshot.
+//! Publisher scale (docs/publisher-scale.md): an account past the serving bound is not
+//! compiled (an operator error names the bound), never compiled into memory, and never
+//! refused: the snapshot compiled last keeps serving, and the campaigns' notifications and
+//! the inspector say why. The bound counts what can serve, never the account's history.
 
 use api_tests::serde_json::json;
 use api_tests::{both_stores, both_stores_with, TestApp};
@@ -14,25 +15,31 @@ fn two_ads() -> Settings {
 }
 
 both_stores_with! { super::two_ads();
-    async fn an_account_past_the_serving_bound_is_refused_and_a_served_one_keeps_its_snapshot(app: TestApp) {
+    async fn an_account_past_the_serving_bound_serves_its_last_snapshot_and_says_why(app: TestApp) {
         let c = enabled_campaign(&app).await;
         let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
         let first = ad(&app, &g, "preroll", json!({})).await;
         let second = ad(&app, &g, "preroll", json!({})).await;
-        let third = ad(&app, &g, "preroll", json!({})).await;
+        let (last_good, _) = compiled(&app).await;
+        let third = ad(&app, &g, "midroll", json!({})).await;
 
-        // Three ads stored, two allowed: refused, the bound and its setting named.
-        let r = app.ad_request("format=preroll").await;
-        r.expect(403);
-        let body = r.body.clone();
-        assert!(body.contains("more than 2 ads") && body.contains("DELIVERY_MAX_ADS"), "{body}");
-        // The inspector compiles the same snapshot: refused the same way.
+        // Three ads in live goals, two allowed: not compiled, never refused. The snapshot
+        // compiled last serves (its preroll ads; the new midroll ad is not in it).
+        let picked = served(&app, "format=preroll").await;
+        assert!(picked.len() == 1 && (picked[0] == first || picked[0] == second), "{picked:?}");
+        assert!(served(&app, "format=midroll").await.is_empty(), "the version past the bound was compiled");
+        let (version, pointer) = shared::repo::delivery::version_and_compiled(app.store.as_ref(), &app.a.id).await.expect("read");
+        assert!(version > last_good && pointer.is_some_and(|(p, _)| p.version == last_good), "the pointer stays on the last good version");
+        // The inspector and the campaign's notifications say why, naming the bound.
         let r = app.get("/v3/inspect?format=preroll&seed=1").await;
-        r.expect(403);
-        assert!(r.body.contains("DELIVERY_MAX_ADS"), "{}", r.body);
-
-        // Within the bound again: served.
+        r.expect(200);
+        assert!(r.json()["notes"][0].as_str().is_some_and(|n| n.contains("3 ads in live goals") && n.contains("DELIVERY_MAX_ADS")), "{}", r.body);
+        let n = app.get(&format!("/api/1.0/campaign/notification/by_campaign_id;id={c}")).await;
+        n.expect(200);
+        assert!(n.body.contains("DELIVERY_MAX_ADS") && n.body.contains("Changes are not served"), "{}", n.body);
         app.delete(&format!("/v1/ads/{third}")).await.expect(204);
+
+        // Within the bound again: served, and nothing more to say.
         let picked = served(&app, "format=preroll").await;
         assert_eq!(picked.len(), 1, "{picked:?}");
         assert!(picked[0] == first || picked[0] == second, "{picked:?}");
@@ -48,6 +55,8 @@ both_stores_with! { super::two_ads();
         // Back within it: the new version is compiled and its midroll ad served.
         app.delete(&format!("/v1/ads/{first}")).await.expect(204);
         assert_eq!(served(&app, "format=midroll").await, vec![midroll]);
+        let n = app.get(&format!("/api/1.0/campaign/notification/by_campaign_id;id={c}")).await;
+        assert!(!n.body.contains("Changes are not served"), "{}", n.body);
     }
 }
 

@@ -61,7 +61,7 @@ async fn main() {
     let mut load_ms = Vec::new();
     for _ in 0..rounds.min(5) {
         let t = Instant::now();
-        let input = shared::repo::snapshot_load::load(&store, "bench", 1, "https://m", bound).await.expect("load");
+        let input = shared::repo::snapshot_load::load(&store, "bench", 1, "https://m", bound, chrono::Utc::now()).await.expect("load");
         load_ms.push(t.elapsed().as_secs_f64() * 1000.0);
         let built = compile(input, now);
         build_ms.push(t.elapsed().as_secs_f64() * 1000.0);

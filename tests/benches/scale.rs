@@ -69,7 +69,31 @@ async fn seed(st: &AppState, account: &str, goals: usize) {
         }
     }
     while set.join_next().await.is_some() {}
+    // The index keys and counts a seeded account has (the open campaigns' index included).
+    shared::repo::reindex::rebuild(st.store.as_ref(), account).await.expect("reindex");
     bump(st, account).await;
+}
+
+/// Writes `n` archived goals (one ad each, in archived campaigns) into the account.
+async fn seed_history(st: &AppState, account: &str, n: usize) {
+    let mut set = tokio::task::JoinSet::new();
+    for part in synthetic::archived(n, chrono::Utc::now()) {
+        for chunk in shared::repo::snapshot_load::items(account, &part).expect("items").chunks(25).map(<[_]>::to_vec).collect::<Vec<_>>() {
+            let store = st.store.clone();
+            set.spawn(async move { store.batch_write(chunk, Vec::new()).await.expect("history") });
+            if set.len() >= 16 {
+                set.join_next().await;
+            }
+        }
+    }
+    while set.join_next().await.is_some() {}
+    bump(st, account).await;
+}
+
+/// Archived goals the history row adds to a 10,000-goal account (`HISTORY`, default
+/// 490,000 on the embedded store: 500,000 stored goals; 0 leaves the row out).
+fn history() -> usize {
+    std::env::var("HISTORY").ok().and_then(|v| v.parse().ok()).unwrap_or(if on_emulator() { 0 } else { 490_000 })
 }
 
 fn pace_item(account: &str, goal: &str, version: u64, at_ms: i64) -> shared::store::Item {
@@ -250,9 +274,16 @@ async fn main() {
         // The old path: every record read and compiled by the serving process.
         let old_ms = if std::env::var("BEFORE").map_or(!on_emulator, |v| v == "1") {
             let t = Instant::now();
-            let input = shared::repo::snapshot_load::load(st.store.as_ref(), &account, 0, "https://m", shared::caches::bound(&settings))
-                .await
-                .expect("load");
+            let input = shared::repo::snapshot_load::load(
+                st.store.as_ref(),
+                &account,
+                0,
+                "https://m",
+                shared::caches::bound(&settings),
+                chrono::Utc::now(),
+            )
+            .await
+            .expect("load");
             std::hint::black_box(shared::delivery::snapshot::compile(input, now));
             t.elapsed().as_secs_f64() * 1000.0
         } else {
@@ -292,6 +323,29 @@ async fn main() {
             whole.1,
             s.approx_bytes() as f64 / 1e6,
             pct(&lat, 0.99),
+        );
+    }
+    // An account's history: 10,000 live goals beside archived ones. Serving reads only
+    // what can serve, so it compiles as the 10,000-goal account does.
+    let archived = history();
+    if archived > 0 {
+        let account = "history";
+        seed(&st, account, 10_000).await;
+        seed_history(&st, account, archived).await;
+        let (compile_ms, bytes) = worker(&st, account).await;
+        let (s, _) = Arc::new(DeliveryCache::default())
+            .current(&st.store, &st.blobs, account, &settings, chrono::Utc::now())
+            .await
+            .expect("snapshot");
+        println!();
+        println!("| history | stored goals | live goals in the snapshot | worker compile ms | compiled MB | snapshot MB |");
+        println!("|---|---|---|---|---|---|");
+        println!(
+            "| 10,000 live + {archived} archived | {} | {} | {compile_ms:.0} | {:.1} | {:.0} |",
+            10_000 + archived,
+            s.goals.len(),
+            bytes as f64 / 1e6,
+            s.approx_bytes() as f64 / 1e6
         );
     }
 }

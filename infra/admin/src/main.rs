@@ -12,9 +12,11 @@
 //!   admin create-table                create the DynamoDB table (emulators; SAM owns it on AWS)
 //!   admin record-metrics <account-id> <ad-id> impression=100 complete=40 ...
 //!                                     add delivery counts to an ad (and its goal and campaign)
-//!   admin seed-synthetic <account-id> <goals> <ads> [seed]
+//!   admin seed-synthetic <account-id> <goals> <ads> [seed] [--archived <n>]
 //!                                     add a generated account's campaigns, goals, ads, rules and
-//!                                     categories (delivery benchmarks, scripts/serve-load.sh)
+//!                                     categories (delivery benchmarks, scripts/serve-load.sh);
+//!                                     --archived adds n goals (one ad each) in archived
+//!                                     campaigns: the history serving never reads
 //!   admin reindex <account-id>        rebuild the /v3 name indexes and their counts (an account
 //!                                     written before them; run while nobody writes the account)
 //!   admin dead-letters|redrive|drop-dead-letters <queue>
@@ -38,7 +40,7 @@ async fn main() {
     }
 }
 
-const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account-id> [file.json] | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed] | reindex <account-id> | dead-letters|redrive|drop-dead-letters <queue> | rules-table";
+const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account-id> [file.json] | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed] [--archived <n>] | reindex <account-id> | dead-letters|redrive|drop-dead-letters <queue> | rules-table";
 
 async fn run(args: &[String]) -> Result<(), String> {
     let cmd = args.first().ok_or(USAGE)?;
@@ -130,8 +132,20 @@ async fn run(args: &[String]) -> Result<(), String> {
             record_metrics(store.as_ref(), account, ad, &args[3..]).await
         }
         "seed-synthetic" => {
-            let (Some(account), Some(goals), Some(ads)) = (args.get(1), args.get(2), args.get(3)) else { return Err(USAGE.into()) };
             let num = |s: &String, what: &str| s.parse::<usize>().map_err(|_| format!("{what} must be a number (got {s:?})"));
+            let mut args = args.to_vec();
+            let archived = match args.iter().position(|a| a == "--archived") {
+                Some(i) => {
+                    let n = args.get(i + 1).ok_or(USAGE)?.clone();
+                    args.drain(i..=i + 1);
+                    num(&n, "--archived")?
+                }
+                None => 0,
+            };
+            if archived > shared::delivery::synthetic::MAX_ARCHIVED {
+                return Err(format!("--archived is at most {}", shared::delivery::synthetic::MAX_ARCHIVED));
+            }
+            let (Some(account), Some(goals), Some(ads)) = (args.get(1), args.get(2), args.get(3)) else { return Err(USAGE.into()) };
             let (goals, ads) = (num(goals, "goals")?, num(ads, "ads")?);
             if !(1..=shared::delivery::synthetic::MAX_GOALS).contains(&goals) || !(1..=shared::delivery::synthetic::MAX_ADS).contains(&ads)
             {
@@ -154,9 +168,24 @@ async fn run(args: &[String]) -> Result<(), String> {
                 bar.inc(chunk.len() as u64);
             }
             bar.finish_and_clear();
+            if archived > 0 {
+                let bar = progress(archived as u64, "archived goals");
+                for part in shared::delivery::synthetic::archived(archived, chrono::Utc::now()) {
+                    let items = shared::repo::snapshot_load::items(account, &part).map_err(|e| e.to_string())?;
+                    for chunk in items.chunks(25) {
+                        store.batch_write(chunk.to_vec(), Vec::new()).await.map_err(|e| e.to_string())?;
+                    }
+                    bar.inc(part.goals.len() as u64);
+                }
+                bar.finish_and_clear();
+            }
             shared::repo::reindex::rebuild(store.as_ref(), account).await.map_err(|e| e.to_string())?;
             shared::repo::delivery::changed(store.as_ref(), account).await;
-            eprintln!("{account}: {} campaigns, {goals} goals, {ads} ads, {} rule sets written", input.campaigns.len(), input.rules.len());
+            eprintln!(
+                "{account}: {} campaigns, {goals} goals, {ads} ads, {} rule sets written; {archived} archived goals",
+                input.campaigns.len(),
+                input.rules.len()
+            );
             Ok(())
         }
         "reindex" => {

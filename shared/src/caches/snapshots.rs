@@ -250,7 +250,9 @@ impl DeliveryCache {
             }
         };
         let read = PaceRead { paces, moved, at: read_at };
-        // The compile worker's snapshot of this very version, when there is one.
+        // The compile worker's snapshot of this very version, when there is one; the one it
+        // compiled last serves an account past the bound.
+        let last_good = compiled.clone().filter(|c| c.format == crate::delivery::compiled::FORMAT);
         let compiled = compiled.filter(|c| c.version == version && c.format == crate::delivery::compiled::FORMAT);
         if let Some(e) =
             cached.as_ref().filter(|e| swap && e.snapshot.version != version && e.snapshot.goals.len() >= s.delivery_swap_goals)
@@ -268,10 +270,12 @@ impl DeliveryCache {
                 (e.snapshot.clone(), e.built, e.bytes)
             }
             _ => match self.refused_before(account, version, s) {
-                Some(m) => return self.past_bound(account, version, m, cached.as_ref()),
+                Some(m) => return self.past_bound(blobs.as_ref(), account, version, m, cached.as_ref(), last_good.as_ref(), read).await,
                 None => match self.fetch((store.as_ref(), blobs.as_ref()), account, version, compiled.as_ref(), s, now).await? {
                     Fetched::Snapshot(snapshot, bytes) => (snapshot, Instant::now(), bytes),
-                    Fetched::Refused(m) => return self.past_bound(account, version, m, cached.as_ref()),
+                    Fetched::Refused(m) => {
+                        return self.past_bound(blobs.as_ref(), account, version, m, cached.as_ref(), last_good.as_ref(), read).await
+                    }
                 },
             },
         };
@@ -295,6 +299,9 @@ impl DeliveryCache {
             built,
             bytes,
         };
+        if let Ok(mut m) = self.refused.lock() {
+            m.remove(account);
+        }
         if let Ok(mut m) = self.entries.lock() {
             m.insert(account.to_string(), entry);
             // At most MAX_ACCOUNTS snapshots and MAX_BYTES in all: the least recently
@@ -357,7 +364,7 @@ impl DeliveryCache {
             let bytes = snapshot.approx_bytes();
             return Ok(Fetched::Snapshot(Arc::new(snapshot), bytes));
         }
-        match load(store, account, version, &s.media_base_url, super::bound(s)).await {
+        match load(store, account, version, &s.media_base_url, super::bound(s), now).await {
             Ok(input) => {
                 let bytes = weight(&input);
                 self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -408,15 +415,33 @@ impl DeliveryCache {
         }
     }
 
+    /// Why the account's current version is not served (past the serving bound), when it
+    /// was refused at the last read.
+    pub fn refusal(&self, account: &str) -> Option<String> {
+        self.refused.lock().ok()?.get(account).map(|(_, _, why)| why.clone())
+    }
+
     /// The refusal of this version of the account, while it is younger than `max_age`.
     fn refused_before(&self, account: &str, version: u64, s: &crate::settings::Settings) -> Option<String> {
         let m = self.refused.lock().ok()?;
         m.get(account).filter(|(v, at, _)| *v == version && at.elapsed() < s.delivery_max_age).map(|(_, _, why)| why.clone())
     }
 
-    /// An account past the serving bound: a snapshot this process holds already keeps
-    /// serving (the operator error is logged); without one the account is refused.
-    fn past_bound(&self, account: &str, version: u64, why: String, cached: Option<&Entry>) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
+    /// An account past the serving bound is never refused: a snapshot this process holds
+    /// keeps serving, else the one the compile worker compiled last (read once and held),
+    /// else nothing is served until the account is back within the bound. The operator
+    /// error is logged, and the campaigns' notifications say why (`usecases::notifications`).
+    #[allow(clippy::too_many_arguments)]
+    async fn past_bound(
+        &self,
+        blobs: &dyn Blobs,
+        account: &str,
+        version: u64,
+        why: String,
+        cached: Option<&Entry>,
+        last_good: Option<&repo::delivery::Compiled>,
+        read: PaceRead,
+    ) -> RepoResult<(Arc<Snapshot>, Arc<Vec<Pace>>)> {
         if let Ok(mut m) = self.refused.lock() {
             if m.len() >= MAX_UNKNOWN && !m.contains_key(account) {
                 m.clear();
@@ -435,7 +460,31 @@ impl DeliveryCache {
                 }
                 Ok((e.snapshot.clone(), e.pace.clone()))
             }
-            None => Err(RepoError::Refused(why)),
+            None => match crate::repo::compiled_read::read(blobs, account, last_good).await {
+                Some(snapshot) => {
+                    tracing::error!(account, error = %why, version = snapshot.version, "serving the snapshot compiled last");
+                    let snapshot = Arc::new(snapshot);
+                    let pace = read.laid(&snapshot, None);
+                    let bytes = snapshot.approx_bytes();
+                    let entry = Entry {
+                        snapshot: snapshot.clone(),
+                        pace: pace.clone(),
+                        paces: read.paces,
+                        pace_read_ms: Some(read.at),
+                        checked: Instant::now(),
+                        built: Instant::now(),
+                        bytes,
+                    };
+                    if let Ok(mut m) = self.entries.lock() {
+                        m.insert(account.to_string(), entry);
+                    }
+                    Ok((snapshot, pace))
+                }
+                None => {
+                    tracing::error!(account, error = %why, "no snapshot compiled yet: nothing is served");
+                    Ok(empty())
+                }
+            },
         }
     }
 }

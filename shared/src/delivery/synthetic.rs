@@ -12,7 +12,7 @@ use super::request::AdRequest;
 use super::snapshot::{AdFormat, Input};
 use crate::model::account::{Account, Category};
 use crate::model::ad::Ad;
-use crate::model::campaign::Campaign;
+use crate::model::campaign::{Campaign, GoalFlight};
 use crate::model::goal::Goal;
 use crate::model::rules::{Parent, Rules};
 
@@ -51,6 +51,37 @@ pub struct Spec {
     pub goals: usize,
     pub ads: usize,
     pub seed: u64,
+}
+
+/// The most archived goals `admin seed-synthetic --archived` adds (the history benchmark).
+pub const MAX_ARCHIVED: usize = 1_000_000;
+/// Archived goals per archived campaign.
+pub const ARCHIVED_PER_CAMPAIGN: usize = 50;
+
+/// Years of a publisher's past: `n` goals, one ad each, in archived campaigns of
+/// [`ARCHIVED_PER_CAMPAIGN`], their flights long over. One campaign at a time, so a large
+/// history is written without holding it.
+pub fn archived(n: usize, now: DateTime<Utc>) -> impl Iterator<Item = Input> {
+    let campaigns = n.div_ceil(ARCHIVED_PER_CAMPAIGN);
+    (0..campaigns).map(move |ci| {
+        let id = format!("arch-c{ci}");
+        let mut c = campaign(&id, now);
+        let start = now - Duration::days(400 + (ci % 300) as i64);
+        let end = start + Duration::days(30);
+        let mut goals = Vec::new();
+        let mut ads = Vec::new();
+        for gi in (ci * ARCHIVED_PER_CAMPAIGN)..((ci + 1) * ARCHIVED_PER_CAMPAIGN).min(n) {
+            let mut g = goal(&format!("arch-g{gi}"), &id, "IMPRESSION", 10_000.0, start, end);
+            let a = ad(&format!("arch-a{gi}"), &g.id, FORMATS[gi % FORMATS.len()], None, start);
+            g.ads.push(a.summary());
+            c.set_goal(GoalFlight { id: g.id.clone(), start, end: Some(end), deleted: false });
+            goals.push(g);
+            ads.push(a);
+        }
+        c.archived_at = Some(end + Duration::days(7));
+        c.archive_month = Some((end + Duration::days(7)).format("%Y-%m").to_string());
+        Input { campaigns: vec![c], goals, ads, ..Input::default() }
+    })
 }
 
 pub const CATEGORY_ROOTS: usize = 10;
@@ -155,6 +186,7 @@ pub fn generate(spec: Spec, now: DateTime<Utc>) -> Input {
                 json!([{"ignoreParent": false, "parameterName": "acp.genre", "rules": [{"ruleType": "NONE_OF", "value": "horror"}]}]);
         }
         rules.push(((Parent::Goal, id.clone()), serde_json::from_value(r).expect("rules")));
+        campaigns[g % campaigns_n].set_goal(GoalFlight { id: goal.id.clone(), start, end: Some(end), deleted: false });
         goals.push(goal);
     }
     let mut ads = Vec::new();
@@ -162,7 +194,11 @@ pub fn generate(spec: Spec, now: DateTime<Utc>) -> Input {
         let g = a % spec.goals.max(1);
         let format = FORMATS[(a / spec.goals.max(1) + g) % FORMATS.len()];
         let weight = (rng.below(4) == 0).then(|| 10.0 + rng.below(50) as f64);
-        ads.push(ad(&format!("a{a}"), &format!("g{g}"), format, weight, now));
+        let ad = ad(&format!("a{a}"), &format!("g{g}"), format, weight, now);
+        if let Some(goal) = goals.get_mut(g) {
+            goal.ads.push(ad.summary());
+        }
+        ads.push(ad);
     }
     Input {
         account: Some(self::account("bench")),

@@ -75,6 +75,19 @@ pub struct Notification {
     pub related_type: NotificationSubject,
 }
 
+/// The warning of a campaign whose account is past the serving bound (`why` names the count
+/// and the setting): its changes are not served, the snapshot compiled last is.
+pub fn past_bound(c: &Campaign, why: &str) -> Notification {
+    Notification {
+        concerned_id: c.id.clone(),
+        concerned_type: NotificationSubject::Campaign,
+        level: NotificationLevel::Warning,
+        message: format!("Changes are not served: {why}"),
+        related_id: c.id.clone(),
+        related_type: NotificationSubject::Campaign,
+    }
+}
+
 pub fn notifications(c: &Campaign, goals: &[GoalSummary], now: DateTime<Utc>) -> Vec<Notification> {
     let mut out = Vec::new();
     if c.is_archived() || c.deleted_at.is_some() {

@@ -33,6 +33,12 @@ pub async fn all(store: &dyn Store, account: &str) -> RepoResult<Vec<Campaign>> 
     Ok(all.into_iter().map(|v| v.value).collect())
 }
 
+/// The campaigns that can serve: neither archived nor deleted (the open index).
+pub async fn open(store: &dyn Store, account: &str) -> RepoResult<Vec<Campaign>> {
+    let found: Vec<Versioned<Campaign>> = super::query_all(store, Query::gsi1(keys::open_campaigns(account))).await?;
+    Ok(found.into_iter().map(|v| v.value).filter(|c| c.deleted_at.is_none() && c.archived_at.is_none()).collect())
+}
+
 /// Live campaigns archived in a month (`yyyy-mm`, the account's zone).
 pub async fn archived_in(store: &dyn Store, account: &str, month: &str) -> RepoResult<Vec<Campaign>> {
     let found: Vec<Versioned<Campaign>> = super::query_all(store, Query::gsi1(keys::archived_month(account, month))).await?;
@@ -45,11 +51,13 @@ pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> RepoRes
     store.batch_get(&keys).await?.into_iter().map(|i| super::decode(i).map(|v| v.value)).collect()
 }
 
-/// A campaign's stored item: its body and index keys (the archived month, or the goal
-/// name index's hiding list once deleted with live goals; the name index).
+/// A campaign's stored item: its body and index keys (the open campaigns while neither
+/// archived nor deleted, the archived month, or the goal name index's hiding list once
+/// deleted with live goals; the name index).
 pub(super) fn item(account: &str, c: &Campaign, base: Item) -> RepoResult<Item> {
     let mut item = Item { body: serde_json::to_string(c)?, ..base };
     item.gsi1 = match (&c.archive_month, c.deleted_at) {
+        (None, None) => Some((keys::open_campaigns(account), c.id.clone())),
         (Some(m), None) => Some((keys::archived_month(account, m), c.id.clone())),
         (_, Some(_)) if name_index::live_goals(c) > 0 => Some((keys::campaigns_hiding(account), c.id.clone())),
         _ => None,

@@ -89,6 +89,12 @@ pub async fn state(store: &dyn Store, account: &str) -> RepoResult<State> {
     Ok(State { version, paces: pace, compiled })
 }
 
+/// One goal's pace record (none before its first event).
+pub async fn pace_of(store: &dyn Store, account: &str, goal: &str) -> RepoResult<Option<Pace>> {
+    let key = crate::store::Key::new(partition(account), format!("{PACE_PREFIX}{goal}"));
+    store.get(&key).await?.map(|i| super::decode::<Pace>(i).map(|v| v.value)).transpose()
+}
+
 /// The wall clock in milliseconds: the pace records' change stamps and the serving
 /// processes' read marks compare on it (never on an injected business clock).
 pub fn wall_ms() -> i64 {

@@ -29,6 +29,9 @@ pub const GOALS: &str = "goals";
 pub const HIDDEN: &str = "hidden";
 /// Set (1) once every record of the account carries its index keys.
 pub(super) const INDEXED: &str = "indexed";
+/// Set (1) on `keys::delivery_indexes` once every campaign carries the open campaigns'
+/// index key (`repo::campaigns::open`), where the delivery engine reads it.
+pub(super) const OPEN_INDEXED: &str = "open";
 
 /// The most bytes of the lower-case name a sort key holds: DynamoDB's sort keys hold 1,024
 /// bytes, and a name of 255 characters can take more once lower-cased. Names that agree in
@@ -95,6 +98,12 @@ pub struct Counts {
     pub campaigns: i64,
     pub goals: i64,
     pub hidden: i64,
+}
+
+/// Whether every campaign of the account carries the open campaigns' index key (accounts
+/// written before it are compiled from all their records until `reindex::rebuild` ran).
+pub async fn open_indexed(store: &dyn Store, account: &str) -> RepoResult<bool> {
+    Ok(store.get(&keys::delivery_indexes(account)).await?.is_some_and(|i| i.counter(OPEN_INDEXED) > 0))
 }
 
 pub async fn counts(store: &dyn Store, account: &str) -> RepoResult<Option<Counts>> {

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::name_index::{Counts, CAMPAIGNS, GOALS, HIDDEN, INDEXED};
+use super::name_index::{Counts, CAMPAIGNS, GOALS, HIDDEN, INDEXED, OPEN_INDEXED};
 use super::RepoResult;
 use crate::keys;
 use crate::model::campaign::Campaign;
@@ -13,8 +13,8 @@ use crate::store::{Cond, Item, Query, Store};
 /// [`rebuild`] unless the account's indexes are complete (`seed::apply`).
 pub async fn ensure(store: &dyn Store, account: &str) -> RepoResult<Counts> {
     match super::name_index::counts(store, account).await? {
-        Some(c) => Ok(c),
-        None => rebuild(store, account).await,
+        Some(c) if super::name_index::open_indexed(store, account).await? => Ok(c),
+        _ => rebuild(store, account).await,
     }
 }
 
@@ -22,8 +22,9 @@ pub async fn ensure(store: &dyn Store, account: &str) -> RepoResult<Counts> {
 /// what is stored. For an account nobody writes meanwhile (seeding, `admin reindex`,
 /// `admin seed-synthetic`): a write during the rebuild can leave a count off.
 pub async fn rebuild(store: &dyn Store, account: &str) -> RepoResult<Counts> {
-    let campaigns: Vec<Item> = store.query(Query::partition(keys::partition(account, keys::CAMPAIGN))).await?.items;
-    let goals: Vec<Item> = store.query(Query::partition(keys::partition(account, keys::GOAL))).await?.items;
+    // Every page of both partitions (an account's history can be far larger than one page).
+    let campaigns: Vec<Item> = super::all_items(store, Query::partition(keys::partition(account, keys::CAMPAIGN))).await?;
+    let goals: Vec<Item> = super::all_items(store, Query::partition(keys::partition(account, keys::GOAL))).await?;
     let mut n = Counts { campaigns: 0, goals: 0, hidden: 0 };
     let mut deleted = HashSet::new();
     for item in campaigns {
@@ -48,6 +49,9 @@ pub async fn rebuild(store: &dyn Store, account: &str) -> RepoResult<Counts> {
     let d = [(CAMPAIGNS, n.campaigns), (GOALS, n.goals), (HIDDEN, n.hidden), (INDEXED, 1)];
     let adds: Vec<(String, i64)> = d.iter().map(|(k, v)| (k.to_string(), v - cur.counter(k))).collect();
     store.add(&key, &adds, Cond::None).await?;
+    let open = keys::delivery_indexes(account);
+    let cur = store.get(&open).await?.unwrap_or_default();
+    store.add(&open, &[(OPEN_INDEXED.to_string(), 1 - cur.counter(OPEN_INDEXED))], Cond::None).await?;
     Ok(n)
 }
 

@@ -4,12 +4,17 @@
 
 use std::collections::HashMap;
 
+use chrono::{DateTime, Utc};
+
 use super::RepoResult;
 use crate::delivery::snapshot::Input;
 use crate::keys;
 use crate::model::account::Category;
 use crate::model::ad::Ad;
 use crate::model::asset::Asset;
+use crate::model::campaign::Campaign;
+use crate::model::goal::Goal;
+use crate::model::rules::Parent;
 use crate::model::rules::Rules;
 use crate::model::template::Template;
 use crate::repo::{self, reference::Kind};
@@ -55,18 +60,68 @@ async fn bounded<T: serde::de::DeserializeOwned>(
     }
 }
 
-/// Reads what a snapshot is compiled from: account, campaigns, goals, ads, their assets,
-/// rules, linked templates, categories and the ranked policies. An account with more goals
-/// or ads than `bound` is refused (`RepoError::Refused`) before the rest is read.
-pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &str, bound: Bound) -> RepoResult<Input> {
+/// What can serve at `now`: the open campaigns (neither archived nor deleted), their goals
+/// that are not deleted and have not ended, those goals' ads, and the rules of both. An
+/// account's history (archived campaigns, deleted and ended goals) is never read, and the
+/// bound applies to what can serve alone: past it the account is refused
+/// (`RepoError::Refused`) before the goals are read.
+async fn servable(
+    store: &dyn Store,
+    account: &str,
+    bound: Bound,
+    now: DateTime<Utc>,
+) -> RepoResult<(Vec<Campaign>, Vec<Goal>, Vec<Ad>, Vec<Key>)> {
+    let campaigns = repo::campaigns::open(store, account).await?;
+    let live: Vec<String> = campaigns
+        .iter()
+        .flat_map(|c| c.goals.iter().filter(|g| !g.deleted && g.end.is_none_or(|e| e > now)).map(|g| g.id.clone()))
+        .collect();
+    if live.len() > bound.goals {
+        return Err(past_bound(account, "live goals", live.len(), bound.goals, "DELIVERY_MAX_GOALS"));
+    }
+    let goals: Vec<Goal> = repo::goals::by_ids(store, account, &live).await?.into_iter().filter(|g| g.deleted_at.is_none()).collect();
+    let ad_ids: Vec<String> = goals.iter().flat_map(|g| g.ads.iter().map(|a| a.id.clone())).collect();
+    if ad_ids.len() > bound.ads {
+        return Err(past_bound(account, "ads in live goals", ad_ids.len(), bound.ads, "DELIVERY_MAX_ADS"));
+    }
+    let ads = repo::ads::by_ids(store, account, &ad_ids).await?;
+    let rule_keys = goals
+        .iter()
+        .map(|g| keys::rules(account, Parent::Goal, &g.id))
+        .chain(campaigns.iter().map(|c| keys::rules(account, Parent::Campaign, &c.id)))
+        .collect();
+    Ok((campaigns, goals, ads, rule_keys))
+}
+
+/// The refusal of an account with more than `max` of `what` (`setting` raises it).
+fn past_bound(account: &str, what: &str, n: usize, max: usize, setting: &str) -> super::RepoError {
+    tracing::error!(account, what, n, max, "account past the serving bound; its snapshot is not compiled");
+    super::RepoError::Refused(format!(
+        "account {account} has {n} {what}, more than the {max} one serving process compiles a snapshot from ({setting}): \
+         the snapshot compiled last is served meanwhile; archive ended campaigns or end some goals, or raise {setting} \
+         with the serving function's memory"
+    ))
+}
+
+/// Reads what a snapshot is compiled from at `now`: account, what can serve (campaigns,
+/// goals, ads: [`servable`]), their assets, rules, linked templates, categories and the
+/// ranked policies. An account past `bound` is refused (`RepoError::Refused`) before the
+/// rest is read. An account written before the open campaigns' index is read whole until
+/// `reindex::rebuild` has run.
+pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &str, bound: Bound, now: DateTime<Utc>) -> RepoResult<Input> {
     let Some(acc) = repo::accounts::for_delivery(store, account).await? else {
         // No such account: an empty snapshot (the caller answers 404), nothing else read.
         return Ok(Input { version, ..Input::default() });
     };
     let acc = Some(acc);
-    let goals: Vec<crate::model::goal::Goal> = bounded(store, account, keys::GOAL, bound.goals, "DELIVERY_MAX_GOALS").await?;
-    let ads: Vec<Ad> = bounded(store, account, keys::AD, bound.ads, "DELIVERY_MAX_ADS").await?;
-    let campaigns = repo::campaigns::all(store, account).await?;
+    let (campaigns, goals, ads, rule_keys) = if repo::name_index::open_indexed(store, account).await? {
+        let (c, g, a, k) = servable(store, account, bound, now).await?;
+        (c, g, a, Some(k))
+    } else {
+        let goals: Vec<Goal> = bounded(store, account, keys::GOAL, bound.goals, "DELIVERY_MAX_GOALS").await?;
+        let ads: Vec<Ad> = bounded(store, account, keys::AD, bound.ads, "DELIVERY_MAX_ADS").await?;
+        (repo::campaigns::all(store, account).await?, goals, ads, None)
+    };
     let asset_keys: Vec<Key> = {
         let mut ids: Vec<&String> = ads.iter().filter(|a| a.enabled).filter_map(|a| a.creative.asset_id.as_ref()).collect();
         ids.sort();
@@ -80,8 +135,12 @@ pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &s
             assets.insert(a.id.clone(), a);
         }
     }
+    let rule_items = match rule_keys {
+        Some(k) => store.batch_get(&k).await?,
+        None => repo::all_items(store, Query::partition(keys::partition(account, keys::RULES))).await?,
+    };
     let mut rules = Vec::new();
-    for item in repo::all_items(store, Query::partition(keys::partition(account, keys::RULES))).await? {
+    for item in rule_items {
         let Some(owner) = keys::rules_owner(&item.sk) else { continue };
         rules.push((owner, repo::decode::<Rules>(item)?.value));
     }
@@ -120,15 +179,17 @@ pub async fn load(store: &dyn Store, account: &str, version: u64, media_base: &s
 }
 
 /// The generated account's records as stored items of account `account` (campaigns,
-/// goals, ads, rules, categories), for the benchmarks and `admin seed-synthetic`.
-pub fn items(account: &str, input: &Input) -> Result<Vec<crate::store::Item>, serde_json::Error> {
+/// goals, ads, rules, categories), with their index keys, for the benchmarks and `admin
+/// seed-synthetic`.
+pub fn items(account: &str, input: &Input) -> RepoResult<Vec<crate::store::Item>> {
     use super::item;
     let mut out = Vec::new();
     for c in &input.campaigns {
-        out.push(item(keys::record(account, keys::CAMPAIGN, &c.id), c, 1)?);
+        let k = keys::record(account, keys::CAMPAIGN, &c.id);
+        out.push(super::campaigns::item(account, c, crate::store::Item { pk: k.pk, sk: k.sk, version: 1, ..Default::default() })?);
     }
     for g in &input.goals {
-        out.push(item(keys::record(account, keys::GOAL, &g.id), g, 1)?);
+        out.push(super::goals::stored_item(account, g, crate::store::Item { version: 1, ..Default::default() })?);
     }
     for a in &input.ads {
         let mut it = item(keys::record(account, keys::AD, &a.id), a, 1)?;

@@ -71,14 +71,17 @@ pub async fn run(st: &AppState, account: &AccountId) -> UseCaseResult<Outcome> {
     if pointer.as_ref().is_some_and(|(p, _)| p.version >= version && p.format == FORMAT) {
         return Ok(Outcome::Current);
     }
-    let input = match snapshots::load(store, account, version, &st.settings.media_base_url, crate::caches::bound(&st.settings)).await {
-        Ok(input) => input,
-        Err(RepoError::Refused(why)) => {
-            tracing::error!(account = account.as_str(), error = %why, "account past the serving bound: not compiled");
-            return Ok(Outcome::Refused(why));
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let input =
+        match snapshots::load(store, account, version, &st.settings.media_base_url, crate::caches::bound(&st.settings), st.clock.now())
+            .await
+        {
+            Ok(input) => input,
+            Err(RepoError::Refused(why)) => {
+                tracing::error!(account = account.as_str(), error = %why, "account past the serving bound: not compiled");
+                return Ok(Outcome::Refused(why));
+            }
+            Err(e) => return Err(e.into()),
+        };
     if input.account.is_none() {
         return Ok(Outcome::NoAccount);
     }

@@ -234,9 +234,15 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> UseCaseResult<Outcome> {
         return Ok(Outcome::Skipped);
     };
     let crate::repo::delivery::State { version, paces, .. } = crate::repo::delivery::state(store, &m.account).await?;
-    let input =
-        crate::repo::snapshot_load::load(store, &m.account, version, &st.settings.media_base_url, crate::caches::bound(&st.settings))
-            .await?;
+    let input = crate::repo::snapshot_load::load(
+        store,
+        &m.account,
+        version,
+        &st.settings.media_base_url,
+        crate::caches::bound(&st.settings),
+        st.clock.now(),
+    )
+    .await?;
     let Some(account) = input.account.clone() else {
         return fail(st, &job, "the account no longer exists".into()).await;
     };

@@ -41,7 +41,10 @@ pub async fn inspect(
     described: Described,
 ) -> UseCaseResult<Inspection> {
     let Loaded { snapshot, pace, viewer } = load_as_of(st, account, &request, true).await?;
-    let notes = notes(&snapshot, &request);
+    let mut notes = notes(&snapshot, &request);
+    if let Some(why) = st.delivery.refusal(account) {
+        notes.insert(0, format!("the account's changes are not served: {why}"));
+    }
     let mut r = request.clone();
     let seed = r.seed;
     let mut out = Vec::new();

@@ -32,9 +32,16 @@ pub async fn for_campaign(st: &AppState, acc: &Account, campaign_id: &str) -> Us
         .filter_map(|(id, p)| p.projection.map(|p| (id, p)))
         .collect();
     let silent = silent_goals(st, account, &snapshot, now).await;
-    let summaries: Vec<GoalSummary> = goals
-        .into_iter()
-        .map(|g| GoalSummary {
+    let mut summaries = Vec::new();
+    for g in goals {
+        let delivery = match delivery_of(&snapshot, &pace, &g.id, now.timestamp(), projections.get(&g.id)) {
+            Some(d) => Some(d),
+            // An ended goal is not in the snapshot (it cannot serve): what it delivered is
+            // its pace record's.
+            None if g.end.is_some_and(|e| e <= now) => ended_delivery(st, account, &g).await?,
+            None => None,
+        };
+        summaries.push(GoalSummary {
             demand: demand_of(&snapshot, &g, &silent),
             name: g.name.clone().unwrap_or_else(|| g.id.clone()),
             start: Some(g.start),
@@ -42,11 +49,14 @@ pub async fn for_campaign(st: &AppState, acc: &Account, campaign_id: &str) -> Us
             ads_total: g.ads.len(),
             ads_enabled: g.ads.iter().filter(|x| x.enabled).count(),
             ads_without_media: waiting.get(&g.id).cloned().unwrap_or_default(),
-            delivery: delivery_of(&snapshot, &pace, &g.id, now.timestamp(), projections.get(&g.id)),
+            delivery,
             id: g.id,
-        })
-        .collect();
-    let list = notifications(&c, &summaries, now);
+        });
+    }
+    let mut list = notifications(&c, &summaries, now);
+    if let Some(why) = st.delivery.refusal(account).filter(|_| !c.is_archived() && c.deleted_at.is_none()) {
+        list.insert(0, crate::model::notification::past_bound(&c, &why));
+    }
     Ok((c, list))
 }
 
@@ -95,6 +105,13 @@ async fn silent_goals(st: &AppState, account: &AccountId, s: &Snapshot, now: chr
 }
 
 /// A goal's delivery now, from the snapshot and its pace record (`None`: not in it).
+/// What an ended goal delivered, from its pace record (its flight is over: no plan, no
+/// projection, nothing to serve).
+async fn ended_delivery(st: &AppState, account: &AccountId, g: &crate::model::goal::Goal) -> UseCaseResult<Option<GoalDelivery>> {
+    let p = repo::delivery::pace_of(st.store.as_ref(), account, &g.id).await?.unwrap_or_default();
+    Ok(Some(GoalDelivery { target: g.pacing_target(), delivered: p.delivered, elapsed: 1.0, ..GoalDelivery::default() }))
+}
+
 fn delivery_of(s: &Snapshot, pace: &[Pace], goal_id: &str, now: i64, projection: Option<&Projection>) -> Option<GoalDelivery> {
     let gi = *s.goal_index.get(goal_id)? as usize;
     let g = &s.goals[gi];
