@@ -14,6 +14,45 @@ fn two_ads() -> Settings {
     Settings { delivery_max_ads: 2, ..TestApp::settings() }
 }
 
+/// At most two goals that can serve.
+fn two_goals() -> Settings {
+    Settings { delivery_max_goals: 2, ..TestApp::settings() }
+}
+
+both_stores_with! { super::two_goals();
+    async fn an_accounts_history_does_not_count_against_the_serving_bound(app: TestApp) {
+        // History: an archived campaign of three goals with ads, and a goal that has ended.
+        let old = enabled_campaign(&app).await;
+        for _ in 0..3 {
+            let g = goal(&app, &old, "IMPRESSION", "1000", 0, "").await;
+            ad(&app, &g, "preroll", json!({})).await;
+        }
+        let adv = app.client("Adv 2", "ADVERTISER").await;
+        app.put_xml(&format!("/api/1.0/campaign/by_campaign_id;id={old}"),
+            &format!("<campaignBean><id>{old}</id><name>C</name><advertiserId>{adv}</advertiserId><status>ARCHIVED</status></campaignBean>")).await.expect(204);
+        let c = enabled_campaign(&app).await;
+        let ended = app.goal(&c, "IMPRESSION", -30, Some(-20), "").await;
+        ad(&app, &ended, "preroll", json!({})).await;
+        // Five goals stored, two allowed: the two that can serve are served.
+        let live = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        let first = ad(&app, &live, "midroll", json!({})).await;
+        assert_eq!(served(&app, "format=midroll").await, vec![first]);
+        let second = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        let next = ad(&app, &second, "postroll", json!({})).await;
+        assert_eq!(served(&app, "format=postroll").await, vec![next.clone()]);
+        let r = app.get("/v3/inspect?format=preroll&seed=1").await;
+        r.expect(200);
+        assert!(!r.body.contains("DELIVERY_MAX_GOALS"), "{}", r.body);
+        // A third goal that can serve is one too many: the last snapshot serves, and says why.
+        let third = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        let late = ad(&app, &third, "preroll", json!({})).await;
+        assert_eq!(served(&app, "format=postroll").await, vec![next]);
+        assert!(!served(&app, "format=preroll").await.contains(&late), "a version past the bound was compiled");
+        let r = app.get("/v3/inspect?format=postroll&seed=1").await;
+        assert!(r.body.contains("3 live goals") && r.body.contains("DELIVERY_MAX_GOALS"), "{}", r.body);
+    }
+}
+
 both_stores_with! { super::two_ads();
     async fn an_account_past_the_serving_bound_serves_its_last_snapshot_and_says_why(app: TestApp) {
         let c = enabled_campaign(&app).await;
