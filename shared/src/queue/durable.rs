@@ -16,7 +16,11 @@
 //! - a lease not ended by its receiver (the process died) ends by itself at the visibility
 //!   timeout; a new process ends every lease at once (one process owns the store file);
 //! - **bounded**: a queue holds at most `MAX_QUEUED` messages; past that a sender is told to
-//!   retry later (503), and nothing grows in memory.
+//!   retry later (503), and nothing grows in memory;
+//! - **group commit**: the messages senders hand in while a commit is under way are written
+//!   together by the next (one store batch: one transaction, one fsync, on the embedded
+//!   store), and each sender is answered only once its message is kept. A burst of tracking
+//!   calls costs a few commits, not one each, and an answered event survives a SIGKILL.
 //!
 //! Keys: `pk = Q#<queue>`, `sk = <visible-from epoch ms, 13 digits>#<id>`; the body is the
 //! message with its receive count. A receive is one query of the visible front plus one
@@ -43,6 +47,8 @@ pub const MAX_DEAD_LETTERS: usize = 1_000;
 pub const DEAD_LETTER_TTL_SECS: i64 = 14 * 86_400;
 /// Messages one receive takes at most (two actions each in one transaction).
 pub const RECEIVE_BATCH: usize = MAX_TRANSACT_ACTIONS / 2;
+/// Messages one group commit writes at most.
+pub const GROUP_COMMIT_MAX: usize = 500;
 
 /// What is stored of a message.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -64,8 +70,36 @@ pub struct Received {
     version: u64,
 }
 
+/// A message on its way to the store, and its sender waiting for the commit.
+struct Pending {
+    item: Item,
+    done: tokio::sync::oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// Writes what senders hand in: every message waiting when a commit starts goes into it
+/// (up to [`GROUP_COMMIT_MAX`]), so the commits of a burst are as few as the store's
+/// speed allows; each sender is answered with its commit's outcome.
+async fn committer(store: Arc<dyn Store>, mut pending: tokio::sync::mpsc::UnboundedReceiver<Pending>) {
+    while let Some(first) = pending.recv().await {
+        let mut batch = vec![first];
+        while batch.len() < GROUP_COMMIT_MAX {
+            match pending.try_recv() {
+                Ok(p) => batch.push(p),
+                Err(_) => break,
+            }
+        }
+        let items = batch.iter().map(|p| p.item.clone()).collect();
+        let outcome = store.batch_write(items, Vec::new()).await;
+        for p in batch {
+            let _ = p.done.send(outcome.clone());
+        }
+    }
+}
+
 pub struct DurableQueue {
     store: Arc<dyn Store>,
+    /// Messages to the group commit.
+    commits: tokio::sync::mpsc::UnboundedSender<Pending>,
     /// Messages held, by queue (counted at start, then kept).
     held: HashMap<QueueName, AtomicU64>,
     wake: HashMap<QueueName, tokio::sync::Notify>,
@@ -134,7 +168,9 @@ impl DurableQueue {
             held.insert(*q, AtomicU64::new(n));
             wake.insert(*q, tokio::sync::Notify::new());
         }
-        Ok(DurableQueue { store, held, wake, clock, bound: MAX_QUEUED })
+        let (commits, pending) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(committer(store.clone(), pending));
+        Ok(DurableQueue { store, commits, held, wake, clock, bound: MAX_QUEUED })
     }
 
     /// The queue with another bound (tests).
@@ -369,18 +405,47 @@ fn id_of(sk: &str) -> &str {
 #[async_trait]
 impl Queue for DurableQueue {
     async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError> {
+        self.send_batch(queue, vec![body]).await
+    }
+
+    /// The messages go into the next group commit together; answered once they are kept.
+    async fn send_batch(&self, queue: QueueName, bodies: Vec<String>) -> Result<(), QueueError> {
+        let n = bodies.len() as u64;
         let held = self.held(queue);
-        if held.fetch_add(1, Ordering::AcqRel) >= self.bound {
-            held.fetch_sub(1, Ordering::AcqRel);
+        if held.fetch_add(n, Ordering::AcqRel) + n > self.bound {
+            held.fetch_sub(n, Ordering::AcqRel);
             return Err(QueueError::full(format!("the {} queue holds {} messages: retry later", queue.short(), self.bound)));
         }
-        let msg = Stored { body, receives: 0, leased: false };
-        let body = serde_json::to_string(&msg).map_err(|e| QueueError::new("a message does not serialise", e))?;
-        let sk = sort_key((self.clock)(), &next_id());
-        let item = Item { pk: partition(queue), sk, version: 1, body, ..Item::default() };
-        if let Err(e) = self.store.put(item, Cond::NotExists).await {
-            held.fetch_sub(1, Ordering::AcqRel);
-            return Err(store_err(e));
+        let mut waits = Vec::with_capacity(bodies.len());
+        for body in bodies {
+            let msg = Stored { body, receives: 0, leased: false };
+            let made = serde_json::to_string(&msg).map_err(|e| QueueError::new("a message does not serialise", e));
+            let (done, kept) = tokio::sync::oneshot::channel();
+            let handed = made.and_then(|body| {
+                let item = Item { pk: partition(queue), sk: sort_key((self.clock)(), &next_id()), version: 1, body, ..Item::default() };
+                self.commits.send(Pending { item, done }).map_err(|_| QueueError::msg("the queue's committer has stopped"))
+            });
+            if let Err(e) = handed {
+                held.fetch_sub(n, Ordering::AcqRel);
+                return Err(e);
+            }
+            waits.push(kept);
+        }
+        let (mut failed, mut lost) = (None, 0);
+        for kept in waits {
+            let e = match kept.await {
+                Ok(Ok(())) => continue,
+                Ok(Err(e)) => store_err(e),
+                Err(_) => QueueError::msg("the queue's committer has stopped"),
+            };
+            lost += 1;
+            failed = Some(e);
+        }
+        if let Some(e) = failed {
+            // The messages of a failed commit are not kept (a batch split over two commits
+            // may have kept the others: the sender sends again, at least once as SQS).
+            held.fetch_sub(lost, Ordering::AcqRel);
+            return Err(e);
         }
         self.wake[&queue].notify_one();
         Ok(())
@@ -498,5 +563,34 @@ mod tests {
         // The stale lease of the first process changes nothing now.
         q.done(QueueName::Forecast, &got[1]).await.unwrap();
         assert_eq!(q2.receive(QueueName::Forecast, 5).await.unwrap().iter().map(|m| m.body.clone()).collect::<Vec<_>>(), ["c"]);
+    }
+
+    /// A burst of sends is kept by a few commits, not one each, and every message of it is
+    /// there to receive.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_burst_of_sends_is_committed_together() {
+        let store: Arc<dyn Store> = Arc::new(EmbeddedStore::in_memory().unwrap());
+        let q = Arc::new(queue(store.clone(), Arc::new(AtomicI64::new(1_000_000))).await);
+        let before = store.round_trips();
+        let sends: Vec<_> = (0..400)
+            .map(|i| {
+                let q = q.clone();
+                tokio::spawn(async move { q.send(QueueName::Events, format!("m{i}")).await })
+            })
+            .collect();
+        for s in sends {
+            s.await.unwrap().unwrap();
+        }
+        let trips = store.round_trips() - before;
+        assert!(trips < 200, "400 sends cost {trips} store round trips");
+        q.send_batch(QueueName::Notices, (0..30).map(|i| format!("n{i}")).collect()).await.unwrap();
+        assert_eq!(q.depth().await.unwrap(), 430);
+        let mut got = 0;
+        while got < 400 {
+            let r = q.receive(QueueName::Events, 50).await.unwrap();
+            assert!(!r.is_empty(), "only {got} of 400 received");
+            got += r.len();
+        }
+        assert_eq!(got, 400);
     }
 }

@@ -73,6 +73,14 @@ impl QueueError {
 #[async_trait]
 pub trait Queue: Send + Sync {
     async fn send(&self, queue: QueueName, body: String) -> Result<(), QueueError>;
+    /// Several messages at once (SQS: SendMessageBatch, ten a call; the local queue: one
+    /// group commit). Queues without it send them one at a time.
+    async fn send_batch(&self, queue: QueueName, bodies: Vec<String>) -> Result<(), QueueError> {
+        for body in bodies {
+            self.send(queue, body).await?;
+        }
+        Ok(())
+    }
     /// A message whose job failed comes back after `delay` instead of the queue's whole
     /// visibility timeout (SQS: ChangeMessageVisibility). Queues without it: nothing.
     async fn retry_later(&self, queue: QueueName, receipt: &str, delay: std::time::Duration) -> Result<(), QueueError> {

@@ -113,6 +113,24 @@ impl Queue for SqsQueue {
         Ok(())
     }
 
+    /// SendMessageBatch, ten messages a call (SQS's most); a message SQS refused fails the send.
+    async fn send_batch(&self, queue: QueueName, bodies: Vec<String>) -> Result<(), QueueError> {
+        use aws_sdk_sqs::types::SendMessageBatchRequestEntry as Entry;
+        let url = self.urls.get(&queue).ok_or_else(|| QueueError::msg(format!("no URL for queue {queue:?}")))?;
+        for chunk in bodies.chunks(10) {
+            let entries = chunk
+                .iter()
+                .enumerate()
+                .map(|(i, body)| Entry::builder().id(i.to_string()).message_body(body).build().map_err(err))
+                .collect::<Result<Vec<_>, _>>()?;
+            let out = self.client.send_message_batch().queue_url(url).set_entries(Some(entries)).send().await.map_err(err)?;
+            if let Some(f) = out.failed().first() {
+                return Err(QueueError::msg(format!("SQS refused a message of a batch: {} {}", f.code(), f.message().unwrap_or(""))));
+            }
+        }
+        Ok(())
+    }
+
     async fn retry_later(&self, queue: QueueName, receipt: &str, delay: std::time::Duration) -> Result<(), QueueError> {
         let url = self.urls.get(&queue).ok_or_else(|| QueueError::msg(format!("no URL for queue {queue:?}")))?;
         let secs = i32::try_from(delay.as_secs()).unwrap_or(900);

@@ -146,8 +146,8 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> UseCaseResult<String> {
             (*f, *n, list)
         })
         .collect();
-    // The auctions' notices and win records, before the document leaves (a win record must
-    // be there when its impression is counted).
+    // The auctions' win records, before the document leaves (a win record must be there
+    // when its impression is counted); their notices are queued after it.
     let sold: Vec<(usize, u32, &str)> = served
         .iter()
         .enumerate()
@@ -159,7 +159,14 @@ pub async fn serve(st: &AppState, cmd: ServeAd<'_>) -> UseCaseResult<String> {
         super::auction::count(st, &snapshot, a, &counted);
         super::auction::notices(st, &snapshot, a, impression)
     });
-    futures_util::future::join_all(notices).await;
+    let notices: Vec<_> = futures_util::future::join_all(notices).await.into_iter().flatten().collect();
+    if !notices.is_empty() {
+        // Off the answer's path, in batches. On Lambda the task runs while the runtime
+        // posts the answer; a sandbox frozen first sends them at its next invocation (loss
+        // and win notices are best effort in OpenRTB; billing follows the win record).
+        let st = st.clone();
+        tokio::spawn(async move { super::bid_notices::queue_all(&st, notices).await });
+    }
     let body = match rt {
         ResponseType::Vmap => vast::vmap(&snapshot, &served, &links),
         ResponseType::Vast(version) => {

@@ -268,11 +268,14 @@ fn values<'a>(auction: &'a str, v: &'a Valid, currency: &'a str, price: Option<i
 /// response already; this bounds an auction of many bidders too).
 pub const MAX_LOSS_NOTICES: usize = 20;
 
-/// Queues the auction's notices (a live request only): the winner's `nurl` unless its
-/// markup came from it, every loser's `lurl` with its loss reason; and keeps the win
-/// record of impression `impression` (its `burl`, fired when the impression counts).
-pub async fn notices(st: &AppState, s: &Snapshot, a: &Auction, impression: Option<&str>) {
-    let Some(m) = s.demand.markets.get(a.market as usize) else { return };
+/// The auction's notices (a live request only): the winner's `nurl` unless its markup came
+/// from it, and every loser's `lurl` with its loss reason, at most [`MAX_LOSS_NOTICES`];
+/// they are queued after the answer (`bid_notices::queue_all`). The win record of
+/// impression `impression` (its `burl`, fired when the impression counts) is kept here,
+/// before the answer leaves.
+pub async fn notices(st: &AppState, s: &Snapshot, a: &Auction, impression: Option<&str>) -> Vec<Notice> {
+    let mut out = Vec::new();
+    let Some(m) = s.demand.markets.get(a.market as usize) else { return out };
     let partner = |b: u32| s.demand.bidders.get(b as usize).map(|p| p.id.clone()).unwrap_or_default();
     let notice = |kind: &str, bidder: u32, url: String, about: &str| Notice {
         account: s.account.clone(),
@@ -306,17 +309,17 @@ pub async fn notices(st: &AppState, s: &Snapshot, a: &Auction, impression: Optio
                 };
                 let about = format!("{}.{}", a.id, bid.id);
                 losses += 1;
-                super::bid_notices::queue(st, notice("lurl", asked.bidder, macros::substitute(lurl, &v), &about)).await;
+                out.push(notice("lurl", asked.bidder, macros::substitute(lurl, &v), &about));
             }
         }
     }
     // The winner's notices only when it is served (`impression`): a winner a later round
     // left out was not sold.
-    let (Some(w), Some(impression)) = (&a.winner, impression) else { return };
+    let (Some(w), Some(impression)) = (&a.winner, impression) else { return out };
     let v = values(&a.id, &w.valid, &m.currency, Some(w.price_micros), 0);
     if !w.nurl_fetched {
         if let Some(nurl) = w.valid.bid.nurl.as_deref().filter(|u| !u.is_empty()) {
-            super::bid_notices::queue(st, notice("nurl", w.valid.bidder, macros::substitute(nurl, &v), &a.id)).await;
+            out.push(notice("nurl", w.valid.bidder, macros::substitute(nurl, &v), &a.id));
         }
     }
     let win = crate::repo::notices::Win {
@@ -327,6 +330,7 @@ pub async fn notices(st: &AppState, s: &Snapshot, a: &Auction, impression: Optio
     if let Err(e) = crate::repo::notices::put_win(st.store.as_ref(), &s.account, impression, &win, st.clock.now().timestamp()).await {
         tracing::warn!(error = %e, "a win record was not kept: its billing notice will not be sent");
     }
+    out
 }
 
 /// What an auction's counters are kept under: the request's report dimensions and time.

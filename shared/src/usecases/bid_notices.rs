@@ -18,19 +18,30 @@ pub const NOTICE_MAX_BYTES: usize = 4096;
 
 /// Queues a notice (a queue that cannot take it loses it, and says so: notices are the
 /// bidder's bookkeeping, never a reason to fail an ad request or an event).
-pub async fn queue(st: &AppState, n: Notice) {
-    if n.url.len() > crate::limits::URL_MAX || crate::download::check_endpoint(&n.url, st.settings.demand_allow_private_urls).is_err() {
-        tracing::info!(kind = %n.kind, partner = %n.partner, "a notice URL that is not allowed was left out");
-        return;
-    }
-    match serde_json::to_string(&n) {
-        Ok(body) => {
-            if let Err(e) = st.queue.send(QueueName::Notices, body).await {
-                tracing::warn!(error = %e, kind = %n.kind, "a notice was not queued");
+/// Queues an answer's notices in batches (those whose URL is not allowed left out).
+pub async fn queue_all(st: &AppState, notices: Vec<Notice>) {
+    let allowed = |n: &Notice| {
+        n.url.len() <= crate::limits::URL_MAX && crate::download::check_endpoint(&n.url, st.settings.demand_allow_private_urls).is_ok()
+    };
+    let bodies: Vec<String> = notices
+        .iter()
+        .filter(|n| {
+            let ok = allowed(n);
+            if !ok {
+                tracing::info!(kind = %n.kind, partner = %n.partner, "a notice URL that is not allowed was left out");
             }
-        }
-        Err(e) => tracing::warn!(error = %e, "a notice could not be written"),
+            ok
+        })
+        .filter_map(|n| serde_json::to_string(n).map_err(|e| tracing::warn!(error = %e, "a notice could not be written")).ok())
+        .collect();
+    if let Err(e) = st.queue.send_batch(QueueName::Notices, bodies).await {
+        tracing::warn!(error = %e, "notices were not queued");
     }
+}
+
+/// Queues one notice (a win's billing notice, when its impression counts).
+pub async fn queue(st: &AppState, n: Notice) {
+    queue_all(st, vec![n]).await;
 }
 
 /// How firing a notice ended.
