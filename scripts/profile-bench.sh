@@ -19,7 +19,8 @@ LINKS=${LINKS:-20000}
 command -v wrk > /dev/null || { apt-get install -y -q wrk > /dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 1; }; }
 T=${CARGO_TARGET_DIR:-target}
 for p in release release-speed; do
-  cargo build --profile "$p" -q -p local -p admin -p functions --bin serving --bin tracking --bin events-worker
+  cargo build --profile "$p" -q -p local -p admin
+  cargo build --profile "$p" -q -p functions --bin serving --bin tracking --bin events-worker
   mkdir -p "$T/profiles/$p"
   for b in local-server admin serving tracking events-worker; do cp "$T/$p/$b" "$T/profiles/$p/$b"; done
 done
