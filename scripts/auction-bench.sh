@@ -3,7 +3,10 @@
 # profile, embedded store) with an RTB goal whose marketplace asks stub bidders on loopback
 # (tests/examples/stub_bidders.rs), requested by wrk:
 #   A. four bidders answering in 20 ms (timeout 150 ms);
-#   B. the same four and one that hangs (timeout 100 ms): the answer waits for it no longer.
+#   B. the same four and one that hangs (timeout 100 ms): the answer waits for it no longer;
+#   C. the same four and a hostile one answering 200 bids for the wrong impression, each
+#      with a loss URL (ten times the bids considered a response): the answer stays within
+#      the longest timeout (150 ms) + 20 ms, and no loss notice goes out for bids past the cap.
 # Prints requests/s, p50 and p99 of each, and the auction's own overhead: A's p50 beyond
 # the slowest answering bidder (20 ms). The serving speed of an account with no
 # programmatic goal is scripts/serve-vs-axum.sh's ratio.
@@ -34,6 +37,7 @@ id() { python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
 P=()
 for i in 1 2 3 4; do P+=("$(json POST /v1/demand-partners "{\"name\": \"Stub $i\", \"endpoint\": \"$SBASE/bid/20\", \"timeoutMs\": 150}" | id)"); done
 HANG=$(json POST /v1/demand-partners "{\"name\": \"Hanging\", \"endpoint\": \"$SBASE/hang\", \"timeoutMs\": 100}" | id)
+FLOOD=$(json POST /v1/demand-partners "{\"name\": \"Hostile\", \"endpoint\": \"$SBASE/flood/200\", \"timeoutMs\": 100}" | id)
 FOUR="\"${P[0]}\", \"${P[1]}\", \"${P[2]}\", \"${P[3]}\""
 M=$(json POST /v1/marketplaces "{\"name\": \"Bench\", \"demandPartnerIds\": [$FOUR], \"auctionType\": \"FIRST_PRICE\", \"floorCpm\": 1}" | id)
 ADV=$(xml /api/1.0/client '<clientBean><name>Bench advertiser</name><type>ADVERTISER</type></clientBean>')
@@ -63,12 +67,17 @@ json PUT "/v1/marketplaces/$M" "{\"name\": \"Bench\", \"demandPartnerIds\": [$FO
 sleep 1.5
 B=$(run)
 echo "== B. the four and one hanging (timeout 100 ms): $B"
+json PUT "/v1/marketplaces/$M" "{\"name\": \"Bench\", \"demandPartnerIds\": [$FOUR, \"$FLOOD\"], \"auctionType\": \"FIRST_PRICE\", \"floorCpm\": 1}" > /dev/null
+sleep 1.5
+C=$(run)
+echo "== C. the four and a hostile one (200 bids, each with a loss URL): $C"
 echo "== bid requests the stubs received: $(curl -sf "$SBASE/count")"
-python3 - "$A" "$B" <<'PY'
+python3 - "$A" "$B" "$C" <<'PY'
 import re, sys
 get = lambda s, k: float(re.search(k + r"=([\d.]+)", s).group(1))
-a, b = sys.argv[1], sys.argv[2]
+a, b, c = sys.argv[1], sys.argv[2], sys.argv[3]
 print(f"== the auction's own overhead beyond the slowest answering bidder (20 ms): p50 {get(a, 'p50_ms') - 20:.2f} ms, p99 {get(a, 'p99_ms') - 20:.2f} ms")
 print(f"== with a hanging bidder: p99 {get(b, 'p99_ms'):.1f} ms, max {get(b, 'max_ms'):.1f} ms against its 100 ms timeout")
-sys.exit(1 if get(a, 'errors') or get(b, 'errors') else 0)
+print(f"== with a hostile bidder: p50 {get(c, 'p50_ms'):.1f} ms, p99 {get(c, 'p99_ms'):.1f} ms, max {get(c, 'max_ms'):.1f} ms against 150 + 20 ms")
+sys.exit(1 if get(a, 'errors') or get(b, 'errors') or get(c, 'errors') else 0)
 PY

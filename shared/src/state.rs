@@ -55,6 +55,9 @@ pub struct Parts {
     pub rate_limiter: Arc<crate::rate_limit::AccountLimiter>,
     /// Each account's stitchers, read at most once per `DELIVERY_REFRESH_MS`.
     pub(crate) stitchers: Arc<StitcherCache>,
+    /// Each account's demand partners' auth headers, read at most once per
+    /// `DELIVERY_REFRESH_MS` by the serving function (never put in a snapshot).
+    pub(crate) bidder_secrets: Arc<SecretCache>,
     /// Resolves host names: the bidders' connections, endpoint checks, downloads.
     pub resolver: Arc<dyn crate::resolve::Resolve>,
     /// The OpenRTB bidders: bid requests, markup fetches, win and loss notices.
@@ -64,6 +67,7 @@ pub struct Parts {
 /// Accounts whose stitchers a process holds at most (then the oldest read goes).
 pub(crate) const STITCHER_ACCOUNTS: usize = 1000;
 pub(crate) type StitcherCache = TtlCache<String, Arc<Vec<crate::model::stitcher::Stitcher>>>;
+pub(crate) type SecretCache = TtlCache<String, Arc<std::collections::HashMap<String, crate::model::stitcher::SecretHeader>>>;
 
 impl AppState {
     pub fn new(store: Arc<dyn Store>, blobs: Arc<dyn Blobs>, queue: Arc<dyn Queue>) -> Self {
@@ -83,6 +87,7 @@ impl AppState {
             auction_stats: Arc::default(),
             rate_limiter: Arc::default(),
             stitchers: Arc::new(TtlCache::new(Settings::default().delivery_refresh, STITCHER_ACCOUNTS)),
+            bidder_secrets: Arc::new(TtlCache::new(Settings::default().delivery_refresh, STITCHER_ACCOUNTS)),
             resolver: Arc::new(crate::resolve::SystemResolver),
             bidders: Arc::new(crate::demand::client::HttpBidders::new(Arc::new(crate::resolve::SystemResolver))),
         }))
@@ -152,6 +157,7 @@ impl AppState {
 
     pub fn with_settings(mut self, settings: Settings) -> Self {
         self.parts().stitchers = Arc::new(TtlCache::new(settings.delivery_refresh, STITCHER_ACCOUNTS));
+        self.parts().bidder_secrets = Arc::new(TtlCache::new(settings.delivery_refresh, STITCHER_ACCOUNTS));
         self.parts().settings = Arc::new(settings);
         self
     }

@@ -76,6 +76,14 @@ both_stores! {
         assert!(r["device"]["ua"].as_str().is_some_and(|u| u.contains("Mozilla")) && r["device"]["ip"].is_string(), "{r}");
         let auth: Vec<String> = bidder.request_headers().iter().filter_map(|h| h.iter().find(|(k, _)| k == "authorization").map(|(_, v)| v.clone())).collect();
         assert_eq!(auth, ["Bearer alpha-token"], "only Alpha has an auth header");
+        // The secret is not in the compiled snapshot other functions read from the bucket.
+        let (_, pointer) = api_tests::eventually("the compiled snapshot", std::time::Duration::from_secs(120), || async {
+            let (v, p) = shared::repo::delivery::version_and_compiled(app.store.as_ref(), &app.a.id).await.expect("read");
+            p.filter(|(c, _)| c.version == v).map(|p| (v, p))
+        }).await;
+        let bytes = app.state.blobs.get(&pointer.0.object).await.expect("get").expect("the compiled object");
+        let inflated = shared::delivery::compiled::decode(&bytes).map(|s| format!("{:?}", s.demand.bidders)).expect("decode");
+        assert!(inflated.contains("auth: true") && !inflated.contains("alpha-token"), "{inflated}");
         // The loser hears at once why it lost (102: lost to a higher bid); the winner's nurl fires.
         let lurl = bidder.wait_notices("lurl", 1).await;
         assert_eq!(query_of(&lurl[0], "l").as_deref(), Some("102"), "{lurl:?}");

@@ -1,7 +1,9 @@
 //! Stub OpenRTB bidders for `scripts/auction-bench.sh` and the README's walk-through:
 //! `POST /bid/{ms}` answers a bid with an inline VAST after `ms` milliseconds (its `nurl`,
 //! `burl` and `lurl` point back here, `GET /notice/{kind}`, which prints each notice),
-//! `POST /hang` answers after 10 s (past any timeout). Every bid request is counted
+//! `POST /hang` answers after 10 s (past any timeout), `POST /flood/{n}` answers at once with
+//! `n` bids a bidder should not send (each for another impression, each with its `lurl`:
+//! a hostile bidder). Every bid request is counted
 //! (`GET /count`); with `VERBOSE=1` each is printed.
 //!
 //!   cargo run --profile bench -p api-tests --example stub_bidders -- <port>
@@ -44,6 +46,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 n.fetch_add(1, Ordering::Relaxed);
                 tokio::time::sleep(std::time::Duration::from_secs(10)).await;
                 axum::http::StatusCode::NO_CONTENT
+            }),
+        )
+        .route(
+            "/flood/{n}",
+            post(move |State(c): State<Arc<AtomicU64>>, Path(n): Path<usize>, body: String| async move {
+                c.fetch_add(1, Ordering::Relaxed);
+                let id = serde_json::from_str::<serde_json::Value>(&body).ok().and_then(|v| v["id"].as_str().map(str::to_string)).unwrap_or_default();
+                let bids: Vec<serde_json::Value> = (0..n.min(100_000))
+                    .map(|i| serde_json::json!({"id": format!("f{i}"), "impid": "9", "price": 50.0, "adm": ADM,
+                        "lurl": format!("http://127.0.0.1:9/notice/lurl?i={i}")}))
+                    .collect();
+                ([(header::CONTENT_TYPE, "application/json")], serde_json::json!({"id": id, "seatbid": [{"seat": "s", "bid": bids}]}).to_string())
             }),
         )
         .route(

@@ -14,7 +14,7 @@ use super::verdict::LeftOutRecord;
 
 pub const MAGIC: &[u8; 6] = b"ADSNAP";
 /// The compiled form's format; bumped with any change to what `Snapshot` holds.
-pub const FORMAT: u16 = 2;
+pub const FORMAT: u16 = 3;
 /// The most a compiled form inflates to (well past the largest snapshot the memory bound
 /// lets a process hold, `limits::SNAPSHOT_MAX_ADS` at ~700 bytes an ad).
 pub const MAX_INFLATED_BYTES: u64 = 1 << 30;

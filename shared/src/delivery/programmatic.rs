@@ -27,8 +27,10 @@ pub struct Bidder {
     pub endpoint: String,
     pub timeout_ms: u32,
     pub currency: String,
-    /// (name, value) sent with every bid request.
-    pub auth: Option<(String, String)>,
+    /// Whether bid requests carry the partner's auth header. Its value is not in the
+    /// snapshot (which other functions read from the bucket): serving reads it from the
+    /// partner's record (`usecases::auction::bidder_secrets`).
+    pub auth: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -102,7 +104,7 @@ impl Demand {
                 endpoint: p.endpoint.clone(),
                 timeout_ms: p.timeout_ms,
                 currency: p.currency.clone(),
-                auth: p.auth_header.as_ref().map(|h| (h.name.clone(), h.value.clone())),
+                auth: p.auth_header.is_some(),
             });
         }
         for m in markets {

@@ -4,6 +4,9 @@
 //! the winner cleared; its markup fetched from its `nurl` when it sent none. Pure of
 //! notices: `notices` queues them for a live request (never for the inspector).
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
@@ -154,13 +157,17 @@ pub async fn run(st: &AppState, ask: &Ask<'_>, deadline: Instant) -> Option<Auct
         ad_system_domain: &st.settings.ad_system_domain,
     };
     let allow_private = st.settings.demand_allow_private_urls;
+    let needs_secrets = m.bidders.iter().any(|bi| s.demand.bidders.get(*bi as usize).is_some_and(|b| b.auth));
+    let secrets = if needs_secrets { bidder_secrets(st, &s.account).await } else { Arc::default() };
+    let secrets = &secrets;
     let calls = m.bidders.iter().filter_map(|bi| Some((*bi, s.demand.bidders.get(*bi as usize)?))).map(|(bi, bidder)| {
         let body = serde_json::to_string(&request::build(&b, m, bidder, guaranteed)).unwrap_or_default();
         async move {
             let started = Instant::now();
             let left = deadline.saturating_duration_since(started);
             let timeout = Duration::from_millis(u64::from(bidder.timeout_ms)).min(left);
-            let auth: Vec<(&str, &str)> = bidder.auth.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+            let auth: Vec<(&str, &str)> =
+                secrets.get(&bidder.id).filter(|_| bidder.auth).map(|h| (h.name.as_str(), h.value.as_str())).into_iter().collect();
             let call =
                 Call { url: &bidder.endpoint, json: Some(body), headers: &auth, timeout, max_bytes: MAX_BID_RESPONSE_BYTES, allow_private };
             answer(bi, started, st.bidders.call(call).await, |resp| bids::check_response(bi, resp, m, guaranteed))
@@ -229,6 +236,27 @@ async fn clear(
             markup,
         };
         return Some(Winner { valid: win, price_micros: price, ad, nurl_fetched });
+    }
+}
+
+/// The account's demand partners' auth headers by partner id, read from their records at
+/// most once per `DELIVERY_REFRESH_MS` by this process (the snapshot carries none: other
+/// functions read it). A store that cannot be read leaves the headers out of this auction.
+pub async fn bidder_secrets(st: &AppState, account: &str) -> Arc<HashMap<String, crate::model::stitcher::SecretHeader>> {
+    if let Some(found) = st.bidder_secrets.get(&account.to_string(), st.clock.instant()) {
+        return found;
+    }
+    match crate::repo::collection::all::<crate::model::demand_partner::DemandPartner>(st.store.as_ref(), account).await {
+        Ok(all) => {
+            let map: Arc<HashMap<_, _>> =
+                Arc::new(all.into_iter().filter_map(|e| e.record.auth_header.map(|h| (e.record.id, h))).collect());
+            st.bidder_secrets.put(account.to_string(), map.clone(), st.clock.instant());
+            map
+        }
+        Err(e) => {
+            tracing::warn!(account, error = %e, "the demand partners' auth headers could not be read");
+            Arc::default()
+        }
     }
 }
 
