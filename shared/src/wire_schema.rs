@@ -28,15 +28,15 @@ macro_rules! bounded_string {
 }
 pub(crate) use bounded_string;
 
-/// An integer of `min..=max`.
-macro_rules! bounded_int {
-    ($(#[$doc:meta])* $name:ident, $min:expr, $max:expr) => {
+/// A `$kind` (`Integer`, `Number`) of `min..=max`.
+macro_rules! bounded_range {
+    ($(#[$doc:meta])* $name:ident, $kind:ident, $min:expr, $max:expr) => {
         $(#[$doc])*
         pub struct $name;
         impl utoipa::PartialSchema for $name {
             fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
                 utoipa::openapi::ObjectBuilder::new()
-                    .schema_type(utoipa::openapi::schema::SchemaType::Type(utoipa::openapi::schema::Type::Integer))
+                    .schema_type(utoipa::openapi::schema::SchemaType::Type(utoipa::openapi::schema::Type::$kind))
                     .minimum(Some($min as f64))
                     .maximum(Some($max as f64))
                     .into()
@@ -45,23 +45,20 @@ macro_rules! bounded_int {
         impl utoipa::ToSchema for $name {}
     };
 }
+pub(crate) use bounded_range;
+
+/// An integer of `min..=max`.
+macro_rules! bounded_int {
+    ($(#[$doc:meta])* $name:ident, $min:expr, $max:expr) => {
+        $crate::wire_schema::bounded_range!($(#[$doc])* $name, Integer, $min, $max);
+    };
+}
 pub(crate) use bounded_int;
 
 /// A number of `min..=max`.
 macro_rules! bounded_number {
     ($(#[$doc:meta])* $name:ident, $min:expr, $max:expr) => {
-        $(#[$doc])*
-        pub struct $name;
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                utoipa::openapi::ObjectBuilder::new()
-                    .schema_type(utoipa::openapi::schema::SchemaType::Type(utoipa::openapi::schema::Type::Number))
-                    .minimum(Some($min as f64))
-                    .maximum(Some($max as f64))
-                    .into()
-            }
-        }
-        impl utoipa::ToSchema for $name {}
+        $crate::wire_schema::bounded_range!($(#[$doc])* $name, Number, $min, $max);
     };
 }
 pub(crate) use bounded_number;

@@ -289,16 +289,8 @@ impl DeliveryCache {
             }
             return Ok(empty());
         }
-        let pace = read.laid(&snapshot, cached.as_ref());
-        let entry = Entry {
-            snapshot: snapshot.clone(),
-            pace: pace.clone(),
-            paces: read.paces,
-            pace_read_ms: Some(read.at),
-            checked: Instant::now(),
-            built,
-            bytes,
-        };
+        let entry = read.entry(snapshot.clone(), cached.as_ref(), built, bytes);
+        let pace = entry.pace.clone();
         if let Ok(mut m) = self.refused.lock() {
             m.remove(account);
         }
@@ -337,6 +329,12 @@ struct PaceRead {
 }
 
 impl PaceRead {
+    /// The entry a process holds of `snapshot` with these records laid out for it.
+    fn entry(self, snapshot: Arc<Snapshot>, held: Option<&Entry>, built: Instant, bytes: usize) -> Entry {
+        let pace = self.laid(&snapshot, held);
+        Entry { snapshot, pace, paces: self.paces, pace_read_ms: Some(self.at), checked: Instant::now(), built, bytes }
+    }
+
     /// The records in `snapshot`'s goal order: the held ones patched where they moved when
     /// the snapshot is the one held, laid out afresh otherwise.
     fn laid(&self, snapshot: &Arc<Snapshot>, held: Option<&Entry>) -> Arc<Vec<Pace>> {
@@ -464,17 +462,9 @@ impl DeliveryCache {
                 Some(snapshot) => {
                     tracing::error!(account, error = %why, version = snapshot.version, "serving the snapshot compiled last");
                     let snapshot = Arc::new(snapshot);
-                    let pace = read.laid(&snapshot, None);
                     let bytes = snapshot.approx_bytes();
-                    let entry = Entry {
-                        snapshot: snapshot.clone(),
-                        pace: pace.clone(),
-                        paces: read.paces,
-                        pace_read_ms: Some(read.at),
-                        checked: Instant::now(),
-                        built: Instant::now(),
-                        bytes,
-                    };
+                    let entry = read.entry(snapshot.clone(), None, Instant::now(), bytes);
+                    let pace = entry.pace.clone();
                     if let Ok(mut m) = self.entries.lock() {
                         m.insert(account.to_string(), entry);
                     }
