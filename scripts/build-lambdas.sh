@@ -24,9 +24,16 @@ esac
 # is a binary of the `functions` package (functions/src/bin/<name>.rs).
 read -r -a FUNCTIONS <<< "$(grep -oE '[A-Za-z]+Function=[a-z-]+' infra/sam/Makefile | cut -d= -f2 | tr '\n' ' ')"
 [ "${#FUNCTIONS[@]}" -gt 0 ] || { echo "no functions in infra/sam/Makefile"; exit 1; }
-args=()
-for f in "${FUNCTIONS[@]}"; do args+=(--bin "$f"); done
-cargo lambda build --release "$FLAG" -p functions "${args[@]}"
+# Built for speed: the functions where a millisecond is billed most often (the
+# release-speed profile, opt-level 3); every other one for size (the release profile,
+# opt-level "z"). The choice and its measurement: docs/architecture.md, "Profiles".
+SPEED=(serving tracking events-worker)
+size=() speed=()
+for f in "${FUNCTIONS[@]}"; do
+  if [[ " ${SPEED[*]} " == *" $f "* ]]; then speed+=(--bin "$f"); else size+=(--bin "$f"); fi
+done
+cargo lambda build --release "$FLAG" -p functions "${size[@]}"
+[ "${#speed[@]}" -eq 0 ] || cargo lambda build --profile release-speed "$FLAG" -p functions "${speed[@]}"
 if [ -z "${QUIET:-}" ]; then
   for f in "${FUNCTIONS[@]}"; do ls -l "${CARGO_TARGET_DIR:-target}/lambda/$f/bootstrap"; done
 fi
