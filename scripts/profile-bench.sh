@@ -43,12 +43,19 @@ measure() { # profile
   # Serving.
   local S; S=$(ACCOUNT=demo-alpha wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s scripts/load/adrequest.lua "$BASE" | grep RESULT)
   # Tracking: distinct impression links of one served ad (the ad forced, each request its own impression id).
-  local AD; AD=$(curl -sf -H "x-o-api-key: $KEY" "$BASE/v1/ads" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
-  BASE="$BASE" AD="$AD" N="$LINKS" OUT="$DATA/links.lua" python3 - <<'PY'
+  # A pre-roll ad that is served when asked for (its targeting met: the category tried).
+  local AD="" Q=""
+  for A in $(curl -sf -H "x-o-api-key: $KEY" "$BASE/v1/ads" | python3 -c 'import json,sys; [print(a["id"]) for a in json.load(sys.stdin) if a["creative"].get("insertionPoint") == "preroll"][:20]'); do
+    for CAT in "" $(for i in $(seq 0 9); do for j in 0 1 2 3; do echo "cat-$i-$j"; done; done); do
+      if curl -sf "$BASE/v1/adrequest?account=demo-alpha&ad=$A&category=$CAT&format=preroll&rt=vast_3_0" | grep -q "<Ad id=\"$A\""; then AD=$A; Q="category=$CAT"; break 2; fi
+    done
+  done
+  [ -n "$AD" ] || { echo "no ad is served when asked for"; exit 1; }
+  BASE="$BASE" AD="$AD" Q="$Q" N="$LINKS" OUT="$DATA/links.lua" python3 - <<'PY'
 import os, re, html, urllib.request, concurrent.futures
-base, ad, n = os.environ["BASE"], os.environ["AD"], int(os.environ["N"])
+base, ad, q, n = os.environ["BASE"], os.environ["AD"], os.environ["Q"], int(os.environ["N"])
 def one(i):
-    doc = urllib.request.urlopen(f"{base}/v1/adrequest?account=demo-alpha&ad={ad}&format=preroll&rt=vast_3_0&rnd={i}&seed={i}").read().decode()
+    doc = urllib.request.urlopen(f"{base}/v1/adrequest?account=demo-alpha&ad={ad}&{q}&format=preroll&rt=vast_3_0&rnd={i}&seed={i}").read().decode()
     m = re.search(r"<Impression[^>]*>(?:<!\[CDATA\[)?([^<\]]+)", doc)
     return html.unescape(m.group(1)).replace(base, "") if m else None
 with concurrent.futures.ThreadPoolExecutor(8) as ex:
@@ -58,6 +65,8 @@ with open(os.environ["OUT"], "w") as f:
     f.write("function request() i = i % #links + 1; return wrk.format('GET', links[i]) end\n")
     f.write("function done(s, l, r) io.write(string.format('RESULT rate_per_s=%.0f errors=%d p50_ms=%.2f p99_ms=%.2f\\n', s.requests / (s.duration / 1e6), s.errors.status + s.errors.timeout + s.errors.connect, l:percentile(50) / 1000, l:percentile(99) / 1000)) end\n")
 print(len(links), "links")
+if not links:
+    raise SystemExit("no impression link in the answers")
 PY
   local COUNT0 START TR
   COUNT0=$(curl -sf -H "x-o-api-key: $KEY" "$BASE/v3/ads/$AD?embed=metrics" | python3 -c 'import json,sys; print(json.load(sys.stdin)["metrics"].get("impression", 0))')
@@ -79,5 +88,5 @@ measure release
 measure release-speed
 echo
 args=(lambda-baseline-calls="$T/release/lambda-baseline-calls")
-for p in release release-speed; do for b in serving tracking events-worker; do args+=("$b@$p=$T/profiles/$p/$b"); done; done
+for p in release release-speed; do for b in serving tracking events-worker; do args+=("$p.$b=$T/profiles/$p/$b"); done; done
 "$T/release/lambda-bench" --runs "${RUNS:-15}" --baseline "$T/release/lambda-baseline" "${args[@]}"
