@@ -27,6 +27,8 @@ done
 cargo build --release -q -p lambda-bench -p lambda-baseline
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 KEY=alpha-demo-key-7f3c9a1e5b2d4680
+# A player's requests: a script's user agent is invalid traffic, never counted.
+UA="Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
 measure() { # profile
   local BIN=$T/profiles/$1 DATA PORT BASE SERVER
   DATA=$(mktemp -d); PORT=$(port); BASE="http://127.0.0.1:$PORT"
@@ -51,17 +53,19 @@ measure() { # profile
     done
   done
   [ -n "$AD" ] || { echo "no ad is served when asked for"; exit 1; }
-  BASE="$BASE" AD="$AD" Q="$Q" N="$LINKS" OUT="$DATA/links.lua" python3 - <<'PY'
+  BASE="$BASE" AD="$AD" Q="$Q" N="$LINKS" OUT="$DATA/links.lua" UA="$UA" python3 - <<'PY'
 import os, re, html, urllib.request, concurrent.futures
-base, ad, q, n = os.environ["BASE"], os.environ["AD"], os.environ["Q"], int(os.environ["N"])
+base, ad, q, n, ua = os.environ["BASE"], os.environ["AD"], os.environ["Q"], int(os.environ["N"]), os.environ["UA"]
 def one(i):
-    doc = urllib.request.urlopen(f"{base}/v1/adrequest?account=demo-alpha&ad={ad}&{q}&format=preroll&rt=vast_3_0&rnd={i}&seed={i}").read().decode()
+    req = urllib.request.Request(f"{base}/v1/adrequest?account=demo-alpha&ad={ad}&{q}&format=preroll&rt=vast_3_0&rnd={i}&seed={i}", headers={"User-Agent": ua})
+    doc = urllib.request.urlopen(req).read().decode()
     m = re.search(r"<Impression[^>]*>(?:<!\[CDATA\[)?([^<\]]+)", doc)
     return html.unescape(m.group(1)).replace(base, "") if m else None
 with concurrent.futures.ThreadPoolExecutor(8) as ex:
     links = [l for l in ex.map(one, range(n)) if l]
 with open(os.environ["OUT"], "w") as f:
     f.write("local links = {\n" + ",\n".join('"%s"' % l for l in links) + "}\nlocal i = 0\n")
+    f.write('wrk.headers["User-Agent"] = "%s"\n' % ua)
     f.write("function request() i = i % #links + 1; return wrk.format('GET', links[i]) end\n")
     f.write("function done(s, l, r) io.write(string.format('RESULT rate_per_s=%.0f errors=%d p50_ms=%.2f p99_ms=%.2f\\n', s.requests / (s.duration / 1e6), s.errors.status + s.errors.timeout + s.errors.connect, l:percentile(50) / 1000, l:percentile(99) / 1000)) end\n")
 print(len(links), "links")
