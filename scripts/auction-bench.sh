@@ -18,7 +18,8 @@ DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-8}
 command -v wrk > /dev/null || { apt-get install -y -q wrk > /dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 1; }; }
 . scripts/bench-build.sh
-bench_build -p local -p api-tests --example stub_bidders
+bench_build -p local
+bench_build -p api-tests --example stub_bidders
 BIN=$BIN_DIR
 STUB=$BIN_DIR/examples/stub_bidders
 DATA=$(mktemp -d)

@@ -13,7 +13,8 @@ DURATION=${DURATION:-15}
 CONNECTIONS=${CONNECTIONS:-8}
 command -v wrk > /dev/null || { apt-get install -y -q wrk > /dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 1; }; }
 . scripts/bench-build.sh
-bench_build -p local -p admin -p api-tests --example fixed_document
+bench_build -p local -p admin
+bench_build -p api-tests --example fixed_document
 BIN=$BIN_DIR
 FIXED=$BIN_DIR/examples/fixed_document
 DATA=$(mktemp -d)
