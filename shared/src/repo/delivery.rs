@@ -89,10 +89,17 @@ pub async fn state(store: &dyn Store, account: &str) -> RepoResult<State> {
     Ok(State { version, paces: pace, compiled })
 }
 
-/// One goal's pace record (none before its first event).
-pub async fn pace_of(store: &dyn Store, account: &str, goal: &str) -> RepoResult<Option<Pace>> {
-    let key = crate::store::Key::new(partition(account), format!("{PACE_PREFIX}{goal}"));
-    store.get(&key).await?.map(|i| super::decode::<Pace>(i).map(|v| v.value)).transpose()
+/// The pace records of `goals` (one batch get; a goal without an event has none).
+pub async fn paces_of(store: &dyn Store, account: &str, goals: &[String]) -> RepoResult<HashMap<String, Pace>> {
+    let keys: Vec<crate::store::Key> =
+        goals.iter().map(|g| crate::store::Key::new(partition(account), format!("{PACE_PREFIX}{g}"))).collect();
+    let mut out = HashMap::new();
+    for item in store.batch_get(&keys).await? {
+        if let Some(goal) = item.sk.strip_prefix(PACE_PREFIX).map(str::to_string) {
+            out.insert(goal, super::decode::<Pace>(item)?.value);
+        }
+    }
+    Ok(out)
 }
 
 /// The wall clock in milliseconds: the pace records' change stamps and the serving

@@ -32,13 +32,19 @@ pub async fn for_campaign(st: &AppState, acc: &Account, campaign_id: &str) -> Us
         .filter_map(|(id, p)| p.projection.map(|p| (id, p)))
         .collect();
     let silent = silent_goals(st, account, &snapshot, now).await;
+    // An ended goal is not in the snapshot (it cannot serve): what it delivered is its pace
+    // record's, all of them read at once.
+    let ended: Vec<String> = goals
+        .iter()
+        .filter(|g| g.end.is_some_and(|e| e <= now) && !snapshot.goal_index.contains_key(&g.id))
+        .map(|g| g.id.clone())
+        .collect();
+    let ended_paces = repo::delivery::paces_of(st.store.as_ref(), account, &ended).await?;
     let mut summaries = Vec::new();
     for g in goals {
         let delivery = match delivery_of(&snapshot, &pace, &g.id, now.timestamp(), projections.get(&g.id)) {
             Some(d) => Some(d),
-            // An ended goal is not in the snapshot (it cannot serve): what it delivered is
-            // its pace record's.
-            None if g.end.is_some_and(|e| e <= now) => ended_delivery(st, account, &g).await?,
+            None if ended.contains(&g.id) => Some(ended_delivery(&g, ended_paces.get(&g.id))),
             None => None,
         };
         summaries.push(GoalSummary {
@@ -107,9 +113,8 @@ async fn silent_goals(st: &AppState, account: &AccountId, s: &Snapshot, now: chr
 /// A goal's delivery now, from the snapshot and its pace record (`None`: not in it).
 /// What an ended goal delivered, from its pace record (its flight is over: no plan, no
 /// projection, nothing to serve).
-async fn ended_delivery(st: &AppState, account: &AccountId, g: &crate::model::goal::Goal) -> UseCaseResult<Option<GoalDelivery>> {
-    let p = repo::delivery::pace_of(st.store.as_ref(), account, &g.id).await?.unwrap_or_default();
-    Ok(Some(GoalDelivery { target: g.pacing_target(), delivered: p.delivered, elapsed: 1.0, ..GoalDelivery::default() }))
+fn ended_delivery(g: &crate::model::goal::Goal, p: Option<&Pace>) -> GoalDelivery {
+    GoalDelivery { target: g.pacing_target(), delivered: p.map_or(0, |p| p.delivered), elapsed: 1.0, ..GoalDelivery::default() }
 }
 
 fn delivery_of(s: &Snapshot, pace: &[Pace], goal_id: &str, now: i64, projection: Option<&Projection>) -> Option<GoalDelivery> {
