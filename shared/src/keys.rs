@@ -75,6 +75,11 @@ pub fn demand_partners(a: &str) -> crate::store::Key {
 pub fn marketplaces(a: &str) -> crate::store::Key {
     crate::store::Key::new(partition(a, "DEMAND"), "MARKETPLACES")
 }
+/// The item of an account's write-only secrets of kind `sk` (`repo::secrets`), in a
+/// partition only the functions that send them may read (docs/security.md, "Secrets").
+pub fn secrets(a: &str, sk: &str) -> crate::store::Key {
+    crate::store::Key::new(partition(a, "SECRETS"), sk.to_string())
+}
 /// A won auction's record, by the impression it served (`repo::notices`).
 pub fn win(a: &str, impression: &str) -> crate::store::Key {
     crate::store::Key::new(partition(a, "WIN"), impression.to_string())

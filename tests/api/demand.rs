@@ -29,6 +29,11 @@ pub(crate) async fn marketplace(app: &TestApp, partners: &[String], auction: &st
     r.json()["id"].as_str().unwrap().to_string()
 }
 
+/// The body of a stored item ("" when there is none).
+async fn stored(app: &TestApp, key: shared::store::Key) -> String {
+    app.store.get(&key).await.expect("read").map(|i| i.body).unwrap_or_default()
+}
+
 fn fields(r: &api_tests::Res) -> Vec<(String, String)> {
     r.json()["errors"]
         .as_array()
@@ -51,6 +56,11 @@ both_stores! {
         let got = app.get(&loc).await;
         got.expect(200);
         assert!(!got.body.contains("s3cret") && !app.get("/v1/demand-partners").await.body.contains("s3cret"), "the auth header is write-only");
+        // The value is kept apart from the record, where only serving and this function read.
+        let record = stored(&app, shared::keys::demand_partners(&app.a.id)).await;
+        let secrets = || stored(&app, shared::keys::secrets(&app.a.id, shared::repo::demand::PARTNER_SECRETS));
+        assert!(record.contains("authorization") && !record.contains("s3cret"), "{record}");
+        assert!(secrets().await.contains("Bearer s3cret-token"));
         // PUT the record as GET shows it: the auth header is kept; a stale ETag is 412.
         let mut back = got.json();
         back["timeoutMs"] = json!(300);
@@ -75,6 +85,11 @@ both_stores! {
         let put = app.send("PUT", &loc, Some(&app.a.key), Some("application/json"), &moved.to_string()).await;
         put.expect(200);
         assert_eq!(put.json()["authHeaderSet"], true);
+        let (record, kept) = (stored(&app, shared::keys::demand_partners(&app.a.id)).await, secrets().await);
+        assert!(kept.contains("another-token") && !kept.contains("s3cret") && !record.contains("another-token"), "{kept}");
+        // The change of the secret is history, without its value.
+        let changes = app.get(&format!("/v1/changes?recordId={}", loc.rsplit('/').next().unwrap_or(""))).await;
+        assert!(changes.body.contains("\"writeOnly\":true") && !changes.body.contains("another-token"), "{}", changes.body);
         // Bad bodies name their fields and rules; nothing is written.
         let bad = app.post_json("/v1/demand-partners", &json!({"name": "", "endpoint": "ftp://x", "timeoutMs": 5000, "currency": "usd"})).await;
         bad.expect(400);
@@ -92,6 +107,7 @@ both_stores! {
         assert_eq!(app.get_as(&app.b.key, "/v1/demand-partners").await.json()["demandPartners"], json!([]));
         app.delete(&loc).await.expect(204);
         app.get(&loc).await.expect(404);
+        assert!(!secrets().await.contains("another-token"), "a removed partner's secret goes with it");
     }
 
     async fn marketplaces_name_the_accounts_partners_and_goals_name_marketplaces(app: TestApp) {
@@ -140,4 +156,28 @@ both_stores! {
         let v3 = app.get(&format!("/v3/goals/{g}")).await.json();
         assert_eq!(v3["marketplaceId"].as_str(), Some(m.as_str()), "{v3}");
     }
+}
+
+/// Only the demand function (which writes them) and serving (which sends them) may read the
+/// secrets' partition: every other function either has scoped reads that do not name it or
+/// names the policy that refuses it (and scans).
+#[test]
+fn only_the_demand_and_serving_functions_may_read_the_secrets() {
+    use api_tests::scoped::{like, template_read_denials, template_read_scopes, template_scopes, text_of};
+    let secrets = shared::keys::secrets("acct", shared::repo::demand::PARTNER_SECRETS).pk;
+    let template = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml")).expect("template.yaml");
+    let (reads, denials) = (template_read_scopes(), template_read_denials());
+    let readers: Vec<String> = template_scopes()
+        .into_iter()
+        .filter(|(f, scoped)| {
+            let names = |patterns: &Vec<String>| patterns.iter().any(|p| like(p, &secrets));
+            let whole_table = ["DynamoDBReadPolicy", "DynamoDBCrudPolicy"].iter().any(|p| text_of(&template, f).contains(p));
+            // Scoped reads; else the whole table (a read policy), or the partitions of a
+            // statement that grants reads with its writes.
+            let allowed = reads.get(f).map_or(whole_table || names(scoped), names);
+            allowed && !denials.get(f).is_some_and(names)
+        })
+        .map(|(f, _)| f)
+        .collect();
+    assert_eq!(readers, ["demand", "serving"]);
 }

@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::{Attempts, RepoError, RepoResult};
+use crate::model::write_only_header::SecretHeader;
 use crate::store::{Cond, Item, Key, Store, TxOp};
 
 /// A record kind kept as a collection.
@@ -22,6 +23,13 @@ pub trait Member: Clone + Serialize + DeserializeOwned + Send + Sync {
     fn key(account: &str) -> Key;
     /// Whether serving reads them (a change bumps the delivery version).
     const SERVED: bool;
+    /// The sort key of the item keeping the kind's write-only secret apart from its records
+    /// (`repo::secrets`); `None`: the kind keeps none apart.
+    const SECRETS: Option<&'static str> = None;
+    /// The record's secret slot, when the kind keeps its secret apart.
+    fn secret_slot(&mut self) -> Option<&mut Option<SecretHeader>> {
+        None
+    }
 }
 
 /// One record with its own version (its ETag).
@@ -67,13 +75,24 @@ async fn change<T: Member, R>(
     loop {
         tries.next_try()?;
         let (mut entries, prev) = read::<T>(store, account).await?;
+        let before: std::collections::HashMap<String, SecretHeader> =
+            entries.iter_mut().filter_map(|e| Some((e.record.id().to_string(), e.record.secret_slot()?.clone()?))).collect();
         let out = change(&mut entries)?;
+        let mut ops = Vec::new();
+        if let Some(sk) = T::SECRETS {
+            let slots = entries.iter_mut().filter_map(|e| {
+                let id = e.record.id().to_string();
+                e.record.secret_slot().map(|slot| (id, slot))
+            });
+            let slots: Vec<(String, &mut Option<SecretHeader>)> = slots.collect();
+            ops.extend(super::secrets::split(store, account, sk, &before, slots).await?);
+        }
         let all = All { entries };
-        let op = match &prev {
+        ops.push(match &prev {
             Some(p) => TxOp::Put(super::next(p, &all)?, Cond::Version(p.version)),
             None => TxOp::Put(super::item(T::key(account), &all, 1)?, Cond::NotExists),
-        };
-        if tries.commit(store, vec![op]).await? {
+        });
+        if tries.commit(store, ops).await? {
             if T::SERVED {
                 super::delivery::changed(store, account).await;
             }

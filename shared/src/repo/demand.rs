@@ -6,18 +6,26 @@ use super::collection::Member;
 use crate::keys;
 use crate::model::demand_partner::{DemandPartner, MAX_PARTNERS};
 use crate::model::marketplace::{Marketplace, MAX_MARKETPLACES};
+use crate::model::write_only_header::SecretHeader;
 use crate::store::Key;
+
+/// The sort key of the partners' auth headers (`repo::secrets`).
+pub const PARTNER_SECRETS: &str = "DEMAND_PARTNERS";
 
 impl Member for DemandPartner {
     const KIND: &'static str = "demand partner";
     const PLURAL: &'static str = "demand partners";
     const MAX: usize = MAX_PARTNERS;
     const SERVED: bool = true;
+    const SECRETS: Option<&'static str> = Some(PARTNER_SECRETS);
     fn id(&self) -> &str {
         &self.id
     }
     fn key(account: &str) -> Key {
         keys::demand_partners(account)
+    }
+    fn secret_slot(&mut self) -> Option<&mut Option<SecretHeader>> {
+        Some(&mut self.auth_header)
     }
 }
 

@@ -40,6 +40,7 @@ pub mod reindex;
 pub mod reports;
 pub mod revert;
 pub mod rules;
+pub mod secrets;
 pub mod snapshot_load;
 pub mod stitchers;
 pub mod templates;

@@ -239,17 +239,17 @@ async fn clear(
     }
 }
 
-/// The account's demand partners' auth headers by partner id, read from their records at
-/// most once per `DELIVERY_REFRESH_MS` by this process (the snapshot carries none: other
-/// functions read it). A store that cannot be read leaves the headers out of this auction.
+/// The account's demand partners' auth headers by partner id, read from where they are
+/// kept apart (`repo::secrets`: a partition only serving and the demand function may read)
+/// at most once per `DELIVERY_REFRESH_MS` by this process. A store that cannot be read
+/// leaves the headers out of this auction.
 pub async fn bidder_secrets(st: &AppState, account: &str) -> Arc<HashMap<String, crate::model::stitcher::SecretHeader>> {
     if let Some(found) = st.bidder_secrets.get(&account.to_string(), st.clock.instant()) {
         return found;
     }
-    match crate::repo::collection::all::<crate::model::demand_partner::DemandPartner>(st.store.as_ref(), account).await {
-        Ok(all) => {
-            let map: Arc<HashMap<_, _>> =
-                Arc::new(all.into_iter().filter_map(|e| e.record.auth_header.map(|h| (e.record.id, h))).collect());
+    match crate::repo::secrets::read(st.store.as_ref(), account, crate::repo::demand::PARTNER_SECRETS).await {
+        Ok(map) => {
+            let map = Arc::new(map);
             st.bidder_secrets.put(account.to_string(), map.clone(), st.clock.instant());
             map
         }
