@@ -24,3 +24,4 @@ check serve-vs-axum "ratio|RESULT" env GOALS=50 ADS=200 ./scripts/serve-vs-axum.
 check serve-load "RESULT|Requests/sec" env GOALS=50 ADS=200 ./scripts/serve-load.sh
 check load "RESULT|Requests/sec" ./scripts/load.sh
 check ops-bench "bulk edit, 50 goals" ./scripts/ops-bench.sh
+check group-commit-bench "impressions counted of" ./scripts/group-commit-bench.sh

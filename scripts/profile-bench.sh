@@ -25,6 +25,7 @@ for p in release release-speed; do
   for b in local-server admin serving tracking events-worker; do cp "$T/$p/$b" "$T/profiles/$p/$b"; done
 done
 cargo build --release -q -p lambda-bench -p lambda-baseline
+. scripts/load/impression-links.sh
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 KEY=alpha-demo-key-7f3c9a1e5b2d4680
 # A player's requests: a script's user agent is invalid traffic, never counted.
@@ -45,33 +46,7 @@ measure() { # profile
   # Serving.
   local S; S=$(ACCOUNT=demo-alpha wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s scripts/load/adrequest.lua "$BASE" | grep RESULT)
   # Tracking: distinct impression links of one served ad (the ad forced, each request its own impression id).
-  # A pre-roll ad that is served when asked for (its targeting met: the category tried).
-  local AD="" Q=""
-  for A in $(curl -sf -H "x-o-api-key: $KEY" "$BASE/v1/ads" | python3 -c 'import json,sys; [print(a["id"]) for a in json.load(sys.stdin) if a["creative"].get("insertionPoint") == "preroll"][:20]'); do
-    for CAT in "" $(for i in $(seq 0 9); do for j in 0 1 2 3; do echo "cat-$i-$j"; done; done); do
-      if curl -sf "$BASE/v1/adrequest?account=demo-alpha&ad=$A&category=$CAT&format=preroll&rt=vast_3_0" | grep -q "<Ad id=\"$A\""; then AD=$A; Q="category=$CAT"; break 2; fi
-    done
-  done
-  [ -n "$AD" ] || { echo "no ad is served when asked for"; exit 1; }
-  BASE="$BASE" AD="$AD" Q="$Q" N="$LINKS" OUT="$DATA/links.lua" UA="$UA" python3 - <<'PY'
-import os, re, html, urllib.request, concurrent.futures
-base, ad, q, n, ua = os.environ["BASE"], os.environ["AD"], os.environ["Q"], int(os.environ["N"]), os.environ["UA"]
-def one(i):
-    req = urllib.request.Request(f"{base}/v1/adrequest?account=demo-alpha&ad={ad}&{q}&format=preroll&rt=vast_3_0&rnd={i}&seed={i}", headers={"User-Agent": ua})
-    doc = urllib.request.urlopen(req).read().decode()
-    m = re.search(r"<Impression[^>]*>(?:<!\[CDATA\[)?([^<\]]+)", doc)
-    return html.unescape(m.group(1)).replace(base, "") if m else None
-with concurrent.futures.ThreadPoolExecutor(8) as ex:
-    links = [l for l in ex.map(one, range(n)) if l]
-with open(os.environ["OUT"], "w") as f:
-    f.write("local links = {\n" + ",\n".join('"%s"' % l for l in links) + "}\nlocal i = 0\n")
-    f.write('wrk.headers["User-Agent"] = "%s"\n' % ua)
-    f.write("function request() i = i % #links + 1; return wrk.format('GET', links[i]) end\n")
-    f.write("function done(s, l, r) io.write(string.format('RESULT rate_per_s=%.0f errors=%d p50_ms=%.2f p99_ms=%.2f\\n', s.requests / (s.duration / 1e6), s.errors.status + s.errors.timeout + s.errors.connect, l:percentile(50) / 1000, l:percentile(99) / 1000)) end\n")
-print(len(links), "links")
-if not links:
-    raise SystemExit("no impression link in the answers")
-PY
+  impression_links "$BASE" "$LINKS" "$DATA/links.lua" "$UA"
   local COUNT0 START TR
   COUNT0=$(curl -sf -H "x-o-api-key: $KEY" "$BASE/v3/ads/$AD?embed=metrics" | python3 -c 'import json,sys; print(json.load(sys.stdin)["metrics"].get("impression", 0))')
   START=$(date +%s.%N)
