@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-2}
-LINKS=${LINKS:-60000}
+LINKS=${LINKS:-100000}
 PROFILE=${PROFILE:-release-speed}
 command -v wrk > /dev/null || { apt-get install -y -q wrk > /dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 1; }; }
 if [ -n "${SMOKE:-}" ]; then PROFILE=dev DURATION=1 LINKS=300 CONNECTIONS=4; fi
