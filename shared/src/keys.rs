@@ -10,8 +10,36 @@ pub fn api_key(hash: &str) -> Key {
 pub fn account_keys(a: &str) -> String {
     format!("A#{a}#KEYS")
 }
+/// The account record, in a partition of its own: `A#<a>` would prefix every partition
+/// of the account, so no IAM `LeadingKeys` pattern could grant it alone
+/// (docs/people-and-roles.md, "Keys").
 pub fn account(a: &str) -> Key {
+    Key::new(format!("ACCOUNT#{a}"), "ACCOUNT")
+}
+/// Where the account record was kept before (`admin migrate-identity` moves it).
+pub fn legacy_account(a: &str) -> Key {
     Key::new(format!("A#{a}"), "ACCOUNT")
+}
+/// The account's directory of API keys and users (`repo::access`).
+pub fn access(a: &str) -> Key {
+    Key::new(partition(a, "ACCESS"), "ACCESS")
+}
+/// When a key was last used (the hour), apart from the key's record: the functions that
+/// authenticate write this, never the key records (docs/people-and-roles.md).
+pub fn key_use(hash: &str) -> Key {
+    Key::new(format!("KEYUSE#{hash}"), "USE")
+}
+/// The accounts with a user of this (lowercased) email: the sign-in form names none.
+pub fn email(e: &str) -> Key {
+    Key::new(format!("EMAIL#{e}"), "EMAIL")
+}
+/// A console session, by the SHA-256 of its cookie.
+pub fn session(hash: &str) -> Key {
+    Key::new(format!("SESSION#{hash}"), "SESSION")
+}
+/// The failed sign-ins of one email (by its SHA-256) in an account.
+pub fn sign_in_failures(a: &str, email_hash: &str) -> Key {
+    Key::new(partition(a, "SIGNIN"), email_hash.to_string())
 }
 /// What every partition of an account's records starts with (`A#<a>#`).
 pub fn account_prefix(a: &str) -> String {

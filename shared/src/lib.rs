@@ -26,6 +26,7 @@ pub mod local_server;
 pub mod media;
 pub mod model;
 pub mod openapi;
+pub mod passwords;
 pub mod queue;
 pub mod rate_limit;
 pub mod repo;

@@ -7,6 +7,7 @@
 //! Usage: local-server [--port N] [--seed FILE]   (env: PORT, SEED_FILE, STORE, DATA_DIR,
 //! TABLE_NAME, CREATE_TABLE, AWS_ENDPOINT_URL, SEED_DEMO)
 
+use crate::model::access::Role;
 use std::net::SocketAddr;
 
 use crate::seed::{self, SeedFile};
@@ -25,6 +26,28 @@ pub async fn main() {
         eprintln!("local-server: {e}");
         std::process::exit(1);
     }
+}
+
+/// The demo accounts' console users, a TRAFFICKER and a VIEWER each, made on the first
+/// start (their passwords are public, like the demo keys): (account, email, role, password).
+async fn demo_users(state: &crate::state::AppState, seeded: &[seed::Seeded]) -> Result<Vec<(String, String, Role, String)>, String> {
+    let mut out = Vec::new();
+    for s in seeded {
+        let account = crate::ids::AccountId::from(s.account_id.as_str());
+        let existing = crate::usecases::access::list_users(state, &account).await.map_err(|e| e.to_string())?;
+        for role in [Role::Trafficker, Role::Viewer] {
+            let who = role.as_str().to_lowercase();
+            let email = format!("{who}@{}.example", s.account_id);
+            let password = format!("{}-{who}-demo", s.account_id);
+            if !existing.iter().any(|u| u.email == email) {
+                let name = format!("Demo {who}");
+                let input = crate::model::access::NewUser { email: email.clone(), name, role, password: password.clone() };
+                crate::usecases::access::create_user(state, &account, input).await.map_err(|e| e.to_string())?;
+            }
+            out.push((s.account_id.clone(), email, role, password));
+        }
+    }
+    Ok(out)
 }
 
 /// Runs the server until Ctrl-C.
@@ -59,6 +82,10 @@ pub async fn run() -> Result<(), String> {
     }
     let (state, workers) = crate::assemble::local(&cfg, &settings).await?;
     let seeded = seed::apply(state.store.as_ref(), &seed_file).await?;
+    for s in &seeded {
+        crate::repo::accounts::migrate(state.store.as_ref(), &s.account_id).await.map_err(|e| e.to_string())?;
+    }
+    let demo_users = if seed_text == seed::DEMO_SEED { demo_users(&state, &seeded).await? } else { Vec::new() };
     // The workers (asset downloads, ...) run in this process.
     workers.start(state.clone());
     let (blobs_kind, queue_kind) = (state.blobs.kind(), state.queue.kind());
@@ -76,6 +103,10 @@ pub async fn run() -> Result<(), String> {
             println!("  account {:<12} {:<26} x-o-api-key: {k}", s.account_id, s.name);
         }
     }
+    for (account, email, role, password) in &demo_users {
+        println!("  console user {email} ({}) in {account} password: {password}", role.as_str());
+    }
+    println!("The console: http://{addr}/console/ (sign in as a console user above)");
     println!("The API reference: http://{addr}/docs (the OpenAPI document: http://{addr}/openapi.json)");
     println!(
         "Try: curl -H 'x-o-api-key: {}' http://{addr}/api/1.0/client",

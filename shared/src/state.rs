@@ -42,6 +42,8 @@ pub struct Parts {
     pub media: Arc<dyn crate::media::engine::MediaEngine>,
     pub settings: Arc<Settings>,
     pub(crate) auth_cache: Arc<AuthCache>,
+    /// The hour each key's use was last noted by this process (`lastUsed`).
+    pub(crate) key_use_noted: Arc<TtlCache<String, i64>>,
     /// Compiled delivery snapshots of the accounts this process serves.
     pub delivery: Arc<crate::caches::snapshots::DeliveryCache>,
     /// When the current invocation is stopped (a Lambda's deadline): long jobs end their
@@ -80,7 +82,8 @@ impl AppState {
             clock: Arc::new(SystemClock),
             media: Arc::new(crate::media::engine::NoMedia),
             settings: Arc::new(Settings::default()),
-            auth_cache: Arc::new(AuthCache::new(Duration::from_secs(30), AUTH_CACHE_KEYS)),
+            auth_cache: Arc::new(AuthCache::new(crate::api::auth::AUTH_CACHE_TTL, AUTH_CACHE_KEYS)),
+            key_use_noted: Arc::new(TtlCache::new(Duration::from_secs(3600), AUTH_CACHE_KEYS)),
             delivery: Arc::new(crate::caches::snapshots::DeliveryCache::default()),
             deadline: None,
             samples: Arc::default(),
@@ -170,9 +173,9 @@ impl AppState {
     }
 }
 
-/// Resolved keys, kept briefly so a request does not pay two reads for authentication.
-/// The account of an API key, and the key's label (its name in change history).
-pub(crate) type KeyOwner = (Account, Option<String>);
+/// Resolved keys and sessions, kept briefly (`api::auth::AUTH_CACHE_TTL`) so a request
+/// does not pay two reads for authentication: the account and who calls.
+pub(crate) type KeyOwner = (Account, crate::api::auth::Principal);
 
 /// API keys whose owner a process holds at most (then the oldest resolved goes).
 pub(crate) const AUTH_CACHE_KEYS: usize = 10_000;

@@ -156,14 +156,14 @@ both_stores! {
         r.expect(200);
         assert!(r.header("content-type").unwrap_or("").starts_with("text/csv"));
         let mut lines = r.body.lines();
-        assert_eq!(lines.next(), Some("id,at,requestId,keyId,keyName,kind,recordId,operation,path,old,new"));
+        assert_eq!(lines.next(), Some("id,at,requestId,keyId,keyName,kind,recordId,operation,path,old,new,actorKind,actorId,actorName"));
         assert!(lines.all(|l| l.contains(&format!(",campaign,{c},CREATE,"))), "{}", r.body);
         // A name a spreadsheet would run as a formula is written as text (a leading ').
         let adv = app.client("Adv", "ADVERTISER").await;
         let f = app.campaign("=HYPERLINK(\"http://x.example\",\"y\")", &adv).await;
         let r = app.send_with_headers("GET", &format!("/v1/changes?recordId={f}&output=csv"), Some(&app.a.key), None, "", &[]).await;
         r.expect(200);
-        assert!(r.body.contains(",name,,\"'=HYPERLINK(\"\"http://x.example\"\",\"\"y\"\")\"\r\n"), "{}", r.body);
+        assert!(r.body.contains(",name,,\"'=HYPERLINK(\"\"http://x.example\"\",\"\"y\"\")\",KEY,"), "{}", r.body);
         assert!(!r.body.contains(",=HYPERLINK") && !r.body.contains(",\"=HYPERLINK"), "{}", r.body);
         // Another account sees none of it, and cannot revert it.
         let b = app.b.key.clone();

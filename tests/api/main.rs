@@ -38,6 +38,7 @@ mod openapi;
 mod outages;
 mod pace_reads;
 mod pacing;
+mod people;
 mod player_browser;
 mod policies;
 mod preview;

@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 
 use api_tests::serde_json::json;
 use api_tests::{both_stores, TestApp};
+use axum::http::Method;
+use shared::api::roles::required;
+use shared::model::access::Role;
 
 const MARK: &str = "SecretOfA";
 const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -41,6 +44,17 @@ async fn records_of_a(app: &TestApp) -> Vec<(&'static str, String)> {
     let r = app.upload_batch(&format!("providerId={}-ap-dmp", app.a.id), format!("{MARK}|age=18-24\n").into_bytes(), false).await;
     r.expect(202);
     let batch = r.json()["batchId"].as_str().unwrap().to_string();
+    let r = app
+        .post_json(
+            "/v1/users",
+            &json!({"email": "sweep@a.example", "name": format!("{MARK} user"), "role": "VIEWER", "password": "a long enough password"}),
+        )
+        .await;
+    r.expect(201);
+    let user = r.json()["id"].as_str().unwrap().to_string();
+    let r = app.post_json("/v1/api-keys", &json!({"name": format!("{MARK} key"), "role": "VIEWER"})).await;
+    r.expect(201);
+    let key = r.json()["id"].as_str().unwrap().to_string();
     let a = &app.a.id;
     vec![
         ("client", client),
@@ -52,6 +66,8 @@ async fn records_of_a(app: &TestApp) -> Vec<(&'static str, String)> {
         ("policy", policy),
         ("template", template),
         ("batch", batch),
+        ("user", user),
+        ("apiKey", key),
         ("provider", format!("{a}-ap-dmp")),
         ("category", format!("{a}-cat-sports")),
         ("partner", format!("{a}-cp-studio")),
@@ -81,9 +97,19 @@ fn fill(pattern: &str, ids: &[(&str, String)]) -> Vec<String> {
 both_stores! {
     async fn no_route_lets_another_account_reach_a_record(app: TestApp) {
         let ids = records_of_a(&app).await;
+        // A's keys of the roles below ADMIN, for the role sweep.
+        let mut role_keys = Vec::new();
+        for role in [Role::Viewer, Role::Trafficker] {
+            let r = app.post_json("/v1/api-keys", &json!({"name": format!("sweep {}", role.as_str()), "role": role.as_str()})).await;
+            r.expect(201);
+            role_keys.push((role, r.json()["key"].as_str().unwrap().to_string()));
+        }
         let mut patterns: Vec<&'static str> = Vec::new();
-        for (_, group) in shared::api::groups::ALL {
-            patterns.extend(group().paths);
+        for (name, group) in shared::api::groups::ALL {
+            // The console's pages are a person's, signed in with a session (tests/api/people.rs).
+            if *name != "console" {
+                patterns.extend(group().paths);
+            }
         }
         assert!(patterns.len() >= 40, "the route table lists {} paths", patterns.len());
         // What A sees of every concrete path, before.
@@ -130,10 +156,55 @@ both_stores! {
                 assert!(!(200..300).contains(&r.status), "{m} {path} as B: {} {}", r.status, r.body);
             }
         }
-        // Nothing of A's changed.
-        for (path, body) in &before {
-            assert_eq!(&app.get(path).await.body, body, "A's {path} changed");
+        // Roles (docs/people-and-roles.md): A's own VIEWER and TRAFFICKER keys try every write
+        // of every route their role does not allow: each is 403 Forbidden (or 405: no such
+        // method there), naming the role it needs, and nothing of A's changes (below).
+        let mut role_attempts = Vec::new();
+        for (role, key) in &role_keys {
+            let (role, key) = (*role, key.clone());
+            for (pattern, path) in &concrete {
+                let ct = if path.starts_with("/api/1.0") { "application/xml" } else { "application/json" };
+                for m in ["POST", "PUT", "PATCH", "DELETE"] {
+                    let needed = required(&Method::from_bytes(m.as_bytes()).unwrap(), pattern);
+                    if !role.allows(needed) {
+                        role_attempts.push((role, needed, key.clone(), m, path.clone(), ct, before.get(path).cloned().unwrap_or_default()));
+                    }
+                }
+            }
         }
-        eprintln!("tenant sweep: {} route patterns, {} concrete paths, {tried} requests as B", patterns.len(), concrete.len());
+        let refused = role_attempts.len();
+        assert!(refused >= 100, "{refused} writes outside a role");
+        let answers: Vec<_> = futures_util::stream::iter(role_attempts)
+            .map(|(role, needed, key, m, path, ct, body)| async move {
+                (role, needed, m, path.clone(), app_ref.send(m, &path, Some(&key), Some(ct), &body).await)
+            })
+            .buffer_unordered(16)
+            .collect()
+            .await;
+        let mut forbidden = 0;
+        for (role, needed, m, path, r) in answers {
+            if r.status == 405 {
+                continue;
+            }
+            assert_eq!(r.status, 403, "{m} {path} as {}: {}", role.as_str(), r.body);
+            assert!(r.body.contains("Forbidden") && r.body.contains(needed.as_str()), "{m} {path} as {}: {}", role.as_str(), r.body);
+            forbidden += 1;
+        }
+        assert!(forbidden >= 50, "{forbidden} writes refused for their role");
+        // Nothing of A's changed.
+        // (A key's `lastUsed` moves when the key is used: that is no change of A's.)
+        let unused = |body: &str| -> String {
+            let mut v: serde_json::Value = serde_json::from_str(body).unwrap_or(serde_json::Value::String(body.to_string()));
+            if let Some(keys) = v.get_mut("apiKeys").and_then(|k| k.as_array_mut()) {
+                keys.iter_mut().filter_map(|k| k.as_object_mut()).for_each(|k| {
+                    k.remove("lastUsed");
+                });
+            }
+            v.to_string()
+        };
+        for (path, body) in &before {
+            assert_eq!(unused(&app.get(path).await.body), unused(body), "A's {path} changed");
+        }
+        eprintln!("tenant sweep: {} route patterns, {} concrete paths, {tried} requests as B, {forbidden} of {refused} writes outside a role refused with 403 (the rest 405)", patterns.len(), concrete.len());
     }
 }

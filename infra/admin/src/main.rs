@@ -5,8 +5,16 @@
 //!                                     (--dry-run: what it would create or change; writes nothing)
 //!   admin export <account-id> [file.json]  the account's settings and reference data as a
 //!                                     seed file (stdout without a file); keys are not exported
-//!   admin create-key <account-id> [label]   a new key for an existing account; printed once
-//!   admin list-keys <account-id>      the account's keys: fingerprint, label, created
+//!   admin create-key <account-id> [name] [--role VIEWER|TRAFFICKER|ADMIN]
+//!                                     a new key (ADMIN by default) for an existing account; printed once
+//!   admin list-keys <account-id>      the account's keys: fingerprint, role, name, created, last used
+//!   admin create-user <account-id> <email> [name] [--role R]
+//!                                     a console user (ADMIN by default); the password from PASSWORD,
+//!                                     or made and printed once
+//!   admin list-users <account-id>     the account's users: id, email, role, state, name
+//!   admin disable-user <account-id> <email|id>   their sessions end
+//!   admin migrate-identity <account-id>...  account records to their own partition, keys into
+//!                                     the account's directory (before deploying scoped reads)
 //!   admin revoke-key <account-id> <fingerprint|key>
 //!   admin rotate-key <account-id> <fingerprint|key>   a new key (printed once), the old one revoked
 //!   admin create-table                create the DynamoDB table (emulators; SAM owns it on AWS)
@@ -27,6 +35,8 @@
 //! The store comes from the environment: STORE (embedded|dynamodb), DATA_DIR, TABLE_NAME,
 //! AWS_ENDPOINT_URL.
 
+mod people;
+
 use shared::seed::{self, SeedFile};
 use shared::settings::StoreConfig;
 use shared::store::Store;
@@ -40,7 +50,7 @@ async fn main() {
     }
 }
 
-const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account-id> [file.json] | create-key <account-id> [label] | list-keys <account-id> | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed] [--archived <n>] | reindex <account-id> | dead-letters|redrive|drop-dead-letters <queue> | rules-table";
+const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account-id> [file.json] | create-key <account-id> [name] [--role R] | list-keys <account-id> | create-user <account-id> <email> [name] [--role R] | list-users <account-id> | disable-user <account-id> <email|id> | migrate-identity <account-id>... | revoke-key <account-id> <fingerprint> | rotate-key <account-id> <fingerprint> | create-table | record-metrics <account-id> <ad-id> <counter>=<n>... | seed-synthetic <account-id> <goals> <ads> [seed] [--archived <n>] | reindex <account-id> | dead-letters|redrive|drop-dead-letters <queue> | rules-table";
 
 async fn run(args: &[String]) -> Result<(), String> {
     let cmd = args.first().ok_or(USAGE)?;
@@ -114,9 +124,16 @@ async fn run(args: &[String]) -> Result<(), String> {
             Ok(())
         }
         "create-key" | "list-keys" | "revoke-key" | "rotate-key" => {
-            let account = args.get(1).ok_or(USAGE)?;
-            let store = shared::assemble::open_store(&cfg).await?;
-            keys(store.as_ref(), cmd, account, args.get(2).map(String::as_str)).await
+            people::keys(shared::assemble::open_store(&cfg).await?, cmd, &args[1..], USAGE).await
+        }
+        "create-user" | "list-users" | "disable-user" => {
+            people::users(shared::assemble::open_store(&cfg).await?, cmd, &args[1..], USAGE).await
+        }
+        "migrate-identity" => {
+            if args.len() < 2 {
+                return Err(USAGE.into());
+            }
+            people::migrate(shared::assemble::open_store(&cfg).await?, &args[1..]).await
         }
         "create-table" => match cfg {
             StoreConfig::DynamoDb { table, .. } => {
@@ -265,30 +282,5 @@ async fn record_metrics(store: &dyn Store, account: &str, ad_id: &str, pairs: &[
     let path = shared::repo::metrics::AdPath { campaign: goal.campaign_id.clone(), goal: goal.id.clone(), ad: ad.id.clone() };
     shared::repo::metrics::record(store, account, &path, &deltas).await.map_err(|e| e.to_string())?;
     eprintln!("recorded {} counter(s) for ad {ad_id} (goal {}, campaign {})", deltas.len(), goal.id, goal.campaign_id);
-    Ok(())
-}
-
-/// The key lifecycle (shared::repo::accounts): a new key is printed once, on stdout alone.
-async fn keys(store: &dyn Store, cmd: &str, account: &str, arg: Option<&str>) -> Result<(), String> {
-    use shared::repo::accounts as acc;
-    let now = chrono::Utc::now();
-    let e = |e: shared::repo::RepoError| e.to_string();
-    match cmd {
-        "create-key" => println!("{}", acc::create_key(store, account, arg.map(str::to_string), now).await.map_err(e)?),
-        "list-keys" => {
-            for k in acc::list_keys(store, account).await.map_err(e)? {
-                let created = k.created.map(|c| c.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_else(|| "-".into());
-                println!("{}\t{}\t{created}", k.fingerprint, k.label.as_deref().unwrap_or("-"));
-            }
-        }
-        "revoke-key" => {
-            acc::revoke_key(store, account, arg.ok_or(USAGE)?).await.map_err(e)?;
-            eprintln!("revoked (warm functions may accept it for up to 30 s more)");
-        }
-        _ => {
-            println!("{}", acc::rotate_key(store, account, arg.ok_or(USAGE)?, now).await.map_err(e)?);
-            eprintln!("rotated: the old key is revoked (warm functions may accept it for up to 30 s more)");
-        }
-    }
     Ok(())
 }

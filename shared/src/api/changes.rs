@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::api::error::{AppError, AppResult, FieldError};
 use crate::api::queries::params::Params;
 use crate::api::Auth;
+use crate::model::access::ActorKind;
 use crate::model::change::{Change, KINDS};
 use crate::repo::changes::{Filter, MAX_PAGE};
 use crate::rule::Rule;
@@ -38,7 +39,7 @@ pub struct ChangeList {
     pub next: Option<String>,
 }
 
-const PARAMS: &[&str] = &["recordId", "kind", "since", "until", "keyId", "after", "limit", "output"];
+pub const PARAMS: &[&str] = &["recordId", "kind", "since", "until", "keyId", "actorId", "after", "limit", "output"];
 const DEFAULT_PAGE: usize = 50;
 
 fn time(p: &mut Params, name: &str) -> Option<DateTime<Utc>> {
@@ -60,18 +61,19 @@ fn time(p: &mut Params, name: &str) -> Option<DateTime<Utc>> {
     description = "Every write of a campaign, goal (and their rules), ad, client, contact, targeting template, insertion policy, \
         asset, stitcher, demand partner or marketplace made through the API, newest first: who (the API key's fingerprint and \
         label, never the key), when, the request id, the operation and a field-level diff. Kept 400 days. A page filtered by \
-        `kind` or `keyId` reads at most 2,000 changes and may hold fewer than `limit`: continue with `next`.",
+        `kind`, `keyId` or `actorId` reads at most 2,000 changes and may hold fewer than `limit`: continue with `next`.",
     params(("recordId" = Option<String>, Query, description = "Only this record's changes"),
         ("kind" = Option<String>, Query, description = "Only this kind: campaign, goal, ad, client, contact, template, policy, asset, stitcher, demandPartner, marketplace"),
         ("since" = Option<String>, Query, description = "Only changes at or after this time (RFC 3339)"),
         ("until" = Option<String>, Query, description = "Only changes at or before this time (RFC 3339)"),
         ("keyId" = Option<String>, Query, description = "Only changes made with this key (its fingerprint, as `admin list-keys` shows it)"),
+        ("actorId" = Option<String>, Query, description = "Only changes made by this user (their id) or key (its id)"),
         ("after" = Option<String>, Query, description = "The `next` of the previous page"),
         ("limit" = Option<usize>, Query, description = "Changes a page, 1-200 (default 50)"),
         ("output" = Option<String>, Query, description = "json (default) or csv; `Accept: text/csv` also asks for CSV")),
     responses((status = 200, description = "A page of changes; CSV has one line a changed field",
-            content((ChangeList = "application/json", example = json!({"changes": [{"id": "1764149100000-001-3fa2c1d0", "at": "2026-11-26T09:25:00Z", "requestId": "c0ffee00-1111-4222-8333-444455556666", "keyId": "5e884898da28", "keyName": "trafficking", "kind": "goal", "recordId": "7d1c2f7e-4d0b-4b36-9c8e-2f1d3a4b5c6d", "operation": "UPDATE", "fields": [{"path": "end", "old": "2026-12-31T23:59:59Z", "new": "2027-01-31T23:59:59Z"}], "version": 4}]})),
-                (String = "text/csv", example = json!("id,at,requestId,keyId,keyName,kind,recordId,operation,path,old,new\r\n")))),
+            content((ChangeList = "application/json", example = json!({"changes": [{"id": "1764149100000-001-3fa2c1d0", "at": "2026-11-26T09:25:00Z", "requestId": "c0ffee00-1111-4222-8333-444455556666", "keyId": "5e884898da28", "keyName": "trafficking", "actor": {"kind": "KEY", "id": "5e884898da28", "name": "trafficking"}, "kind": "goal", "recordId": "7d1c2f7e-4d0b-4b36-9c8e-2f1d3a4b5c6d", "operation": "UPDATE", "fields": [{"path": "end", "old": "2026-12-31T23:59:59Z", "new": "2027-01-31T23:59:59Z"}], "version": 4}]})),
+                (String = "text/csv", example = json!("id,at,requestId,keyId,keyName,kind,recordId,operation,path,old,new,actorKind,actorId,actorName\r\n")))),
         (status = 400, description = "An unknown parameter or a bad value (the field and rule named)")))]
 async fn list(Within(st): Within, Auth(a): Auth, headers: HeaderMap, RawQuery(q): RawQuery) -> AppResult<Response> {
     let mut p = Params::new(q.as_deref(), PARAMS)?;
@@ -88,8 +90,14 @@ async fn list(Within(st): Within, Auth(a): Auth, headers: HeaderMap, RawQuery(q)
             DEFAULT_PAGE
         }
     };
-    let f =
-        Filter { record_id: p.one("recordId"), kind, key_id: p.one("keyId"), since: time(&mut p, "since"), until: time(&mut p, "until") };
+    let f = Filter {
+        record_id: p.one("recordId"),
+        kind,
+        key_id: p.one("keyId"),
+        actor_id: p.one("actorId"),
+        since: time(&mut p, "since"),
+        until: time(&mut p, "until"),
+    };
     let after = p.one("after");
     if after.as_deref().is_some_and(|a| !crate::ids::plausible_id(a)) {
         p.errors.push(FieldError::new("after", Rule::Format, "after is the `next` of a previous page"));
@@ -111,7 +119,23 @@ async fn list(Within(st): Within, Auth(a): Auth, headers: HeaderMap, RawQuery(q)
 /// One line a changed field (a change without fields: one line with an empty path).
 fn to_csv(list: &[Change]) -> AppResult<String> {
     let mut w = crate::api::csv_out::CsvOut::new();
-    w.row(["id", "at", "requestId", "keyId", "keyName", "kind", "recordId", "operation", "path", "old", "new"])?;
+    // The actor's columns come last: a client reading columns by position keeps working.
+    w.row([
+        "id",
+        "at",
+        "requestId",
+        "keyId",
+        "keyName",
+        "kind",
+        "recordId",
+        "operation",
+        "path",
+        "old",
+        "new",
+        "actorKind",
+        "actorId",
+        "actorName",
+    ])?;
     for c in list {
         let at = c.at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let head = [
@@ -124,6 +148,11 @@ fn to_csv(list: &[Change]) -> AppResult<String> {
             &c.record_id,
             c.operation.as_str(),
         ];
+        let actor = [
+            c.actor.as_ref().map_or("", |a| if a.kind == ActorKind::User { "USER" } else { "KEY" }),
+            c.actor.as_ref().map_or("", |a| a.id.as_str()),
+            c.actor.as_ref().map_or("", |a| a.name.as_str()),
+        ];
         let value = |v: &Option<serde_json::Value>, hidden: bool| match (v, hidden) {
             (_, true) => "(not shown)".to_string(),
             (Some(serde_json::Value::String(s)), _) => s.clone(),
@@ -131,12 +160,12 @@ fn to_csv(list: &[Change]) -> AppResult<String> {
             (None, _) => String::new(),
         };
         if c.fields.is_empty() {
-            w.row(head.iter().copied().chain(["", "", ""]))?;
+            w.row(head.iter().copied().chain(["", "", ""]).chain(actor))?;
         }
         for f in &c.fields {
             let hidden = f.write_only || f.omitted;
             let (old, new) = (value(&f.old, hidden), value(&f.new, hidden));
-            w.row(head.iter().copied().chain([f.path.as_str(), old.as_str(), new.as_str()]))?;
+            w.row(head.iter().copied().chain([f.path.as_str(), old.as_str(), new.as_str()]).chain(actor))?;
         }
     }
     w.finish()

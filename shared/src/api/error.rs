@@ -27,6 +27,8 @@ pub enum AppError {
     Malformed(String),
     Unauthorized(String),
     Forbidden(String),
+    /// 403 `Forbidden`: the caller's role does not allow the call (docs/people-and-roles.md).
+    RoleRequired(crate::model::access::Role),
     /// 404: `what` (e.g. `campaign`) with this id is not in the caller's account.
     NotFound {
         what: &'static str,
@@ -77,7 +79,7 @@ impl AppError {
         match self {
             AppError::Validation(_) | AppError::Malformed(_) => StatusCode::BAD_REQUEST,
             AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::Forbidden(_) | AppError::RoleRequired(_) => StatusCode::FORBIDDEN,
             AppError::NotFound { .. } | AppError::NoRoute(_) => StatusCode::NOT_FOUND,
             AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Conflict(_) => StatusCode::CONFLICT,
@@ -108,6 +110,7 @@ impl AppError {
             AppError::Malformed(m) => ("MalformedRequest", m.clone(), vec![]),
             AppError::Unauthorized(m) => ("Unauthorized", m.clone(), vec![]),
             AppError::Forbidden(m) => ("ForbiddenError", m.clone(), vec![]),
+            AppError::RoleRequired(r) => ("Forbidden", format!("this call needs the {} role (or one above it)", r.as_str()), vec![]),
             AppError::NotFound { what, id } => ("NotFound", format!("{what} {id} not found"), vec![]),
             AppError::NoRoute(p) => ("NotFound", format!("no resource at {p}"), vec![]),
             AppError::MethodNotAllowed => ("MethodNotAllowed", "method not allowed on this resource".into(), vec![]),

@@ -26,7 +26,7 @@ const KNOWN: &[(&str, &str, &[&str])] = &[
     ("POST", "/v1/audience/batch", &["providerId", "region"]),
     ("GET", "/v1/audience/batch", &["providerId", "pageSize", "pageNumber"]),
     ("POST", "/v1/audience/provider/batch", &["providerId", "region"]),
-    ("GET", "/v1/changes", &["recordId", "kind", "since", "until", "keyId", "after", "limit", "output"]),
+    ("GET", "/v1/changes", crate::api::changes::PARAMS),
 ];
 
 /// The interfaces this layer checks: the ad request, tracking links and previews take

@@ -2,6 +2,7 @@
 //! `extract`) and response helpers (`respond`) the handlers share. A handler imports what it
 //! uses by name.
 
+pub mod access;
 pub mod ads;
 pub mod assets;
 pub mod audience;
@@ -13,6 +14,7 @@ pub mod changes;
 pub mod client_addr;
 pub mod clients;
 mod collection;
+pub mod console;
 pub mod contacts;
 pub mod csv_out;
 pub mod demand;
@@ -30,6 +32,7 @@ pub mod preview;
 pub mod queries;
 pub mod reference;
 pub mod respond;
+pub mod roles;
 pub mod routes;
 pub mod rules;
 pub mod serving;

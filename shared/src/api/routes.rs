@@ -89,6 +89,14 @@ pub mod groups {
     pub fn tracking() -> Routes {
         serving::tracking_router()
     }
+    /// Users and API keys (JSON, ADMIN).
+    pub fn access() -> Routes {
+        crate::api::access::router()
+    }
+    /// The console's pages (HTML, a user's session).
+    pub fn console() -> Routes {
+        crate::api::console::router()
+    }
 
     /// A group's routes.
     pub type Group = fn() -> Routes;
@@ -113,6 +121,8 @@ pub mod groups {
         ("stitchers", stitchers),
         ("demand", demand),
         ("operations", operations),
+        ("access", access),
+        ("console", console),
     ];
 }
 
@@ -142,6 +152,7 @@ pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
         crate::api::bulk::Doc::openapi(),
         crate::api::preview::Doc::openapi(),
         crate::api::preview::PublicDoc::openapi(),
+        crate::api::access::Doc::openapi(),
     ]
 }
 

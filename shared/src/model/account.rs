@@ -207,4 +207,7 @@ pub struct KeyRecord {
     /// When the key was made (keys seeded before this field have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created: Option<chrono::DateTime<chrono::Utc>>,
+    /// What the key may do; keys made before roles are ADMIN (docs/people-and-roles.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<super::access::Role>,
 }

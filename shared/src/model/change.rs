@@ -89,6 +89,10 @@ pub struct Change {
     /// The API key's label, as the admin command or the seed file names it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_name: Option<String>,
+    /// Who made it: a user (their email) or an API key (its name). Changes made before
+    /// people existed have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<super::access::Actor>,
     /// campaign, goal, ad, client, contact, template, policy, asset, stitcher, demandPartner or marketplace.
     pub kind: String,
     /// The changed record's id (a rules change is its campaign's or goal's).

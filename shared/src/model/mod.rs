@@ -1,5 +1,6 @@
 //! Records, their rules, and their wire shapes.
 
+pub mod access;
 pub mod account;
 pub mod ad;
 pub mod ad_write;

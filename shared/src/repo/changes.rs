@@ -41,8 +41,7 @@ struct History {
 
 #[derive(Default)]
 struct WorkState {
-    key_id: Option<String>,
-    key_name: Option<String>,
+    actor: Option<crate::model::access::Actor>,
     seen: HashMap<Key, Item>,
     seq: u32,
     written: Vec<Change>,
@@ -62,12 +61,9 @@ impl Work {
         Arc::new(Work { history: None, state: Mutex::default() })
     }
 
-    /// The request's author, once its API key is known (`key_id`: the key's fingerprint).
-    pub fn set_author(&self, key_id: &str, key_name: Option<&str>) {
-        self.with_state(|s| {
-            s.key_id = Some(key_id.to_string());
-            s.key_name = key_name.map(str::to_string);
-        });
+    /// The request's author, once its key or session is known.
+    pub fn set_actor(&self, actor: crate::model::access::Actor) {
+        self.with_state(|s| s.actor = Some(actor));
     }
 
     /// The changes its writes made so far (a write that failed takes its own back).
@@ -238,12 +234,17 @@ fn item(w: &Work, subject: &Subject, m: change::Moved, version: Option<u64>) -> 
     let account = match subject {
         Subject::Record { account, .. } | Subject::Rules { account, .. } | Subject::Collection { account, .. } => account,
     };
-    let (key_id, key_name, seq) = w
+    let (actor, seq) = w
         .with_state(|s| {
             s.seq += 1;
-            (s.key_id.clone(), s.key_name.clone(), s.seq)
+            (s.actor.clone(), s.seq)
         })
         .unwrap_or_default();
+    // Keys keep `keyId`/`keyName` (clients read them); a user is named by `actor` alone.
+    let (key_id, key_name) = match &actor {
+        Some(a) if a.kind == crate::model::access::ActorKind::Key => (Some(a.id.clone()), Some(a.name.clone())),
+        _ => (None, None),
+    };
     // Time, then this process's sequence (changes within one millisecond keep their order),
     // then randomness (other processes).
     let order = ORDER.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 1_000_000;
@@ -259,6 +260,7 @@ fn item(w: &Work, subject: &Subject, m: change::Moved, version: Option<u64>) -> 
         request_id: h.request_id.clone(),
         key_id,
         key_name,
+        actor,
         kind: m.kind.to_string(),
         record_id: m.record_id.clone(),
         operation: m.operation,
@@ -332,6 +334,8 @@ pub struct Filter {
     pub record_id: Option<String>,
     pub kind: Option<String>,
     pub key_id: Option<String>,
+    /// Who made the change: a user's id or a key's id.
+    pub actor_id: Option<String>,
     pub since: Option<DateTime<Utc>>,
     pub until: Option<DateTime<Utc>>,
 }
@@ -353,11 +357,14 @@ pub async fn list(
     let mut cursor =
         after.map(|a| Cursor { pk: partition(account), sk: a.to_string(), index_key: index_pk.clone().map(|p| (p, a.to_string())) });
     let (mut out, mut scanned) = (Vec::new(), 0usize);
-    let wanted =
-        |c: &Change| f.kind.as_ref().is_none_or(|k| &c.kind == k) && f.key_id.as_ref().is_none_or(|k| c.key_id.as_ref() == Some(k));
+    let wanted = |c: &Change| {
+        f.kind.as_ref().is_none_or(|k| &c.kind == k)
+            && f.key_id.as_ref().is_none_or(|k| c.key_id.as_ref() == Some(k))
+            && f.actor_id.as_ref().is_none_or(|a| c.actor.as_ref().is_some_and(|x| &x.id == a))
+    };
     loop {
         // A filtered page reads ahead (most items may not match); an unfiltered one reads what it shows.
-        let filtered = f.kind.is_some() || f.key_id.is_some();
+        let filtered = f.kind.is_some() || f.key_id.is_some() || f.actor_id.is_some();
         let want = if filtered { MAX_PAGE } else { limit - out.len() }.min(MAX_SCANNED - scanned).max(1);
         let q = Query { sk: SkCond::Between(lo.clone(), hi.clone()), ..base.clone() }.backward().limit(want).after(cursor.clone());
         let page = store.query(q).await?;

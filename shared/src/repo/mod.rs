@@ -10,6 +10,7 @@ use crate::cause::Cause;
 use crate::store::{Item, Key, Store};
 pub use error::{RepoError, RepoResult};
 
+pub mod access;
 pub mod accounts;
 pub mod ads;
 pub mod assets;
@@ -41,6 +42,7 @@ pub mod reports;
 pub mod revert;
 pub mod rules;
 pub mod secrets;
+pub mod sessions;
 pub mod snapshot_load;
 pub mod stitchers;
 pub mod templates;

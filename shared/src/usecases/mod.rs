@@ -4,6 +4,7 @@
 //! (`workers/`) only translate: wire → command → use case → wire (or SQS settle).
 //! Nothing here knows HTTP beyond the error type, or SQS beyond `jobs/`.
 
+pub mod access;
 pub mod ad_request;
 pub mod ads;
 pub mod asset_jobs;
@@ -35,6 +36,7 @@ pub mod preview;
 pub mod reference;
 pub mod reports;
 pub mod rules;
+pub mod sign_in;
 pub mod stitchers;
 pub mod templates;
 pub mod tracking;

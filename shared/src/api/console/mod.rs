@@ -1,0 +1,177 @@
+//! The console (docs/console.md): server-rendered pages over the same use cases as the
+//! API, signed in with a user's session (docs/people-and-roles.md, "Sessions"). Every page
+//! answers with a strict CSP (`default-src 'self'`, no inline script or style,
+//! `frame-ancestors 'none'`); every POST carries the form's `csrf` token and a same-origin
+//! `Origin`.
+
+mod page;
+mod session;
+
+use axum::extract::Form;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use maud::html;
+
+use crate::api::auth::{same_origin, SESSION_COOKIE};
+use crate::api::Within;
+use crate::usecases::sign_in::{sign_in as start, sign_out as end, SignIn};
+pub use session::ConsoleUser;
+
+/// The cookie of the sign-in form's token (double submit: the form carries the same).
+pub const CSRF_COOKIE: &str = "o_csrf";
+
+pub fn router() -> super::Routes {
+    super::Routes::new()
+        .route("/console", get(|| async { redirect("/console/") }))
+        .route("/console/", get(home))
+        .route("/console/sign-in", get(sign_in_page).post(sign_in))
+        .route("/console/sign-out", post(sign_out))
+        .route("/console/console.css", get(page::stylesheet))
+}
+
+/// A 303 to `to` (post, redirect, get).
+pub fn redirect(to: &str) -> Response {
+    let mut r = StatusCode::SEE_OTHER.into_response();
+    if let Ok(v) = HeaderValue::from_str(to) {
+        r.headers_mut().insert(header::LOCATION, v);
+    }
+    r
+}
+
+/// Whether the request came over HTTPS (API Gateway, a proxy, or the browser's Origin).
+fn https(headers: &HeaderMap) -> bool {
+    headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).is_some_and(|p| p.eq_ignore_ascii_case("https"))
+        || headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()).is_some_and(|o| o.starts_with("https://"))
+}
+
+/// A `Set-Cookie` value: HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS.
+fn set_cookie(headers: &HeaderMap, name: &str, value: &str, max_age: i64) -> String {
+    let secure = if https(headers) { "; Secure" } else { "" };
+    format!("{name}={value}; HttpOnly; SameSite=Lax; Path=/; Max-Age={max_age}{secure}")
+}
+
+async fn home(Within(st): Within, user: Option<ConsoleUser>) -> Response {
+    let Some(user) = user else { return redirect("/console/sign-in") };
+    page::page(
+        "Home",
+        Some(&user),
+        html! {
+            h1 { "Signed in" }
+            p { "You are signed in as " strong { (user.email) } " (" (user.role.as_str()) ") in account " (user.account.name) "." }
+        },
+    )
+    .with_state(&st)
+}
+
+async fn sign_in_page(headers: HeaderMap) -> Response {
+    let (token, fresh) = match crate::api::auth::cookie(&headers, CSRF_COOKIE).filter(|t| t.len() == 64) {
+        Some(t) => (t, false),
+        None => (crate::usecases::sign_in::token(), true),
+    };
+    let mut res = sign_in_form(&token, "", None, StatusCode::OK);
+    if fresh {
+        if let Ok(v) = HeaderValue::from_str(&set_cookie(&headers, CSRF_COOKIE, &token, 3600)) {
+            res.headers_mut().append(header::SET_COOKIE, v);
+        }
+    }
+    res
+}
+
+fn sign_in_form(csrf: &str, email: &str, error: Option<&str>, status: StatusCode) -> Response {
+    let mut res = page::page(
+        "Sign in",
+        None,
+        html! {
+            h1 { "Sign in" }
+            @if let Some(e) = error { p.error role="alert" { (e) } }
+            form method="post" action="/console/sign-in" {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="email" { "Email" }
+                input #email type="email" name="email" autocomplete="username" required value=(email);
+                label for="password" { "Password" }
+                input #password type="password" name="password" autocomplete="current-password" required;
+                button type="submit" { "Sign in" }
+            }
+        },
+    )
+    .into_response();
+    *res.status_mut() = status;
+    res
+}
+
+#[derive(serde::Deserialize)]
+struct SignInForm {
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// Whether the form's token is the cookie's (constant time).
+fn token_matches(form: &str, expected: &str) -> bool {
+    use subtle::ConstantTimeEq;
+    !expected.is_empty() && form.len() == expected.len() && bool::from(form.as_bytes().ct_eq(expected.as_bytes()))
+}
+
+async fn sign_in(Within(st): Within, headers: HeaderMap, Form(f): Form<SignInForm>) -> Response {
+    let cookie = crate::api::auth::cookie(&headers, CSRF_COOKIE).unwrap_or_default();
+    if !same_origin(&headers) || !token_matches(&f.csrf, &cookie) {
+        return page::forbidden("The form was not sent from this site's sign-in page: open the sign-in page and try again.");
+    }
+    let email = f.email.trim().chars().take(crate::model::access::EMAIL_MAX).collect::<String>();
+    if f.password.chars().count() > crate::model::access::PASSWORD_MAX {
+        return sign_in_form(&cookie, &email, Some("Email or password is wrong."), StatusCode::UNAUTHORIZED);
+    }
+    match start(&st, &email, &f.password).await {
+        Ok(SignIn::Started { token, .. }) => {
+            let mut res = redirect("/console/");
+            let max_age = crate::repo::sessions::MAX_AGE.num_seconds();
+            if let Ok(v) = HeaderValue::from_str(&set_cookie(&headers, SESSION_COOKIE, &token, max_age)) {
+                res.headers_mut().append(header::SET_COOKIE, v);
+            }
+            res
+        }
+        Ok(SignIn::Refused) => sign_in_form(&cookie, &email, Some("Email or password is wrong."), StatusCode::UNAUTHORIZED),
+        Ok(SignIn::Throttled { until }) => {
+            let wait = (until - st.clock.now()).num_seconds().max(1);
+            let mut res = sign_in_form(
+                &cookie,
+                &email,
+                Some(&format!("Too many failed sign-ins for this email: try again in {} minutes.", (wait + 59) / 60)),
+                StatusCode::TOO_MANY_REQUESTS,
+            );
+            if let Ok(v) = HeaderValue::from_str(&wait.to_string()) {
+                res.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            res
+        }
+        Err(e) => crate::api::error::AppError::from(e).into_response(),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct CsrfForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+async fn sign_out(Within(st): Within, headers: HeaderMap, user: Option<ConsoleUser>, Form(f): Form<CsrfForm>) -> Response {
+    let Some(user) = user else { return redirect("/console/sign-in") };
+    if !same_origin(&headers) || !token_matches(&f.csrf, &user.csrf) {
+        return page::forbidden("The form was not sent from this site: reload the page and try again.");
+    }
+    if let Some(token) = crate::api::auth::cookie(&headers, SESSION_COOKIE) {
+        if let Err(e) = end(&st, &token).await {
+            return crate::api::error::AppError::from(e).into_response();
+        }
+        crate::api::auth::forget_session(&st, &crate::ids::hash_key(&token));
+    }
+    let mut res = redirect("/console/sign-in");
+    if let Ok(v) = HeaderValue::from_str(&set_cookie(&headers, SESSION_COOKIE, "", 0)) {
+        res.headers_mut().append(header::SET_COOKIE, v);
+    }
+    res
+}

@@ -1,0 +1,339 @@
+//! People, API keys and roles (docs/people-and-roles.md): the closed set of roles, the
+//! account's directory of keys and users (one versioned record), the bodies of
+//! `/v1/users` and `/v1/api-keys`, and their rules.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::domain_error::{DomainError, FieldError};
+use crate::json::Ignored;
+use crate::rule::Rule;
+
+/// API keys an account has at most.
+pub const MAX_KEYS: usize = 100;
+/// Users an account has at most.
+pub const MAX_USERS: usize = 200;
+/// Sessions a user has at most (the next sign-in ends the oldest).
+pub const MAX_SESSIONS: usize = 10;
+/// Accounts one email may have a user in.
+pub const MAX_ACCOUNTS_PER_EMAIL: usize = 10;
+/// A password's length, characters.
+pub const PASSWORD_MIN: usize = 12;
+pub const PASSWORD_MAX: usize = 128;
+/// An email's length (RFC 5321's path limit).
+pub const EMAIL_MAX: usize = 254;
+/// A user's or key's name, characters.
+pub const NAME_MAX: usize = 100;
+
+/// A role: what a key or a user may do. Ordered: each includes the ones before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Role {
+    /// Every read, report, forecast, inspector and preview.
+    Viewer,
+    /// VIEWER plus writes to campaigns, goals, ads and the rest of the trafficking records.
+    Trafficker,
+    /// TRAFFICKER plus users, API keys, demand partners, marketplaces and stitchers.
+    Admin,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::Viewer, Role::Trafficker, Role::Admin];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Viewer => "VIEWER",
+            Role::Trafficker => "TRAFFICKER",
+            Role::Admin => "ADMIN",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+    /// Whether this role may do what `needed` may.
+    pub fn allows(self, needed: Role) -> bool {
+        self >= needed
+    }
+}
+
+/// Stored keys and users made before roles existed are ADMIN.
+fn admin() -> Role {
+    Role::Admin
+}
+
+/// Who made a change or a request: a user or an API key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Actor {
+    pub kind: ActorKind,
+    /// The user's id, or the key's id (its fingerprint).
+    pub id: String,
+    /// The user's email, or the key's name.
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ActorKind {
+    User,
+    Key,
+}
+
+/// An API key in the account's directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyEntry {
+    /// The key's fingerprint (the first 12 hex characters of its SHA-256).
+    pub id: String,
+    pub name: String,
+    #[serde(default = "admin")]
+    pub role: Role,
+    pub created: DateTime<Utc>,
+    /// The key's SHA-256 (its record's partition), never shown.
+    pub hash: String,
+}
+
+/// A user in the account's directory, with their password's hash and session ids (the
+/// SHA-256 of each cookie), oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserEntry {
+    pub id: String,
+    /// Lowercased.
+    pub email: String,
+    pub name: String,
+    pub role: Role,
+    pub disabled: bool,
+    pub password_hash: String,
+    #[serde(default)]
+    pub sessions: Vec<String>,
+    pub version: u64,
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+}
+
+/// The account's keys and users: one record, so every rule across them (bounds, one email
+/// each, at least one ADMIN) is checked against what is stored, in one conditional write.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Directory {
+    #[serde(default)]
+    pub keys: Vec<KeyEntry>,
+    #[serde(default)]
+    pub users: Vec<UserEntry>,
+}
+
+impl Directory {
+    /// Whether an enabled ADMIN user or an ADMIN key remains.
+    pub fn has_admin(&self) -> bool {
+        self.keys.iter().any(|k| k.role == Role::Admin) || self.users.iter().any(|u| u.role == Role::Admin && !u.disabled)
+    }
+
+    /// Refuses a directory with no ADMIN left (409), when `before` had one.
+    pub fn keeps_an_admin(&self, before: &Directory) -> Result<(), DomainError> {
+        if before.has_admin() && !self.has_admin() {
+            return Err(DomainError::Conflict(
+                "the account must keep at least one ADMIN (an enabled user or an API key): make another ADMIN first".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn user(&self, id: &str) -> Option<&UserEntry> {
+        self.users.iter().find(|u| u.id == id)
+    }
+
+    pub fn user_by_email(&self, email: &str) -> Option<&UserEntry> {
+        self.users.iter().find(|u| u.email == email)
+    }
+}
+
+/// A user as the API shows it: never the password or its hash, never the sessions.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UserView {
+    pub id: String,
+    pub email: String,
+    pub name: String,
+    pub role: Role,
+    pub disabled: bool,
+    pub created: DateTime<Utc>,
+    pub modified: DateTime<Utc>,
+}
+
+impl UserEntry {
+    pub fn view(&self) -> UserView {
+        UserView {
+            id: self.id.clone(),
+            email: self.email.clone(),
+            name: self.name.clone(),
+            role: self.role,
+            disabled: self.disabled,
+            created: self.created,
+            modified: self.modified,
+        }
+    }
+}
+
+crate::wire_schema::bounded_string!(
+    /// An email address: one `@`, at most 254 characters.
+    Email, 3, EMAIL_MAX
+);
+crate::wire_schema::bounded_string!(
+    /// 12 to 128 characters.
+    Password, PASSWORD_MIN, PASSWORD_MAX
+);
+crate::wire_schema::bounded_string!(
+    /// 1 to 100 characters.
+    PersonName, 1, NAME_MAX
+);
+
+/// The body of `POST /v1/users`.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewUser {
+    #[schema(value_type = Email, inline)]
+    pub email: String,
+    #[schema(value_type = PersonName, inline)]
+    pub name: String,
+    pub role: Role,
+    /// Write-only: stored as its Argon2id hash.
+    #[schema(value_type = Password, inline)]
+    pub password: String,
+}
+
+/// The body of `PUT /v1/users/{id}`: the user as GET shows it; `email`, `name`, `role` and
+/// `disabled` may change.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UserUpdate {
+    /// Must equal the path's id when sent.
+    #[schema(value_type = Option<String>)]
+    pub id: Option<String>,
+    #[schema(value_type = Email, inline)]
+    pub email: String,
+    #[schema(value_type = PersonName, inline)]
+    pub name: String,
+    pub role: Role,
+    #[serde(default)]
+    pub disabled: bool,
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    pub created: Ignored,
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    pub modified: Ignored,
+}
+
+/// The body of `POST /v1/users/{id}/password`.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewPassword {
+    #[schema(value_type = Password, inline)]
+    pub password: String,
+}
+
+/// The body of `POST /v1/api-keys`.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewKey {
+    #[schema(value_type = PersonName, inline)]
+    pub name: String,
+    pub role: Role,
+}
+
+/// A key as `GET /v1/api-keys` lists it: never the key.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyView {
+    pub id: String,
+    pub name: String,
+    pub role: Role,
+    pub fingerprint: String,
+    pub created: DateTime<Utc>,
+    /// The hour the key was last used (none yet: null).
+    pub last_used: Option<DateTime<Utc>>,
+}
+
+/// The answer of `POST /v1/api-keys`: the key, shown this once.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedKey {
+    pub id: String,
+    pub name: String,
+    pub role: Role,
+    pub key: String,
+    pub created: DateTime<Utc>,
+}
+
+/// An email as stored and compared: trimmed, lowercased.
+pub fn normalise_email(e: &str) -> String {
+    e.trim().to_lowercase()
+}
+
+/// The rules of an email field (after the schema's length): one `@` with text on each
+/// side, no spaces or control characters.
+pub fn check_email(email: &str, field: &str, errors: &mut Vec<FieldError>) {
+    let ok = email.split('@').count() == 2
+        && email.split('@').all(|p| !p.is_empty())
+        && email.chars().all(|c| !c.is_whitespace() && !c.is_control());
+    if !ok {
+        errors.push(FieldError::new(field, Rule::Format, format!("{field} is an email address: name@domain")));
+    }
+}
+
+/// The rule of a name (after the schema's length): not blank.
+pub fn check_name(name: &str, field: &str, errors: &mut Vec<FieldError>) {
+    if name.trim().is_empty() || name.chars().any(char::is_control) {
+        errors.push(FieldError::new(field, Rule::Required, format!("{field} is 1 to {NAME_MAX} characters, not blank")));
+    }
+}
+
+/// A password's length in characters (the schema counts them too; this is the rule's one
+/// place for the forms that do not go through a JSON schema).
+pub fn check_password(password: &str, field: &str, errors: &mut Vec<FieldError>) {
+    let n = password.chars().count();
+    let rule = if n < PASSWORD_MIN { Rule::MinLength } else { Rule::MaxLength };
+    if !(PASSWORD_MIN..=PASSWORD_MAX).contains(&n) {
+        errors.push(FieldError::new(field, rule, format!("{field} is {PASSWORD_MIN} to {PASSWORD_MAX} characters")));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_include_the_ones_below() {
+        assert!(Role::Admin.allows(Role::Trafficker) && Role::Trafficker.allows(Role::Viewer));
+        assert!(!Role::Viewer.allows(Role::Trafficker) && !Role::Trafficker.allows(Role::Admin));
+        assert_eq!(Role::parse("TRAFFICKER"), Some(Role::Trafficker));
+        assert_eq!(Role::parse("trafficker"), None);
+    }
+
+    #[test]
+    fn an_account_keeps_an_admin() {
+        let now = Utc::now();
+        let key = |role| KeyEntry { id: "k".into(), name: "k".into(), role, created: now, hash: "h".into() };
+        let before = Directory { keys: vec![key(Role::Admin)], users: vec![] };
+        let after = Directory { keys: vec![key(Role::Viewer)], users: vec![] };
+        assert!(after.keeps_an_admin(&before).is_err());
+        assert!(before.keeps_an_admin(&before).is_ok());
+        // A directory that never had one (a new account's) is not refused for it.
+        assert!(after.keeps_an_admin(&Directory::default()).is_ok());
+    }
+
+    #[test]
+    fn emails_and_passwords_follow_their_rules() {
+        let mut e = Vec::new();
+        check_email("a@b.example", "email", &mut e);
+        check_password(&"é".repeat(12), "password", &mut e);
+        assert!(e.is_empty());
+        for bad in ["ab.example", "a@@b", "@b", "a b@c"] {
+            check_email(bad, "email", &mut e);
+        }
+        check_password("short", "password", &mut e);
+        check_password(&"x".repeat(129), "password", &mut e);
+        assert_eq!(e.len(), 6);
+        assert_eq!(normalise_email(" Ann@Example.COM "), "ann@example.com");
+    }
+}

@@ -1,0 +1,129 @@
+//! Console sessions and failed sign-ins (docs/people-and-roles.md, "Sessions"). A session
+//! is a record under the SHA-256 of its cookie, listed in its user's directory entry (at
+//! most `MAX_SESSIONS`: the next sign-in ends the oldest), so ending a user's sessions is
+//! part of the directory change that disables or deletes them.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::{RepoError, RepoResult};
+use crate::keys;
+use crate::model::access::MAX_SESSIONS;
+use crate::store::{Cond, Store, TxOp};
+
+/// A session ends after this long without a request.
+pub const IDLE: Duration = Duration::hours(12);
+/// And after this long whatever happens.
+pub const MAX_AGE: Duration = Duration::days(7);
+/// `lastSeen` is written at most this often.
+pub const TOUCH_EVERY: Duration = Duration::minutes(1);
+/// Failed sign-ins of one email allowed in `FAILURE_WINDOW`; the next is refused.
+pub const MAX_FAILURES: usize = 5;
+pub const FAILURE_WINDOW: Duration = Duration::minutes(15);
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    pub account: String,
+    pub user_id: String,
+    pub created: DateTime<Utc>,
+    pub last_seen: DateTime<Utc>,
+    /// The token every form of the session carries (`csrf`).
+    pub csrf: String,
+}
+
+impl Session {
+    /// When it ends if nothing more happens.
+    pub fn ends(&self) -> DateTime<Utc> {
+        (self.last_seen + IDLE).min(self.created + MAX_AGE)
+    }
+}
+
+/// A live session by its cookie's hash (an ended one reads as none).
+pub async fn get(store: &dyn Store, hash: &str, now: DateTime<Utc>) -> RepoResult<Option<(Session, u64)>> {
+    Ok(super::get::<Session>(store, &keys::session(hash)).await?.filter(|v| v.value.ends() > now).map(|v| {
+        let version = v.version();
+        (v.value, version)
+    }))
+}
+
+/// Starts a session of `user_id` (the directory lists it; the oldest past the bound ends).
+pub async fn start(store: &dyn Store, account: &str, user_id: &str, hash: &str, csrf: &str, now: DateTime<Utc>) -> RepoResult<()> {
+    let session =
+        Session { account: account.to_string(), user_id: user_id.to_string(), created: now, last_seen: now, csrf: csrf.to_string() };
+    let mut item = super::item(keys::session(hash), &session, 1)?;
+    item.expires_at = Some(session.ends().timestamp());
+    super::access::change(store, account, |dir| {
+        let user = dir.users.iter_mut().find(|u| u.id == user_id && !u.disabled).ok_or_else(|| RepoError::not_found("user", user_id))?;
+        user.sessions.push(hash.to_string());
+        let over = user.sessions.len().saturating_sub(MAX_SESSIONS);
+        user.sessions.drain(..over);
+        Ok(((), vec![TxOp::Put(item.clone(), Cond::NotExists)]))
+    })
+    .await
+}
+
+/// Ends a session (signing out): its record goes with the directory's change.
+pub async fn end(store: &dyn Store, account: &str, hash: &str) -> RepoResult<()> {
+    super::access::change(store, account, |dir| {
+        let listed = dir.users.iter().any(|u| u.sessions.iter().any(|s| s == hash));
+        for u in dir.users.iter_mut() {
+            u.sessions.retain(|s| s != hash);
+        }
+        // A listed session's record goes with the directory's change (`repo::access`); one
+        // the directory no longer lists is deleted all the same.
+        Ok(((), if listed { Vec::new() } else { vec![TxOp::Delete(keys::session(hash), Cond::None)] }))
+    })
+    .await
+}
+
+/// Notes a request of the session (at most once a minute), pushing its idle end.
+pub async fn touch(store: &dyn Store, hash: &str, session: &Session, version: u64, now: DateTime<Utc>) -> RepoResult<()> {
+    if now - session.last_seen < TOUCH_EVERY {
+        return Ok(());
+    }
+    let next = Session { last_seen: now, ..session.clone() };
+    let mut item = super::item(keys::session(hash), &next, version + 1)?;
+    item.expires_at = Some(next.ends().timestamp());
+    match store.put(item, Cond::Version(version)).await {
+        Ok(()) | Err(crate::store::StoreError::ConditionFailed) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Failures {
+    #[serde(default)]
+    at: Vec<DateTime<Utc>>,
+}
+
+/// When sign-ins of this email may be tried again, if its failures reached the bound.
+pub async fn throttled_until(store: &dyn Store, account: &str, email_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<DateTime<Utc>>> {
+    let Some(v) = super::get::<Failures>(store, &keys::sign_in_failures(account, email_hash)).await? else { return Ok(None) };
+    let recent: Vec<DateTime<Utc>> = v.value.at.into_iter().filter(|t| now - *t < FAILURE_WINDOW).collect();
+    Ok((recent.len() >= MAX_FAILURES).then(|| recent.iter().min().copied().unwrap_or(now) + FAILURE_WINDOW))
+}
+
+/// Counts a failed sign-in (the last `MAX_FAILURES` within the window are kept).
+pub async fn failed(store: &dyn Store, account: &str, email_hash: &str, now: DateTime<Utc>) -> RepoResult<()> {
+    let key = keys::sign_in_failures(account, email_hash);
+    let mut tries = super::Attempts::worker("sign-in failures", account);
+    loop {
+        tries.next_try()?;
+        let prev = super::get::<Failures>(store, &key).await?;
+        let mut f = prev.as_ref().map(|v| v.value.clone()).unwrap_or_default();
+        f.at.retain(|t| now - *t < FAILURE_WINDOW);
+        f.at.push(now);
+        let over = f.at.len().saturating_sub(MAX_FAILURES);
+        f.at.drain(..over);
+        let mut item = match &prev {
+            Some(p) => super::next(&p.item, &f)?,
+            None => super::item(key.clone(), &f, 1)?,
+        };
+        item.expires_at = Some((now + FAILURE_WINDOW).timestamp());
+        let cond = prev.as_ref().map_or(Cond::NotExists, |p| Cond::Version(p.version()));
+        if tries.commit(store, vec![TxOp::Put(item, cond)]).await? {
+            return Ok(());
+        }
+    }
+}
