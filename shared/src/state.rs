@@ -82,7 +82,7 @@ impl AppState {
             clock: Arc::new(SystemClock),
             media: Arc::new(crate::media::engine::NoMedia),
             settings: Arc::new(Settings::default()),
-            auth_cache: Arc::new(AuthCache::new(crate::api::auth::AUTH_CACHE_TTL, AUTH_CACHE_KEYS)),
+            auth_cache: Arc::new(AuthCache::new(crate::model::access::AUTH_CACHE_TTL, AUTH_CACHE_KEYS)),
             key_use_noted: Arc::new(TtlCache::new(Duration::from_secs(3600), AUTH_CACHE_KEYS)),
             delivery: Arc::new(crate::caches::snapshots::DeliveryCache::default()),
             deadline: None,
@@ -175,7 +175,7 @@ impl AppState {
 
 /// Resolved keys and sessions, kept briefly (`api::auth::AUTH_CACHE_TTL`) so a request
 /// does not pay two reads for authentication: the account and who calls.
-pub(crate) type KeyOwner = (Account, crate::api::auth::Principal);
+pub(crate) type KeyOwner = (Account, crate::model::access::Principal);
 
 /// API keys whose owner a process holds at most (then the oldest resolved goes).
 pub(crate) const AUTH_CACHE_KEYS: usize = 10_000;

@@ -5,7 +5,6 @@
 //! then the account's request rate is taken.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::request::Parts;
@@ -22,18 +21,7 @@ use crate::state::AppState;
 pub const API_KEY_HEADER: &str = "x-o-api-key";
 /// The console session's cookie.
 pub const SESSION_COOKIE: &str = "o_session";
-/// How long a process trusts a resolved key or session: a revoked key, an ended session or
-/// a disabled user is refused by every function within this.
-pub const AUTH_CACHE_TTL: Duration = Duration::from_secs(4);
-
-/// Who calls: the key or user, and its role.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Principal {
-    pub actor: Actor,
-    pub role: Role,
-    /// The SHA-256 of the session's cookie, for a user's session.
-    pub session: Option<String>,
-}
+pub use crate::model::access::{Principal, AUTH_CACHE_TTL};
 
 /// The authenticated account, its role checked against the route's.
 pub struct Auth(pub Account);

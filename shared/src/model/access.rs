@@ -78,6 +78,19 @@ pub enum ActorKind {
     Key,
 }
 
+/// Who calls a request: the key or user, its role, and for a user's session the SHA-256 of
+/// its cookie.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Principal {
+    pub actor: Actor,
+    pub role: Role,
+    pub session: Option<String>,
+}
+
+/// How long a process trusts a resolved key or session: a revoked key, an ended session or
+/// a disabled user is refused by every function within this.
+pub const AUTH_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(4);
+
 /// An API key in the account's directory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -48,7 +48,17 @@ pub async fn directory(store: &dyn Store, account: &str) -> RepoResult<(Director
 
 /// A key's id and fingerprint: the first 12 hex characters of its hash.
 pub fn fingerprint(hash: &str) -> String {
-    hash.chars().take(super::accounts::FINGERPRINT_LEN).collect()
+    hash.chars().take(FINGERPRINT_LEN).collect()
+}
+
+/// The length of a key's fingerprint (its id).
+pub const FINGERPRINT_LEN: usize = 12;
+
+/// The stored item of a key: under its hash, listed by account (GSI1 `A#<a>#KEYS`).
+pub fn key_item(hash: &str, rec: &KeyRecord) -> RepoResult<Item> {
+    let mut item = super::item(keys::api_key(hash), rec, 1)?;
+    item.gsi1 = Some((keys::account_keys(&rec.account_id), hash.to_string()));
+    Ok(item)
 }
 
 /// Changes the directory with `f` and writes it with what the change implies, at the
@@ -86,7 +96,7 @@ async fn implied(store: &dyn Store, account: &str, before: &Directory, after: &D
         if !before.keys.iter().any(|b| b.hash == k.hash) {
             let rec =
                 KeyRecord { account_id: account.to_string(), label: Some(k.name.clone()), created: Some(k.created), role: Some(k.role) };
-            ops.push(TxOp::Put(super::accounts::key_item(&k.hash, &rec)?, Cond::NotExists));
+            ops.push(TxOp::Put(key_item(&k.hash, &rec)?, Cond::NotExists));
         }
     }
     for k in &before.keys {

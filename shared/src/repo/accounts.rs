@@ -6,7 +6,7 @@ use crate::keys;
 use crate::model::access::{CreatedKey, KeyEntry, KeyView, Role};
 use crate::model::account::{Account, KeyRecord};
 use crate::rule::Rule;
-use crate::store::{Item, Store};
+use crate::store::Store;
 use chrono::{DateTime, Utc};
 
 /// The account a key hash belongs to, with the key's record, if the key and its account exist.
@@ -60,14 +60,7 @@ pub async fn migrate(store: &dyn Store, id: &str) -> RepoResult<bool> {
     Ok(moved)
 }
 
-pub const FINGERPRINT_LEN: usize = 12;
-
-/// The stored item of a key: under its hash, listed by account (GSI1 `A#<a>#KEYS`).
-pub fn key_item(hash: &str, rec: &KeyRecord) -> RepoResult<Item> {
-    let mut item = super::item(keys::api_key(hash), rec, 1)?;
-    item.gsi1 = Some((keys::account_keys(&rec.account_id), hash.to_string()));
-    Ok(item)
-}
+pub use super::access::{key_item, FINGERPRINT_LEN};
 
 /// A new key for an existing account, listed in its directory; the key is answered once
 /// and stored hashed.
