@@ -38,6 +38,7 @@ pub fn router() -> super::Routes {
 /// The account's users.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct UserList {
+    /// Every user of the account, in the order made.
     pub users: Vec<UserView>,
 }
 
@@ -45,6 +46,7 @@ pub struct UserList {
 #[derive(serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KeyList {
+    /// Every key of the account, in the order made.
     pub api_keys: Vec<KeyView>,
 }
 
@@ -92,6 +94,7 @@ async fn create_user(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -
 }
 
 #[utoipa::path(get, path = "/v1/users/{id}", tag = "people", summary = "Read a user",
+    description = "The user with its ETag (for If-Match on PUT), never a password or its hash. ADMIN only; another account's is 404.",
     params(("id" = String, Path, description = "The user's id")),
     responses((status = 200, description = "The user, with its ETag", body = UserView, headers(("ETag" = String))),
         (status = 403, description = "The caller is not ADMIN (type Forbidden)"), (status = 404, description = "No such user in the account")))]

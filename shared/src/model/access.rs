@@ -64,6 +64,7 @@ fn admin() -> Role {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Actor {
+    /// USER or KEY
     pub kind: ActorKind,
     /// The user's id, or the key's id (its fingerprint).
     pub id: String,
@@ -165,9 +166,12 @@ impl Directory {
 #[serde(rename_all = "camelCase")]
 pub struct UserView {
     pub id: String,
+    /// Lowercased
     pub email: String,
     pub name: String,
+    /// VIEWER, TRAFFICKER or ADMIN (docs/people-and-roles.md)
     pub role: Role,
+    /// A disabled user cannot sign in
     pub disabled: bool,
     pub created: DateTime<Utc>,
     pub modified: DateTime<Utc>,
@@ -204,10 +208,12 @@ crate::wire_schema::bounded_string!(
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewUser {
+    /// The user's email: unique in the account, compared without case
     #[schema(value_type = Email, inline)]
     pub email: String,
     #[schema(value_type = PersonName, inline)]
     pub name: String,
+    /// VIEWER, TRAFFICKER or ADMIN (docs/people-and-roles.md)
     pub role: Role,
     /// Write-only: stored as its Argon2id hash.
     #[schema(value_type = Password, inline)]
@@ -222,11 +228,14 @@ pub struct UserUpdate {
     /// Must equal the path's id when sent.
     #[schema(value_type = Option<String>)]
     pub id: Option<String>,
+    /// The user's email: unique in the account, compared without case
     #[schema(value_type = Email, inline)]
     pub email: String,
     #[schema(value_type = PersonName, inline)]
     pub name: String,
+    /// VIEWER, TRAFFICKER or ADMIN (docs/people-and-roles.md)
     pub role: Role,
+    /// A disabled user cannot sign in, and their sessions end
     #[serde(default)]
     pub disabled: bool,
     #[serde(default)]
@@ -241,6 +250,7 @@ pub struct UserUpdate {
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPassword {
+    /// 12 to 128 characters; stored only as its Argon2id hash
     #[schema(value_type = Password, inline)]
     pub password: String,
 }
@@ -251,6 +261,7 @@ pub struct NewPassword {
 pub struct NewKey {
     #[schema(value_type = PersonName, inline)]
     pub name: String,
+    /// VIEWER, TRAFFICKER or ADMIN (docs/people-and-roles.md)
     pub role: Role,
 }
 
@@ -260,7 +271,9 @@ pub struct NewKey {
 pub struct KeyView {
     pub id: String,
     pub name: String,
+    /// VIEWER, TRAFFICKER or ADMIN (docs/people-and-roles.md)
     pub role: Role,
+    /// The first 12 hex characters of the key's SHA-256 (the same as its id)
     pub fingerprint: String,
     pub created: DateTime<Utc>,
     /// The hour the key was last used (none yet: null).
@@ -273,6 +286,7 @@ pub struct KeyView {
 pub struct CreatedKey {
     pub id: String,
     pub name: String,
+    /// VIEWER, TRAFFICKER or ADMIN (docs/people-and-roles.md)
     pub role: Role,
     pub key: String,
     pub created: DateTime<Utc>,

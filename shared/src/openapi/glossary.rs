@@ -11,6 +11,7 @@ pub fn describe(schema: &str, property: &str) -> Option<&'static str> {
 
 fn specific(schema: &str, property: &str) -> Option<&'static str> {
     Some(match (schema, property) {
+        ("Change", "actor") => "Who made it: a user (kind USER, their email) or an API key (kind KEY, its name); none for older changes",
         ("ErrorBody", "status") => "The HTTP status, repeated in the body",
         ("ErrorBody", "type") => "The error's kind: ValidationError, AuthenticationError, NotFoundError, ConflictError, …",
         ("ErrorBody", "errors") => "One entry per field and broken rule (400 only)",

@@ -112,13 +112,39 @@ fn common_parameter(name: &str, path: &str) -> Option<&'static str> {
     })
 }
 
+/// 403 `Forbidden`: the caller's role does not allow the operation.
+fn forbidden_response(xml: bool) -> RefOr<utoipa::openapi::Response> {
+    let message = "this call needs the TRAFFICKER role (or one above it)";
+    let content = if xml {
+        let example = format!("<error><status>403</status><type>Forbidden</type><message>{message}</message></error>");
+        (
+            "application/xml",
+            Content::builder().schema(Some(ObjectBuilder::new().schema_type(Type::String))).example(Some(example.into())).build(),
+        )
+    } else {
+        let example = serde_json::json!({"status": 403, "type": "Forbidden", "message": message, "errors": []});
+        ("application/json", Content::builder().schema(Some(Ref::from_schema_name("ErrorBody"))).example(Some(example)).build())
+    };
+    ResponseBuilder::new()
+        .description(
+            "The caller's role does not allow this (type Forbidden; the message names the role it needs: VIEWER reads, \
+             TRAFFICKER writes the trafficking records, ADMIN users, keys, demand and stitchers)",
+        )
+        .content(content.0, content.1)
+        .into()
+}
+
 /// Adds what every operation shares: the API key (all but the public ones), the error
 /// responses, and Idempotency-Key on every POST.
 fn conventions(doc: &mut Document) {
     let components = doc.components.get_or_insert_with(Default::default);
     components.add_security_scheme(
         "apiKey",
-        SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description("X-O-API-KEY", "The account's API key (admin keys create)."))),
+        SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+            "X-O-API-KEY",
+            "The account's API key, with its role: VIEWER reads, TRAFFICKER also writes the trafficking records, ADMIN also \
+             users, keys, demand and stitchers (docs/people-and-roles.md). A console session's cookie (o_session) is taken too.",
+        ))),
     );
     for (path, item) in doc.paths.paths.iter_mut() {
         let public = is_public(path);
@@ -142,6 +168,9 @@ fn conventions(doc: &mut Document) {
                 op.security = Some(vec![SecurityRequirement::new("apiKey", Vec::<String>::new())]);
             }
             op.responses.responses.entry("default".into()).or_insert_with(|| error_response(xml));
+            if !public {
+                op.responses.responses.entry("403".into()).or_insert_with(|| forbidden_response(xml));
+            }
             if op.description.as_deref().is_none_or(str::is_empty) {
                 op.description = operations::describe(method, path).map(str::to_string);
             }

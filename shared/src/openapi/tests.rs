@@ -59,7 +59,8 @@ fn the_document_is_openapi_3_1_with_every_operation_answering_errors() {
 fn every_route_of_every_group_is_in_the_document() {
     let doc = document();
     let mut missing = Vec::new();
-    for (name, group) in api::groups::ALL {
+    // The console's routes are HTML pages for people (docs/console.md), not API operations.
+    for (name, group) in api::groups::ALL.iter().filter(|(name, _)| *name != "console") {
         for p in group().paths {
             if !doc.paths.paths.contains_key(p) {
                 missing.push(format!("{name}: {p}"));
