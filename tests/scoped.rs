@@ -59,26 +59,6 @@ fn scopes_of(reads: bool) -> BTreeMap<String, Vec<String>> {
     out
 }
 
-/// The partitions each function may not read, whatever else it may (the managed policy
-/// `SecretsReadDeny` it names refuses them), by package name.
-pub fn template_read_denials() -> BTreeMap<String, Vec<String>> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let text = std::fs::read_to_string(format!("{root}/template.yaml")).expect("template.yaml");
-    let policy: Vec<String> = text
-        .split("\n  SecretsReadDeny:")
-        .nth(1)
-        .and_then(|rest| rest.lines().find_map(|l| l.trim().strip_prefix("dynamodb:LeadingKeys:").map(str::to_string)))
-        .map(|list| {
-            list.trim().trim_start_matches('[').trim_end_matches(']').split(',').map(|p| p.trim().trim_matches('"').to_string()).collect()
-        })
-        .unwrap_or_default();
-    template_scopes()
-        .into_keys()
-        .filter(|package| text_of(&text, package).contains("- !Ref SecretsReadDeny"))
-        .map(|package| (package, policy.clone()))
-        .collect()
-}
-
 /// The template's block of the function built as `package` (its Properties).
 pub fn text_of(template: &str, package: &str) -> String {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -135,16 +115,13 @@ pub struct ScopedStore {
     pub patterns: Vec<String>,
     /// `None`: the function may read the whole table.
     pub reads: Option<Vec<String>>,
-    /// Partitions it may not read all the same.
-    pub denied: Vec<String>,
 }
 
 impl ScopedStore {
     pub fn wrap(inner: Arc<dyn Store>, function: &str, scopes: &BTreeMap<String, Vec<String>>) -> Arc<dyn Store> {
         let patterns = scopes.get(function).cloned().unwrap_or_else(|| panic!("template.yaml has no function built as {function}"));
         let reads = template_read_scopes().get(function).cloned();
-        let denied = template_read_denials().remove(function).unwrap_or_default();
-        Arc::new(ScopedStore { inner, function: function.to_string(), patterns, reads, denied })
+        Arc::new(ScopedStore { inner, function: function.to_string(), patterns, reads })
     }
 
     fn check_read<'a>(&self, keys: impl IntoIterator<Item = &'a str>) -> StoreResult<()> {
@@ -154,13 +131,8 @@ impl ScopedStore {
             }
             return Ok(());
         }
+        let Some(reads) = &self.reads else { return Ok(()) };
         for pk in keys {
-            if let Some(p) = self.denied.iter().find(|p| like(p, pk)) {
-                let msg = format!("AccessDenied: template.yaml refuses {} reads of partition {pk} ({p})", self.function);
-                eprintln!("{msg}");
-                return Err(StoreError::backend_msg(msg));
-            }
-            let Some(reads) = &self.reads else { continue };
             if !reads.iter().any(|p| like(p, pk)) {
                 let msg = format!("AccessDenied: template.yaml does not let {} read partition {pk} (allowed: {reads:?})", self.function);
                 eprintln!("{msg}");
