@@ -59,6 +59,7 @@ stitcher=$(jsn POST /v1/stitchers '{"name":"MediaTailor","sourceCidrs":["192.0.2
 # A public address literal: no DNS needed, and nothing is ever asked of it here.
 partner=$(jsn POST /v1/demand-partners '{"name":"Acme DSP","endpoint":"https://93.184.215.14/openrtb2","timeoutMs":100}' | field "['id']")
 market=$(jsn POST /v1/marketplaces "{\"name\":\"Open\",\"demandPartnerIds\":[\"$partner\"],\"auctionType\":\"SECOND_PRICE\",\"floorCpm\":1}" | field "['id']")
+user=$(jsn POST /v1/users '{"email":"ann@example.com","name":"Ann Lee","role":"TRAFFICKER","password":"correct horse battery"}' | field "['id']")
 batch=$(curl -sf "${H[@]}" -H 'content-type: text/csv' --data-binary $'viewer-1|age=18-24\n' "$BASE/v1/audience/batch?providerId=demo-alpha-ap-dmp" | field "['batchId']")
 job() { curl -sf "${H[@]}" -H 'content-type: application/json' --data-binary "$2" -D - -o /dev/null "$BASE/api/2.0/forecast/$1" | tr -d '\r' | sed -n 's|^[Ll]ocation: .*/||p'; }
 start=$(date -u -d '+2 days' +%Y-%m-%dT00:00:00Z); end=$(date -u -d '+9 days' +%Y-%m-%dT00:00:00Z)
@@ -69,7 +70,7 @@ for j in "$inventory" "$forecast"; do
     [ "$(curl -s -o /dev/null -w '%{http_code}' "${H[@]}" "$BASE/api/2.0/forecast/job/$j")" = 201 ] && break; sleep 0.2
   done
 done
-for v in client contact campaign goal ad asset policy template stitcher partner market batch inventory forecast; do
+for v in client contact campaign goal ad asset policy template stitcher partner market user batch inventory forecast; do
   [ -n "${!v}" ] || { cat "$WORK/server.log" | tail -20; echo "could not create the $v"; exit 1; }
 done
 
@@ -90,6 +91,7 @@ done
   op "/v1/stitchers/{id}" "id = \"$stitcher\""
   op "/v1/demand-partners/{id}" "id = \"$partner\""
   op "/v1/marketplaces/{id}" "id = \"$market\""
+  op "/v1/users/{id}" "id = \"$user\""
   op "/api/2.0/targeting-template/{id}/rules" "id = \"$template\""
   op "/v1/audience/batch/{id}" "id = \"$batch\""
   op "/v1/audience/provider/{id}" "id = \"demo-alpha-ap-dmp\""

@@ -90,3 +90,24 @@ both_stores! {
         assert!(export_account(store, "no-such-account").await.is_err());
     }
 }
+
+both_stores! {
+    async fn an_account_stored_before_people_is_migrated(app: TestApp) {
+        use shared::store::Cond;
+        let store = app.store.as_ref();
+        let a = app.a.id.clone();
+        // The account record where it was kept before, and no directory: as an old table has them.
+        let item = store.get(&shared::keys::account(&a)).await.unwrap().unwrap();
+        store.put(shared::store::Item { pk: shared::keys::legacy_account(&a).pk, ..item }, Cond::None).await.unwrap();
+        store.delete(&shared::keys::account(&a), Cond::None).await.unwrap();
+        store.delete(&shared::keys::access(&a), Cond::None).await.unwrap();
+        assert!(shared::repo::accounts::migrate(store, &a).await.unwrap());
+        assert!(store.get(&shared::keys::legacy_account(&a)).await.unwrap().is_none());
+        assert!(store.get(&shared::keys::account(&a)).await.unwrap().is_some());
+        let (dir, item) = shared::repo::access::directory(store, &a).await.unwrap();
+        assert!(item.is_some() && dir.keys.len() == 1 && dir.keys[0].role == shared::model::access::Role::Admin, "{dir:?}");
+        assert!(!shared::repo::accounts::migrate(store, &a).await.unwrap(), "a second run changes nothing");
+        // The old key still works, as ADMIN.
+        app.get("/v1/users").await.expect(200);
+    }
+}
