@@ -22,6 +22,8 @@ mod audience;
 mod bench;
 #[path = "harness/bidder.rs"]
 mod bidder;
+#[path = "harness/console.rs"]
+mod console;
 #[path = "harness/eventually.rs"]
 mod eventually;
 #[path = "harness/macros.rs"]
@@ -39,6 +41,7 @@ pub use app::{store, Account, Backend, TestApp};
 pub use assets::{clip, hits, prores_master, spawn_file_server, wait_hits, NOT_A_VIDEO};
 pub use bench::{peak_rss_mb, run_bench_child};
 pub use bidder::Bidder;
+pub use console::{csrf_of, form, set_cookie, CONSOLE_HOST, CONSOLE_ORIGIN};
 pub use eventually::eventually;
 pub use requests::{Res, PEER, PLAYER_UA};
 pub use unavailable::Unavailable;

@@ -6,10 +6,7 @@
 use std::time::{Duration, Instant};
 
 use api_tests::serde_json::{json, Value};
-use api_tests::{both_stores, Res, TestApp};
-
-const HOST: &str = "console.test";
-const ORIGIN: &str = "http://console.test";
+use api_tests::{both_stores, csrf_of, form, set_cookie, Res, TestApp, CONSOLE_HOST as HOST, CONSOLE_ORIGIN as ORIGIN};
 
 /// A key of account A with `role`: (id, key).
 async fn key(app: &TestApp, role: &str) -> (String, String) {
@@ -27,52 +24,15 @@ async fn user(app: &TestApp, email: &str, role: &str, password: &str) -> String 
     r.json()["id"].as_str().unwrap().to_string()
 }
 
-/// A `Set-Cookie` value of the answer.
-fn set_cookie(r: &Res, name: &str) -> Option<String> {
-    r.headers
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|c| c.starts_with(&format!("{name}=")))
-        .map(|c| c.split(';').next().unwrap_or("").trim_start_matches(&format!("{name}=")).to_string())
-}
-
-/// The `csrf` field of a page's form.
-fn csrf_of(body: &str) -> String {
-    let at = body.find("name=\"csrf\" value=\"").expect("a csrf field") + "name=\"csrf\" value=\"".len();
-    body[at..].chars().take_while(|c| *c != '"').collect()
-}
-
-fn form(pairs: &[(&str, &str)]) -> String {
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{k}={}", percent_encoding::utf8_percent_encode(v, percent_encoding::NON_ALPHANUMERIC)))
-        .collect::<Vec<_>>()
-        .join("&")
-}
-
-/// Posts the sign-in form as a browser on the sign-in page would: (answer, session cookie).
+/// Signs in as a browser would, checking the sign-in page's security headers.
 async fn sign_in(app: &TestApp, email: &str, password: &str) -> (Res, Option<String>) {
     let page = app.send_with_headers("GET", "/console/sign-in", None, None, "", &[("host", HOST)]).await;
     page.expect(200);
     assert!(page
         .header("content-security-policy")
         .is_some_and(|c| c.contains("default-src 'self'") && c.contains("frame-ancestors 'none'")));
-    let cookie = set_cookie(&page, "o_csrf").expect("the sign-in page sets its token's cookie");
-    let body = form(&[("email", email), ("password", password), ("csrf", &csrf_of(&page.body))]);
-    let cookies = format!("o_csrf={cookie}");
-    let r = app
-        .send_with_headers(
-            "POST",
-            "/console/sign-in",
-            None,
-            Some("application/x-www-form-urlencoded"),
-            &body,
-            &[("host", HOST), ("origin", ORIGIN), ("cookie", &cookies)],
-        )
-        .await;
-    let session = set_cookie(&r, "o_session");
-    (r, session)
+    assert!(set_cookie(&page, "o_csrf").is_some(), "the sign-in page sets its token's cookie");
+    app.console_sign_in(email, password).await
 }
 
 async fn as_session(app: &TestApp, method: &str, path: &str, session: &str, ct: Option<&str>, body: &str) -> Res {
