@@ -77,8 +77,9 @@ header{display:flex;justify-content:space-between;align-items:center;padding:.5r
 header a{color:#fff;margin-right:1rem}\
 header form{display:flex;gap:.5rem;align-items:center}\
 label{display:block;margin-top:.75rem;font-weight:600}\
-input,select{font-size:1rem;padding:.4rem;min-width:18rem}\
-button{font-size:1rem;margin-top:1rem;padding:.4rem 1rem}\
+input,select{display:block;font-size:1rem;padding:.4rem;min-width:18rem}\
+button{display:block;font-size:1rem;margin-top:1rem;padding:.4rem 1rem}\
+header button{margin-top:0}\
 :focus-visible{outline:3px solid #d97706;outline-offset:2px}\
 .error{color:#9b1c1c;font-weight:600}";
 
