@@ -18,6 +18,10 @@ pub fn limit_for(settings: &Settings, method: &Method, path: &str) -> usize {
     match (method, path) {
         (&Method::POST, "/v1/audience/batch" | "/v1/audience/provider/batch") => settings.audience_upload_max_bytes,
         (&Method::POST, "/v1/assets/video") => settings.upload_max_bytes.max(super::MAX_BODY),
+        // The console's ad form: the video and a few short fields (multipart).
+        (&Method::POST, p) if p.starts_with("/console/goals/") && p.ends_with("/ads") => {
+            settings.upload_max_bytes.max(super::MAX_BODY) + 64 * 1024
+        }
         _ => super::MAX_BODY,
     }
 }

@@ -166,9 +166,58 @@ pub fn pacing_plan(f: &Flight, now: i64) -> Option<f64> {
     ideal_delivery(f, now + 3_600).map(|ideal| ideal.max(1.0))
 }
 
+/// Where a goal stands against its plan, in the words ad operations use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaceState {
+    /// Delivered under 90 % of what the plan asks by now.
+    Behind,
+    /// Within 10 % of the plan.
+    OnPace,
+    /// Over 110 % of the plan.
+    Ahead,
+}
+
+/// The tolerance around the plan that still counts as on pace.
+pub const ON_PACE_TOLERANCE: f64 = 0.10;
+
+impl PaceState {
+    pub fn words(self) -> &'static str {
+        match self {
+            PaceState::Behind => "behind",
+            PaceState::OnPace => "on pace",
+            PaceState::Ahead => "ahead",
+        }
+    }
+}
+
+/// The pace of `delivered` against the plan `ideal` (what should have been delivered by
+/// now); `None` when nothing is due yet (an unpaced goal, or before its start).
+pub fn pace_state(delivered: f64, ideal: f64) -> Option<PaceState> {
+    if ideal <= 0.0 || !ideal.is_finite() {
+        return None;
+    }
+    let ratio = delivered / ideal;
+    Some(if ratio < 1.0 - ON_PACE_TOLERANCE {
+        PaceState::Behind
+    } else if ratio > 1.0 + ON_PACE_TOLERANCE {
+        PaceState::Ahead
+    } else {
+        PaceState::OnPace
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pace_is_named_within_ten_percent_of_the_plan() {
+        assert_eq!(pace_state(80.0, 100.0), Some(PaceState::Behind));
+        assert_eq!(pace_state(95.0, 100.0), Some(PaceState::OnPace));
+        assert_eq!(pace_state(110.0, 100.0), Some(PaceState::OnPace));
+        assert_eq!(pace_state(111.0, 100.0), Some(PaceState::Ahead));
+        assert_eq!(pace_state(5.0, 0.0), None);
+    }
 
     #[test]
     fn an_older_period_never_resets_a_newer_one() {

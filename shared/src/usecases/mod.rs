@@ -30,6 +30,7 @@ pub mod forecast_run;
 pub mod goals;
 pub mod inspect;
 pub mod notifications;
+pub mod overview;
 pub mod pacing;
 pub mod policies;
 pub mod preview;

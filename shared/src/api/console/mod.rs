@@ -4,8 +4,16 @@
 //! `frame-ancestors 'none'`); every POST carries the form's `csrf` token and a same-origin
 //! `Origin`.
 
+mod ads;
+mod bean;
+mod campaign_page;
+mod campaigns;
+mod changes;
+mod form;
+mod goals;
 mod page;
 mod session;
+mod targeting;
 
 use axum::extract::Form;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -28,6 +36,22 @@ pub fn router() -> super::Routes {
         .route("/console/sign-in", get(sign_in_page).post(sign_in))
         .route("/console/sign-out", post(sign_out))
         .route("/console/console.css", get(page::stylesheet))
+        .route("/console/console.js", get(page::script))
+        .route("/console/campaigns", get(campaigns::list).post(campaigns::create))
+        .route("/console/campaigns/new", get(campaigns::new_form))
+        .route("/console/campaigns/{id}", get(campaign_page::show).post(campaigns::update))
+        .route("/console/campaigns/{id}/bulk", post(campaign_page::bulk_edit))
+        .route("/console/campaigns/{id}/duplicate", post(campaign_page::duplicate))
+        .route("/console/campaigns/{id}/goals/new", get(goals::new_form))
+        .route("/console/campaigns/{id}/goals", post(goals::create))
+        .route("/console/{kind}/{id}/targeting", get(targeting::show).post(targeting::save))
+        .route("/console/goals/{id}", get(goals::show).post(goals::update))
+        .route("/console/goals/{id}/ads/new", get(ads::new_form))
+        .route("/console/goals/{id}/ads", post(ads::create).layer(axum::extract::DefaultBodyLimit::disable()))
+        .route("/console/ads/{id}", get(ads::show))
+        .route("/console/ads/{id}/status", get(ads::status))
+        .route("/console/changes", get(changes::list))
+        .route("/console/changes/{id}/revert", post(changes::revert))
 }
 
 /// A 303 to `to` (post, redirect, get).

@@ -44,12 +44,16 @@ pub fn page(title: &str, user: Option<&ConsoleUser>, body: Markup) -> Page {
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " - Ad operations console" }
                 link rel="stylesheet" href="/console/console.css";
+                script src="/console/console.js" defer {}
             }
             body {
+                a.skip href="#main" { "Skip to content" }
                 @if let Some(u) = user {
                     header {
                         nav aria-label="Main" {
                             a href="/console/" { "Home" }
+                            a href="/console/campaigns" { "Campaigns" }
+                            a href="/console/changes" { "Changes" }
                         }
                         form method="post" action="/console/sign-out" {
                             input type="hidden" name="csrf" value=(u.csrf);
@@ -58,10 +62,30 @@ pub fn page(title: &str, user: Option<&ConsoleUser>, body: Markup) -> Page {
                         }
                     }
                 }
-                main { (body) }
+                main #main tabindex="-1" { (body) }
             }
         }
     })
+}
+
+/// Lets the page play media from the media origin (on AWS the media distribution; locally
+/// this server): `media-src` only, nothing else from another origin.
+pub fn allow_media(res: &mut Response, media_base: &str) {
+    let origin: String = match media_base.split_once("://") {
+        Some((scheme, rest)) => format!("{scheme}://{}", rest.split('/').next().unwrap_or("")),
+        None => return,
+    };
+    let csp = format!("{CSP}; media-src 'self' {origin}");
+    if let Ok(v) = HeaderValue::from_str(&csp) {
+        res.headers_mut().insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+}
+
+/// A page answered with `status` (a refused form: 422, with the person's input kept).
+pub fn with_status(p: Page, status: StatusCode) -> Response {
+    let mut res = p.into_response();
+    *res.status_mut() = status;
+    res
 }
 
 /// 403 with a page saying why (a forged or stale form).
@@ -71,18 +95,14 @@ pub fn forbidden(message: &str) -> Response {
     res
 }
 
-const CSS: &str = "body{font-family:system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fff}\
-main{max-width:60rem;margin:0 auto;padding:1rem}\
-header{display:flex;justify-content:space-between;align-items:center;padding:.5rem 1rem;background:#16324f;color:#fff}\
-header a{color:#fff;margin-right:1rem}\
-header form{display:flex;gap:.5rem;align-items:center}\
-label{display:block;margin-top:.75rem;font-weight:600}\
-input,select{display:block;font-size:1rem;padding:.4rem;min-width:18rem}\
-button{display:block;font-size:1rem;margin-top:1rem;padding:.4rem 1rem}\
-header button{margin-top:0}\
-:focus-visible{outline:3px solid #d97706;outline-offset:2px}\
-.error{color:#9b1c1c;font-weight:600}";
+/// The stylesheet and the script, served from this origin (no inline style or script).
+const CSS: &str = include_str!("static/console.css");
+const JS: &str = include_str!("static/console.js");
 
 pub async fn stylesheet() -> Response {
     ([(header::CONTENT_TYPE, "text/css; charset=utf-8"), (header::CACHE_CONTROL, "public, max-age=300")], CSS).into_response()
+}
+
+pub async fn script() -> Response {
+    ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8"), (header::CACHE_CONTROL, "public, max-age=300")], JS).into_response()
 }

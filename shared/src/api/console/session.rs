@@ -5,7 +5,7 @@ use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::request::Parts;
 
 use crate::api::auth::{cookie, SESSION_COOKIE};
-use crate::model::access::Role;
+use crate::model::access::{Actor, ActorKind, Role};
 use crate::model::account::Account;
 use crate::repo;
 use crate::state::AppState;
@@ -20,6 +20,15 @@ pub struct ConsoleUser {
     pub role: Role,
     /// The session's token every form carries (`csrf`).
     pub csrf: String,
+    /// The role this request's route needs (`api::roles`; a page's POST: TRAFFICKER).
+    pub needed: Role,
+}
+
+impl ConsoleUser {
+    /// Whether this person may make changes (sees write controls).
+    pub fn writes(&self) -> bool {
+        self.role.allows(Role::Trafficker)
+    }
 }
 
 impl OptionalFromRequestParts<AppState> for ConsoleUser {
@@ -47,6 +56,12 @@ async fn resolve(parts: &Parts, st: &AppState) -> Option<ConsoleUser> {
     let (dir, _) = repo::access::directory(store, &session.account).await.ok()?;
     let user = dir.user(&session.user_id).filter(|u| !u.disabled && u.sessions.contains(&hash))?;
     let account = repo::accounts::get(store, &session.account).await.ok()??;
+    let path = parts.extensions.get::<axum::extract::MatchedPath>().map(|p| p.as_str().to_string()).unwrap_or_default();
+    let needed = crate::api::roles::required(&parts.method, &path);
+    // A write's change records name the person.
+    if let Some(work) = parts.extensions.get::<std::sync::Arc<repo::changes::Work>>() {
+        work.set_actor(Actor { kind: ActorKind::User, id: user.id.clone(), name: user.email.clone() });
+    }
     if let Err(e) = repo::sessions::touch(store, &hash, &session, version, now).await {
         tracing::warn!(error = %e, "a session's last use could not be noted");
     }
@@ -57,5 +72,6 @@ async fn resolve(parts: &Parts, st: &AppState) -> Option<ConsoleUser> {
         name: user.name.clone(),
         role: user.role,
         csrf: session.csrf,
+        needed,
     })
 }

@@ -13,6 +13,7 @@ pub use crate::model::enums::{Access, Browser, Day, LocationType, OperatingSyste
 use crate::xml::XmlOut;
 
 pub mod check;
+pub mod words;
 mod xml;
 
 pub use xml::parse_bean;

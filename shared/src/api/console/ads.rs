@@ -1,0 +1,243 @@
+//! A new ad with a video from the person's disk (a plain multipart form; the script shows
+//! the upload's progress), and the ad's page: the transcode's progress until the ad can
+//! serve (or why it failed), the preview player, and the VAST URL with a copy button.
+
+use axum::extract::{Multipart, Path, Query};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use maud::{html, Markup};
+use serde_json::json;
+
+use super::form::{self, Field, Problems};
+use super::{page, redirect, ConsoleUser};
+use crate::api::Within;
+use crate::domain_error::FieldError;
+use crate::model::ad_write::parse_write;
+use crate::model::asset::{Asset, AssetStatus};
+use crate::model::asset_write::check_upload_name;
+use crate::rule::Rule;
+use crate::state::AppState;
+use crate::usecases::assets::{self, CreateAsset};
+use crate::usecases::vast_export::{self, VastTarget};
+use crate::usecases::{ads, reference};
+
+/// The ad form's fields as typed.
+#[derive(Default)]
+struct AdForm {
+    csrf: String,
+    name: String,
+    click: String,
+}
+
+fn ad_form(user: &ConsoleUser, goal: &str, f: &AdForm, p: &Problems) -> Markup {
+    let video_errors = p.of(&["video", "assetId"]);
+    html! {
+        (form::summary(p, &["name", "clickDestinationUri", "video", "assetId"]))
+        form.stack method="post" action={ "/console/goals/" (goal) "/ads" } enctype="multipart/form-data" data-upload novalidate {
+            (form::csrf(user))
+            (Field { label: "Name", name: "name", kind: "text", value: &f.name, errors_of: &["name"], required: true, hint: None }.render(p))
+            div.field {
+                label for="video" { "Video" }
+                span.hint id="video-hint" { "An MP4, MOV or WebM master; it is transcoded for every player" }
+                input #video type="file" name="video" accept="video/*" required aria-describedby="video-hint"
+                    aria-invalid=[(!video_errors.is_empty()).then_some("true")];
+                @if !video_errors.is_empty() { span.field-error { @for e in &video_errors { (e) " " } } }
+            }
+            (Field { label: "Click-through URL", name: "click", kind: "url", value: &f.click, errors_of: &["clickDestinationUri"], required: true, hint: None }.render(p))
+            button type="submit" { "Save" }
+            p { progress hidden value="0" max="1" aria-label="Upload progress" {} span data-upload-status role="status" {} }
+        }
+    }
+}
+
+pub async fn new_form(Within(st): Within, user: ConsoleUser, Path(goal): Path<String>) -> Response {
+    new_page(&st, &user, &goal, &AdForm::default(), &Problems::default()).await
+}
+
+async fn new_page(st: &AppState, user: &ConsoleUser, goal: &str, f: &AdForm, p: &Problems) -> Response {
+    if !user.writes() {
+        return page::forbidden("Creating an ad needs the TRAFFICKER role.");
+    }
+    let (g, c) = match crate::usecases::goals::get(st, &user.account.id, goal).await {
+        Ok(found) => found,
+        Err(e) => return form::fail(e),
+    };
+    let name = g.value.name.clone().unwrap_or_else(|| format!("Goal {}", g.value.id));
+    let status = if p.is_empty() { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
+    let body = html! {
+        p { a href={ "/console/goals/" (goal) } { "← " (c.value.name) ": " (name) } }
+        h1 { "New ad" }
+        (ad_form(user, goal, f, p))
+    };
+    page::with_status(page::page("New ad", Some(user), body), status)
+}
+
+/// The ad as the API creates it: a standard pre-roll of the uploaded video.
+fn ad_body(f: &AdForm, goal: &str, asset: &str) -> serde_json::Value {
+    json!({"name": f.name.trim(), "goalId": goal, "enabled": true,
+        "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": asset, "clickDestinationUri": f.click.trim()}})
+}
+
+/// Stores the video as an asset, then creates the ad linking it (which starts the
+/// transcode); the form's fields are checked before the upload is stored.
+pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, Path(goal): Path<String>, mut parts: Multipart) -> Response {
+    let mut f = AdForm::default();
+    let mut video: Option<(String, Vec<u8>)> = None;
+    let max = st.settings.upload_max_bytes;
+    loop {
+        let field = match parts.next_field().await {
+            Ok(Some(field)) => field,
+            Ok(None) => break,
+            Err(e) => return form::error_page(&crate::api::error::AppError::Malformed(format!("the form could not be read: {e}"))),
+        };
+        let name = field.name().unwrap_or("").to_string();
+        if name == "video" {
+            let file = field.file_name().unwrap_or("").to_string();
+            match field.bytes().await {
+                Ok(b) if b.len() <= max => video = Some((file, b.to_vec())).filter(|(_, b)| !b.is_empty()),
+                _ => return form::error_page(&crate::api::error::AppError::PayloadTooLarge(max)),
+            }
+        } else {
+            let text = field.text().await.unwrap_or_default();
+            match name.as_str() {
+                "csrf" => f.csrf = text,
+                "name" => f.name = text,
+                "click" => f.click = text,
+                _ => {}
+            }
+        }
+    }
+    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
+        return r;
+    }
+    // The fields first (with a stand-in asset), so nothing is stored for a refused form.
+    let mut errors = parse_write(&ad_body(&f, &goal, "00000000-0000-0000-0000-000000000000")).err().unwrap_or_default();
+    let file = match &video {
+        None => {
+            errors.push(FieldError::new("video", Rule::Required, "Choose a video file to upload."));
+            None
+        }
+        Some((file, _)) => match check_upload_name(Some(file)) {
+            Ok(n) => Some(n),
+            Err(e) => {
+                errors.push(FieldError::new("video", e.rule, e.message));
+                None
+            }
+        },
+    };
+    if !errors.is_empty() {
+        return new_page(&st, &user, &goal, &f, &Problems { fields: errors, ..Problems::default() }).await;
+    }
+    let (Some(file), Some((_, bytes))) = (file, video) else { return new_page(&st, &user, &goal, &f, &Problems::default()).await };
+    let a = &user.account;
+    let made = async {
+        let asset = assets::create(&st, &a.id, CreateAsset::Upload { name: file, bytes }).await?;
+        let input = parse_write(&ad_body(&f, &goal, &asset.id)).map_err(crate::usecases::UseCaseError::validation)?;
+        ads::create(&st, &a.id, input).await
+    };
+    match made.await {
+        Ok(shown) => redirect(&format!("/console/ads/{}", shown.ad.id)),
+        Err(e) => match form::problems(e) {
+            Ok(p) => new_page(&st, &user, &goal, &f, &p).await,
+            Err(r) => r,
+        },
+    }
+}
+
+/// Where an ad's media stands, in words: (words, share done 0-1, done).
+fn media_state(asset: Option<&Asset>) -> (String, f64, bool) {
+    match asset.map(|x| (x.status, x)) {
+        None => ("The ad has no video.".into(), 0.0, true),
+        Some((AssetStatus::Pending, _)) => ("Received; checking the file (1 of 3).".into(), 0.15, false),
+        Some((AssetStatus::Downloading, _)) => ("Downloading the file (1 of 3).".into(), 0.15, false),
+        Some((AssetStatus::Ready, _)) => ("Checked; waiting to transcode (2 of 3).".into(), 0.4, false),
+        Some((AssetStatus::Transcoding, _)) => ("Transcoding for every player (3 of 3).".into(), 0.7, false),
+        Some((AssetStatus::Transcoded, x)) => {
+            (format!("Playable: {} rendition{} ready.", x.renditions.len(), if x.renditions.len() == 1 { "" } else { "s" }), 1.0, true)
+        }
+        Some((AssetStatus::Failed, x)) => {
+            (format!("The video cannot be used: {}", x.failure_reason.as_deref().unwrap_or("the transcode failed")), 1.0, true)
+        }
+    }
+}
+
+async fn asset_of(st: &AppState, user: &ConsoleUser, ad: &crate::model::ad::Ad) -> Option<Asset> {
+    let id = ad.creative.asset_id.as_deref()?;
+    assets::get(st, &user.account.id, id).await.ok().map(|v| v.value)
+}
+
+/// The media's state for the page's script: `{words, progress, done}`.
+pub async fn status(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> Response {
+    let shown = match ads::get(&st, &user.account.id, &id).await {
+        Ok(s) => s,
+        Err(e) => return form::fail(e),
+    };
+    let (words, progress, done) = media_state(asset_of(&st, &user, &shown.ad).await.as_ref());
+    let mut res = Json(json!({"words": words, "progress": progress, "done": done})).into_response();
+    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res
+}
+
+#[derive(serde::Deserialize, Default)]
+pub struct AdQuery {
+    #[serde(default)]
+    category: String,
+}
+
+pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>, Query(q): Query<AdQuery>) -> Response {
+    let a = &user.account;
+    let shown = match ads::get(&st, &a.id, &id).await {
+        Ok(s) => s,
+        Err(e) => return form::fail(e),
+    };
+    let ad = &shown.ad;
+    let asset = asset_of(&st, &user, ad).await;
+    let (words, progress, done) = media_state(asset.as_ref());
+    let playable = asset.as_ref().is_some_and(|x| x.status == AssetStatus::Transcoded);
+    let cats = reference::categories(&st, &a.id).await.unwrap_or_default();
+    let category = cats.iter().find(|c| c.id == q.category).or(cats.first());
+    let vast = match category {
+        Some(c) if playable => {
+            vast_export::export(&st, &a.id, &id, VastTarget::Category, &c.id, crate::model::enums::ResponseTypeName::Vast42)
+                .await
+                .ok()
+                .map(|e| e.url)
+        }
+        _ => None,
+    };
+    let media = asset.as_ref().and_then(|x| x.renditions.first()).map(|r| format!("{}/{}", st.settings.media_base_url, r.key));
+    let goal_name = shown.goal.name.clone().unwrap_or_else(|| format!("Goal {}", shown.goal.id));
+    let body = html! {
+        p { a href={ "/console/goals/" (shown.goal.id) } { "← " (goal_name) } }
+        h1 { (ad.name) }
+        dl {
+            dt { "Serving" } dd { @if ad.enabled { "Enabled" } @else { "Disabled" } }
+            dt { "Click-through URL" } dd { (ad.creative.click_destination_uri.as_deref().unwrap_or("—")) }
+            dt { "Video" } dd { (asset.as_ref().map(|x| x.name.as_str()).unwrap_or("—")) }
+        }
+        h2 { "Media" }
+        div data-poll=[(!done).then(|| format!("/console/ads/{id}/status"))] {
+            p role="status" aria-live="polite" { span data-poll-text { (words) } }
+            @if !done { progress value=(progress) max="1" aria-label="Transcode progress" { (format!("{:.0} %", progress * 100.0)) } p.hint { "Reload the page to see the progress; it updates by itself where scripts run." } }
+        }
+        @if let Some(src) = media.filter(|_| playable) {
+            h2 { "Preview" }
+            video controls preload="metadata" src=(src) aria-label={ "Preview of " (ad.name) } {}
+        }
+        @if playable {
+            h2 { "VAST URL" }
+            form.filters method="get" action={ "/console/ads/" (id) } {
+                div { label for="category" { "Category" } select #category name="category" { @for c in &cats { option value=(c.id) selected[category.is_some_and(|x| x.id == c.id)] { (c.name) } } } }
+                button.secondary type="submit" { "Show URL" }
+            }
+            @if let Some(url) = &vast {
+                code.url #vast-url { (url) }
+                button.secondary type="button" data-copy="vast-url" hidden { "Copy VAST URL" }
+            } @else { p { "The account has no category to export the ad for." } }
+        }
+    };
+    let mut res = page::page(&ad.name, Some(&user), body).into_response();
+    page::allow_media(&mut res, &st.settings.media_base_url);
+    res
+}
