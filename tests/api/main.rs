@@ -12,6 +12,7 @@ mod campaigns;
 mod changes;
 mod clients;
 mod concurrency;
+mod console;
 mod contacts;
 mod crash;
 mod deleting;

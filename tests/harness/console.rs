@@ -47,3 +47,75 @@ impl TestApp {
         (r, session)
     }
 }
+
+/// A signed-in browser: its session cookie and the token its pages' forms carry.
+pub struct Browser<'a> {
+    pub app: &'a TestApp,
+    pub session: String,
+    pub csrf: String,
+}
+
+impl<'a> Browser<'a> {
+    /// Signs in as `email` (303 expected) and reads the forms' token off the home page.
+    pub async fn sign_in(app: &'a TestApp, email: &str, password: &str) -> Browser<'a> {
+        let (r, session) = app.console_sign_in(email, password).await;
+        assert_eq!(r.status, 303, "signed in as {email}: {}", r.body);
+        let mut b = Browser { app, session: session.expect("a session cookie"), csrf: String::new() };
+        let home = b.get("/console/").await;
+        home.expect(200);
+        b.csrf = csrf_of(&home.body);
+        b
+    }
+
+    fn cookie(&self) -> String {
+        format!("o_session={}", self.session)
+    }
+
+    pub async fn get(&self, path: &str) -> Res {
+        let cookie = self.cookie();
+        self.app.send_with_headers("GET", path, None, None, "", &[("host", CONSOLE_HOST), ("cookie", &cookie)]).await
+    }
+
+    /// Posts a form from the console's own page (its origin, its token added).
+    pub async fn post(&self, path: &str, pairs: &[(&str, &str)]) -> Res {
+        let mut all = pairs.to_vec();
+        all.push(("csrf", &self.csrf));
+        self.post_raw(path, &form(&all), CONSOLE_ORIGIN).await
+    }
+
+    /// Posts a form body as is, from `origin`.
+    pub async fn post_raw(&self, path: &str, body: &str, origin: &str) -> Res {
+        let cookie = self.cookie();
+        let headers = [("host", CONSOLE_HOST), ("origin", origin), ("cookie", cookie.as_str())];
+        self.app.send_with_headers("POST", path, None, Some("application/x-www-form-urlencoded"), body, &headers).await
+    }
+
+    /// Posts a multipart form with one file (`file`: field, file name, bytes).
+    pub async fn post_multipart(&self, path: &str, pairs: &[(&str, &str)], file: (&str, &str, &[u8])) -> Res {
+        let boundary = "----console-test-boundary-7d1c2f7e";
+        let mut body = Vec::new();
+        let mut all = pairs.to_vec();
+        all.push(("csrf", &self.csrf));
+        for (k, v) in all {
+            body.extend(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n").as_bytes());
+        }
+        let (field, name, bytes) = file;
+        body.extend(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\nContent-Type: video/mp4\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend(bytes);
+        body.extend(format!("\r\n--{boundary}--\r\n").as_bytes());
+        let cookie = self.cookie();
+        let headers = [("host", CONSOLE_HOST), ("origin", CONSOLE_ORIGIN), ("cookie", cookie.as_str())];
+        self.app.send_bytes_with_headers("POST", path, &format!("multipart/form-data; boundary={boundary}"), &body, &headers).await
+    }
+}
+
+/// Where a 303 sends the browser.
+pub fn location(r: &Res) -> String {
+    assert_eq!(r.status, 303, "a redirect: {}", r.body);
+    r.header("location").unwrap_or("").to_string()
+}

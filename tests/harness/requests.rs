@@ -90,6 +90,11 @@ impl TestApp {
         self.request(method, path, key, content_type, Body::from(body.to_string()), extra).await
     }
 
+    /// `send_bytes` with extra request headers (a browser's multipart form).
+    pub async fn send_bytes_with_headers(&self, method: &str, path: &str, content_type: &str, body: &[u8], extra: &[(&str, &str)]) -> Res {
+        self.request(method, path, None, Some(content_type), Body::from(body.to_vec()), extra).await
+    }
+
     async fn request(
         &self,
         method: &str,

@@ -76,6 +76,31 @@ async fn render_with(
     });
     let bp = bulk_problems.unwrap_or_default();
     let cv = &c.value;
+    let goals_table = html! {
+        table {
+            thead { tr {
+                @if user.writes() { th scope="col" { "Select" } }
+                th scope="col" { "Goal" } th scope="col" { "Type" } th scope="col" { "Start" } th scope="col" { "End" }
+                th.num scope="col" { "Priority" } th.num scope="col" { "Delivered / booked" } th scope="col" { "Pace" } th scope="col" { "Serving" }
+            } }
+            tbody {
+                @for g in &goals {
+                    @let name = g.goal.name.clone().unwrap_or_else(|| format!("Goal {}", g.goal.id));
+                    tr {
+                        @if user.writes() { td { input type="checkbox" name="goal" value=(g.goal.id) aria-label={ "Select " (name) }; } }
+                        td { a href={ "/console/goals/" (g.goal.id) } { (name) } }
+                        td { (g.goal.kind.as_str()) }
+                        td { (form::local(a, g.goal.start)) }
+                        td { (g.goal.end.map(|e| form::local(a, e)).unwrap_or_else(|| "no end".into())) }
+                        td.num { (g.goal.effective_priority(cv, a)) }
+                        td.num { (delivered(&g.delivery)) }
+                        td { (pace(&g.delivery)) }
+                        td { @if g.goal.enabled { "Enabled" } @else { "Disabled" } }
+                    }
+                }
+            }
+        }
+    };
     let body = html! {
         p { a href="/console/campaigns" { "← Campaigns" } }
         h1 { (cv.name) }
@@ -90,43 +115,26 @@ async fn render_with(
         h2 { "Goals" }
         @if user.writes() { p { a.button href={ "/console/campaigns/" (id) "/goals/new" } { "New goal" } } }
         (form::summary(&bp, &[]))
-        form method="post" action={ "/console/campaigns/" (id) "/bulk" } {
-            @if user.writes() { (form::csrf(user)) }
-            table {
-                thead { tr {
-                    @if user.writes() { th scope="col" { "Select" } }
-                    th scope="col" { "Goal" } th scope="col" { "Type" } th scope="col" { "Start" } th scope="col" { "End" }
-                    th.num scope="col" { "Priority" } th.num scope="col" { "Delivered / booked" } th scope="col" { "Pace" } th scope="col" { "Serving" }
-                } }
-                tbody {
-                    @for g in &goals {
-                        @let name = g.goal.name.clone().unwrap_or_else(|| format!("Goal {}", g.goal.id));
-                        tr {
-                            @if user.writes() { td { input type="checkbox" name="goal" value=(g.goal.id) aria-label={ "Select " (name) }; } }
-                            td { a href={ "/console/goals/" (g.goal.id) } { (name) } }
-                            td { (g.goal.kind.as_str()) }
-                            td { (form::local(a, g.goal.start)) }
-                            td { (g.goal.end.map(|e| form::local(a, e)).unwrap_or_else(|| "no end".into())) }
-                            td.num { (g.goal.effective_priority(cv, a)) }
-                            td.num { (delivered(&g.delivery)) }
-                            td { (pace(&g.delivery)) }
-                            td { @if g.goal.enabled { "Enabled" } @else { "Disabled" } }
+        @if user.writes() {
+            form method="post" action={ "/console/campaigns/" (id) "/bulk" } {
+                (form::csrf(user))
+                (goals_table)
+                @if goals.is_empty() { p { "No goals yet." } }
+                @if !goals.is_empty() {
+                    fieldset {
+                        legend { "Bulk edit the selected goals (all or nothing)" }
+                        div.filters {
+                            div { label for="bulk-end" { "New end" } input #bulk-end type="datetime-local" name="end"; }
+                            div { label for="bulk-priority" { "New priority" } input #bulk-priority type="number" name="priority" min="1" max="10"; }
+                            div { label for="bulk-enabled" { "Serving" } select #bulk-enabled name="enabled" { option value="" { "Leave as it is" } option value="true" { "Enable" } option value="false" { "Disable" } } }
                         }
+                        button type="submit" { "Apply to selected goals" }
                     }
                 }
             }
+        } @else {
+            (goals_table)
             @if goals.is_empty() { p { "No goals yet." } }
-            @if user.writes() && !goals.is_empty() {
-                fieldset {
-                    legend { "Bulk edit the selected goals (all or nothing)" }
-                    div.filters {
-                        div { label for="bulk-end" { "New end" } input #bulk-end type="datetime-local" name="end"; }
-                        div { label for="bulk-priority" { "New priority" } input #bulk-priority type="number" name="priority" min="1" max="10"; }
-                        div { label for="bulk-enabled" { "Serving" } select #bulk-enabled name="enabled" { option value="" { "Leave as it is" } option value="true" { "Enable" } option value="false" { "Disable" } } }
-                    }
-                    button type="submit" { "Apply to selected goals" }
-                }
-            }
         }
         @if let Some(m) = campaign_form {
             h2 { "Edit campaign" }

@@ -1,0 +1,232 @@
+//! The console (docs/console.md) through HTTP as a browser without scripts uses it: forms
+//! posted from its pages, redirects followed, on both stores. What a person sees in a real
+//! browser (axe-core, the upload's progress, the preview playing) is console_browser.rs.
+
+use api_tests::serde_json::json;
+use api_tests::{both_stores, location, Browser, TestApp, CONSOLE_ORIGIN};
+
+const PASSWORD: &str = "a long enough password";
+
+/// A user of account A with `role`, signed in.
+async fn person<'a>(app: &'a TestApp, email: &str, role: &str) -> Browser<'a> {
+    let r = app.post_json("/v1/users", &json!({"email": email, "name": "Ann Lee", "role": role, "password": PASSWORD})).await;
+    r.expect(201);
+    Browser::sign_in(app, email, PASSWORD).await
+}
+
+/// A campaign made through the console (a new advertiser with it): its id.
+async fn campaign(b: &Browser<'_>, name: &str) -> String {
+    let r = b.post("/console/campaigns", &[("name", name), ("new_advertiser", "Acme"), ("state", "live")]).await;
+    location(&r).rsplit('/').next().unwrap_or("").to_string()
+}
+
+/// A goal of `campaign` made through the console: its id.
+async fn goal(b: &Browser<'_>, campaign: &str, name: &str, start: &str, end: &str) -> String {
+    let r = b
+        .post(
+            &format!("/console/campaigns/{campaign}/goals"),
+            &[("name", name), ("type", "IMPRESSION"), ("start", start), ("end", end), ("value", "10000"), ("priority", "")],
+        )
+        .await;
+    location(&r).rsplit('/').next().unwrap_or("").to_string()
+}
+
+/// The goal's version as its page's form carries it.
+fn version_of(body: &str) -> String {
+    let field = "name=\"version\" value=\"";
+    let at = body.find(field).map_or(body.len(), |i| i + field.len());
+    body[at..].chars().take_while(|c| *c != '"').collect()
+}
+
+both_stores! {
+    async fn a_trafficker_sets_up_a_campaign_and_finds_it(app: TestApp) {
+        let b = person(&app, "ann@a.example", "TRAFFICKER").await;
+        // Signed out, a console page sends the browser to sign in.
+        let r = app.send_with_headers("GET", "/console/campaigns", None, None, "", &[("host", api_tests::CONSOLE_HOST)]).await;
+        assert_eq!(location(&r), "/console/sign-in");
+        let c = campaign(&b, "Winter sports").await;
+        campaign(&b, "Spring news").await;
+        let g = goal(&b, &c, "Morning", "2030-01-01T06:00", "2030-01-31T23:00").await;
+        // The list: each name a link, the advertiser, delivered against booked, the zone named.
+        let list = b.get("/console/campaigns").await;
+        list.expect(200);
+        assert!(list.body.contains(&format!("<a href=\"/console/campaigns/{c}\">Winter sports</a>")), "{}", list.body);
+        assert!(list.body.contains("Acme") && list.body.contains("0 / 10,000") && list.body.contains("Dates in"), "{}", list.body);
+        // Search by name, and the state filter.
+        let found = b.get("/console/campaigns?q=winter").await;
+        assert!(found.body.contains("Winter sports") && !found.body.contains("Spring news"), "{}", found.body);
+        let paused = b.get("/console/campaigns?status=paused").await;
+        assert!(!paused.body.contains("Winter sports"), "{}", paused.body);
+        // The campaign's page: its name the heading, its goal a link; the goal's dates in the account's zone.
+        let page = b.get(&format!("/console/campaigns/{c}")).await;
+        assert!(page.body.contains("<h1>Winter sports</h1>") && page.body.contains(&format!("href=\"/console/goals/{g}\">Morning</a>")), "{}", page.body);
+        let goal_page = b.get(&format!("/console/goals/{g}")).await;
+        assert!(goal_page.body.contains("<h1>Morning</h1>") && goal_page.body.contains("value=\"2030-01-01T06:00\""), "{}", goal_page.body);
+        // The API sees the same goal, its start at 06:00 in the account's zone.
+        let v = app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={g}")).await.body;
+        assert!(v.contains("<name>Morning</name>"), "{v}");
+        // Another account's goal is not found, and its name never shown.
+        let theirs = app.send("POST", "/api/1.0/client", Some(&app.b.key), Some("application/xml"),
+            "<clientBean><name>Secret B</name><type>ADVERTISER</type></clientBean>").await;
+        theirs.expect(200);
+        let r = b.get(&format!("/console/campaigns/{}", theirs.body.trim())).await;
+        r.expect(404);
+        assert!(!r.body.contains("Secret B"));
+    }
+
+    async fn a_refused_field_shows_its_message_next_to_it_and_keeps_the_input(app: TestApp) {
+        let b = person(&app, "ann@a.example", "TRAFFICKER").await;
+        let c = campaign(&b, "Winter sports").await;
+        let r = b.post(&format!("/console/campaigns/{c}/goals"),
+            &[("name", "Backwards"), ("type", "IMPRESSION"), ("start", "2030-02-01T00:00"), ("end", "2030-01-01T00:00"), ("value", "-5")]).await;
+        r.expect(422);
+        // Each message sits in its field's error element, the field marked invalid; the input is kept.
+        assert!(r.body.contains("id=\"end\" name=\"end\" type=\"datetime-local\" value=\"2030-01-01T00:00\""), "{}", r.body);
+        assert!(r.body.contains("<span class=\"field-error\" id=\"end-error\">end must be after start"), "{}", r.body);
+        assert!(r.body.contains("<span class=\"field-error\" id=\"value-error\">goalValue of a IMPRESSION goal must be a positive number"), "{}", r.body);
+        assert!(r.body.contains("value=\"Backwards\""), "{}", r.body);
+        let v = app.get(&format!("/api/1.0.cpvext/goal/by_campaign_id;id={c}")).await.body;
+        assert!(!v.contains("Backwards"), "nothing was made: {v}");
+    }
+
+    async fn a_stale_goal_form_says_who_changed_it_and_overwrites_nothing(app: TestApp) {
+        let ann = person(&app, "ann@a.example", "TRAFFICKER").await;
+        let bob = person(&app, "bob@a.example", "TRAFFICKER").await;
+        let c = campaign(&ann, "Winter sports").await;
+        let g = goal(&ann, &c, "Morning", "2030-01-01T00:00", "2030-01-31T00:00").await;
+        let path = format!("/console/goals/{g}");
+        let form_of = |end: &'static str, version: String| {
+            vec![("name", "Morning".to_string()), ("type", "IMPRESSION".into()), ("start", "2030-01-01T00:00".into()),
+                ("end", end.into()), ("value", "10000".into()), ("version", version)]
+        };
+        // Both open the goal; Bob saves first.
+        let seen = version_of(&ann.get(&path).await.body);
+        let bobs = version_of(&bob.get(&path).await.body);
+        let pairs = form_of("2030-02-15T00:00", bobs);
+        let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        assert_eq!(location(&bob.post(&path, &pairs).await), format!("{path}?saved=1"));
+        // Ann's save at the version she read is refused: who changed it, her input kept.
+        let pairs = form_of("2030-03-01T00:00", seen);
+        let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let r = ann.post(&path, &pairs).await;
+        r.expect(422);
+        assert!(r.body.contains("changed after you opened the form") && r.body.contains("bob@a.example"), "{}", r.body);
+        assert!(r.body.contains("value=\"2030-03-01T00:00\"") && r.body.contains("reload the record"), "{}", r.body);
+        let end = app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={g}")).await.body;
+        assert!(end.contains("<end>2030-02-1"), "Bob's end stands: {end}");
+    }
+
+    async fn a_change_shows_its_author_and_is_reverted_from_the_changes_page(app: TestApp) {
+        let b = person(&app, "ann@a.example", "TRAFFICKER").await;
+        let c = campaign(&b, "Winter sports").await;
+        let g = goal(&b, &c, "Morning", "2030-01-01T00:00", "2030-01-31T00:00").await;
+        let path = format!("/console/goals/{g}");
+        let v = version_of(&b.get(&path).await.body);
+        let r = b.post(&path, &[("name", "Morning"), ("type", "IMPRESSION"), ("start", "2030-01-01T00:00"), ("end", "2030-02-28T00:00"), ("value", "10000"), ("version", &v)]).await;
+        location(&r);
+        let changes = b.get(&format!("/console/changes?record={g}")).await;
+        changes.expect(200);
+        assert!(changes.body.contains("ann@a.example") && changes.body.contains(">Revert</button>"), "{}", changes.body);
+        // The newest change first: the update, with its revert form.
+        let at = changes.body.find("/revert\"").expect("a revert form");
+        let id: String = changes.body[..at].rsplit("/console/changes/").next().unwrap_or("").to_string();
+        let r = b.post(&format!("/console/changes/{id}/revert"), &[]).await;
+        assert_eq!(location(&r), "/console/changes?reverted=1");
+        let page = b.get(&path).await;
+        assert!(page.body.contains("value=\"2030-01-31T00:00\""), "the old end is back: {}", page.body);
+        // Filtered by person: Ann's changes; nobody else's.
+        let mine = b.get("/console/changes?actor=nobody").await;
+        assert!(mine.body.contains("No changes."), "{}", mine.body);
+    }
+
+    async fn a_bulk_edit_that_fails_on_one_goal_changes_none(app: TestApp) {
+        let b = person(&app, "ann@a.example", "TRAFFICKER").await;
+        let c = campaign(&b, "Winter sports").await;
+        let early = goal(&b, &c, "Early", "2030-01-01T00:00", "2030-01-31T00:00").await;
+        let late = goal(&b, &c, "Late", "2030-03-01T00:00", "2030-03-31T00:00").await;
+        let bulk = format!("/console/campaigns/{c}/bulk");
+        // An end before Late's start: refused for Late alone, named; neither goal changed.
+        let r = b.post(&bulk, &[("goal", &early), ("goal", &late), ("end", "2030-02-15T00:00"), ("priority", ""), ("enabled", "")]).await;
+        r.expect(422);
+        assert!(r.body.contains("Goal “Late”") && !r.body.contains("Goal “Early”"), "{}", r.body);
+        let e = app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={early}")).await.body;
+        assert!(e.contains("<end>2030-01-3"), "Early kept its end: {e}");
+        // A priority for both: one step.
+        let r = b.post(&bulk, &[("goal", &early), ("goal", &late), ("end", ""), ("priority", "3"), ("enabled", "false")]).await;
+        assert_eq!(location(&r), format!("/console/campaigns/{c}?edited=2"));
+        for g in [&early, &late] {
+            let v = app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={g}")).await;
+            assert!(v.body.contains("<priority>3</priority>") && v.body.contains("<enabled>false</enabled>"), "{}", v.body);
+        }
+        // Duplicated with a date shift: the copy's goals move by the days given.
+        let r = b.post(&format!("/console/campaigns/{c}/duplicate"), &[("name", "Winter sports 2031"), ("shift", "365")]).await;
+        let copy = location(&r).trim_end_matches("?saved=1").rsplit('/').next().unwrap_or("").to_string();
+        let page = b.get(&format!("/console/campaigns/{copy}")).await;
+        assert!(page.body.contains("<h1>Winter sports 2031</h1>") && page.body.contains("2031-01-01"), "{}", page.body);
+    }
+
+    async fn a_viewer_sees_no_write_control_and_a_forged_post_changes_nothing(app: TestApp) {
+        let ann = person(&app, "ann@a.example", "TRAFFICKER").await;
+        let c = campaign(&ann, "<img src=x onerror=alert(1)>").await;
+        let g = goal(&ann, &c, "Morning", "2030-01-01T00:00", "2030-01-31T00:00").await;
+        // The name is text wherever it appears.
+        for path in ["/console/campaigns".to_string(), format!("/console/campaigns/{c}"), format!("/console/goals/{g}"), "/console/changes".into()] {
+            let r = ann.get(&path).await;
+            assert!(!r.body.contains("<img src=x") && r.body.contains("&lt;img src=x onerror=alert(1)&gt;"), "{path}: {}", r.body);
+            assert!(r.header("content-security-policy").is_some_and(|c| c.contains("default-src 'self'")), "{path}");
+        }
+        let viewer = person(&app, "vic@a.example", "VIEWER").await;
+        for path in ["/console/campaigns".to_string(), format!("/console/campaigns/{c}"), format!("/console/goals/{g}"), "/console/changes".into()] {
+            let r = viewer.get(&path).await;
+            r.expect(200);
+            for control in ["New campaign", "New goal", "New ad", ">Save<", ">Revert<", "Apply to selected goals", "Edit targeting", "method=\"post\" action=\"/console/c"] {
+                assert!(!r.body.contains(control), "{path} shows {control} to a VIEWER");
+            }
+        }
+        let before = app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={g}")).await.body;
+        let edit = [("name", "Hacked"), ("type", "IMPRESSION"), ("start", "2030-01-01T00:00"), ("end", "2030-01-31T00:00"), ("value", "1")];
+        // A VIEWER's post with a good token: 403.
+        viewer.post(&format!("/console/goals/{g}"), &edit).await.expect(403);
+        // Another site's form: without the token, or with it from another origin: 403.
+        let body = api_tests::form(&edit);
+        ann.post_raw(&format!("/console/goals/{g}"), &body, CONSOLE_ORIGIN).await.expect(403);
+        let with_token = format!("{body}&csrf={}", ann.csrf);
+        ann.post_raw(&format!("/console/goals/{g}"), &with_token, "http://evil.example").await.expect(403);
+        assert_eq!(app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={g}")).await.body, before, "nothing changed");
+        // Signed out, the old cookie opens nothing.
+        let out = ann.post("/console/sign-out", &[]).await;
+        assert_eq!(location(&out), "/console/sign-in");
+        assert_eq!(location(&ann.get("/console/campaigns").await), "/console/sign-in");
+    }
+
+    async fn an_ad_with_an_uploaded_video_becomes_playable(app: TestApp) {
+        let b = person(&app, "ann@a.example", "TRAFFICKER").await;
+        let c = campaign(&b, "Winter sports").await;
+        let g = goal(&b, &c, "Morning", "2030-01-01T00:00", "2030-01-31T00:00").await;
+        let path = format!("/console/goals/{g}/ads");
+        // A bad URL: the message by its field, nothing stored.
+        let r = b.post_multipart(&path, &[("name", "Spot"), ("click", "not a url")], ("video", "clip.mp4", api_tests::clip())).await;
+        r.expect(422);
+        assert!(r.body.contains("id=\"click-error\""), "{}", r.body);
+        let assets = app.get("/v1/assets/video").await.json();
+        assert_eq!(assets["assets"].as_array().map_or(0, Vec::len), 0, "{assets}");
+        let r = b.post_multipart(&path, &[("name", "Spot"), ("click", "https://example.com/buy")], ("video", "clip.mp4", api_tests::clip())).await;
+        let ad_page = location(&r);
+        let id = ad_page.rsplit('/').next().unwrap_or("").to_string();
+        // The page says where the media is until it can serve, then plays it and gives the VAST URL.
+        let status = format!("/console/ads/{id}/status");
+        let mut done = api_tests::serde_json::Value::Null;
+        for _ in 0..600 {
+            done = b.get(&status).await.json();
+            if done["done"] == true {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert_eq!(done["done"], true, "{done}");
+        assert!(done["words"].as_str().unwrap_or("").starts_with("Playable"), "{done}");
+        let page = b.get(&ad_page).await;
+        assert!(page.body.contains("<video controls") && page.body.contains("id=\"vast-url\""), "{}", page.body);
+        assert!(page.header("content-security-policy").is_some_and(|c| c.contains("media-src 'self'")), "{:?}", page.header("content-security-policy"));
+    }
+}
