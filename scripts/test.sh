@@ -46,9 +46,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" > /dev/null
 fi
 # The player-side VAST/VMAP clients the serving tests parse documents with (tests/player.rs)
-# and puppeteer-core, which drives Chromium in the browser test (tests/api/player_browser.rs).
-if [ ! -d tests/node/node_modules/@dailymotion/vast-client ] || [ ! -d tests/node/node_modules/puppeteer-core ]; then
-  phase "npm ci in tests/node (@dailymotion/vast-client, @dailymotion/vmap, @xmldom/xmldom, puppeteer-core)"
+# and puppeteer-core, which drives Chromium in the browser tests (tests/api/player_browser.rs,
+# tests/api/console_browser.rs), with axe-core checking every console page.
+if [ ! -d tests/node/node_modules/@dailymotion/vast-client ] || [ ! -d tests/node/node_modules/puppeteer-core ] || [ ! -d tests/node/node_modules/axe-core ]; then
+  phase "npm ci in tests/node (@dailymotion/vast-client, @dailymotion/vmap, @xmldom/xmldom, puppeteer-core, axe-core)"
   (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
 fi
 

@@ -13,6 +13,7 @@ mod changes;
 mod clients;
 mod concurrency;
 mod console;
+mod console_browser;
 mod contacts;
 mod crash;
 mod deleting;

@@ -1,0 +1,281 @@
+// The console as people use it, in headless Chromium (tests/api/console_browser.rs runs it
+// on both stores): `node console.mjs <base url>` with TRAFFICKER, VIEWER, PASSWORD and CLIP
+// (a small video file) in the environment, SCREENSHOTS (a directory) to save the pages as
+// PNGs. Every control is found by its accessible name; axe-core checks every page visited,
+// and each page's weight and origins are recorded. Prints the result as JSON; exits 1 with
+// the step that failed.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch, personPage } from './browser.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const base = process.argv[2];
+const { TRAFFICKER, VIEWER, PASSWORD, CLIP, SCREENSHOTS } = process.env;
+const axeSource = fs.readFileSync(path.join(here, 'node_modules/axe-core/axe.min.js'), 'utf8');
+const origin = new URL(base).origin;
+const result = { pages: [], steps: [], foreign: [], dialogs: [] };
+
+function check(cond, what) {
+  if (!cond) throw new Error(what);
+}
+
+// A control by its accessible name (and role).
+function named(page, name, role) {
+  const sel = role ? `::-p-aria([name="${name}"][role="${role}"])` : `::-p-aria(${name})`;
+  return page.waitForSelector(sel, { timeout: 15000 });
+}
+
+async function has(page, name, role) {
+  const sel = role ? `::-p-aria([name="${name}"][role="${role}"])` : `::-p-aria(${name})`;
+  return (await page.$(sel)) !== null;
+}
+
+async function fill(page, name, value) {
+  const el = await named(page, name);
+  await el.click({ clickCount: 3 });
+  await el.evaluate((e) => { e.value = ''; });
+  await el.type(value);
+}
+
+// Date and time fields take their value as the picker would set it.
+async function setValue(page, name, value) {
+  const el = await named(page, name);
+  await el.evaluate((e, v) => { e.value = v; e.dispatchEvent(new Event('change', { bubbles: true })); }, value);
+}
+
+async function clickAndWait(page, name, role = 'button') {
+  const el = await named(page, name, role);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: 60000 }), el.click()]);
+}
+
+async function heading(page) {
+  return page.$eval('h1', (h) => h.textContent.trim());
+}
+
+// Records the page's weight (bytes over the wire, media excluded), checks it with axe-core,
+// and saves a screenshot when asked.
+async function visited(page, name, weights) {
+  const bytes = weights.splice(0).reduce((n, w) => n + w, 0);
+  await page.evaluate(axeSource);
+  const axe = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length, target: v.nodes[0] && v.nodes[0].target }));
+  });
+  result.pages.push({ name, path: new URL(page.url()).pathname, bytes, violations: axe });
+  if (SCREENSHOTS) {
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+}
+
+// Counts what each page loads, and notes anything from another origin.
+function watch(page) {
+  const weights = [];
+  // Each page is weighed as a first visit (nothing cached), from its document on.
+  page.setCacheEnabled(false);
+  page.on('request', (req) => {
+    if (req.resourceType() === 'document' && req.frame() === page.mainFrame()) weights.splice(0);
+  });
+  page.on('response', async (res) => {
+    const url = res.url();
+    if (url.startsWith('data:')) return;
+    if (new URL(url).origin !== origin) result.foreign.push(url);
+    const type = res.request().resourceType();
+    if (type === 'media' || type === 'fetch' || type === 'xhr') return;
+    try {
+      const len = Number(res.headers()['content-length']) || (await res.buffer()).length;
+      weights.push(len);
+    } catch { /* a redirect has no body */ }
+  });
+  page.on('dialog', async (d) => { result.dialogs.push(d.message()); await d.dismiss(); });
+  return weights;
+}
+
+async function signIn(page, weights, email, shot) {
+  await page.goto(`${base}/console/`, { waitUntil: 'load' });
+  check(new URL(page.url()).pathname === '/console/sign-in', 'a signed-out visit goes to the sign-in page');
+  if (shot) await visited(page, 'sign-in', weights);
+  await fill(page, 'Email', email);
+  await fill(page, 'Password', PASSWORD);
+  await clickAndWait(page, 'Sign in');
+  weights.splice(0);
+}
+
+function step(s) {
+  result.steps.push(s);
+}
+
+const browser = await launch();
+// A page on another origin whose form posts to the console (a forged request).
+let forgedTarget = '';
+const evil = http.createServer((req, res) => {
+  res.writeHead(200, { 'content-type': 'text/html' });
+  res.end(`<!doctype html><html lang="en"><title>evil</title><body><form id="f" method="post" action="${forgedTarget}">
+    <input name="name" value="Hacked"><input name="type" value="IMPRESSION"><input name="start" value="2030-01-01T00:00">
+    <input name="value" value="1"></form><script>document.getElementById('f').submit()</script></body></html>`);
+});
+await new Promise((ok) => evil.listen(0, '127.0.0.1', ok));
+let failed = null;
+try {
+  const page = await personPage(browser);
+  const weights = watch(page);
+  const xss = '<img src=x onerror=alert(1)>';
+  // 1. Sign in and see the campaigns.
+  await signIn(page, weights, TRAFFICKER, true);
+  await clickAndWait(page, 'Campaigns', 'link');
+  check((await heading(page)) === 'Campaigns', 'the Campaigns page');
+  step('signed in, campaigns listed');
+  // 2. A campaign (named like markup: shown as text) and its goal.
+  await clickAndWait(page, 'New campaign', 'link');
+  await visited(page, 'campaign-new', weights);
+  await fill(page, 'Name', xss);
+  await fill(page, 'New advertiser', 'Acme Outdoor');
+  await clickAndWait(page, 'Save');
+  check((await heading(page)) === xss, 'the campaign named like markup is its heading, as text');
+  const campaignUrl = page.url();
+  await clickAndWait(page, 'New goal', 'link');
+  await fill(page, 'Name', 'Morning');
+  await setValue(page, 'Start', '2030-01-01T06:00');
+  await setValue(page, 'End', '2030-01-31T23:00');
+  await fill(page, 'Goal value', '10000');
+  await fill(page, 'Priority', '4');
+  await clickAndWait(page, 'Save');
+  check((await heading(page)) === 'Morning', 'the goal page');
+  const goalUrl = page.url();
+  step('campaign and goal created');
+  // 3. An ad with a video from disk: the upload's progress, then the transcode's, then the preview.
+  await clickAndWait(page, 'New ad', 'link');
+  await visited(page, 'ad-new', weights);
+  await fill(page, 'Name', 'Spot 15s');
+  // Chromium's accessibility query does not reach a file input: it is found by its label.
+  const file = await page.evaluateHandle(() => {
+    const label = [...document.querySelectorAll('label')].find((l) => l.textContent.trim() === 'Video');
+    return label && document.getElementById(label.htmlFor);
+  });
+  await file.uploadFile(CLIP);
+  await fill(page, 'Click-through URL', 'https://example.com/buy');
+  await clickAndWait(page, 'Save');
+  check((await heading(page)) === 'Spot 15s', 'the ad page after the upload');
+  await page.waitForFunction(() => /Playable/.test(document.body.innerText) || /cannot be used/.test(document.body.innerText), { timeout: 120000, polling: 500 });
+  check(/Playable/.test(await page.evaluate(() => document.body.innerText)), 'the video became playable');
+  await page.waitForSelector('video', { timeout: 10000 });
+  const played = await page.$eval('video', (v) => new Promise((ok) => {
+    v.muted = true;
+    v.addEventListener('timeupdate', () => { if (v.currentTime > 0.3) ok({ played: true, width: v.videoWidth }); });
+    v.addEventListener('error', () => ok({ played: false, error: v.error && v.error.code }));
+    v.play().catch((e) => ok({ played: false, error: String(e) }));
+    setTimeout(() => ok({ played: false, error: 'timeout' }), 20000);
+  }));
+  check(played.played, `the preview plays: ${JSON.stringify(played)}`);
+  const vastUrl = await page.$eval('#vast-url', (c) => c.textContent.trim());
+  check(vastUrl.startsWith('http') && vastUrl.includes('/v1/adrequest'), `the VAST URL is shown: ${vastUrl}`);
+  check(await has(page, 'Copy VAST URL', 'button'), 'the VAST URL has a copy button');
+  await visited(page, 'ad', weights);
+  step('ad uploaded, transcoded and previewed');
+  // 4. Change the goal's end; see the change with the person's email; revert it.
+  await page.goto(goalUrl, { waitUntil: 'load' });
+  await visited(page, 'goal', weights);
+  await setValue(page, 'End', '2030-02-28T23:00');
+  await clickAndWait(page, 'Save');
+  check(/Saved\./.test(await page.evaluate(() => document.body.innerText)), 'the goal saved');
+  await clickAndWait(page, 'Changes', 'link');
+  const text = await page.evaluate(() => document.body.innerText);
+  check(text.includes(TRAFFICKER), 'the change names who made it');
+  await visited(page, 'changes', weights);
+  const revert = await named(page, 'Revert', 'button');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), revert.click()]);
+  check(/Reverted/.test(await page.evaluate(() => document.body.innerText)), 'reverted');
+  await page.goto(goalUrl, { waitUntil: 'load' });
+  weights.splice(0);
+  const end = await (await named(page, 'End')).evaluate((e) => e.value);
+  check(end === '2030-01-31T23:00', `the end is back: ${end}`);
+  step('goal end changed, seen in Changes with the email, reverted');
+  // 5. A bulk edit that fails on one goal changes none.
+  await page.goto(campaignUrl, { waitUntil: 'load' });
+  await clickAndWait(page, 'New goal', 'link');
+  await fill(page, 'Name', 'Late');
+  await setValue(page, 'Start', '2030-03-01T00:00');
+  await setValue(page, 'End', '2030-03-31T00:00');
+  await fill(page, 'Goal value', '5000');
+  await clickAndWait(page, 'Save');
+  await page.goto(campaignUrl, { waitUntil: 'load' });
+  await visited(page, 'campaign', weights);
+  for (const name of ['Select Morning', 'Select Late']) {
+    const box = await named(page, name, 'checkbox');
+    await box.click();
+    check(await box.evaluate((e) => e.checked), `${name} is checked`);
+  }
+  await setValue(page, 'New end', '2030-02-15T00:00');
+  await clickAndWait(page, 'Apply to selected goals');
+  const refused = await page.evaluate(() => document.body.innerText);
+  check(refused.includes('Goal “Late”') && !refused.includes('Goal “Morning”'), `the failing goal is named: ${refused.slice(0, 600)}`);
+  check(refused.includes('2030-01-31 23:00'), 'Morning kept its end');
+  await visited(page, 'bulk-refused', weights);
+  step('bulk edit refused on one goal, none changed');
+  // 6. A form posted from another origin changes nothing.
+  forgedTarget = goalUrl;
+  await page.goto(`http://127.0.0.1:${evil.address().port}/`, { waitUntil: 'load' });
+  await page.waitForNavigation({ waitUntil: 'load', timeout: 15000 }).catch(() => {});
+  const forged = await page.evaluate(() => document.body.innerText);
+  check(/not sent from this site/.test(forged), `the forged post is refused: ${forged.slice(0, 200)}`);
+  await page.goto(goalUrl, { waitUntil: 'load' });
+  weights.splice(0);
+  check((await heading(page)) === 'Morning', 'the forged post changed nothing');
+  result.foreign = result.foreign.filter((u) => !u.startsWith(`http://127.0.0.1:${evil.address().port}/`));
+  step('cross-origin form refused');
+  // 7. Sign out: the old cookie opens nothing.
+  const cookies = await page.cookies();
+  const session = cookies.find((c) => c.name === 'o_session');
+  await page.goto(`${base}/console/campaigns`, { waitUntil: 'load' });
+  await visited(page, 'campaigns', weights);
+  await clickAndWait(page, 'Sign out');
+  await page.setCookie({ ...session });
+  await page.goto(`${base}/console/campaigns`, { waitUntil: 'load' });
+  check(new URL(page.url()).pathname === '/console/sign-in', 'the old cookie fails after sign-out');
+  weights.splice(0);
+  step('signed out; the old cookie is refused');
+  // 8. A VIEWER sees no write control, and a POST with their own token is refused.
+  const viewer = await browser.createBrowserContext();
+  const vpage = await viewer.newPage();
+  const vweights = watch(vpage);
+  await signIn(vpage, vweights, VIEWER, false);
+  for (const url of [`${base}/console/campaigns`, campaignUrl, goalUrl, `${base}/console/changes`]) {
+    await vpage.goto(url, { waitUntil: 'load' });
+    vweights.splice(0);
+    for (const control of ['New campaign', 'New goal', 'New ad', 'Save', 'Revert', 'Apply to selected goals']) {
+      check(!(await has(vpage, control)), `a VIEWER sees no ${control} on ${url}`);
+    }
+  }
+  const status = await vpage.evaluate(async (target) => {
+    const csrf = document.querySelector('input[name=csrf]').value;
+    const r = await fetch(target, { method: 'POST', body: new URLSearchParams({ csrf, name: 'Viewer was here', type: 'IMPRESSION', start: '2030-01-01T06:00', value: '1' }) });
+    return r.status;
+  }, goalUrl);
+  check(status === 403, `a VIEWER's post is 403 (got ${status})`);
+  await viewer.close();
+  step('viewer: no write controls, post refused');
+  // 9. With JavaScript off, the forms still work (post, redirect, get).
+  const plain = await browser.createBrowserContext();
+  const ppage = await plain.newPage();
+  await ppage.setJavaScriptEnabled(false);
+  const pweights = watch(ppage);
+  await signIn(ppage, pweights, TRAFFICKER, false);
+  await ppage.goto(goalUrl, { waitUntil: 'load' });
+  await fill(ppage, 'Priority', '2');
+  await clickAndWait(ppage, 'Save');
+  check(/Saved\./.test(await ppage.evaluate(() => document.body.innerText)), 'saved without JavaScript');
+  const prio = await (await named(ppage, 'Priority')).evaluate((e) => e.value);
+  check(prio === '2', `the priority saved without JavaScript: ${prio}`);
+  await plain.close();
+  step('a goal edited with JavaScript off');
+  check(result.dialogs.length === 0, `no script ran from a record's name: ${result.dialogs}`);
+} catch (e) {
+  failed = String(e && e.stack || e);
+} finally {
+  await browser.close();
+  evil.close();
+}
+result.failed = failed;
+console.log(JSON.stringify(result));
+process.exit(failed ? 1 : 0);
