@@ -43,9 +43,12 @@ async fn a_day_in_the_console(backend: Backend) {
     for (email, role) in [("ann@a.example", "TRAFFICKER"), ("vic@a.example", "VIEWER")] {
         app.post_json("/v1/users", &json!({"email": email, "name": "Ann Lee", "role": role, "password": PASSWORD})).await.expect(201);
     }
-    let clip = std::env::temp_dir().join(format!("console-clip-{}.mp4", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("console-{}-{}", std::process::id(), uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).expect("a directory for the clip");
+    let clip = dir.join("spot-15s.mp4");
     std::fs::write(&clip, api_tests::clip()).expect("write the clip");
     let v = tokio::task::spawn_blocking(move || run(&base, &clip)).await.expect("the driver ran");
+    let _ = std::fs::remove_dir_all(&dir);
     let pages = v["pages"].as_array().cloned().unwrap_or_default();
     assert!(pages.len() >= 8, "every page was checked: {v}");
     eprintln!("| page | path | bytes over the wire | axe violations |");

@@ -119,6 +119,8 @@ await new Promise((ok) => evil.listen(0, '127.0.0.1', ok));
 let failed = null;
 try {
   const page = await personPage(browser);
+  await page.setViewport({ width: 1100, height: 800 });
+  if (SCREENSHOTS) fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const weights = watch(page);
   const xss = '<img src=x onerror=alert(1)>';
   // 1. Sign in and see the campaigns.
@@ -173,6 +175,17 @@ try {
   check(await has(page, 'Copy VAST URL', 'button'), 'the VAST URL has a copy button');
   await visited(page, 'ad', weights);
   step('ad uploaded, transcoded and previewed');
+  // Targeting: read in words; the first category as the only one.
+  await page.goto(goalUrl, { waitUntil: 'load' });
+  await clickAndWait(page, 'Edit targeting', 'link');
+  await visited(page, 'targeting', weights);
+  const only = await page.waitForSelector('input[name=include]');
+  const category = await only.evaluate((e) => e.getAttribute('aria-label').replace(/^Only /, ''));
+  await (await named(page, `Only ${category}`, 'checkbox')).click();
+  await clickAndWait(page, 'Save categories');
+  const said = await page.evaluate(() => document.body.innerText);
+  check(said.includes(`Category is ${category}`), `the goal's targeting reads in words: ${said.slice(0, 400)}`);
+  step('targeting set and read in words');
   // 4. Change the goal's end; see the change with the person's email; revert it.
   await page.goto(goalUrl, { waitUntil: 'load' });
   await visited(page, 'goal', weights);
@@ -184,6 +197,8 @@ try {
   check(text.includes(TRAFFICKER), 'the change names who made it');
   await visited(page, 'changes', weights);
   const revert = await named(page, 'Revert', 'button');
+  const newest = await page.$eval('tbody tr', (tr) => tr.innerText);
+  check(newest.includes('goal') && newest.includes('UPDATE') && newest.includes('end'), `the newest change is the goal's end: ${newest}`);
   await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), revert.click()]);
   check(/Reverted/.test(await page.evaluate(() => document.body.innerText)), 'reverted');
   await page.goto(goalUrl, { waitUntil: 'load' });

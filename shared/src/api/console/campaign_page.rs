@@ -9,12 +9,13 @@ use serde_json::{json, Map, Value};
 
 use super::campaigns::{delivered, flight, form_markup, pace, state_words, CampaignForm};
 use super::form::{self, Problems};
-use super::{page, redirect, targeting, ConsoleUser};
+use super::{bean, page, redirect, targeting, ConsoleUser};
 use crate::api::Within;
 use crate::model::bulk;
+use crate::model::campaign::parse_bean;
 use crate::model::rules::Parent;
 use crate::state::AppState;
-use crate::usecases::{self, overview};
+use crate::usecases::{self, campaigns, overview};
 
 #[derive(serde::Deserialize, Default)]
 pub struct Notice {
@@ -277,6 +278,39 @@ pub async fn duplicate(
         Ok(d) => redirect(&format!("/console/campaigns/{}?saved=1", d.campaign_id)),
         Err(e) => match form::problems(e) {
             Ok(p) => render_with(&st, &user, &id, None, Some(p), None).await,
+            Err(r) => r,
+        },
+    }
+}
+
+/// Saves the campaign form over the stored campaign (at the form's version); the form again
+/// with its problems when refused.
+pub async fn update(
+    Within(st): Within,
+    user: ConsoleUser,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(f): Form<CampaignForm>,
+) -> Response {
+    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
+        return r;
+    }
+    let a = &user.account;
+    let stored = match campaigns::get(&st, &a.id, &id).await {
+        Ok(c) => c,
+        Err(e) => return form::fail(e),
+    };
+    let mut out = crate::xml::XmlOut::new();
+    stored.value.write(&mut out, a, st.clock.now());
+    let mut el = bean::written(&out.finish());
+    // What the record inherits stays inherited unless the form sets it.
+    bean::set(&mut el, "frontLoadFactor", stored.value.front_load_factor.map(|v| v.to_string()).as_deref());
+    f.apply(&mut el);
+    let expected = f.version.parse::<u64>().ok();
+    match campaigns::update(&st, a, &id, expected, parse_bean(&el)).await {
+        Ok(()) => redirect(&format!("/console/campaigns/{id}?saved=1")),
+        Err(e) => match form::problems(e) {
+            Ok(p) => render(&st, &user, &id, Some((f, p))).await,
             Err(r) => r,
         },
     }

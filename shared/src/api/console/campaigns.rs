@@ -1,7 +1,7 @@
 //! The campaigns list (paged from the name index, searched by name, filtered by state) and
 //! the campaign form (create and edit), over the campaign use cases.
 
-use axum::extract::{Form, Path, Query};
+use axum::extract::{Form, Query};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use maud::{html, Markup};
@@ -175,7 +175,7 @@ impl CampaignForm {
     }
 
     /// The fields a campaign bean takes from the form.
-    fn apply(&self, el: &mut crate::xml::Element) {
+    pub fn apply(&self, el: &mut crate::xml::Element) {
         bean::set(el, "name", Some(&self.name));
         bean::set(el, "advertiserId", Some(&self.advertiser));
         bean::set(el, "enabled", Some(if self.state == "paused" { "false" } else { "true" }));
@@ -266,39 +266,6 @@ pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, F
                 ),
                 Err(r) => r,
             },
-            Err(r) => r,
-        },
-    }
-}
-
-/// Saves the campaign form over the stored campaign (at the form's version); the form again
-/// with its problems when refused.
-pub async fn update(
-    Within(st): Within,
-    user: ConsoleUser,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    Form(f): Form<CampaignForm>,
-) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
-    let a = &user.account;
-    let stored = match campaigns::get(&st, &a.id, &id).await {
-        Ok(c) => c,
-        Err(e) => return form::fail(e),
-    };
-    let mut out = crate::xml::XmlOut::new();
-    stored.value.write(&mut out, a, st.clock.now());
-    let mut el = bean::written(&out.finish());
-    // What the record inherits stays inherited unless the form sets it.
-    bean::set(&mut el, "frontLoadFactor", stored.value.front_load_factor.map(|v| v.to_string()).as_deref());
-    f.apply(&mut el);
-    let expected = f.version.parse::<u64>().ok();
-    match campaigns::update(&st, a, &id, expected, parse_bean(&el)).await {
-        Ok(()) => redirect(&format!("/console/campaigns/{id}?saved=1")),
-        Err(e) => match form::problems(e) {
-            Ok(p) => super::campaign_page::render(&st, &user, &id, Some((f, p))).await,
             Err(r) => r,
         },
     }
