@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use super::v3::{self, CampaignExpand};
 use super::v3_rows::CampaignFilter;
 use super::UseCaseResult;
-use crate::delivery::pacing::{ideal_delivery, pace_state, Flight, PaceState};
+use crate::delivery::pacing::{ideal_delivery, pace_state, PaceState};
 use crate::model::account::Account;
 use crate::model::campaign::Campaign;
 use crate::model::enums::Counter;
@@ -30,18 +30,9 @@ pub struct Delivery {
     pub pace: Option<PaceState>,
 }
 
-fn flight(g: &Goal, c: &Campaign, a: &Account) -> Flight {
-    Flight {
-        start: g.start.timestamp(),
-        end: g.end.map(|e| e.timestamp()),
-        target: g.pacing_target(),
-        frontload: g.effective_frontload(c, a),
-    }
-}
-
 /// A goal's delivery against its target and plan at `now`.
 pub fn of_goal(g: &Goal, c: &Campaign, a: &Account, delivered: f64, now: DateTime<Utc>) -> Delivery {
-    let f = flight(g, c, a);
+    let f = super::pacing::flight(g, c, a);
     let plan = ideal_delivery(&f, now.timestamp().min(f.end.unwrap_or(i64::MAX)));
     Delivery { delivered, booked: f.target, plan, pace: plan.and_then(|p| pace_state(delivered, p)) }
 }

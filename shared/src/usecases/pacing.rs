@@ -29,7 +29,9 @@ pub struct Pacing {
     pub days: Vec<PacingDay>,
 }
 
-fn flight(g: &Goal, c: &Campaign, a: &Account) -> Flight {
+/// What pacing reads of a goal: its flight, target and front-load (the campaign's or the
+/// account's when it has none).
+pub(crate) fn flight(g: &Goal, c: &Campaign, a: &Account) -> Flight {
     Flight {
         start: g.start.timestamp(),
         end: g.end.map(|e| e.timestamp()),

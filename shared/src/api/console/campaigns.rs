@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use maud::{html, Markup};
 
-use super::form::{self, Field, Problems};
+use super::form::{self, Field, Problems, Select};
 use super::{bean, page, redirect, ConsoleUser};
 use crate::api::Within;
 use crate::delivery::pacing::PaceState;
@@ -188,33 +188,21 @@ const SHOWN: &[&str] = &["name", "advertiserId", "enabled", "priority", "descrip
 
 /// The campaign form: a new campaign's (`action` is the list) or the campaign's.
 pub async fn form_markup(st: &AppState, user: &ConsoleUser, action: &str, f: &CampaignForm, p: &Problems) -> Result<Markup, Response> {
-    let advertisers = match clients::list(st, &user.account.id).await {
-        Ok(list) => list.into_iter().filter(|c| c.kind == ClientType::Advertiser).collect::<Vec<_>>(),
+    let mut advertisers = vec![(String::new(), "Choose an advertiser".to_string())];
+    match clients::list(st, &user.account.id).await {
+        Ok(list) => advertisers.extend(list.into_iter().filter(|c| c.kind == ClientType::Advertiser).map(|c| (c.id, c.name))),
         Err(e) => return Err(form::fail(e)),
     };
-    let adv_errors = p.of(&["advertiserId"]);
+    let states = [("live".to_string(), "Live (serves in its goals' flights)".to_string()), ("paused".into(), "Paused".into())];
     Ok(html! {
         (form::summary(p, SHOWN))
         form.stack method="post" action=(action) novalidate {
             (form::csrf(user))
             input type="hidden" name="version" value=(f.version);
             (Field { label: "Name", name: "name", kind: "text", value: &f.name, errors_of: &["name"], required: true, hint: None }.render(p))
-            div.field {
-                label for="advertiser" { "Advertiser" }
-                select #advertiser name="advertiser" required aria-invalid=[(!adv_errors.is_empty()).then_some("true")] aria-describedby=[(!adv_errors.is_empty()).then_some("advertiser-error")] {
-                    option value="" { "Choose an advertiser" }
-                    @for c in &advertisers { option value=(c.id) selected[c.id == f.advertiser] { (c.name) } }
-                }
-                @if !adv_errors.is_empty() { span.field-error id="advertiser-error" { @for e in &adv_errors { (e) " " } } }
-            }
+            (Select { label: "Advertiser", name: "advertiser", options: &advertisers, selected: &f.advertiser, errors_of: &["advertiserId"], hint: None }.render(p))
             (Field { label: "New advertiser", name: "new_advertiser", kind: "text", value: &f.new_advertiser, errors_of: &["clientBean"], required: false, hint: Some("Or name a new advertiser: it is created with the campaign") }.render(p))
-            div.field {
-                label for="state" { "State" }
-                select #state name="state" {
-                    option value="live" selected[f.state != "paused"] { "Live (serves in its goals' flights)" }
-                    option value="paused" selected[f.state == "paused"] { "Paused" }
-                }
-            }
+            (Select { label: "State", name: "state", options: &states, selected: &f.state, errors_of: &["enabled"], hint: None }.render(p))
             (Field { label: "Priority", name: "priority", kind: "number", value: &f.priority, errors_of: &["priority"], required: false, hint: Some("1 (highest) to 10; empty: the account's") }.render(p))
             (Field { label: "Description", name: "description", kind: "text", value: &f.description, errors_of: &["description"], required: false, hint: None }.render(p))
             button type="submit" { "Save" }

@@ -161,6 +161,37 @@ impl Field<'_> {
     }
 }
 
+/// A labelled choice with its errors next to it; `options` are (value, text).
+pub struct Select<'a> {
+    pub label: &'a str,
+    pub name: &'a str,
+    pub options: &'a [(String, String)],
+    pub selected: &'a str,
+    pub errors_of: &'a [&'a str],
+    pub hint: Option<&'a str>,
+}
+
+impl Select<'_> {
+    pub fn render(&self, p: &Problems) -> Markup {
+        let errors = p.of(self.errors_of);
+        let err_id = format!("{}-error", self.name);
+        let hint_id = format!("{}-hint", self.name);
+        let described: Vec<&str> =
+            [(!errors.is_empty()).then_some(err_id.as_str()), self.hint.map(|_| hint_id.as_str())].into_iter().flatten().collect();
+        html! {
+            div.field {
+                label for=(self.name) { (self.label) }
+                @if let Some(h) = self.hint { span.hint id=(hint_id) { (h) } }
+                select id=(self.name) name=(self.name) aria-invalid=[(!errors.is_empty()).then_some("true")]
+                    aria-describedby=[(!described.is_empty()).then(|| described.join(" "))] {
+                    @for (value, text) in self.options { option value=(value) selected[value == self.selected] { (text) } }
+                }
+                @if !errors.is_empty() { span.field-error id=(err_id) { @for e in &errors { (e) " " } } }
+            }
+        }
+    }
+}
+
 /// The hidden field every form carries.
 pub fn csrf(user: &ConsoleUser) -> Markup {
     html! { input type="hidden" name="csrf" value=(user.csrf); }

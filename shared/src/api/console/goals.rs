@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use maud::{html, Markup};
 
 use super::campaigns::{delivered, pace};
-use super::form::{self, Field, Problems};
+use super::form::{self, Field, Problems, Select};
 use super::{bean, page, redirect, targeting, ConsoleUser};
 use crate::api::Within;
 use crate::model::account::Account;
@@ -90,35 +90,21 @@ async fn marketplaces(st: &AppState, a: &Account) -> Result<Vec<(String, String)
 fn goal_form(user: &ConsoleUser, action: &str, f: &GoalForm, p: &Problems, markets: &[(String, String)]) -> Markup {
     let zone = form::zone_name(&user.account);
     let date_hint = format!("In {zone}");
-    let type_errors = p.of(&["type"]);
-    let market_errors = p.of(&["marketplaceId"]);
+    let types: Vec<(String, String)> = GoalType::ALL.iter().map(|t| (t.as_str().to_string(), t.as_str().to_string())).collect();
+    let markets: Vec<(String, String)> = std::iter::once((String::new(), "None".to_string())).chain(markets.iter().cloned()).collect();
     html! {
         (form::summary(p, SHOWN))
         form.stack method="post" action=(action) novalidate {
             (form::csrf(user))
             input type="hidden" name="version" value=(f.version);
             (Field { label: "Name", name: "name", kind: "text", value: &f.name, errors_of: &["name"], required: true, hint: None }.render(p))
-            div.field {
-                label for="type" { "Type" }
-                select #type name="type" aria-invalid=[(!type_errors.is_empty()).then_some("true")] {
-                    @for t in GoalType::ALL { option value=(t.as_str()) selected[f.kind == t.as_str()] { (t.as_str()) } }
-                }
-                @if !type_errors.is_empty() { span.field-error { @for e in &type_errors { (e) " " } } }
-            }
+            (Select { label: "Type", name: "type", options: &types, selected: &f.kind, errors_of: &["type"], hint: None }.render(p))
             (Field { label: "Start", name: "start", kind: "datetime-local", value: &f.start, errors_of: &["start"], required: true, hint: Some(&date_hint) }.render(p))
             (Field { label: "End", name: "end", kind: "datetime-local", value: &f.end, errors_of: &["end"], required: false, hint: Some(&date_hint) }.render(p))
             (Field { label: "Goal value", name: "value", kind: "number", value: &f.value, errors_of: &["goalValue"], required: false, hint: Some("Impressions or events to deliver; a share of voice is 0.01 to 1") }.render(p))
             (Field { label: "Priority", name: "priority", kind: "number", value: &f.priority, errors_of: &["priority"], required: false, hint: Some("1 (highest) to 10; empty: the campaign's") }.render(p))
             (Field { label: "Daily cap", name: "daily_cap", kind: "number", value: &f.daily_cap, errors_of: &["caps"], required: false, hint: Some("Impressions a day at most; empty: none") }.render(p))
-            div.field {
-                label for="marketplace" { "Marketplace" }
-                span.hint id="marketplace-hint" { "Programmatic goals (IMPRESSION or RTB) are filled from it" }
-                select #marketplace name="marketplace" aria-describedby="marketplace-hint" aria-invalid=[(!market_errors.is_empty()).then_some("true")] {
-                    option value="" { "None" }
-                    @for (id, name) in markets { option value=(id) selected[f.marketplace == *id] { (name) } }
-                }
-                @if !market_errors.is_empty() { span.field-error { @for e in &market_errors { (e) " " } } }
-            }
+            (Select { label: "Marketplace", name: "marketplace", options: &markets, selected: &f.marketplace, errors_of: &["marketplaceId"], hint: Some("Programmatic goals (IMPRESSION or RTB) are filled from it") }.render(p))
             button type="submit" { "Save" }
         }
     }
