@@ -228,6 +228,20 @@ both_stores! {
         let page = b.get(&ad_page).await;
         assert!(page.body.contains("<video controls") && page.body.contains("id=\"vast-url\""), "{}", page.body);
         assert!(page.header("content-security-policy").is_some_and(|c| c.contains("media-src 'self'")), "{:?}", page.header("content-security-policy"));
+        // A file that is no video: the page says why the ad cannot serve.
+        let r = b.post_multipart(&path, &[("name", "Broken"), ("click", "https://example.com/buy")], ("video", "broken.mp4", api_tests::NOT_A_VIDEO)).await;
+        let broken = location(&r);
+        let status = format!("{broken}/status");
+        for _ in 0..600 {
+            done = b.get(&status).await.json();
+            if done["done"] == true {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert!(done["words"].as_str().unwrap_or("").starts_with("The video cannot be used: "), "{done}");
+        let page = b.get(&broken).await;
+        assert!(page.body.contains("The video cannot be used") && !page.body.contains("<video"), "{}", page.body);
     }
 
     async fn targeting_reads_in_words_and_takes_categories_or_xml(app: TestApp) {

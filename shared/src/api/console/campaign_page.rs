@@ -139,7 +139,7 @@ async fn render_with(
         }
         @if let Some(m) = campaign_form {
             h2 { "Edit campaign" }
-            @if let Some(s) = &stale { (super::changes::stale_notice(s, &format!("/console/campaigns/{id}"))) }
+            @if let Some(s) = &stale { (super::changes::stale_notice(a, s, &format!("/console/campaigns/{id}"))) }
             (m)
             h2 { "Duplicate" }
             form.stack method="post" action={ "/console/campaigns/" (id) "/duplicate" } {

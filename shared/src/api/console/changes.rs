@@ -46,12 +46,12 @@ pub async fn last_change(st: &AppState, user: &ConsoleUser, record: &str) -> Opt
 }
 
 /// What a stale form says: the record changed since the form was read, by whom and when.
-pub fn stale_notice(last: &Option<Change>, reload: &str) -> Markup {
+pub fn stale_notice(a: &crate::model::account::Account, last: &Option<Change>, reload: &str) -> Markup {
     html! {
         div.problems role="alert" {
             p {
                 strong { "Not saved: this record was changed after you opened the form" }
-                @if let Some(c) = last { " (by " (who(c)) " at " (c.at.format("%Y-%m-%d %H:%M UTC")) ")" }
+                @if let Some(c) = last { " (by " (who(c)) " at " (form::local(a, c.at)) " " (form::zone_name(a)) ")" }
                 ". Your input is kept below; "
                 a href=(reload) { "reload the record" }
                 " to start from what is stored now."
@@ -139,11 +139,11 @@ async fn render(st: &AppState, user: &ConsoleUser, q: &ChangesQuery, problem: Op
         }
         @if list.is_empty() { p { "No changes." } }
         table {
-            thead { tr { th scope="col" { "When (UTC)" } th scope="col" { "Who" } th scope="col" { "Record" } th scope="col" { "What" } th scope="col" { "Changes" } @if user.writes() { th scope="col" { "Undo" } } } }
+            thead { tr { th scope="col" { "When (" (form::zone_name(a)) ")" } th scope="col" { "Who" } th scope="col" { "Record" } th scope="col" { "What" } th scope="col" { "Changes" } @if user.writes() { th scope="col" { "Undo" } } } }
             tbody {
                 @for c in &list {
                     tr {
-                        td { (c.at.format("%Y-%m-%d %H:%M:%S")) }
+                        td { (form::local_seconds(a, c.at)) }
                         td { (who(c)) }
                         td {
                             (c.kind) " "

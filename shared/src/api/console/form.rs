@@ -202,6 +202,11 @@ pub fn local(a: &Account, t: DateTime<Utc>) -> String {
     t.with_timezone(a.tz()).format("%Y-%m-%d %H:%M").to_string()
 }
 
+/// An instant as the account's local date and time to the second.
+pub fn local_seconds(a: &Account, t: DateTime<Utc>) -> String {
+    t.with_timezone(a.tz()).format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
 /// An instant as a `datetime-local` input's value in the account's time zone.
 pub fn local_input(a: &Account, t: Option<DateTime<Utc>>) -> String {
     t.map(|t| t.with_timezone(a.tz()).format("%Y-%m-%dT%H:%M").to_string()).unwrap_or_default()

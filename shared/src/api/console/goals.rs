@@ -170,7 +170,7 @@ async fn render(st: &AppState, user: &ConsoleUser, id: &str, refused: Option<(Go
         }
         @if user.writes() {
             h2 { "Edit goal" }
-            @if let Some(s) = &stale { (super::changes::stale_notice(s, &format!("/console/goals/{id}"))) }
+            @if let Some(s) = &stale { (super::changes::stale_notice(a, s, &format!("/console/goals/{id}"))) }
             (goal_form(user, &format!("/console/goals/{id}"), &f, &p, &markets))
         }
     };

@@ -86,6 +86,8 @@ async fn home(Within(st): Within, user: Option<ConsoleUser>) -> Response {
         html! {
             h1 { "Signed in" }
             p { "You are signed in as " strong { (user.email) } " (" (user.role.as_str()) ") in account " (user.account.name) "." }
+            p { "Dates are shown and entered in the account's time zone, " (user.account.time_zone) "." }
+            p { a.button href="/console/campaigns" { "See the campaigns" } }
         },
     )
     .with_state(&st)
