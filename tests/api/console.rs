@@ -266,3 +266,43 @@ both_stores! {
         assert!(rules.contains(&sports), "unchanged: {rules}");
     }
 }
+
+both_stores! {
+    async fn an_admin_makes_a_viewer_and_a_key_that_is_shown_once_and_revoked(app: TestApp) {
+        let admin = person(&app, "ada@a.example", "ADMIN").await;
+        let home = admin.get("/console/").await;
+        assert!(home.body.contains("href=\"/console/users\"") && home.body.contains("href=\"/console/api-keys\""), "{}", home.body);
+        // A user made in the console, refused first for a short password (kept input, no user).
+        let r = admin.post("/console/users", &[("email", "vic@a.example"), ("name", "Vic"), ("role", "VIEWER"), ("password", "short")]).await;
+        r.expect(422);
+        assert!(r.body.contains("id=\"password-error\"") && r.body.contains("value=\"vic@a.example\""), "{}", r.body);
+        let r = admin.post("/console/users", &[("email", "vic@a.example"), ("name", "Vic"), ("role", "VIEWER"), ("password", PASSWORD)]).await;
+        assert!(location(&r).starts_with("/console/users/"), "{}", r.body);
+        // The viewer signs in, sees no administration and cannot reach it.
+        let vic = Browser::sign_in(&app, "vic@a.example", PASSWORD).await;
+        let home = vic.get("/console/").await;
+        assert!(!home.body.contains("/console/users") && !home.body.contains("/console/api-keys"), "{}", home.body);
+        vic.get("/console/users").await.expect(403);
+        vic.get("/console/api-keys").await.expect(403);
+        vic.post("/console/api-keys", &[("name", "mine"), ("role", "ADMIN")]).await.expect(403);
+        // A key: shown once, with no-store; it works; revoked, it is refused within 5 s.
+        let r = admin.post("/console/api-keys", &[("name", "reporting"), ("role", "VIEWER")]).await;
+        r.expect(200);
+        assert_eq!(r.header("cache-control"), Some("no-store"));
+        let at = r.body.find("id=\"new-key\">").expect("the key is shown") + "id=\"new-key\">".len();
+        let key: String = r.body[at..].chars().take_while(|c| *c != '<').collect();
+        app.get_as(&key, "/v3/campaigns").await.expect(200);
+        let list = admin.get("/console/api-keys").await;
+        assert!(list.body.contains("reporting") && !list.body.contains(&key), "the key is never shown again");
+        // The row of the key made here (the account's own ADMIN key is listed too).
+        let row = list.body.find("<td>reporting</td>").expect("the key's row");
+        let at = row + list.body[row..].find("/revoke\"").expect("its revoke form");
+        let id: String = list.body[..at].rsplit("/console/api-keys/").next().unwrap_or("").to_string();
+        assert_eq!(location(&admin.post(&format!("/console/api-keys/{id}/revoke"), &[]).await), "/console/api-keys");
+        let started = std::time::Instant::now();
+        while app.get_as(&key, "/v3/campaigns").await.status != 401 {
+            assert!(started.elapsed() < std::time::Duration::from_secs(5), "refused within 5 s of Revoke");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+}

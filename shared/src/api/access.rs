@@ -82,11 +82,7 @@ async fn list_users(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     responses((status = 201, description = "Added (Location, ETag)", body = UserView, headers(("Location" = String), ("ETag" = String))),
         (status = 400, description = "A field breaks a rule (named)"), (status = 403, description = "The caller is not ADMIN (type Forbidden), or the account has 200 users")))]
 async fn create_user(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
-    let input = crate::json::read(&v, |b: &mut NewUser, errors| {
-        user_rules(&mut b.email, &b.name, errors);
-        check_password(&b.password, "password", errors);
-    })
-    .map_err(invalid)?;
+    let input = read_new_user(&v).map_err(invalid)?;
     let user = uc::create_user(&st, &a.id, input).await?;
     let location = format!("/v1/users/{}", user.id);
     let res = (StatusCode::CREATED, [(header::LOCATION, location)], Json(user)).into_response();
@@ -121,11 +117,7 @@ async fn replace_user(
 ) -> AppResult<Response> {
     let expected = if_match(&headers)?;
     uc::get_user(&st, &a.id, &id).await?;
-    let input = crate::json::read(&v, |b: &mut UserUpdate, errors| {
-        user_rules(&mut b.email, &b.name, errors);
-        crate::json::record_id(b.id.as_deref(), Some(&id), errors);
-    })
-    .map_err(invalid)?;
+    let input = read_user_update(&v, &id).map_err(invalid)?;
     let (user, version) = uc::update_user(&st, &a.id, &id, input, expected).await?;
     Ok(with_etag(Json(user).into_response(), version))
 }
@@ -151,7 +143,7 @@ async fn set_password(Within(st): Within, Caller(a, who): Caller, Path(id): Path
     if !themself && !who.role.allows(Role::Admin) {
         return Err(AppError::RoleRequired(Role::Admin));
     }
-    let input = crate::json::read(&v, |b: &mut NewPassword, errors| check_password(&b.password, "password", errors)).map_err(invalid)?;
+    let input = read_password(&v).map_err(invalid)?;
     uc::set_password(&st, &a.id, &id, input.password, who.session.as_deref().filter(|_| themself)).await?;
     Ok(no_content())
 }
@@ -171,7 +163,7 @@ async fn list_keys(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     responses((status = 201, description = "Made: the key, shown once", body = CreatedKey, headers(("Location" = String))),
         (status = 400, description = "A field breaks a rule (named)"), (status = 403, description = "The caller is not ADMIN (type Forbidden), or the account has 100 keys")))]
 async fn create_key(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
-    let input = crate::json::read(&v, |b: &mut NewKey, errors| check_name(&b.name, "name", errors)).map_err(invalid)?;
+    let input = read_new_key(&v).map_err(invalid)?;
     let key = uc::create_key(&st, &a.id, input).await?;
     let location = format!("/v1/api-keys/{}", key.id);
     Ok((StatusCode::CREATED, [(header::LOCATION, location), (header::CACHE_CONTROL, "no-store".into())], Json(key)).into_response())
@@ -188,6 +180,30 @@ async fn revoke_key(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -
     }
     uc::revoke_key(&st, &a.id, &id).await?;
     Ok(no_content())
+}
+
+/// The bodies of the people and key operations, each with its rules (the console's forms
+/// are read by the same functions).
+pub fn read_new_user(v: &serde_json::Value) -> Result<NewUser, Vec<FieldError>> {
+    crate::json::read(v, |b: &mut NewUser, errors| {
+        user_rules(&mut b.email, &b.name, errors);
+        check_password(&b.password, "password", errors);
+    })
+}
+
+pub fn read_user_update(v: &serde_json::Value, id: &str) -> Result<UserUpdate, Vec<FieldError>> {
+    crate::json::read(v, |b: &mut UserUpdate, errors| {
+        user_rules(&mut b.email, &b.name, errors);
+        crate::json::record_id(b.id.as_deref(), Some(id), errors);
+    })
+}
+
+pub fn read_password(v: &serde_json::Value) -> Result<NewPassword, Vec<FieldError>> {
+    crate::json::read(v, |b: &mut NewPassword, errors| check_password(&b.password, "password", errors))
+}
+
+pub fn read_new_key(v: &serde_json::Value) -> Result<NewKey, Vec<FieldError>> {
+    crate::json::read(v, |b: &mut NewKey, errors| check_name(&b.name, "name", errors))
 }
 
 /// A field error for a role given as text (the console's forms).

@@ -30,6 +30,14 @@ pub const TABLE: &[(&str, Methods, Role)] = &[
     ("/v1/users/{id}/password", Methods::Post, Role::Viewer),
     ("/v1/api-keys", Methods::All, Role::Admin),
     ("/v1/api-keys/{id}", Methods::All, Role::Admin),
+    // The console's administration pages: ADMIN's, reads included.
+    ("/console/users", Methods::All, Role::Admin),
+    ("/console/users/new", Methods::All, Role::Admin),
+    ("/console/users/{id}", Methods::All, Role::Admin),
+    ("/console/users/{id}/password", Methods::All, Role::Admin),
+    ("/console/api-keys", Methods::All, Role::Admin),
+    ("/console/api-keys/new", Methods::All, Role::Admin),
+    ("/console/api-keys/{id}/revoke", Methods::All, Role::Admin),
     // Programmatic demand and stitchers: their writes are ADMIN's.
     ("/v1/demand-partners", Methods::Writes, Role::Admin),
     ("/v1/demand-partners/{id}", Methods::Writes, Role::Admin),

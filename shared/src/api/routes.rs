@@ -89,9 +89,10 @@ pub mod groups {
     pub fn tracking() -> Routes {
         serving::tracking_router()
     }
-    /// Users and API keys (JSON, ADMIN).
+    /// Users and API keys (JSON, ADMIN), and the console's pages of them: only this
+    /// function writes API-key records (docs/people-and-roles.md, "Permissions").
     pub fn access() -> Routes {
-        crate::api::access::router()
+        crate::api::access::router().merge(crate::api::console::admin_router())
     }
     /// The console's pages (HTML, a user's session).
     pub fn console() -> Routes {

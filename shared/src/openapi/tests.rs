@@ -59,9 +59,10 @@ fn the_document_is_openapi_3_1_with_every_operation_answering_errors() {
 fn every_route_of_every_group_is_in_the_document() {
     let doc = document();
     let mut missing = Vec::new();
-    // The console's routes are HTML pages for people (docs/console.md), not API operations.
-    for (name, group) in api::groups::ALL.iter().filter(|(name, _)| *name != "console") {
-        for p in group().paths {
+    // The console's routes are HTML pages for people (docs/console.md), not API operations
+    // (its administration pages are served by the access group's function).
+    for (name, group) in api::groups::ALL {
+        for p in group().paths.into_iter().filter(|p| !p.starts_with("/console")) {
             if !doc.paths.paths.contains_key(p) {
                 missing.push(format!("{name}: {p}"));
             }

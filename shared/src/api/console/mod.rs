@@ -15,6 +15,7 @@ mod changes;
 mod form;
 mod goals;
 mod page;
+mod people;
 mod session;
 mod targeting;
 
@@ -55,6 +56,19 @@ pub fn router() -> super::Routes {
         .route("/console/ads/{id}/status", get(ads::status))
         .route("/console/changes", get(changes::list))
         .route("/console/changes/{id}/revert", post(changes::revert))
+}
+
+/// The administration pages (users and API keys, ADMIN): served by the access group's
+/// function, the one function that writes API-key records.
+pub fn admin_router() -> super::Routes {
+    super::Routes::new()
+        .route("/console/users", get(people::list).post(people::create))
+        .route("/console/users/new", get(people::new_form))
+        .route("/console/users/{id}", get(people::show).post(people::update))
+        .route("/console/users/{id}/password", post(people::set_password))
+        .route("/console/api-keys", get(people::keys).post(people::create_key))
+        .route("/console/api-keys/new", get(people::new_key))
+        .route("/console/api-keys/{id}/revoke", post(people::revoke_key))
 }
 
 /// A 303 to `to` (post, redirect, get).

@@ -54,6 +54,10 @@ pub fn page(title: &str, user: Option<&ConsoleUser>, body: Markup) -> Page {
                             a href="/console/" { "Home" }
                             a href="/console/campaigns" { "Campaigns" }
                             a href="/console/changes" { "Changes" }
+                            @if u.role.allows(crate::model::access::Role::Admin) {
+                                a href="/console/users" { "Users" }
+                                a href="/console/api-keys" { "API keys" }
+                            }
                         }
                         form method="post" action="/console/sign-out" {
                             input type="hidden" name="csrf" value=(u.csrf);
