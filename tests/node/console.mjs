@@ -1,5 +1,6 @@
 // The console as people use it, in headless Chromium (tests/api/console_browser.rs runs it
-// on both stores): `node console.mjs <base url>` with TRAFFICKER, VIEWER, PASSWORD and CLIP
+// on both stores): `node console.mjs <base url>` with TRAFFICKER, VIEWER, PASSWORD (VIEWER_PASSWORD
+// when the viewer's differs) and CLIP
 // (a small video file) in the environment, SCREENSHOTS (a directory) to save the pages as
 // PNGs. Every control is found by its accessible name; axe-core checks every page visited,
 // and each page's weight and origins are recorded. Prints the result as JSON; exits 1 with
@@ -13,6 +14,7 @@ import { launch, personPage } from './browser.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const base = process.argv[2];
 const { TRAFFICKER, VIEWER, PASSWORD, CLIP, SCREENSHOTS } = process.env;
+const VIEWER_PASSWORD = process.env.VIEWER_PASSWORD || PASSWORD;
 const axeSource = fs.readFileSync(path.join(here, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const origin = new URL(base).origin;
 const result = { pages: [], steps: [], foreign: [], dialogs: [] };
@@ -92,12 +94,12 @@ function watch(page) {
   return weights;
 }
 
-async function signIn(page, weights, email, shot) {
+async function signIn(page, weights, email, shot, password = PASSWORD) {
   await page.goto(`${base}/console/`, { waitUntil: 'load' });
   check(new URL(page.url()).pathname === '/console/sign-in', 'a signed-out visit goes to the sign-in page');
   if (shot) await visited(page, 'sign-in', weights);
   await fill(page, 'Email', email);
-  await fill(page, 'Password', PASSWORD);
+  await fill(page, 'Password', password);
   await clickAndWait(page, 'Sign in');
   weights.splice(0);
 }
@@ -254,7 +256,7 @@ try {
   const viewer = await browser.createBrowserContext();
   const vpage = await viewer.newPage();
   const vweights = watch(vpage);
-  await signIn(vpage, vweights, VIEWER, false);
+  await signIn(vpage, vweights, VIEWER, false, VIEWER_PASSWORD);
   for (const url of [`${base}/console/campaigns`, campaignUrl, goalUrl, `${base}/console/changes`]) {
     await vpage.goto(url, { waitUntil: 'load' });
     vweights.splice(0);
