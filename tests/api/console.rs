@@ -306,3 +306,24 @@ both_stores! {
         }
     }
 }
+
+both_stores! {
+    async fn why_not_serving_explains_a_goal_whose_flight_has_not_started(app: TestApp) {
+        let b = person(&app, "ann@a.example", "TRAFFICKER").await;
+        let c = campaign(&b, "Winter sports").await;
+        let g = goal(&b, &c, "Next year", "2031-06-01T00:00", "2031-06-30T00:00").await;
+        let page = b.get("/console/why-not-serving").await;
+        page.expect(200);
+        assert!(page.body.contains(">Check</button>") && page.body.contains("<label for=\"category\">Category</label>"), "{}", page.body);
+        let sports = format!("{}-cat-sports", app.a.id);
+        let r = api_tests::eventually("the goal in the snapshot", std::time::Duration::from_secs(60), || async {
+            let r = b.get(&format!("/console/why-not-serving?category={sports}&format=preroll&device=")).await;
+            (r.status == 200 && r.body.contains(&format!("/console/goals/{g}\""))).then_some(r)
+        })
+        .await;
+        assert!(r.body.contains("Nothing would serve") || r.body.contains("Would serve"), "{}", r.body);
+        let row = r.body.find(&format!("/console/goals/{g}\"")).expect("the goal's row");
+        let rest = &r.body[row..r.body[row..].find("</tr>").map_or(r.body.len(), |e| row + e)];
+        assert!(rest.contains("Excluded") && rest.contains("2031-06-01"), "the flight's start is the reason: {rest}");
+    }
+}

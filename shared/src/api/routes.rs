@@ -49,8 +49,10 @@ pub mod groups {
     pub fn insertion_policy() -> Routes {
         policies::router()
     }
+    /// The /v3 queries, reports, the inspector and preview links; with the console's "Why
+    /// not serving" page, which runs the same inspector.
     pub fn queries() -> Routes {
-        queries::router().merge(crate::api::preview::links_router())
+        queries::router().merge(crate::api::preview::links_router()).merge(crate::api::console::inspector_router())
     }
     pub fn reference() -> Routes {
         reference::router()

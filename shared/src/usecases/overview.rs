@@ -116,3 +116,8 @@ pub async fn goal(st: &AppState, a: &Account, id: &str) -> UseCaseResult<(Versio
     let d = of_goal(&g.value, &c.value, a, delivered, st.clock.now());
     Ok((g, c, d))
 }
+
+/// The goals' starts by id (the inspector page's "flight starts ...").
+pub async fn starts(st: &AppState, a: &Account, ids: &[String]) -> UseCaseResult<std::collections::HashMap<String, DateTime<Utc>>> {
+    Ok(repo::goals::by_ids(st.store.as_ref(), &a.id, ids).await?.into_iter().map(|g| (g.id, g.start)).collect())
+}

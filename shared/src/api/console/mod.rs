@@ -14,6 +14,7 @@ mod campaigns;
 mod changes;
 mod form;
 mod goals;
+mod inspector;
 mod page;
 mod people;
 mod session;
@@ -28,7 +29,8 @@ use maud::html;
 use crate::api::auth::{same_origin, SESSION_COOKIE};
 use crate::api::Within;
 use crate::usecases::sign_in::{sign_in as start, sign_out as end, SignIn};
-pub use session::ConsoleUser;
+pub use inspector::router as inspector_router;
+pub use session::{ConsoleReader, ConsoleUser};
 
 /// The cookie of the sign-in form's token (double submit: the form carries the same).
 pub const CSRF_COOKIE: &str = "o_csrf";

@@ -54,6 +54,7 @@ pub fn page(title: &str, user: Option<&ConsoleUser>, body: Markup) -> Page {
                             a href="/console/" { "Home" }
                             a href="/console/campaigns" { "Campaigns" }
                             a href="/console/changes" { "Changes" }
+                            a href="/console/why-not-serving" { "Why not serving" }
                             @if u.role.allows(crate::model::access::Role::Admin) {
                                 a href="/console/users" { "Users" }
                                 a href="/console/api-keys" { "API keys" }

@@ -31,11 +31,23 @@ impl ConsoleUser {
     }
 }
 
+/// A console page's person on a page served by a function that writes nothing (the
+/// queries function): the session is checked, its idle end not pushed on.
+pub struct ConsoleReader(pub ConsoleUser);
+
+impl FromRequestParts<AppState> for ConsoleReader {
+    type Rejection = axum::response::Response;
+
+    async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, Self::Rejection> {
+        resolve(parts, st, false).await.map(ConsoleReader).ok_or_else(|| super::redirect("/console/sign-in"))
+    }
+}
+
 impl OptionalFromRequestParts<AppState> for ConsoleUser {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Option<Self>, Self::Rejection> {
-        Ok(resolve(parts, st).await)
+        Ok(resolve(parts, st, true).await)
     }
 }
 
@@ -43,11 +55,11 @@ impl FromRequestParts<AppState> for ConsoleUser {
     type Rejection = axum::response::Response;
 
     async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, Self::Rejection> {
-        resolve(parts, st).await.ok_or_else(|| super::redirect("/console/sign-in"))
+        resolve(parts, st, true).await.ok_or_else(|| super::redirect("/console/sign-in"))
     }
 }
 
-async fn resolve(parts: &Parts, st: &AppState) -> Option<ConsoleUser> {
+async fn resolve(parts: &Parts, st: &AppState, touch: bool) -> Option<ConsoleUser> {
     let token = cookie(&parts.headers, SESSION_COOKIE).filter(|t| !t.is_empty() && t.len() <= 256)?;
     let hash = crate::ids::hash_key(&token);
     let store = st.store.as_ref();
@@ -62,7 +74,9 @@ async fn resolve(parts: &Parts, st: &AppState) -> Option<ConsoleUser> {
     if let Some(work) = parts.extensions.get::<std::sync::Arc<repo::changes::Work>>() {
         work.set_actor(Actor { kind: ActorKind::User, id: user.id.clone(), name: user.email.clone() });
     }
-    if let Err(e) = repo::sessions::touch(store, &hash, &session, version, now).await {
+    if !touch {
+        // (nothing to push on)
+    } else if let Err(e) = repo::sessions::touch(store, &hash, &session, version, now).await {
         tracing::warn!(error = %e, "a session's last use could not be noted");
     }
     Some(ConsoleUser {

@@ -150,6 +150,12 @@ pub async fn inspect_request(Within(st): Within, Auth(a): Auth, RawQuery(q): Raw
         Some(_) => {}
         None => pairs.push(("account".into(), a.id.to_string())),
     }
+    Ok(Json(explain_request(&st, pairs).await?).into_response())
+}
+
+/// The decision of the ad request `pairs` describe (its `account` the caller's), explained:
+/// what the API answers and the console's "Why not serving" page shows.
+pub async fn explain_request(st: &crate::state::AppState, mut pairs: Vec<(String, String)>) -> AppResult<InspectionOut> {
     let only: Vec<String> = crate::api::serving::list_param(&pairs, "goals", MAX_GOAL_FILTER)?;
     pairs.retain(|(k, _)| k != "goals" && k != "debug");
     let now = st.clock.now();
@@ -159,8 +165,8 @@ pub async fn inspect_request(Within(st): Within, Auth(a): Auth, RawQuery(q): Raw
     let signals = crate::demand::signals::read(&pairs).map_err(AppError::Validation)?;
     let ip = request.ip.map(std::net::IpAddr::V4);
     let seed = request.seed;
-    let i = inspect(&st, &account, rt, format, request, Described { signals, ip }).await?;
-    Ok(Json(render(&i, seed, &only)).into_response())
+    let i = inspect(st, &account, rt, format, request, Described { signals, ip }).await?;
+    Ok(render(&i, seed, &only))
 }
 
 /// An unknown parameter is refused, as on every management call (a misspelt `goal=` for

@@ -13,7 +13,7 @@ use crate::api::Auth;
 use crate::model::enums::{CampaignState, SortOrder};
 use crate::usecases::v3;
 
-mod inspect;
+pub(crate) mod inspect;
 mod inspect_auction;
 mod metrics;
 mod pacing;
