@@ -26,7 +26,7 @@ function check(cond, what) {
 // A control by its accessible name (and role).
 function named(page, name, role) {
   const sel = role ? `::-p-aria([name="${name}"][role="${role}"])` : `::-p-aria(${name})`;
-  return page.waitForSelector(sel, { timeout: 15000 });
+  return page.waitForSelector(sel, { timeout: 30000 });
 }
 
 async function has(page, name, role) {
@@ -161,8 +161,14 @@ try {
   await fill(page, 'Click-through URL', 'https://example.com/buy');
   await clickAndWait(page, 'Save');
   check((await heading(page)) === 'Spot 15s', 'the ad page after the upload');
-  await page.waitForFunction(() => /Playable/.test(document.body.innerText) || /cannot be used/.test(document.body.innerText), { timeout: 120000, polling: 500 });
-  check(/Playable/.test(await page.evaluate(() => document.body.innerText)), 'the video became playable');
+  // The page polls the transcode and reloads itself when it is done: read it between reloads.
+  let media = '';
+  for (let i = 0; i < 240 && !/Playable|cannot be used/.test(media); i += 1) {
+    await new Promise((ok) => setTimeout(ok, 500));
+    media = await page.evaluate(() => (document.querySelector('video') ? document.body.innerText : '')).catch(() => '');
+  }
+  await page.waitForNetworkIdle({ idleTime: 300, timeout: 10000 }).catch(() => {});
+  check(/Playable/.test(media), `the video became playable: ${media.slice(0, 300)}`);
   await page.waitForSelector('video', { timeout: 10000 });
   const played = await page.$eval('video', (v) => new Promise((ok) => {
     v.muted = true;

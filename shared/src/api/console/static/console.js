@@ -42,12 +42,13 @@
       fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
         .then(function (r) { return r.json(); })
         .then(function (s) {
+          // Done: the page again, as the server renders it now (the preview, or why not).
+          if (s.done) { window.location.reload(); return; }
           var text = el.querySelector("[data-poll-text]");
           if (text && s.words) text.textContent = s.words;
           var bar = el.querySelector("progress");
           if (bar && typeof s.progress === "number") bar.value = s.progress;
-          if (s.done) window.location.reload();
-          else setTimeout(tick, 1000);
+          setTimeout(tick, 1000);
         })
         .catch(function () { setTimeout(tick, 3000); });
     };
