@@ -10,9 +10,11 @@ pub(crate) const W: f64 = 760.0;
 pub(crate) const H: f64 = 340.0;
 pub(crate) const LEFT: f64 = 56.0;
 pub(crate) const RIGHT: f64 = 24.0;
-const TOP: f64 = 34.0;
+pub(crate) const TOP: f64 = 34.0;
 const BOTTOM: f64 = 64.0;
 pub(crate) const COLORS: &[&str] = &["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2"];
+/// A partly covered day's bar is at least this share of a full day's width.
+const MIN_PARTIAL_BAR: f64 = 0.4;
 /// At most this many date labels on the x axis (the first and the last always).
 const MAX_DATE_LABELS: usize = 8;
 
@@ -53,6 +55,18 @@ fn date_label(key: &str) -> String {
     match chrono::NaiveDate::parse_from_str(key.get(..10).unwrap_or(key), "%Y-%m-%d") {
         Ok(d) => format!("{}{part}", d.format("%b %-d")),
         Err(_) => format!("{key}{part}"),
+    }
+}
+
+/// The first date label: with its year (`Dec 1, 2026`), so a chart says which year it is.
+fn date_label_with_year(key: &str) -> String {
+    let plain = date_label(key);
+    match chrono::NaiveDate::parse_from_str(key.get(..10).unwrap_or(key), "%Y-%m-%d") {
+        Ok(d) => match plain.split_once(' ').map(|(m, rest)| (m, rest.split_once(' '))) {
+            Some((m, Some((day, part)))) => format!("{m} {day}, {} {part}", d.format("%Y")),
+            _ => format!("{plain}, {}", d.format("%Y")),
+        },
+        Err(_) => plain,
     }
 }
 
@@ -114,12 +128,13 @@ pub(crate) fn frame(title: &str, unit: &str, p: &Plot, step: f64, keys: &[&Strin
         ));
         v += step;
     }
-    s.push_str(body);
+    // The axes under the series: a series at zero is drawn over the x axis, not hidden by it.
     s.push_str(&format!(
         "<line x1=\"{LEFT}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"#333\"/><line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{b}\" stroke=\"#333\"/>",
         b = H - BOTTOM,
         r = W - RIGHT
     ));
+    s.push_str(body);
     s.push_str(&format!(
         "<text class=\"unit\" transform=\"rotate(-90)\" x=\"{:.1}\" y=\"12\" text-anchor=\"middle\">{}</text>",
         -(TOP + (H - BOTTOM)) / 2.0,
@@ -127,20 +142,22 @@ pub(crate) fn frame(title: &str, unit: &str, p: &Plot, step: f64, keys: &[&Strin
     ));
     let n = keys.len();
     let every = n.div_ceil(MAX_DATE_LABELS).max(1);
-    // Each label's span on the x axis: centred on its day, the first and last kept inside
-    // the canvas; a regular label too close to the last one gives way to it.
+    // Each label's span on the x axis: centred on its day, the first kept right of
+    // the y axis (nothing left of it), the last inside the canvas; a regular label too close
+    // to the last one gives way to it. The first label carries the year.
     let span = |d: usize, text: &str| {
         let w = text_width(text);
-        let left = (p.x(d) - w / 2.0).max(2.0).min(W - 2.0 - w);
+        let left = (p.x(d) - w / 2.0).max(LEFT).min(W - 2.0 - w);
         (left, left + w)
     };
-    let last = keys.last().map(|k| span(n - 1, &date_label(k)));
+    let label = |d: usize, k: &str| if d == 0 { date_label_with_year(k) } else { date_label(k) };
+    let last = keys.last().map(|k| span(n - 1, &label(n - 1, k)));
     let mut right_edge = f64::MIN;
     for (d, k) in keys.iter().enumerate() {
         if d % every != 0 && d + 1 != n {
             continue;
         }
-        let text = date_label(k);
+        let text = label(d, k);
         let (l, r) = span(d, &text);
         if d + 1 != n && (l < right_edge + 6.0 || last.is_some_and(|(ll, _)| r + 6.0 > ll)) {
             continue;
@@ -189,13 +206,17 @@ pub fn inventory_svg(report: &InventoryReport) -> String {
     for (d, day) in days.iter().enumerate() {
         // A partly covered edge day is as narrow as its share of a day, so its smaller
         // total does not read as a collapse.
-        let bw = bw * f64::from(day.hours.unwrap_or(24).min(24)) / 24.0;
+        // (never under 40 % of a full bar, so a 1-hour day is no sliver; lighter, and its
+        // label says its hours).
+        let share = f64::from(day.hours.unwrap_or(24).min(24)) / 24.0;
+        let bw = bw * share.max(MIN_PARTIAL_BAR);
+        let opacity = if share < 1.0 { " fill-opacity=\"0.55\"" } else { "" };
         let mut acc = 0.0;
         for (i, f) in formats.iter().enumerate() {
             let v = day.inventory_by_format.get(f).map_or(0.0, |t| t.total);
             let (top, bottom) = (p.y(acc + v), p.y(acc));
             body.push_str(&format!(
-                "<rect x=\"{:.1}\" y=\"{top:.1}\" width=\"{bw:.1}\" height=\"{:.1}\" fill=\"{}\"/>",
+                "<rect x=\"{:.1}\" y=\"{top:.1}\" width=\"{bw:.1}\" height=\"{:.1}\" fill=\"{}\"{opacity}/>",
                 p.x(d) - bw / 2.0,
                 bottom - top,
                 COLORS[i % COLORS.len()]
@@ -280,15 +301,22 @@ pub fn campaign_svg(report: &CampaignReport) -> String {
             } else {
                 (format!("over by {}", compact(-gap)), "#2e7d32")
             };
+            // Under the line's end for a shortfall, above it for an overage, and above it
+            // whenever under would reach the date labels (a zero forecast ends on the axis).
+            let ly = if gap > 0.5 && y + 14.0 <= p.y(0.0) - 4.0 { y + 14.0 } else { y - 6.0 };
             body.push_str(&format!(
-                "<text class=\"gap\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"{fill}\" {HALO}>{label}</text>",
-                x - 4.0,
-                y + if gap > 0.5 { 14.0 } else { -6.0 }
+                "<text class=\"gap\" x=\"{:.1}\" y=\"{ly:.1}\" text-anchor=\"end\" fill=\"{fill}\" {HALO}>{label}</text>",
+                x - 4.0
             ));
         }
     }
-    let legend: Vec<(String, &str)> =
-        report.goals.iter().enumerate().map(|(i, g)| (g.name.clone().unwrap_or_else(|| "goal".into()), COLORS[i % COLORS.len()])).collect();
+    // Each goal named as a goal ("goal “20k”"), so a name never reads as a number.
+    let legend: Vec<(String, &str)> = report
+        .goals
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (g.name.as_ref().map_or_else(|| format!("goal {}", i + 1), |n| format!("goal “{n}”")), COLORS[i % COLORS.len()]))
+        .collect();
     let title = format!("Forecast delivery against target - {}", report.name.as_deref().unwrap_or("campaign"));
     frame(&title, "impressions, cumulative", &p, step, &keys, &body, &legend)
 }

@@ -3,11 +3,11 @@
 //! band, the target labelled and the shortfall or overage at the end; dates on the x axis,
 //! round ticks with compact numbers (the forecast charts' frame).
 
-use super::chart::{compact, frame, ticks, Plot, COLORS, HALO, LEFT, RIGHT, W};
+use super::chart::{compact, frame, ticks, Plot, COLORS, HALO, LEFT, RIGHT, TOP, W};
 use super::projection::{PacingDay, Projection};
 use quick_xml::escape::escape;
 
-const PLAN: &str = "#888888";
+const PLAN: &str = "#333333";
 
 fn points(p: &Plot, days: &[PacingDay], v: fn(&PacingDay) -> Option<f64>) -> String {
     days.iter().enumerate().filter_map(|(d, day)| v(day).map(|y| format!("{:.1},{:.1}", p.x(d), p.y(y)))).collect::<Vec<_>>().join(" ")
@@ -22,7 +22,16 @@ fn series(p: &Plot, days: &[PacingDay], v: fn(&PacingDay) -> Option<f64>, class:
     }
 }
 
-/// `title`: the goal as a person names it (its name, or its campaign's).
+/// A goal as a chart's title names it: by its name and its campaign's (its id when it has
+/// no name), quoted so a name never reads as a number.
+pub fn goal_title(name: Option<&str>, id: &str, campaign: &str) -> String {
+    match name {
+        Some(n) => format!("goal “{n}” of campaign “{campaign}”"),
+        None => format!("goal {id} of campaign “{campaign}”"),
+    }
+}
+
+/// `title`: the goal as a person names it (`goal “Morning” of campaign “Winter”`).
 pub fn pacing_svg(title: &str, days: &[PacingDay], projection: Option<&Projection>, target: Option<f64>) -> String {
     let max = days.iter().flat_map(|d| [d.plan, d.delivered, d.expected, d.high]).flatten().chain(target).fold(0.0, f64::max);
     let (top, step) = ticks(max);
@@ -36,9 +45,11 @@ pub fn pacing_svg(title: &str, days: &[PacingDay], projection: Option<&Projectio
         band.extend(future.iter().rev().map(|(i, d)| format!("{:.1},{:.1}", p.x(*i), p.y(d.low.unwrap_or(0.0)))));
         body.push_str(&format!("<polygon class=\"band\" points=\"{}\" fill=\"{projected}\" fill-opacity=\"0.2\"/>", band.join(" ")));
     }
-    body.push_str(&series(&p, days, |d| d.plan, "plan", PLAN, "stroke-width=\"1.5\" stroke-dasharray=\"5 4\""));
     body.push_str(&series(&p, days, |d| d.delivered, "delivered", delivered, "stroke-width=\"2.5\""));
     body.push_str(&series(&p, days, |d| d.expected, "expected", projected, "stroke-width=\"2\" stroke-dasharray=\"2 3\""));
+    // The plan last, thin and dashed, over the wider lines: on pace, the delivered and
+    // projected lines run along it and would hide it; its dashes show over them.
+    body.push_str(&series(&p, days, |d| d.plan, "plan", PLAN, "stroke-width=\"1.5\" stroke-dasharray=\"6 4\""));
     if let Some(t) = target {
         let ty = p.y(t);
         body.push_str(&format!(
@@ -46,7 +57,9 @@ pub fn pacing_svg(title: &str, days: &[PacingDay], projection: Option<&Projectio
              <text class=\"target\" x=\"{:.1}\" y=\"{:.1}\" {HALO}>target {}</text>",
             W - RIGHT,
             LEFT + 6.0,
-            ty - 4.0,
+            // Above its line, or under it when the line runs at the top of the plot (the
+            // title is above the plot).
+            if ty - 4.0 - 11.0 < TOP + 4.0 { ty + 14.0 } else { ty - 4.0 },
             compact(t)
         ));
     }
@@ -69,5 +82,5 @@ pub fn pacing_svg(title: &str, days: &[PacingDay], projection: Option<&Projectio
     let keys: Vec<String> = days.iter().map(|d| d.date.to_string()).collect();
     let keys: Vec<&String> = keys.iter().collect();
     let legend = [("plan".to_string(), PLAN), ("delivered".to_string(), delivered), ("projected (band)".to_string(), projected)];
-    frame(&format!("Pacing - {title}"), "impressions, cumulative", &p, step, &keys, &body, &legend)
+    frame(&format!("Pacing of {title}"), "impressions, cumulative", &p, step, &keys, &body, &legend)
 }

@@ -85,7 +85,7 @@ pub async fn goal_pacing(Within(st): Within, Auth(a): Auth, Path(id): Path<Strin
 pub async fn goal_pacing_svg(Within(st): Within, Auth(a): Auth, Path(id): Path<String>, RawQuery(q): RawQuery) -> AppResult<Response> {
     let (out, p) = load(&st, &a, &id, q.as_deref()).await?;
     let svg = crate::forecast::pacing_chart::pacing_svg(
-        &out.goal_name.clone().unwrap_or_else(|| format!("a goal of {}", out.campaign_name)),
+        &crate::forecast::pacing_chart::goal_title(out.goal_name.as_deref(), &id, &out.campaign_name),
         &p.days,
         p.projection.as_ref(),
         p.flight.target,

@@ -31,7 +31,8 @@ fn a_partly_covered_last_day_is_narrow_and_labelled_not_a_collapse() {
         .filter(|w: &f64| *w != 10.0)
         .collect();
     let (full, last) = (widths[0], widths[widths.len() - 1]);
-    assert!((last - full / 24.0).abs() < 0.2, "the 1-hour day is 1/24 as wide: {widths:?}");
+    assert!((last - full * MIN_PARTIAL_BAR).abs() < 0.2, "the 1-hour day is narrower, but no sliver: {widths:?}");
+    assert!(svg.contains("fill-opacity=\"0.55\""), "and lighter");
 }
 
 fn inventory(days: usize) -> InventoryReport {
@@ -57,7 +58,7 @@ fn inventory(days: usize) -> InventoryReport {
 #[test]
 fn the_inventory_chart_has_dates_round_ticks_gridlines_and_bands() {
     let svg = inventory_svg(&inventory(29));
-    assert!(svg.contains(">Dec 1<") && svg.contains(">Dec 29<"), "first and last dates: {svg}");
+    assert!(svg.contains(">Dec 1, 2026<") && svg.contains(">Dec 29<"), "first (with its year) and last dates: {svg}");
     assert!(!svg.contains("day 1"), "no day numbers");
     assert!(svg.matches("class=\"date\"").count() <= MAX_DATE_LABELS + 1);
     assert!(svg.contains(">80k<") && svg.contains(">20k<"), "round, compact y labels");
@@ -92,7 +93,7 @@ fn the_campaign_chart_labels_the_target_and_the_shortfall() {
     let short = campaign_svg(&campaign(100_000.0, 1_000_000.0));
     assert!(short.contains(">target 1M<"), "{short}");
     assert!(short.contains(">shortfall 300k<"), "{short}");
-    assert!(short.contains(">Dec 1<") && short.contains(">Dec 7<"));
+    assert!(short.contains(">Dec 1, 2026<") && short.contains(">Dec 7<"));
     assert!(short.contains("class=\"band\""));
     let over = campaign_svg(&campaign(200_000.0, 1_000_000.0));
     assert!(over.contains(">over by 400k<"), "{over}");
@@ -124,7 +125,11 @@ fn date_labels_never_overlap_or_leave_the_canvas_and_the_y_axis_names_its_unit()
         for pair in labels.windows(2) {
             assert!(pair[0].1 + 6.0 <= pair[1].0, "{days} days: {} and {} overlap", pair[0].2, pair[1].2);
         }
-        assert!(labels.iter().all(|(l, r, _)| *l >= 0.0 && *r <= W), "{days} days: a label leaves the canvas: {labels:?}");
+        assert!(
+            labels.iter().all(|(l, r, _)| *l >= LEFT && *r <= W),
+            "{days} days: a label starts left of the y axis or leaves the canvas: {labels:?}"
+        );
+        assert!(labels[0].2.contains(", 2026"), "the first label names the year: {labels:?}");
         assert!(svg.contains("class=\"unit\"") && svg.contains(">ad opportunities per day<"), "the y axis's unit");
     }
 }
@@ -140,11 +145,55 @@ fn a_one_day_series_is_a_dot_and_labels_have_a_halo() {
         high: None,
     };
     let svg = crate::forecast::pacing_chart::pacing_svg("Spring pre-rolls", &[day], None, Some(1000.0));
-    assert!(svg.contains("<title>Pacing - Spring pre-rolls</title>"), "titled by the goal's name");
+    assert!(svg.contains("<title>Pacing of Spring pre-rolls</title>"), "titled by the goal");
     assert!(svg.contains("<circle class=\"delivered\""), "a single point is drawn: {svg}");
     assert!(svg.contains(">impressions, cumulative<"));
     assert!(
         svg.contains("class=\"target\"")
             && svg.split("class=\"target\"").nth(1).unwrap().split('>').next().unwrap().contains("paint-order")
     );
+}
+
+#[test]
+fn a_zero_forecast_shows_its_line_over_the_axis_and_its_shortfall_clear_of_the_dates() {
+    let svg = campaign_svg(&campaign(0.0, 20_000.0));
+    // The series comes after the axes, so it is drawn over them.
+    let axis = svg.find("stroke=\"#333\"/><line").expect("the axes");
+    let series = svg.find("<polyline").expect("the series");
+    assert!(axis < series, "the zero line is drawn over the x axis");
+    // The shortfall's label sits above the axis, clear of the date labels under it.
+    let gap_y: f64 = svg.split("class=\"gap\"").nth(1).unwrap().split("y=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(gap_y < H - BOTTOM - 2.0, "the shortfall label is above the x axis: {gap_y}");
+    assert!(svg.contains(">shortfall 20k<"));
+}
+
+#[test]
+fn a_goal_named_like_a_number_reads_as_a_goal() {
+    let mut r = campaign(1000.0, 20_000.0);
+    r.goals[0].name = Some("20k".into());
+    let svg = campaign_svg(&r);
+    assert!(svg.contains(">goal “20k”<"), "{svg}");
+    assert_eq!(crate::forecast::pacing_chart::goal_title(Some("Morning"), "g1", "Winter"), "goal “Morning” of campaign “Winter”");
+}
+
+#[test]
+fn on_pace_the_plan_is_drawn_over_the_projection_and_the_target_clear_of_the_title() {
+    let days: Vec<crate::forecast::projection::PacingDay> = (1..=5)
+        .map(|d| crate::forecast::projection::PacingDay {
+            date: chrono::NaiveDate::from_ymd_opt(2026, 12, d).unwrap(),
+            plan: Some(200.0 * f64::from(d)),
+            delivered: (d <= 2).then(|| 200.0 * f64::from(d)),
+            expected: (d >= 2).then(|| 200.0 * f64::from(d)),
+            low: (d >= 2).then(|| 180.0 * f64::from(d)),
+            high: (d >= 2).then(|| 220.0 * f64::from(d)),
+        })
+        .collect();
+    let svg = crate::forecast::pacing_chart::pacing_svg("goal “Morning” of campaign “Winter”", &days, None, Some(1000.0));
+    let plan = svg.find("class=\"plan\"").expect("the plan");
+    let expected = svg.find("class=\"expected\"").expect("the projection");
+    assert!(expected < plan, "the plan is drawn last, over the delivered and projected lines");
+    let target_y: f64 =
+        svg.split("class=\"target\"").nth(1).unwrap().split("y=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(target_y > TOP + 12.0, "the target's label is clear of the title: {target_y}");
+    assert!(svg.contains("<title>Pacing of goal “Morning” of campaign “Winter”</title>"));
 }
