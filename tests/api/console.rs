@@ -114,6 +114,13 @@ both_stores! {
         assert!(r.body.contains("value=\"2030-03-01T00:00\"") && r.body.contains("reload the record"), "{}", r.body);
         let end = app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={g}")).await.body;
         assert!(end.contains("<end>2030-02-1"), "Bob's end stands: {end}");
+        // Caps from the form: a daily and an hourly one, as the goal bean holds them.
+        let v = version_of(&ann.get(&path).await.body);
+        let r = ann.post(&path, &[("name", "Morning"), ("type", "IMPRESSION"), ("start", "2030-01-01T00:00"), ("end", "2030-02-15T00:00"),
+            ("value", "10000"), ("daily_cap", "500"), ("hourly_cap", "40"), ("version", &v)]).await;
+        location(&r);
+        let bean = app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={g}")).await.body;
+        assert!(bean.contains("<cap><type>dailyCap</type><value>500</value></cap>") && bean.contains("<cap><type>hourlyCap</type><value>40</value></cap>"), "{bean}");
     }
 
     async fn a_change_shows_its_author_and_is_reverted_from_the_changes_page(app: TestApp) {

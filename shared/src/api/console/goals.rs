@@ -40,6 +40,8 @@ pub struct GoalForm {
     #[serde(default)]
     pub daily_cap: String,
     #[serde(default)]
+    pub hourly_cap: String,
+    #[serde(default)]
     pub marketplace: String,
     #[serde(default)]
     pub version: String,
@@ -54,7 +56,8 @@ impl GoalForm {
             end: form::local_input(a, g.end),
             value: g.goal_value.map(|v| v.to_string()).unwrap_or_default(),
             priority: g.priority.map(|p| p.to_string()).unwrap_or_default(),
-            daily_cap: g.caps.iter().find(|c| c.kind == CapKind::DailyCap).map(|c| c.value.to_string()).unwrap_or_default(),
+            daily_cap: cap_of(g, CapKind::DailyCap),
+            hourly_cap: cap_of(g, CapKind::HourlyCap),
             marketplace: g.marketplace_id.clone().unwrap_or_default(),
             version: version.to_string(),
             csrf: String::new(),
@@ -70,13 +73,20 @@ impl GoalForm {
         bean::set(el, "goalValue", Some(&self.value));
         bean::set(el, "priority", Some(&self.priority));
         bean::set(el, "marketplaceId", Some(&self.marketplace));
+        // The caps the form shows replace theirs; the goal's other caps stay.
         let mut caps = el.child("caps").cloned().unwrap_or(Element { name: "caps".into(), ..Element::default() });
-        caps.children.retain(|c| c.child("type").and_then(Element::value) != Some(CapKind::DailyCap.as_str()));
-        if !self.daily_cap.trim().is_empty() {
-            caps.children.push(bean::bean("cap", &[("type", CapKind::DailyCap.as_str()), ("value", &self.daily_cap)]));
+        for (kind, value) in [(CapKind::DailyCap, &self.daily_cap), (CapKind::HourlyCap, &self.hourly_cap)] {
+            caps.children.retain(|c| c.child("type").and_then(Element::value) != Some(kind.as_str()));
+            if !value.trim().is_empty() {
+                caps.children.push(bean::bean("cap", &[("type", kind.as_str()), ("value", value)]));
+            }
         }
         bean::put(el, "caps", (!caps.children.is_empty()).then_some(caps));
     }
+}
+
+fn cap_of(g: &Goal, kind: CapKind) -> String {
+    g.caps.iter().find(|c| c.kind == kind).map(|c| c.value.to_string()).unwrap_or_default()
 }
 
 /// The API fields each form field shows the errors of.
@@ -104,6 +114,7 @@ fn goal_form(user: &ConsoleUser, action: &str, f: &GoalForm, p: &Problems, marke
             (Field { label: "Goal value", name: "value", kind: "number", value: &f.value, errors_of: &["goalValue"], required: false, hint: Some("Impressions or events to deliver; a share of voice is 0.01 to 1") }.render(p))
             (Field { label: "Priority", name: "priority", kind: "number", value: &f.priority, errors_of: &["priority"], required: false, hint: Some("1 (highest) to 10; empty: the campaign's") }.render(p))
             (Field { label: "Daily cap", name: "daily_cap", kind: "number", value: &f.daily_cap, errors_of: &["caps"], required: false, hint: Some("Impressions a day at most; empty: none") }.render(p))
+            (Field { label: "Hourly cap", name: "hourly_cap", kind: "number", value: &f.hourly_cap, errors_of: &[], required: false, hint: Some("Impressions an hour at most; empty: none") }.render(p))
             (Select { label: "Marketplace", name: "marketplace", options: &markets, selected: &f.marketplace, errors_of: &["marketplaceId"], hint: Some("Programmatic goals (IMPRESSION or RTB) are filled from it") }.render(p))
             button type="submit" { "Save" }
         }
