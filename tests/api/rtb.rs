@@ -122,9 +122,9 @@ both_stores! {
         let took = started.elapsed();
         assert_eq!(ad_ids(&doc.body), std::slice::from_ref(&house), "{}", doc.body);
         // The stub answers after 5 s; the partner's timeout is 100 ms. The bound leaves room for
-        // this first request's snapshot load on a busy emulator, and still fails if the
-        // answer waited for the bidder.
-        assert!(took < Duration::from_millis(3000), "the hanging bidder held the answer {took:?} (timeout 100 ms, the stub hangs 5 s)");
+        // this first request's snapshot load on a busy emulator (3.06 s seen with the browser
+        // tests beside it), and still fails if the answer waited for the bidder.
+        assert!(took < Duration::from_millis(4500), "the hanging bidder held the answer {took:?} (timeout 100 ms, the stub hangs 5 s)");
         assert_eq!(bidder.requests().len(), 2);
         // A crawler's ad request is never offered to a bidder (pre-bid invalid traffic).
         let bot = app.send_with_headers("GET", &format!("/v1/adrequest?account={}&format=preroll", app.a.id), None, None, "", &[("user-agent", GOOGLEBOT)]).await;
