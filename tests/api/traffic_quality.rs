@@ -166,7 +166,17 @@ both_stores! {
         // read of the change, the traffic samples' write) ends first.
         app.settle().await;
         app.flush_samples().await;
-        let trips = app.store.round_trips();
+        // A worker that took its message may still be writing when the queue reads empty:
+        // counting starts once the store has been quiet for 300 ms.
+        let mut trips = app.store.round_trips();
+        for _ in 0..100 {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            let now = app.store.round_trips();
+            if now == trips {
+                break;
+            }
+            trips = now;
+        }
         for _ in 0..50 {
             app.send("GET", &unknown, None, None, "").await.expect(404);
         }
