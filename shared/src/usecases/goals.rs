@@ -54,9 +54,15 @@ pub async fn get(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<
 /// A campaign and its live goals by start, name, then id.
 pub async fn of_campaign(st: &AppState, account: &AccountId, campaign_id: &str) -> UseCaseResult<(Campaign, Vec<Goal>)> {
     let c = repo::campaigns::load(st.store.as_ref(), account, campaign_id).await?.value;
+    let goals = live_of(st, account, &c).await?;
+    Ok((c, goals))
+}
+
+/// The live goals of a campaign already read, by start, name, then id.
+pub async fn live_of(st: &AppState, account: &AccountId, c: &Campaign) -> UseCaseResult<Vec<Goal>> {
     let mut goals = repo::goals::load_many(st.store.as_ref(), account, &c.live_goal_ids()).await?;
     goals.sort_by(|x, y| x.start.cmp(&y.start).then(x.name.cmp(&y.name)).then(x.id.cmp(&y.id)));
-    Ok((c, goals))
+    Ok(goals)
 }
 
 /// Replaces goal `id` with the parsed body: 404 first, then the body's errors.

@@ -93,7 +93,7 @@ pub struct GoalLine {
 /// live goals by start, name, then id, each with its delivery.
 pub async fn campaign(st: &AppState, a: &Account, id: &str) -> UseCaseResult<(Versioned<Campaign>, Option<String>, Vec<GoalLine>)> {
     let c = super::campaigns::get(st, &a.id, id).await?;
-    let (_, goals) = super::goals::of_campaign(st, &a.id, id).await?;
+    let goals = super::goals::live_of(st, &a.id, &c.value).await?;
     let ids: Vec<String> = goals.iter().map(|g| g.id.clone()).collect();
     let counters = repo::metrics::read(st.store.as_ref(), &a.id, Level::Goal, &ids).await?;
     let advertiser = names(st, a, vec![c.value.advertiser_id.clone()]).await?.remove(&c.value.advertiser_id);
