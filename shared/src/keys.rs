@@ -220,6 +220,10 @@ pub fn metrics(a: &str, level: &str, id: &str, shard: u32) -> Key {
 pub fn forecast_job(a: &str, id: &str) -> Key {
     record(a, "FORECAST", id)
 }
+/// GSI1 partition of the account's forecast jobs ordered by creation (the console's list).
+pub fn forecasts_by_created(a: &str) -> String {
+    format!("A#{a}#FORECAST_BY_CREATED")
+}
 /// A forecast job's report (`A#<a>#FORECASTREPORT / <jobId>`).
 pub fn forecast_report(a: &str, id: &str) -> Key {
     record(a, "FORECASTREPORT", id)

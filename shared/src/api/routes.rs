@@ -52,7 +52,7 @@ pub mod groups {
     /// The /v3 queries, reports, the inspector and preview links; with the console's "Why
     /// not serving" page, which runs the same inspector.
     pub fn queries() -> Routes {
-        queries::router().merge(crate::api::preview::links_router()).merge(crate::api::console::inspector_router())
+        queries::router().merge(crate::api::preview::links_router()).merge(crate::api::console::queries_router())
     }
     pub fn reference() -> Routes {
         reference::router()
@@ -67,9 +67,9 @@ pub mod groups {
     pub fn targeting_template() -> Routes {
         templates::router()
     }
-    /// Forecast jobs and reports.
+    /// Forecast jobs and reports, and the console's Forecasts pages.
     pub fn forecast() -> Routes {
-        forecasts::router()
+        forecasts::router().merge(crate::api::console::forecast_router())
     }
     /// Ad requests (no API key: the account is in the URL).
     pub fn serving() -> Routes {
@@ -77,11 +77,11 @@ pub mod groups {
     }
     /// Server-side ad insertion stitchers (JSON, API key).
     pub fn stitchers() -> Routes {
-        stitchers::router()
+        stitchers::router().merge(crate::api::console::stitchers_router())
     }
     /// Programmatic demand: demand partners and marketplaces (JSON, API key).
     pub fn demand() -> Routes {
-        crate::api::demand::router()
+        crate::api::demand::router().merge(crate::api::console::demand_router())
     }
     /// Ad operations across record kinds: change history and revert.
     pub fn operations() -> Routes {

@@ -89,7 +89,7 @@ impl Plot {
         (H - BOTTOM) - (v / self.top.max(1e-9)) * (H - BOTTOM - TOP)
     }
 
-    fn slot(&self) -> f64 {
+    pub(crate) fn slot(&self) -> f64 {
         (W - LEFT - RIGHT) / self.days.max(1) as f64
     }
 

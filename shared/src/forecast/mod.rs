@@ -4,6 +4,7 @@
 //! `workers::forecast`.
 
 pub mod chart;
+pub mod delivery_chart;
 pub mod pacing_chart;
 pub mod projection;
 pub mod proposal;

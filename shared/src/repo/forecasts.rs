@@ -1,5 +1,6 @@
 //! Forecast jobs, their reports and the traffic samples they read (docs/forecasts.md):
-//! - `A#<a>#FORECAST / <jobId>`: the job (versioned; TTL 14 days after it ends);
+//! - `A#<a>#FORECAST / <jobId>`: the job (versioned; TTL 14 days after it ends), in GSI1
+//!   `A#<a>#FORECAST_BY_CREATED / <created>#<jobId>` (the newest first: the console's list);
 //! - `A#<a>#FORECASTREPORT / <jobId>`: the report, gzip + base64 (TTL 14 days);
 //! - `A#<a>#TRAFFIC#<yyyy-mm-dd> / <hh>#<id>`: a sampled ad request (TTL 15 days).
 
@@ -101,6 +102,8 @@ impl Job {
 
 fn job_item(j: &Job, version: u64) -> RepoResult<Item> {
     let mut item = super::item(keys::forecast_job(&j.account, &j.id), j, version)?;
+    let created = j.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    item.gsi1 = Some((keys::forecasts_by_created(&j.account), format!("{created}#{}", j.id)));
     let base = j.finished.unwrap_or(j.created);
     item.expires_at = Some((base + Duration::days(KEEP_REPORT_DAYS)).timestamp());
     Ok(item)
@@ -122,6 +125,21 @@ pub async fn get(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>)
 
 pub async fn load(store: &dyn Store, account: &str, id: &str, now: DateTime<Utc>) -> RepoResult<super::Versioned<Job>> {
     get(store, account, id, now).await?.ok_or_else(|| RepoError::not_found("forecast job", id))
+}
+
+/// Jobs the console lists (the newest; older ones are reached by their id until they expire).
+pub const RECENT: usize = 25;
+
+/// The account's newest jobs, newest first (expired ones left out).
+pub async fn recent(store: &dyn Store, account: &str, now: DateTime<Utc>) -> RepoResult<Vec<Job>> {
+    let page = store.query(Query::gsi1(keys::forecasts_by_created(account)).backward().limit(RECENT)).await?;
+    let mut out = Vec::with_capacity(page.items.len());
+    for item in page.items {
+        if item.expires_at.is_none_or(|e| e > now.timestamp()) {
+            out.push(super::decode::<Job>(item)?.value);
+        }
+    }
+    Ok(out)
 }
 
 /// What a change of a job found.

@@ -110,3 +110,8 @@ pub async fn report(st: &AppState, account: &AccountId, kind: ForecastKind, id: 
     }
     jobs::report(st.store.as_ref(), account, id).await?.ok_or_else(|| UseCaseError::not_found("forecast report", id))
 }
+
+/// The account's newest jobs (the console's list).
+pub async fn recent(st: &AppState, account: &AccountId) -> UseCaseResult<Vec<Job>> {
+    Ok(jobs::recent(st.store.as_ref(), account, st.clock.now()).await?)
+}

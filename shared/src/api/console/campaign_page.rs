@@ -77,6 +77,8 @@ async fn render_with(
     });
     let bp = bulk_problems.unwrap_or_default();
     let cv = &c.value;
+    let report_to = st.clock.now().with_timezone(a.tz()).date_naive();
+    let report_from = report_to.checked_sub_days(chrono::Days::new(6)).unwrap_or(report_to);
     let goals_table = html! {
         table {
             thead { tr {
@@ -136,6 +138,18 @@ async fn render_with(
         } @else {
             (goals_table)
             @if goals.is_empty() { p { "No goals yet." } }
+        }
+        @if !goals.is_empty() {
+            h2 { "Pacing" }
+            @if goals.len() > PACING_CHARTS { p { "The first " (PACING_CHARTS) " of " (goals.len()) " goals; each goal's page has its own." } }
+            div.charts { @for g in goals.iter().take(PACING_CHARTS) {
+                (pacing_figure(&g.goal.id, &g.goal.name.clone().unwrap_or_else(|| format!("Goal {}", g.goal.id))))
+            } }
+        }
+        h2 { "Reports and forecasts" }
+        p {
+            a href={ "/console/reports?from=" (report_from) "&to=" (report_to) "&groupBy=goal&granularity=day&campaignId=" (id) } { "Delivery of this campaign's goals, last 7 days" }
+            " · " a href={ "/console/forecasts?campaign=" (id) } { "Forecasts of this campaign" }
         }
         @if let Some(m) = campaign_form {
             h2 { "Edit campaign" }
@@ -313,5 +327,18 @@ pub async fn update(
             Ok(p) => render(&st, &user, &id, Some((f, p))).await,
             Err(r) => r,
         },
+    }
+}
+
+/// Goals whose pacing charts the campaign page shows (each chart replays the traffic model).
+pub const PACING_CHARTS: usize = 6;
+
+/// A goal's pacing chart (`/v3/goals/{id}/pacing.svg`) with the link to its table by day.
+pub fn pacing_figure(id: &str, name: &str) -> maud::Markup {
+    html! {
+        figure.pacing {
+            img.chart src={ "/v3/goals/" (id) "/pacing.svg" } alt={ "Pacing chart of " (name) ": plan, delivered and projected; its numbers by day are on its pacing page." } width="760" height="340" loading="lazy";
+            figcaption { a href={ "/console/goals/" (id) "/pacing" } { "Pacing of " (name) " by day" } }
+        }
     }
 }

@@ -173,6 +173,8 @@ async fn render(st: &AppState, user: &ConsoleUser, id: &str, refused: Option<(Go
             dt { "Pace" } dd { (pace(&d)) }
             dt { "Targeting" } dd { (rules) @if user.writes() { " " a href={ "/console/goals/" (id) "/targeting" } { "Edit targeting" } } }
         }
+        h2 { "Pacing" }
+        (super::campaign_page::pacing_figure(id, &name))
         h2 { "Ads" }
         @if user.writes() { p { a.button href={ "/console/goals/" (id) "/ads/new" } { "New ad" } } }
         @if ads.is_empty() { p { "No ads yet: the goal cannot serve." } }

@@ -132,7 +132,3 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(
     page::page("Why not serving", Some(&user), body).into_response()
 }
 
-/// The page's route, served by the queries function (it reads the compiled snapshots).
-pub fn router() -> crate::api::Routes {
-    crate::api::Routes::new().route("/console/why-not-serving", axum::routing::get(show))
-}

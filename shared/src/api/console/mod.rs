@@ -12,11 +12,15 @@ mod bean;
 mod campaign_page;
 mod campaigns;
 mod changes;
+mod collections;
+mod forecasts;
 mod form;
 mod goals;
 mod inspector;
+mod pacing;
 mod page;
 mod people;
+mod reports;
 mod session;
 mod targeting;
 
@@ -29,7 +33,8 @@ use maud::html;
 use crate::api::auth::{same_origin, SESSION_COOKIE};
 use crate::api::Within;
 use crate::usecases::sign_in::{sign_in as start, sign_out as end, SignIn};
-pub use inspector::router as inspector_router;
+pub use collections::{demand_router, stitchers_router};
+pub use forecasts::router as forecast_router;
 pub use session::{ConsoleReader, ConsoleUser};
 
 /// The cookie of the sign-in form's token (double submit: the form carries the same).
@@ -58,6 +63,16 @@ pub fn router() -> super::Routes {
         .route("/console/ads/{id}/status", get(ads::status))
         .route("/console/changes", get(changes::list))
         .route("/console/changes/{id}/revert", post(changes::revert))
+}
+
+/// The pages the queries function serves (it reads the compiled snapshots, the report
+/// cells and the traffic model): Why not serving, Reports, a goal's pacing.
+pub fn queries_router() -> super::Routes {
+    super::Routes::new()
+        .route("/console/why-not-serving", get(inspector::show))
+        .route("/console/reports", get(reports::show))
+        .route("/console/reports/chart.svg", get(reports::chart))
+        .route("/console/goals/{id}/pacing", get(pacing::show))
 }
 
 /// The administration pages (users and API keys, ADMIN): served by the access group's

@@ -53,11 +53,14 @@ pub fn page(title: &str, user: Option<&ConsoleUser>, body: Markup) -> Page {
                         nav aria-label="Main" {
                             a href="/console/" { "Home" }
                             a href="/console/campaigns" { "Campaigns" }
-                            a href="/console/changes" { "Changes" }
+                            a href="/console/reports" { "Reports" }
+                            a href="/console/forecasts" { "Forecasts" }
                             a href="/console/why-not-serving" { "Why not serving" }
+                            a href="/console/changes" { "Changes" }
                             @if u.role.allows(crate::model::access::Role::Admin) {
                                 a href="/console/users" { "Users" }
                                 a href="/console/api-keys" { "API keys" }
+                                a href="/console/demand" { "Demand" }
                             }
                         }
                         form method="post" action="/console/sign-out" {

@@ -71,6 +71,22 @@ fn closed<T: WireEnum>(p: &mut Params, name: &str) -> Vec<T> {
     out
 }
 
+/// The report a query string asks for (the API's parameters; the console's Reports page
+/// sends the same), its range checked; or the fields in error.
+pub(crate) fn spec_of(q: Option<&str>) -> Result<Spec, Vec<FieldError>> {
+    let mut p = match Params::new(q, PARAMS) {
+        Ok(p) => p,
+        Err(AppError::Validation(e)) => return Err(e),
+        Err(_) => return Err(vec![FieldError::new("query", Rule::Format, "the query string is not valid")]),
+    };
+    let spec = read_spec(&mut p);
+    p.one("output");
+    match spec {
+        Some(s) if p.errors.is_empty() => s.check().map(|_| s).map_err(|e| vec![e]),
+        _ => Err(p.errors),
+    }
+}
+
 fn read_spec(p: &mut Params) -> Option<Spec> {
     let from = date(p, "from");
     let to = date(p, "to");
