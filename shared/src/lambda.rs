@@ -36,6 +36,8 @@ pub struct SignsLinks;
 pub struct ChecksLinks;
 /// The table, the bucket (stores only) and the queues: assets and audience uploads.
 pub struct Uploads;
+/// `Uploads`, and reads of the compiled snapshots: the console.
+pub struct Console;
 /// The table and the queues, no bucket: ads (a link queues its transcode) and forecasts.
 pub struct Queues;
 /// The table, the bucket and the queues: the audience worker.
@@ -61,6 +63,11 @@ impl Ports for ChecksLinks {
 impl Ports for Uploads {
     async fn state() -> Result<AppState, LambdaError> {
         Ok(assemble::aws_uploads(&assemble::lambda_settings()).await)
+    }
+}
+impl Ports for Console {
+    async fn state() -> Result<AppState, LambdaError> {
+        Ok(assemble::aws_console(&assemble::lambda_settings()).await)
     }
 }
 impl Ports for Queues {

@@ -8,14 +8,14 @@ use api_tests::{both_stores, location, Browser, TestApp, CONSOLE_ORIGIN};
 const PASSWORD: &str = "a long enough password";
 
 /// A user of account A with `role`, signed in.
-async fn person<'a>(app: &'a TestApp, email: &str, role: &str) -> Browser<'a> {
+pub(crate) async fn person<'a>(app: &'a TestApp, email: &str, role: &str) -> Browser<'a> {
     let r = app.post_json("/v1/users", &json!({"email": email, "name": "Ann Lee", "role": role, "password": PASSWORD})).await;
     r.expect(201);
     Browser::sign_in(app, email, PASSWORD).await
 }
 
 /// A campaign made through the console (a new advertiser with it): its id.
-async fn campaign(b: &Browser<'_>, name: &str) -> String {
+pub(crate) async fn campaign(b: &Browser<'_>, name: &str) -> String {
     let r = b.post("/console/campaigns", &[("name", name), ("new_advertiser", "Acme"), ("state", "live")]).await;
     location(&r).rsplit('/').next().unwrap_or("").to_string()
 }

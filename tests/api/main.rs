@@ -14,6 +14,7 @@ mod clients;
 mod concurrency;
 mod console;
 mod console_browser;
+mod console_part2;
 mod contacts;
 mod crash;
 mod deleting;

@@ -12,7 +12,7 @@ use crate::serving::{ad, ad_ids, enabled_campaign, goal, link};
 const CURL: &str = "curl/8.5.0";
 
 /// The account's local date and hour now (the report cuts days in its zone).
-fn local_now(app: &TestApp, zone: &str) -> (NaiveDate, u32) {
+pub(crate) fn local_now(app: &TestApp, zone: &str) -> (NaiveDate, u32) {
     use api_tests::chrono::Timelike;
     use shared::clock::Clock;
     let tz: api_tests::chrono_tz::Tz = zone.parse().expect("zone");
@@ -21,7 +21,7 @@ fn local_now(app: &TestApp, zone: &str) -> (NaiveDate, u32) {
 }
 
 /// Serves one ad for `query` and fires its impression (and `more` events) as `ua`.
-async fn serve_and_fire(app: &TestApp, query: &str, expect_ad: &str, more: &[&str], ua: Option<&str>) {
+pub(crate) async fn serve_and_fire(app: &TestApp, query: &str, expect_ad: &str, more: &[&str], ua: Option<&str>) {
     let doc = app.ad_request(query).await.body;
     assert_eq!(ad_ids(&doc), vec![expect_ad.to_string()], "{query}: {doc}");
     for event in std::iter::once(&"impression").chain(more) {

@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::Uploads>(shared::api::groups::console).await
+    shared::lambda::serve::<shared::lambda::Console>(shared::api::groups::console).await
 }

@@ -114,6 +114,15 @@ pub async fn aws_uploads(settings: &Settings) -> AppState {
     AppState::new(retrying(store), Arc::new(blobs), Arc::new(SqsQueue::new(&conf, queue_urls(settings)))).with_settings(settings.clone())
 }
 
+/// The console's AWS ports: the table, the bucket (uploads, and reads of the compiled
+/// snapshots) and the queues.
+pub async fn aws_console(settings: &Settings) -> AppState {
+    let conf = aws_config::load_from_env().await;
+    let store = table(&conf, settings);
+    let blobs = crate::blobs::UploadsAndSnapshots(S3Blobs::new(&conf, settings.bucket_name.clone()));
+    AppState::new(retrying(store), Arc::new(blobs), Arc::new(SqsQueue::new(&conf, queue_urls(settings)))).with_settings(settings.clone())
+}
+
 /// The AWS ports of an HTTP function that sends jobs but stores no objects (ads: a link
 /// queues its asset's transcode): the table and the queues, no bucket.
 pub async fn aws_with_queues(settings: &Settings) -> AppState {

@@ -29,7 +29,10 @@ pub fn delivery_svg(title: &str, buckets: &[Bucket]) -> String {
         for (class, from, v, color) in [("player", 0.0, b.player, COLORS[0]), ("server", b.player, b.server, COLORS[1])] {
             if v > 0.0 {
                 let (t, bottom) = (p.y(from + v), p.y(from));
-                body.push_str(&format!("<rect class=\"{class}\" x=\"{x:.1}\" y=\"{t:.1}\" width=\"{bw:.1}\" height=\"{:.1}\" fill=\"{color}\"/>", bottom - t));
+                body.push_str(&format!(
+                    "<rect class=\"{class}\" x=\"{x:.1}\" y=\"{t:.1}\" width=\"{bw:.1}\" height=\"{:.1}\" fill=\"{color}\"/>",
+                    bottom - t
+                ));
             }
         }
     }
@@ -40,7 +43,10 @@ pub fn delivery_svg(title: &str, buckets: &[Bucket]) -> String {
             let (x, y) = one.split_once(',').unwrap_or(("0", "0"));
             body.push_str(&format!("<circle class=\"invalid\" cx=\"{x}\" cy=\"{y}\" r=\"3.5\" fill=\"{INVALID}\"/>"));
         }
-        _ => body.push_str(&format!("<polyline class=\"invalid\" points=\"{}\" fill=\"none\" stroke=\"{INVALID}\" stroke-width=\"2\"/>", pts.join(" "))),
+        _ => body.push_str(&format!(
+            "<polyline class=\"invalid\" points=\"{}\" fill=\"none\" stroke=\"{INVALID}\" stroke-width=\"2\"/>",
+            pts.join(" ")
+        )),
     }
     let keys: Vec<&String> = buckets.iter().map(|b| &b.key).collect();
     let legend = [

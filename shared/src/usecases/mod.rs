@@ -9,6 +9,7 @@ pub mod ad_request;
 pub mod ads;
 pub mod asset_jobs;
 pub mod assets;
+pub mod attention;
 pub mod auction;
 pub mod audience;
 pub mod beans;

@@ -88,7 +88,12 @@ pub const SILENT_AFTER_REQUESTS: i64 = 10;
 /// The programmatic goals whose bid requests of today (the account's local day) got no
 /// bid at all, with their request count (one report partition read; none without
 /// programmatic goals).
-async fn silent_goals(st: &AppState, account: &AccountId, s: &Snapshot, now: chrono::DateTime<chrono::Utc>) -> HashMap<String, i64> {
+pub(crate) async fn silent_goals(
+    st: &AppState,
+    account: &AccountId,
+    s: &Snapshot,
+    now: chrono::DateTime<chrono::Utc>,
+) -> HashMap<String, i64> {
     use crate::model::enums::Counter;
     if !s.goals.iter().any(|g| matches!(g.fill, crate::delivery::programmatic::Fill::Auction { .. })) {
         return HashMap::new();

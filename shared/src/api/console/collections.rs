@@ -218,7 +218,11 @@ fn field_markup(s: &Spec, rec: &Value, partners: &[(String, String)], p: &Proble
         },
         Kind::List | Kind::Deals => {
             let errors = p.of(&[s.key]);
-            let hint = if s.kind == Kind::Deals { "One deal a line: its id, its floor CPM, then its buyer seats, separated by spaces." } else { "Separated by commas or lines." };
+            let hint = if s.kind == Kind::Deals {
+                "One deal a line: its id, its floor CPM, then its buyer seats, separated by spaces."
+            } else {
+                "Separated by commas or lines."
+            };
             html! {
                 div.field {
                     label for=(s.key) { (s.label) }
@@ -229,7 +233,8 @@ fn field_markup(s: &Spec, rec: &Value, partners: &[(String, String)], p: &Proble
             }
         }
         Kind::Partners => {
-            let chosen: Vec<&str> = rec.get(s.key).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            let chosen: Vec<&str> =
+                rec.get(s.key).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
             let errors = p.of(&[s.key]);
             html! {
                 fieldset aria-invalid=[(!errors.is_empty()).then_some("true")] {
@@ -267,7 +272,14 @@ async fn partner_options(st: &AppState, user: &ConsoleUser) -> Result<Vec<(Strin
 }
 
 /// The form page of a new record (`id` None) or a stored one.
-async fn form_page<R: Shown>(st: &AppState, user: &ConsoleUser, id: Option<&str>, rec: &Value, version: Option<u64>, p: &Problems) -> Response {
+async fn form_page<R: Shown>(
+    st: &AppState,
+    user: &ConsoleUser,
+    id: Option<&str>,
+    rec: &Value,
+    version: Option<u64>,
+    p: &Problems,
+) -> Response {
     let partners = if R::fields().iter().any(|s| s.kind == Kind::Partners) {
         match partner_options(st, user).await {
             Ok(p) => p,
@@ -294,7 +306,11 @@ async fn form_page<R: Shown>(st: &AppState, user: &ConsoleUser, id: Option<&str>
         }
     };
     let page = page::page(&title, Some(user), body);
-    if p.is_empty() { page.into_response() } else { page::with_status(page, axum::http::StatusCode::UNPROCESSABLE_ENTITY) }
+    if p.is_empty() {
+        page.into_response()
+    } else {
+        page::with_status(page, axum::http::StatusCode::UNPROCESSABLE_ENTITY)
+    }
 }
 
 /// The records as a table, linked to their forms.
@@ -403,7 +419,13 @@ pub async fn create<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleRe
     }
 }
 
-pub async fn replace<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleReader, headers: HeaderMap, Path(id): Path<String>, raw: String) -> Response {
+pub async fn replace<R: Shown>(
+    Within(st): Within,
+    ConsoleReader(user): ConsoleReader,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    raw: String,
+) -> Response {
     let pairs = read(&raw);
     let csrf = pairs.iter().find(|(k, _)| k == "csrf").map(|(_, v)| v.as_str()).unwrap_or("");
     if let Err(r) = form::guard(&user, &headers, csrf) {
@@ -415,7 +437,10 @@ pub async fn replace<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleR
         Ok(_) => redirect(R::BACK),
         Err(e) => match form::problems(e) {
             Ok(p) => {
-                let stored = uc::get::<R>(&st, &user.account.id, &id).await.ok().map(|e| serde_json::to_value(R::view(e.record)).unwrap_or_default());
+                let stored = uc::get::<R>(&st, &user.account.id, &id)
+                    .await
+                    .ok()
+                    .map(|e| serde_json::to_value(R::view(e.record)).unwrap_or_default());
                 form_page::<R>(&st, &user, Some(&id), &echo::<R>(&pairs, stored.as_ref()), version, &p).await
             }
             Err(r) => r,

@@ -207,7 +207,11 @@ async fn render(st: &AppState, user: &ConsoleUser, f: &ProposedGoal, p: &Problem
         }
     };
     let res = page::page("Forecasts", Some(user), body);
-    if p.is_empty() { res.into_response() } else { page::with_status(res, axum::http::StatusCode::UNPROCESSABLE_ENTITY) }
+    if p.is_empty() {
+        res.into_response()
+    } else {
+        page::with_status(res, axum::http::StatusCode::UNPROCESSABLE_ENTITY)
+    }
 }
 
 pub async fn list(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(q): Query<ListQuery>) -> Response {

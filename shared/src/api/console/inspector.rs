@@ -131,4 +131,3 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(
     };
     page::page("Why not serving", Some(&user), body).into_response()
 }
-

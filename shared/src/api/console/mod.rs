@@ -110,14 +110,39 @@ fn set_cookie(headers: &HeaderMap, name: &str, value: &str, max_age: i64) -> Str
 }
 
 async fn home(Within(st): Within, user: Option<ConsoleUser>) -> Response {
+    use crate::usecases::attention::{of_account, Concern};
     let Some(user) = user else { return redirect("/console/sign-in") };
+    let (items, total) = match of_account(&st, &user.account).await {
+        Ok(found) => found,
+        Err(e) => return form::fail(e),
+    };
+    let section = |c: Concern| match c {
+        Concern::NoPlayableAd => "Serving nothing",
+        Concern::NoBids => "No bids",
+        Concern::BehindPace => "Behind pace",
+        Concern::EndedUnderTarget => "Ended under target",
+    };
     page::page(
         "Home",
         Some(&user),
         html! {
-            h1 { "Signed in" }
-            p { "You are signed in as " strong { (user.email) } " (" (user.role.as_str()) ") in account " (user.account.name) "." }
-            p { "Dates are shown and entered in the account's time zone, " (user.account.time_zone) "." }
+            h1 { "What needs attention" }
+            p { "Signed in as " strong { (user.email) } " (" (user.role.as_str()) ") in account " (user.account.name) ". Dates are in " (user.account.time_zone) "." }
+            @if items.is_empty() {
+                p role="status" { "Nothing needs attention: every live goal is on pace and can serve." }
+            } @else {
+                @if total > items.len() { p role="status" { "The worst " (items.len()) " of " (total) "." } }
+                ol.attention {
+                    @for i in &items {
+                        li {
+                            strong { (section(i.concern)) ": " }
+                            a href={ "/console/goals/" (i.goal_id) } { (i.goal_name.clone().unwrap_or_else(|| format!("Goal {}", i.goal_id))) }
+                            " — " (i.message)
+                            @if !i.campaign_id.is_empty() { " (" a href={ "/console/campaigns/" (i.campaign_id) } { "its campaign" } ")" }
+                        }
+                    }
+                }
+            }
             p { a.button href="/console/campaigns" { "See the campaigns" } }
         },
     )

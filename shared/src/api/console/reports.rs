@@ -26,8 +26,14 @@ pub const TABLE_ROWS: usize = 1_000;
 const SCOPES: [&str; 3] = ["campaignId", "goalId", "adId"];
 
 /// The groupings the page offers, with their labels.
-const GROUPS: &[(&str, &str)] =
-    &[("", "Nothing (totals)"), ("campaign", "Campaign"), ("goal", "Goal"), ("ad", "Ad"), ("demandPartner", "Demand partner"), ("marketplace", "Marketplace")];
+const GROUPS: &[(&str, &str)] = &[
+    ("", "Nothing (totals)"),
+    ("campaign", "Campaign"),
+    ("goal", "Goal"),
+    ("ad", "Ad"),
+    ("demandPartner", "Demand partner"),
+    ("marketplace", "Marketplace"),
+];
 
 fn today(a: &crate::model::account::Account, st: &crate::state::AppState) -> NaiveDate {
     st.clock.now().with_timezone(a.tz()).date_naive()
@@ -200,7 +206,11 @@ pub async fn chart(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQu
         Err(e) => return crate::api::error::AppError::Validation(e).into_response(),
     };
     match report(&st, &a.id, &spec).await {
-        Ok(rows) => ([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "private, max-age=60")], delivery_svg(&title(&spec), &buckets(&rows))).into_response(),
+        Ok(rows) => (
+            [(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "private, max-age=60")],
+            delivery_svg(&title(&spec), &buckets(&rows)),
+        )
+            .into_response(),
         Err(e) => crate::api::error::AppError::from(e).into_response(),
     }
 }
