@@ -2,7 +2,7 @@
 //! home page, Reports (chart, table, CSV), a goal's pacing by day, Forecasts (a proposed
 //! goal run to its chart), Demand and Stitchers (write-only headers never on a page).
 
-use api_tests::{both_stores, location, TestApp};
+use api_tests::{both_stores, location};
 
 use crate::console::{campaign, person};
 use crate::reports::{local_now, serve_and_fire};

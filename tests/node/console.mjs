@@ -247,6 +247,40 @@ try {
   check((await heading(page)) === 'Morning', 'the forged post changed nothing');
   result.foreign = result.foreign.filter((u) => !u.startsWith(`http://127.0.0.1:${evil.address().port}/`));
   step('cross-origin form refused');
+  // 10. Part 2: what needs attention, a report whose CSV has its table's rows, a goal's
+  // pacing by day, a proposed goal's forecast run to its chart, why not serving.
+  await page.goto(`${base}/console/`, { waitUntil: 'load' });
+  check((await heading(page)) === 'What needs attention', 'the home page lists what needs attention');
+  await visited(page, 'home', weights);
+  await clickAndWait(page, 'Reports', 'link');
+  await clickAndWait(page, 'Run');
+  await visited(page, 'reports', weights);
+  const csvUrl = await (await named(page, 'Download CSV', 'link')).evaluate((a) => a.href);
+  const csvText = await page.evaluate(async (u) => (await fetch(u, { credentials: 'same-origin' })).text(), csvUrl);
+  const tableRows = await page.$$eval('#report tbody tr', (trs) => trs.length);
+  check(csvText.trim().split(/\r?\n/).length - 1 === tableRows, `the CSV has the table's rows (${tableRows})`);
+  step('report run, its CSV matches its table');
+  await page.goto(goalUrl, { waitUntil: 'load' });
+  await clickAndWait(page, 'Pacing of Morning by day', 'link');
+  await visited(page, 'pacing', weights);
+  const days = await page.$$eval('#pacing tbody tr', (trs) => trs.length);
+  const drawn = await page.waitForFunction(() => { const i = document.querySelector('img.chart'); return i && i.complete && i.naturalWidth > 0; }, { timeout: 60000 }).then(() => true, () => false);
+  check(days > 0 && drawn, `the pacing chart is drawn with its ${days} days`);
+  step('pacing chart and its table');
+  await page.goto(campaignUrl, { waitUntil: 'load' });
+  await clickAndWait(page, 'Forecasts of this campaign', 'link');
+  await visited(page, 'forecasts', weights);
+  await fill(page, 'Goal value', '20000');
+  await clickAndWait(page, 'Run forecast');
+  await page.waitForFunction(() => document.body.innerText.includes('Expected delivery with its band'), { timeout: 120000 });
+  const chartDrawn = await page.waitForFunction(() => { const i = document.querySelector('img.chart'); return i && i.complete && i.naturalWidth > 0; }, { timeout: 60000 }).then(() => true, () => false);
+  check(chartDrawn, 'the forecast ran to its chart');
+  await visited(page, 'forecast', weights);
+  step('a forecast ran to its chart');
+  await clickAndWait(page, 'Why not serving', 'link');
+  await clickAndWait(page, 'Check');
+  await visited(page, 'why-not-serving', weights);
+  step('why not serving checked');
   // 7. Sign out: the old cookie opens nothing.
   const cookies = await page.cookies();
   const session = cookies.find((c) => c.name === 'o_session');
