@@ -119,7 +119,7 @@ pub async fn aws_uploads(settings: &Settings) -> AppState {
 pub async fn aws_console(settings: &Settings) -> AppState {
     let conf = aws_config::load_from_env().await;
     let store = table(&conf, settings);
-    let blobs = crate::blobs::UploadsAndSnapshots(S3Blobs::new(&conf, settings.bucket_name.clone()));
+    let blobs = crate::blobs::UploadsAndSnapshots(UploadsOnly(S3Blobs::new(&conf, settings.bucket_name.clone())));
     AppState::new(retrying(store), Arc::new(blobs), Arc::new(SqsQueue::new(&conf, queue_urls(settings)))).with_settings(settings.clone())
 }
 

@@ -118,30 +118,29 @@ impl<B: Blobs> Blobs for UploadsOnly<B> {
     }
 }
 
-/// The console's blob port: the ad form's uploads, and reads of the compiled snapshots
-/// (the home page's list of what needs attention); every other read refuses.
-pub struct UploadsAndSnapshots<B>(pub B);
+/// The console's blob port: the ad form's uploads (as `UploadsOnly`), and reads of the
+/// compiled snapshots (the home page's list of what needs attention); any other read refuses.
+pub struct UploadsAndSnapshots<B>(pub UploadsOnly<B>);
 
 #[async_trait]
 impl<B: Blobs> Blobs for UploadsAndSnapshots<B> {
     async fn put_file(&self, key: &str, path: &Path, content_type: &str) -> Result<u64, BlobError> {
-        let _ = (path, content_type);
-        Err(BlobError::msg(format!("this function stores uploads only, not files ({key})")))
+        self.0.put_file(key, path, content_type).await
     }
     async fn put_bytes(&self, key: &str, bytes: Vec<u8>, content_type: &str) -> Result<(), BlobError> {
         self.0.put_bytes(key, bytes, content_type).await
     }
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
-        if key.starts_with(crate::keys::COMPILED_PREFIX) {
-            return self.0.get(key).await;
+        match key.starts_with(crate::keys::COMPILED_PREFIX) {
+            true => self.0 .0.get(key).await,
+            false => self.0.get(key).await,
         }
-        Err(BlobError::msg(format!("this function reads compiled snapshots only (reading {key})")))
     }
     async fn size(&self, key: &str) -> Result<Option<u64>, BlobError> {
-        Err(BlobError::msg(format!("this function reads compiled snapshots only (reading {key})")))
+        self.0.size(key).await
     }
-    async fn open_from(&self, key: &str, _: u64) -> Result<Option<BlobReader>, BlobError> {
-        Err(BlobError::msg(format!("this function reads compiled snapshots only (reading {key})")))
+    async fn open_from(&self, key: &str, at: u64) -> Result<Option<BlobReader>, BlobError> {
+        self.0.open_from(key, at).await
     }
     fn kind(&self) -> &'static str {
         self.0.kind()
