@@ -20,10 +20,44 @@ use shared::store::Item;
 
 const GOALS_PER_CAMPAIGN: usize = 5;
 const ADS_PER_GOAL: usize = 5;
+/// Ads with delivery in the report cells, and the hours of a day they delivered in.
+const REPORT_ADS: usize = 40;
+const REPORT_HOURS: u32 = 12;
+/// Days of report cells (a 90-day report).
+const REPORT_DAYS: i64 = 90;
+
+/// Report cells as the events worker leaves them: `REPORT_DAYS` local days up to today, each
+/// with `REPORT_HOURS` hours of `REPORT_ADS` ads (480 cells a day, 43,200 in all).
+async fn seed_report_cells(app: &TestApp, s: &Seeded) -> api_tests::chrono::NaiveDate {
+    let a = &app.a.id;
+    let today = Utc::now().date_naive();
+    let mut items = Vec::new();
+    for d in 0..REPORT_DAYS {
+        let day = today - Days::days(d);
+        for h in 0..REPORT_HOURS {
+            for (i, (c, g, ad)) in s.served.iter().enumerate() {
+                let sk = format!("{:02}#{c}#{g}#{ad}#preroll#-#-#-", h + 8);
+                let n = (100 + (i as i64 * 13 + d) % 50) * 10;
+                let counters =
+                    [("impression", n), ("start", n - 5), ("complete", n / 2), ("clickThrough", n / 100), ("serverInitiated", n / 10)];
+                let mut item = Item { pk: shared::repo::reports::day_partition(a, day), sk, version: 1, ..Item::default() };
+                item.counters = counters.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+                items.push(item);
+            }
+        }
+        if items.len() >= 2_000 {
+            app.store.batch_put(std::mem::take(&mut items)).await.unwrap();
+        }
+    }
+    app.store.batch_put(items).await.unwrap();
+    today
+}
 
 struct Seeded {
     goal: String,
     campaign: String,
+    /// (campaign, goal, ad) of the first campaigns, for the report cells.
+    served: Vec<(String, String, String)>,
 }
 
 fn campaigns() -> usize {
@@ -38,6 +72,7 @@ async fn seed(app: &TestApp) -> Seeded {
     let mut items: Vec<Item> = Vec::new();
     let mut sample_goal = String::new();
     let mut sample_campaign = String::new();
+    let mut served = Vec::new();
     let t0 = Instant::now();
     for c in 0..campaign_count {
         let cid = uuid::Uuid::new_v4().to_string();
@@ -78,6 +113,9 @@ async fn seed(app: &TestApp) -> Seeded {
                     modified: created,
                     creative_modified: created,
                 };
+                if served.len() < REPORT_ADS {
+                    served.push((cid.clone(), gid.clone(), id.clone()));
+                }
                 summaries.push(ad.summary());
                 let mut item = shared::repo::item(shared::keys::record(a, shared::keys::AD, &id), &ad, 1).unwrap();
                 item.gsi2 = Some((
@@ -122,8 +160,10 @@ async fn seed(app: &TestApp) -> Seeded {
         let input = shared::model::campaign::parse_bean(
             &shared::xml::parse(
                 format!(
-                    "<campaignBean><name>Campaign {:04}</name><advertiserId>{adv}</advertiserId></campaignBean>",
-                    (c * 7919) % campaign_count
+                    "<campaignBean><name>Campaign {:04}</name><advertiserId>{adv}</advertiserId><enabled>{}</enabled></campaignBean>",
+                    (c * 7919) % campaign_count,
+                    // Half deliver: the home page's list and the inspector read a full snapshot.
+                    c % 2 == 0
                 )
                 .as_bytes(),
             )
@@ -150,7 +190,7 @@ async fn seed(app: &TestApp) -> Seeded {
         app.store.kind(),
         t0.elapsed().as_secs_f64()
     );
-    Seeded { goal: sample_goal, campaign: sample_campaign }
+    Seeded { goal: sample_goal, campaign: sample_campaign, served }
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -241,6 +281,21 @@ async fn run(backend: Backend, runs: usize) {
         ("console: a campaign's page".into(), format!("/console/campaigns/{}", s.campaign)),
         ("console: a goal's page".into(), format!("/console/goals/{}", s.goal)),
         ("console: changes".into(), "/console/changes".into()),
+    ] {
+        measure_as(&app, &label, &path, runs, Some(&session)).await;
+    }
+    // Part 2 (docs/console.md): what needs attention, Why not serving and a 90-day report,
+    // at 10,000 goals (target: p99 <= 50 ms, embedded).
+    let today = seed_report_cells(&app, &s).await;
+    let from = today - Days::days(REPORT_DAYS - 1);
+    for (label, path) in [
+        ("console: home, what needs attention".to_string(), "/console/".to_string()),
+        ("console: why not serving (pre-roll, no category)".into(), "/console/why-not-serving?category=&format=preroll&device=".into()),
+        (
+            "console: reports, 90 days by day and campaign".into(),
+            format!("/console/reports?from={from}&to={today}&groupBy=campaign&granularity=day"),
+        ),
+        ("console: reports, 90 days by day and ad".into(), format!("/console/reports?from={from}&to={today}&groupBy=ad&granularity=day")),
     ] {
         measure_as(&app, &label, &path, runs, Some(&session)).await;
     }

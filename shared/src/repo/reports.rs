@@ -6,7 +6,8 @@
 //! A report reads one partition per local day.
 
 use crate::rule::Rule;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 use chrono::NaiveDate;
 
@@ -21,21 +22,23 @@ pub const NONE: &str = "-";
 /// At most this many cells are read for one day of a report (about 2 MB of items).
 pub const MAX_CELLS_PER_DAY: usize = 10_000;
 
-/// A cell's coordinates: its local hour and the event's dimensions.
+/// A cell's coordinates: its local hour and the event's dimensions. A day's cells share
+/// their dimension values (`Arc<str>`, one allocation per distinct value a day read): a
+/// 90-day report reads tens of thousands of cells.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Coords {
     pub hour: u32,
-    pub campaign: String,
-    pub goal: String,
-    pub ad: String,
-    pub format: String,
-    pub category: String,
-    pub partner: String,
-    pub device_container: String,
+    pub campaign: Arc<str>,
+    pub goal: Arc<str>,
+    pub ad: Arc<str>,
+    pub format: Arc<str>,
+    pub category: Arc<str>,
+    pub partner: Arc<str>,
+    pub device_container: Arc<str>,
     /// The demand partner and marketplace of a programmatic ad's events and of auctions
     /// (`-` otherwise; cells written before programmatic demand have neither).
-    pub demand_partner: String,
-    pub marketplace: String,
+    pub demand_partner: Arc<str>,
+    pub marketplace: Arc<str>,
 }
 
 /// A cell as read: where, which local day, and its counters.
@@ -134,33 +137,36 @@ pub fn add_ops<'a>(counted: impl Iterator<Item = (&'a Event, Slot, i64)>, offset
     cells.into_iter().map(|(k, d)| TxOp::Add(k, d.into_iter().map(|(s, n)| (s.name().to_string(), n)).collect(), Cond::None)).collect()
 }
 
-fn coords(sk: &str) -> Option<Coords> {
+fn coords(sk: &str, seen: &mut HashSet<Arc<str>>) -> Option<Coords> {
     let mut it = sk.split('#');
     let hour = it.next()?.parse().ok()?;
-    let mut next = || it.next().map(str::to_string);
-    Some(Coords {
-        hour,
-        campaign: next()?,
-        goal: next()?,
-        ad: next()?,
-        format: next()?,
-        category: next()?,
-        partner: next()?,
-        device_container: next()?,
-        demand_partner: next().unwrap_or_else(|| NONE.to_string()),
-        marketplace: next().unwrap_or_else(|| NONE.to_string()),
-    })
+    let mut next = || {
+        let v = it.next()?;
+        Some(match seen.get(v) {
+            Some(shared) => shared.clone(),
+            None => {
+                let fresh: Arc<str> = Arc::from(v);
+                seen.insert(fresh.clone());
+                fresh
+            }
+        })
+    };
+    let (campaign, goal, ad, format, category, partner, device_container) = (next()?, next()?, next()?, next()?, next()?, next()?, next()?);
+    let demand_partner = next().unwrap_or_else(|| Arc::from(NONE));
+    let marketplace = next().unwrap_or_else(|| Arc::from(NONE));
+    Some(Coords { hour, campaign, goal, ad, format, category, partner, device_container, demand_partner, marketplace })
 }
 
 /// Every cell of one local day (at most `MAX_CELLS_PER_DAY`, else 400 naming the day).
 pub async fn day(store: &dyn Store, account: &str, day: NaiveDate) -> RepoResult<Vec<Cell>> {
     let q = Query::partition(day_partition(account, day));
     let mut out = Vec::new();
+    let mut seen = HashSet::new();
     let mut cursor = None;
     loop {
         let page = store.query(q.clone().after(cursor)).await?;
         for item in page.items {
-            if let Some(at) = coords(&item.sk) {
+            if let Some(at) = coords(&item.sk, &mut seen) {
                 let mut counters = Counters::default();
                 for (name, n) in &item.counters {
                     counters.add_stored(name, *n);
@@ -227,7 +233,7 @@ mod tests {
         let k = cell_key(&event(at, Some(dims)), 0);
         assert_eq!(k.pk, format!("A#acc#RPT#{d}"));
         assert_eq!(k.sk, format!("{h:02}#c1#g1#ad1#preroll#sports#~#-"));
-        assert_eq!(coords(&k.sk).map(|c| (c.hour, c.partner, c.device_container)), Some((h, "~".into(), "-".into())));
+        assert_eq!(coords(&k.sk, &mut HashSet::new()).map(|c| (c.hour, c.partner, c.device_container)), Some((h, "~".into(), "-".into())));
         // A version-2 link's event: no dimensions.
         assert!(cell_key(&event(at, None), 0).sk.ends_with("#ad1#-#-#-#-"));
     }

@@ -114,3 +114,73 @@ pub async fn of_account(st: &AppState, a: &Account) -> UseCaseResult<(Vec<Item>,
     let silent = super::notifications::silent_goals(st, &a.id, &snapshot, now).await;
     Ok(attention(&snapshot, &pace, &silent, now.timestamp()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delivery::snapshot::{compile, Input};
+    use crate::delivery::synthetic::{self, ad, campaign, goal};
+    use chrono::{Duration, Utc};
+
+    #[test]
+    fn goals_serving_nothing_come_first_then_behind_pace_then_ended_under_target() {
+        let now = Utc::now();
+        let g =
+            |id: &str, start: i64, end: i64| goal(id, "c", "IMPRESSION", 1000.0, now + Duration::days(start), now + Duration::days(end));
+        let goals = vec![
+            g("adless", -1, 9),
+            g("behind", -5, 5),
+            g("on-pace", -5, 5),
+            g("ended", -10, -1),
+            g("long-ended", -60, -30),
+            g("future", 3, 9),
+        ];
+        let ads = ["behind", "on-pace", "ended", "long-ended", "future"]
+            .iter()
+            .map(|id| ad(&format!("ad-{id}"), id, "preroll", None, now))
+            .collect();
+        let s = compile(
+            Input {
+                account: Some(synthetic::account("acc")),
+                campaigns: vec![campaign("c", now)],
+                goals,
+                ads,
+                media_base: "https://m".into(),
+                ..Input::default()
+            },
+            now,
+        );
+        let delivered = |id: &str| match id {
+            "behind" => 100,
+            "on-pace" => 500,
+            "ended" => 400,
+            _ => 0,
+        };
+        let pace: Vec<Pace> = s.goals.iter().map(|g| Pace { delivered: delivered(&g.id), ..Pace::default() }).collect();
+        let (items, total) = attention(&s, &pace, &HashMap::new(), now.timestamp());
+        let listed: Vec<(&str, Concern)> = items.iter().map(|i| (i.goal_id.as_str(), i.concern)).collect();
+        assert_eq!(listed, [("adless", Concern::NoPlayableAd), ("behind", Concern::BehindPace), ("ended", Concern::EndedUnderTarget)]);
+        assert_eq!(total, 3);
+        assert!(items[2].message.contains("400 of 1000"), "{}", items[2].message);
+    }
+
+    #[test]
+    fn a_direct_goal_on_pace_is_not_listed_whatever_its_bid_requests() {
+        let now = Utc::now();
+        let s = compile(
+            Input {
+                account: Some(synthetic::account("acc")),
+                campaigns: vec![campaign("c", now)],
+                goals: vec![goal("g", "c", "IMPRESSION", 1000.0, now - Duration::days(1), now + Duration::days(9))],
+                ads: vec![ad("a", "g", "preroll", None, now)],
+                media_base: "https://m".into(),
+                ..Input::default()
+            },
+            now,
+        );
+        let pace = vec![Pace { delivered: 1000, ..Pace::default() }];
+        // A direct goal is never listed for bids, whatever today's cells say.
+        let silent = HashMap::from([("g".to_string(), 25)]);
+        assert!(attention(&s, &pace, &silent, now.timestamp()).0.is_empty());
+    }
+}

@@ -39,8 +39,8 @@ pub async fn recorded(st: &AppState, s: &Snapshot, now: DateTime<Utc>) -> UseCas
     let cells =
         super::reports::cells(st, &crate::ids::AccountId::from(s.account.as_str()), today - Duration::days(DAYS - 1), today).await?;
     let mut tally: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
-    for c in cells.iter().filter(|c| c.at.marketplace != NONE) {
-        let t = tally.entry(c.at.marketplace.as_str()).or_default();
+    for c in cells.iter().filter(|c| &*c.at.marketplace != NONE) {
+        let t = tally.entry(&*c.at.marketplace).or_default();
         t.0 += c.counters.get(Counter::Auctions);
         t.1 += c.counters.get(Counter::Wins);
     }

@@ -107,8 +107,8 @@ pub(crate) async fn silent_goals(
         }
     };
     let mut per_goal: HashMap<String, (i64, i64)> = HashMap::new();
-    for c in cells.iter().filter(|c| c.at.demand_partner != repo::reports::NONE) {
-        let e = per_goal.entry(c.at.goal.clone()).or_default();
+    for c in cells.iter().filter(|c| &*c.at.demand_partner != repo::reports::NONE) {
+        let e = per_goal.entry(c.at.goal.to_string()).or_default();
         e.0 += c.counters.get(Counter::BidRequests);
         e.1 += c.counters.get(Counter::Bids);
     }

@@ -119,9 +119,9 @@ async fn delivered_by_day(
 ) -> UseCaseResult<HashMap<String, Vec<(NaiveDate, u32, f64)>>> {
     let mut out: HashMap<String, Vec<(NaiveDate, u32, f64)>> = HashMap::new();
     for cell in crate::usecases::reports::cells(st, account, from, to).await? {
-        if goals.contains(&cell.at.goal.as_str()) {
+        if goals.contains(&&*cell.at.goal) {
             let n = cell.counters.get(Counter::Delivered) as f64;
-            out.entry(cell.at.goal.clone()).or_default().push((cell.day, cell.at.hour, n));
+            out.entry(cell.at.goal.to_string()).or_default().push((cell.day, cell.at.hour, n));
         }
     }
     Ok(out)

@@ -4,7 +4,7 @@
 
 use crate::ids::AccountId;
 use crate::rule::Rule;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use chrono::NaiveDate;
 use futures_util::{stream, StreamExt, TryStreamExt};
@@ -81,8 +81,9 @@ fn value(c: &Cell, d: ReportDimension) -> &str {
 /// The rows of a report from its cells: filtered, grouped, summed, in (date, hour,
 /// dimensions) order; more than `MAX_ROWS` is 400 naming `groupBy`.
 pub fn group(spec: &Spec, cells: &[Cell]) -> UseCaseResult<Vec<Row>> {
-    type Group = (Option<NaiveDate>, Option<u32>, Vec<String>);
-    let mut rows: BTreeMap<Group, Counters> = BTreeMap::new();
+    // Hashed while summing (a cell's values are shared, not copied), sorted once at the end.
+    type Group<'a> = (Option<NaiveDate>, Option<u32>, Vec<&'a str>);
+    let mut rows: HashMap<Group, Counters> = HashMap::new();
     let keep = |want: &Option<String>, v: &str| want.as_deref().is_none_or(|w| w == v);
     for c in cells {
         if !(keep(&spec.campaign, &c.at.campaign) && keep(&spec.goal, &c.at.goal) && keep(&spec.ad, &c.at.ad)) {
@@ -90,7 +91,7 @@ pub fn group(spec: &Spec, cells: &[Cell]) -> UseCaseResult<Vec<Row>> {
         }
         let date = (spec.granularity != Granularity::Total).then_some(c.day);
         let hour = (spec.granularity == Granularity::Hour).then_some(c.at.hour);
-        let dims = spec.group_by.iter().map(|d| value(c, *d).to_string()).collect();
+        let dims = spec.group_by.iter().map(|d| value(c, *d)).collect();
         rows.entry((date, hour, dims)).or_default().merge(&c.counters);
         if rows.len() > MAX_ROWS {
             return Err(UseCaseError::validation(vec![FieldError::new(
@@ -102,9 +103,16 @@ pub fn group(spec: &Spec, cells: &[Cell]) -> UseCaseResult<Vec<Row>> {
             )]));
         }
     }
-    Ok(rows
+    let mut sorted: Vec<(Group, Counters)> = rows.into_iter().collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(sorted
         .into_iter()
-        .map(|((date, hour, dims), counters)| Row { date, hour, dims: spec.group_by.iter().copied().zip(dims).collect(), counters })
+        .map(|((date, hour, dims), counters)| Row {
+            date,
+            hour,
+            dims: spec.group_by.iter().copied().zip(dims.into_iter().map(str::to_string)).collect(),
+            counters,
+        })
         .collect())
 }
 

@@ -13,6 +13,10 @@ use crate::api::queries::inspect::explain_request;
 use crate::api::Within;
 use crate::usecases::reference;
 
+/// Goals a break's table lists, and records the "taking no requests" list names (the
+/// rest counted): a page stays readable, and light, at 10,000 goals.
+const ROWS: usize = 100;
+
 /// The formats the page offers (the ad request's `format`).
 const FORMATS: &[(&str, &str)] = &[("preroll", "Pre-roll"), ("midroll", "Mid-roll"), ("postroll", "Post-roll"), ("pause", "Pause")];
 
@@ -112,7 +116,7 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(
                 table {
                     thead { tr { th scope="col" { "Goal" } th scope="col" { "Outcome" } th scope="col" { "Why" } } }
                     tbody {
-                        @for g in &b.goals {
+                        @for g in b.goals.iter().take(ROWS) {
                             tr {
                                 td { a href={ "/console/goals/" (g.goal_id) } { (goal_name(&g.goal_id, &g.goal_name)) } }
                                 td { (outcome_words(&g.outcome)) }
@@ -121,11 +125,13 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(
                         }
                     }
                 }
-                @if b.truncated { p { "More goals were left off the list." } }
+                @if b.truncated || b.goals.len() > ROWS { p { "More goals were left off the list: choose a category, format or device to narrow it." } }
             }
             @if !out.not_serving.is_empty() {
                 h2 { "Taking no requests at all" }
-                ul { @for n in &out.not_serving { li { (n.kind) " " (n.id) ": " (n.reason.message) } } }
+                ul { @for n in out.not_serving.iter().filter(|n| n.kind != "ad").take(ROWS) { li { (n.kind) " " (n.id) ": " (n.reason.message) } } }
+                @let ads = out.not_serving.iter().filter(|n| n.kind == "ad").count();
+                @if ads > 0 { p { (ads) " ads take no request (disabled, placeholders, or without playable media); each goal's page says why." } }
             }
         }
     };
