@@ -15,6 +15,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const base = process.argv[2];
 const { TRAFFICKER, VIEWER, PASSWORD, CLIP, SCREENSHOTS } = process.env;
 const VIEWER_PASSWORD = process.env.VIEWER_PASSWORD || PASSWORD;
+// An ADMIN's steps run when ADMIN names one (users, API keys, demand).
+const { ADMIN } = process.env;
+const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD || PASSWORD;
 const axeSource = fs.readFileSync(path.join(here, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const origin = new URL(base).origin;
 const result = { pages: [], steps: [], foreign: [], dialogs: [] };
@@ -106,6 +109,78 @@ async function signIn(page, weights, email, shot, password = PASSWORD) {
 
 function step(s) {
   result.steps.push(s);
+}
+
+// 11-13. An ADMIN: makes a VIEWER, who signs in, sees no write control and cannot reach
+// Users; makes an API key, shown once, which works and is refused within 5 s of Revoke;
+// adds a demand partner whose auth header never reaches a page's HTML.
+async function administration() {
+  const ctx = await browser.createBrowserContext();
+  const page = await ctx.newPage();
+  const weights = watch(page);
+  await signIn(page, weights, ADMIN, false, ADMIN_PASSWORD);
+  await clickAndWait(page, 'Users', 'link');
+  await visited(page, 'users', weights);
+  await clickAndWait(page, 'New user');
+  const email = `viewer-${Date.now()}@a.example`;
+  await fill(page, 'Email', email);
+  await fill(page, 'Name', 'Val Viewer');
+  await page.select('#role', 'VIEWER');
+  await fill(page, 'Password', 'a viewer password 42');
+  await visited(page, 'user-new', weights);
+  await clickAndWait(page, 'Save');
+  check((await page.evaluate(() => document.body.innerText)).includes(email), 'the new user is listed');
+  const vctx = await browser.createBrowserContext();
+  const vpage = await vctx.newPage();
+  const vweights = watch(vpage);
+  await signIn(vpage, vweights, email, false, 'a viewer password 42');
+  await vpage.goto(`${base}/console/campaigns`, { waitUntil: 'load' });
+  check(!(await has(vpage, 'New campaign')) && !(await has(vpage, 'Users', 'link')), 'the new VIEWER sees no write control and no Users link');
+  const users = await vpage.goto(`${base}/console/users`, { waitUntil: 'load' });
+  check(users.status() === 403, `the VIEWER cannot reach Users (got ${users.status()})`);
+  await vctx.close();
+  step('an ADMIN made a VIEWER, who signed in without write controls or Users');
+  await clickAndWait(page, 'API keys', 'link');
+  await visited(page, 'api-keys', weights);
+  await clickAndWait(page, 'New key');
+  const keyName = `Reporting ${Date.now()}`;
+  await fill(page, 'Name', keyName);
+  await page.select('#role', 'VIEWER');
+  await clickAndWait(page, 'Create');
+  const key = await page.$eval('#new-key', (e) => e.textContent.trim());
+  const call = async () => (await fetch(`${base}/v3/campaigns`, { headers: { 'x-o-api-key': key } })).status;
+  check((await call()) === 200, 'the new key works');
+  await page.goto(`${base}/console/api-keys`, { waitUntil: 'load' });
+  weights.splice(0);
+  check(!(await page.content()).includes(key), 'the key is shown once');
+  const row = await page.evaluateHandle((name) => [...document.querySelectorAll('tbody tr')].find((tr) => tr.cells[0].textContent === name), keyName);
+  const revoke = await row.asElement().$('button');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), revoke.click()]);
+  const revoked = Date.now();
+  let refused = false;
+  while (!refused && Date.now() - revoked < 5000) {
+    refused = (await call()) === 401;
+    if (!refused) await new Promise((r) => setTimeout(r, 100));
+  }
+  check(refused, 'the key is refused within 5 s of Revoke');
+  step(`an API key shown once, used, refused ${Date.now() - revoked} ms after Revoke`);
+  await clickAndWait(page, 'Demand', 'link');
+  await visited(page, 'demand', weights);
+  await clickAndWait(page, 'New demand partner', 'link');
+  const secret = `Bearer secret-${Date.now()}`;
+  await fill(page, 'Name', 'Acme DSP');
+  await fill(page, 'Endpoint', 'http://127.0.0.1:9/openrtb2');
+  await fill(page, 'Header name', 'Authorization');
+  await fill(page, 'Header value', secret);
+  await visited(page, 'demand-partner-new', weights);
+  await clickAndWait(page, 'Save');
+  check(!(await page.content()).includes(secret), 'the list does not carry the auth header');
+  await clickAndWait(page, 'Acme DSP', 'link');
+  const html = await page.content();
+  check(!html.includes(secret) && html.includes('set'), 'the partner page says set, never the value');
+  await visited(page, 'demand-partner', weights);
+  step('a demand partner whose auth header never reached the page');
+  await ctx.close();
 }
 
 const browser = await launch();
@@ -338,6 +413,7 @@ try {
   check(prio === '2', `the priority saved without JavaScript: ${prio}`);
   await plain.close();
   step('a goal edited with JavaScript off, by keyboard');
+  if (ADMIN) await administration();
   check(result.dialogs.length === 0, `no script ran from a record's name: ${result.dialogs}`);
 } catch (e) {
   failed = String(e && e.stack || e);

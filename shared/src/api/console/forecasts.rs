@@ -263,6 +263,7 @@ fn day_table(caption: &str, rows: Vec<(String, f64, f64, f64)>) -> Markup {
 fn report_markup(r: &Report) -> Markup {
     match r {
         Report::Campaign(c) => html! {
+            h2 { "Expected delivery by goal" }
             @for g in &c.goals {
                 @let name = g.name.clone().unwrap_or_else(|| "Proposed goal".into());
                 h3 { (name) }
@@ -279,6 +280,7 @@ fn report_markup(r: &Report) -> Markup {
             p { "Traffic replayed: " (c.traffic_source) "." }
         },
         Report::Inventory(i) => html! {
+            h2 { "Ad opportunities" }
             (day_table("Ad opportunities by day", i.total_inventory.inventory_by_date.iter().map(|(d, v)| (d.get(..10).unwrap_or(d).to_string(), v.total, v.low, v.high)).collect()))
             p { "Traffic replayed: " (i.traffic_source) "." }
         },
