@@ -187,4 +187,25 @@ both_stores! {
         t.get("/console/demand").await.expect(403);
         assert!(!t.get("/console/").await.body.contains("href=\"/console/demand\""));
     }
+
+    async fn an_audience_batch_shows_its_progress_until_done(app: TestApp) {
+        let p = format!("providerId={}-ap-dmp", app.a.id);
+        let r = app.upload_batch(&p, b"v1|age=18-24|gender=f\nv2|age=nope\n".to_vec(), false).await;
+        r.expect(202);
+        let id = r.json()["batchId"].as_str().unwrap_or("").to_string();
+        let b = person(&app, "vic@a.example", "VIEWER").await;
+        let list = b.get("/console/audiences").await;
+        list.expect(200);
+        assert!(list.body.contains(&format!("/console/audiences/batches/{id}\"")), "{}", list.body);
+        let done = api_tests::eventually("the batch done", std::time::Duration::from_secs(60), || async {
+            let s = b.get(&format!("/console/audiences/batches/{id}/status")).await;
+            (s.status == 200 && s.json()["done"] == true).then_some(s)
+        })
+        .await;
+        assert!(done.json()["words"].as_str().unwrap_or("").starts_with("Done"), "{}", done.body);
+        let page = b.get(&format!("/console/audiences/batches/{id}")).await;
+        page.expect(200);
+        assert!(page.body.contains("Pairs no segment matched") && page.body.contains("age=nope"), "{}", page.body);
+        b.get("/console/audiences/batches/not-a-batch").await.expect(404);
+    }
 }

@@ -352,6 +352,8 @@ try {
   check(chartDrawn, 'the forecast ran to its chart');
   await visited(page, 'forecast', weights);
   step('a forecast ran to its chart');
+  await clickAndWait(page, 'Audiences', 'link');
+  await visited(page, 'audiences', weights);
   await clickAndWait(page, 'Why not serving', 'link');
   await clickAndWait(page, 'Check');
   await visited(page, 'why-not-serving', weights);

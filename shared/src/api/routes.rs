@@ -62,7 +62,7 @@ pub mod groups {
         docs_page::router()
     }
     pub fn audience() -> Routes {
-        audience::router()
+        audience::router().merge(crate::api::console::audience_router())
     }
     pub fn targeting_template() -> Routes {
         templates::router()

@@ -8,6 +8,7 @@
 #![allow(clippy::result_large_err)]
 
 mod ads;
+mod audiences;
 mod bean;
 mod campaign_page;
 mod campaigns;
@@ -33,6 +34,7 @@ use maud::html;
 use crate::api::auth::{same_origin, SESSION_COOKIE};
 use crate::api::Within;
 use crate::usecases::sign_in::{sign_in as start, sign_out as end, SignIn};
+pub use audiences::router as audience_router;
 pub use collections::{demand_router, stitchers_router};
 pub use forecasts::router as forecast_router;
 pub use session::{ConsoleReader, ConsoleUser};

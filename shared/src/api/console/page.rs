@@ -55,6 +55,7 @@ pub fn page(title: &str, user: Option<&ConsoleUser>, body: Markup) -> Page {
                             a href="/console/campaigns" { "Campaigns" }
                             a href="/console/reports" { "Reports" }
                             a href="/console/forecasts" { "Forecasts" }
+                            a href="/console/audiences" { "Audiences" }
                             a href="/console/why-not-serving" { "Why not serving" }
                             a href="/console/changes" { "Changes" }
                             @if u.role.allows(crate::model::access::Role::Admin) {
