@@ -21,7 +21,7 @@ pub(crate) async fn campaign(b: &Browser<'_>, name: &str) -> String {
 }
 
 /// A goal of `campaign` made through the console: its id.
-async fn goal(b: &Browser<'_>, campaign: &str, name: &str, start: &str, end: &str) -> String {
+pub(crate) async fn goal(b: &Browser<'_>, campaign: &str, name: &str, start: &str, end: &str) -> String {
     let r = b
         .post(
             &format!("/console/campaigns/{campaign}/goals"),

@@ -146,6 +146,30 @@ both_stores! {
         chart.expect(200);
         let list = b.get("/console/forecasts").await;
         assert!(list.body.contains(&format!("/console/forecasts/{id}\"")), "{}", list.body);
+        // The running campaign forecast: its goal proposed again, for what it has left.
+        let empty = b.post("/console/forecasts/campaign", &[("campaign", c.as_str())]).await;
+        empty.expect(422);
+        assert!(empty.body.contains("nothing of the campaign can be forecast"), "{}", empty.body);
+        let in_a_week = (today + api_tests::chrono::Duration::days(7)).to_string();
+        let g = crate::console::goal(&b, &c, "Spring goal", &format!("{start}T00:00"), &format!("{in_a_week}T00:00")).await;
+        ad(&app, &g, "preroll", api_tests::serde_json::json!({})).await;
+        let r = b.post("/console/forecasts/campaign", &[("campaign", c.as_str())]).await;
+        r.expect(303);
+        let job_page = location(&r);
+        let job = job_page.rsplit('/').next().unwrap_or("").to_string();
+        api_tests::eventually("the campaign forecast's chart", std::time::Duration::from_secs(120), || async {
+            let p = b.get(&job_page).await;
+            (p.status == 200 && p.body.contains("/chart.svg") && p.body.contains("<h1>Spring</h1>")).then_some(p)
+        })
+        .await;
+        let report = app.get(&format!("/api/2.0/forecast/report/campaign/{job}")).await.json();
+        assert_eq!(report["goals"][0]["customId"], g.as_str(), "{report}");
+        assert_eq!(report["goals"][0]["deliveryGoal"]["value"], 10000.0, "{report}");
+        let bad = app.post_json("/api/2.0/forecast/campaign", &api_tests::serde_json::json!({"campaign": {"replacesCampaignId": "no-such-campaign",
+            "goals": [{"name": "G", "startDate": format!("{start}T00:00:00.000Z"), "endDate": format!("{end}T00:00:00.000Z"), "variant": "NORMAL",
+            "deliveryGoal": {"type": "IMPRESSION", "value": 1000}, "ads": [{"name": "A", "format": "preroll_standard", "deviceContainers": [dc]}]}]}})).await;
+        bad.expect(400);
+        assert!(bad.body.contains("campaign.replacesCampaignId"), "{}", bad.body);
     }
 
     async fn demand_forms_never_send_a_secret_header_to_the_page(app: TestApp) {

@@ -12,5 +12,6 @@ pub mod report;
 pub mod report_schema;
 pub mod request;
 pub mod request_body;
+pub mod rerun;
 pub mod simulate;
 pub mod traffic;

@@ -58,6 +58,9 @@ pub struct GoalIn {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CampaignForecast {
+    /// The account's campaign this proposal stands in for (its goals leave the competition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<String>,
     pub name: Option<String>,
     pub priority: Option<u8>,
     pub frontload: Option<u8>,
@@ -217,7 +220,15 @@ pub fn campaign(body: &Value, refs: &Refs, now: DateTime<Utc>) -> Result<Campaig
     crate::json::read(body, |b: &mut CampaignForecastBody, errors| {
         let c = &b.campaign;
         let goals = c.goals.iter().enumerate().map(|(i, g)| goal(g, &format!("campaign.goals[{i}]"), refs, now, errors)).collect();
+        if let Some(id) = c.replaces_campaign_id.as_deref().filter(|id| !crate::ids::plausible_id(id)) {
+            errors.push(FieldError::new(
+                "campaign.replacesCampaignId",
+                Rule::Id,
+                format!("campaign.replacesCampaignId must be a campaign id (got {id:?})"),
+            ));
+        }
         out = Some(CampaignForecast {
+            replaces: c.replaces_campaign_id.clone(),
             name: c.name.clone(),
             priority: c.priority,
             frontload: c.frontload,

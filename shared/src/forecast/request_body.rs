@@ -93,6 +93,12 @@ pub struct ForecastCampaign {
     pub targeting: Option<ForecastTargeting>,
     #[schema(value_type = ForecastGoals, inline)]
     pub goals: Vec<ForecastGoal>,
+    /// An existing campaign of the account this proposal stands in for (a forecast of a
+    /// running campaign, its goals proposed again): its own goals are left out of the
+    /// competition, so the proposal does not compete with itself.
+    #[serde(default)]
+    #[schema(value_type = Option<Id>, inline)]
+    pub replaces_campaign_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{UseCaseError, UseCaseResult};
 use crate::forecast::report_schema::Report;
-use crate::forecast::request::{self, Refs};
+use crate::forecast::request::{self, CampaignForecast, Refs};
 use crate::jobs::ForecastMessage;
 use crate::model::enums::{ForecastKind, ForecastStatus};
 use crate::queue::QueueName;
@@ -46,6 +46,15 @@ pub async fn submit(st: &AppState, cmd: Submit<'_>) -> UseCaseResult<Submitted> 
         ForecastKind::Campaign => ForecastRequest::Campaign(request::campaign(cmd.body, &refs, now).map_err(UseCaseError::validation)?),
         ForecastKind::Inventory => ForecastRequest::Inventory(request::inventory(cmd.body, &refs, now).map_err(UseCaseError::validation)?),
     };
+    if let ForecastRequest::Campaign(CampaignForecast { replaces: Some(id), .. }) = &request {
+        if repo::campaigns::get_any(store, cmd.account, id).await?.is_none() {
+            return Err(UseCaseError::validation(vec![crate::domain_error::FieldError::new(
+                "campaign.replacesCampaignId",
+                crate::rule::Rule::Reference,
+                format!("campaign.replacesCampaignId names no campaign of the account ({id})"),
+            )]));
+        }
+    }
     let job = Job::queued(crate::ids::new_id(), cmd.account, request, now);
     if slots::claim(store, cmd.account, &job.id, now).await? == slots::Claim::Full {
         return Err(UseCaseError::Quota {
@@ -114,4 +123,34 @@ pub async fn report(st: &AppState, account: &AccountId, kind: ForecastKind, id: 
 /// The account's newest jobs (the console's list).
 pub async fn recent(st: &AppState, account: &AccountId) -> UseCaseResult<Vec<Job>> {
     Ok(jobs::recent(st.store.as_ref(), account, st.clock.now()).await?)
+}
+
+/// A forecast of a running campaign: its goals proposed again for what they have left
+/// (`forecast::rerun`), its own goals out of the competition. The goals left out are named.
+pub async fn running_campaign(st: &AppState, account: &AccountId, campaign_id: &str) -> UseCaseResult<(Submitted, Vec<String>)> {
+    use crate::model::rules::Parent;
+    let store = st.store.as_ref();
+    let c = repo::campaigns::load(store, account, campaign_id).await?.value;
+    let goals = super::goals::live_of(st, account, &c).await?;
+    let ids: Vec<String> = goals.iter().map(|g| g.id.clone()).collect();
+    let counters = repo::metrics::read(store, account, repo::metrics::Level::Goal, &ids).await?;
+    let mut with = Vec::with_capacity(goals.len());
+    for g in goals {
+        let rules = repo::rules::read(store, account, Parent::Goal, &g.id).await?;
+        let delivered = counters.get(&g.id).map_or(0, |c| c.get(crate::model::enums::Counter::Delivered)) as f64;
+        with.push((g, Some(rules), delivered));
+    }
+    let campaign_rules = repo::rules::read(store, account, Parent::Campaign, &c.id).await?;
+    let dcs = repo::reference::ids(store, account, Kind::DeviceContainer).await?;
+    let (body, left_out) = crate::forecast::rerun::proposal(&c, Some(&campaign_rules), &with, &dcs, st.clock.now());
+    if body["campaign"]["goals"].as_array().is_none_or(Vec::is_empty) {
+        let why = if left_out.is_empty() { "the campaign has no live goal".to_string() } else { left_out.join("; ") };
+        return Err(UseCaseError::validation(vec![crate::domain_error::FieldError::new(
+            "campaign.goals",
+            crate::rule::Rule::Required,
+            format!("nothing of the campaign can be forecast: {why}"),
+        )]));
+    }
+    let submitted = submit(st, Submit { account, kind: ForecastKind::Campaign, body: &body }).await?;
+    Ok((submitted, left_out))
 }

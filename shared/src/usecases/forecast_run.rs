@@ -296,6 +296,11 @@ async fn run_job(st: &AppState, m: &ForecastMessage) -> UseCaseResult<Outcome> {
             Report::Inventory(r)
         }
         ForecastRequest::Campaign(req) => {
+            // A running campaign proposed again: its own goals leave the competition.
+            let mut input = input;
+            if let Some(replaced) = &req.replaces {
+                input.campaigns.retain(|c| c.id != *replaced);
+            }
             let mut with = input.clone();
             let ids = proposal::add_campaign(&mut with, req, &templates, now);
             let base = compile(input, now);

@@ -126,6 +126,7 @@ fn done(j: &Job) -> bool {
 
 fn job_name(j: &Job) -> String {
     let name = match &j.request {
+        crate::repo::forecasts::ForecastRequest::Campaign(c) if c.replaces.is_some() => c.name.clone(),
         crate::repo::forecasts::ForecastRequest::Campaign(c) => c.goals.first().map(|g| g.name.clone()).or_else(|| c.name.clone()),
         crate::repo::forecasts::ForecastRequest::Inventory(i) => i.name.clone(),
     };
@@ -169,6 +170,13 @@ async fn render(st: &AppState, user: &ConsoleUser, f: &ProposedGoal, p: &Problem
         @if user.writes() {
             @match &campaign {
                 Some(c) => {
+                    h2 { "Forecast " (c.name) }
+                    p { "Its goals proposed again from a day ahead to their ends, for what each has left to deliver, with their targeting; the campaign's own goals leave the competition." }
+                    form method="post" action="/console/forecasts/campaign" {
+                        (form::csrf(user))
+                        input type="hidden" name="campaign" value=(c.id);
+                        button type="submit" { "Run campaign forecast" }
+                    }
                     h2 { "Forecast a proposed goal of " (c.name) }
                     p { "The goal is forecast in this campaign, against everything the account already books. Dates are days of " (form::zone_name(a)) "; a forecast starts at least a day ahead." }
                     (form::summary(p, &shown))
@@ -232,6 +240,33 @@ pub async fn create(Within(st): Within, ConsoleReader(user): ConsoleReader, head
         Ok(s) => redirect(&format!("/console/forecasts/{}", s.job.id)),
         Err(e) => match form::problems(e) {
             Ok(p) => render(&st, &user, &f, &p).await,
+            Err(r) => r,
+        },
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+pub struct CampaignForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    campaign: String,
+}
+
+/// A forecast of the running campaign (`usecases::forecast::running_campaign`).
+pub async fn create_for_campaign(
+    Within(st): Within,
+    ConsoleReader(user): ConsoleReader,
+    headers: HeaderMap,
+    Form(f): Form<CampaignForm>,
+) -> Response {
+    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
+        return r;
+    }
+    match uc::running_campaign(&st, &user.account.id, &f.campaign).await {
+        Ok((s, _)) => redirect(&format!("/console/forecasts/{}", s.job.id)),
+        Err(e) => match form::problems(e) {
+            Ok(p) => render(&st, &user, &ProposedGoal::fresh(&f.campaign, today(&st, &user.account)), &p).await,
             Err(r) => r,
         },
     }
@@ -329,6 +364,7 @@ pub fn router() -> crate::api::Routes {
     use axum::routing::get;
     crate::api::Routes::new()
         .route("/console/forecasts", get(list).post(create))
+        .route("/console/forecasts/campaign", axum::routing::post(create_for_campaign))
         .route("/console/forecasts/{id}", get(show))
         .route("/console/forecasts/{id}/status", get(status))
 }
