@@ -44,6 +44,14 @@ async fn a_day_in_the_console(backend: Backend) {
     for (email, role) in [("ann@a.example", "TRAFFICKER"), ("vic@a.example", "VIEWER"), ("ada@a.example", "ADMIN")] {
         app.post_json("/v1/users", &json!({"email": email, "name": "Ann Lee", "role": role, "password": PASSWORD})).await.expect(201);
     }
+    // Delivery for the Reports page: three impressions of an ad of another campaign.
+    let c = crate::serving::enabled_campaign(&app).await;
+    let g = crate::serving::goal(&app, &c, "IMPRESSION", "100000", 0, "<name>Delivered</name>").await;
+    let ad = crate::serving::ad(&app, &g, "preroll", json!({})).await;
+    for i in 0..3 {
+        crate::reports::serve_and_fire(&app, &format!("format=preroll&pid=b{i}"), &ad, &[], None).await;
+    }
+    app.wait_metric(&ad, "impression", 3).await;
     let dir = std::env::temp_dir().join(format!("console-{}-{}", std::process::id(), uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).expect("a directory for the clip");
     let clip = dir.join("spot-15s.mp4");

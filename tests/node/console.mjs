@@ -333,7 +333,11 @@ try {
   const csvUrl = await (await named(page, 'Download CSV', 'link')).evaluate((a) => a.href);
   const csvText = await page.evaluate(async (u) => (await fetch(u, { credentials: 'same-origin' })).text(), csvUrl);
   const tableRows = await page.$$eval('#report tbody tr', (trs) => trs.length);
-  check(csvText.trim().split(/\r?\n/).length - 1 === tableRows, `the CSV has the table's rows (${tableRows})`);
+  const tableCells = await page.$$eval('#report tbody tr', (trs) => trs.map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent.replace(/,/g, '')]));
+  const csvLines = csvText.trim().split(/\r?\n/).map((l) => l.split(','));
+  const [date, impression] = ['date', 'impression'].map((h) => csvLines[0].indexOf(h));
+  const csvCells = csvLines.slice(1).map((l) => [l[date], l[impression]]);
+  check(tableRows > 0 && JSON.stringify(csvCells) === JSON.stringify(tableCells), `the 7-day CSV has the table's rows: ${JSON.stringify(tableCells)} vs ${JSON.stringify(csvCells)}`);
   step('report run, its CSV matches its table');
   await page.goto(goalUrl, { waitUntil: 'load' });
   await clickAndWait(page, 'Pacing of Morning by day', 'link');

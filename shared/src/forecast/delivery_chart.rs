@@ -20,7 +20,8 @@ pub struct Bucket {
 /// `title` names the report (its range and grouping).
 pub fn delivery_svg(title: &str, buckets: &[Bucket]) -> String {
     let max = buckets.iter().map(|b| (b.player + b.server).max(b.invalid)).fold(0.0, f64::max);
-    let (top, step) = ticks(max);
+    // Counts: whole steps (a few events would otherwise give 0.5 steps and repeated labels).
+    let (top, step) = ticks(max.max(6.0));
     let p = Plot { top, days: buckets.len() };
     let bw = (p.slot() - 2.0).max(0.5);
     let mut body = String::new();
@@ -50,8 +51,8 @@ pub fn delivery_svg(title: &str, buckets: &[Bucket]) -> String {
     }
     let keys: Vec<&String> = buckets.iter().map(|b| &b.key).collect();
     let legend = [
-        ("impressions (player)".to_string(), COLORS[0]),
-        ("impressions (server-initiated)".to_string(), COLORS[1]),
+        ("player impressions".to_string(), COLORS[0]),
+        ("server-initiated".to_string(), COLORS[1]),
         ("invalid events".to_string(), INVALID),
     ];
     frame(title, "events", &p, step, &keys, &body, &legend)

@@ -287,7 +287,7 @@ fn day_table(caption: &str, rows: Vec<(String, f64, f64, f64)>) -> Markup {
     html! {
         table {
             caption { (caption) }
-            thead { tr { th scope="col" { "Day" } th scope="col" { "Expected" } th scope="col" { "Low" } th scope="col" { "High" } } }
+            thead { tr { th scope="col" { "Day" } th.num scope="col" { "Expected" } th.num scope="col" { "Low" } th.num scope="col" { "High" } } }
             tbody { @for (d, v, lo, hi) in rows {
                 tr { td { (d) } td.num { (form::number(v.round())) } td.num { (form::number(lo.round())) } td.num { (form::number(hi.round())) } }
             } }

@@ -56,8 +56,8 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(i
         table #pacing {
             caption { (title) ", cumulative by each day's end" }
             thead { tr {
-                th scope="col" { "Day" } th scope="col" { "Plan" } th scope="col" { "Delivered" }
-                th scope="col" { "Projected" } th scope="col" { "Low" } th scope="col" { "High" }
+                th scope="col" { "Day" } th.num scope="col" { "Plan" } th.num scope="col" { "Delivered" }
+                th.num scope="col" { "Projected" } th.num scope="col" { "Low" } th.num scope="col" { "High" }
             } }
             tbody {
                 @for d in &p.days {

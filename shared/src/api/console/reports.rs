@@ -73,20 +73,29 @@ fn dim_link(d: ReportDimension, v: &str) -> Markup {
     }
 }
 
-/// The chart's buckets: the rows summed by their time (all groups together).
-fn buckets(rows: &[Row]) -> Vec<Bucket> {
-    let mut out: Vec<Bucket> = Vec::new();
+/// The chart's buckets: every day (or hour) of the range, the rows summed by their time
+/// (all groups together); a day without events is a zero, not a gap.
+fn buckets(spec: &Spec, rows: &[Row]) -> Vec<Bucket> {
+    let empty = |key: String| Bucket { key, player: 0.0, server: 0.0, invalid: 0.0 };
+    let mut out: Vec<Bucket> = match spec.granularity {
+        Granularity::Total => vec![empty("total".into())],
+        Granularity::Day => spec.from.iter_days().take_while(|d| *d <= spec.to).map(|d| empty(d.to_string())).collect(),
+        Granularity::Hour => spec
+            .from
+            .iter_days()
+            .take_while(|d| *d <= spec.to)
+            .flat_map(|d| (0..24).map(move |h| format!("{d} {h:02}:00")))
+            .map(empty)
+            .collect(),
+    };
+    let at: std::collections::HashMap<String, usize> = out.iter().enumerate().map(|(i, b)| (b.key.clone(), i)).collect();
     for r in rows {
-        let key = when(r);
         let c = &r.counters;
         let (server, all) = (c.get(Counter::ServerInitiated) as f64, c.get(Counter::Impression) as f64);
-        match out.last_mut().filter(|b| b.key == key) {
-            Some(b) => {
-                b.player += all - server;
-                b.server += server;
-                b.invalid += c.invalid_total() as f64;
-            }
-            None => out.push(Bucket { key, player: all - server, server, invalid: c.invalid_total() as f64 }),
+        if let Some(b) = at.get(&when(r)).and_then(|i| out.get_mut(*i)) {
+            b.player += all - server;
+            b.server += server;
+            b.invalid += c.invalid_total() as f64;
         }
     }
     out
@@ -154,10 +163,7 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQue
             @if rows.is_empty() {
                 p role="status" { "No events between " (spec.from) " and " (spec.to) "." }
             } @else {
-                figure {
-                    img.chart src={ "/console/reports/chart.svg?" (q) } alt={ (title(spec)) ": the table below has its numbers." } width="760" height="340";
-                    figcaption { (title(spec)) }
-                }
+                img.chart src={ "/console/reports/chart.svg?" (q) } alt={ (title(spec)) ": the table below has its numbers." } width="760" height="340";
                 @if rows.len() > TABLE_ROWS { p role="status" { "The table shows the first " (TABLE_ROWS) " of " (rows.len()) " rows; the CSV has them all." } }
                 table #report {
                     caption { (title(spec)) }
@@ -165,14 +171,14 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQue
                         th scope="col" data-csv="date" { "Date" }
                         @if spec.granularity == Granularity::Hour { th scope="col" data-csv="hour" { "Hour" } }
                         @if let Some(d) = dim { th scope="col" data-csv=(d.as_str()) { (dim_label) } }
-                        th scope="col" data-csv="impression" { "Impressions" }
-                        th scope="col" data-csv="serverInitiated" { "Server-initiated" }
-                        th scope="col" data-csv="start" { "Starts" }
-                        th scope="col" data-csv="complete" { "Completes" }
-                        th scope="col" data-csv="clickThrough" { "Clicks" }
-                        th scope="col" { "CTR" }
-                        th scope="col" { "Completion rate" }
-                        th scope="col" data-csv="invalid" { "Invalid" }
+                        th.num scope="col" data-csv="impression" { "Impressions" }
+                        th.num scope="col" data-csv="serverInitiated" { "Server-initiated" }
+                        th.num scope="col" data-csv="start" { "Starts" }
+                        th.num scope="col" data-csv="complete" { "Completes" }
+                        th.num scope="col" data-csv="clickThrough" { "Clicks" }
+                        th.num scope="col" { "CTR" }
+                        th.num scope="col" { "Completion rate" }
+                        th.num scope="col" data-csv="invalid" { "Invalid" }
                     } }
                     tbody {
                         @for r in rows.iter().take(TABLE_ROWS) {
@@ -208,7 +214,7 @@ pub async fn chart(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQu
     match report(&st, &a.id, &spec).await {
         Ok(rows) => (
             [(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "private, max-age=60")],
-            delivery_svg(&title(&spec), &buckets(&rows)),
+            delivery_svg(&title(&spec), &buckets(&spec, &rows)),
         )
             .into_response(),
         Err(e) => crate::api::error::AppError::from(e).into_response(),
