@@ -28,14 +28,14 @@ pub async fn main() {
     }
 }
 
-/// The demo accounts' console users, a TRAFFICKER and a VIEWER each, made on the first
+/// The demo accounts' console users, an ADMIN, a TRAFFICKER and a VIEWER each, made on the first
 /// start (their passwords are public, like the demo keys): (account, email, role, password).
 async fn demo_users(state: &crate::state::AppState, seeded: &[seed::Seeded]) -> Result<Vec<(String, String, Role, String)>, String> {
     let mut out = Vec::new();
     for s in seeded {
         let account = crate::ids::AccountId::from(s.account_id.as_str());
         let existing = crate::usecases::access::list_users(state, &account).await.map_err(|e| e.to_string())?;
-        for role in [Role::Trafficker, Role::Viewer] {
+        for role in [Role::Admin, Role::Trafficker, Role::Viewer] {
             let who = role.as_str().to_lowercase();
             let email = format!("{who}@{}.example", s.account_id);
             let password = format!("{}-{who}-demo", s.account_id);

@@ -1,18 +1,10 @@
 use super::*;
 use crate::delivery::snapshot::{compile, Input};
-use crate::delivery::synthetic::{self, ad, campaign, goal};
+use crate::delivery::synthetic::{self, ad, goal};
 use chrono::{Duration, Utc};
 
 fn input(goals: Vec<crate::model::goal::Goal>, ads: Vec<crate::model::ad::Ad>) -> Input {
-    let now = Utc::now();
-    Input {
-        account: Some(synthetic::account("acc")),
-        campaigns: vec![campaign("c", now)],
-        goals,
-        ads,
-        media_base: "https://m".into(),
-        ..Input::default()
-    }
+    synthetic::input(goals, ads, Utc::now())
 }
 
 fn live(id: &str, kind: &str, value: f64) -> crate::model::goal::Goal {

@@ -16,6 +16,18 @@ use crate::model::campaign::{Campaign, GoalFlight};
 use crate::model::goal::Goal;
 use crate::model::rules::{Parent, Rules};
 
+/// The records of account `acc` with one enabled campaign `c` holding `goals` and `ads`.
+pub fn input(goals: Vec<Goal>, ads: Vec<Ad>, now: DateTime<Utc>) -> Input {
+    Input {
+        account: Some(account("acc")),
+        campaigns: vec![campaign("c", now)],
+        goals,
+        ads,
+        media_base: "https://m".into(),
+        ..Input::default()
+    }
+}
+
 pub fn account(id: &str) -> Account {
     serde_json::from_value(json!({"id": id, "name": id, "globalPriority": 5, "globalFrontload": 0})).expect("account")
 }

@@ -118,8 +118,8 @@ pub async fn of_account(st: &AppState, a: &Account) -> UseCaseResult<(Vec<Item>,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::delivery::snapshot::{compile, Input};
-    use crate::delivery::synthetic::{self, ad, campaign, goal};
+    use crate::delivery::snapshot::compile;
+    use crate::delivery::synthetic::{self, ad, goal};
     use chrono::{Duration, Utc};
 
     #[test]
@@ -139,17 +139,7 @@ mod tests {
             .iter()
             .map(|id| ad(&format!("ad-{id}"), id, "preroll", None, now))
             .collect();
-        let s = compile(
-            Input {
-                account: Some(synthetic::account("acc")),
-                campaigns: vec![campaign("c", now)],
-                goals,
-                ads,
-                media_base: "https://m".into(),
-                ..Input::default()
-            },
-            now,
-        );
+        let s = compile(synthetic::input(goals, ads, now), now);
         let delivered = |id: &str| match id {
             "behind" => 100,
             "on-pace" => 500,
@@ -167,17 +157,8 @@ mod tests {
     #[test]
     fn a_direct_goal_on_pace_is_not_listed_whatever_its_bid_requests() {
         let now = Utc::now();
-        let s = compile(
-            Input {
-                account: Some(synthetic::account("acc")),
-                campaigns: vec![campaign("c", now)],
-                goals: vec![goal("g", "c", "IMPRESSION", 1000.0, now - Duration::days(1), now + Duration::days(9))],
-                ads: vec![ad("a", "g", "preroll", None, now)],
-                media_base: "https://m".into(),
-                ..Input::default()
-            },
-            now,
-        );
+        let g = goal("g", "c", "IMPRESSION", 1000.0, now - Duration::days(1), now + Duration::days(9));
+        let s = compile(synthetic::input(vec![g], vec![ad("a", "g", "preroll", None, now)], now), now);
         let pace = vec![Pace { delivered: 1000, ..Pace::default() }];
         // A direct goal is never listed for bids, whatever today's cells say.
         let silent = HashMap::from([("g".to_string(), 25)]);
