@@ -20,7 +20,7 @@ use crate::model::enums::{Counter, Granularity, ReportDimension};
 use crate::usecases::reports::{report, Row, Spec};
 
 /// Rows the page's table shows (the CSV has them all, up to the report's bound).
-pub const TABLE_ROWS: usize = 500;
+pub const TABLE_ROWS: usize = 250;
 
 /// The report's scopes a link may carry (a campaign page's report), kept by the form.
 const SCOPES: [&str; 3] = ["campaignId", "goalId", "adId"];
