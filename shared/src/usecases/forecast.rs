@@ -2,6 +2,7 @@
 //! records, record QUEUED, enqueue), status, cancel, and the finished report.
 
 use crate::ids::AccountId;
+use futures_util::{StreamExt, TryStreamExt};
 use serde_json::Value;
 
 use super::{UseCaseError, UseCaseResult};
@@ -134,12 +135,20 @@ pub async fn running_campaign(st: &AppState, account: &AccountId, campaign_id: &
     let goals = super::goals::live_of(st, account, &c).await?;
     let ids: Vec<String> = goals.iter().map(|g| g.id.clone()).collect();
     let counters = repo::metrics::read(store, account, repo::metrics::Level::Goal, &ids).await?;
-    let mut with = Vec::with_capacity(goals.len());
-    for g in goals {
-        let rules = repo::rules::read(store, account, Parent::Goal, &g.id).await?;
-        let delivered = counters.get(&g.id).map_or(0, |c| c.get(crate::model::enums::Counter::Delivered)) as f64;
-        with.push((g, Some(rules), delivered));
-    }
+    // Each goal's rules, a few reads at once.
+    let rules: Vec<_> = futures_util::stream::iter(ids.clone())
+        .map(|id| async move { repo::rules::read(store, account, Parent::Goal, &id).await })
+        .buffered(8)
+        .try_collect()
+        .await?;
+    let with: Vec<_> = goals
+        .into_iter()
+        .zip(rules)
+        .map(|(g, r)| {
+            let delivered = counters.get(&g.id).map_or(0, |c| c.get(crate::model::enums::Counter::Delivered)) as f64;
+            (g, Some(r), delivered)
+        })
+        .collect();
     let campaign_rules = repo::rules::read(store, account, Parent::Campaign, &c.id).await?;
     let dcs = repo::reference::ids(store, account, Kind::DeviceContainer).await?;
     let (body, left_out) = crate::forecast::rerun::proposal(&c, Some(&campaign_rules), &with, &dcs, st.clock.now());
