@@ -337,7 +337,7 @@ pub const PACING_CHARTS: usize = 6;
 pub fn pacing_figure(id: &str, name: &str) -> maud::Markup {
     html! {
         figure.pacing {
-            img.chart src={ "/v3/goals/" (id) "/pacing.svg" } alt={ "Pacing chart of " (name) ": plan, delivered and projected; its numbers by day are on its pacing page." } width="760" height="340" loading="lazy";
+            img.chart src={ "/v3/goals/" (id) "/pacing.svg" } alt={ "Pacing chart of " (name) ": plan, delivered and projected; its numbers by day are on its pacing page." } width="760" height="340";
             figcaption { a href={ "/console/goals/" (id) "/pacing" } { "Pacing of " (name) " by day" } }
         }
     }
