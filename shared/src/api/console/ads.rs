@@ -3,9 +3,8 @@
 //! serve (or why it failed), the preview player, and the VAST URL with a copy button.
 
 use axum::extract::{Multipart, Path, Query};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use maud::{html, Markup};
 use serde_json::json;
 
@@ -174,9 +173,7 @@ pub async fn status(Within(st): Within, user: ConsoleUser, Path(id): Path<String
         Err(e) => return form::fail(e),
     };
     let (words, progress, done) = media_state(asset_of(&st, &user, &shown.ad).await.as_ref());
-    let mut res = Json(json!({"words": words, "progress": progress, "done": done})).into_response();
-    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    res
+    page::progress(&words, progress, done)
 }
 
 #[derive(serde::Deserialize, Default)]

@@ -4,11 +4,8 @@
 //! the bucket's drop folder: docs/audience.md). Served by the audience function.
 
 use axum::extract::Path;
-use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use maud::{html, Markup};
-use serde_json::json;
 
 use super::form;
 use super::{page, ConsoleReader};
@@ -111,9 +108,7 @@ pub async fn status(Within(st): Within, ConsoleReader(user): ConsoleReader, Path
         Ok(b) => b,
         Err(e) => return form::fail(e),
     };
-    let mut res = Json(json!({ "words": words(&b), "progress": b.percentage(), "done": done(&b) })).into_response();
-    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    res
+    page::progress(&words(&b), b.percentage() as f64, done(&b))
 }
 
 /// The audience function's pages.

@@ -114,14 +114,6 @@ impl Shown for Stitcher {
     }
 }
 
-fn admin(user: &ConsoleUser) -> Result<(), Response> {
-    if user.role.allows(user.needed) {
-        Ok(())
-    } else {
-        Err(page::forbidden(&format!("This page needs the {} role; you are signed in as {}.", user.needed.as_str(), user.role.as_str())))
-    }
-}
-
 fn capitalised(s: &str) -> String {
     let mut c = s.chars();
     c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
@@ -344,7 +336,7 @@ async fn table<R: Shown>(st: &AppState, user: &ConsoleUser) -> Result<Markup, Re
 }
 
 pub async fn demand(Within(st): Within, ConsoleReader(user): ConsoleReader) -> Response {
-    if let Err(r) = admin(&user) {
+    if let Err(r) = form::role_needed(&user) {
         return r;
     }
     let (partners, markets) = match (table::<DemandPartner>(&st, &user).await, table::<Marketplace>(&st, &user).await) {
@@ -363,7 +355,7 @@ pub async fn demand(Within(st): Within, ConsoleReader(user): ConsoleReader) -> R
 }
 
 pub async fn stitchers(Within(st): Within, ConsoleReader(user): ConsoleReader) -> Response {
-    if let Err(r) = admin(&user) {
+    if let Err(r) = form::role_needed(&user) {
         return r;
     }
     let list = match table::<Stitcher>(&st, &user).await {
@@ -379,14 +371,14 @@ pub async fn stitchers(Within(st): Within, ConsoleReader(user): ConsoleReader) -
 }
 
 pub async fn new_form<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleReader) -> Response {
-    if let Err(r) = admin(&user) {
+    if let Err(r) = form::role_needed(&user) {
         return r;
     }
     form_page::<R>(&st, &user, None, &json!({ "enabled": true }), None, &Problems::default()).await
 }
 
 pub async fn edit<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> Response {
-    if let Err(r) = admin(&user) {
+    if let Err(r) = form::role_needed(&user) {
         return r;
     }
     match uc::get::<R>(&st, &user.account.id, &id).await {

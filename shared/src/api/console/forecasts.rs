@@ -5,9 +5,8 @@
 //! Served by the forecast function, which writes and queues the jobs.
 
 use axum::extract::{Form, Path, Query};
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use chrono::{Days, NaiveDate, TimeZone, Utc};
 use maud::{html, Markup};
 use serde_json::{json, Value};
@@ -278,9 +277,7 @@ pub async fn status(Within(st): Within, ConsoleReader(user): ConsoleReader, Path
         Ok(j) => j,
         Err(e) => return form::fail(e),
     };
-    let mut res = Json(json!({ "words": status_words(&j), "progress": j.progress, "done": done(&j) })).into_response();
-    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    res
+    page::progress(&status_words(&j), f64::from(j.progress), done(&j))
 }
 
 fn day_table(caption: &str, rows: Vec<(String, f64, f64, f64)>) -> Markup {

@@ -31,6 +31,16 @@ pub fn guard(user: &ConsoleUser, headers: &HeaderMap, csrf: &str) -> Result<(), 
     Ok(())
 }
 
+/// A page its route's role guards, reads included (the administration pages): 403 with
+/// why, nothing shown.
+pub fn role_needed(user: &ConsoleUser) -> Result<(), Response> {
+    if user.role.allows(user.needed) {
+        Ok(())
+    } else {
+        Err(page::forbidden(&format!("This page needs the {} role; you are signed in as {}.", user.needed.as_str(), user.role.as_str())))
+    }
+}
+
 /// What a refused form shows: errors by field (the use case's field paths) and the rest.
 #[derive(Debug, Default)]
 pub struct Problems {

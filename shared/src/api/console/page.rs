@@ -97,6 +97,15 @@ pub fn with_status(p: Page, status: StatusCode) -> Response {
     res
 }
 
+/// A long job's state as `console.js` polls it (`data-poll`): its words, how far it is (the scale of its `progress` element) and
+/// whether it is done; never cached.
+pub fn progress(words: &str, progress: f64, done: bool) -> Response {
+    let body = serde_json::json!({ "words": words, "progress": progress, "done": done });
+    let mut res = axum::Json(body).into_response();
+    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res
+}
+
 /// 403 with a page saying why (a forged or stale form).
 pub fn forbidden(message: &str) -> Response {
     let mut res = page("Refused", None, html! { h1 { "Refused" } p role="alert" { (message) } }).into_response();

@@ -20,15 +20,6 @@ fn roles() -> Vec<(String, String)> {
     [Role::Viewer, Role::Trafficker, Role::Admin].iter().map(|r| (r.as_str().to_string(), r.as_str().to_string())).collect()
 }
 
-/// The administration pages answer an ADMIN only (403 otherwise, nothing shown).
-fn admin_only(user: &ConsoleUser) -> Result<(), Response> {
-    if user.role.allows(user.needed) {
-        Ok(())
-    } else {
-        Err(page::forbidden(&format!("This page needs the {} role; you are signed in as {}.", user.needed.as_str(), user.role.as_str())))
-    }
-}
-
 #[derive(serde::Deserialize, Default, Clone)]
 pub struct UserForm {
     #[serde(default)]
@@ -48,7 +39,7 @@ pub struct UserForm {
 }
 
 pub async fn list(Within(st): Within, user: ConsoleUser) -> Response {
-    if let Err(r) = admin_only(&user) {
+    if let Err(r) = form::role_needed(&user) {
         return r;
     }
     let users = match uc::list_users(&st, &user.account.id).await {
@@ -96,7 +87,7 @@ fn user_form(user: &ConsoleUser, action: &str, f: &UserForm, p: &Problems, new: 
 }
 
 pub async fn new_form(user: ConsoleUser) -> Response {
-    if let Err(r) = admin_only(&user) {
+    if let Err(r) = form::role_needed(&user) {
         return r;
     }
     let f = UserForm { role: Role::Viewer.as_str().into(), ..UserForm::default() };
@@ -126,7 +117,7 @@ pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, F
 }
 
 pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> Response {
-    if let Err(r) = admin_only(&user) {
+    if let Err(r) = form::role_needed(&user) {
         return r;
     }
     render(&st, &user, &id, None, Problems::default()).await
@@ -219,7 +210,7 @@ pub async fn set_password(
 }
 
 pub async fn keys(Within(st): Within, user: ConsoleUser) -> Response {
-    if let Err(r) = admin_only(&user) {
+    if let Err(r) = form::role_needed(&user) {
         return r;
     }
     keys_page(&st, &user, None, Problems::default()).await
@@ -290,7 +281,7 @@ fn key_form(user: &ConsoleUser, f: &KeyForm, p: &Problems) -> Markup {
 }
 
 pub async fn new_key(user: ConsoleUser) -> Response {
-    if let Err(r) = admin_only(&user) {
+    if let Err(r) = form::role_needed(&user) {
         return r;
     }
     let f = KeyForm { role: Role::Viewer.as_str().into(), ..KeyForm::default() };
