@@ -2,7 +2,7 @@
 """Every path and Rust name docs/architecture.md names exists (docs drift when code moves).
 
 A `path` in backticks with a `/` or a file extension is looked for from the repository
-root, `shared/src` and `shared/src/<layer>`; a `a::b::name` (or `name()`) must be a word of
+root, `shared/` and each crate's `shared/<crate>/src`; a `a::b::name` (or `name()`) must be a word of
 the Rust sources. Exit code 1 on the first run that finds one missing. Usage:
 scripts/doc-paths.py [docs/architecture.md ...]
 """
@@ -23,7 +23,7 @@ for top in ("shared", "functions", "infra", "tests"):
                 with open(os.path.join(d, f), encoding="utf-8") as fh:
                     words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", fh.read()))
 
-BASES = ["", "shared/src", "shared", "functions", "infra", "scripts", "docs"]
+BASES = ["", "shared", "shared/domain/src", "shared/ports/src", "shared/app/src", "shared/web/src", "functions", "infra", "scripts", "docs"]
 EXT = re.compile(r"\.(rs|md|toml|yaml|yml|sh|py|json)$")
 missing = []
 for doc in docs:

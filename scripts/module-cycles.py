@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""Import cycles between the modules of the `shared` crate.
+"""Import cycles between the modules of the crates of `shared/` (domain, ports, app, web).
+
+Each crate re-exports the modules of the crates below it at its root, so `crate::model` names
+the same module in every crate: the four source trees are read as one tree of modules. The
+crates' dependency graph already refuses an import that goes up a crate (it does not
+compile); this script holds the rules inside a crate, and the cycles.
 
 For every file it reads the paths it names (`crate::a::b`, `super::c`, `self::d`, in `use`
 lines and in code) and records an edge between the two *sibling* modules under their
@@ -8,28 +13,31 @@ children, is not an edge). Then it reports every cycle among siblings; the exit 
 when there is one. It also holds the layers of docs/architecture.md: for each rule in
 LAYERS, no module under a `from` top-level module may reach (through any chain of imports,
 all modules counted, tests excluded) a module under a `to` one; each breach is printed with
-its chain. And only the repositories, the store and the assembly code import the store port. Usage: scripts/module-cycles.py [shared/src]
+its chain. And only the repositories, the store and the assembly code import the store port. Usage: scripts/module-cycles.py [src dir ...]
 """
 import os
 import re
 import sys
 
-root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "shared", "src")
-root = os.path.normpath(root)
+CRATES = ("domain", "ports", "app", "web")
+roots = sys.argv[1:] or [os.path.join(os.path.dirname(__file__), "..", "shared", c, "src") for c in CRATES]
+roots = [os.path.normpath(r) for r in roots]
 
-def module_of(path):
+def module_of(path, root):
     rel = os.path.relpath(path, root)[:-3].split(os.sep)
     if rel[-1] in ("mod", "lib"):
         rel = rel[:-1]
     return tuple(rel)
 
 modules = {}
-for dirpath, _, files in os.walk(root):
-    for f in files:
-        # Tests in files of their own (`tests.rs`, `<module>_tests.rs`) may reach anywhere.
-        if f.endswith(".rs") and f != "tests.rs" and not f.endswith("_tests.rs"):
-            p = os.path.join(dirpath, f)
-            modules[module_of(p)] = p
+for root in roots:
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            # Tests in files of their own (`tests.rs`, `<module>_tests.rs`) may reach anywhere.
+            if f.endswith(".rs") and f != "tests.rs" and not f.endswith("_tests.rs"):
+                p = os.path.join(dirpath, f)
+                if module_of(p, root) != ():
+                    modules[module_of(p, root)] = p
 known = set(modules)
 
 def resolve(cur, path):

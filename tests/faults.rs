@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use shared::blobs::{BlobError, BlobReader, Blobs};
-use shared::queue::{Queue, QueueError, QueueName};
-use shared::store::{Cond, Delegate, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
+use web::blobs::{BlobError, BlobReader, Blobs};
+use web::queue::{Queue, QueueError, QueueName};
+use web::store::{Cond, Delegate, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Schedule {

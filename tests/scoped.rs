@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use shared::store::{Cond, Delegate, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
+use web::store::{Cond, Delegate, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
 
 /// The write patterns of each function of `template.yaml`, by its package name (the
 /// LogicalId -> package table of `infra/sam/Makefile`, which `sam build` builds from). A
@@ -253,7 +253,7 @@ mod tests {
         let functions = text.matches("Type: AWS::Serverless::Function").count();
         assert_eq!(scopes.len(), functions, "every function of template.yaml has a package in infra/sam/Makefile");
         assert_eq!(text.matches("Metadata: { BuildMethod: makefile, WorkingDirectory: ./ }").count(), functions);
-        for (name, _) in shared::api::groups::ALL {
+        for (name, _) in web::api::groups::ALL {
             let writes = scopes.get(*name).unwrap_or_else(|| panic!("{name} is not in template.yaml"));
             let read_only = matches!(*name, "queries" | "reference" | "docs" | "tracking");
             // (stitchers writes its one record and idempotency answers; every function that

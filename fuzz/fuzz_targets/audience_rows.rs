@@ -5,8 +5,8 @@
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
-use shared::model::account::{AudienceProvider, Segment, Segmentation};
-use shared::model::audience::{parse_block, Catalog, Row, Tally};
+use web::model::account::{AudienceProvider, Segment, Segmentation};
+use web::model::audience::{parse_block, Catalog, Row, Tally};
 
 fn provider() -> AudienceProvider {
     let seg = |id: &str, key: &str, vals: &[&str]| Segmentation {
@@ -37,13 +37,13 @@ fuzz_target!(|data: &[u8]| {
     let s = tally.stats();
     assert!(s.invalid_rows <= s.rows && s.rows_with_invalid_segments <= s.rows);
     assert!(rows + s.invalid_rows == s.rows, "every counted row is handed on or invalid");
-    assert!(s.invalid_segments.iter().all(|p| p.len() <= shared::model::audience::MAX_PAIR_KEPT * 3));
+    assert!(s.invalid_segments.iter().all(|p| p.len() <= web::model::audience::MAX_PAIR_KEPT * 3));
     // The same bytes as a gzip stream: refused or inflated, never a panic or a runaway.
-    let mut inf = shared::model::inflate::Inflater::new(std::io::sink());
+    let mut inf = web::model::inflate::Inflater::new(std::io::sink());
     if inf.feed(data).is_ok() {
         let _ = inf.finish();
     }
-    let mut w = shared::workers::audience::RowSink::default();
+    let mut w = web::workers::audience::RowSink::default();
     let _ = w.write_all(data);
     let _ = w.take(64);
 });

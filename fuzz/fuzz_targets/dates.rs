@@ -6,11 +6,11 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(s) = std::str::from_utf8(data) else { return };
-    if let Some(fast) = shared::fasttime::parse_canonical(s) {
+    if let Some(fast) = web::fasttime::parse_canonical(s) {
         let slow = chrono::DateTime::parse_from_rfc3339(s).map(|d| d.with_timezone(&chrono::Utc));
         assert_eq!(Ok(fast), slow, "{s:?}");
     }
-    let _ = shared::fasttime::parse(s);
+    let _ = web::fasttime::parse(s);
     if s.len() < 200 {
         let q: String = percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string();
         let h = fuzz::harness();

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shared::xml::{allowed, clean, parse, XmlOut};
+use web::xml::{allowed, clean, parse, XmlOut};
 
 fn well_formed(doc: &str) {
     assert!(doc.chars().all(allowed), "a forbidden character: {doc:?}");
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
          <Duration>00:00:05</Duration><MediaFiles><MediaFile delivery=\"progressive\" type=\"video/mp4\" width=\"1\" height=\"1\">\
          https://m.example/a.mp4</MediaFile></MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>"
     );
-    if let Ok(shared::delivery::markup::Markup::Inline { title: Some(t), .. }) = shared::delivery::markup::parse(&adm) {
+    if let Ok(web::delivery::markup::Markup::Inline { title: Some(t), .. }) = web::delivery::markup::parse(&adm) {
         let mut o = XmlOut::new();
         o.leaf("AdTitle", &t);
         well_formed(&o.finish());

@@ -33,6 +33,6 @@ fuzz_target!(|data: &[u8]| {
         12 => format!("/api/2.0/forecast/report/inventory/{seg}?{q}"),
         _ => format!("/api/1.0/campaign?{q}"),
     };
-    shared::api::Matrix::parse(&text);
+    web::api::Matrix::parse(&text);
     h.call("GET", &path, "application/xml", b"");
 });

@@ -25,14 +25,14 @@ pub fn harness() -> &'static Harness {
     H.get_or_init(|| {
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("runtime");
         let (router, key) = rt.block_on(async {
-            let store: Arc<dyn shared::store::Store> = Arc::new(shared::store::embedded::EmbeddedStore::in_memory().expect("store"));
-            let seed = shared::seed::SeedFile::parse(shared::seed::DEMO_SEED).expect("seed");
-            shared::seed::apply(store.as_ref(), &seed).await.expect("seeding");
+            let store: Arc<dyn web::store::Store> = Arc::new(web::store::embedded::EmbeddedStore::in_memory().expect("store"));
+            let seed = web::seed::SeedFile::parse(web::seed::DEMO_SEED).expect("seed");
+            web::seed::apply(store.as_ref(), &seed).await.expect("seeding");
             // Queued jobs are accepted and never run: the targets look at the API alone.
-            let (q, _rx) = shared::queue::InProcessQueue::new();
+            let (q, _rx) = web::queue::InProcessQueue::new();
             std::mem::forget(_rx);
-            let st = shared::state::AppState::new(store, Arc::new(shared::blobs::MemoryBlobs::default()), Arc::new(q));
-            (shared::api::app(st), seed.accounts[0].api_keys[0].clone())
+            let st = web::state::AppState::new(store, Arc::new(web::blobs::MemoryBlobs::default()), Arc::new(q));
+            (web::api::app(st), seed.accounts[0].api_keys[0].clone())
         });
         let mut h = Harness { rt, router, key, campaign: String::new(), goal: String::new(), ad: String::new(), template: String::new() };
         let adv = h.call("POST", "/api/1.0/client", "application/xml", b"<clientBean><name>Fuzz</name><type>ADVERTISER</type></clientBean>").1;

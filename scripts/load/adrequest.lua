@@ -1,6 +1,6 @@
 -- Ad requests for wrk (scripts/serve-load.sh): as fast as the connections go (no delay),
 -- each request a different mix of format, category, tags, partner, location, viewer and
--- custom parameter over the generated account (shared::delivery::synthetic's values).
+-- custom parameter over the generated account (domain::delivery::synthetic's values).
 local account = os.getenv("ACCOUNT")
 local n = 0
 local formats = {"preroll", "midroll", "postroll"}

@@ -3,13 +3,13 @@
 //! both stores, checked through the HTTP interface.
 
 use api_tests::{both_stores, TestApp};
-use shared::repo::accounts as acc;
+use web::repo::accounts as acc;
 
 /// A request as a client with `key`, through a router with a fresh key cache (a cold
 /// function), so a revoked key shows at once.
 async fn status_with(app: &TestApp, key: &str) -> u16 {
-    let st = shared::state::AppState::new(app.store.clone(), app.state.blobs.clone(), app.state.queue.clone());
-    let router = shared::api::app(st);
+    let st = web::state::AppState::new(app.store.clone(), app.state.blobs.clone(), app.state.queue.clone());
+    let router = web::api::app(st);
     let req = axum::http::Request::builder().uri("/api/1.0/client").header("x-o-api-key", key).body(axum::body::Body::empty()).unwrap();
     tower::ServiceExt::oneshot(router, req).await.unwrap().status().as_u16()
 }
@@ -24,7 +24,7 @@ both_stores! {
         assert_eq!(seeded[0].fingerprint.len(), acc::FINGERPRINT_LEN);
         assert!(!seeded[0].fingerprint.is_empty() && !app.a.key.contains(&seeded[0].fingerprint), "a fingerprint is not the key");
 
-        let k2 = acc::create_key(store, &a, "reporting".into(), shared::model::access::Role::Viewer, now).await.unwrap().key;
+        let k2 = acc::create_key(store, &a, "reporting".into(), web::model::access::Role::Viewer, now).await.unwrap().key;
         assert_eq!(status_with(&app, &k2).await, 200);
         let listed = acc::list_keys(store, &a).await.unwrap();
         assert_eq!(listed.len(), 2);
@@ -45,14 +45,14 @@ both_stores! {
         assert_eq!(status_with(&app, &app.a.key).await, 401);
         assert_eq!(acc::list_keys(store, &a).await.unwrap().len(), 1);
         // An unknown account gets no key.
-        assert!(acc::create_key(store, "no-such-account", "x".into(), shared::model::access::Role::Admin, now).await.is_err());
+        assert!(acc::create_key(store, "no-such-account", "x".into(), web::model::access::Role::Admin, now).await.is_err());
     }
 }
 
 both_stores! {
     async fn reference_data_export_dry_run_and_import(app: TestApp) {
-        use shared::seed::{apply, SeedFile};
-        use shared::seed_plan::{export_account, plan};
+        use web::seed::{apply, SeedFile};
+        use web::seed_plan::{export_account, plan};
         let store = app.store.as_ref();
         let a = app.a.id.clone();
         let exported = export_account(store, &a).await.unwrap();
@@ -79,10 +79,10 @@ both_stores! {
         assert_eq!(export_account(store, &a).await.unwrap().categories.len(), changed.categories.len() - 1, "the dry run wrote nothing");
 
         // The import: the records are there, no key was added, the export matches the file.
-        let keys_before = shared::repo::accounts::list_keys(store, &a).await.unwrap().len();
+        let keys_before = web::repo::accounts::list_keys(store, &a).await.unwrap().len();
         apply(store, &changed_file).await.unwrap();
         app.get(&format!("/v0/categories/{a}-cat-music")).await.expect(200);
-        assert_eq!(shared::repo::accounts::list_keys(store, &a).await.unwrap().len(), keys_before);
+        assert_eq!(web::repo::accounts::list_keys(store, &a).await.unwrap().len(), keys_before);
         let again = export_account(store, &a).await.unwrap();
         let mut expected = changed.clone();
         expected.categories.sort_by(|x, y| x.id.cmp(&y.id));
@@ -93,20 +93,20 @@ both_stores! {
 
 both_stores! {
     async fn an_account_stored_before_people_is_migrated(app: TestApp) {
-        use shared::store::Cond;
+        use web::store::Cond;
         let store = app.store.as_ref();
         let a = app.a.id.clone();
         // The account record where it was kept before, and no directory: as an old table has them.
-        let item = store.get(&shared::keys::account(&a)).await.unwrap().unwrap();
-        store.put(shared::store::Item { pk: shared::keys::legacy_account(&a).pk, ..item }, Cond::None).await.unwrap();
-        store.delete(&shared::keys::account(&a), Cond::None).await.unwrap();
-        store.delete(&shared::keys::access(&a), Cond::None).await.unwrap();
-        assert!(shared::repo::accounts::migrate(store, &a).await.unwrap());
-        assert!(store.get(&shared::keys::legacy_account(&a)).await.unwrap().is_none());
-        assert!(store.get(&shared::keys::account(&a)).await.unwrap().is_some());
-        let (dir, item) = shared::repo::access::directory(store, &a).await.unwrap();
-        assert!(item.is_some() && dir.keys.len() == 1 && dir.keys[0].role == shared::model::access::Role::Admin, "{dir:?}");
-        assert!(!shared::repo::accounts::migrate(store, &a).await.unwrap(), "a second run changes nothing");
+        let item = store.get(&web::keys::account(&a)).await.unwrap().unwrap();
+        store.put(web::store::Item { pk: web::keys::legacy_account(&a).pk, ..item }, Cond::None).await.unwrap();
+        store.delete(&web::keys::account(&a), Cond::None).await.unwrap();
+        store.delete(&web::keys::access(&a), Cond::None).await.unwrap();
+        assert!(web::repo::accounts::migrate(store, &a).await.unwrap());
+        assert!(store.get(&web::keys::legacy_account(&a)).await.unwrap().is_none());
+        assert!(store.get(&web::keys::account(&a)).await.unwrap().is_some());
+        let (dir, item) = web::repo::access::directory(store, &a).await.unwrap();
+        assert!(item.is_some() && dir.keys.len() == 1 && dir.keys[0].role == web::model::access::Role::Admin, "{dir:?}");
+        assert!(!web::repo::accounts::migrate(store, &a).await.unwrap(), "a second run changes nothing");
         // The old key still works, as ADMIN.
         app.get("/v1/users").await.expect(200);
     }

@@ -3,7 +3,7 @@
 use api_tests::chrono::{Duration, SecondsFormat};
 use api_tests::serde_json::{json, Value};
 use api_tests::{both_stores, clip, spawn_file_server, xml_text, TestApp};
-use shared::clock::Clock;
+use web::clock::Clock;
 
 struct Setup {
     campaign: String,
@@ -46,7 +46,7 @@ both_stores! {
         let (asset_loc, asset) = app.asset_from(&format!("{files}/clip.mp4"), "launch.mp4").await;
         assert_eq!(asset["status"], "READY");
         let asset_id = asset["id"].as_str().unwrap().to_string();
-        let key = shared::model::asset::Asset::object_key(&app.a.id, &asset_id, "launch.mp4");
+        let key = web::model::asset::Asset::object_key(&app.a.id, &asset_id, "launch.mp4");
         assert_eq!(app.state.blobs.get(&key).await.unwrap().as_deref(), Some(clip()));
         let r = app.post_json("/v1/ads", &json!({"name": "Launch spot", "goalId": goal,
             "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": asset_id, "clickDestinationUri": "https://brand.example/"}})).await;

@@ -3,11 +3,11 @@
 use api_tests::chrono::Duration;
 use api_tests::serde_json::json;
 use api_tests::{both_stores, both_stores_with, clip, spawn_file_server, Backend, TestApp};
-use shared::clock::Clock;
-use shared::state::Settings;
+use web::clock::Clock;
+use web::state::Settings;
 
 async fn blob(app: &TestApp, account: &str, id: &str, name: &str) -> Option<Vec<u8>> {
-    let key = shared::model::asset::Asset::object_key(account, id, name);
+    let key = web::model::asset::Asset::object_key(account, id, name);
     app.state.blobs.get(&key).await.unwrap()
 }
 
@@ -75,7 +75,7 @@ both_stores! {
         let id = app.upload_asset("gone.mp4", clip()).await;
         app.wait_asset(&format!("/v1/assets/video/{id}")).await;
         assert!(blob(&app, &app.a.id, &id, "gone.mp4").await.is_some());
-        let item = app.store.get(&shared::keys::record(&app.a.id, shared::keys::ASSET, &id)).await.unwrap().unwrap();
+        let item = app.store.get(&web::keys::record(&app.a.id, web::keys::ASSET, &id)).await.unwrap().unwrap();
         // The table stream's record of the TTL removal (DynamoDB's shape, old image).
         let record = |name: &str, identity: api_tests::serde_json::Value| json!({
             "eventID": "1", "eventName": name, "eventSource": "aws:dynamodb", "awsRegion": "eu-west-1",
@@ -88,14 +88,14 @@ both_stores! {
             api_tests::serde_json::from_value(json!({ "Records": records })).unwrap()
         };
         // A removal by someone else is not an expiry: the object stays.
-        let res = shared::workers::janitor::handle(app.state.blobs.as_ref(), &event(json!([record("REMOVE", json!(null)), record("MODIFY", ttl.clone())]))).await;
+        let res = web::workers::janitor::handle(app.state.blobs.as_ref(), &event(json!([record("REMOVE", json!(null)), record("MODIFY", ttl.clone())]))).await;
         assert!(res.batch_item_failures.is_empty());
         assert!(blob(&app, &app.a.id, &id, "gone.mp4").await.is_some());
-        let res = shared::workers::janitor::handle(app.state.blobs.as_ref(), &event(json!([record("REMOVE", ttl.clone())]))).await;
+        let res = web::workers::janitor::handle(app.state.blobs.as_ref(), &event(json!([record("REMOVE", ttl.clone())]))).await;
         assert!(res.batch_item_failures.is_empty());
         assert_eq!(blob(&app, &app.a.id, &id, "gone.mp4").await, None, "the object is deleted");
         // Redelivered: nothing to delete, no failure.
-        let res = shared::workers::janitor::handle(app.state.blobs.as_ref(), &event(json!([record("REMOVE", ttl)]))).await;
+        let res = web::workers::janitor::handle(app.state.blobs.as_ref(), &event(json!([record("REMOVE", ttl)]))).await;
         assert!(res.batch_item_failures.is_empty());
     }
 
@@ -152,15 +152,15 @@ both_stores! {
         let etag = app.get(&loc).await.header("etag").unwrap().to_string();
         let job = json!({"account": app.a.id, "asset": id_of(&loc)}).to_string();
         for _ in 0..3 {
-            shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &job).await.unwrap();
+            web::workers::dispatch(&app.state, web::queue::QueueName::Assets, &job).await.unwrap();
         }
         let after = app.get(&loc).await;
         assert_eq!(after.header("etag").unwrap(), etag, "a finished asset is not touched again");
         // A job for an asset that does not exist, or a malformed one, is dropped quietly.
-        shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &json!({"account": app.a.id, "asset": "nope"}).to_string()).await.unwrap();
-        let r = shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, "garbage").await;
-        assert!(matches!(r, Err(shared::workers::JobError::Drop(_))), "malformed: dropped, not retried: {r:?}");
-        assert!(shared::workers::settle(&app.state, shared::queue::QueueName::Assets, "garbage").await, "the message is done with");
+        web::workers::dispatch(&app.state, web::queue::QueueName::Assets, &json!({"account": app.a.id, "asset": "nope"}).to_string()).await.unwrap();
+        let r = web::workers::dispatch(&app.state, web::queue::QueueName::Assets, "garbage").await;
+        assert!(matches!(r, Err(web::workers::JobError::Drop(_))), "malformed: dropped, not retried: {r:?}");
+        assert!(web::workers::settle(&app.state, web::queue::QueueName::Assets, "garbage").await, "the message is done with");
     }
 }
 
@@ -206,21 +206,21 @@ failure_case!(
 struct DownBlobs;
 
 #[async_trait::async_trait]
-impl shared::blobs::Blobs for DownBlobs {
-    async fn put_file(&self, _: &str, _: &std::path::Path, _: &str) -> Result<u64, shared::blobs::BlobError> {
-        Err(shared::blobs::BlobError::msg("bucket unavailable"))
+impl web::blobs::Blobs for DownBlobs {
+    async fn put_file(&self, _: &str, _: &std::path::Path, _: &str) -> Result<u64, web::blobs::BlobError> {
+        Err(web::blobs::BlobError::msg("bucket unavailable"))
     }
-    async fn put_bytes(&self, _: &str, _: Vec<u8>, _: &str) -> Result<(), shared::blobs::BlobError> {
-        Err(shared::blobs::BlobError::msg("bucket unavailable"))
+    async fn put_bytes(&self, _: &str, _: Vec<u8>, _: &str) -> Result<(), web::blobs::BlobError> {
+        Err(web::blobs::BlobError::msg("bucket unavailable"))
     }
-    async fn get(&self, _: &str) -> Result<Option<Vec<u8>>, shared::blobs::BlobError> {
+    async fn get(&self, _: &str) -> Result<Option<Vec<u8>>, web::blobs::BlobError> {
         Ok(None)
     }
-    async fn size(&self, _: &str) -> Result<Option<u64>, shared::blobs::BlobError> {
+    async fn size(&self, _: &str) -> Result<Option<u64>, web::blobs::BlobError> {
         Ok(None)
     }
-    async fn open_from(&self, _: &str, _: u64) -> Result<Option<shared::blobs::BlobReader>, shared::blobs::BlobError> {
-        Err(shared::blobs::BlobError::msg("bucket unavailable"))
+    async fn open_from(&self, _: &str, _: u64) -> Result<Option<web::blobs::BlobReader>, web::blobs::BlobError> {
+        Err(web::blobs::BlobError::msg("bucket unavailable"))
     }
     fn kind(&self) -> &'static str {
         "down"
@@ -237,13 +237,13 @@ async fn sqs_batches_report_only_the_failed_messages() {
     // An asset whose download job will fail at the bucket (created straight in the store so
     // no in-process worker races the handler).
     let now = app.clock.now();
-    let asset = shared::model::asset::Asset {
+    let asset = web::model::asset::Asset {
         download_uri: Some(format!("{base}/clip.mp4")),
         expires: Some(now + Duration::hours(24)),
-        ..shared::model::asset::Asset::new(&uuid::Uuid::new_v4().to_string(), "a.mp4", shared::model::enums::AssetSource::Url, now)
+        ..web::model::asset::Asset::new(&uuid::Uuid::new_v4().to_string(), "a.mp4", web::model::enums::AssetSource::Url, now)
     };
-    let item = shared::repo::item(shared::keys::record(&app.a.id, shared::keys::ASSET, &asset.id), &asset, 1).unwrap();
-    app.store.put(item, shared::store::Cond::NotExists).await.unwrap();
+    let item = web::repo::item(web::keys::record(&app.a.id, web::keys::ASSET, &asset.id), &asset, 1).unwrap();
+    app.store.put(item, web::store::Cond::NotExists).await.unwrap();
     let down = app.state.clone().with_blobs(std::sync::Arc::new(DownBlobs));
     let record = |id: &str, body: String| {
         json!({
@@ -259,7 +259,7 @@ async fn sqs_batches_report_only_the_failed_messages() {
         record("m-garbage", "not json".into()),
     ]}))
     .unwrap();
-    let res = shared::lambda::handle_batch(&down, shared::queue::QueueName::Assets, event).await;
+    let res = web::lambda::handle_batch(&down, web::queue::QueueName::Assets, event).await;
     let failed: Vec<String> = res.batch_item_failures.iter().map(|f| f.item_identifier.clone()).collect();
     assert_eq!(failed, vec!["m-fails".to_string()]);
     let v = app.get(&format!("/v1/assets/video/{}", asset.id)).await.json();
@@ -269,7 +269,7 @@ async fn sqs_batches_report_only_the_failed_messages() {
         record("m-fails", json!({"account": app.a.id, "asset": asset.id}).to_string()),
     ]}))
     .unwrap();
-    let res = shared::lambda::handle_batch(&app.state, shared::queue::QueueName::Assets, again).await;
+    let res = web::lambda::handle_batch(&app.state, web::queue::QueueName::Assets, again).await;
     assert!(res.batch_item_failures.is_empty());
     assert_eq!(app.get(&format!("/v1/assets/video/{}", asset.id)).await.json()["status"], "READY");
 }
@@ -296,7 +296,7 @@ both_stores_with! { super::bad_disk();
         // The redelivery on a healthy instance finishes it.
         let healthy = app.state.clone().with_settings(TestApp::settings());
         let job = json!({"account": app.a.id, "asset": id}).to_string();
-        assert!(shared::workers::settle(&healthy, shared::queue::QueueName::Assets, &job).await);
+        assert!(web::workers::settle(&healthy, web::queue::QueueName::Assets, &job).await);
         assert_eq!(app.get(&loc).await.json()["status"], "READY");
     }
 }
@@ -305,10 +305,10 @@ both_stores_with! { super::bad_disk();
 /// records, and an expired asset's object leaves the bucket with its record.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_embedded_store_sweeps_expired_records_and_their_objects() {
-    use shared::store::{Cond, Item, Store};
-    let embedded = std::sync::Arc::new(shared::store::embedded::EmbeddedStore::in_memory().unwrap());
-    let blobs = std::sync::Arc::new(shared::blobs::MemoryBlobs::default());
-    let st = shared::state::AppState::new(embedded.clone(), blobs.clone(), std::sync::Arc::new(shared::queue::NoQueue));
+    use web::store::{Cond, Item, Store};
+    let embedded = std::sync::Arc::new(web::store::embedded::EmbeddedStore::in_memory().unwrap());
+    let blobs = std::sync::Arc::new(web::blobs::MemoryBlobs::default());
+    let st = web::state::AppState::new(embedded.clone(), blobs.clone(), std::sync::Arc::new(web::queue::NoQueue));
     let now = chrono::Utc::now().timestamp();
     let body = |key: &str| {
         api_tests::serde_json::json!({"id": "x", "name": "a.mp4", "source": "url", "status": "READY", "objectKey": key, "linked": false,
@@ -317,9 +317,9 @@ async fn the_embedded_store_sweeps_expired_records_and_their_objects() {
     };
     for (sk, exp) in [("old", now - 10), ("fresh", now + 3600)] {
         let key = format!("acc/assets/{sk}/a.mp4");
-        shared::blobs::Blobs::put_bytes(blobs.as_ref(), &key, b"video".to_vec(), "video/mp4").await.unwrap();
+        web::blobs::Blobs::put_bytes(blobs.as_ref(), &key, b"video".to_vec(), "video/mp4").await.unwrap();
         let item = Item {
-            pk: shared::keys::partition("acc", shared::keys::ASSET),
+            pk: web::keys::partition("acc", web::keys::ASSET),
             sk: sk.into(),
             version: 1,
             expires_at: Some(exp),
@@ -328,12 +328,12 @@ async fn the_embedded_store_sweeps_expired_records_and_their_objects() {
         };
         embedded.put(item, Cond::None).await.unwrap();
     }
-    assert_eq!(shared::workers::janitor::sweep_once(&st).await.unwrap(), 1);
-    assert!(embedded.get(&shared::keys::record("acc", shared::keys::ASSET, "old")).await.unwrap().is_none());
-    assert!(embedded.get(&shared::keys::record("acc", shared::keys::ASSET, "fresh")).await.unwrap().is_some());
+    assert_eq!(web::workers::janitor::sweep_once(&st).await.unwrap(), 1);
+    assert!(embedded.get(&web::keys::record("acc", web::keys::ASSET, "old")).await.unwrap().is_none());
+    assert!(embedded.get(&web::keys::record("acc", web::keys::ASSET, "fresh")).await.unwrap().is_some());
     let get = |k: &'static str| {
         let blobs = blobs.clone();
-        async move { shared::blobs::Blobs::get(blobs.as_ref(), k).await.unwrap() }
+        async move { web::blobs::Blobs::get(blobs.as_ref(), k).await.unwrap() }
     };
     assert!(get("acc/assets/old/a.mp4").await.is_none(), "the expired asset's object is deleted");
     assert!(get("acc/assets/fresh/a.mp4").await.is_some());

@@ -2,12 +2,12 @@
 
 use api_tests::serde_json::json;
 use api_tests::{both_stores, TestApp};
-use shared::model::account::AudienceProvider;
+use web::model::account::AudienceProvider;
 
 async fn add_provider(app: &TestApp, id: &str, name: &str) {
     let p = AudienceProvider { id: id.into(), name: name.into(), url_identifier: id.into(), enabled: true, segmentations: vec![] };
-    let item = shared::repo::item(shared::keys::record(&app.a.id, shared::keys::PROVIDER, id), &p, 1).unwrap();
-    app.store.put(item, shared::store::Cond::NotExists).await.unwrap();
+    let item = web::repo::item(web::keys::record(&app.a.id, web::keys::PROVIDER, id), &p, 1).unwrap();
+    app.store.put(item, web::store::Cond::NotExists).await.unwrap();
 }
 
 both_stores! {

@@ -6,8 +6,8 @@ use std::io::Write;
 
 use api_tests::serde_json::{json, Value};
 use api_tests::{both_stores, both_stores_with, TestApp};
-use shared::model::audience::Viewer;
-use shared::state::Settings;
+use web::model::audience::Viewer;
+use web::state::Settings;
 
 fn settings() -> Settings {
     Settings { audience_chunk_bytes: 40, ..TestApp::settings() }
@@ -22,7 +22,7 @@ fn gzip(text: &str) -> Vec<u8> {
 /// A PID's stored segments from the demo provider: segmentation key → segment key.
 async fn viewer(app: &TestApp, pid: &str) -> Option<BTreeMap<String, String>> {
     let a = &app.a.id;
-    let page = app.store.query(shared::store::Query::partition(shared::keys::viewer_partition(a, pid))).await.unwrap();
+    let page = app.store.query(web::store::Query::partition(web::keys::viewer_partition(a, pid))).await.unwrap();
     assert!(page.items.len() <= 1);
     // A deleted PID's tombstone (no segments) is no viewer data.
     page.items.into_iter().next().map(|i| serde_json::from_str::<Viewer>(&i.body).unwrap()).filter(|v| !v.segments.is_empty()).map(|v| {
@@ -98,20 +98,20 @@ both_stores_with! { super::settings();
         // first, as parallel workers may finish them: each PID ends with its last row.
         let a = app.a.id.clone();
         let text = "o1|age=18-24\no2|gender=m\no3\nxx|age=25-34\nyy|age=25-34\nzz|age=25-34\no1|gender=f\no2\no3|age=35-49\n";
-        let key = shared::jobs::audience::work_key(&a, "order", 0);
+        let key = web::jobs::audience::work_key(&a, "order", 0);
         app.state.blobs.put_bytes(&key, text.as_bytes().to_vec(), "text/csv").await.unwrap();
-        let account: shared::model::account::Account = shared::repo::get(app.store.as_ref(), &shared::keys::account(&a)).await.unwrap().unwrap().value;
-        let mut b = shared::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "6b0c6c3e-1111-4222-8333-944445555666", &key, shared::model::enums::BatchSource::Bucket);
-        b.status = shared::model::audience::PROCESSING;
+        let account: web::model::account::Account = web::repo::get(app.store.as_ref(), &web::keys::account(&a)).await.unwrap().unwrap().value;
+        let mut b = web::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "6b0c6c3e-1111-4222-8333-944445555666", &key, web::model::enums::BatchSource::Bucket);
+        b.status = web::model::audience::PROCESSING;
         b.day = "1999-01-02".into();
         b.total_bytes = text.len() as u64;
-        b.chunks = (0..text.len() as u64).step_by(40).map(|s| shared::model::audience::Chunk { key: key.clone(), start: s, end: (s + 40).min(text.len() as u64), done: false }).collect();
+        b.chunks = (0..text.len() as u64).step_by(40).map(|s| web::model::audience::Chunk { key: key.clone(), start: s, end: (s + 40).min(text.len() as u64), done: false }).collect();
         let n = b.chunks.len();
         assert!(n >= 3, "the rows of a PID lie in different chunks");
-        app.store.put(shared::repo::audience::item(&b, 1).unwrap(), shared::store::Cond::NotExists).await.unwrap();
+        app.store.put(web::repo::audience::item(&b, 1).unwrap(), web::store::Cond::NotExists).await.unwrap();
         for i in (0..n).rev() {
             let job = json!({"chunk": {"account": a, "batch": b.id, "index": i}}).to_string();
-            shared::workers::dispatch(&app.state, shared::queue::QueueName::Audience, &job).await.unwrap();
+            web::workers::dispatch(&app.state, web::queue::QueueName::Audience, &job).await.unwrap();
             if i == n - 1 {
                 // Only the last chunk committed: the batch runs on, its progress counted.
                 let p = app.get(&format!("/v1/audience/batch/{}", b.id)).await.json();
@@ -122,8 +122,8 @@ both_stores_with! { super::settings();
         let p = app.get(&format!("/v1/audience/batch/{}", b.id)).await.json();
         assert_eq!(p["status"], "PROCESSING_FINISHED", "{p}");
         assert_eq!(p["details"], json!({"rowsWithInvalidSegments": 0, "invalidRows": 0}), "{p}");
-        let stored = app.store.get(&shared::keys::record(&a, shared::keys::BATCH, &b.id)).await.unwrap().unwrap();
-        let stored: shared::model::audience::Batch = serde_json::from_str(&stored.body).unwrap();
+        let stored = app.store.get(&web::keys::record(&a, web::keys::BATCH, &b.id)).await.unwrap().unwrap();
+        let stored: web::model::audience::Batch = serde_json::from_str(&stored.body).unwrap();
         assert_eq!((stored.stats.rows, stored.chunks_done as usize), (9, n), "every row counted once");
         assert_eq!(viewer(&app, "o1").await, segs(&[("gender", "g-f")]), "the later row replaced the earlier one's data");
         assert_eq!(viewer(&app, "o2").await, None, "deleted by its last row, though the earlier row was written after");
@@ -131,7 +131,7 @@ both_stores_with! { super::settings();
         // Delivered again (a redelivery): nothing changes.
         for i in 0..n {
             let job = json!({"chunk": {"account": a, "batch": b.id, "index": i}}).to_string();
-            shared::workers::dispatch(&app.state, shared::queue::QueueName::Audience, &job).await.unwrap();
+            web::workers::dispatch(&app.state, web::queue::QueueName::Audience, &job).await.unwrap();
         }
         assert_eq!(app.get(&format!("/v1/audience/batch/{}", b.id)).await.json(), p);
         assert_eq!(viewer(&app, "o1").await, segs(&[("gender", "g-f")]));
@@ -228,13 +228,13 @@ both_stores_with! { super::settings();
         let len = text.len() as u64;
         // Straight into the inner store's bytes, without an event (the memory/S3 blob put
         // would notify; the planner would then run): write through the store port only.
-        let account: shared::model::account::Account = shared::repo::get(app.store.as_ref(), &shared::keys::account(&a)).await.unwrap().unwrap().value;
-        let mut b = shared::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "5b0c6c3e-1111-4222-8333-944445555666", &key, shared::model::enums::BatchSource::Bucket);
-        b.status = shared::model::audience::PROCESSING;
+        let account: web::model::account::Account = web::repo::get(app.store.as_ref(), &web::keys::account(&a)).await.unwrap().unwrap().value;
+        let mut b = web::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "5b0c6c3e-1111-4222-8333-944445555666", &key, web::model::enums::BatchSource::Bucket);
+        b.status = web::model::audience::PROCESSING;
         b.day = "1999-01-01".into();
         b.total_bytes = len;
-        b.chunks = vec![shared::model::audience::Chunk { key: key.clone(), start: 0, end: len, done: false }];
-        app.store.put(shared::repo::audience::item(&b, 1).unwrap(), shared::store::Cond::NotExists).await.unwrap();
+        b.chunks = vec![web::model::audience::Chunk { key: key.clone(), start: 0, end: len, done: false }];
+        app.store.put(web::repo::audience::item(&b, 1).unwrap(), web::store::Cond::NotExists).await.unwrap();
         let link = format!("/v1/audience/batch/{}", b.id);
         let p = app.get(&link).await.json();
         assert_eq!((p["status"].as_str(), p["progressPercentage"].as_u64()), (Some("PROCESSING"), Some(0)));
@@ -245,7 +245,7 @@ both_stores_with! { super::settings();
         // Again: still 200, still CANCELLED.
         app.send("POST", &format!("{link}/cancel"), Some(&app.a.key), None, "").await.expect(200);
         let job = json!({"chunk": {"account": a, "batch": b.id, "index": 0}}).to_string();
-        shared::workers::dispatch(&app.state, shared::queue::QueueName::Audience, &job).await.unwrap();
+        web::workers::dispatch(&app.state, web::queue::QueueName::Audience, &job).await.unwrap();
         assert_eq!(viewer(&app, "c2").await, None);
         assert_eq!(app.get(&link).await.json()["status"], "CANCELLED");
     }
@@ -253,13 +253,13 @@ both_stores_with! { super::settings();
     async fn a_providers_batches_run_one_at_a_time_in_upload_order(app: TestApp) {
         // An earlier batch still running (as a worker leaves it between chunks).
         let a = app.a.id.clone();
-        let account: shared::model::account::Account = shared::repo::get(app.store.as_ref(), &shared::keys::account(&a)).await.unwrap().unwrap().value;
-        let mut first = shared::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "0b0c6c3e-1111-4222-8333-944445555666", "audience/x/y/z.csv", shared::model::enums::BatchSource::Bucket);
-        first.status = shared::model::audience::PROCESSING;
+        let account: web::model::account::Account = web::repo::get(app.store.as_ref(), &web::keys::account(&a)).await.unwrap().unwrap().value;
+        let mut first = web::workers::audience::new_batch(&app.state, &account, &format!("{a}-ap-dmp"), "0b0c6c3e-1111-4222-8333-944445555666", "audience/x/y/z.csv", web::model::enums::BatchSource::Bucket);
+        first.status = web::model::audience::PROCESSING;
         first.day = "1999-01-01".into();
         first.total_bytes = 10;
-        first.chunks = vec![shared::model::audience::Chunk { key: "audience/x/y/z.csv".into(), start: 0, end: 10, done: false }];
-        app.store.put(shared::repo::audience::item(&first, 1).unwrap(), shared::store::Cond::NotExists).await.unwrap();
+        first.chunks = vec![web::model::audience::Chunk { key: "audience/x/y/z.csv".into(), start: 0, end: 10, done: false }];
+        app.store.put(web::repo::audience::item(&first, 1).unwrap(), web::store::Cond::NotExists).await.unwrap();
         app.advance(chrono::Duration::seconds(1));
         // The next file waits: it stays at 0 % while the first runs.
         let r = app.upload_batch(&format!("providerId={a}-ap-dmp"), b"w1|age=18-24\n".to_vec(), false).await;
@@ -280,23 +280,23 @@ both_stores_with! { super::settings();
         let a = app.a.id.clone();
         let done = upload_and_wait(&app, "r1|age=18-24|bad=1\nr2|gender=m\nr3|zz=9\n").await;
         let id = done["batchId"].as_str().unwrap().to_string();
-        let q = shared::queue::QueueName::Audience;
+        let q = web::queue::QueueName::Audience;
         // The S3 event and every chunk job again, as SQS may redeliver them.
         let key = format!("audience/{a}/{a}-ap-dmp/{id}.csv");
-        shared::workers::dispatch(&app.state, q, &shared::blobs::object_created_event(&app.state.settings.bucket_name, &key, 1)).await.unwrap();
+        web::workers::dispatch(&app.state, q, &web::blobs::object_created_event(&app.state.settings.bucket_name, &key, 1)).await.unwrap();
         for i in 0..4 {
             let job = json!({"chunk": {"account": a, "batch": id, "index": i}}).to_string();
-            shared::workers::dispatch(&app.state, q, &job).await.unwrap();
+            web::workers::dispatch(&app.state, q, &job).await.unwrap();
         }
         app.settle().await;
         let again = app.get(&format!("/v1/audience/batch/{id}")).await.json();
         assert_eq!(again, done);
         assert_eq!(again["details"]["rowsWithInvalidSegments"], 2);
         // moto's TestEvent and unknown messages are dropped, not retried.
-        shared::workers::dispatch(&app.state, q, r#"{"Event":"s3:TestEvent"}"#).await.unwrap();
-        let r = shared::workers::dispatch(&app.state, q, "garbage").await;
-        assert!(matches!(r, Err(shared::workers::JobError::Drop(_))), "malformed: dropped, not retried: {r:?}");
-        assert!(shared::workers::settle(&app.state, q, "garbage").await, "the message is done with");
+        web::workers::dispatch(&app.state, q, r#"{"Event":"s3:TestEvent"}"#).await.unwrap();
+        let r = web::workers::dispatch(&app.state, q, "garbage").await;
+        assert!(matches!(r, Err(web::workers::JobError::Drop(_))), "malformed: dropped, not retried: {r:?}");
+        assert!(web::workers::settle(&app.state, q, "garbage").await, "the message is done with");
     }
 
     async fn upload_checks_change_nothing(app: TestApp) {
@@ -409,14 +409,14 @@ async fn the_worker_lambda_handles_s3_event_records() {
     let app = TestApp::spawn_with(api_tests::Backend::Embedded, settings()).await;
     let a = app.a.id.clone();
     // Stored without a notification: the event below is the only one.
-    let inner = shared::blobs::MemoryBlobs::default();
+    let inner = web::blobs::MemoryBlobs::default();
     let key = format!("audience/{a}/{a}-ap-dmp/nightly export.csv");
-    shared::blobs::Blobs::put_bytes(&inner, &key, b"l1|gender=f\nl2|age=25-34\n".to_vec(), "text/csv").await.unwrap();
+    web::blobs::Blobs::put_bytes(&inner, &key, b"l1|gender=f\nl2|age=25-34\n".to_vec(), "text/csv").await.unwrap();
     let forged_key = format!("audience/{a}/{a}-ap-dmp/forged.csv");
-    shared::blobs::Blobs::put_bytes(&inner, &forged_key, b"f1|gender=f\n".to_vec(), "text/csv").await.unwrap();
+    web::blobs::Blobs::put_bytes(&inner, &forged_key, b"f1|gender=f\n".to_vec(), "text/csv").await.unwrap();
     // Its own queue, drained below as the event source would.
-    let (q, mut rx) = shared::queue::InProcessQueue::new();
-    let st = shared::state::AppState::new(app.store.clone(), std::sync::Arc::new(inner), std::sync::Arc::new(q))
+    let (q, mut rx) = web::queue::InProcessQueue::new();
+    let st = web::state::AppState::new(app.store.clone(), std::sync::Arc::new(inner), std::sync::Arc::new(q))
         .with_clock(app.clock.clone())
         .with_settings(settings());
     let s3_event = |bucket: &str, key: &str| {
@@ -440,18 +440,18 @@ async fn the_worker_lambda_handles_s3_event_records() {
     let event: aws_lambda_events::sqs::SqsEvent =
         serde_json::from_value(json!({"Records": [record("m1", s3.to_string()), record("m2", r#"{"Event":"s3:TestEvent"}"#.into()), record("m3", forged.to_string())]}))
             .unwrap();
-    let res = shared::lambda::handle_batch(&st, shared::queue::QueueName::Audience, event).await;
+    let res = web::lambda::handle_batch(&st, web::queue::QueueName::Audience, event).await;
     assert!(res.batch_item_failures.is_empty());
     // The chunk jobs it sent, one after another (each sends the next).
-    let (_, mut jobs) = rx.queues.drain(..).find(|(q, _)| *q == shared::queue::QueueName::Audience).unwrap();
+    let (_, mut jobs) = rx.queues.drain(..).find(|(q, _)| *q == web::queue::QueueName::Audience).unwrap();
     let mut n = 0;
     while let Ok(job) = jobs.try_recv() {
         let event: aws_lambda_events::sqs::SqsEvent = serde_json::from_value(json!({"Records": [record("c", job)]})).unwrap();
-        assert!(shared::lambda::handle_batch(&st, shared::queue::QueueName::Audience, event).await.batch_item_failures.is_empty());
+        assert!(web::lambda::handle_batch(&st, web::queue::QueueName::Audience, event).await.batch_item_failures.is_empty());
         n += 1;
     }
     assert!(n >= 1);
-    let id = shared::workers::audience::dropped_batch_id(&key, Some("abc"));
+    let id = web::workers::audience::dropped_batch_id(&key, Some("abc"));
     let v = app.get(&format!("/v1/audience/batch/{id}")).await.json();
     assert_eq!(v["status"], "PROCESSING_FINISHED", "{v}");
     assert_eq!(viewer(&app, "l1").await, segs(&[("gender", "g-f")]));

@@ -55,7 +55,7 @@ one_store! {
             let (status, _) = post(&app, "/api/1.0/client", None, counted_body(960, pulled.clone()), idem).await;
             assert_eq!(status, 413);
             let read = pulled.load(Ordering::Relaxed);
-            assert!(read <= shared::api::MAX_BODY + 2 * CHUNK, "{read} bytes read of 60 MB (idempotency key: {idem})");
+            assert!(read <= web::api::MAX_BODY + 2 * CHUNK, "{read} bytes read of 60 MB (idempotency key: {idem})");
         }
         // An upload route has its own, larger limit: 2 MB of audience data is not refused
         // for its size (it is refused for naming no provider).
@@ -70,8 +70,8 @@ one_store! {
         let mut settings = (*app.state.settings).clone();
         settings.account_rate_per_sec = 0.01;
         settings.account_burst = 5.0;
-        let (_, routes) = shared::api::groups::ALL.iter().find(|(n, _)| *n == "clients").unwrap();
-        let router = shared::api::finish(routes().router, app.state.clone().with_settings(settings));
+        let (_, routes) = web::api::groups::ALL.iter().find(|(n, _)| *n == "clients").unwrap();
+        let router = web::api::finish(routes().router, app.state.clone().with_settings(settings));
         let get = |key: String| {
             let router = router.clone();
             async move {

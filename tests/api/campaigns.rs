@@ -323,10 +323,10 @@ trait NowForTest {
     fn now_for_test(&self) -> (i32, u32);
 }
 
-impl NowForTest for shared::clock::ManualClock {
+impl NowForTest for web::clock::ManualClock {
     /// The current year and month in the demo account's zone.
     fn now_for_test(&self) -> (i32, u32) {
-        use shared::clock::Clock;
+        use web::clock::Clock;
         let local = self.now().with_timezone(&"Europe/Stockholm".parse::<api_tests::chrono_tz::Tz>().unwrap());
         (local.year(), local.month())
     }

@@ -30,7 +30,7 @@ pub(crate) async fn marketplace(app: &TestApp, partners: &[String], auction: &st
 }
 
 /// The body of a stored item ("" when there is none).
-async fn stored(app: &TestApp, key: shared::store::Key) -> String {
+async fn stored(app: &TestApp, key: web::store::Key) -> String {
     app.store.get(&key).await.expect("read").map(|i| i.body).unwrap_or_default()
 }
 
@@ -57,8 +57,8 @@ both_stores! {
         got.expect(200);
         assert!(!got.body.contains("s3cret") && !app.get("/v1/demand-partners").await.body.contains("s3cret"), "the auth header is write-only");
         // The value is kept apart from the record, where only serving and this function read.
-        let record = stored(&app, shared::keys::demand_partners(&app.a.id)).await;
-        let secrets = || stored(&app, shared::keys::secrets(&app.a.id, shared::repo::demand::PARTNER_SECRETS));
+        let record = stored(&app, web::keys::demand_partners(&app.a.id)).await;
+        let secrets = || stored(&app, web::keys::secrets(&app.a.id, web::repo::demand::PARTNER_SECRETS));
         assert!(record.contains("authorization") && !record.contains("s3cret"), "{record}");
         assert!(secrets().await.contains("Bearer s3cret-token"));
         // PUT the record as GET shows it: the auth header is kept; a stale ETag is 412.
@@ -85,7 +85,7 @@ both_stores! {
         let put = app.send("PUT", &loc, Some(&app.a.key), Some("application/json"), &moved.to_string()).await;
         put.expect(200);
         assert_eq!(put.json()["authHeaderSet"], true);
-        let (record, kept) = (stored(&app, shared::keys::demand_partners(&app.a.id)).await, secrets().await);
+        let (record, kept) = (stored(&app, web::keys::demand_partners(&app.a.id)).await, secrets().await);
         assert!(kept.contains("another-token") && !kept.contains("s3cret") && !record.contains("another-token"), "{kept}");
         // The change of the secret is history, without its value.
         let changes = app.get(&format!("/v1/changes?recordId={}", loc.rsplit('/').next().unwrap_or(""))).await;
@@ -164,7 +164,7 @@ both_stores! {
 #[test]
 fn only_the_demand_and_serving_functions_may_read_the_secrets() {
     use api_tests::scoped::{like, template_read_scopes, template_scopes, text_of};
-    let secrets = shared::keys::secrets("acct", shared::repo::demand::PARTNER_SECRETS).pk;
+    let secrets = web::keys::secrets("acct", web::repo::demand::PARTNER_SECRETS).pk;
     let template = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml")).expect("template.yaml");
     let reads = template_read_scopes();
     let readers: Vec<String> = template_scopes()

@@ -20,7 +20,7 @@ one_store! {
         let r = app.post_xml("/api/1.0/client", &bean).await;
         r.expect(400);
         let fields = xml_texts(&r.body, "field");
-        assert_eq!(fields.len(), shared::api::error::MAX_FIELD_ERRORS, "the error list is capped");
+        assert_eq!(fields.len(), web::api::error::MAX_FIELD_ERRORS, "the error list is capped");
         assert!(r.body.len() < 64 * 1024, "a bounded answer: {} bytes", r.body.len());
         assert!(xml_text(&r.body, "message").unwrap().contains("124999 field errors in all"), "{}", &r.body[..300]);
         assert_eq!(app.get("/api/1.0/client").await.body.matches("<clientBean>").count(), 0, "nothing written");
@@ -110,13 +110,13 @@ one_store! {
 
 #[test]
 fn the_rules_table_is_the_rule_list() {
-    // Every rule a 400 can name is a `shared::rule::Rule` (the type allows no other), and
+    // Every rule a 400 can name is a `web::rule::Rule` (the type allows no other), and
     // docs/api.md's table is generated from that list (`cargo run -p admin -- rules-table`).
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let doc = std::fs::read_to_string(format!("{root}/docs/api.md")).unwrap();
-    let table = shared::rule::Rule::table();
+    let table = web::rule::Rule::table();
     assert!(doc.contains(&table), "docs/api.md's rules table is not `admin rules-table`'s output:\n{table}");
-    assert!(shared::rule::Rule::ALL.len() > 50);
+    assert!(web::rule::Rule::ALL.len() > 50);
 }
 
 one_store! {

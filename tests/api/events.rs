@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use api_tests::serde_json::{self, Value};
 use http_body_util::BodyExt;
-use shared::state::{AppState, Settings};
 use tower::ServiceExt;
+use web::state::{AppState, Settings};
 
 const EVENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../events");
 
@@ -46,7 +46,7 @@ async fn call(router: axum::Router, method: &str, path: &str, body: String) -> (
 
 /// A signed impression link's query (the tracking event carries one a served document had).
 fn tracking_query(settings: &Settings, campaign: &str, goal: &str, ad: &str) -> String {
-    let t = shared::delivery::tracking::Token {
+    let t = web::delivery::tracking::Token {
         account: "demo-alpha".into(),
         campaign: campaign.into(),
         goal: goal.into(),
@@ -64,14 +64,14 @@ fn tracking_query(settings: &Settings, campaign: &str, goal: &str, ad: &str) -> 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_event_file_runs_through_its_function() {
-    let store: Arc<dyn shared::store::Store> = Arc::new(shared::store::embedded::EmbeddedStore::in_memory().unwrap());
-    let seed = shared::seed::SeedFile::parse(shared::seed::DEMO_SEED).unwrap();
-    shared::seed::apply(store.as_ref(), &seed).await.unwrap();
-    let (q, _rx) = shared::queue::InProcessQueue::new();
-    let blobs = Arc::new(shared::blobs::MemoryBlobs::default());
+    let store: Arc<dyn web::store::Store> = Arc::new(web::store::embedded::EmbeddedStore::in_memory().unwrap());
+    let seed = web::seed::SeedFile::parse(web::seed::DEMO_SEED).unwrap();
+    web::seed::apply(store.as_ref(), &seed).await.unwrap();
+    let (q, _rx) = web::queue::InProcessQueue::new();
+    let blobs = Arc::new(web::blobs::MemoryBlobs::default());
     let settings = Settings { asset_allow_private_urls: true, ..Settings::default() };
     let st = AppState::new(store.clone(), blobs.clone(), Arc::new(q)).with_settings(settings.clone());
-    let app = shared::api::app(st.clone());
+    let app = web::api::app(st.clone());
     // The records the placeholders name.
     let (_, client) =
         call(app.clone(), "POST", "/api/1.0/client", "<clientBean><name>Adv</name><type>ADVERTISER</type></clientBean>".into()).await;
@@ -95,22 +95,19 @@ async fn every_event_file_runs_through_its_function() {
     .await;
     let ad: Value = serde_json::from_str(&ad).unwrap();
     let asset_id = uuid::Uuid::new_v4().to_string();
-    let mut asset = shared::model::asset::Asset {
-        status: shared::model::asset::READY,
+    let mut asset = web::model::asset::Asset {
+        status: web::model::asset::READY,
         size: Some(5),
         content_type: Some("video/mp4".into()),
-        object_key: Some(shared::model::asset::Asset::object_key("demo-alpha", &asset_id, "spring.mp4")),
-        ..shared::model::asset::Asset::new(&asset_id, "spring.mp4", shared::model::enums::AssetSource::Upload, chrono::Utc::now())
+        object_key: Some(web::model::asset::Asset::object_key("demo-alpha", &asset_id, "spring.mp4")),
+        ..web::model::asset::Asset::new(&asset_id, "spring.mp4", web::model::enums::AssetSource::Upload, chrono::Utc::now())
     };
     store
-        .put(
-            shared::repo::item(shared::keys::record("demo-alpha", shared::keys::ASSET, &asset_id), &asset, 1).unwrap(),
-            shared::store::Cond::None,
-        )
+        .put(web::repo::item(web::keys::record("demo-alpha", web::keys::ASSET, &asset_id), &asset, 1).unwrap(), web::store::Cond::None)
         .await
         .unwrap();
-    shared::blobs::Blobs::put_bytes(blobs.as_ref(), asset.object_key.as_deref().unwrap(), b"bytes".to_vec(), "video/mp4").await.unwrap();
-    asset.status = shared::model::asset::READY;
+    web::blobs::Blobs::put_bytes(blobs.as_ref(), asset.object_key.as_deref().unwrap(), b"bytes".to_vec(), "video/mp4").await.unwrap();
+    asset.status = web::model::asset::READY;
     // A forecast job for the status and worker events.
     let day = |d: i64| (chrono::Utc::now() + chrono::Duration::days(d)).format("%Y-%m-%dT00:00:00.000Z").to_string();
     let inv = serde_json::json!({"name": "Q", "variant": "NORMAL", "startDate": day(2), "endDate": day(4), "targeting": {"targetingTemplates": null}});
@@ -144,7 +141,7 @@ async fn every_event_file_runs_through_its_function() {
     assert!(http.len() >= 22, "{} HTTP events", http.len());
     let mut seen_groups = std::collections::BTreeSet::new();
     for (name, text) in &http {
-        let (group_name, group) = shared::api::groups::ALL
+        let (group_name, group) = web::api::groups::ALL
             .iter()
             .filter(|(g, _)| name.starts_with(&format!("{g}-")))
             .max_by_key(|(g, _)| g.len())
@@ -152,16 +149,16 @@ async fn every_event_file_runs_through_its_function() {
         seen_groups.insert(*group_name);
         let req = lambda_http::request::from_str(&fill(text, &vars)).unwrap_or_else(|e| panic!("{name}: not an API Gateway event: {e}"));
         let req = req.map(|b| axum::body::Body::from(b.to_vec()));
-        let router = shared::api::finish(group().router, st.clone());
+        let router = web::api::finish(group().router, st.clone());
         let res = router.oneshot(req).await.unwrap();
         let status = res.status().as_u16();
         let body = res.into_body().collect().await.unwrap().to_bytes();
         assert!((200..300).contains(&status), "events/http/{name}.json: {status} {}", String::from_utf8_lossy(&body));
     }
-    assert_eq!(seen_groups.len(), shared::api::groups::ALL.len(), "every HTTP function has events: {seen_groups:?}");
+    assert_eq!(seen_groups.len(), web::api::groups::ALL.len(), "every HTTP function has events: {seen_groups:?}");
 
     // SQS: the workers' batch handler (the dropped file must exist for the audience worker).
-    shared::blobs::Blobs::put_bytes(
+    web::blobs::Blobs::put_bytes(
         blobs.as_ref(),
         "audience/demo-alpha/demo-alpha-ap-dmp/nightly export.csv",
         b"n1|age=18-24\n".to_vec(),
@@ -171,22 +168,22 @@ async fn every_event_file_runs_through_its_function() {
     .unwrap();
     for (name, text) in files("sqs") {
         let q = if name.starts_with("asset-worker") {
-            shared::queue::QueueName::Assets
+            web::queue::QueueName::Assets
         } else if name.starts_with("events-worker") {
-            shared::queue::QueueName::Events
+            web::queue::QueueName::Events
         } else if name.starts_with("forecast-worker") {
-            shared::queue::QueueName::Forecast
+            web::queue::QueueName::Forecast
         } else if name.starts_with("notices-worker") {
             // A notice to the metadata address: dropped, never called.
-            shared::queue::QueueName::Notices
+            web::queue::QueueName::Notices
         } else {
-            shared::queue::QueueName::Audience
+            web::queue::QueueName::Audience
         };
         let event: aws_lambda_events::sqs::SqsEvent = serde_json::from_str(&fill(&text, &vars)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let res = shared::lambda::handle_batch(&st, q, event).await;
+        let res = web::lambda::handle_batch(&st, q, event).await;
         assert!(res.batch_item_failures.is_empty(), "events/sqs/{name}.json failed");
     }
-    let batches = store.query(shared::store::Query::partition(shared::keys::partition("demo-alpha", shared::keys::BATCH))).await.unwrap();
+    let batches = store.query(web::store::Query::partition(web::keys::partition("demo-alpha", web::keys::BATCH))).await.unwrap();
     // The upload event's batch and the dropped file's (recorded, over the one-a-day limit).
     assert_eq!(batches.items.len(), 2);
     assert!(batches.items.iter().any(|i| i.body.contains("\"source\":\"bucket\"")), "the dropped file became a batch");
@@ -194,14 +191,14 @@ async fn every_event_file_runs_through_its_function() {
     for (name, text) in files("s3") {
         let v: Value = serde_json::from_str(&fill(&text, &vars)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(v["Records"][0]["s3"]["bucket"]["name"], settings.bucket_name.as_str());
-        shared::workers::dispatch(&st, shared::queue::QueueName::Audience, &v.to_string()).await.unwrap();
+        web::workers::dispatch(&st, web::queue::QueueName::Audience, &v.to_string()).await.unwrap();
     }
     // Stream: the janitor deletes the expired asset's object.
     for (name, text) in files("stream") {
         let v: Value = serde_json::from_str(&fill(&text, &vars)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let event: aws_lambda_events::dynamodb::Event = serde_json::from_value(v).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let res = shared::workers::janitor::handle(st.blobs.as_ref(), &event).await;
+        let res = web::workers::janitor::handle(st.blobs.as_ref(), &event).await;
         assert!(res.batch_item_failures.is_empty(), "{name}");
     }
-    assert_eq!(shared::blobs::Blobs::get(blobs.as_ref(), asset.object_key.as_deref().unwrap()).await.unwrap(), None);
+    assert_eq!(web::blobs::Blobs::get(blobs.as_ref(), asset.object_key.as_deref().unwrap()).await.unwrap(), None);
 }

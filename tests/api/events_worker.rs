@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use shared::model::enums::Counter;
-use shared::repo::metrics::{read, Level};
-use shared::workers::events::process_messages;
+use web::model::enums::Counter;
+use web::repo::metrics::{read, Level};
+use web::workers::events::process_messages;
 
 use api_tests::{both_stores, TestApp, Unavailable};
 
@@ -23,11 +23,11 @@ async fn impressions(app: &TestApp, account: &str) -> i64 {
 
 both_stores! {
     async fn a_failing_tenant_fails_only_its_own_messages(app: TestApp) {
-        let now = shared::clock::Clock::now(app.clock.as_ref()).timestamp();
+        let now = web::clock::Clock::now(app.clock.as_ref()).timestamp();
         let (a, b) = (app.a.id.clone(), app.b.id.clone());
         let batch = [event(&a, "i-1", now), event(&b, "i-2", now), event(&a, "i-3", now)];
         let bodies: Vec<&str> = batch.iter().map(String::as_str).collect();
-        let prefix = shared::keys::account_prefix(&b);
+        let prefix = web::keys::account_prefix(&b);
         let failing = app.state.clone().with_store(Arc::new(Unavailable::transactions_on(app.store.clone(), move |k| k.pk.starts_with(&prefix))));
         let failed = process_messages(&failing, &bodies).await;
         assert_eq!(failed.into_iter().collect::<Vec<_>>(), vec![1], "only b's message comes back");
@@ -62,10 +62,10 @@ fn once_only_markers_outlive_every_copy_of_a_message() {
     let template = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml")).unwrap();
     let queue = retention(&template, "EventsQueue");
     let dlq = retention(&template, "EventsDeadLetterQueue");
-    assert_eq!((queue, dlq), (shared::repo::delivery::EVENTS_RETENTION_SECS, shared::repo::delivery::EVENTS_DLQ_RETENTION_SECS));
+    assert_eq!((queue, dlq), (web::repo::delivery::EVENTS_RETENTION_SECS, web::repo::delivery::EVENTS_DLQ_RETENTION_SECS));
     assert!(
-        shared::repo::delivery::MARKER_TTL_SECS > queue + dlq,
+        web::repo::delivery::MARKER_TTL_SECS > queue + dlq,
         "markers ({} s) must outlive the queue ({queue} s) plus its DLQ ({dlq} s)",
-        shared::repo::delivery::MARKER_TTL_SECS
+        web::repo::delivery::MARKER_TTL_SECS
     );
 }

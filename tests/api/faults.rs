@@ -7,7 +7,7 @@
 use api_tests::faults::{Faults, Schedule};
 use api_tests::serde_json::{json, Value};
 use api_tests::{xml_texts, Backend, Res, TestApp};
-use shared::clock::Clock;
+use web::clock::Clock;
 
 fn schedule(seed: u64) -> Schedule {
     Schedule { seed, throttle: 100, timeout_before: 30, timeout_after: 30, partial_batch: 300, blob: 50, queue: 50 }
@@ -30,7 +30,7 @@ api_tests::both_backends! {
     async fn under_faults_writes_are_whole_and_batches_exact(backend: Backend) {
         let seed = std::env::var("FAULT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(11);
         let faults = Faults::new(schedule(seed));
-        let settings = shared::state::Settings { audience_chunk_bytes: 100, ..TestApp::settings() };
+        let settings = web::state::Settings { audience_chunk_bytes: 100, ..TestApp::settings() };
         let app = TestApp::spawn_faulty(backend, settings, faults.clone()).await;
         let a = app.a.id.clone();
         // Clients, campaigns (each names its advertiser: a reference count on the client),
@@ -110,7 +110,7 @@ api_tests::both_backends! {
         // a chunk whose queue send failed twice waits out two 30 s visibility timeouts, and
         // with the browser tests beside it the last chunks once waited over 90 s.
         let id = up.json()["batchId"].as_str().unwrap().to_string();
-        let batch_key = shared::keys::record(&a, shared::keys::BATCH, &id);
+        let batch_key = web::keys::record(&a, web::keys::BATCH, &id);
         let mut done = Value::Null;
         let (mut chunks_done, mut progressed) = (0u64, std::time::Instant::now());
         while progressed.elapsed() < std::time::Duration::from_secs(180) {
@@ -135,12 +135,12 @@ api_tests::both_backends! {
         }
         assert_eq!(done["status"], "PROCESSING_FINISHED", "{done}");
         assert_eq!(done["details"]["invalidRows"], 0);
-        let b = app.store.get(&shared::keys::record(&a, shared::keys::BATCH, done["batchId"].as_str().unwrap())).await.unwrap().unwrap();
-        let b: shared::model::audience::Batch = serde_json::from_str(&b.body).unwrap();
+        let b = app.store.get(&web::keys::record(&a, web::keys::BATCH, done["batchId"].as_str().unwrap())).await.unwrap().unwrap();
+        let b: web::model::audience::Batch = serde_json::from_str(&b.body).unwrap();
         assert_eq!(b.stats.rows, 300, "every row counted once");
         for i in [0, 1, 150, 299] {
             let page =
-                app.store.query(shared::store::Query::partition(shared::keys::viewer_partition(&a, &format!("pid-{i:04}")))).await.unwrap();
+                app.store.query(web::store::Query::partition(web::keys::viewer_partition(&a, &format!("pid-{i:04}")))).await.unwrap();
             assert_eq!(page.items.len(), 1, "pid-{i:04} stored");
         }
         // No duplicates from retried creates; nothing half-written.

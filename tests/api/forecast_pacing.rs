@@ -8,7 +8,7 @@ use api_tests::{both_stores, TestApp};
 use crate::forecasts::{campaign_body, create, finished};
 
 fn day(app: &TestApp, days: i64) -> String {
-    let now = shared::clock::Clock::now(app.clock.as_ref());
+    let now = web::clock::Clock::now(app.clock.as_ref());
     (now + chrono::Duration::days(days)).format("%Y-%m-%dT00:00:00.000Z").to_string()
 }
 

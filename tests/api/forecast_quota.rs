@@ -8,9 +8,9 @@ use std::sync::Arc;
 use api_tests::serde_json::Value;
 use api_tests::{both_stores, TestApp};
 use http_body_util::BodyExt;
-use shared::jobs::ForecastMessage;
-use shared::usecases::forecast_run::{self, Outcome};
 use tower::ServiceExt;
+use web::jobs::ForecastMessage;
+use web::usecases::forecast_run::{self, Outcome};
 
 use crate::forecasts::inventory_body;
 
@@ -18,15 +18,15 @@ use crate::forecasts::inventory_body;
 /// (jobs stay QUEUED until the test runs them through the worker).
 struct ForecastFunction {
     router: axum::Router,
-    _receivers: shared::queue::Receivers,
+    _receivers: web::queue::Receivers,
 }
 
 impl ForecastFunction {
     fn new(app: &TestApp) -> ForecastFunction {
-        let (queue, receivers) = shared::queue::InProcessQueue::new();
+        let (queue, receivers) = web::queue::InProcessQueue::new();
         let state = app.state.clone().with_queue(Arc::new(queue));
-        let (_, routes) = shared::api::groups::ALL.iter().find(|(name, _)| *name == "forecast").expect("forecast group");
-        ForecastFunction { router: shared::api::finish(routes().router, state), _receivers: receivers }
+        let (_, routes) = web::api::groups::ALL.iter().find(|(name, _)| *name == "forecast").expect("forecast group");
+        ForecastFunction { router: web::api::finish(routes().router, state), _receivers: receivers }
     }
 
     async fn call(&self, method: &str, path: &str, key: &str, body: &Value) -> (u16, axum::http::HeaderMap, String) {

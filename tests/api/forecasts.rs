@@ -6,7 +6,7 @@ use api_tests::serde_json::{json, Value};
 use api_tests::{both_stores, TestApp};
 
 fn day(app: &TestApp, days: i64) -> String {
-    let now = shared::clock::Clock::now(app.clock.as_ref());
+    let now = web::clock::Clock::now(app.clock.as_ref());
     (now + chrono::Duration::days(days)).format("%Y-%m-%dT00:00:00.000Z").to_string()
 }
 
@@ -93,7 +93,7 @@ both_stores! {
         }
         assert!(inv["totalInventory"]["total"].as_f64().unwrap() > 0.0);
         // The report is what the OpenAPI document describes (unknown fields refused).
-        serde_json::from_value::<shared::forecast::report_schema::InventoryReport>(inv.clone()).expect("the inventory report's documented shape");
+        serde_json::from_value::<web::forecast::report_schema::InventoryReport>(inv.clone()).expect("the inventory report's documented shape");
         let svg = app.get(&format!("{report}/chart.svg")).await;
         svg.expect(200);
         assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
@@ -129,9 +129,9 @@ both_stores! {
         assert!(av <= p && p <= m && units <= m, "{f}");
         assert_eq!(f["target"], 1_000_000.0);
         assert!(f.get("competingGoals").is_some());
-        serde_json::from_value::<shared::forecast::report_schema::CampaignReport>(c.clone()).expect("the campaign report's documented shape");
+        serde_json::from_value::<web::forecast::report_schema::CampaignReport>(c.clone()).expect("the campaign report's documented shape");
         let without = app.get(&format!("{report}?exclude-competing-goals=true")).await.json();
-        serde_json::from_value::<shared::forecast::report_schema::CampaignReport>(without.clone()).expect("documented without competing goals");
+        serde_json::from_value::<web::forecast::report_schema::CampaignReport>(without.clone()).expect("documented without competing goals");
         assert!(without["goals"][0]["forecast"].get("competingGoals").is_none());
         app.get(&format!("{report}?exclude-competing-goals=maybe")).await.expect(400);
         let chart = app.get(&format!("{report}/chart.svg")).await;
@@ -177,7 +177,7 @@ both_stores! {
             (Box::new(|b| { b["campaign"]["goals"][0].as_object_mut().unwrap().remove("endDate"); b["campaign"]["goals"][0]["deliveryGoal"] = json!({"type": "RTB"}); }), "campaign.goals[0].endDate required"),
             (Box::new(|b| { b["campaign"]["goals"][0]["unknownField"] = json!(1); }), "campaign.goals[0].unknownField unknown"),
         ];
-        let now = shared::clock::Clock::now(app.clock.as_ref());
+        let now = web::clock::Clock::now(app.clock.as_ref());
         let ms = |d: chrono::Duration| json!((now + d).timestamp_millis());
         let mut dated: Vec<(Value, &str)> = vec![
             (ms(chrono::Duration::hours(12)), "campaign.goals[0].startDate atLeastOneDayAhead"),
@@ -289,10 +289,10 @@ both_stores! {
         app.send("POST", &format!("{job}/cancel"), Some(&app.a.key), None, "").await.expect(409);
         app.get(&report).await.expect(200);
         // A redelivered message of a finished job changes nothing.
-        let key = shared::keys::record(&app.a.id, "FORECAST", &id);
+        let key = web::keys::record(&app.a.id, "FORECAST", &id);
         let before = app.store.get(&key).await.unwrap().unwrap();
-        let msg = shared::workers::forecast::ForecastMessage { account: app.a.id.clone(), job: id.clone() };
-        shared::workers::forecast::process(&app.state, &msg).await.unwrap();
+        let msg = web::workers::forecast::ForecastMessage { account: app.a.id.clone(), job: id.clone() };
+        web::workers::forecast::process(&app.state, &msg).await.unwrap();
         assert_eq!(app.store.get(&key).await.unwrap().unwrap().version, before.version);
         // A job cancelled before the worker ran is never simulated.
         let job2 = create(&app, "inventory", &inventory_body(&app)).await;
@@ -301,8 +301,8 @@ both_stores! {
         if r.status == 200 {
             let st = app.get(&job2).await;
             assert_eq!((st.status, st.json()["status"].as_str()), (200, Some("CANCELLED")), "{}", st.body);
-            let msg = shared::workers::forecast::ForecastMessage { account: app.a.id.clone(), job: id2.clone() };
-            shared::workers::forecast::process(&app.state, &msg).await.unwrap();
+            let msg = web::workers::forecast::ForecastMessage { account: app.a.id.clone(), job: id2.clone() };
+            web::workers::forecast::process(&app.state, &msg).await.unwrap();
             assert_eq!(app.get(&job2).await.json()["status"], "CANCELLED");
             app.get(&format!("/api/2.0/forecast/report/inventory/{id2}")).await.expect(404);
         } else {
@@ -312,12 +312,12 @@ both_stores! {
     }
 
     async fn recorded_traffic_is_sampled_by_serving_and_drives_forecasts(app: TestApp) {
-        use shared::forecast::traffic::{local_day, Sample};
+        use web::forecast::traffic::{local_day, Sample};
         let a = app.a.id.clone();
-        let account = shared::repo::accounts::get(app.store.as_ref(), &a).await.unwrap().unwrap();
-        let now = shared::clock::Clock::now(app.clock.as_ref());
+        let account = web::repo::accounts::get(app.store.as_ref(), &a).await.unwrap().unwrap();
+        let now = web::clock::Clock::now(app.clock.as_ref());
         let (today, _) = local_day(&account.zone, now);
-        let partition = |d: chrono::NaiveDate| shared::keys::traffic_day(&a, d);
+        let partition = |d: chrono::NaiveDate| web::keys::traffic_day(&a, d);
         // One request in 100 is kept, drawn by the server: a seed that the caller's draw
         // would always sample (before: every request with it was a sample) makes no
         // difference. 1,000 requests: about 10 samples (0 or over 40 has odds below 1e-4).
@@ -329,7 +329,7 @@ both_stores! {
         // still buffered is written now, then the samples are read back.
         app.flush_samples().await;
         let items = api_tests::eventually("the traffic samples", std::time::Duration::from_secs(120), || async {
-            let items = app.store.query(shared::store::Query::partition(partition(today))).await.unwrap().items;
+            let items = app.store.query(web::store::Query::partition(partition(today))).await.unwrap().items;
             (!items.is_empty()).then_some(items)
         })
         .await;
@@ -347,7 +347,7 @@ both_stores! {
         let sample = Sample { format: "preroll".into(), category: Some(format!("{a}-cat-sports")), viewer: true, ..Sample::default() };
         for d in 1..=14 {
             for _ in 0..10 {
-                shared::repo::forecasts::record_sample(app.store.as_ref(), &a, today - chrono::Duration::days(d), 9, &sample, now).await.unwrap();
+                web::repo::forecasts::record_sample(app.store.as_ref(), &a, today - chrono::Duration::days(d), 9, &sample, now).await.unwrap();
             }
         }
         let report = finished(&app, &create(&app, "inventory", &inventory_body(&app)).await).await;

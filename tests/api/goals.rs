@@ -2,7 +2,7 @@
 
 use api_tests::chrono::{Duration, SecondsFormat};
 use api_tests::{both_stores, xml_text, xml_texts, TestApp};
-use shared::clock::Clock;
+use web::clock::Clock;
 
 fn gpath(id: &str) -> String {
     format!("/api/1.0.cpvext/goal/by_goal_id;id={id}")

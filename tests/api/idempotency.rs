@@ -51,15 +51,15 @@ both_stores! {
     async fn a_claim_whose_handler_died_is_free_after_its_lease(app: TestApp) {
         let bean = "<clientBean><name>Survivor</name><type>ADVERTISER</type></clientBean>";
         // A first attempt claimed the key, then its handler died (no answer, no release).
-        let request = shared::api::idempotency::request_hash("POST", "/api/1.0/client", bean.as_bytes());
-        let now = shared::clock::Clock::now(app.clock.as_ref()).timestamp();
-        let claim = shared::repo::idempotency::claim(app.store.as_ref(), &app.a.id, "k-dead", &request, now).await.unwrap();
-        assert!(matches!(claim, shared::repo::idempotency::Claim::Claimed(_)));
+        let request = web::api::idempotency::request_hash("POST", "/api/1.0/client", bean.as_bytes());
+        let now = web::clock::Clock::now(app.clock.as_ref()).timestamp();
+        let claim = web::repo::idempotency::claim(app.store.as_ref(), &app.a.id, "k-dead", &request, now).await.unwrap();
+        assert!(matches!(claim, web::repo::idempotency::Claim::Claimed(_)));
         let r = post_with_key(&app, "k-dead", "/api/1.0/client", "application/xml", bean, &app.a.key).await;
         r.expect(409);
         assert!(r.header("retry-after").is_some());
         // Past the lease (60 s), not 24 hours, the retry runs.
-        app.advance(chrono::Duration::seconds(shared::repo::idempotency::LEASE_SECS + 1));
+        app.advance(chrono::Duration::seconds(web::repo::idempotency::LEASE_SECS + 1));
         let r = post_with_key(&app, "k-dead", "/api/1.0/client", "application/xml", bean, &app.a.key).await;
         r.expect(200);
         let again = post_with_key(&app, "k-dead", "/api/1.0/client", "application/xml", bean, &app.a.key).await;

@@ -104,7 +104,7 @@ both_stores! {
 // The inspector reads its writes too (a management read), whatever the serving refresh.
 api_tests::both_backends! {
     async fn the_inspector_reads_its_writes(backend: api_tests::Backend) {
-        let settings = shared::settings::Settings { delivery_refresh: std::time::Duration::from_secs(60), ..api_tests::TestApp::settings() };
+        let settings = web::settings::Settings { delivery_refresh: std::time::Duration::from_secs(60), ..api_tests::TestApp::settings() };
         let app = api_tests::TestApp::spawn_with(backend, settings).await;
         let c = enabled_campaign(&app).await;
         let first = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;

@@ -13,7 +13,7 @@ async fn media(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Res {
     for (n, v) in headers {
         req = req.header(*n, *v);
     }
-    let res = shared::api::media::router(app.state.clone()).oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+    let res = web::api::media::router(app.state.clone()).oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
     let status = res.status().as_u16();
     let headers = res.headers().clone();
     let bytes = res.into_body().collect().await.unwrap().to_bytes();
@@ -26,18 +26,18 @@ both_stores! {
         // against them; real media plays in tests/api/player_browser.rs).
         let body = "0123456789abcdefghijklmnopqrstuvwxyz";
         let id = uuid::Uuid::new_v4().to_string();
-        let key = shared::model::asset::Asset::object_key(&app.a.id, &id, "spot.mp4");
+        let key = web::model::asset::Asset::object_key(&app.a.id, &id, "spot.mp4");
         app.state.blobs.put_bytes(&key, body.as_bytes().to_vec(), "video/mp4").await.unwrap();
         let path = format!("/media/{key}");
         // Served only once its asset is TRANSCODED: never a READY (unlinked) or FAILED upload.
-        let now = shared::clock::Clock::now(app.clock.as_ref());
-        let mut asset = shared::model::asset::Asset::new(&id, "spot.mp4", shared::model::enums::AssetSource::Upload, now);
+        let now = web::clock::Clock::now(app.clock.as_ref());
+        let mut asset = web::model::asset::Asset::new(&id, "spot.mp4", web::model::enums::AssetSource::Upload, now);
         asset.object_key = Some(key.clone());
-        asset.status = shared::model::asset::READY;
-        shared::repo::assets::create(app.store.as_ref(), &app.a.id, &asset).await.unwrap();
+        asset.status = web::model::asset::READY;
+        web::repo::assets::create(app.store.as_ref(), &app.a.id, &asset).await.unwrap();
         media(&app, &path, &[]).await.expect(404);
-        for (status, want) in [(shared::model::asset::FAILED, 404), (shared::model::asset::TRANSCODED, 200)] {
-            shared::repo::assets::update(app.store.as_ref(), &app.a.id, &id, |a| a.status = status).await.unwrap();
+        for (status, want) in [(web::model::asset::FAILED, 404), (web::model::asset::TRANSCODED, 200)] {
+            web::repo::assets::update(app.store.as_ref(), &app.a.id, &id, |a| a.status = status).await.unwrap();
             media(&app, &path, &[]).await.expect(want);
         }
 

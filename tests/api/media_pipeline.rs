@@ -113,13 +113,13 @@ both_stores! {
     async fn an_ad_waiting_for_its_media_is_not_served_and_is_named(app: TestApp) {
         let (campaign, goal) = app.live_goal().await;
         // An asset whose file has not arrived (no job will run for it).
-        let now = shared::clock::Clock::now(app.clock.as_ref());
-        let asset = shared::model::asset::Asset {
+        let now = web::clock::Clock::now(app.clock.as_ref());
+        let asset = web::model::asset::Asset {
             download_uri: Some("https://cdn.example/late.mp4".into()),
             expires: Some(now + chrono::Duration::hours(24)),
-            ..shared::model::asset::Asset::new(&uuid::Uuid::new_v4().to_string(), "late.mp4", shared::model::enums::AssetSource::Url, now)
+            ..web::model::asset::Asset::new(&uuid::Uuid::new_v4().to_string(), "late.mp4", web::model::enums::AssetSource::Url, now)
         };
-        shared::repo::assets::create(app.store.as_ref(), &app.a.id, &asset).await.unwrap();
+        web::repo::assets::create(app.store.as_ref(), &app.a.id, &asset).await.unwrap();
         standard_ad(&app, &goal, &asset.id, "standard").await;
         let n = notifications(&app, &campaign).await;
         assert!(n.contains("Ad &apos;standard spot&apos; of goal") || n.contains("Ad 'standard spot' of goal"), "{n}");
@@ -129,8 +129,8 @@ both_stores! {
         r.expect(200);
         assert_eq!(parse("vast", &r.body)["ads"], json!([]), "an empty slot, never a broken MediaFile: {}", r.body);
         // Its transcode failed later: the notification says so.
-        shared::repo::assets::update(app.store.as_ref(), &app.a.id, &asset.id, |a| {
-            a.status = shared::model::asset::FAILED;
+        web::repo::assets::update(app.store.as_ref(), &app.a.id, &asset.id, |a| {
+            a.status = web::model::asset::FAILED;
             a.failure_reason = Some("transcode failed: ffmpeg failed".into());
         })
         .await
@@ -152,7 +152,7 @@ both_stores! {
         standard_ad(&app, &goal, &id, "pause").await;
         let job = json!({"account": app.a.id, "asset": id}).to_string();
         for _ in 0..3 {
-            shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &job).await.unwrap();
+            web::workers::dispatch(&app.state, web::queue::QueueName::Assets, &job).await.unwrap();
         }
         assert_eq!(app.get(&loc).await.header("etag").unwrap(), etag, "a transcoded asset is not touched again");
     }

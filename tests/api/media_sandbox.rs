@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use api_tests::{both_stores, clip, one_store};
-use shared::media::{ffmpeg, probe};
+use web::media::{ffmpeg, probe};
 
 /// A scratch directory of this test's own, removed when dropped.
 struct Scratch(std::path::PathBuf);
@@ -78,7 +78,7 @@ one_store! {
 
         // A transcode reads the probed duration only (-t): a 2 s clip probed (or claiming)
         // 0.5 s gives a 0.5 s rendition.
-        let spec = shared::media::ladder::Spec { container: shared::media::ladder::Container::Mp4, width: 64, height: 36, video_kbps: 100 };
+        let spec = web::media::ladder::Spec { container: web::media::ladder::Container::Mp4, width: 64, height: 36, video_kbps: 100 };
         let src = ffmpeg::Source { master: &target, demuxer: "mov", duration_ms: 500 };
         let outs = vec![ffmpeg::output(dir.path(), &spec)];
         let args = ffmpeg::transcode_args(&src, &[spec], true, dir.path());

@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use api_tests::serde_json::{self, json, Value};
 use api_tests::{one_store, TestApp};
-use shared::media::engine::MediaEngine;
-use shared::media::mediaconvert::MediaConvert;
-use shared::model::asset::{self, Asset, Probe};
+use web::media::engine::MediaEngine;
+use web::media::mediaconvert::MediaConvert;
+use web::model::asset::{self, Asset, Probe};
 
 const ASSET: &str = "6f1c2a9e-0d4b-4f1e-9a57-3c2b8d1e7f00";
 const JOB: &str = "1795342542000-k3p9qs";
@@ -79,7 +79,7 @@ fn master_probe() -> Probe {
 
 /// A linked asset whose transcode is due (TRANSCODING, no job yet).
 async fn transcoding_asset(app: &TestApp, id: &str) -> Asset {
-    let now = shared::clock::Clock::now(app.clock.as_ref());
+    let now = web::clock::Clock::now(app.clock.as_ref());
     let a = Asset {
         download_uri: Some("https://agency.example/master.mov".into()),
         status: asset::TRANSCODING,
@@ -88,9 +88,9 @@ async fn transcoding_asset(app: &TestApp, id: &str) -> Asset {
         object_key: Some(Asset::object_key(&app.a.id, id, "master.mov")),
         linked: true,
         probe: Some(master_probe()),
-        ..Asset::new(id, "master.mov", shared::model::enums::AssetSource::Url, now)
+        ..Asset::new(id, "master.mov", web::model::enums::AssetSource::Url, now)
     };
-    shared::repo::assets::create(app.store.as_ref(), &app.a.id, &a).await.unwrap();
+    web::repo::assets::create(app.store.as_ref(), &app.a.id, &a).await.unwrap();
     a
 }
 
@@ -114,23 +114,23 @@ one_store! {
         transcoding_asset(&app, ASSET).await;
         let st = app.state.clone().with_media(Arc::new(mc));
         let job = json!({"account": app.a.id, "asset": ASSET}).to_string();
-        shared::workers::dispatch(&st, shared::queue::QueueName::Assets, &job).await.unwrap();
+        web::workers::dispatch(&st, web::queue::QueueName::Assets, &job).await.unwrap();
         let sent = seen.lock().unwrap()[1].clone();
         assert_eq!(sent.0, "/2017-08-29/jobs");
         let recorded: Value = serde_json::from_str(&fixture("create_job.request.json", &app)).unwrap();
         assert_eq!(sent.1, recorded, "the CreateJob request is the recorded one:\n{}", serde_json::to_string_pretty(&sent.1).unwrap());
         let v = asset_json(&app, ASSET).await;
         assert_eq!((v["status"].as_str(), v["renditions"].as_array().map(Vec::len)), (Some("TRANSCODING"), Some(0)), "{v}");
-        let stored = shared::repo::assets::get(app.store.as_ref(), &app.a.id, ASSET).await.unwrap().unwrap().value;
+        let stored = web::repo::assets::get(app.store.as_ref(), &app.a.id, ASSET).await.unwrap().unwrap().value;
         assert_eq!(stored.transcode_job.as_deref(), Some(JOB));
         // A redelivered message submits nothing more.
-        shared::workers::dispatch(&st, shared::queue::QueueName::Assets, &job).await.unwrap();
+        web::workers::dispatch(&st, web::queue::QueueName::Assets, &job).await.unwrap();
         assert_eq!(seen.lock().unwrap().len(), 2, "one CreateJob per asset");
     }
 
     async fn the_completion_event_records_the_renditions(app: TestApp) {
         transcoding_asset(&app, ASSET).await;
-        shared::repo::assets::update(app.store.as_ref(), &app.a.id, ASSET, |x| x.transcode_job = Some(JOB.into())).await.unwrap();
+        web::repo::assets::update(app.store.as_ref(), &app.a.id, ASSET, |x| x.transcode_job = Some(JOB.into())).await.unwrap();
         let event = fixture("job_state_change.complete.json", &app);
         let parsed: Value = serde_json::from_str(&event).unwrap();
         // The objects the job wrote (sizes read from the bucket).
@@ -143,7 +143,7 @@ one_store! {
             sizes.push((key, bytes.len()));
         }
         // Through the queue as SQS delivers it (the EventBridge rule's target).
-        shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &event).await.unwrap();
+        web::workers::dispatch(&app.state, web::queue::QueueName::Assets, &event).await.unwrap();
         let v = asset_json(&app, ASSET).await;
         assert_eq!(v["status"], "TRANSCODED", "{v}");
         let got: Vec<(String, u64, u64, u64)> = v["renditions"]
@@ -160,18 +160,18 @@ one_store! {
         assert_eq!((v["still"]["width"].as_u64(), v["still"]["height"].as_u64()), (Some(1280), Some(720)));
         // Redelivered: nothing changes.
         let etag = app.get(&format!("/v1/assets/video/{ASSET}")).await.header("etag").unwrap().to_string();
-        shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &event).await.unwrap();
+        web::workers::dispatch(&app.state, web::queue::QueueName::Assets, &event).await.unwrap();
         assert_eq!(app.get(&format!("/v1/assets/video/{ASSET}")).await.header("etag").unwrap(), etag);
     }
 
     async fn an_error_event_fails_the_asset_with_the_reason(app: TestApp) {
         transcoding_asset(&app, ASSET).await;
-        shared::repo::assets::update(app.store.as_ref(), &app.a.id, ASSET, |x| x.transcode_job = Some(JOB.into())).await.unwrap();
+        web::repo::assets::update(app.store.as_ref(), &app.a.id, ASSET, |x| x.transcode_job = Some(JOB.into())).await.unwrap();
         // An event of another job (an older submission) changes nothing.
         let other = fixture("job_state_change.error.json", &app).replace(JOB, "1795340000000-old");
-        shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &other).await.unwrap();
+        web::workers::dispatch(&app.state, web::queue::QueueName::Assets, &other).await.unwrap();
         assert_eq!(asset_json(&app, ASSET).await["status"], "TRANSCODING");
-        shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &fixture("job_state_change.error.json", &app)).await.unwrap();
+        web::workers::dispatch(&app.state, web::queue::QueueName::Assets, &fixture("job_state_change.error.json", &app)).await.unwrap();
         let v = asset_json(&app, ASSET).await;
         assert_eq!(v["status"], "FAILED", "{v}");
         assert_eq!(
@@ -181,19 +181,19 @@ one_store! {
         // A completion that can never be recorded (the asset has no probe to describe its
         // renditions with) ends the asset FAILED with the reason; the message is done with.
         transcoding_asset(&app, "no-probe").await;
-        shared::repo::assets::update(app.store.as_ref(), &app.a.id, "no-probe", |x| {
+        web::repo::assets::update(app.store.as_ref(), &app.a.id, "no-probe", |x| {
             x.transcode_job = Some(JOB.into());
             x.probe = None;
         })
         .await
         .unwrap();
         let complete = fixture("job_state_change.complete.json", &app).replace(ASSET, "no-probe");
-        assert!(shared::workers::settle(&app.state, shared::queue::QueueName::Assets, &complete).await, "done with, not redelivered");
+        assert!(web::workers::settle(&app.state, web::queue::QueueName::Assets, &complete).await, "done with, not redelivered");
         let v = asset_json(&app, "no-probe").await;
         assert_eq!((v["status"].as_str(), v["failureReason"].as_str()), (Some("FAILED"), Some("the asset has no probe: its renditions cannot be described")), "{v}");
         // An event naming no asset of this service is dropped, not retried.
         let foreign = fixture("job_state_change.error.json", &app).replace("\"userMetadata\"", "\"otherMetadata\"");
-        let r = shared::workers::dispatch(&app.state, shared::queue::QueueName::Assets, &foreign).await;
-        assert!(matches!(r, Err(shared::workers::JobError::Drop(_))), "{r:?}");
+        let r = web::workers::dispatch(&app.state, web::queue::QueueName::Assets, &foreign).await;
+        assert!(matches!(r, Err(web::workers::JobError::Drop(_))), "{r:?}");
     }
 }

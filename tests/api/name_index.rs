@@ -4,7 +4,7 @@
 
 use api_tests::serde_json::{json, Value};
 use api_tests::{both_stores, TestApp};
-use shared::store::Query;
+use web::store::Query;
 
 fn ids(list: &Value) -> Vec<String> {
     list.as_array().unwrap().iter().map(|x| x["id"].as_str().unwrap().to_string()).collect()
@@ -76,9 +76,9 @@ both_stores! {
         assert_eq!(v["goals"][1]["id"], goals[0], "renamed to aardvark");
 
         // The index holds the live goals (those of the deleted campaign too); the counts.
-        let entries = app.store.query(Query::gsi2(shared::keys::goals_by_name(&app.a.id))).await.unwrap().items;
+        let entries = app.store.query(Query::gsi2(web::keys::goals_by_name(&app.a.id))).await.unwrap().items;
         assert_eq!(entries.len(), 9);
-        let counts = shared::repo::name_index::counts(app.store.as_ref(), &app.a.id).await.unwrap().unwrap();
+        let counts = web::repo::name_index::counts(app.store.as_ref(), &app.a.id).await.unwrap().unwrap();
         assert_eq!((counts.campaigns, counts.goals, counts.hidden), (4, 9, 2));
 
         // Reverting the campaign's rename moves it back in the index.
@@ -98,12 +98,12 @@ both_stores! {
             app.goal(&c, "IMPRESSION", 1, Some(20), &format!("<name>{name}</name>")).await;
         }
         // As an older version stored it: no counts, no index entries.
-        let key = shared::keys::name_counts(&app.a.id);
-        app.store.delete(&key, shared::store::Cond::None).await.unwrap();
+        let key = web::keys::name_counts(&app.a.id);
+        app.store.delete(&key, web::store::Cond::None).await.unwrap();
         let v = app.get("/v3/goals").await.json();
         assert_eq!(v["pagination"]["totalCount"], 3);
         assert_eq!(v["goals"][0]["name"], "a");
-        let n = shared::repo::reindex::rebuild(app.store.as_ref(), &app.a.id).await.unwrap();
+        let n = web::repo::reindex::rebuild(app.store.as_ref(), &app.a.id).await.unwrap();
         assert_eq!((n.campaigns, n.goals, n.hidden), (3, 3, 0));
         let v = app.get("/v3/campaigns?pageNumber=1&pageSize=2").await.json();
         assert_eq!(v["pagination"]["totalCount"], 3);

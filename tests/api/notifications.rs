@@ -77,7 +77,7 @@ both_stores! {
 // refresh interval (here the production default, not the tests' zero).
 api_tests::both_backends! {
     async fn notifications_read_their_writes(backend: api_tests::Backend) {
-        let settings = shared::settings::Settings { delivery_refresh: std::time::Duration::from_secs(60), ..TestApp::settings() };
+        let settings = web::settings::Settings { delivery_refresh: std::time::Duration::from_secs(60), ..TestApp::settings() };
         let app = TestApp::spawn_with(backend, settings).await;
         let c = enabled_campaign(&app).await;
         // Primes the cached snapshot; then a goal whose flight already ended is created.

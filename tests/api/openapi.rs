@@ -23,7 +23,7 @@ fn concrete(pattern: &str) -> String {
 
 one_store! {
     async fn the_document_names_exactly_the_routed_operations(app: TestApp) {
-        let doc: serde_json::Value = serde_json::from_str(&shared::openapi::json()).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&web::openapi::json()).unwrap();
         let paths = doc["paths"].as_object().unwrap();
         assert!(paths.len() >= 50, "{} paths", paths.len());
         let mut checked = 0;
@@ -89,7 +89,7 @@ async fn a_browser_draws_every_operation_of_the_reference() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
     let seen: serde_json::Value = serde_json::from_str(text.trim()).expect("the driver prints JSON");
-    let doc: serde_json::Value = serde_json::from_str(&shared::openapi::json()).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&web::openapi::json()).unwrap();
     let operations: usize = doc["paths"].as_object().unwrap().values().map(|i| i.as_object().unwrap().len()).sum();
     assert_eq!(seen["operations"].as_u64(), Some(operations as u64), "{seen}");
     assert!(seen["title"].as_str().is_some_and(|t| t.starts_with("Video advertising campaigns API")), "{seen}");

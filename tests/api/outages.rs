@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use api_tests::serde_json::json;
 use api_tests::{both_stores, TestApp, Unavailable};
-use shared::store::Store;
+use web::store::Store;
 
 both_stores! {
     async fn an_unreadable_goal_is_503_never_404(app: TestApp) {
@@ -17,10 +17,10 @@ both_stores! {
         app.get(&format!("/v3/ads/{ad}")).await.expect(200);
         // The goals cannot be read now: the ad's answer is an outage, not "no such ad", and
         // the goal's ads are not an empty list.
-        let goals = shared::keys::partition(&app.a.id, shared::keys::GOAL);
+        let goals = web::keys::partition(&app.a.id, web::keys::GOAL);
         let store: Arc<dyn Store> = Arc::new(Unavailable::reads_of(app.store.clone(), move |k| k.pk == goals));
         let broken = TestApp {
-            router: shared::api::app(app.state.clone().with_store(store)),
+            router: web::api::app(app.state.clone().with_store(store)),
             state: app.state.clone(),
             store: app.store.clone(),
             bidders: app.bidders.clone(),

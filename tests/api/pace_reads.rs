@@ -4,10 +4,10 @@
 
 use api_tests::serde_json::json;
 use api_tests::{both_stores_with, TestApp};
-use shared::caches::snapshots::DeliveryCache;
-use shared::delivery::pacing::Pace;
-use shared::settings::Settings;
 use std::sync::Arc;
+use web::caches::snapshots::DeliveryCache;
+use web::delivery::pacing::Pace;
+use web::settings::Settings;
 
 use crate::serving::{ad, ad_ids, enabled_campaign, goal, link};
 
@@ -28,7 +28,7 @@ async fn deliver(app: &TestApp, ad_id: &str, query: &str, n: i64) {
 /// The delivered count of every goal of a process's snapshot, by goal id.
 async fn delivered(app: &TestApp, cache: &Arc<DeliveryCache>) -> std::collections::BTreeMap<String, u64> {
     let s = Settings { delivery_refresh: std::time::Duration::ZERO, ..(*app.state.settings).clone() };
-    let now = shared::clock::Clock::now(app.clock.as_ref());
+    let now = web::clock::Clock::now(app.clock.as_ref());
     let (snapshot, pace) = cache.current(&app.state.store, &app.state.blobs, &app.a.id, &s, now).await.expect("snapshot");
     snapshot.goals.iter().zip(pace.iter()).map(|(g, p): (_, &Pace)| (g.id.clone(), p.delivered)).collect()
 }
@@ -68,7 +68,7 @@ both_stores_with! { super::no_overlap();
         assert_eq!(cache.paces_read(), 2);
 
         // A management read (`latest`) reads them all, as of every write before it.
-        let now = shared::clock::Clock::now(app.clock.as_ref());
+        let now = web::clock::Clock::now(app.clock.as_ref());
         cache.latest(&app.state.store, &app.state.blobs, &app.a.id, &app.state.settings, now).await.expect("latest");
         assert_eq!(cache.paces_read(), 4);
     }

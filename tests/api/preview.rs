@@ -73,13 +73,13 @@ api_tests::both_backends! {
         for counter in ["/impression", "/start", "/firstQuartile", "/midpoint", "/thirdQuartile", "/complete", "/clickThrough", "/invalid/total"] {
             assert_eq!(m.pointer(counter).and_then(Value::as_i64), Some(0), "{counter}: {m}");
         }
-        let now = shared::clock::Clock::now(app.clock.as_ref());
+        let now = web::clock::Clock::now(app.clock.as_ref());
         let day = |d: i64| (now + api_tests::chrono::Duration::days(d)).format("%Y-%m-%d").to_string();
         let report = app.get(&format!("/v3/reports/delivery?from={}&to={}&granularity=total&groupBy=ad", day(-1), day(1))).await;
         report.expect(200);
         assert!(report.body.contains(&other) && !report.body.contains(&ad), "only the served ad is in the report: {}", report.body);
         // Expired: the document, the page and the document's tracking links are refused.
-        app.clock.set(shared::clock::Clock::now(app.clock.as_ref()) + api_tests::chrono::Duration::days(8));
+        app.clock.set(web::clock::Clock::now(app.clock.as_ref()) + api_tests::chrono::Duration::days(8));
         app.send("GET", &vast_url.replace(&base, ""), None, None, "").await.expect(403);
         app.send("GET", &links["playerUrl"].as_str().unwrap().replace(&base, ""), None, None, "").await.expect(403);
         app.send("GET", &link.replace(&base, ""), None, None, "").await.expect(403);

@@ -3,7 +3,7 @@
 use api_tests::chrono::Duration;
 use api_tests::serde_json::{json, Value};
 use api_tests::{both_stores, TestApp};
-use shared::clock::Clock;
+use web::clock::Clock;
 
 struct World {
     campaign: String,
@@ -65,9 +65,9 @@ async fn record(app: &TestApp, w: &World, ad: usize, imps: usize, clicks: usize,
     for (counter, n) in [("clickThrough", clicks), ("start", starts), ("complete", completes)] {
         bodies.extend((0..n).map(|i| event(counter, i)));
     }
-    for batch in bodies.chunks(shared::workers::events::IN_PROCESS_BATCH) {
+    for batch in bodies.chunks(web::workers::events::IN_PROCESS_BATCH) {
         let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
-        assert!(shared::workers::events::process_messages(&app.state, &refs).await.is_empty(), "every event counted");
+        assert!(web::workers::events::process_messages(&app.state, &refs).await.is_empty(), "every event counted");
     }
 }
 

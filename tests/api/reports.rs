@@ -14,7 +14,7 @@ const CURL: &str = "curl/8.5.0";
 /// The account's local date and hour now (the report cuts days in its zone).
 pub(crate) fn local_now(app: &TestApp, zone: &str) -> (NaiveDate, u32) {
     use api_tests::chrono::Timelike;
-    use shared::clock::Clock;
+    use web::clock::Clock;
     let tz: api_tests::chrono_tz::Tz = zone.parse().expect("zone");
     let local = app.clock.now().with_timezone(&tz);
     (local.date_naive(), local.hour())

@@ -78,11 +78,11 @@ both_stores! {
         assert_eq!(auth, ["Bearer alpha-token"], "only Alpha has an auth header");
         // The secret is not in the compiled snapshot other functions read from the bucket.
         let (_, pointer) = api_tests::eventually("the compiled snapshot", std::time::Duration::from_secs(120), || async {
-            let (v, p) = shared::repo::delivery::version_and_compiled(app.store.as_ref(), &app.a.id).await.expect("read");
+            let (v, p) = web::repo::delivery::version_and_compiled(app.store.as_ref(), &app.a.id).await.expect("read");
             p.filter(|(c, _)| c.version == v).map(|p| (v, p))
         }).await;
         let bytes = app.state.blobs.get(&pointer.0.object).await.expect("get").expect("the compiled object");
-        let inflated = shared::delivery::compiled::decode(&bytes).map(|s| format!("{:?}", s.demand.bidders)).expect("decode");
+        let inflated = web::delivery::compiled::decode(&bytes).map(|s| format!("{:?}", s.demand.bidders)).expect("decode");
         assert!(inflated.contains("auth: true") && !inflated.contains("alpha-token"), "{inflated}");
         // The loser hears at once why it lost (102: lost to a higher bid); the winner's nurl fires.
         let lurl = bidder.wait_notices("lurl", 1).await;
@@ -236,7 +236,7 @@ both_stores! {
 }
 
 fn report_range(app: &TestApp) -> String {
-    let now = shared::clock::Clock::now(app.clock.as_ref());
+    let now = web::clock::Clock::now(app.clock.as_ref());
     let d = |days: i64| (now + chrono::Duration::days(days)).format("%Y-%m-%d").to_string();
     format!("from={}&to={}", d(-1), d(1))
 }

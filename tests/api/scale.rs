@@ -5,7 +5,7 @@
 
 use api_tests::serde_json::json;
 use api_tests::{both_stores, both_stores_with, TestApp};
-use shared::settings::Settings;
+use web::settings::Settings;
 
 use super::serving::{ad, enabled_campaign, goal, served};
 
@@ -67,7 +67,7 @@ both_stores_with! { super::two_ads();
         let picked = served(&app, "format=preroll").await;
         assert!(picked.len() == 1 && (picked[0] == first || picked[0] == second), "{picked:?}");
         assert!(served(&app, "format=midroll").await.is_empty(), "the version past the bound was compiled");
-        let (version, pointer) = shared::repo::delivery::version_and_compiled(app.store.as_ref(), &app.a.id).await.expect("read");
+        let (version, pointer) = web::repo::delivery::version_and_compiled(app.store.as_ref(), &app.a.id).await.expect("read");
         assert!(version > last_good && pointer.is_some_and(|(p, _)| p.version == last_good), "the pointer stays on the last good version");
         // The inspector and the campaign's notifications say why, naming the bound.
         let r = app.get("/v3/inspect?format=preroll&seed=1").await;
@@ -101,9 +101,9 @@ both_stores_with! { super::two_ads();
 
 /// The delivery version and the compiled pointer's version, once the compile worker has
 /// caught up with the version (the writes queue it; the in-process or emulator worker runs it).
-async fn compiled(app: &TestApp) -> (u64, shared::repo::delivery::Compiled) {
+async fn compiled(app: &TestApp) -> (u64, web::repo::delivery::Compiled) {
     api_tests::eventually("the compile of the delivery version", std::time::Duration::from_secs(120), || async {
-        let (version, pointer) = shared::repo::delivery::version_and_compiled(app.store.as_ref(), &app.a.id).await.expect("read");
+        let (version, pointer) = web::repo::delivery::version_and_compiled(app.store.as_ref(), &app.a.id).await.expect("read");
         pointer.filter(|(c, _)| c.version == version).map(|(c, _)| (version, c))
     })
     .await
@@ -111,9 +111,9 @@ async fn compiled(app: &TestApp) -> (u64, shared::repo::delivery::Compiled) {
 
 /// A serving process that has not seen the account yet: what it reads, and whether it
 /// compiled the records itself.
-async fn fresh_process(app: &TestApp) -> (std::sync::Arc<shared::delivery::snapshot::Snapshot>, u64, u64) {
-    let cache = std::sync::Arc::new(shared::caches::snapshots::DeliveryCache::default());
-    let now = shared::clock::Clock::now(app.clock.as_ref());
+async fn fresh_process(app: &TestApp) -> (std::sync::Arc<web::delivery::snapshot::Snapshot>, u64, u64) {
+    let cache = std::sync::Arc::new(web::caches::snapshots::DeliveryCache::default());
+    let now = web::clock::Clock::now(app.clock.as_ref());
     let (snapshot, _) = cache.current(&app.state.store, &app.state.blobs, &app.a.id, &app.state.settings, now).await.expect("snapshot");
     (snapshot, cache.builds(), cache.loads())
 }
@@ -124,15 +124,15 @@ both_stores! {
         let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
         let first = ad(&app, &g, "preroll", json!({})).await;
         let (version, pointer) = compiled(&app).await;
-        assert_eq!((pointer.goals, pointer.ads, pointer.format), (1, 1, shared::delivery::compiled::FORMAT));
+        assert_eq!((pointer.goals, pointer.ads, pointer.format), (1, 1, web::delivery::compiled::FORMAT));
         // A new process reads it (one GET), compiles nothing, and has the ad.
         let (snapshot, builds, loads) = fresh_process(&app).await;
         assert_eq!((builds, loads), (0, 1));
         assert_eq!(snapshot.version, version);
         assert!(snapshot.ad_index.contains_key(&first));
         // Redelivered (or a burst already compiled): nothing is compiled again.
-        let again = shared::usecases::compile::run(&app.state, &app.a.id.as_str().into()).await.expect("compile");
-        assert_eq!(again, shared::usecases::compile::Outcome::Current);
+        let again = web::usecases::compile::run(&app.state, &app.a.id.as_str().into()).await.expect("compile");
+        assert_eq!(again, web::usecases::compile::Outcome::Current);
 
         // The next change: compiled again, the old version's object deleted, and ads
         // served from the new one.
@@ -172,8 +172,8 @@ both_stores! {
         ad(&app, &g, "preroll", json!({})).await;
         let (version, _) = compiled(&app).await;
         // Another change, compiled here from its stream record instead of the queue.
-        let version_key = shared::keys::delivery_version(&app.a.id);
-        app.store.add(&version_key, &[("v".into(), 1)], shared::store::Cond::None).await.expect("bump");
+        let version_key = web::keys::delivery_version(&app.a.id);
+        app.store.add(&version_key, &[("v".into(), 1)], web::store::Cond::None).await.expect("bump");
         let record = |sk: &str, seq: &str| json!({
             "eventID": seq, "eventName": "MODIFY", "eventSource": "aws:dynamodb", "awsRegion": "eu-west-1",
             "dynamodb": {"Keys": {"pk": {"S": version_key.pk}, "sk": {"S": sk}}, "SequenceNumber": seq, "SizeBytes": 60,
@@ -181,7 +181,7 @@ both_stores! {
         });
         let event: aws_lambda_events::dynamodb::Event =
             api_tests::serde_json::from_value(json!({"Records": [record("PACE#x", "1"), record("VERSION", "2"), record("VERSION", "3")]})).unwrap();
-        let res = shared::workers::compile::handle_stream(&app.state, &event).await;
+        let res = web::workers::compile::handle_stream(&app.state, &event).await;
         assert!(res.batch_item_failures.is_empty());
         let (now, pointer) = compiled(&app).await;
         assert_eq!((now, pointer.version), (version + 1, version + 1));
@@ -224,17 +224,17 @@ both_stores_with! { super::swapping();
 
 both_stores_with! { super::swapping();
     async fn a_large_accounts_refresh_runs_behind_the_request(app: TestApp) {
-        use shared::store::Store;
+        use web::store::Store;
         use std::sync::Arc;
         let c = enabled_campaign(&app).await;
         let g = goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
         let first = ad(&app, &g, "preroll", json!({})).await;
-        let now = shared::clock::Clock::now(app.clock.as_ref());
+        let now = web::clock::Clock::now(app.clock.as_ref());
         let s = app.state.settings.clone();
         let (good, blobs) = (app.state.store.clone(), app.state.blobs.clone());
-        let delivery = shared::keys::delivery_version(&app.a.id).pk;
+        let delivery = web::keys::delivery_version(&app.a.id).pk;
         let down: Arc<dyn Store> = Arc::new(api_tests::Unavailable::partition(good.clone(), delivery));
-        let cache = Arc::new(shared::caches::snapshots::DeliveryCache::default());
+        let cache = Arc::new(web::caches::snapshots::DeliveryCache::default());
         // A process's first snapshot of the account is read on the request.
         let (held, _) = cache.current(&good, &blobs, &app.a.id, &s, now).await.expect("first read");
         assert!(held.ad_index.contains_key(&first));

@@ -7,7 +7,7 @@ use api_tests::serde_json::{json, Value};
 use api_tests::{both_stores, spawn_file_server, TestApp};
 
 fn ts(app: &TestApp, days: i64) -> String {
-    let now = shared::clock::Clock::now(app.clock.as_ref());
+    let now = web::clock::Clock::now(app.clock.as_ref());
     (now + chrono::Duration::days(days)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 

@@ -109,7 +109,7 @@ both_stores! {
         // The delivery report has the split too.
         let probe = app.get("/v3/reports/delivery?from=2026-01-01&to=2026-01-01").await.json();
         let zone: api_tests::chrono_tz::Tz = probe["timeZone"].as_str().unwrap_or("UTC").parse().unwrap_or(api_tests::chrono_tz::UTC);
-        let day = shared::clock::Clock::now(app.clock.as_ref()).with_timezone(&zone).format("%Y-%m-%d").to_string();
+        let day = web::clock::Clock::now(app.clock.as_ref()).with_timezone(&zone).format("%Y-%m-%d").to_string();
         let report = app.get(&format!("/v3/reports/delivery?from={day}&to={day}&groupBy=campaign")).await;
         report.expect(200);
         let row = &report.json()["rows"][0];

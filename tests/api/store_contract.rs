@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use api_tests::store_contract;
-use shared::store::*;
+use web::store::*;
 
 fn uniq() -> String {
     uuid::Uuid::new_v4().simple().to_string()
@@ -299,7 +299,7 @@ store_contract! {
 
 #[tokio::test]
 async fn embedded_store_keeps_data_across_restarts() {
-    use shared::store::embedded::EmbeddedStore;
+    use web::store::embedded::EmbeddedStore;
     let dir = std::env::temp_dir().join(format!("store-{}", uniq()));
     let path = dir.join("store.redb");
     {
@@ -370,11 +370,11 @@ store_contract! {
         // (the embedded store keeps the providers' records in shard files and the frequency
         // record in the main file): read whole, a page at a time both ways, by key and by batch.
         let account = uniq();
-        let pk = shared::keys::viewer_partition(&account, "pid-1");
+        let pk = web::keys::viewer_partition(&account, "pid-1");
         let at = |sk: &str, v: u64| Item { version: v, ..item(&pk, sk, sk) };
         s.put_newer(vec![at("p1", 1), at("p3", 1), at("p5", 1)]).await.unwrap();
         s.batch_write(vec![at("p2", 1)], Vec::new()).await.unwrap();
-        let freq = shared::keys::freq(&account, "pid-1");
+        let freq = web::keys::freq(&account, "pid-1");
         s.transact(vec![TxOp::Put(item(&freq.pk, &freq.sk, "f"), Cond::NotExists)]).await.unwrap();
         s.put(at("p4", 1), Cond::NotExists).await.unwrap();
         let all: Vec<String> = s.query(Query::partition(&pk)).await.unwrap().items.into_iter().map(|i| i.sk).collect();
@@ -416,15 +416,15 @@ store_contract! {
 /// the main file) is moved there when the store opens, and a transaction may not write one.
 #[tokio::test]
 async fn embedded_store_moves_viewer_records_to_their_shards() {
-    use shared::store::embedded::EmbeddedStore;
+    use web::store::embedded::EmbeddedStore;
     let dir = std::env::temp_dir().join(format!("store-{}", uniq()));
     let path = dir.join("store.redb");
-    let pk = shared::keys::viewer_partition("acct", "pid-9");
+    let pk = web::keys::viewer_partition("acct", "pid-9");
     {
         let s = EmbeddedStore::open(&path).unwrap();
         s.put_newer(vec![Item { version: 2, ..item(&pk, "prov", "segments") }]).await.unwrap();
         let refused = s.transact(vec![TxOp::Put(item(&pk, "prov", "x"), Cond::None)]).await;
-        assert!(matches!(refused, Err(shared::store::StoreError::Invalid(_))), "{refused:?}");
+        assert!(matches!(refused, Err(web::store::StoreError::Invalid(_))), "{refused:?}");
     }
     let s = EmbeddedStore::open(&path).unwrap();
     assert_eq!(s.get(&Key::new(&pk, "prov")).await.unwrap().unwrap().body, "segments", "kept across a restart");
@@ -437,7 +437,7 @@ async fn embedded_store_moves_viewer_records_to_their_shards() {
         }
     }
     let old = dir.join("old.redb");
-    shared::store::embedded::write_unsharded_for_test(&old, &Item { version: 3, ..item(&pk, "prov", "moved") }).unwrap();
+    web::store::embedded::write_unsharded_for_test(&old, &Item { version: 3, ..item(&pk, "prov", "moved") }).unwrap();
     let s = EmbeddedStore::open(&old).unwrap();
     assert_eq!(s.query(Query::partition(&pk)).await.unwrap().items.len(), 1, "read once, from its shard");
     assert_eq!(s.get(&Key::new(&pk, "prov")).await.unwrap().unwrap().body, "moved");
@@ -451,7 +451,7 @@ async fn embedded_store_moves_viewer_records_to_their_shards() {
 /// eu-west-1, as the README's LocalStack section runs it): S3 wants the region named.
 #[tokio::test]
 async fn a_bucket_is_created_in_any_region_on_the_emulator() {
-    use shared::blobs::{s3::S3Blobs, Blobs};
+    use web::blobs::{s3::S3Blobs, Blobs};
     assert!(std::env::var("AWS_ENDPOINT_URL").is_ok(), "AWS_ENDPOINT_URL names the emulator (scripts/test.sh sets it)");
     for region in ["eu-west-1", "us-east-1"] {
         let conf = aws_config::defaults(aws_config::BehaviorVersion::latest()).region(aws_config::Region::new(region)).load().await;

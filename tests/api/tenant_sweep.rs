@@ -1,5 +1,5 @@
 //! Tenant isolation, swept from the route table: every path pattern of
-//! every group (`shared::api::groups::ALL`, the same table the Lambdas and the local server
+//! every group (`web::api::groups::ALL`, the same table the Lambdas and the local server
 //! are built from), filled with the ids of account A's records, tried with every method by
 //! account B. B never gets a success on A's record, never a 5xx, never sees A's data (every
 //! name of A's records carries a marker), and A's view of every record is unchanged after.
@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use api_tests::serde_json::json;
 use api_tests::{both_stores, TestApp};
 use axum::http::Method;
-use shared::api::roles::required;
-use shared::model::access::Role;
+use web::api::roles::required;
+use web::model::access::Role;
 
 const MARK: &str = "SecretOfA";
 const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -105,7 +105,7 @@ both_stores! {
             role_keys.push((role, r.json()["key"].as_str().unwrap().to_string()));
         }
         let mut patterns: Vec<&'static str> = Vec::new();
-        for (_, group) in shared::api::groups::ALL {
+        for (_, group) in web::api::groups::ALL {
             // The console's pages are a person's, signed in with a session (tests/api/console.rs);
             // the access group serves its administration pages.
             patterns.extend(group().paths.into_iter().filter(|p| !p.starts_with("/console")));

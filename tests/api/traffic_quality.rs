@@ -186,8 +186,8 @@ both_stores! {
 }
 
 /// The app with one trusted proxy range (a load balancer in front of the server).
-fn behind_a_proxy() -> shared::settings::Settings {
-    shared::settings::Settings { trusted_proxies: vec![shared::cidr::Cidr::parse("10.9.0.0/16").unwrap()], ..TestApp::settings() }
+fn behind_a_proxy() -> web::settings::Settings {
+    web::settings::Settings { trusted_proxies: vec![web::cidr::Cidr::parse("10.9.0.0/16").unwrap()], ..TestApp::settings() }
 }
 
 both_stores_with! { super::behind_a_proxy();

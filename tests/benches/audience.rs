@@ -22,13 +22,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use shared::blobs::{Blobs, LocalBlobs};
-use shared::model::account::{AudienceProvider, Segment, Segmentation};
-use shared::model::audience::{self as m, Catalog, Row, Tally};
-use shared::queue::{InProcessQueue, QueueName};
-use shared::state::{AppState, Settings};
-use shared::store::embedded::EmbeddedStore;
-use shared::store::Store;
+use web::blobs::{Blobs, LocalBlobs};
+use web::model::account::{AudienceProvider, Segment, Segmentation};
+use web::model::audience::{self as m, Catalog, Row, Tally};
+use web::queue::{InProcessQueue, QueueName};
+use web::state::{AppState, Settings};
+use web::store::embedded::EmbeddedStore;
+use web::store::Store;
 
 const SEGMENTATIONS: usize = 8;
 const SEGMENTS: usize = 12;
@@ -169,15 +169,12 @@ async fn child(rows: u64, dir: PathBuf) {
     let blobs = Arc::new(LocalBlobs::new(dir.join("blobs")));
     let (q, mut rx) = InProcessQueue::new();
     let st = AppState::new(store.clone(), blobs.clone(), Arc::new(q)).with_settings(Settings::default());
-    let seed = shared::seed::SeedFile::parse(shared::seed::DEMO_SEED).expect("seed");
-    shared::seed::apply(store.as_ref(), &seed).await.expect("seeding");
+    let seed = web::seed::SeedFile::parse(web::seed::DEMO_SEED).expect("seed");
+    web::seed::apply(store.as_ref(), &seed).await.expect("seeding");
     let account = seed.accounts[0].id.clone();
     let p = provider("bench-dmp");
     store
-        .put(
-            shared::repo::item(shared::keys::record(&account, shared::keys::PROVIDER, &p.id), &p, 1).expect("item"),
-            shared::store::Cond::None,
-        )
+        .put(web::repo::item(web::keys::record(&account, web::keys::PROVIDER, &p.id), &p, 1).expect("item"), web::store::Cond::None)
         .await
         .expect("provider");
     let key = format!("audience/{account}/{}/export.csv", p.id);
@@ -186,7 +183,7 @@ async fn child(rows: u64, dir: PathBuf) {
 
     let (_, mut audience_rx) = rx.queues.drain(..).find(|(q, _)| *q == QueueName::Audience).expect("audience queue");
     let t0 = Instant::now();
-    shared::workers::dispatch(&st, QueueName::Audience, &shared::blobs::object_created_event(&st.settings.bucket_name, &key, size))
+    web::workers::dispatch(&st, QueueName::Audience, &web::blobs::object_created_event(&st.settings.bucket_name, &key, size))
         .await
         .expect("plan");
     let plan_s = t0.elapsed().as_secs_f64();
@@ -196,7 +193,7 @@ async fn child(rows: u64, dir: PathBuf) {
     let workers: usize = std::env::var("AUDIENCE_BENCH_WORKERS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| shared::workers::durable_runner::concurrency(QueueName::Audience));
+        .unwrap_or_else(|| web::workers::durable_runner::concurrency(QueueName::Audience));
     let mut jobs = Vec::new();
     while let Ok(msg) = audience_rx.try_recv() {
         jobs.push(msg);
@@ -209,7 +206,7 @@ async fn child(rows: u64, dir: PathBuf) {
             async move {
                 tokio::spawn(async move {
                     let t = Instant::now();
-                    shared::workers::dispatch(&st, QueueName::Audience, &msg).await.expect("chunk");
+                    web::workers::dispatch(&st, QueueName::Audience, &msg).await.expect("chunk");
                     t.elapsed().as_secs_f64()
                 })
                 .await
@@ -222,8 +219,8 @@ async fn child(rows: u64, dir: PathBuf) {
     let longest = times.iter().copied().fold(0f64, f64::max);
     assert!(audience_rx.try_recv().is_err(), "chunk jobs send no further jobs");
     let total = t0.elapsed().as_secs_f64();
-    let batches: Vec<shared::repo::Versioned<m::Batch>> =
-        shared::repo::query_all(store.as_ref(), shared::store::Query::partition(shared::keys::partition(&account, shared::keys::BATCH)))
+    let batches: Vec<web::repo::Versioned<m::Batch>> =
+        web::repo::query_all(store.as_ref(), web::store::Query::partition(web::keys::partition(&account, web::keys::BATCH)))
             .await
             .expect("batches");
     let b = &batches[0].value;

@@ -12,8 +12,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::time::Instant;
 
-use shared::delivery::snapshot::compile_unindexed;
-use shared::delivery::synthetic::{self, Spec};
+use web::delivery::snapshot::compile_unindexed;
+use web::delivery::synthetic::{self, Spec};
 
 fn sizes() -> Vec<usize> {
     std::env::var("SIZES")

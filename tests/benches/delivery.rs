@@ -1,18 +1,18 @@
 //! The delivery engine benchmark: an account of 1,000 active goals and 5,000
-//! ads with mixed targeting (`shared::delivery::synthetic`). Prints the snapshot's build
+//! ads with mixed targeting (`web::delivery::synthetic`). Prints the snapshot's build
 //! time (compile alone, and read from the embedded store + compile) and size, then
 //! decisions on one core: decisions/s over 200,000 varied requests, and p50/p99/max of
 //! single decisions. Run: `cargo bench -p api-tests --bench delivery`.
 
 use std::time::Instant;
 
-use shared::delivery::decide::decide;
-use shared::delivery::pacing::Pace;
-use shared::delivery::request::ViewerState;
-use shared::delivery::snapshot::compile;
-use shared::delivery::synthetic::{self, Spec};
-use shared::store::embedded::EmbeddedStore;
-use shared::store::Store;
+use web::delivery::decide::decide;
+use web::delivery::pacing::Pace;
+use web::delivery::request::ViewerState;
+use web::delivery::snapshot::compile;
+use web::delivery::synthetic::{self, Spec};
+use web::store::embedded::EmbeddedStore;
+use web::store::Store;
 
 /// The account's size: `GOALS` and `ADS` in the environment (default 1,000 and 5,000).
 fn size(var: &str, default: usize) -> usize {
@@ -44,24 +44,23 @@ async fn main() {
     let s = snapshot.expect("compiled");
     compile_ms.sort_by(|a, b| a.total_cmp(b));
     let stored_bytes: usize =
-        shared::repo::snapshot_load::items("bench", &synthetic::generate(spec, now)).expect("items").iter().map(|i| i.size()).sum();
+        web::repo::snapshot_load::items("bench", &synthetic::generate(spec, now)).expect("items").iter().map(|i| i.size()).sum();
 
     // Snapshot: read from the store and compile (what a server does when the version moves).
     let store = EmbeddedStore::in_memory().expect("store");
-    let mut items = shared::repo::snapshot_load::items("bench", &synthetic::generate(spec, now)).expect("items");
-    items.push(shared::repo::item(shared::keys::account("bench"), &synthetic::account("bench"), 1).expect("account"));
+    let mut items = web::repo::snapshot_load::items("bench", &synthetic::generate(spec, now)).expect("items");
+    items.push(web::repo::item(web::keys::account("bench"), &synthetic::account("bench"), 1).expect("account"));
     // Serving reads the account's copy in the delivery partition.
-    items.push(shared::repo::item(shared::keys::delivery_account("bench"), &synthetic::account("bench"), 1).expect("account"));
+    items.push(web::repo::item(web::keys::delivery_account("bench"), &synthetic::account("bench"), 1).expect("account"));
     for chunk in items.chunks(25) {
         store.batch_write(chunk.to_vec(), Vec::new()).await.expect("seed");
     }
-    let bound =
-        shared::repo::snapshot_load::Bound { goals: shared::delivery::synthetic::MAX_GOALS, ads: shared::delivery::synthetic::MAX_ADS };
+    let bound = web::repo::snapshot_load::Bound { goals: web::delivery::synthetic::MAX_GOALS, ads: web::delivery::synthetic::MAX_ADS };
     let mut build_ms = Vec::new();
     let mut load_ms = Vec::new();
     for _ in 0..rounds.min(5) {
         let t = Instant::now();
-        let input = shared::repo::snapshot_load::load(&store, "bench", 1, "https://m", bound, chrono::Utc::now()).await.expect("load");
+        let input = web::repo::snapshot_load::load(&store, "bench", 1, "https://m", bound, chrono::Utc::now()).await.expect("load");
         load_ms.push(t.elapsed().as_secs_f64() * 1000.0);
         let built = compile(input, now);
         build_ms.push(t.elapsed().as_secs_f64() * 1000.0);

@@ -12,11 +12,11 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use chrono::{Duration, Utc};
-use shared::delivery::snapshot::{compile, AdFormat};
-use shared::delivery::synthetic::{self, Spec};
-use shared::forecast::traffic::{Sample, Traffic};
-use shared::forecast::{proposal, report, request, simulate};
-use shared::model::enums::{FormatType, GoalVariant};
+use web::delivery::snapshot::{compile, AdFormat};
+use web::delivery::synthetic::{self, Spec};
+use web::forecast::traffic::{Sample, Traffic};
+use web::forecast::{proposal, report, request, simulate};
+use web::model::enums::{FormatType, GoalVariant};
 
 const GOALS: usize = 1_000;
 const ADS: usize = 5_000;
@@ -42,7 +42,7 @@ fn pacing(days: i64) {
     let traffic = traffic();
     let s = compile(input, now);
     let t = Instant::now();
-    let runs = shared::usecases::pacing::replay_levels(&s, &[], &traffic, now, now + Duration::days(days), 42);
+    let runs = web::usecases::pacing::replay_levels(&s, &[], &traffic, now, now + Duration::days(days), 42);
     let expected: f64 = runs[0].iter().map(|x| x.total()).sum();
     println!(
         "RESULT pacing-{days}d: the replay of {GOALS} goals over {days} days, three times at once (model, -{:.0} %, +{:.0} %), at most {} samples an hour: {:.2} s, peak RSS {:.0} MB, {:.0} units to all goals",
@@ -57,20 +57,20 @@ fn pacing(days: i64) {
 
 /// A 30-day report by day, grouped by campaign and format, over 2,000 cells a day.
 fn report_bench() {
-    use shared::store::Store;
+    use web::store::Store;
     const CELLS: usize = 2_000;
-    let store = shared::store::embedded::EmbeddedStore::in_memory().expect("store");
+    let store = web::store::embedded::EmbeddedStore::in_memory().expect("store");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let first = chrono::NaiveDate::from_ymd_opt(2026, 11, 1).expect("date");
     let t = Instant::now();
     rt.block_on(async {
         for d in 0..30 {
             let day = first + Duration::days(d);
-            let ops: Vec<shared::store::TxOp> = (0..CELLS)
+            let ops: Vec<web::store::TxOp> = (0..CELLS)
                 .map(|i| {
                     let sk = format!("{:02}#c{}#g{}#a{}#preroll#cat-{}#-#-", i % 24, i % 20, i % 200, i % 1000, i % 37);
-                    let key = shared::store::Key::new(shared::repo::reports::day_partition("bench", day), sk);
-                    shared::store::TxOp::Add(key, vec![("impression".into(), 10), ("complete".into(), 7)], shared::store::Cond::None)
+                    let key = web::store::Key::new(web::repo::reports::day_partition("bench", day), sk);
+                    web::store::TxOp::Add(key, vec![("impression".into(), 10), ("complete".into(), 7)], web::store::Cond::None)
                 })
                 .collect();
             for chunk in ops.chunks(100) {
@@ -79,11 +79,11 @@ fn report_bench() {
         }
     });
     let written = t.elapsed().as_secs_f64();
-    let spec = shared::usecases::reports::Spec {
+    let spec = web::usecases::reports::Spec {
         from: first,
         to: first + Duration::days(29),
-        granularity: shared::model::enums::Granularity::Day,
-        group_by: vec![shared::model::enums::ReportDimension::Campaign, shared::model::enums::ReportDimension::Format],
+        granularity: web::model::enums::Granularity::Day,
+        group_by: vec![web::model::enums::ReportDimension::Campaign, web::model::enums::ReportDimension::Format],
         campaign: None,
         goal: None,
         ad: None,
@@ -95,11 +95,11 @@ fn report_bench() {
         let cells: Vec<_> = rt.block_on(async {
             let mut all = Vec::new();
             for d in 0..30 {
-                all.extend(shared::repo::reports::day(&store, "bench", first + Duration::days(d)).await.expect("read"));
+                all.extend(web::repo::reports::day(&store, "bench", first + Duration::days(d)).await.expect("read"));
             }
             all
         });
-        rows = shared::usecases::reports::group(&spec, &cells).expect("grouped").len();
+        rows = web::usecases::reports::group(&spec, &cells).expect("grouped").len();
         times.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     times.sort_by(f64::total_cmp);
@@ -159,7 +159,7 @@ fn child(kind: &str) {
                 "variant": "NORMAL", "priority": 6, "deliveryGoal": {"type": "IMPRESSION", "value": 20_000_000},
                 "targeting": {"targetingRules": {"categoryRules": [{"categoryId": "cat-1", "ruleType": "AT_LEAST_ONE_OF"}]}},
                 "ads": [{"name": "a", "format": "preroll_standard", "deviceContainers": []}]}]}});
-            let known = shared::model::rules::Known { categories: ["cat-1".to_string()].into_iter().collect(), ..Default::default() };
+            let known = web::model::rules::Known { categories: ["cat-1".to_string()].into_iter().collect(), ..Default::default() };
             let refs = request::Refs { known: &known, templates: &[], device_containers: &[] };
             let mut f = request::campaign(&body, &refs, now).expect("valid");
             // Validation allows ends up to 100 days from today; the bench flies the full 100.

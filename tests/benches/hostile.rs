@@ -18,12 +18,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use api_tests::{Backend, TestApp};
-use shared::blobs::{Blobs, LocalBlobs};
-use shared::model::audience as m;
-use shared::queue::{InProcessQueue, QueueName};
-use shared::state::{AppState, Settings};
-use shared::store::embedded::EmbeddedStore;
-use shared::store::Store;
+use web::blobs::{Blobs, LocalBlobs};
+use web::model::audience as m;
+use web::queue::{InProcessQueue, QueueName};
+use web::state::{AppState, Settings};
+use web::store::embedded::EmbeddedStore;
+use web::store::Store;
 
 use api_tests::peak_rss_mb;
 
@@ -97,8 +97,8 @@ async fn child(case: &str, dir: PathBuf) {
     let blobs = Arc::new(LocalBlobs::new(dir.join("blobs")));
     let (q, mut rx) = InProcessQueue::new();
     let st = AppState::new(store.clone(), blobs.clone(), Arc::new(q)).with_settings(Settings::default());
-    let seed = shared::seed::SeedFile::parse(shared::seed::DEMO_SEED).expect("seed");
-    shared::seed::apply(store.as_ref(), &seed).await.expect("seeding");
+    let seed = web::seed::SeedFile::parse(web::seed::DEMO_SEED).expect("seed");
+    web::seed::apply(store.as_ref(), &seed).await.expect("seeding");
     let account = seed.accounts[0].id.clone();
     let provider = seed.accounts[0].audience_providers.first().map(|p| p.id.clone()).expect("a provider");
     let key = format!("audience/{account}/{provider}/{case}");
@@ -130,15 +130,15 @@ async fn child(case: &str, dir: PathBuf) {
     let (_, mut audience_rx) = rx.queues.drain(..).find(|(q, _)| *q == QueueName::Audience).expect("audience queue");
     let rss_before = peak_rss_mb();
     let t0 = Instant::now();
-    shared::workers::dispatch(&st, QueueName::Audience, &shared::blobs::object_created_event(&st.settings.bucket_name, &key, size as u64))
+    web::workers::dispatch(&st, QueueName::Audience, &web::blobs::object_created_event(&st.settings.bucket_name, &key, size as u64))
         .await
         .expect("plan");
     while let Ok(msg) = audience_rx.try_recv() {
-        shared::workers::dispatch(&st, QueueName::Audience, &msg).await.expect("chunk");
+        web::workers::dispatch(&st, QueueName::Audience, &msg).await.expect("chunk");
     }
     let total = t0.elapsed().as_secs_f64();
-    let batches: Vec<shared::repo::Versioned<m::Batch>> =
-        shared::repo::query_all(store.as_ref(), shared::store::Query::partition(shared::keys::partition(&account, shared::keys::BATCH)))
+    let batches: Vec<web::repo::Versioned<m::Batch>> =
+        web::repo::query_all(store.as_ref(), web::store::Query::partition(web::keys::partition(&account, web::keys::BATCH)))
             .await
             .expect("batches");
     let b = &batches[0].value;

@@ -13,9 +13,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use shared::blobs::{Blobs, LocalBlobs};
-use shared::media::engine::{MediaEngine, Order, Started};
-use shared::media::local::Ffmpeg;
+use web::blobs::{Blobs, LocalBlobs};
+use web::media::engine::{MediaEngine, Order, Started};
+use web::media::local::Ffmpeg;
 
 fn make(path: &std::path::Path, seconds: u32, codec: &[&str]) {
     let video = format!("testsrc2=size=1920x1080:rate=25:duration={seconds}");

@@ -61,10 +61,10 @@ async fn main() {
     let (mut hash, mut verify) = (Vec::new(), Vec::new());
     for i in 0..20 {
         let s = Instant::now();
-        let h = shared::passwords::hash(format!("a password of twenty {i}")).await.expect("hash");
+        let h = web::passwords::hash(format!("a password of twenty {i}")).await.expect("hash");
         hash.push(ms(s.elapsed()));
         let s = Instant::now();
-        assert!(shared::passwords::verify(format!("a password of twenty {i}"), Some(h)).await);
+        assert!(web::passwords::verify(format!("a password of twenty {i}"), Some(h)).await);
         verify.push(ms(s.elapsed()));
     }
     println!("| Argon2id (19 MiB, t=2, p=1) | median ms | max ms |\n|---|---|---|");

@@ -8,15 +8,15 @@
 //! signed-in person opens them. Run: ./scripts/bench.sh (starts moto) or `cargo bench -p api-tests
 //! --bench queries` (embedded only).
 
-use shared::model::enums::{CreativeType, GoalType, GoalVariant, InsertionPoint, PricingModel};
 use std::time::{Duration, Instant};
+use web::model::enums::{CreativeType, GoalType, GoalVariant, InsertionPoint, PricingModel};
 
 use api_tests::chrono::{Duration as Days, Utc};
 use api_tests::{Backend, TestApp};
-use shared::model::ad::{Ad, Creative};
-use shared::model::campaign::{Campaign, GoalFlight};
-use shared::model::goal::Goal;
-use shared::store::Item;
+use web::model::ad::{Ad, Creative};
+use web::model::campaign::{Campaign, GoalFlight};
+use web::model::goal::Goal;
+use web::store::Item;
 
 const GOALS_PER_CAMPAIGN: usize = 5;
 const ADS_PER_GOAL: usize = 5;
@@ -40,7 +40,7 @@ async fn seed_report_cells(app: &TestApp, s: &Seeded) -> api_tests::chrono::Naiv
                 let n = (100 + (i as i64 * 13 + d) % 50) * 10;
                 let counters =
                     [("impression", n), ("start", n - 5), ("complete", n / 2), ("clickThrough", n / 100), ("serverInitiated", n / 10)];
-                let mut item = Item { pk: shared::repo::reports::day_partition(a, day), sk, version: 1, ..Item::default() };
+                let mut item = Item { pk: web::repo::reports::day_partition(a, day), sk, version: 1, ..Item::default() };
                 item.counters = counters.iter().map(|(k, v)| (k.to_string(), *v)).collect();
                 items.push(item);
             }
@@ -117,9 +117,9 @@ async fn seed(app: &TestApp) -> Seeded {
                     served.push((cid.clone(), gid.clone(), id.clone()));
                 }
                 summaries.push(ad.summary());
-                let mut item = shared::repo::item(shared::keys::record(a, shared::keys::AD, &id), &ad, 1).unwrap();
+                let mut item = web::repo::item(web::keys::record(a, web::keys::AD, &id), &ad, 1).unwrap();
                 item.gsi2 = Some((
-                    shared::keys::ads_by_created(a),
+                    web::keys::ads_by_created(a),
                     format!("{}#{id}", created.to_rfc3339_opts(api_tests::chrono::SecondsFormat::Micros, true)),
                 ));
                 items.push(item);
@@ -150,15 +150,15 @@ async fn seed(app: &TestApp) -> Seeded {
                 modified: now,
             };
             flights.push(GoalFlight { id: gid.clone(), start, end: Some(end), deleted: false });
-            items.push(shared::repo::item(shared::keys::record(a, shared::keys::GOAL, &gid), &goal, 1).unwrap());
+            items.push(web::repo::item(web::keys::record(a, web::keys::GOAL, &gid), &goal, 1).unwrap());
             if c == campaign_count / 2 && g == 0 {
                 sample_goal = gid.clone();
                 sample_campaign = cid.clone();
             }
             goals.push(goal);
         }
-        let input = shared::model::campaign::parse_bean(
-            &shared::xml::parse(
+        let input = web::model::campaign::parse_bean(
+            &web::xml::parse(
                 format!(
                     "<campaignBean><name>Campaign {:04}</name><advertiserId>{adv}</advertiserId><enabled>{}</enabled></campaignBean>",
                     (c * 7919) % campaign_count,
@@ -174,14 +174,14 @@ async fn seed(app: &TestApp) -> Seeded {
         for f in flights {
             camp.set_goal(f);
         }
-        items.push(shared::repo::item(shared::keys::record(a, shared::keys::CAMPAIGN, &cid), &camp, 1).unwrap());
+        items.push(web::repo::item(web::keys::record(a, web::keys::CAMPAIGN, &cid), &camp, 1).unwrap());
         if items.len() >= 2_000 {
             app.store.batch_put(std::mem::take(&mut items)).await.unwrap();
         }
     }
     app.store.batch_put(items).await.unwrap();
     // Written as records, not through the API: their name index keys and counts now.
-    shared::repo::reindex::rebuild(app.store.as_ref(), a).await.unwrap();
+    web::repo::reindex::rebuild(app.store.as_ref(), a).await.unwrap();
     println!(
         "  seeded {} campaigns, {} goals, {} ads into the {} store in {:.1} s",
         campaign_count,

@@ -29,15 +29,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use api_tests::{Backend, TestApp};
-use shared::caches::snapshots::DeliveryCache;
-use shared::delivery::decide::decide;
-use shared::delivery::pacing::Pace;
-use shared::delivery::request::AdRequest;
-use shared::delivery::request::ViewerState;
-use shared::delivery::synthetic::{self, Spec};
-use shared::settings::Settings;
-use shared::state::AppState;
-use shared::usecases::compile::{self, Outcome};
+use web::caches::snapshots::DeliveryCache;
+use web::delivery::decide::decide;
+use web::delivery::pacing::Pace;
+use web::delivery::request::AdRequest;
+use web::delivery::request::ViewerState;
+use web::delivery::synthetic::{self, Spec};
+use web::settings::Settings;
+use web::state::AppState;
+use web::usecases::compile::{self, Outcome};
 
 fn sizes() -> Vec<usize> {
     std::env::var("SIZES")
@@ -53,11 +53,11 @@ fn pct(sorted: &[f64], p: f64) -> f64 {
 async fn seed(st: &AppState, account: &str, goals: usize) {
     let now = chrono::Utc::now();
     let input = synthetic::generate(Spec { goals, ads: goals * 5, seed: 11 }, now);
-    let mut items = shared::repo::snapshot_load::items(account, &input).expect("items");
-    items.push(shared::repo::item(shared::keys::account(account), &synthetic::account(account), 1).expect("account"));
-    items.push(shared::repo::item(shared::keys::delivery_account(account), &synthetic::account(account), 1).expect("account"));
+    let mut items = web::repo::snapshot_load::items(account, &input).expect("items");
+    items.push(web::repo::item(web::keys::account(account), &synthetic::account(account), 1).expect("account"));
+    items.push(web::repo::item(web::keys::delivery_account(account), &synthetic::account(account), 1).expect("account"));
     // Every goal has delivered, a minute ago.
-    let minute_ago = shared::repo::delivery::wall_ms() - 60_000;
+    let minute_ago = web::repo::delivery::wall_ms() - 60_000;
     items.extend(input.goals.iter().map(|g| pace_item(account, &g.id, 1, minute_ago)));
     let store = st.store.clone();
     let mut set = tokio::task::JoinSet::new();
@@ -70,7 +70,7 @@ async fn seed(st: &AppState, account: &str, goals: usize) {
     }
     while set.join_next().await.is_some() {}
     // The index keys and counts a seeded account has (the open campaigns' index included).
-    shared::repo::reindex::rebuild(st.store.as_ref(), account).await.expect("reindex");
+    web::repo::reindex::rebuild(st.store.as_ref(), account).await.expect("reindex");
     bump(st, account).await;
 }
 
@@ -78,7 +78,7 @@ async fn seed(st: &AppState, account: &str, goals: usize) {
 async fn seed_history(st: &AppState, account: &str, n: usize) {
     let mut set = tokio::task::JoinSet::new();
     for part in synthetic::archived(n, chrono::Utc::now()) {
-        for chunk in shared::repo::snapshot_load::items(account, &part).expect("items").chunks(25).map(<[_]>::to_vec).collect::<Vec<_>>() {
+        for chunk in web::repo::snapshot_load::items(account, &part).expect("items").chunks(25).map(<[_]>::to_vec).collect::<Vec<_>>() {
             let store = st.store.clone();
             set.spawn(async move { store.batch_write(chunk, Vec::new()).await.expect("history") });
             if set.len() >= 16 {
@@ -96,17 +96,17 @@ fn history() -> usize {
     std::env::var("HISTORY").ok().and_then(|v| v.parse().ok()).unwrap_or(if on_emulator() { 0 } else { 490_000 })
 }
 
-fn pace_item(account: &str, goal: &str, version: u64, at_ms: i64) -> shared::store::Item {
+fn pace_item(account: &str, goal: &str, version: u64, at_ms: i64) -> web::store::Item {
     let pace = Pace { impressions: version, delivered: version, ..Pace::default() };
-    let mut item = shared::repo::item(shared::keys::pace(account, goal), &pace, version).expect("pace");
-    item.gsi1 = Some(shared::keys::pace_changed(account, goal, at_ms));
+    let mut item = web::repo::item(web::keys::pace(account, goal), &pace, version).expect("pace");
+    item.gsi1 = Some(web::keys::pace_changed(account, goal, at_ms));
     item
 }
 
 /// A refresh's round trips and pace records read (no change of what is served) after
 /// `delivered` goals' pace records changed.
 async fn refresh_reads(cache: &Arc<DeliveryCache>, st: &AppState, account: &str, settings: &Settings, delivered: &[String]) -> (u64, u64) {
-    let now = shared::repo::delivery::wall_ms();
+    let now = web::repo::delivery::wall_ms();
     let items: Vec<_> = delivered.iter().map(|g| pace_item(account, g, 2 + now as u64 % 1_000_000, now)).collect();
     for chunk in items.chunks(25) {
         st.store.batch_write(chunk.to_vec(), Vec::new()).await.expect("paces");
@@ -126,12 +126,12 @@ async fn settled(cache: &DeliveryCache, account: &str) {
 }
 
 async fn bump(st: &AppState, account: &str) {
-    st.store.add(&shared::keys::delivery_version(account), &[("v".into(), 1)], shared::store::Cond::None).await.expect("bump");
+    st.store.add(&web::keys::delivery_version(account), &[("v".into(), 1)], web::store::Cond::None).await.expect("bump");
 }
 
 async fn worker(st: &AppState, account: &str) -> (f64, u64) {
     let t = Instant::now();
-    let out = compile::run(st, &shared::ids::AccountId::from(account)).await.expect("compile");
+    let out = compile::run(st, &web::ids::AccountId::from(account)).await.expect("compile");
     let ms = t.elapsed().as_secs_f64() * 1000.0;
     match out {
         Outcome::Compiled(c) => (ms, c.bytes),
@@ -150,16 +150,16 @@ fn recompile() -> bool {
 /// What the worker writes for a change that left the records as they were: the compiled
 /// form held, at the new version (the emulator's record reads take minutes at 50,000 goals).
 async fn repoint(st: &AppState, account: &str) {
-    let (version, pointer) = shared::repo::delivery::version_and_compiled(st.store.as_ref(), account).await.expect("version");
+    let (version, pointer) = web::repo::delivery::version_and_compiled(st.store.as_ref(), account).await.expect("version");
     let (old, _) = pointer.expect("compiled once");
     let bytes = st.blobs.get(&old.object).await.expect("get").expect("the compiled form");
-    let mut snapshot = shared::delivery::compiled::decode(&bytes).expect("decode");
+    let mut snapshot = web::delivery::compiled::decode(&bytes).expect("decode");
     snapshot.version = version;
-    let bytes = shared::delivery::compiled::encode(&snapshot).expect("encode");
-    let object = shared::keys::compiled_object(account, version);
-    let c = shared::repo::delivery::Compiled { version, object: object.clone(), bytes: bytes.len() as u64, ..old };
+    let bytes = web::delivery::compiled::encode(&snapshot).expect("encode");
+    let object = web::keys::compiled_object(account, version);
+    let c = web::repo::delivery::Compiled { version, object: object.clone(), bytes: bytes.len() as u64, ..old };
     st.blobs.put_bytes(&object, bytes, "application/octet-stream").await.expect("put");
-    shared::repo::delivery::put_compiled(st.store.as_ref(), account, &c).await.expect("pointer");
+    web::repo::delivery::put_compiled(st.store.as_ref(), account, &c).await.expect("pointer");
 }
 
 /// What a change costs a process that serves the account.
@@ -187,7 +187,7 @@ async fn after_change(cache: &Arc<DeliveryCache>, st: &AppState, account: &str, 
     } else {
         repoint(st, account).await;
     }
-    let (version, _) = shared::repo::delivery::version_and_compiled(st.store.as_ref(), account).await.expect("version");
+    let (version, _) = web::repo::delivery::version_and_compiled(st.store.as_ref(), account).await.expect("version");
     let (trips, loads, paces) = (st.store.round_trips(), cache.loads(), cache.paces_read());
     let t = Instant::now();
     let (s, pace) = cache.current(&st.store, &st.blobs, account, settings, now).await.expect("after a change");
@@ -219,9 +219,9 @@ async fn main() {
     let st = match &app {
         Some(app) => app.state.clone(),
         None => AppState::new(
-            Arc::new(shared::store::embedded::EmbeddedStore::in_memory().expect("store")),
-            Arc::new(shared::blobs::MemoryBlobs::default()),
-            Arc::new(shared::queue::NoQueue),
+            Arc::new(web::store::embedded::EmbeddedStore::in_memory().expect("store")),
+            Arc::new(web::blobs::MemoryBlobs::default()),
+            Arc::new(web::queue::NoQueue),
         )
         .with_settings(TestApp::settings()),
     };
@@ -254,7 +254,7 @@ async fn main() {
         let calm = refresh_reads(&cache, &st, &account, &settings, &[]).await;
         let busy = refresh_reads(&cache, &st, &account, &settings, &goal_ids[..100.min(goal_ids.len())]).await;
         let trips = st.store.round_trips();
-        let whole = shared::repo::delivery::state(st.store.as_ref(), &account).await.expect("state");
+        let whole = web::repo::delivery::state(st.store.as_ref(), &account).await.expect("state");
         let whole = (st.store.round_trips() - trips, whole.paces.len());
         let (mut first, mut swapped, mut sync) = (Vec::new(), Vec::new(), Vec::new());
         let (mut waited, mut trips, mut gets, mut paces) = (0, 0, 0, 0);
@@ -274,17 +274,17 @@ async fn main() {
         // The old path: every record read and compiled by the serving process.
         let old_ms = if std::env::var("BEFORE").map_or(!on_emulator, |v| v == "1") {
             let t = Instant::now();
-            let input = shared::repo::snapshot_load::load(
+            let input = web::repo::snapshot_load::load(
                 st.store.as_ref(),
                 &account,
                 0,
                 "https://m",
-                shared::caches::bound(&settings),
+                web::caches::bound(&settings),
                 chrono::Utc::now(),
             )
             .await
             .expect("load");
-            std::hint::black_box(shared::delivery::snapshot::compile(input, now));
+            std::hint::black_box(web::delivery::snapshot::compile(input, now));
             t.elapsed().as_secs_f64() * 1000.0
         } else {
             f64::NAN

@@ -1,7 +1,7 @@
 //! The local server for the tests that need it as a process of its own (the crash test
-//! kills it): the same `shared::local_server` as `functions/local`'s binary.
+//! kills it): the same `web::local_server` as `functions/local`'s binary.
 
 #[tokio::main]
 async fn main() {
-    shared::local_server::main().await
+    web::local_server::main().await
 }

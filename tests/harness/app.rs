@@ -5,18 +5,18 @@ use std::sync::Arc;
 
 use axum::Router;
 
-use shared::assemble::Workers;
-use shared::blobs::s3::S3Blobs;
-use shared::blobs::{Blobs, MemoryBlobs};
-use shared::clock::ManualClock;
-use shared::queue::durable::DurableQueue;
-use shared::queue::sqs::SqsQueue;
-use shared::queue::Queue;
-use shared::seed::{self, SeedFile};
-use shared::state::{AppState, Settings};
-use shared::store::dynamodb::DynamoStore;
-use shared::store::embedded::EmbeddedStore;
-use shared::store::Store;
+use web::assemble::Workers;
+use web::blobs::s3::S3Blobs;
+use web::blobs::{Blobs, MemoryBlobs};
+use web::clock::ManualClock;
+use web::queue::durable::DurableQueue;
+use web::queue::sqs::SqsQueue;
+use web::queue::Queue;
+use web::seed::{self, SeedFile};
+use web::state::{AppState, Settings};
+use web::store::dynamodb::DynamoStore;
+use web::store::embedded::EmbeddedStore;
+use web::store::Store;
 
 use crate::{faults, scoped};
 
@@ -74,7 +74,7 @@ fn fresh_seed() -> (SeedFile, Vec<Account>) {
     let mut accounts = Vec::new();
     for a in &mut f.accounts {
         let id = format!("t-{}", uuid::Uuid::new_v4().simple());
-        let key = shared::ids::new_api_key();
+        let key = web::ids::new_api_key();
         let old = a.id.clone();
         a.id = id.clone();
         a.api_keys = vec![key.clone()];
@@ -114,7 +114,7 @@ impl TestApp {
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         let settings = Settings {
             ad_request_base_url: base.clone(),
-            media_base_url: format!("{base}{}", shared::settings::MEDIA_PATH),
+            media_base_url: format!("{base}{}", web::settings::MEDIA_PATH),
             ..Self::settings()
         };
         let app = Self::spawn_with(backend, settings).await;
@@ -145,7 +145,7 @@ impl TestApp {
                 // The local server's queue: durable, its messages in the same store.
                 let dq = Arc::new(DurableQueue::open(store.clone()).await.expect("local queue"));
                 let q: Arc<dyn Queue> = dq.clone();
-                (shared::assemble::notifying(Arc::new(MemoryBlobs::default()), &q, &settings.bucket_name), q, Workers::Durable(dq))
+                (web::assemble::notifying(Arc::new(MemoryBlobs::default()), &q, &settings.bucket_name), q, Workers::Durable(dq))
             }
             Backend::DynamoDb => {
                 // A bucket and queues per test: the bucket notification names one queue.
@@ -154,18 +154,18 @@ impl TestApp {
                 settings.bucket_name = name.clone();
                 b.create_bucket_if_missing().await.expect("test bucket");
                 let q = Arc::new(SqsQueue::create(&name).await.expect("test queues"));
-                let arn = q.arn(shared::queue::QueueName::Audience).await.expect("queue ARN");
-                b.notify_queue(&arn, shared::workers::audience::PREFIX).await.expect("bucket notification");
+                let arn = q.arn(web::queue::QueueName::Audience).await.expect("queue ARN");
+                b.notify_queue(&arn, web::workers::audience::PREFIX).await.expect("bucket notification");
                 (Arc::new(b), q.clone(), Workers::Sqs(q))
             }
         };
         let (file, mut accounts) = fresh_seed();
         seed::apply(store.as_ref(), &file).await.expect("seeding");
         let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
-        let resolver: Arc<dyn shared::resolve::Resolve> = Arc::new(crate::bidder::TestResolver);
+        let resolver: Arc<dyn web::resolve::Resolve> = Arc::new(crate::bidder::TestResolver);
         let bidders = Arc::new(crate::bidder::InProcessBidders::new(resolver.clone()));
         let state = AppState::new(store.clone(), blobs.clone(), queue.clone())
-            .with_media(Arc::new(shared::media::local::Ffmpeg::new(std::env::temp_dir())))
+            .with_media(Arc::new(web::media::local::Ffmpeg::new(std::env::temp_dir())))
             .with_clock(clock.clone())
             .with_settings(settings)
             .with_resolver(resolver)
@@ -180,7 +180,7 @@ impl TestApp {
                 Arc::new(faults::FaultyQueue { inner: queue, faults: f.clone() }),
             ),
         };
-        let served: Arc<dyn Store> = Arc::new(shared::store::RetryingStore::new(served));
+        let served: Arc<dyn Store> = Arc::new(web::store::RetryingStore::new(served));
         let service = state.clone().with_blobs(blobs).with_queue(queue);
         // Each group and worker writes through the permissions template.yaml gives its Lambda.
         let scopes = scoped::template_scopes();
@@ -188,18 +188,18 @@ impl TestApp {
         workers.start_with(|q| {
             // Each worker is a Lambda of its own: its own snapshot cache.
             scoped(match q {
-                shared::queue::QueueName::Assets => "asset-worker",
-                shared::queue::QueueName::Audience => "audience-worker",
-                shared::queue::QueueName::Events => "events-worker",
-                shared::queue::QueueName::Forecast => "forecast-worker",
-                shared::queue::QueueName::Notices => "notices-worker",
-                shared::queue::QueueName::Compile => "compile-worker",
+                web::queue::QueueName::Assets => "asset-worker",
+                web::queue::QueueName::Audience => "audience-worker",
+                web::queue::QueueName::Events => "events-worker",
+                web::queue::QueueName::Forecast => "forecast-worker",
+                web::queue::QueueName::Notices => "notices-worker",
+                web::queue::QueueName::Compile => "compile-worker",
             })
             .with_own_delivery_cache()
         });
         // The groups, and the media route the local server serves (MEDIA_BASE_URL points there).
-        let router = shared::api::app_per_group(service.clone().with_store(served.clone()), scoped)
-            .merge(shared::api::media::router(service.clone().with_store(served.clone())));
+        let router = web::api::app_per_group(service.clone().with_store(served.clone()), scoped)
+            .merge(web::api::media::router(service.clone().with_store(served.clone())));
         let b = accounts.pop().expect("two accounts");
         let a = accounts.pop().expect("two accounts");
         TestApp { router, state, store, bidders, clock, a, b }

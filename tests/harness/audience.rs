@@ -10,7 +10,7 @@ use crate::{Res, TestApp};
 impl TestApp {
     /// Moves the service clock.
     pub fn advance(&self, d: chrono::Duration) {
-        let now = shared::clock::Clock::now(self.clock.as_ref());
+        let now = web::clock::Clock::now(self.clock.as_ref());
         self.clock.set(now + d);
     }
 

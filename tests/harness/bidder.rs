@@ -193,12 +193,12 @@ impl Bidder {
 /// goes to the HTTP client (a stub on loopback).
 pub struct InProcessBidders {
     hosts: Mutex<Vec<(String, Router)>>,
-    http: shared::demand::client::HttpBidders,
+    http: web::demand::client::HttpBidders,
 }
 
 impl InProcessBidders {
-    pub fn new(resolver: Arc<dyn shared::resolve::Resolve>) -> Self {
-        InProcessBidders { hosts: Mutex::default(), http: shared::demand::client::HttpBidders::new(resolver) }
+    pub fn new(resolver: Arc<dyn web::resolve::Resolve>) -> Self {
+        InProcessBidders { hosts: Mutex::default(), http: web::demand::client::HttpBidders::new(resolver) }
     }
 
     fn add(&self, host: &str, router: Router) {
@@ -213,10 +213,10 @@ impl InProcessBidders {
     }
 }
 
-impl shared::demand::client::Bidders for InProcessBidders {
-    fn call<'a>(&'a self, c: shared::demand::client::Call<'a>) -> shared::demand::client::Calling<'a> {
-        use shared::demand::client::{Answer, CallError};
+impl web::demand::client::Bidders for InProcessBidders {
+    fn call<'a>(&'a self, c: web::demand::client::Call<'a>) -> web::demand::client::Calling<'a> {
         use tower::ServiceExt;
+        use web::demand::client::{Answer, CallError};
         let Some(router) = self.router(c.url) else { return self.http.call(c) };
         Box::pin(async move {
             let started = std::time::Instant::now();
@@ -248,11 +248,11 @@ impl shared::demand::client::Bidders for InProcessBidders {
 /// loopback address (its calls never reach a socket); any other name the system resolves.
 pub struct TestResolver;
 
-impl shared::resolve::Resolve for TestResolver {
-    fn resolve<'a>(&'a self, host: &'a str, port: u16) -> shared::resolve::Resolving<'a> {
+impl web::resolve::Resolve for TestResolver {
+    fn resolve<'a>(&'a self, host: &'a str, port: u16) -> web::resolve::Resolving<'a> {
         if host.ends_with(".test") {
             return Box::pin(std::future::ready(Ok(vec![std::net::SocketAddr::from(([127, 0, 0, 1], port))])));
         }
-        shared::resolve::SystemResolver.resolve(host, port)
+        web::resolve::SystemResolver.resolve(host, port)
     }
 }

@@ -34,7 +34,7 @@ macro_rules! both_stores {
 macro_rules! store_contract {
     ($(async fn $name:ident($s:ident : Store) $body:block)*) => {
         $crate::per_store!(|b| $crate::store(b); [embedded: Embedded, dynamodb: DynamoDb];
-            $(async fn $name($s: std::sync::Arc<dyn shared::store::Store>) $body)*);
+            $(async fn $name($s: std::sync::Arc<dyn web::store::Store>) $body)*);
     };
 }
 

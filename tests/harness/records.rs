@@ -17,7 +17,7 @@ impl TestApp {
     }
     /// A goal through the API: `type`, `goalValue`, start/end offsets in days from now.
     pub async fn goal(&self, campaign: &str, kind: &str, start_days: i64, end_days: Option<i64>, extra: &str) -> String {
-        let now = shared::clock::Clock::now(self.clock.as_ref());
+        let now = web::clock::Clock::now(self.clock.as_ref());
         let ts = |d: i64| (now + chrono::Duration::days(d)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         let value = if kind == "SHARE_OF_VOICE" { "0.5" } else { "100000" };
         let end = end_days.map(|d| format!("<end>{}</end>", ts(d))).unwrap_or_default();
@@ -54,12 +54,12 @@ impl TestApp {
     }
 
     /// Changes an account's settings in the store (what the admin command would do).
-    pub async fn set_account(&self, id: &str, change: impl FnOnce(&mut shared::model::account::Account)) {
-        let key = shared::keys::account(id);
-        let cur = shared::repo::get::<shared::model::account::Account>(self.store.as_ref(), &key).await.unwrap().unwrap();
+    pub async fn set_account(&self, id: &str, change: impl FnOnce(&mut web::model::account::Account)) {
+        let key = web::keys::account(id);
+        let cur = web::repo::get::<web::model::account::Account>(self.store.as_ref(), &key).await.unwrap().unwrap();
         let mut a = cur.value.clone();
         change(&mut a);
-        self.store.put(shared::repo::next(&cur.item, &a).unwrap(), shared::store::Cond::Version(cur.version())).await.unwrap();
-        shared::repo::accounts::write_delivery_copy(self.store.as_ref(), &a).await.unwrap();
+        self.store.put(web::repo::next(&cur.item, &a).unwrap(), web::store::Cond::Version(cur.version())).await.unwrap();
+        web::repo::accounts::write_delivery_copy(self.store.as_ref(), &a).await.unwrap();
     }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use shared::store::{Delegate, Index, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
+use web::store::{Delegate, Index, Item, Key, Page, Query, Store, StoreError, StoreResult, TxOp};
 
 type Pick = Box<dyn Fn(&Key) -> bool + Send + Sync>;
 

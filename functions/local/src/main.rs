@@ -1,4 +1,4 @@
-//! The local server's binary: `shared::local_server` (every router on one listener, the
+//! The local server's binary: `web::local_server` (every router on one listener, the
 //! embedded store by default, the workers in process).
 
 #[global_allocator]
@@ -6,5 +6,5 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() {
-    shared::local_server::main().await
+    web::local_server::main().await
 }

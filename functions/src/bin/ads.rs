@@ -2,6 +2,6 @@
 //! link queues its asset's transcode on the assets queue.
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::Queues>(shared::api::groups::ads).await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve::<web::lambda::Queues>(web::api::groups::ads).await
 }

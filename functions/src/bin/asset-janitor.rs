@@ -1,6 +1,6 @@
-//! Stream-fed Lambda: deletes the objects of assets whose records expired (shared::workers::janitor).
+//! Stream-fed Lambda: deletes the objects of assets whose records expired (web::workers::janitor).
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::WorkerError> {
-    shared::lambda::serve_asset_janitor().await
+async fn main() -> Result<(), web::lambda::WorkerError> {
+    web::lambda::serve_asset_janitor().await
 }

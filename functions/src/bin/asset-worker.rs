@@ -1,6 +1,6 @@
-//! SQS-fed Lambda: the asset download worker (shared::workers::assets).
+//! SQS-fed Lambda: the asset download worker (web::workers::assets).
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::WorkerError> {
-    shared::lambda::serve_jobs::<shared::workers::AssetJobs, shared::lambda::WithMedia>().await
+async fn main() -> Result<(), web::lambda::WorkerError> {
+    web::lambda::serve_jobs::<web::workers::AssetJobs, web::lambda::WithMedia>().await
 }

@@ -1,6 +1,6 @@
 //! Lambda for the assets resource group (seed 001): the shared router behind API Gateway.
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::Uploads>(shared::api::groups::assets).await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve::<web::lambda::Uploads>(web::api::groups::assets).await
 }

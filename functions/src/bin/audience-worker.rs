@@ -1,6 +1,6 @@
-//! SQS-fed Lambda: the audience batch worker (shared::workers::audience).
+//! SQS-fed Lambda: the audience batch worker (web::workers::audience).
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::WorkerError> {
-    shared::lambda::serve_jobs::<shared::workers::AudienceJobs, shared::lambda::Everything>().await
+async fn main() -> Result<(), web::lambda::WorkerError> {
+    web::lambda::serve_jobs::<web::workers::AudienceJobs, web::lambda::Everything>().await
 }

@@ -1,6 +1,6 @@
 //! Lambda for the audience resource group (seed 001): the shared router behind API Gateway.
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::Uploads>(shared::api::groups::audience).await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve::<web::lambda::Uploads>(web::api::groups::audience).await
 }

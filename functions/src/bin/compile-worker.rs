@@ -1,4 +1,4 @@
-//! Stream-fed Lambda: the compile worker (shared::workers::compile). The table's stream,
+//! Stream-fed Lambda: the compile worker (web::workers::compile). The table's stream,
 //! filtered to the delivery version's changes, names the accounts to compile.
 
 // The compile allocates per record (entries, strings, indexes): mimalloc, as serving.
@@ -6,6 +6,6 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::WorkerError> {
-    shared::lambda::serve_compile_worker().await
+async fn main() -> Result<(), web::lambda::WorkerError> {
+    web::lambda::serve_compile_worker().await
 }

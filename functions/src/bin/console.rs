@@ -2,6 +2,6 @@
 //! behind API Gateway.
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::Console>(shared::api::groups::console).await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve::<web::lambda::Console>(web::api::groups::console).await
 }

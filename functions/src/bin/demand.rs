@@ -2,6 +2,6 @@
 //! shared router behind API Gateway.
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::Table>(shared::api::groups::demand).await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve::<web::lambda::Table>(web::api::groups::demand).await
 }

@@ -2,6 +2,6 @@
 //! (public, static; no store, no SDK client).
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve_docs().await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve_docs().await
 }

@@ -1,6 +1,6 @@
-//! SQS-fed Lambda: the event aggregation worker (shared::workers::events).
+//! SQS-fed Lambda: the event aggregation worker (web::workers::events).
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::WorkerError> {
-    shared::lambda::serve_events_worker().await
+async fn main() -> Result<(), web::lambda::WorkerError> {
+    web::lambda::serve_events_worker().await
 }

@@ -1,6 +1,6 @@
-//! SQS-fed Lambda: the forecast worker (shared::workers::forecast).
+//! SQS-fed Lambda: the forecast worker (web::workers::forecast).
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::WorkerError> {
-    shared::lambda::serve_jobs::<shared::workers::ForecastJobs, shared::lambda::Table>().await
+async fn main() -> Result<(), web::lambda::WorkerError> {
+    web::lambda::serve_jobs::<web::workers::ForecastJobs, web::lambda::Table>().await
 }

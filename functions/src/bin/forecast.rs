@@ -2,6 +2,6 @@
 //! status, reports and charts.
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::Queues>(shared::api::groups::forecast).await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve::<web::lambda::Queues>(web::api::groups::forecast).await
 }

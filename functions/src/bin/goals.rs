@@ -1,6 +1,6 @@
 //! Lambda for the goals resource group (seed 001): the shared router behind API Gateway.
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::Table>(shared::api::groups::goals).await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve::<web::lambda::Table>(web::api::groups::goals).await
 }

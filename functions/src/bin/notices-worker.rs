@@ -1,6 +1,6 @@
-//! SQS-fed Lambda: the notices worker (shared::workers::notices).
+//! SQS-fed Lambda: the notices worker (web::workers::notices).
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::WorkerError> {
-    shared::lambda::serve_jobs::<shared::workers::NoticeJobs, shared::lambda::Table>().await
+async fn main() -> Result<(), web::lambda::WorkerError> {
+    web::lambda::serve_jobs::<web::workers::NoticeJobs, web::lambda::Table>().await
 }

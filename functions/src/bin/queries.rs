@@ -2,6 +2,6 @@
 //! the tracking keys preview links are signed with.
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::SignsLinks>(shared::api::groups::queries).await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve::<web::lambda::SignsLinks>(web::api::groups::queries).await
 }

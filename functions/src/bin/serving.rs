@@ -5,6 +5,6 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::SignsLinks>(shared::api::groups::serving).await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve::<web::lambda::SignsLinks>(web::api::groups::serving).await
 }

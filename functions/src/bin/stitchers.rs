@@ -2,6 +2,6 @@
 //! router behind API Gateway.
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::Table>(shared::api::groups::stitchers).await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve::<web::lambda::Table>(web::api::groups::stitchers).await
 }

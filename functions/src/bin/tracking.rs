@@ -2,6 +2,6 @@
 //! event for the event worker.
 
 #[tokio::main]
-async fn main() -> Result<(), shared::lambda::LambdaError> {
-    shared::lambda::serve::<shared::lambda::ChecksLinks>(shared::api::groups::tracking).await
+async fn main() -> Result<(), web::lambda::LambdaError> {
+    web::lambda::serve::<web::lambda::ChecksLinks>(web::api::groups::tracking).await
 }

@@ -37,9 +37,9 @@
 
 mod people;
 
-use shared::seed::{self, SeedFile};
-use shared::settings::StoreConfig;
-use shared::store::Store;
+use web::seed::{self, SeedFile};
+use web::settings::StoreConfig;
+use web::store::Store;
 
 #[tokio::main]
 async fn main() {
@@ -55,8 +55,8 @@ const USAGE: &str = "usage: admin seed <file.json> [--dry-run] | export <account
 async fn run(args: &[String]) -> Result<(), String> {
     let cmd = args.first().ok_or(USAGE)?;
     if cmd == "rules-table" {
-        // docs/api.md's validation rules table, from the one list (shared::rule::Rule).
-        print!("{}", shared::rule::Rule::table());
+        // docs/api.md's validation rules table, from the one list (web::rule::Rule).
+        print!("{}", web::rule::Rule::table());
         return Ok(());
     }
     let cfg = StoreConfig::from_env("embedded")?;
@@ -84,9 +84,9 @@ async fn run(args: &[String]) -> Result<(), String> {
                     cfg.describe()
                 ));
             }
-            let store = shared::assemble::open_store(&cfg).await?;
+            let store = web::assemble::open_store(&cfg).await?;
             if dry_run {
-                let plans = shared::seed_plan::plan(store.as_ref(), &file).await?;
+                let plans = web::seed_plan::plan(store.as_ref(), &file).await?;
                 for p in &plans {
                     println!("{}", p.line());
                 }
@@ -98,7 +98,7 @@ async fn run(args: &[String]) -> Result<(), String> {
                 );
                 return Ok(());
             }
-            let bar = progress(shared::seed_plan::record_count(&file) as u64, "records");
+            let bar = progress(web::seed_plan::record_count(&file) as u64, "records");
             let seeded = seed::apply_with(store.as_ref(), &file, &|| bar.inc(1)).await;
             bar.finish_and_clear();
             for s in seeded? {
@@ -111,8 +111,8 @@ async fn run(args: &[String]) -> Result<(), String> {
         }
         "export" => {
             let account = args.get(1).ok_or(USAGE)?;
-            let store = shared::assemble::open_store(&cfg).await?;
-            let a = shared::seed_plan::export_account(store.as_ref(), account).await?;
+            let store = web::assemble::open_store(&cfg).await?;
+            let a = web::seed_plan::export_account(store.as_ref(), account).await?;
             let text = serde_json::to_string_pretty(&serde_json::json!({"accounts": [a]})).map_err(|e| e.to_string())?;
             match args.get(2) {
                 Some(path) => {
@@ -124,20 +124,20 @@ async fn run(args: &[String]) -> Result<(), String> {
             Ok(())
         }
         "create-key" | "list-keys" | "revoke-key" | "rotate-key" => {
-            people::keys(shared::assemble::open_store(&cfg).await?, cmd, &args[1..], USAGE).await
+            people::keys(web::assemble::open_store(&cfg).await?, cmd, &args[1..], USAGE).await
         }
         "create-user" | "list-users" | "disable-user" => {
-            people::users(shared::assemble::open_store(&cfg).await?, cmd, &args[1..], USAGE).await
+            people::users(web::assemble::open_store(&cfg).await?, cmd, &args[1..], USAGE).await
         }
         "migrate-identity" => {
             if args.len() < 2 {
                 return Err(USAGE.into());
             }
-            people::migrate(shared::assemble::open_store(&cfg).await?, &args[1..]).await
+            people::migrate(web::assemble::open_store(&cfg).await?, &args[1..]).await
         }
         "create-table" => match cfg {
             StoreConfig::DynamoDb { table, .. } => {
-                shared::assemble::open_store(&StoreConfig::DynamoDb { table: table.clone(), create: true }).await?;
+                web::assemble::open_store(&StoreConfig::DynamoDb { table: table.clone(), create: true }).await?;
                 eprintln!("table {table} ready");
                 Ok(())
             }
@@ -145,7 +145,7 @@ async fn run(args: &[String]) -> Result<(), String> {
         },
         "record-metrics" => {
             let (Some(account), Some(ad)) = (args.get(1), args.get(2)) else { return Err(USAGE.into()) };
-            let store = shared::assemble::open_store(&cfg).await?;
+            let store = web::assemble::open_store(&cfg).await?;
             record_metrics(store.as_ref(), account, ad, &args[3..]).await
         }
         "seed-synthetic" => {
@@ -159,26 +159,21 @@ async fn run(args: &[String]) -> Result<(), String> {
                 }
                 None => 0,
             };
-            if archived > shared::delivery::synthetic::MAX_ARCHIVED {
-                return Err(format!("--archived is at most {}", shared::delivery::synthetic::MAX_ARCHIVED));
+            if archived > web::delivery::synthetic::MAX_ARCHIVED {
+                return Err(format!("--archived is at most {}", web::delivery::synthetic::MAX_ARCHIVED));
             }
             let (Some(account), Some(goals), Some(ads)) = (args.get(1), args.get(2), args.get(3)) else { return Err(USAGE.into()) };
             let (goals, ads) = (num(goals, "goals")?, num(ads, "ads")?);
-            if !(1..=shared::delivery::synthetic::MAX_GOALS).contains(&goals) || !(1..=shared::delivery::synthetic::MAX_ADS).contains(&ads)
-            {
-                return Err(format!(
-                    "goals 1-{} and ads 1-{}",
-                    shared::delivery::synthetic::MAX_GOALS,
-                    shared::delivery::synthetic::MAX_ADS
-                ));
+            if !(1..=web::delivery::synthetic::MAX_GOALS).contains(&goals) || !(1..=web::delivery::synthetic::MAX_ADS).contains(&ads) {
+                return Err(format!("goals 1-{} and ads 1-{}", web::delivery::synthetic::MAX_GOALS, web::delivery::synthetic::MAX_ADS));
             }
             let seed = args.get(4).map(|s| num(s, "seed")).transpose()?.unwrap_or(1) as u64;
-            let store = shared::assemble::open_store(&cfg).await?;
-            if shared::repo::accounts::get(store.as_ref(), account).await.map_err(|e| e.to_string())?.is_none() {
+            let store = web::assemble::open_store(&cfg).await?;
+            if web::repo::accounts::get(store.as_ref(), account).await.map_err(|e| e.to_string())?.is_none() {
                 return Err(format!("no account {account}: seed it first"));
             }
-            let input = shared::delivery::synthetic::generate(shared::delivery::synthetic::Spec { goals, ads, seed }, chrono::Utc::now());
-            let items = shared::repo::snapshot_load::items(account, &input).map_err(|e| e.to_string())?;
+            let input = web::delivery::synthetic::generate(web::delivery::synthetic::Spec { goals, ads, seed }, chrono::Utc::now());
+            let items = web::repo::snapshot_load::items(account, &input).map_err(|e| e.to_string())?;
             let bar = progress(items.len() as u64, "records");
             for chunk in items.chunks(25) {
                 store.batch_write(chunk.to_vec(), Vec::new()).await.map_err(|e| e.to_string())?;
@@ -187,8 +182,8 @@ async fn run(args: &[String]) -> Result<(), String> {
             bar.finish_and_clear();
             if archived > 0 {
                 let bar = progress(archived as u64, "archived goals");
-                for part in shared::delivery::synthetic::archived(archived, chrono::Utc::now()) {
-                    let items = shared::repo::snapshot_load::items(account, &part).map_err(|e| e.to_string())?;
+                for part in web::delivery::synthetic::archived(archived, chrono::Utc::now()) {
+                    let items = web::repo::snapshot_load::items(account, &part).map_err(|e| e.to_string())?;
                     for chunk in items.chunks(25) {
                         store.batch_write(chunk.to_vec(), Vec::new()).await.map_err(|e| e.to_string())?;
                     }
@@ -196,8 +191,8 @@ async fn run(args: &[String]) -> Result<(), String> {
                 }
                 bar.finish_and_clear();
             }
-            shared::repo::reindex::rebuild(store.as_ref(), account).await.map_err(|e| e.to_string())?;
-            shared::repo::delivery::changed(store.as_ref(), account).await;
+            web::repo::reindex::rebuild(store.as_ref(), account).await.map_err(|e| e.to_string())?;
+            web::repo::delivery::changed(store.as_ref(), account).await;
             eprintln!(
                 "{account}: {} campaigns, {goals} goals, {ads} ads, {} rule sets written; {archived} archived goals",
                 input.campaigns.len(),
@@ -207,8 +202,8 @@ async fn run(args: &[String]) -> Result<(), String> {
         }
         "reindex" => {
             let Some(account) = args.get(1) else { return Err(USAGE.into()) };
-            let store = shared::assemble::open_store(&cfg).await?;
-            let n = shared::repo::reindex::rebuild(store.as_ref(), account).await.map_err(|e| e.to_string())?;
+            let store = web::assemble::open_store(&cfg).await?;
+            let n = web::repo::reindex::rebuild(store.as_ref(), account).await.map_err(|e| e.to_string())?;
             eprintln!(
                 "{account}: name indexes rebuilt: {} live campaigns, {} live goals ({} of deleted campaigns)",
                 n.campaigns, n.goals, n.hidden
@@ -217,8 +212,8 @@ async fn run(args: &[String]) -> Result<(), String> {
         }
         "dead-letters" | "redrive" | "drop-dead-letters" => {
             let name = args.get(1).ok_or(USAGE)?;
-            let q = shared::queue::QueueName::ALL.iter().copied().find(|q| q.short() == name).ok_or_else(|| {
-                let known: Vec<&str> = shared::queue::QueueName::ALL.iter().map(|q| q.short()).collect();
+            let q = web::queue::QueueName::ALL.iter().copied().find(|q| q.short() == name).ok_or_else(|| {
+                let known: Vec<&str> = web::queue::QueueName::ALL.iter().map(|q| q.short()).collect();
                 format!("unknown queue {name:?} (known: {})", known.join(", "))
             })?;
             if matches!(cfg, StoreConfig::DynamoDb { .. }) {
@@ -227,8 +222,8 @@ async fn run(args: &[String]) -> Result<(), String> {
                         .into(),
                 );
             }
-            let store = shared::assemble::open_store(&cfg).await?;
-            let queue = shared::queue::durable::DurableQueue::open(store).await.map_err(|e| e.to_string())?;
+            let store = web::assemble::open_store(&cfg).await?;
+            let queue = web::queue::durable::DurableQueue::open(store).await.map_err(|e| e.to_string())?;
             match cmd.as_str() {
                 "dead-letters" => {
                     for (body, receives) in queue.dead_letters(q).await.map_err(|e| e.to_string())? {
@@ -254,13 +249,13 @@ fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
 }
 
 async fn record_metrics(store: &dyn Store, account: &str, ad_id: &str, pairs: &[String]) -> Result<(), String> {
-    use shared::model::ad::Ad;
-    use shared::model::goal::Goal;
+    use web::model::ad::Ad;
+    use web::model::goal::Goal;
     let mut deltas = Vec::new();
     for p in pairs {
         let (name, n) = p.split_once('=').ok_or_else(|| format!("{p:?}: expected <counter>=<n>"))?;
-        let counter = shared::model::enums::Counter::parse(name).ok_or_else(|| {
-            let known: Vec<&str> = shared::model::enums::Counter::ALL.iter().map(|c| c.as_str()).collect();
+        let counter = web::model::enums::Counter::parse(name).ok_or_else(|| {
+            let known: Vec<&str> = web::model::enums::Counter::ALL.iter().map(|c| c.as_str()).collect();
             format!("unknown counter {name:?} (known: {})", known.join(", "))
         })?;
         let n: i64 = n.parse().map_err(|_| format!("{p:?}: the count must be an integer"))?;
@@ -269,18 +264,18 @@ async fn record_metrics(store: &dyn Store, account: &str, ad_id: &str, pairs: &[
     if deltas.is_empty() {
         return Err(USAGE.into());
     }
-    let ad: Ad = shared::repo::get(store, &shared::keys::record(account, shared::keys::AD, ad_id))
+    let ad: Ad = web::repo::get(store, &web::keys::record(account, web::keys::AD, ad_id))
         .await
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("no ad {ad_id} in account {account}"))?
         .value;
-    let goal: Goal = shared::repo::get(store, &shared::keys::record(account, shared::keys::GOAL, &ad.goal_id))
+    let goal: Goal = web::repo::get(store, &web::keys::record(account, web::keys::GOAL, &ad.goal_id))
         .await
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("the ad's goal {} is missing", ad.goal_id))?
         .value;
-    let path = shared::repo::metrics::AdPath { campaign: goal.campaign_id.clone(), goal: goal.id.clone(), ad: ad.id.clone() };
-    shared::repo::metrics::record(store, account, &path, &deltas).await.map_err(|e| e.to_string())?;
+    let path = web::repo::metrics::AdPath { campaign: goal.campaign_id.clone(), goal: goal.id.clone(), ad: ad.id.clone() };
+    web::repo::metrics::record(store, account, &path, &deltas).await.map_err(|e| e.to_string())?;
     eprintln!("recorded {} counter(s) for ad {ad_id} (goal {}, campaign {})", deltas.len(), goal.id, goal.campaign_id);
     Ok(())
 }

@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use shared::model::access::{NewUser, Role, UserUpdate};
-use shared::state::AppState;
-use shared::store::Store;
+use web::model::access::{NewUser, Role, UserUpdate};
+use web::state::AppState;
+use web::store::Store;
 
 fn state(store: Arc<dyn Store>) -> AppState {
-    AppState::new(store, Arc::new(shared::blobs::NoBlobs), Arc::new(shared::queue::NoQueue))
+    AppState::new(store, Arc::new(web::blobs::NoBlobs), Arc::new(web::queue::NoQueue))
 }
 
 fn role(s: Option<&str>) -> Result<Role, String> {
@@ -33,12 +33,12 @@ fn option<'a>(args: &'a [String], name: &str) -> (Option<&'a str>, Vec<&'a str>)
 
 /// `create-key <account> [name] [--role R]`, `list-keys <account>`, `revoke-key`, `rotate-key`.
 pub async fn keys(store: Arc<dyn Store>, cmd: &str, args: &[String], usage: &str) -> Result<(), String> {
-    use shared::repo::accounts as acc;
+    use web::repo::accounts as acc;
     let (role_arg, rest) = option(args, "--role");
     let account = rest.first().ok_or(usage)?;
     let arg = rest.get(1).copied();
     let now = chrono::Utc::now();
-    let e = |e: shared::repo::RepoError| e.to_string();
+    let e = |e: web::repo::RepoError| e.to_string();
     let store = store.as_ref();
     match cmd {
         "create-key" => {
@@ -68,22 +68,22 @@ pub async fn keys(store: Arc<dyn Store>, cmd: &str, args: &[String], usage: &str
 /// `create-user <account> <email> [name] [--role R]` (the password from PASSWORD, or made and
 /// printed once), `list-users <account>`, `disable-user <account> <email|id>`.
 pub async fn users(store: Arc<dyn Store>, cmd: &str, args: &[String], usage: &str) -> Result<(), String> {
-    use shared::usecases::access as uc;
+    use web::usecases::access as uc;
     let (role_arg, rest) = option(args, "--role");
-    let account = shared::ids::AccountId::from(*rest.first().ok_or(usage)?);
+    let account = web::ids::AccountId::from(*rest.first().ok_or(usage)?);
     let st = state(store);
-    let e = |e: shared::usecases::UseCaseError| e.to_string();
+    let e = |e: web::usecases::UseCaseError| e.to_string();
     match cmd {
         "create-user" => {
             let email = rest.get(1).ok_or(usage)?.to_string();
             let name = rest.get(2).map_or_else(|| email.clone(), |n| n.to_string());
             let (password, made) = match std::env::var("PASSWORD") {
                 Ok(p) => (p, false),
-                Err(_) => (shared::usecases::sign_in::token()[..24].to_string(), true),
+                Err(_) => (web::usecases::sign_in::token()[..24].to_string(), true),
             };
             let mut errors = Vec::new();
-            shared::model::access::check_email(&shared::model::access::normalise_email(&email), "email", &mut errors);
-            shared::model::access::check_password(&password, "PASSWORD", &mut errors);
+            web::model::access::check_email(&web::model::access::normalise_email(&email), "email", &mut errors);
+            web::model::access::check_password(&password, "PASSWORD", &mut errors);
             if let Some(f) = errors.first() {
                 return Err(f.message.clone());
             }
@@ -102,7 +102,7 @@ pub async fn users(store: Arc<dyn Store>, cmd: &str, args: &[String], usage: &st
             }
         }
         _ => {
-            let who = shared::model::access::normalise_email(rest.get(1).ok_or(usage)?);
+            let who = web::model::access::normalise_email(rest.get(1).ok_or(usage)?);
             let users = uc::list_users(&st, &account).await.map_err(e)?;
             let u = users.into_iter().find(|u| u.email == who || u.id == who).ok_or_else(|| format!("no user {who} in {account}"))?;
             let update = UserUpdate {
@@ -125,7 +125,7 @@ pub async fn users(store: Arc<dyn Store>, cmd: &str, args: &[String], usage: &st
 /// listed in its directory (run before deploying the scoped reads).
 pub async fn migrate(store: Arc<dyn Store>, accounts: &[String]) -> Result<(), String> {
     for a in accounts {
-        let moved = shared::repo::accounts::migrate(store.as_ref(), a).await.map_err(|e| e.to_string())?;
+        let moved = web::repo::accounts::migrate(store.as_ref(), a).await.map_err(|e| e.to_string())?;
         eprintln!("{a}: {}", if moved { "migrated" } else { "already migrated" });
     }
     Ok(())
