@@ -3,7 +3,7 @@
 //! browser (axe-core, the upload's progress, the preview playing) is console_browser.rs.
 
 use api_tests::serde_json::json;
-use api_tests::{both_stores, location, Browser, TestApp, CONSOLE_ORIGIN};
+use api_tests::{both_stores, location, version_of, Browser, TestApp, CONSOLE_ORIGIN};
 
 const PASSWORD: &str = "a long enough password";
 
@@ -29,13 +29,6 @@ pub(crate) async fn goal(b: &Browser<'_>, campaign: &str, name: &str, start: &st
         )
         .await;
     location(&r).rsplit('/').next().unwrap_or("").to_string()
-}
-
-/// The goal's version as its page's form carries it.
-fn version_of(body: &str) -> String {
-    let field = "name=\"version\" value=\"";
-    let at = body.find(field).map_or(body.len(), |i| i + field.len());
-    body[at..].chars().take_while(|c| *c != '"').collect()
 }
 
 both_stores! {
@@ -121,6 +114,50 @@ both_stores! {
         location(&r);
         let bean = app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={g}")).await.body;
         assert!(bean.contains("<cap><type>dailyCap</type><value>500</value></cap>") && bean.contains("<cap><type>hourlyCap</type><value>40</value></cap>"), "{bean}");
+    }
+
+    async fn every_edit_form_refuses_a_blank_or_missing_version(app: TestApp) {
+        // A form that does not say which version it was read at would overwrite whatever
+        // is stored: every edit form refuses it, and the record is unchanged.
+        let ann = person(&app, "ann@a.example", "TRAFFICKER").await;
+        let ada = person(&app, "ada@a.example", "ADMIN").await;
+        let c = campaign(&ann, "Winter sports").await;
+        let g = goal(&ann, &c, "Morning", "2030-01-01T00:00", "2030-01-31T00:00").await;
+        let bean = app.get(&format!("/api/1.0/campaign/by_campaign_id;id={c}")).await.body;
+        let adv = api_tests::xml_text(&bean, "advertiserId").unwrap_or_default();
+        let users = app.get("/v1/users").await.json();
+        let ann_id = users["users"].as_array().and_then(|l| l.iter().find(|u| u["email"] == "ann@a.example")).map(|u| u["id"].as_str().unwrap_or("").to_string()).unwrap_or_default();
+        ada.post("/console/demand/partners", &[("name", "Acme DSP"), ("endpoint", "http://127.0.0.1:9/openrtb2"), ("timeoutMs", "150"), ("currency", "USD"), ("enabled", "true")]).await.expect(303);
+        let dp = app.get("/v1/demand-partners").await.json()["demandPartners"][0]["id"].as_str().unwrap_or("").to_string();
+        ada.post("/console/demand/marketplaces", &[("name", "Premium"), ("demandPartnerIds", &dp), ("auctionType", "SECOND_PRICE"), ("floorCpm", "4.5"), ("currency", "USD")]).await.expect(303);
+        let mp = app.get("/v1/marketplaces").await.json()["marketplaces"][0]["id"].as_str().unwrap_or("").to_string();
+        ada.post("/console/stitchers", &[("name", "Tailor"), ("sourceCidrs", "203.0.113.0/24")]).await.expect(303);
+        let sti = app.get("/v1/stitchers").await.json()["stitchers"][0]["id"].as_str().unwrap_or("").to_string();
+        let forms: Vec<(&Browser, String, Vec<(&str, &str)>, String, &str)> = vec![
+            (&ann, format!("/console/goals/{g}"), vec![("name", "Changed"), ("type", "IMPRESSION"), ("start", "2030-01-01T00:00"), ("end", "2030-01-31T00:00"), ("value", "10000")],
+                format!("/api/1.0.cpvext/goal/by_goal_id;id={g}"), "Morning"),
+            (&ann, format!("/console/campaigns/{c}"), vec![("name", "Changed"), ("advertiser", &adv), ("state", "live")],
+                format!("/api/1.0/campaign/by_campaign_id;id={c}"), "Winter sports"),
+            (&ada, format!("/console/users/{ann_id}"), vec![("email", "ann@a.example"), ("name", "Changed"), ("role", "TRAFFICKER")],
+                format!("/v1/users/{ann_id}"), "Ann Lee"),
+            (&ada, format!("/console/demand/partners/{dp}"), vec![("name", "Changed"), ("endpoint", "http://127.0.0.1:9/openrtb2"), ("timeoutMs", "150"), ("currency", "USD"), ("enabled", "true")],
+                format!("/v1/demand-partners/{dp}"), "Acme DSP"),
+            (&ada, format!("/console/demand/marketplaces/{mp}"), vec![("name", "Changed"), ("demandPartnerIds", &dp), ("auctionType", "SECOND_PRICE"), ("floorCpm", "4.5"), ("currency", "USD")],
+                format!("/v1/marketplaces/{mp}"), "Premium"),
+            (&ada, format!("/console/stitchers/{sti}"), vec![("name", "Changed"), ("sourceCidrs", "203.0.113.0/24")],
+                format!("/v1/stitchers/{sti}"), "Tailor"),
+        ];
+        for (who, path, fields, api, name) in &forms {
+            for version in [None, Some(""), Some(" ")] {
+                let mut pairs = fields.clone();
+                pairs.extend(version.map(|v| ("version", v)));
+                let r = who.post(path, &pairs).await;
+                r.expect(422);
+                assert!(r.body.contains("did not say which version"), "{path} {version:?}: {}", r.body);
+                let stored = app.get(api).await.body;
+                assert!(stored.contains(name) && !stored.contains("Changed"), "{path} {version:?} changed the record: {stored}");
+            }
+        }
     }
 
     async fn a_change_shows_its_author_and_is_reverted_from_the_changes_page(app: TestApp) {

@@ -8,6 +8,7 @@
 
 use std::process::Command;
 
+use api_tests::chrono::{self, TimeZone, Timelike};
 use api_tests::serde_json::{json, Value};
 use api_tests::{Backend, TestApp};
 
@@ -15,7 +16,7 @@ use api_tests::{Backend, TestApp};
 const PAGE_BUDGET: u64 = 100 * 1024;
 const PASSWORD: &str = "a long enough password";
 
-fn run(base: &str, clip: &std::path::Path) -> Value {
+fn run(base: &str, clip: &std::path::Path, running: &str) -> Value {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
     assert!(
         std::path::Path::new(dir).join("node_modules/axe-core").exists(),
@@ -29,6 +30,8 @@ fn run(base: &str, clip: &std::path::Path) -> Value {
         .env("ADMIN", "ada@a.example")
         .env("PASSWORD", PASSWORD)
         .env("CLIP", clip)
+        .env("RUNNING_GOAL", running)
+        .env("RUNNING_END", RUNNING_END)
         .current_dir(dir)
         .output()
         .expect("node runs");
@@ -52,11 +55,23 @@ async fn a_day_in_the_console(backend: Backend) {
         crate::reports::serve_and_fire(&app, &format!("format=preroll&pid=b{i}"), &ad, &[], None).await;
     }
     app.wait_metric(&ad, "impression", 3).await;
+    // A goal made to start now: its start is the moment it was created, with its seconds and
+    // milliseconds (the console shows minutes). The person changes its end in the browser.
+    let now = web::clock::Clock::now(app.clock.as_ref());
+    // (Forward only: the changes made so far stay older.)
+    let later = now + chrono::Duration::seconds(if now.second() >= 57 { 5 } else { 2 });
+    let odd = later.with_nanosecond(417_000_000).unwrap_or(later);
+    app.clock.set(odd);
+    let running = crate::serving::goal(&app, &c, "IMPRESSION", "100000", -1, "<name>Running</name>").await;
+    let before = app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={running}")).await.body;
+    let start = api_tests::xml_text(&before, "start").expect("a start");
+    assert!(start.ends_with(".417Z"), "the start has its milliseconds: {start}");
     let dir = std::env::temp_dir().join(format!("console-{}-{}", std::process::id(), uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).expect("a directory for the clip");
     let clip = dir.join("spot-15s.mp4");
     std::fs::write(&clip, api_tests::clip()).expect("write the clip");
-    let v = tokio::task::spawn_blocking(move || run(&base, &clip)).await.expect("the driver ran");
+    let running_goal = running.clone();
+    let v = tokio::task::spawn_blocking(move || run(&base, &clip, &running_goal)).await.expect("the driver ran");
     let _ = std::fs::remove_dir_all(&dir);
     let pages = v["pages"].as_array().cloned().unwrap_or_default();
     assert!(pages.len() >= 8, "every page was checked: {v}");
@@ -73,7 +88,22 @@ async fn a_day_in_the_console(backend: Backend) {
     }
     assert_eq!(v["foreign"], json!([]), "nothing is loaded from another origin");
     assert_eq!(v["dialogs"], json!([]), "no script ran from a record's name");
+    // The running goal's new end is stored, its start unchanged to the millisecond.
+    let after = app.get(&format!("/api/1.0.cpvext/goal/by_goal_id;id={running}")).await.body;
+    assert_eq!(api_tests::xml_text(&after, "start").as_deref(), Some(start.as_str()), "{after}");
+    let account = web::repo::accounts::get(app.store.as_ref(), &app.a.id).await.ok().flatten().expect("account A");
+    let zone: api_tests::chrono_tz::Tz = account.time_zone.parse().expect("the account's zone");
+    let end = chrono::NaiveDateTime::parse_from_str(RUNNING_END, "%Y-%m-%dT%H:%M").expect("the end typed");
+    let end = zone.from_local_datetime(&end).earliest().expect("a local time").with_timezone(&chrono::Utc);
+    assert_eq!(
+        api_tests::xml_text(&after, "end").as_deref(),
+        Some(end.to_rfc3339_opts(chrono::SecondsFormat::Millis, true).as_str()),
+        "{after}"
+    );
 }
+
+/// The end the person types for the running goal (the account's local time).
+const RUNNING_END: &str = "2030-03-31T18:30";
 
 api_tests::both_backends! {
     async fn a_trafficker_s_day_in_the_console_in_chromium(backend: Backend) {

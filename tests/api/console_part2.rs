@@ -187,8 +187,9 @@ both_stores! {
         edit.expect(200);
         assert!(!edit.body.contains(secret) && edit.body.contains("Auth header is <strong>set</strong>"), "{}", edit.body);
         // Saved with the value left empty: kept.
+        let v = api_tests::version_of(&edit.body);
         admin.post(&format!("/console/demand/partners/{id}"), &[("name", "Acme DSP 2"), ("endpoint", "http://127.0.0.1:9/openrtb2"), ("timeoutMs", "150"),
-            ("currency", "USD"), ("enabled", "true"), ("authHeader.name", ""), ("authHeader.value", "")]).await.expect(303);
+            ("currency", "USD"), ("enabled", "true"), ("authHeader.name", ""), ("authHeader.value", ""), ("version", &v)]).await.expect(303);
         let after = app.get(&format!("/v1/demand-partners/{id}")).await.json();
         assert_eq!((after["name"].as_str(), after["authHeaderSet"].as_bool()), (Some("Acme DSP 2"), Some(true)));
         // A marketplace with the partner and a deal.

@@ -257,6 +257,28 @@ store_contract! {
         assert_eq!(s.get(&k).await.unwrap(), None);
     }
 
+    async fn a_put_that_creates_an_item_starts_its_counters_and_keeps_stored_ones(s: Store) {
+        // A record created together with its counters (a new advertiser already named by
+        // the campaign created in the same transaction), in a put and in a transaction.
+        let pk = uniq();
+        let mut first = item(&pk, "a", "1");
+        first.counters = BTreeMap::from([("campaigns".to_string(), 1)]);
+        s.put(first.clone(), Cond::NotExists).await.unwrap();
+        assert_eq!(s.get(&Key::new(&pk, "a")).await.unwrap().map(|i| i.counter("campaigns")), Some(1));
+        let mut second = item(&pk, "b", "1");
+        second.counters = BTreeMap::from([("campaigns".to_string(), 1)]);
+        s.transact(vec![TxOp::Put(second, Cond::NotExists), TxOp::Put(item(&pk, "c", "1"), Cond::NotExists)]).await.unwrap();
+        assert_eq!(s.get(&Key::new(&pk, "b")).await.unwrap().map(|i| i.counter("campaigns")), Some(1));
+        // Over a stored item the stored counters stand, whatever the put carries.
+        s.add(&Key::new(&pk, "a"), &[("campaigns".into(), 2)], Cond::Exists).await.unwrap();
+        let mut again = item(&pk, "a", "2");
+        again.version = 2;
+        again.counters = BTreeMap::from([("campaigns".to_string(), 1)]);
+        s.put(again, Cond::Version(1)).await.unwrap();
+        let stored = s.get(&Key::new(&pk, "a")).await.unwrap().expect("stored");
+        assert_eq!((stored.counter("campaigns"), stored.body.as_str()), (3, "2"));
+    }
+
     async fn concurrent_read_modify_writes_lose_nothing(s: Store) {
         let pk = uniq();
         let k = Key::new(&pk, "n");

@@ -24,6 +24,13 @@ pub fn csrf_of(body: &str) -> String {
     body[at..].chars().take_while(|c| *c != '"').collect()
 }
 
+/// The `version` field of a page's edit form (the record's version it was read at).
+pub fn version_of(body: &str) -> String {
+    let field = "name=\"version\" value=\"";
+    let at = body.find(field).map_or(body.len(), |i| i + field.len());
+    body[at..].chars().take_while(|c| *c != '"').collect()
+}
+
 /// A form body, each value percent-encoded.
 pub fn form(pairs: &[(&str, &str)]) -> String {
     pairs

@@ -289,6 +289,28 @@ try {
   const end = await (await named(page, 'End')).evaluate((e) => e.value);
   check(end === '2030-01-31T23:00', `the end is back: ${end}`);
   step('goal end changed, seen in Changes with the email, reverted');
+  // 4b. A running goal (its start is the moment it was made, with seconds): its end changed.
+  if (process.env.RUNNING_GOAL) {
+    await page.goto(`${base}/console/goals/${process.env.RUNNING_GOAL}`, { waitUntil: 'load' });
+    weights.splice(0);
+    await setValue(page, 'End', process.env.RUNNING_END);
+    await clickAndWait(page, 'Save');
+    const saved = await page.evaluate(() => document.body.innerText);
+    check(/Saved\./.test(saved), `the running goal's end saved: ${saved.slice(0, 600)}`);
+    // A refused form lists its errors at the top, each linked to its field, and focus
+    // moves there.
+    await setValue(page, 'End', '2001-01-01T00:00');
+    await clickAndWait(page, 'Save');
+    const summary = await page.evaluate(() => {
+      const box = document.getElementById('problems');
+      return box && { focused: document.activeElement === box, links: [...box.querySelectorAll('a')].map((a) => a.getAttribute('href')) };
+    });
+    check(summary && summary.focused && summary.links.includes('#end'), `the summary is focused and links to End: ${JSON.stringify(summary)}`);
+    await (await named(page, 'End: end must be after start', 'link')).click();
+    check(await page.evaluate(() => document.activeElement && document.activeElement.id === 'end'), 'the summary link moves to End');
+    await visited(page, 'goal-refused', weights);
+    step('a running goal\'s end changed, its start kept; a refused form\'s summary links to its fields');
+  }
   // 5. A bulk edit that fails on one goal changes none.
   await page.goto(campaignUrl, { waitUntil: 'load' });
   await clickAndWait(page, 'New goal', 'link');

@@ -175,8 +175,8 @@ impl AppState {
 
 /// Resolved keys and sessions, kept briefly (`api::auth::AUTH_CACHE_TTL`) so a request
 /// does not pay two reads for authentication: the account and who calls.
-pub(crate) type KeyOwner = (Account, crate::model::access::Principal);
+pub type KeyOwner = (Account, crate::model::access::Principal);
 
 /// API keys whose owner a process holds at most (then the oldest resolved goes).
 pub(crate) const AUTH_CACHE_KEYS: usize = 10_000;
-pub(crate) type AuthCache = TtlCache<String, KeyOwner>;
+pub type AuthCache = TtlCache<String, KeyOwner>;

@@ -79,23 +79,12 @@ pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-/// 64 random bits from a per-thread generator (xorshift64*, seeded once per thread from
-/// the operating system): for the serving path's impression ids, request ids and sample
-/// draws, which need to be unique, not secret (a tracking link's signature is what makes
-/// it unforgeable), and must not cost a system call each.
+/// 64 random bits from rand's thread-local generator (seeded from the operating system):
+/// for the serving path's impression ids, request ids and sample draws, which need to be
+/// unique, not secret (a tracking link's signature is what makes it unforgeable), and must
+/// not cost a system call each.
 pub fn fast_u64() -> u64 {
-    use std::cell::Cell;
-    thread_local! {
-        static STATE: Cell<u64> = Cell::new(uuid::Uuid::new_v4().as_u64_pair().0 | 1);
-    }
-    STATE.with(|s| {
-        let mut x = s.get();
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        s.set(x);
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    })
+    rand::random()
 }
 
 /// A v4-shaped UUID from `fast_u64` (two draws): an impression or request id.
@@ -104,17 +93,29 @@ pub fn fast_id() -> String {
     uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
 }
 
-/// A new API key: 40 random hex characters (160 bits from two v4 UUIDs).
+/// The random bytes of an API key: 160 bits, read from the operating system (`getrandom`).
+pub const KEY_BYTES: usize = 20;
+/// The random bytes of a session token and a form token: 256 bits.
+pub const TOKEN_BYTES: usize = 32;
+
+/// `N` random bytes from the operating system as hex (`2 N` characters, `8 N` bits). The
+/// operating system's generator failing is no state to go on in: the process stops.
+pub fn secret_hex<const N: usize>() -> String {
+    let mut b = [0u8; N];
+    if let Err(e) = getrandom::fill(&mut b) {
+        panic!("the operating system's random generator failed: {e}");
+    }
+    hex::encode(b)
+}
+
+/// A new API key: 160 random bits as 40 hex characters.
 pub fn new_api_key() -> String {
-    let a = uuid::Uuid::new_v4().simple().to_string();
-    let b = uuid::Uuid::new_v4().simple().to_string();
-    format!("{}{}", &a[..20], &b[..20])
+    secret_hex::<KEY_BYTES>()
 }
 
 /// Keys are stored only as this hash.
 pub fn hash_key(key: &str) -> String {
-    let digest = Sha256::digest(key.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(key.as_bytes()))
 }
 
 /// Ids taken from requests are looked up only when they have an id's shape; anything else
@@ -138,6 +139,7 @@ mod tests {
     fn keys_are_random_and_hashes_stable() {
         let k = new_api_key();
         assert_eq!(k.len(), 40);
+        assert!(k.chars().all(|c| c.is_ascii_hexdigit()));
         assert_ne!(k, new_api_key());
         assert_eq!(hash_key("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }

@@ -109,6 +109,31 @@ pub async fn create(store: &dyn Store, account: &str, c: &Campaign) -> RepoResul
     Err(super::conflict())
 }
 
+/// Creates a campaign and its new advertiser in one transaction: both or neither. The
+/// advertiser starts named once (by this campaign); the other clients the campaign names
+/// must exist with their types and gain a reference, as in `create`.
+pub async fn create_with_advertiser(store: &dyn Store, account: &str, advertiser: &Client, c: &Campaign) -> RepoResult<()> {
+    let others: BTreeSet<String> = c.client_ids().into_iter().filter(|id| *id != advertiser.id).collect();
+    for _ in 0..super::WRITE_ATTEMPTS {
+        let refs = resolve_refs(store, account, c, &others).await?;
+        let mut client = super::clients::new_item(account, advertiser)?;
+        client.counters.insert(super::clients::REFS.to_string(), 1);
+        let base = Item { pk: keys::partition(account, keys::CAMPAIGN), sk: c.id.clone(), version: 1, ..Item::default() };
+        let mut tx = vec![TxOp::Put(client, Cond::NotExists), TxOp::Put(item(account, c, base)?, Cond::NotExists)];
+        tx.extend(super::clients::ref_adds(account, &refs));
+        tx.extend(name_index::delta(account, &[(name_index::CAMPAIGNS, 1)]));
+        match store.transact(tx).await {
+            Ok(()) => {
+                super::delivery::changed(store, account).await;
+                return Ok(());
+            }
+            Err(StoreError::TransactionCanceled { .. }) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(super::conflict())
+}
+
 /// Replaces a campaign read as `first` with what `change` makes of it; the clients it names
 /// are checked in their roles, those it starts naming counted, those it stops naming
 /// released, all in one transaction.

@@ -38,8 +38,13 @@ pub async fn by_ids(store: &dyn Store, account: &str, ids: &[String]) -> RepoRes
 }
 
 pub async fn create(store: &dyn Store, account: &str, c: &Client) -> RepoResult<()> {
-    store.put(super::item(key(account, &c.id), c, 1)?, Cond::NotExists).await?;
+    store.put(new_item(account, c)?, Cond::NotExists).await?;
     Ok(())
+}
+
+/// A new client's item (version 1), for a write of its own or a transaction's.
+pub(super) fn new_item(account: &str, c: &Client) -> RepoResult<crate::store::Item> {
+    Ok(super::item(key(account, &c.id), c, 1)?)
 }
 
 pub async fn list(store: &dyn Store, account: &str) -> RepoResult<Vec<Client>> {

@@ -10,6 +10,9 @@ use crate::repo::{self, RepoError};
 use crate::rule::Rule;
 use crate::state::AppState;
 
+/// The hex characters of a key's fingerprint (its id in the directory and the pages).
+pub use crate::repo::accounts::FINGERPRINT_LEN;
+
 fn not_found(id: &str) -> RepoError {
     RepoError::not_found("user", id)
 }

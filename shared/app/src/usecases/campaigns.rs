@@ -9,6 +9,7 @@ use crate::domain_error::{no_id_on_create, DomainError};
 use crate::ids::new_id;
 use crate::model::account::Account;
 use crate::model::campaign::{Campaign, CampaignInput};
+use crate::model::client::{Client, ClientInput};
 use crate::model::enums::{CampaignState, CampaignStatus};
 use crate::repo;
 use crate::repo::Versioned;
@@ -30,6 +31,25 @@ pub async fn create(st: &AppState, a: &Account, input: CampaignInput) -> UseCase
     repo::campaigns::create(st.store.as_ref(), &a.id, &c).await?;
     tracing::info!(campaign = %c.id, "campaign created");
     Ok(c)
+}
+
+/// A new campaign with a new advertiser: both records in one transaction, or neither. The
+/// campaign's `advertiserId` is the new advertiser's.
+pub async fn create_with_advertiser(
+    st: &AppState,
+    a: &Account,
+    advertiser: ClientInput,
+    mut input: CampaignInput,
+) -> UseCaseResult<(Campaign, Client)> {
+    no_id_on_create(ROOT, input.id.as_deref())?;
+    no_id_on_create("clientBean", advertiser.id.as_deref())?;
+    let now = st.clock.now();
+    let client = Client::from_input(new_id(), advertiser, now);
+    input.advertiser_id = client.id.clone();
+    let c = Campaign::created(new_id(), &input.checked()?, a, now)?;
+    repo::campaigns::create_with_advertiser(st.store.as_ref(), &a.id, &client, &c).await?;
+    tracing::info!(campaign = %c.id, advertiser = %client.id, "campaign created with a new advertiser");
+    Ok((c, client))
 }
 
 fn sorted(mut list: Vec<Campaign>) -> Vec<Campaign> {

@@ -4,7 +4,9 @@
 use super::{UseCaseError, UseCaseResult};
 use crate::ids::AccountId;
 use crate::model::change::{Change, Operation};
-use crate::repo::changes::{self, Filter};
+use crate::repo::changes;
+/// Which changes a listing reads: by record, by person (the repository's query).
+pub use crate::repo::changes::Filter;
 use crate::state::AppState;
 
 /// A page of the account's changes, newest first, and the `after` of the next page.

@@ -13,7 +13,10 @@ use crate::model::enums::{ForecastKind, ForecastStatus};
 use crate::queue::QueueName;
 use crate::repo;
 use crate::repo::forecast_slots as slots;
-use crate::repo::forecasts::{self as jobs, Changed, ForecastRequest, Job};
+use crate::repo::forecasts::{self as jobs, Changed};
+/// A forecast job as the status and the listings read it, its request, and how many of the
+/// newest `recent` lists.
+pub use crate::repo::forecasts::{ForecastRequest, Job, RECENT};
 use crate::repo::reference::Kind;
 use crate::state::AppState;
 

@@ -15,6 +15,7 @@ pub mod audience;
 pub mod beans;
 pub mod bid_notices;
 pub mod bulk;
+pub mod callers;
 pub mod campaigns;
 pub mod changes;
 pub mod clients;

@@ -4,7 +4,8 @@
 use super::UseCaseResult;
 use crate::domain_error::{matches_path, DomainError};
 use crate::ids::AccountId;
-use crate::model::rules::{parse_bean, Parent, Rules};
+use crate::model::enums::{RuleType, VariableType};
+use crate::model::rules::{parse_bean, Parent, ResourceRule, Rules};
 use crate::repo;
 use crate::state::AppState;
 use crate::xml::{expect_root, Element};
@@ -40,6 +41,43 @@ pub async fn replace(st: &AppState, account: &AccountId, parent: Parent, id: &st
     rules.parent_id = id.to_string();
     repo::rules::update(st.store.as_ref(), account, parent, id, |r| {
         *r = rules.clone();
+        Ok(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// Sets the parent's category rules (the console's checkboxes): `include` as "at least one
+/// of", `exclude` as "none of" (a category in both is included); every other rule stays.
+/// Each category must be the account's (the rules bean's own check).
+pub async fn set_categories(
+    st: &AppState,
+    account: &AccountId,
+    parent: Parent,
+    id: &str,
+    include: &[String],
+    exclude: &[String],
+) -> UseCaseResult<()> {
+    existing(st, account, parent, id).await?;
+    let known = repo::rules::known(st.store.as_ref(), account).await?;
+    let mut errors = Vec::new();
+    for (i, c) in include.iter().chain(exclude).enumerate() {
+        if let Err((rule, message)) = crate::model::rules::check::category_ref(&known, c) {
+            errors.push(crate::domain_error::FieldError::new(format!("categories[{i}]"), rule, message));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(DomainError::Validation(errors).into());
+    }
+    let rule = |rid: &String, rule_type| ResourceRule { resource_id: rid.clone(), rule_type, variable_type: VariableType::Site };
+    let wanted: Vec<ResourceRule> = include
+        .iter()
+        .map(|c| rule(c, RuleType::AtLeastOneOf))
+        .chain(exclude.iter().filter(|c| !include.contains(c)).map(|c| rule(c, RuleType::NoneOf)))
+        .collect();
+    repo::rules::update(st.store.as_ref(), account, parent, id, |r| {
+        r.content.retain(|c| c.variable_type != VariableType::Site);
+        r.content.extend(wanted.iter().cloned());
         Ok(())
     })
     .await?;

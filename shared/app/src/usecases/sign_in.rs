@@ -10,6 +10,9 @@ use crate::model::access::normalise_email;
 use crate::repo;
 use crate::state::AppState;
 
+/// How long a session lasts at most, however busy (its cookie's `Max-Age`).
+pub const SESSION_MAX_AGE: chrono::Duration = repo::sessions::MAX_AGE;
+
 /// What a sign-in came to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SignIn {
@@ -21,9 +24,9 @@ pub enum SignIn {
     Throttled { until: DateTime<Utc> },
 }
 
-/// A random token: two v4 UUIDs, 244 random bits, as hex.
+/// A session or form token: 256 random bits from the operating system, as 64 hex characters.
 pub fn token() -> String {
-    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+    crate::ids::secret_hex::<{ crate::ids::TOKEN_BYTES }>()
 }
 
 pub async fn sign_in(st: &AppState, email: &str, password: &str) -> UseCaseResult<SignIn> {

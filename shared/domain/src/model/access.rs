@@ -79,13 +79,20 @@ pub enum ActorKind {
     Key,
 }
 
-/// Who calls a request: the key or user, its role, and for a user's session the SHA-256 of
-/// its cookie.
+/// Who calls a request: the key or user, its role, and for a user's session that session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Principal {
     pub actor: Actor,
     pub role: Role,
-    pub session: Option<String>,
+    pub session: Option<SessionRef>,
+}
+
+/// A user's session as a request knows it: the SHA-256 of its cookie and the token every
+/// form of the session carries (`csrf`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionRef {
+    pub hash: String,
+    pub csrf: String,
 }
 
 /// How long a process trusts a resolved key or session: a revoked key, an ended session or

@@ -93,9 +93,16 @@ impl GoalSet {
 
 /// `{ids, set: {start, end, priority, caps, enabled}}`.
 pub fn parse_goals(v: &Value) -> Result<(Vec<String>, GoalSet), DomainError> {
-    let body = crate::json::read(v, |b: &mut GoalsBulk, errors| {
-        check_ids(&b.ids, errors);
-        for (i, c) in b.set.caps.iter().flatten().flatten().enumerate() {
+    let body = crate::json::read(v, |b: &mut GoalsBulk, errors| b.check(errors)).map_err(DomainError::Validation)?;
+    Ok((body.ids, body.set))
+}
+
+impl GoalsBulk {
+    /// A goals bulk edit's rules, whichever wire or form it came from: goals each named
+    /// once, positive caps, and something to set.
+    pub fn check(&self, errors: &mut Vec<FieldError>) {
+        check_ids(&self.ids, errors);
+        for (i, c) in self.set.caps.iter().flatten().flatten().enumerate() {
             if c.value <= 0.0 {
                 errors.push(FieldError::new(
                     format!("set.caps[{i}].value"),
@@ -104,12 +111,17 @@ pub fn parse_goals(v: &Value) -> Result<(Vec<String>, GoalSet), DomainError> {
                 ));
             }
         }
-        if b.set == GoalSet::default() {
+        if !crate::json::faulted(errors, "ids") {
+            if self.ids.is_empty() {
+                errors.push(FieldError::new("ids", Rule::Required, "ids names at least one goal"));
+            } else if self.ids.len() > MAX_IDS {
+                errors.push(FieldError::new("ids", Rule::MaxItems, format!("ids names at most {MAX_IDS} goals (got {})", self.ids.len())));
+            }
+        }
+        if self.set == GoalSet::default() {
             errors.push(FieldError::new("set", Rule::Required, "set names at least one of start, end, priority, caps, enabled"));
         }
-    })
-    .map_err(DomainError::Validation)?;
-    Ok((body.ids, body.set))
+    }
 }
 
 /// Days a duplicate's dates move, at most either way.
@@ -135,7 +147,36 @@ pub struct DuplicateBody {
 
 /// Parses a duplicate body: every field error at once.
 pub fn parse_duplicate(v: &Value) -> Result<DuplicateBody, DomainError> {
-    crate::json::read(v, |_: &mut DuplicateBody, _| {}).map_err(DomainError::Validation)
+    crate::json::read(v, |b: &mut DuplicateBody, errors| b.check(errors)).map_err(DomainError::Validation)
+}
+
+impl DuplicateBody {
+    /// A duplicate's bounds (the schema's, for a body that did not come through it): the
+    /// copy's name and the days every date moves.
+    pub fn check(&self, errors: &mut Vec<FieldError>) {
+        let max = crate::limits::NAME_MAX;
+        if self.name.as_ref().is_some_and(|n| n.chars().count() > max) && !crate::json::faulted(errors, "name") {
+            errors.push(FieldError::new("name", Rule::MaxLength, format!("name is longer than {max} characters")));
+        }
+        if !(-MAX_SHIFT_DAYS..=MAX_SHIFT_DAYS).contains(&self.shift_days) && !crate::json::faulted(errors, "shiftDays") {
+            errors.push(FieldError::new(
+                "shiftDays",
+                Rule::Range,
+                format!("shiftDays must be between {} and {MAX_SHIFT_DAYS} (got {})", -MAX_SHIFT_DAYS, self.shift_days),
+            ));
+        }
+    }
+
+    /// A typed body (a console form's) when its rules pass.
+    pub fn checked(self) -> Result<DuplicateBody, DomainError> {
+        let mut errors = Vec::new();
+        self.check(&mut errors);
+        if errors.is_empty() {
+            Ok(self)
+        } else {
+            Err(DomainError::Validation(errors))
+        }
+    }
 }
 
 /// A goal with `set` applied, or its errors (each field named `goals[<id>].<field>`). The

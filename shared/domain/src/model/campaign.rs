@@ -8,7 +8,7 @@ use super::enums::{CampaignGoalType, CampaignState, CampaignStatus, ClientType};
 
 use super::account::Account;
 use super::common::*;
-use crate::domain_error::DomainError;
+use crate::domain_error::{DomainError, FieldError};
 use crate::limits::MAX_ID_LEN;
 use crate::xml::{BeanReader, Element, XmlOut};
 
@@ -162,7 +162,7 @@ pub fn parse_bean(el: &Element) -> Result<CampaignInput, DomainError> {
     let status = r.one_of("status", CampaignStatus::ALL);
     let vast_enabled = r.bool("vastEnabled").unwrap_or(false);
     match (name, advertiser_id) {
-        (Some(name), Some(advertiser_id)) if r.errors.is_empty() => Ok(CampaignInput {
+        (Some(name), Some(advertiser_id)) => CampaignInput {
             id,
             name,
             advertiser_id,
@@ -180,8 +180,82 @@ pub fn parse_bean(el: &Element) -> Result<CampaignInput, DomainError> {
             priority,
             vast_enabled,
             status,
-        }),
+        }
+        .checked_after(r.errors),
         _ => Err(DomainError::Validation(r.errors)),
+    }
+}
+
+impl CampaignInput {
+    /// The campaign's rules over a typed input, whichever wire or form it came from: a
+    /// name and an advertiser, within their bounds, a description within its bound and a
+    /// priority of 1 to 10. A field that already has an error is not faulted again.
+    pub fn check(&self, errors: &mut Vec<FieldError>) {
+        let faulted = |errors: &Vec<FieldError>, f: &str| errors.iter().any(|e| e.field == format!("campaignBean/{f}"));
+        let bounded = |errors: &mut Vec<FieldError>, f: &str, v: &str, max: usize, required: bool| {
+            if faulted(errors, f) {
+            } else if required && v.trim().is_empty() {
+                errors.push(FieldError::new(format!("campaignBean/{f}"), Rule::Required, format!("campaignBean/{f} is required")));
+            } else if v.chars().count() > max {
+                errors.push(FieldError::new(
+                    format!("campaignBean/{f}"),
+                    Rule::MaxLength,
+                    format!("campaignBean/{f} is longer than {max} characters"),
+                ));
+            }
+        };
+        bounded(errors, "name", &self.name, crate::limits::RECORD_NAME_MAX, true);
+        bounded(errors, "advertiserId", &self.advertiser_id, MAX_ID_LEN, true);
+        bounded(errors, "description", self.description.as_deref().unwrap_or(""), TEXT_MAX, false);
+        if let Some(p) = self.priority.filter(|p| !super::goal::PRIORITY.contains(p)) {
+            if !faulted(errors, "priority") {
+                let (lo, hi) = (super::goal::PRIORITY.start(), super::goal::PRIORITY.end());
+                errors.push(FieldError::new(
+                    "campaignBean/priority",
+                    Rule::Range,
+                    format!("campaignBean/priority must be between {lo} and {hi} (got {p})"),
+                ));
+            }
+        }
+    }
+
+    /// The input when its rules pass (with the wire's reading errors, `errors`).
+    fn checked_after(self, mut errors: Vec<FieldError>) -> Result<CampaignInput, DomainError> {
+        self.check(&mut errors);
+        if errors.is_empty() {
+            Ok(self)
+        } else {
+            Err(DomainError::Validation(errors))
+        }
+    }
+
+    /// A typed input (a console form's) when its rules pass.
+    pub fn checked(self) -> Result<CampaignInput, DomainError> {
+        self.checked_after(Vec::new())
+    }
+
+    /// The stored campaign as the input that would write it again unchanged: a form changes
+    /// the fields it shows and keeps the rest, what it inherits staying inherited.
+    pub fn of(c: &Campaign) -> CampaignInput {
+        CampaignInput {
+            id: Some(c.id.clone()),
+            name: c.name.clone(),
+            advertiser_id: c.advertiser_id.clone(),
+            agency_id: c.agency_id.clone(),
+            brand_id: c.brand_id.clone(),
+            budget: c.budget,
+            custom_id: c.custom_id.clone(),
+            description: c.description.clone(),
+            enabled: c.enabled,
+            exclusive: c.exclusive,
+            front_load_factor: c.front_load_factor,
+            goal_total: c.goal_total,
+            goal_type: c.goal_type,
+            include_in_forecast: c.include_in_forecast,
+            priority: c.priority,
+            vast_enabled: c.vast_enabled,
+            status: None,
+        }
     }
 }
 

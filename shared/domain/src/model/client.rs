@@ -71,6 +71,35 @@ pub fn parse_bean(el: &Element) -> Result<ClientInput, DomainError> {
     }
 }
 
+impl ClientInput {
+    /// A new advertiser known by its name only (a campaign form's "New advertiser"): the
+    /// name's rules are the bean's.
+    pub fn advertiser(name: &str) -> Result<ClientInput, DomainError> {
+        let name = name.trim();
+        let max = crate::limits::RECORD_NAME_MAX;
+        let refused = |rule, message: String| {
+            Err(DomainError::Validation(vec![crate::domain_error::FieldError::new("clientBean/name", rule, message)]))
+        };
+        if name.is_empty() {
+            return refused(Rule::Required, "clientBean/name is required".into());
+        }
+        if name.chars().count() > max {
+            return refused(Rule::MaxLength, format!("clientBean/name is longer than {max} characters"));
+        }
+        Ok(ClientInput {
+            id: None,
+            name: name.to_string(),
+            kind: ClientType::Advertiser,
+            comments: None,
+            email: None,
+            fax_number: None,
+            phone_number: None,
+            postal_address: None,
+            visiting_address: None,
+        })
+    }
+}
+
 impl Client {
     pub fn from_input(id: String, i: ClientInput, now: DateTime<Utc>) -> Client {
         Client {

@@ -141,7 +141,7 @@ impl Store for DynamoStore {
         check_item(&item)?;
         self.trips.inc();
         let mut e = cond_expr(&cond)?;
-        let update = put_update(&item, &mut e);
+        let update = put_update(&item, &mut e)?;
         let r = self
             .client
             .update_item()
@@ -308,7 +308,7 @@ impl Store for DynamoStore {
             let w = match op {
                 TxOp::Put(item, c) => {
                     let mut e = cond_expr(c)?;
-                    let update = put_update(item, &mut e);
+                    let update = put_update(item, &mut e)?;
                     let u = Update::builder()
                         .table_name(&self.table)
                         .set_key(Some(key_attrs(&item.key())))

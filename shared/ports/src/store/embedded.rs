@@ -127,10 +127,13 @@ impl WriteTables<'_> {
         Ok(())
     }
 
-    /// Writes `item`; the stored counters are kept (a put never changes them).
+    /// Writes `item`; the stored counters are kept (a put never changes them), and an item
+    /// it creates starts with the counters it carries.
     fn write(&mut self, old: Option<&Item>, item: &Item) -> StoreResult<()> {
         let mut item = item.clone();
-        item.counters = old.map(|o| o.counters.clone()).unwrap_or_default();
+        if let Some(o) = old {
+            item.counters = o.counters.clone();
+        }
         self.write_raw(old, &item)
     }
 

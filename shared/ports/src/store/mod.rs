@@ -37,7 +37,8 @@ pub struct Item {
     /// Epoch seconds after which the item is expired (TTL attribute).
     pub expires_at: Option<i64>,
     /// Atomic counters. Read-only for writers: `put` never changes them (it keeps the
-    /// stored ones); only [`Store::add`] / [`TxOp::Add`] do, and those leave `version` alone.
+    /// stored ones; an item it creates starts with the ones it carries); only
+    /// [`Store::add`] / [`TxOp::Add`] do, and those leave `version` alone.
     /// So a record's version moves with its body, and counters can change under it.
     pub counters: BTreeMap<String, i64>,
     /// The record, serialised as JSON.

@@ -144,7 +144,7 @@ async fn set_password(Within(st): Within, Caller(a, who): Caller, Path(id): Path
         return Err(AppError::RoleRequired(Role::Admin));
     }
     let input = read_password(&v).map_err(invalid)?;
-    uc::set_password(&st, &a.id, &id, input.password, who.session.as_deref().filter(|_| themself)).await?;
+    uc::set_password(&st, &a.id, &id, input.password, who.session.as_ref().map(|s| s.hash.as_str()).filter(|_| themself)).await?;
     Ok(no_content())
 }
 

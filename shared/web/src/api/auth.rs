@@ -11,11 +11,10 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, Method};
 
 use crate::api::error::AppError;
-use crate::ids::hash_key;
-use crate::model::access::{Actor, ActorKind, Role};
 use crate::model::account::Account;
 use crate::repo;
 use crate::state::AppState;
+use crate::usecases::callers;
 
 /// The header carrying an API key.
 pub const API_KEY_HEADER: &str = "x-o-api-key";
@@ -49,14 +48,22 @@ impl FromRequestParts<AppState> for Caller {
 /// The request's account and caller, once per request (a handler may take both `Auth` and
 /// `Caller`).
 async fn authenticate(parts: &mut Parts, st: &AppState) -> Result<(Account, Principal), AppError> {
+    authenticate_with(parts, st, false).await
+}
+
+/// The caller of a request with its `x-o-api-key`, or its session cookie (`keep_alive`:
+/// the session's idle end is pushed on, as every console page but the queries function's
+/// does), its role checked against the route's, its change records naming it, and the
+/// account's request rate taken. Once per request: the result is kept in its extensions.
+pub async fn authenticate_with(parts: &mut Parts, st: &AppState, keep_alive: bool) -> Result<(Account, Principal), AppError> {
     if let Some(found) = parts.extensions.get::<(Account, Principal)>() {
         return Ok(found.clone());
     }
     let (account, principal) = match parts.headers.get(API_KEY_HEADER) {
-        Some(v) => by_key(st, v.to_str().unwrap_or("").trim()).await?,
+        Some(v) => callers::by_key(st, v.to_str().unwrap_or("").trim()).await?.ok_or_else(unknown_key)?,
         None => match cookie(&parts.headers, SESSION_COOKIE) {
             Some(token) => {
-                let found = by_session(st, &token).await?;
+                let found = callers::by_session(st, &token, keep_alive).await?.ok_or_else(session_ended)?;
                 if !is_read(&parts.method) && !same_origin(&parts.headers) {
                     return Err(AppError::Forbidden("a write with a session cookie must come from this site (Origin)".into()));
                 }
@@ -85,80 +92,29 @@ fn unknown_key() -> AppError {
     AppError::Unauthorized("unknown API key".into())
 }
 
-async fn by_key(st: &AppState, key: &str) -> Result<(Account, Principal), AppError> {
-    if key.is_empty() || key.len() > 256 {
-        return Err(unknown_key());
-    }
-    let h = hash_key(key);
-    if let Some(found) = st.auth_cache.get(&h, st.clock.instant()) {
-        return Ok(found);
-    }
-    let (account, rec) = repo::accounts::by_key_hash(st.store.as_ref(), &h).await?.ok_or_else(unknown_key)?;
-    let id = repo::access::fingerprint(&h);
-    let actor = Actor { kind: ActorKind::Key, name: rec.label.clone().unwrap_or_else(|| id.clone()), id };
-    let found = (account, Principal { actor, role: rec.role.unwrap_or(Role::Admin), session: None });
-    st.auth_cache.put(h.clone(), found.clone(), st.clock.instant());
-    note_key_used(st, h);
-    Ok(found)
-}
-
-/// Notes the key's use once an hour a process (`lastUsed`), off the request's path.
-fn note_key_used(st: &AppState, hash: String) {
-    let now = st.clock.now();
-    let hour = repo::access::hour_of(now).timestamp();
-    let noted = st.key_use_noted.update(hash.clone(), st.clock.instant(), |last| (hour, last != Some(hour)));
-    if noted != Some(true) {
-        return;
-    }
-    let store = st.store.clone();
-    tokio::spawn(async move {
-        if let Err(e) = repo::access::note_key_used(store.as_ref(), &hash, now).await {
-            tracing::warn!(error = %e, "a key's last use could not be noted");
-        }
-    });
-}
-
-/// The user of a live session, checked against the directory (enabled, the session still
-/// listed).
-async fn by_session(st: &AppState, token: &str) -> Result<(Account, Principal), AppError> {
-    let ended = || AppError::Unauthorized("the session has ended: sign in again".into());
-    if token.is_empty() || token.len() > 256 {
-        return Err(ended());
-    }
-    let h = hash_key(token);
-    let cache_key = format!("session:{h}");
-    if let Some(found) = st.auth_cache.get(&cache_key, st.clock.instant()) {
-        return Ok(found);
-    }
-    let (session, _) = repo::sessions::get(st.store.as_ref(), &h, st.clock.now()).await?.ok_or_else(ended)?;
-    let (dir, _) = repo::access::directory(st.store.as_ref(), &session.account).await?;
-    let user = dir.user(&session.user_id).filter(|u| !u.disabled && u.sessions.contains(&h)).ok_or_else(ended)?;
-    let account = repo::accounts::get(st.store.as_ref(), &session.account).await?.ok_or_else(ended)?;
-    let actor = Actor { kind: ActorKind::User, id: user.id.clone(), name: user.email.clone() };
-    let found = (account, Principal { actor, role: user.role, session: Some(h) });
-    st.auth_cache.put(cache_key, found.clone(), st.clock.instant());
-    Ok(found)
+fn session_ended() -> AppError {
+    AppError::Unauthorized("the session has ended: sign in again".into())
 }
 
 /// Forgets a session this process resolved (signing out answers 401 at once here).
 pub fn forget_session(st: &AppState, hash: &str) {
-    st.auth_cache.remove(&format!("session:{hash}"));
+    callers::forget_session(st, hash);
 }
 
 fn is_read(m: &Method) -> bool {
     m == Method::GET || m == Method::HEAD
 }
 
-/// A cookie's value, when the request carries it.
+/// A cookie's value, when the request carries it (the `cookie` crate reads the header).
 pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.to_string())
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == name)
+        .map(|c| c.value().to_string())
 }
 
 /// Whether the request's `Origin` (when sent; a browser sends it with every POST) names the

@@ -186,23 +186,34 @@ impl From<serde_json::Error> for AppError {
     }
 }
 
-impl IntoResponse for AppError {
-    fn into_response(self) -> Response {
-        if let AppError::Internal(cause) = &self {
+impl AppError {
+    /// The seconds a client waits before trying again (`Retry-After`), for the errors that
+    /// pass with time.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            AppError::Unavailable(_) => Some(1),
+            AppError::TooManyRequests(_, secs) => Some((*secs).max(1)),
+            _ => None,
+        }
+    }
+
+    /// Logs an internal error with its cause chain (the client sees only that it happened).
+    pub fn log_internal(&self) {
+        if let AppError::Internal(cause) = self {
             tracing::error!(cause = %cause.chain(), "internal error");
         }
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        self.log_internal();
         let body = self.body();
         let json = serde_json::to_vec(&body).unwrap_or_default();
         let mut res = (self.status(), json).into_response();
         res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        match &self {
-            AppError::Unavailable(_) => {
-                res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            }
-            AppError::TooManyRequests(_, secs) => {
-                res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from((*secs).max(1)));
-            }
-            _ => {}
+        if let Some(secs) = self.retry_after() {
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         // XML routers re-render from this.
         res.extensions_mut().insert(body);

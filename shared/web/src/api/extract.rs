@@ -54,21 +54,20 @@ impl<S: Send + Sync> FromRequest<S> for FormPairs {
         }
         let bytes = read_body(req).await?;
         let text = std::str::from_utf8(&bytes).map_err(|_| AppError::Malformed("form body is not UTF-8".into()))?;
+        // The seed's forms separate their pairs with `;` as well as `&`.
         let mut pairs = Vec::new();
-        for part in text.split(['&', ';']).map(str::trim).filter(|p| !p.is_empty()) {
-            let (k, v) = part.split_once('=').unwrap_or((part, ""));
-            pairs.push((decode_form(k)?, decode_form(v)?));
+        for part in text.split(';') {
+            pairs.extend(decode_pairs(part)?);
         }
         Ok(FormPairs(pairs))
     }
 }
 
-fn decode_form(s: &str) -> Result<String, DomainError> {
-    let plus = s.replace('+', " ");
-    percent_encoding::percent_decode_str(&plus)
-        .decode_utf8()
-        .map(|c| c.trim().to_string())
-        .map_err(|_| DomainError::Malformed("form body is not UTF-8".into()))
+/// `application/x-www-form-urlencoded` pairs (`serde_urlencoded`), their values trimmed.
+fn decode_pairs(s: &str) -> Result<Vec<(String, String)>, DomainError> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(s.trim())
+        .map_err(|e| DomainError::Malformed(format!("the form or query string cannot be read: {e}")))?;
+    Ok(pairs.into_iter().map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect())
 }
 
 /// `If-Match: "<version>"` when the client sent one.
@@ -154,12 +153,7 @@ impl Matrix {
 
 /// Query-string pairs, in order, percent-decoded (repeatable keys are kept).
 pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, DomainError> {
-    let mut out = Vec::new();
-    for part in raw.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = part.split_once('=').unwrap_or((part, ""));
-        out.push((decode_form(k)?, decode_form(v)?));
-    }
-    Ok(out)
+    decode_pairs(raw.unwrap_or(""))
 }
 
 /// The single value of a query parameter; given twice: 400.

@@ -8,7 +8,7 @@ use super::account::Account;
 use super::campaign::{read_frontload, Campaign};
 use super::common::*;
 use super::enums::{AdFormat, CapKind, GoalType, GoalVariant, PricingModel};
-use crate::domain_error::DomainError;
+use crate::domain_error::{DomainError, FieldError};
 use crate::limits::MAX_ID_LEN;
 use crate::xml::{BeanReader, Element, XmlOut};
 
@@ -156,44 +156,16 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
     if variant.is_none() && !r.present("variant") {
         r.err("variant", Rule::Required, "goalBean/variant is required (NORMAL or BUMPER)");
     }
-    let mut goal_value = None;
-    match kind {
-        Some(k) if k.value_ignored() => {}
-        Some(k) => {
-            if !r.present("goalValue") {
-                r.err("goalValue", Rule::Required, "goalBean/goalValue is required");
-            } else if k == GoalType::ShareOfVoice {
-                if let Some(v) = r.number("goalValue", f64::MIN) {
-                    if (0.01..=1.0).contains(&v) {
-                        goal_value = Some(v);
-                    } else {
-                        r.err(
-                            "goalValue",
-                            Rule::Range,
-                            format!("goalBean/goalValue of a SHARE_OF_VOICE goal must be 0.01 to 1.0 (got {v})"),
-                        );
-                    }
-                }
-            } else if let Some(v) = r.number("goalValue", f64::MIN) {
-                if v > 0.0 {
-                    goal_value = Some(v);
-                } else {
-                    r.err("goalValue", Rule::Range, format!("goalBean/goalValue of a {k} goal must be a positive number (got {v})"));
-                }
-            }
-        }
-        None => {}
-    }
+    // Whether a value is required, and its range, are `GoalInput::check`'s.
+    let goal_value = match kind {
+        Some(k) if k.value_ignored() => None,
+        _ => r.number("goalValue", f64::MIN),
+    };
     let start = r.date_time("start");
     if start.is_none() && !r.present("start") {
         r.err("start", Rule::Required, "goalBean/start is required");
     }
     let end = r.date_time("end");
-    if let (Some(s), Some(e)) = (start, end) {
-        if e <= s {
-            r.err("end", Rule::AfterStart, "goalBean/end must be after goalBean/start");
-        }
-    }
     let pricing_model: Option<PricingModel> = r.one_of("pricingModel", PricingModel::ALL);
     let pricing_value = r.value_number("pricingValue", 0.0);
     // cpm/value and formatType: accepted and ignored (§2.2).
@@ -201,14 +173,14 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
     let description = r.text_max("description", TEXT_MAX);
     let name = r.text_max("name", crate::limits::NAME_MAX);
     let front_load_factor = read_frontload(&mut r, "frontLoadFactor");
-    let priority = r.int("priority", 1, 10).map(|p| p as u8);
-    let caps = read_caps(&mut r, kind);
+    let priority = r.int("priority", i64::from(*PRIORITY.start()), i64::from(*PRIORITY.end())).map(|p| p as u8);
+    let caps = read_caps(&mut r);
     let midroll_breaks = read_breaks(&mut r);
     let unlimited_impressions = r.bool("unlimitedImpressions").unwrap_or(false);
-    let marketplace_id = read_marketplace(&mut r, kind);
+    let marketplace_id = r.text_max("marketplaceId", MAX_ID_LEN).map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
     let enabled = r.bool("enabled");
-    match (campaign_id, kind, variant, start) {
-        (Some(campaign_id), Some(kind), Some(variant), Some(start)) if r.errors.is_empty() => Ok(GoalInput {
+    let input = match (campaign_id, kind, variant, start) {
+        (Some(campaign_id), Some(kind), Some(variant), Some(start)) => Some(GoalInput {
             id,
             campaign_id,
             kind,
@@ -229,28 +201,126 @@ pub fn parse_bean(el: &Element) -> Result<GoalInput, DomainError> {
             marketplace_id,
             enabled,
         }),
-        _ => Err(DomainError::Validation(r.errors)),
+        _ => None,
+    };
+    let mut errors = r.errors;
+    if let Some(i) = &input {
+        i.check(&mut errors);
+    }
+    match input {
+        Some(i) if errors.is_empty() => Ok(i),
+        _ => Err(DomainError::Validation(errors)),
     }
 }
 
-/// `marketplaceId`: allowed on IMPRESSION and RTB goals only (an empty element: none).
-/// That it names one of the account's marketplaces is the use case's check.
-fn read_marketplace(r: &mut BeanReader, kind: Option<GoalType>) -> Option<String> {
-    let id = r.text_max("marketplaceId", MAX_ID_LEN).filter(|s| !s.trim().is_empty())?;
-    match kind {
-        Some(k) if !k.takes_marketplace() => {
-            r.err(
-                "marketplaceId",
+impl GoalInput {
+    /// The goal's rules over a typed input, whichever wire or form it came from: the goal
+    /// value its type needs, the end after the start, the bounds of the name and the
+    /// priority, caps that apply to the type once each with a positive value, and a
+    /// marketplace only on IMPRESSION and RTB goals. A field that already has an error
+    /// (the wire's reading of it) is not faulted again.
+    pub fn check(&self, errors: &mut Vec<FieldError>) {
+        let faulted = |errors: &Vec<FieldError>, f: &str| errors.iter().any(|e| e.field.starts_with(&format!("goalBean/{f}")));
+        let k = self.kind;
+        if !k.value_ignored() && !faulted(errors, "goalValue") {
+            match self.goal_value {
+                None => errors.push(FieldError::new("goalBean/goalValue", Rule::Required, "goalBean/goalValue is required")),
+                Some(v) if k == GoalType::ShareOfVoice && !(0.01..=1.0).contains(&v) => errors.push(FieldError::new(
+                    "goalBean/goalValue",
+                    Rule::Range,
+                    format!("goalBean/goalValue of a SHARE_OF_VOICE goal must be 0.01 to 1.0 (got {v})"),
+                )),
+                Some(v) if k != GoalType::ShareOfVoice && v <= 0.0 => errors.push(FieldError::new(
+                    "goalBean/goalValue",
+                    Rule::Range,
+                    format!("goalBean/goalValue of a {k} goal must be a positive number (got {v})"),
+                )),
+                Some(_) => {}
+            }
+        }
+        if self.end.is_some_and(|e| e <= self.start) && !faulted(errors, "end") {
+            errors.push(FieldError::new("goalBean/end", Rule::AfterStart, "goalBean/end must be after goalBean/start"));
+        }
+        if self.name.as_ref().is_some_and(|n| n.chars().count() > crate::limits::NAME_MAX) && !faulted(errors, "name") {
+            let max = crate::limits::NAME_MAX;
+            errors.push(FieldError::new("goalBean/name", Rule::MaxLength, format!("goalBean/name is longer than {max} characters")));
+        }
+        if let Some(p) = self.priority.filter(|p| !PRIORITY.contains(p)) {
+            if !faulted(errors, "priority") {
+                let (lo, hi) = (PRIORITY.start(), PRIORITY.end());
+                errors.push(FieldError::new(
+                    "goalBean/priority",
+                    Rule::Range,
+                    format!("goalBean/priority must be between {lo} and {hi} (got {p})"),
+                ));
+            }
+        }
+        for (i, c) in self.caps.iter().enumerate() {
+            let at = format!("goalBean/caps/cap[{}]", i + 1);
+            if c.value <= 0.0 {
+                errors.push(FieldError::new(
+                    format!("{at}/value"),
+                    Rule::Range,
+                    format!("{at}/value must be a positive number (got {})", c.value),
+                ));
+            }
+            if !c.kind.applies_to(k) {
+                errors.push(FieldError::new(format!("{at}/type"), Rule::CapType, format!("a {} does not apply to a {k} goal", c.kind)));
+            } else if self.caps[..i].iter().any(|x| x.kind == c.kind) {
+                errors.push(FieldError::new(format!("{at}/type"), Rule::Single, format!("{} is given twice", c.kind)));
+            }
+        }
+        if self.marketplace_id.is_some() && !k.takes_marketplace() && !faulted(errors, "marketplaceId") {
+            errors.push(FieldError::new(
+                "goalBean/marketplaceId",
                 Rule::NotAllowed,
                 format!("goalBean/marketplaceId is allowed only on IMPRESSION and RTB goals (this is {k})"),
-            );
-            None
+            ));
         }
-        _ => Some(id.trim().to_string()),
+    }
+
+    /// A typed input (a console form's) when its rules pass.
+    pub fn checked(self) -> Result<GoalInput, DomainError> {
+        let mut errors = Vec::new();
+        self.check(&mut errors);
+        if errors.is_empty() {
+            Ok(self)
+        } else {
+            Err(DomainError::Validation(errors))
+        }
+    }
+
+    /// The stored goal as the input that would write it again unchanged: a form changes
+    /// the fields it shows and keeps the rest exactly, to the millisecond.
+    pub fn of(g: &Goal) -> GoalInput {
+        GoalInput {
+            id: Some(g.id.clone()),
+            campaign_id: g.campaign_id.clone(),
+            kind: g.kind,
+            variant: g.variant,
+            goal_value: g.goal_value,
+            start: g.start,
+            end: g.end,
+            pricing_model: Some(g.pricing_model),
+            pricing_value: g.pricing_value,
+            custom_id: g.custom_id.clone(),
+            description: g.description.clone(),
+            name: g.name.clone(),
+            front_load_factor: g.front_load_factor,
+            priority: g.priority,
+            caps: g.caps.clone(),
+            midroll_breaks: g.midroll_breaks.clone(),
+            unlimited_impressions: g.unlimited_impressions,
+            marketplace_id: g.marketplace_id.clone(),
+            enabled: Some(g.enabled),
+        }
     }
 }
 
-fn read_caps(r: &mut BeanReader, goal_type: Option<GoalType>) -> Vec<Cap> {
+/// A goal's priority: 1 (highest) to 10.
+pub const PRIORITY: std::ops::RangeInclusive<u8> = 1..=10;
+
+fn read_caps(r: &mut BeanReader) -> Vec<Cap> {
     let Some(caps_el) = r.element().child("caps") else { return vec![] };
     let path = r.at("caps");
     let mut cr = BeanReader::new(caps_el, path, &["cap"], &["cap"]);
@@ -265,18 +335,7 @@ fn read_caps(r: &mut BeanReader, goal_type: Option<GoalType>) -> Vec<Cap> {
         if value.is_none() && !c.present("value") {
             c.err("value", Rule::Required, format!("{} is required", c.at("value")));
         }
-        if let Some(v) = value {
-            if v <= 0.0 {
-                c.err("value", Rule::Range, format!("{} must be a positive number (got {v})", c.at("value")));
-            }
-        }
-        if let (Some(k), Some(gt)) = (kind, goal_type) {
-            if !k.applies_to(gt) {
-                c.err("type", Rule::CapType, format!("a {k} does not apply to a {gt} goal"));
-            } else if out.iter().any(|x| x.kind == k) {
-                c.err("type", Rule::Single, format!("{k} is given twice"));
-            }
-        }
+        // A positive value, a type that applies, once: `GoalInput::check`.
         let ok = c.errors.is_empty();
         cr.errors.append(&mut c.errors);
         if let (Some(kind), Some(value), true) = (kind, value, ok) {

@@ -81,8 +81,9 @@ pub(super) fn key_attrs(k: &Key) -> Attrs {
 }
 
 /// A put as an update: sets the record's attributes, removes the optional ones it lacks,
-/// and leaves counter attributes alone.
-pub(super) fn put_update(item: &Item, e: &mut Expr) -> String {
+/// and leaves counter attributes alone; a counter the item carries is set only where the
+/// stored item has none (an item the put creates starts with them).
+pub(super) fn put_update(item: &Item, e: &mut Expr) -> StoreResult<String> {
     let mut set = vec!["#u_body = :u_body".to_string(), "#u_ver = :u_ver".to_string()];
     let mut remove = Vec::new();
     e.names.insert("#u_body".into(), "body".into());
@@ -105,11 +106,16 @@ pub(super) fn put_update(item: &Item, e: &mut Expr) -> String {
             None => remove.push(format!("#u_{attr}")),
         }
     }
+    for (i, (name, v)) in item.counters.iter().enumerate() {
+        e.names.insert(format!("#u_c{i}"), counter_attr(name)?);
+        e.values.insert(format!(":u_c{i}"), n(*v));
+        set.push(format!("#u_c{i} = if_not_exists(#u_c{i}, :u_c{i})"));
+    }
     let mut text = format!("SET {}", set.join(", "));
     if !remove.is_empty() {
         text.push_str(&format!(" REMOVE {}", remove.join(", ")));
     }
-    text
+    Ok(text)
 }
 
 pub(super) fn get_s(m: &Attrs, k: &str) -> Option<String> {

@@ -2,13 +2,14 @@
 //! the upload's progress), and the ad's page: the transcode's progress until the ad can
 //! serve (or why it failed), the preview player, and the VAST URL with a copy button.
 
+use super::error::{ConsoleError, ConsoleResult};
 use axum::extract::{Multipart, Path, Query};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use maud::{html, Markup};
 use serde_json::json;
 
-use super::form::{self, Field, Problems};
+use super::form::{self, Field, Problems, Spec};
 use super::{page, redirect, ConsoleUser};
 use crate::api::Within;
 use crate::domain_error::FieldError;
@@ -29,13 +30,20 @@ struct AdForm {
     click: String,
 }
 
+/// The ad form's fields, with the API fields whose errors each shows.
+const SPECS: &[Spec] = &[
+    Spec { name: "name", label: "Name", api: &["name"] },
+    Spec { name: "video", label: "Video", api: &["video", "creative.assetId"] },
+    Spec { name: "click", label: "Click-through URL", api: &["creative.clickDestinationUri"] },
+];
+
 fn ad_form(user: &ConsoleUser, goal: &str, f: &AdForm, p: &Problems) -> Markup {
-    let video_errors = p.of(&["video", "assetId"]);
+    let video_errors = p.at("video");
     html! {
-        (form::summary(p, &["name", "clickDestinationUri", "video", "assetId"]))
+        (form::summary(p))
         form.stack method="post" action={ "/console/goals/" (goal) "/ads" } enctype="multipart/form-data" data-upload novalidate {
             (form::csrf(user))
-            (Field { label: "Name", name: "name", kind: "text", value: &f.name, errors_of: &["name"], required: true, hint: None }.render(p))
+            (Field { label: "Name", name: "name", kind: "text", value: &f.name, required: true, hint: None }.render(p))
             div.field {
                 label for="video" { "Video" }
                 span.hint id="video-hint" { "An MP4, MOV or WebM master; it is transcoded for every player" }
@@ -43,25 +51,22 @@ fn ad_form(user: &ConsoleUser, goal: &str, f: &AdForm, p: &Problems) -> Markup {
                     aria-invalid=[(!video_errors.is_empty()).then_some("true")];
                 @if !video_errors.is_empty() { span.field-error { @for e in &video_errors { (e) " " } } }
             }
-            (Field { label: "Click-through URL", name: "click", kind: "url", value: &f.click, errors_of: &["clickDestinationUri"], required: true, hint: None }.render(p))
+            (Field { label: "Click-through URL", name: "click", kind: "url", value: &f.click, required: true, hint: None }.render(p))
             button type="submit" { "Save" }
             p { progress hidden value="0" max="1" aria-label="Upload progress" {} span data-upload-status role="status" {} }
         }
     }
 }
 
-pub async fn new_form(Within(st): Within, user: ConsoleUser, Path(goal): Path<String>) -> Response {
+pub async fn new_form(Within(st): Within, user: ConsoleUser, Path(goal): Path<String>) -> ConsoleResult {
     new_page(&st, &user, &goal, &AdForm::default(), &Problems::default()).await
 }
 
-async fn new_page(st: &AppState, user: &ConsoleUser, goal: &str, f: &AdForm, p: &Problems) -> Response {
+async fn new_page(st: &AppState, user: &ConsoleUser, goal: &str, f: &AdForm, p: &Problems) -> ConsoleResult {
     if !user.writes() {
-        return page::forbidden("Creating an ad needs the TRAFFICKER role.");
+        return Err(ConsoleError::Forbidden("Creating an ad needs the TRAFFICKER role.".into()));
     }
-    let (g, c) = match crate::usecases::goals::get(st, &user.account.id, goal).await {
-        Ok(found) => found,
-        Err(e) => return form::fail(e),
-    };
+    let (g, c) = crate::usecases::goals::get(st, &user.account.id, goal).await?;
     let name = g.value.name.clone().unwrap_or_else(|| format!("Goal {}", g.value.id));
     let status = if p.is_empty() { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
     let body = html! {
@@ -69,7 +74,7 @@ async fn new_page(st: &AppState, user: &ConsoleUser, goal: &str, f: &AdForm, p: 
         h1 { "New ad" }
         (ad_form(user, goal, f, p))
     };
-    page::with_status(page::page("New ad", Some(user), body), status)
+    Ok(page::with_status(page::page("New ad", Some(user), body), status))
 }
 
 /// The ad as the API creates it: a standard pre-roll of the uploaded video.
@@ -80,7 +85,13 @@ fn ad_body(f: &AdForm, goal: &str, asset: &str) -> serde_json::Value {
 
 /// Stores the video as an asset, then creates the ad linking it (which starts the
 /// transcode); the form's fields are checked before the upload is stored.
-pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, Path(goal): Path<String>, mut parts: Multipart) -> Response {
+pub async fn create(
+    Within(st): Within,
+    user: ConsoleUser,
+    headers: HeaderMap,
+    Path(goal): Path<String>,
+    mut parts: Multipart,
+) -> ConsoleResult {
     let mut f = AdForm::default();
     let mut video: Option<(String, Vec<u8>)> = None;
     let max = st.settings.upload_max_bytes;
@@ -88,14 +99,16 @@ pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, P
         let field = match parts.next_field().await {
             Ok(Some(field)) => field,
             Ok(None) => break,
-            Err(e) => return form::error_page(&crate::api::error::AppError::Malformed(format!("the form could not be read: {e}"))),
+            Err(e) => {
+                return Err(ConsoleError::Service(crate::api::error::AppError::Malformed(format!("the form could not be read: {e}"))))
+            }
         };
         let name = field.name().unwrap_or("").to_string();
         if name == "video" {
             let file = field.file_name().unwrap_or("").to_string();
             match field.bytes().await {
                 Ok(b) if b.len() <= max => video = Some((file, b.to_vec())).filter(|(_, b)| !b.is_empty()),
-                _ => return form::error_page(&crate::api::error::AppError::PayloadTooLarge(max)),
+                _ => return Err(ConsoleError::Service(crate::api::error::AppError::PayloadTooLarge(max))),
             }
         } else {
             let text = field.text().await.unwrap_or_default();
@@ -107,9 +120,7 @@ pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, P
             }
         }
     }
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+    form::guard(&user, &headers, &f.csrf)?;
     // The fields first (with a stand-in asset), so nothing is stored for a refused form.
     let mut errors = parse_write(&ad_body(&f, &goal, "00000000-0000-0000-0000-000000000000")).err().unwrap_or_default();
     let file = match &video {
@@ -126,7 +137,7 @@ pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, P
         },
     };
     if !errors.is_empty() {
-        return new_page(&st, &user, &goal, &f, &Problems { fields: errors, ..Problems::default() }).await;
+        return new_page(&st, &user, &goal, &f, &Problems::of_fields(errors, SPECS)).await;
     }
     let (Some(file), Some((_, bytes))) = (file, video) else { return new_page(&st, &user, &goal, &f, &Problems::default()).await };
     let a = &user.account;
@@ -136,11 +147,11 @@ pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, P
         ads::create(&st, &a.id, input).await
     };
     match made.await {
-        Ok(shown) => redirect(&format!("/console/ads/{}", shown.ad.id)),
-        Err(e) => match form::problems(e) {
-            Ok(p) => new_page(&st, &user, &goal, &f, &p).await,
-            Err(r) => r,
-        },
+        Ok(shown) => Ok(redirect(&format!("/console/ads/{}", shown.ad.id))),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            new_page(&st, &user, &goal, &f, &p).await
+        }
     }
 }
 
@@ -167,13 +178,10 @@ async fn asset_of(st: &AppState, user: &ConsoleUser, ad: &crate::model::ad::Ad) 
 }
 
 /// The media's state for the page's script: `{words, progress, done}`.
-pub async fn status(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> Response {
-    let shown = match ads::get(&st, &user.account.id, &id).await {
-        Ok(s) => s,
-        Err(e) => return form::fail(e),
-    };
+pub async fn status(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> ConsoleResult {
+    let shown = ads::get(&st, &user.account.id, &id).await?;
     let (words, progress, done) = media_state(asset_of(&st, &user, &shown.ad).await.as_ref());
-    page::progress(&words, progress, done)
+    Ok(page::progress(&words, progress, done))
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -182,12 +190,9 @@ pub struct AdQuery {
     category: String,
 }
 
-pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>, Query(q): Query<AdQuery>) -> Response {
+pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>, Query(q): Query<AdQuery>) -> ConsoleResult {
     let a = &user.account;
-    let shown = match ads::get(&st, &a.id, &id).await {
-        Ok(s) => s,
-        Err(e) => return form::fail(e),
-    };
+    let shown = ads::get(&st, &a.id, &id).await?;
     let ad = &shown.ad;
     let asset = asset_of(&st, &user, ad).await;
     let (words, progress, done) = media_state(asset.as_ref());
@@ -236,5 +241,5 @@ pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>,
     };
     let mut res = page::page(&ad.name, Some(&user), body).into_response();
     page::allow_media(&mut res, &st.settings.media_base_url);
-    res
+    Ok(res)
 }

@@ -3,8 +3,9 @@
 //! off), the rows refused and why. Uploads stay with the API (`POST /v1/audience/batch`, or
 //! the bucket's drop folder: docs/audience.md). Served by the audience function.
 
+use super::error::ConsoleResult;
 use axum::extract::Path;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use maud::{html, Markup};
 
 use super::form;
@@ -42,11 +43,11 @@ fn progress(b: &Batch) -> Markup {
     }
 }
 
-pub async fn list(Within(st): Within, ConsoleReader(user): ConsoleReader) -> Response {
+pub async fn list(Within(st): Within, ConsoleReader(user): ConsoleReader) -> ConsoleResult {
     let a = &user.account;
     let (providers, batches) = match (uc::providers(&st, &a.id).await, uc::batches(&st, &a.id, None).await) {
         (Ok(p), Ok(b)) => (p, b),
-        (Err(e), _) | (_, Err(e)) => return form::fail(e),
+        (Err(e), _) | (_, Err(e)) => return Err(e.into()),
     };
     let name_of = |id: &str| providers.iter().find(|p| p.id == id).map_or_else(|| id.to_string(), |p| p.name.clone());
     let body = html! {
@@ -73,15 +74,12 @@ pub async fn list(Within(st): Within, ConsoleReader(user): ConsoleReader) -> Res
             @if batches.iter().take(LISTED).any(|b| !done(b)) { p { a href="/console/audiences" { "Reload" } " to see the progress now." } }
         }
     };
-    page::page("Audiences", Some(&user), body).into_response()
+    Ok(page::page("Audiences", Some(&user), body).into_response())
 }
 
-pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> Response {
+pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
     let a = &user.account;
-    let b = match uc::batch(&st, &a.id, &id).await {
-        Ok(b) => b,
-        Err(e) => return form::fail(e),
-    };
+    let b = uc::batch(&st, &a.id, &id).await?;
     let invalid = &b.stats.invalid_segments;
     let body = html! {
         p { a href="/console/audiences" { "← Audiences" } }
@@ -99,16 +97,13 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(i
             @if invalid.len() > 100 { p { (invalid.len() - 100) " more in " code { "GET /v1/audience/batch/" (b.id) } "." } }
         }
     };
-    page::page("Audience batch", Some(&user), body).into_response()
+    Ok(page::page("Audience batch", Some(&user), body).into_response())
 }
 
 /// The batch's state for the page's script (`data-poll`).
-pub async fn status(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> Response {
-    let b = match uc::batch(&st, &user.account.id, &id).await {
-        Ok(b) => b,
-        Err(e) => return form::fail(e),
-    };
-    page::progress(&words(&b), b.percentage() as f64, done(&b))
+pub async fn status(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
+    let b = uc::batch(&st, &user.account.id, &id).await?;
+    Ok(page::progress(&words(&b), b.percentage() as f64, done(&b)))
 }
 
 /// The audience function's pages.

@@ -1,19 +1,21 @@
 //! A campaign's page: what it is and how it delivers, its goals (selected for a bulk edit),
 //! its targeting in words, its form, and a duplicate with a date shift.
 
-use axum::extract::{Form, Path, Query};
+use axum::extract::{Path, Query};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
 use maud::html;
-use serde_json::{json, Map, Value};
 
-use super::campaigns::{delivered, flight, form_markup, pace, state_words, CampaignForm};
-use super::form::{self, Problems};
-use super::{bean, page, redirect, targeting, ConsoleUser};
+use super::campaigns::{delivered, flight, form_markup, pace, state_words, CampaignForm, SPECS};
+use super::error::ConsoleResult;
+use super::form::{self, Problems, Spec};
+use super::{page, redirect, targeting, ConsoleForm, ConsoleUser};
 use crate::api::Within;
-use crate::model::bulk;
-use crate::model::campaign::parse_bean;
+use crate::domain_error::FieldError;
+use crate::model::bulk::{DuplicateBody, GoalSet, GoalsBulk};
+use crate::model::campaign::CampaignInput;
+use crate::model::goal::PRIORITY;
 use crate::model::rules::Parent;
+use crate::rule::Rule;
 use crate::state::AppState;
 use crate::usecases::{self, campaigns, overview};
 
@@ -25,7 +27,7 @@ pub struct Notice {
     edited: Option<String>,
 }
 
-pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>, Query(n): Query<Notice>) -> Response {
+pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>, Query(n): Query<Notice>) -> ConsoleResult {
     let notice = if n.saved.is_some() {
         Some("Saved.".to_string())
     } else {
@@ -35,7 +37,7 @@ pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>,
 }
 
 /// The page, with the campaign form's refused input when there is one.
-pub async fn render(st: &AppState, user: &ConsoleUser, id: &str, refused: Option<(CampaignForm, Problems)>) -> Response {
+pub async fn render(st: &AppState, user: &ConsoleUser, id: &str, refused: Option<(CampaignForm, Problems)>) -> ConsoleResult {
     render_with(st, user, id, refused, None, None).await
 }
 
@@ -46,16 +48,10 @@ async fn render_with(
     refused: Option<(CampaignForm, Problems)>,
     bulk_problems: Option<Problems>,
     notice: Option<String>,
-) -> Response {
+) -> ConsoleResult {
     let a = &user.account;
-    let (c, advertiser, goals) = match overview::campaign(st, a, id).await {
-        Ok(found) => found,
-        Err(e) => return form::fail(e),
-    };
-    let rules = match targeting::sentence(st, a, Parent::Campaign, id).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+    let (c, advertiser, goals) = overview::campaign(st, a, id).await?;
+    let rules = targeting::sentence(st, a, Parent::Campaign, id).await?;
     let status = if refused.is_some() || bulk_problems.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
     let stale = match &refused {
         Some((_, p)) if p.stale => Some(super::changes::last_change(st, user, id).await),
@@ -63,14 +59,7 @@ async fn render_with(
     };
     let (f, p) =
         refused.unwrap_or_else(|| (CampaignForm { version: c.version().to_string(), ..CampaignForm::of(&c.value) }, Problems::default()));
-    let campaign_form = if user.writes() {
-        match form_markup(st, user, &format!("/console/campaigns/{id}"), &f, &p).await {
-            Ok(m) => Some(m),
-            Err(r) => return r,
-        }
-    } else {
-        None
-    };
+    let campaign_form = if user.writes() { Some(form_markup(st, user, &format!("/console/campaigns/{id}"), &f, &p).await?) } else { None };
     let total = goals.iter().fold(overview::Delivery::default(), |mut sum, g| {
         sum.delivered += g.delivery.delivered;
         sum
@@ -117,7 +106,7 @@ async fn render_with(
         }
         h2 { "Goals" }
         @if user.writes() { p { a.button href={ "/console/campaigns/" (id) "/goals/new" } { "New goal" } } }
-        (form::summary(&bp, &[]))
+        (form::summary(&bp))
         @if user.writes() {
             form method="post" action={ "/console/campaigns/" (id) "/bulk" } {
                 (form::csrf(user))
@@ -166,32 +155,70 @@ async fn render_with(
             }
         }
     };
-    page::with_status(page::page(&cv.name, Some(user), body), status)
+    Ok(page::with_status(page::page(&cv.name, Some(user), body), status))
 }
 
-/// The bulk edit form: the selected goals and what to set.
-#[derive(Default)]
-struct BulkForm {
+/// The bulk edit form: the selected goals (checkboxes, repeated) and what to set.
+#[derive(serde::Deserialize, Default)]
+pub struct BulkForm {
+    #[serde(default)]
     csrf: String,
+    #[serde(default, rename = "goal")]
     goals: Vec<String>,
+    #[serde(default)]
     end: String,
+    #[serde(default)]
     priority: String,
+    #[serde(default)]
     enabled: String,
 }
 
-fn bulk_form(pairs: Vec<(String, String)>) -> BulkForm {
-    let mut f = BulkForm::default();
-    for (k, v) in pairs {
-        match k.as_str() {
-            "csrf" => f.csrf = v,
-            "goal" => f.goals.push(v),
-            "end" => f.end = v,
-            "priority" => f.priority = v,
-            "enabled" => f.enabled = v,
-            _ => {}
+/// The bulk form's fields: a failing goal's error is shown at the top, with its name.
+const BULK_SPECS: &[Spec] = &[
+    Spec { name: "bulk-end", label: "New end", api: &["set.end"] },
+    Spec { name: "bulk-priority", label: "New priority", api: &["set.priority"] },
+    Spec { name: "bulk-enabled", label: "Serving", api: &["set.enabled"] },
+];
+
+impl BulkForm {
+    /// The bulk edit this form asks for.
+    fn command(&self, a: &crate::model::account::Account) -> Result<GoalsBulk, Vec<FieldError>> {
+        let mut set = GoalSet::default();
+        let mut errors = Vec::new();
+        match self.end.trim() {
+            "" => {}
+            raw => match form::parse_local(a, raw) {
+                Some(t) => set.end = Some(Some(t)),
+                None => errors.push(FieldError::new(
+                    "set.end",
+                    Rule::DateTime,
+                    format!("set.end must be a date and time such as 2030-01-31T18:00 (got {raw:?})"),
+                )),
+            },
+        }
+        match self.priority.trim() {
+            "" => {}
+            raw => match raw.parse::<u8>().ok().filter(|p| PRIORITY.contains(p)) {
+                Some(p) => set.priority = Some(Some(p)),
+                None => errors.push(FieldError::new(
+                    "set.priority",
+                    Rule::Range,
+                    format!("set.priority must be a whole number from {} to {} (got {raw})", PRIORITY.start(), PRIORITY.end()),
+                )),
+            },
+        }
+        match self.enabled.as_str() {
+            "" => {}
+            "true" => set.enabled = Some(true),
+            "false" => set.enabled = Some(false),
+            other => errors.push(FieldError::new("set.enabled", Rule::Enum, format!("set.enabled is true or false (got {other:?})"))),
+        }
+        if errors.is_empty() {
+            Ok(GoalsBulk { ids: self.goals.clone(), set })
+        } else {
+            Err(errors)
         }
     }
-    f
 }
 
 /// Sets the selected goals' end, priority or serving in one all-or-nothing edit; refused,
@@ -201,60 +228,49 @@ pub async fn bulk_edit(
     user: ConsoleUser,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Form(pairs): Form<Vec<(String, String)>>,
-) -> Response {
-    let f = bulk_form(pairs);
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+    ConsoleForm(f): ConsoleForm<BulkForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
     let a = &user.account;
-    let mut set = Map::new();
-    if !f.end.trim().is_empty() {
-        set.insert("end".into(), Value::String(form::from_local(a, &f.end)));
-    }
-    if !f.priority.trim().is_empty() {
-        set.insert(
-            "priority".into(),
-            f.priority.trim().parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::String(f.priority.clone())),
-        );
-    }
-    if !f.enabled.is_empty() {
-        set.insert("enabled".into(), Value::Bool(f.enabled == "true"));
-    }
     let refused = |p: Problems| async { render_with(&st, &user, &id, None, Some(p), None).await };
     if f.goals.is_empty() {
         return refused(Problems::general("Select at least one goal.")).await;
     }
-    if set.is_empty() {
-        return refused(Problems::general("Set a new end, a new priority or the serving state.")).await;
-    }
-    let body = json!({ "ids": f.goals, "set": set });
-    let outcome = match bulk::parse_goals(&body) {
-        Ok((ids, set)) => usecases::bulk::goals(&st, &a.id, &ids, &set).await,
-        Err(e) => Err(e.into()),
+    let bulk = match f.command(a) {
+        Ok(b) if b.set == GoalSet::default() => {
+            return refused(Problems::general("Set a new end, a new priority or the serving state.")).await
+        }
+        Ok(b) => b,
+        Err(errors) => return refused(Problems::of_fields(errors, BULK_SPECS)).await,
+    };
+    let mut errors = Vec::new();
+    bulk.check(&mut errors);
+    let outcome = if errors.is_empty() {
+        usecases::bulk::goals(&st, &a.id, &bulk.ids, &bulk.set).await
+    } else {
+        Err(crate::domain_error::DomainError::Validation(errors).into())
     };
     match outcome {
-        Ok(done) => redirect(&format!("/console/campaigns/{id}?edited={}", done.len())),
-        Err(e) => match form::problems(e) {
-            Ok(p) => {
-                let named = name_goals(&st, user.account.id.as_ref(), &id, p).await;
-                refused(named).await
-            }
-            Err(r) => r,
-        },
+        Ok(done) => Ok(redirect(&format!("/console/campaigns/{id}?edited={}", done.len()))),
+        Err(e) => {
+            let p = form::problems(e, BULK_SPECS)?;
+            let named = name_goals(&st, user.account.id.as_ref(), &id, p).await;
+            refused(named).await
+        }
     }
 }
 
-/// Each failing goal named by its name (the use case names it by id: `goals[<id>].end`).
+/// Each failing goal named by its name: the use case names it by id in the error's field
+/// (`goals[<id>].end`).
 async fn name_goals(st: &AppState, account: &str, campaign: &str, mut p: Problems) -> Problems {
     let Ok((_, goals)) = usecases::goals::of_campaign(st, &account.into(), campaign).await else { return p };
-    for e in &mut p.fields {
-        if let Some(g) = goals.iter().find(|g| e.field.contains(&g.id) || e.message.contains(&g.id)) {
+    for e in &mut p.list {
+        let Some(goal_id) = e.field.strip_prefix("goals[").and_then(|rest| rest.split(']').next()) else { continue };
+        if let Some(g) = goals.iter().find(|g| g.id == goal_id) {
             let name = g.name.clone().unwrap_or_else(|| g.id.clone());
-            e.message = format!("Goal “{name}”: {}", e.message.replace(&format!("goals[{}].", g.id), ""));
+            e.message = format!("Goal “{name}”: {}", e.message);
         }
     }
-    p.general.retain(|m| !m.is_empty());
     p
 }
 
@@ -268,65 +284,66 @@ pub struct DuplicateForm {
     shift: String,
 }
 
+const DUPLICATE_SPECS: &[Spec] = &[
+    Spec { name: "dup-name", label: "Name of the copy", api: &["name"] },
+    Spec { name: "dup-shift", label: "Shift every date by (days)", api: &["shiftDays"] },
+];
+
 /// Copies the campaign with its goals, ads and rules, every date moved by `shift` days.
 pub async fn duplicate(
     Within(st): Within,
     user: ConsoleUser,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Form(f): Form<DuplicateForm>,
-) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
-    let shift = f.shift.trim();
-    let body = json!({
-        "name": if f.name.trim().is_empty() { Value::Null } else { Value::String(f.name.trim().to_string()) },
-        "shiftDays": if shift.is_empty() { Value::from(0) } else { shift.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::String(shift.to_string())) },
-    });
-    let outcome = match bulk::parse_duplicate(&body) {
+    ConsoleForm(f): ConsoleForm<DuplicateForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
+    let shift = match f.shift.trim() {
+        "" => Ok(0),
+        raw => raw.parse::<i64>().map_err(|_| {
+            vec![FieldError::new("shiftDays", Rule::Integer, format!("shiftDays must be a whole number of days (got {raw:?})"))]
+        }),
+    };
+    let body = match shift {
+        Ok(shift_days) => DuplicateBody { name: Some(f.name.trim().to_string()).filter(|n| !n.is_empty()), shift_days },
+        Err(errors) => return render_with(&st, &user, &id, None, Some(Problems::of_fields(errors, DUPLICATE_SPECS)), None).await,
+    };
+    let outcome = match body.checked() {
         Ok(d) => usecases::duplicate::campaign(&st, &user.account.id, &id, d.name, d.shift_days).await,
         Err(e) => Err(e.into()),
     };
     match outcome {
-        Ok(d) => redirect(&format!("/console/campaigns/{}?saved=1", d.campaign_id)),
-        Err(e) => match form::problems(e) {
-            Ok(p) => render_with(&st, &user, &id, None, Some(p), None).await,
-            Err(r) => r,
-        },
+        Ok(d) => Ok(redirect(&format!("/console/campaigns/{}?saved=1", d.campaign_id))),
+        Err(e) => {
+            let p = form::problems(e, DUPLICATE_SPECS)?;
+            render_with(&st, &user, &id, None, Some(p), None).await
+        }
     }
 }
 
-/// Saves the campaign form over the stored campaign (at the form's version); the form again
-/// with its problems when refused.
+/// Saves the campaign form over the stored campaign at the form's version (a newer version,
+/// or a form without one, is refused); the form again with its problems when refused.
 pub async fn update(
     Within(st): Within,
     user: ConsoleUser,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Form(f): Form<CampaignForm>,
-) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+    ConsoleForm(f): ConsoleForm<CampaignForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
     let a = &user.account;
-    let stored = match campaigns::get(&st, &a.id, &id).await {
-        Ok(c) => c,
-        Err(e) => return form::fail(e),
+    let Some(expected) = form::version(&f.version) else { return render(&st, &user, &id, Some((f, Problems::no_version()))).await };
+    let stored = campaigns::get(&st, &a.id, &id).await?;
+    let input = match f.command(CampaignInput::of(&stored.value)) {
+        Ok(i) => i,
+        Err(errors) => return render(&st, &user, &id, Some((f, Problems::of_fields(errors, SPECS)))).await,
     };
-    let mut out = crate::xml::XmlOut::new();
-    stored.value.write(&mut out, a, st.clock.now());
-    let mut el = bean::written(&out.finish());
-    // What the record inherits stays inherited unless the form sets it.
-    bean::set(&mut el, "frontLoadFactor", stored.value.front_load_factor.map(|v| v.to_string()).as_deref());
-    f.apply(&mut el);
-    let expected = f.version.parse::<u64>().ok();
-    match campaigns::update(&st, a, &id, expected, parse_bean(&el)).await {
-        Ok(()) => redirect(&format!("/console/campaigns/{id}?saved=1")),
-        Err(e) => match form::problems(e) {
-            Ok(p) => render(&st, &user, &id, Some((f, p))).await,
-            Err(r) => r,
-        },
+    match campaigns::update(&st, a, &id, Some(expected), input.checked()).await {
+        Ok(()) => Ok(redirect(&format!("/console/campaigns/{id}?saved=1"))),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            render(&st, &user, &id, Some((f, p))).await
+        }
     }
 }
 

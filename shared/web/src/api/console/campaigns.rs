@@ -1,17 +1,22 @@
 //! The campaigns list (paged from the name index, searched by name, filtered by state) and
 //! the campaign form (create and edit), over the campaign use cases.
 
-use axum::extract::{Form, Query};
+use axum::extract::Query;
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use maud::{html, Markup};
 
-use super::form::{self, Field, Problems, Select};
-use super::{bean, page, redirect, ConsoleUser};
+use super::error::{ConsoleError, ConsoleResult};
+use super::form::{self, Field, Problems, Select, Spec};
+use super::{page, redirect, ConsoleForm, ConsoleUser};
 use crate::api::Within;
 use crate::delivery::pacing::PaceState;
-use crate::model::campaign::{parse_bean, Campaign};
+use crate::domain_error::FieldError;
+use crate::model::campaign::{Campaign, CampaignInput};
+use crate::model::client::ClientInput;
 use crate::model::enums::{CampaignState, ClientType};
+use crate::model::goal::PRIORITY;
+use crate::rule::Rule;
 use crate::state::AppState;
 use crate::usecases::overview::{self, Delivery};
 use crate::usecases::v3_rows::CampaignFilter;
@@ -39,7 +44,7 @@ const STATES: &[(&str, &str, CampaignState)] = &[
     ("archived", "Archived", CampaignState::Archived),
 ];
 
-pub async fn list(Within(st): Within, user: ConsoleUser, Query(q): Query<ListQuery>) -> Response {
+pub async fn list(Within(st): Within, user: ConsoleUser, Query(q): Query<ListQuery>) -> ConsoleResult {
     let search: String = q.q.trim().chars().take(SEARCH_MAX).collect();
     let state = STATES.iter().find(|(k, _, _)| *k == q.status);
     let number = q.page.parse::<usize>().ok().filter(|n| (1..=10_000).contains(n)).unwrap_or(1);
@@ -48,14 +53,11 @@ pub async fn list(Within(st): Within, user: ConsoleUser, Query(q): Query<ListQue
         states: state.map(|(_, _, s)| vec![*s]).unwrap_or_default(),
         ..CampaignFilter::default()
     };
-    let (total, lines) = match overview::campaigns(&st, &user.account, &f, PAGE_SIZE, number).await {
-        Ok(found) => found,
-        Err(e) => return form::fail(e),
-    };
+    let (total, lines) = overview::campaigns(&st, &user.account, &f, PAGE_SIZE, number).await?;
     let a = &user.account;
     let pages = total.div_ceil(PAGE_SIZE).max(1);
     let link = |n: usize| format!("/console/campaigns?q={}&status={}&page={n}", enc(&search), enc(&q.status));
-    page::page(
+    Ok(page::page(
         "Campaigns",
         Some(&user),
         html! {
@@ -98,7 +100,7 @@ pub async fn list(Within(st): Within, user: ConsoleUser, Query(q): Query<ListQue
             }
         },
     )
-    .into_response()
+    .into_response())
 }
 
 fn enc(s: &str) -> String {
@@ -140,7 +142,7 @@ pub fn pace(d: &Delivery) -> Markup {
     }
 }
 
-/// The campaign form's fields.
+/// The campaign form's fields as the browser sends them.
 #[derive(serde::Deserialize, Default, Clone)]
 pub struct CampaignForm {
     #[serde(default)]
@@ -149,7 +151,7 @@ pub struct CampaignForm {
     pub name: String,
     #[serde(default)]
     pub advertiser: String,
-    /// A new advertiser's name (made first, when no advertiser is chosen).
+    /// A new advertiser's name (made with the campaign, when no advertiser is chosen).
     #[serde(default)]
     pub new_advertiser: String,
     #[serde(default)]
@@ -161,6 +163,16 @@ pub struct CampaignForm {
     #[serde(default)]
     pub version: String,
 }
+
+/// The campaign form's fields, with the API fields whose errors each shows.
+pub const SPECS: &[Spec] = &[
+    Spec { name: "name", label: "Name", api: &["campaignBean/name"] },
+    Spec { name: "advertiser", label: "Advertiser", api: &["campaignBean/advertiserId"] },
+    Spec { name: "new_advertiser", label: "New advertiser", api: &["clientBean"] },
+    Spec { name: "state", label: "State", api: &["campaignBean/enabled"] },
+    Spec { name: "priority", label: "Priority", api: &["campaignBean/priority"] },
+    Spec { name: "description", label: "Description", api: &["campaignBean/description"] },
+];
 
 impl CampaignForm {
     pub fn of(c: &Campaign) -> CampaignForm {
@@ -174,87 +186,110 @@ impl CampaignForm {
         }
     }
 
-    /// The fields a campaign bean takes from the form.
-    pub fn apply(&self, el: &mut crate::xml::Element) {
-        bean::set(el, "name", Some(&self.name));
-        bean::set(el, "advertiserId", Some(&self.advertiser));
-        bean::set(el, "enabled", Some(if self.state == "paused" { "false" } else { "true" }));
-        bean::set(el, "priority", Some(&self.priority));
-        bean::set(el, "description", Some(&self.description));
+    /// The campaign this form asks for, over `base` (the stored campaign as its input, or
+    /// a new campaign's): the fields the form shows are set from it, every other kept.
+    pub fn command(&self, mut base: CampaignInput) -> Result<CampaignInput, Vec<FieldError>> {
+        base.name = self.name.trim().to_string();
+        base.advertiser_id = self.advertiser.trim().to_string();
+        base.enabled = self.state != "paused";
+        base.description = Some(self.description.trim().to_string()).filter(|d| !d.is_empty());
+        match self.priority.trim() {
+            "" => base.priority = None,
+            p => match p.parse::<u8>().ok().filter(|p| PRIORITY.contains(p)) {
+                Some(p) => base.priority = Some(p),
+                None => {
+                    return Err(vec![FieldError::new(
+                        "campaignBean/priority",
+                        Rule::Range,
+                        format!("campaignBean/priority must be a whole number from {} to {} (got {p})", PRIORITY.start(), PRIORITY.end()),
+                    )])
+                }
+            },
+        }
+        Ok(base)
     }
 }
 
-const SHOWN: &[&str] = &["name", "advertiserId", "enabled", "priority", "description"];
-
 /// The campaign form: a new campaign's (`action` is the list) or the campaign's.
-pub async fn form_markup(st: &AppState, user: &ConsoleUser, action: &str, f: &CampaignForm, p: &Problems) -> Result<Markup, Response> {
+pub async fn form_markup(st: &AppState, user: &ConsoleUser, action: &str, f: &CampaignForm, p: &Problems) -> ConsoleResult<Markup> {
     let mut advertisers = vec![(String::new(), "Choose an advertiser".to_string())];
-    match clients::list(st, &user.account.id).await {
-        Ok(list) => advertisers.extend(list.into_iter().filter(|c| c.kind == ClientType::Advertiser).map(|c| (c.id, c.name))),
-        Err(e) => return Err(form::fail(e)),
-    };
+    let list = clients::list(st, &user.account.id).await?;
+    advertisers.extend(list.into_iter().filter(|c| c.kind == ClientType::Advertiser).map(|c| (c.id, c.name)));
     let states = [("live".to_string(), "Live (serves in its goals' flights)".to_string()), ("paused".into(), "Paused".into())];
     Ok(html! {
-        (form::summary(p, SHOWN))
+        (form::summary(p))
         form.stack method="post" action=(action) novalidate {
             (form::csrf(user))
             input type="hidden" name="version" value=(f.version);
-            (Field { label: "Name", name: "name", kind: "text", value: &f.name, errors_of: &["name"], required: true, hint: None }.render(p))
-            (Select { label: "Advertiser", name: "advertiser", options: &advertisers, selected: &f.advertiser, errors_of: &["advertiserId"], hint: None }.render(p))
-            (Field { label: "New advertiser", name: "new_advertiser", kind: "text", value: &f.new_advertiser, errors_of: &["clientBean"], required: false, hint: Some("Or name a new advertiser: it is created with the campaign") }.render(p))
-            (Select { label: "State", name: "state", options: &states, selected: &f.state, errors_of: &["enabled"], hint: None }.render(p))
-            (Field { label: "Priority", name: "priority", kind: "number", value: &f.priority, errors_of: &["priority"], required: false, hint: Some("1 (highest) to 10; empty: the account's") }.render(p))
-            (Field { label: "Description", name: "description", kind: "text", value: &f.description, errors_of: &["description"], required: false, hint: None }.render(p))
+            (Field { label: "Name", name: "name", kind: "text", value: &f.name, required: true, hint: None }.render(p))
+            (Select { label: "Advertiser", name: "advertiser", options: &advertisers, selected: &f.advertiser, hint: None }.render(p))
+            (Field { label: "New advertiser", name: "new_advertiser", kind: "text", value: &f.new_advertiser, required: false, hint: Some("Or name a new advertiser: it is created with the campaign") }.render(p))
+            (Select { label: "State", name: "state", options: &states, selected: &f.state, hint: None }.render(p))
+            (Field { label: "Priority", name: "priority", kind: "number", value: &f.priority, required: false, hint: Some("1 (highest) to 10; empty: the account's") }.render(p))
+            (Field { label: "Description", name: "description", kind: "text", value: &f.description, required: false, hint: None }.render(p))
             button type="submit" { "Save" }
         }
     })
 }
 
-pub async fn new_form(Within(st): Within, user: ConsoleUser) -> Response {
+async fn new_page(st: &AppState, user: &ConsoleUser, f: &CampaignForm, p: &Problems) -> ConsoleResult {
     if !user.writes() {
-        return page::forbidden("Creating a campaign needs the TRAFFICKER role.");
+        return Err(ConsoleError::Forbidden("Creating a campaign needs the TRAFFICKER role.".into()));
     }
-    let f = CampaignForm { state: "live".into(), ..CampaignForm::default() };
-    match form_markup(&st, &user, "/console/campaigns", &f, &Problems::default()).await {
-        Ok(m) => page::page("New campaign", Some(&user), html! { h1 { "New campaign" } (m) }).into_response(),
-        Err(r) => r,
-    }
+    let m = form_markup(st, user, "/console/campaigns", f, p).await?;
+    let status = if p.is_empty() { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
+    Ok(page::with_status(page::page("New campaign", Some(user), html! { h1 { "New campaign" } (m) }), status))
 }
 
-pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, Form(f): Form<CampaignForm>) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
-    let mut f = f;
-    let made = async {
-        let mut el = bean::bean("campaignBean", &[]);
-        let new_advertiser = f.advertiser.trim().is_empty() && !f.new_advertiser.trim().is_empty();
-        if new_advertiser {
-            // The campaign's other fields are checked before the advertiser is made.
-            bean::set(&mut el, "advertiserId", Some("new"));
-            f.apply(&mut el);
-            bean::set(&mut el, "advertiserId", Some("new"));
-            parse_bean(&el)?;
-            let client = bean::bean("clientBean", &[("name", &f.new_advertiser), ("type", ClientType::Advertiser.as_str())]);
-            let made = clients::create(&st, &user.account.id, crate::model::client::parse_bean(&client)?).await?;
-            f.advertiser = made.id;
-            f.new_advertiser.clear();
-        }
-        f.apply(&mut el);
-        campaigns::create(&st, &user.account, parse_bean(&el)?).await.map(|c| c.id)
+pub async fn new_form(Within(st): Within, user: ConsoleUser) -> ConsoleResult {
+    new_page(&st, &user, &CampaignForm { state: "live".into(), ..CampaignForm::default() }, &Problems::default()).await
+}
+
+/// A new campaign from the form; with a new advertiser, both are made in one use case
+/// (both records or neither).
+pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, ConsoleForm(f): ConsoleForm<CampaignForm>) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
+    let a = &user.account;
+    let blank = CampaignInput {
+        id: None,
+        name: String::new(),
+        advertiser_id: String::new(),
+        agency_id: None,
+        brand_id: None,
+        budget: None,
+        custom_id: None,
+        description: None,
+        enabled: true,
+        exclusive: false,
+        front_load_factor: None,
+        goal_total: None,
+        goal_type: None,
+        include_in_forecast: true,
+        priority: None,
+        vast_enabled: false,
+        status: None,
     };
-    let made = made.await;
+    let input = match f.command(blank) {
+        Ok(i) => i,
+        Err(errors) => return new_page(&st, &user, &f, &Problems::of_fields(errors, SPECS)).await,
+    };
+    let new_advertiser = input.advertiser_id.is_empty() && !f.new_advertiser.trim().is_empty();
+    let made = if new_advertiser {
+        match ClientInput::advertiser(&f.new_advertiser) {
+            Ok(client) => campaigns::create_with_advertiser(&st, a, client, input).await.map(|(c, _)| c),
+            Err(e) => Err(e.into()),
+        }
+    } else {
+        match input.checked() {
+            Ok(input) => campaigns::create(&st, a, input).await,
+            Err(e) => Err(e.into()),
+        }
+    };
     match made {
-        Ok(id) => redirect(&format!("/console/campaigns/{id}")),
-        Err(e) => match form::problems(e) {
-            Ok(p) => match form_markup(&st, &user, "/console/campaigns", &f, &p).await {
-                Ok(m) => page::with_status(
-                    page::page("New campaign", Some(&user), html! { h1 { "New campaign" } (m) }),
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                ),
-                Err(r) => r,
-            },
-            Err(r) => r,
-        },
+        Ok(c) => Ok(redirect(&format!("/console/campaigns/{}", c.id))),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            new_page(&st, &user, &f, &p).await
+        }
     }
 }

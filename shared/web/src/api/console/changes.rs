@@ -2,17 +2,17 @@
 //! what changed field by field; filtered by record and by person; an UPDATE reverted with
 //! `Revert` through the revert use case (which checks the record is as the change left it).
 
-use axum::extract::{Form, Path, Query};
+use super::error::ConsoleResult;
+use axum::extract::{Path, Query};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
 use maud::{html, Markup};
 
 use super::form::{self, Problems};
-use super::{page, redirect, ConsoleUser};
+use super::{page, redirect, ConsoleForm, ConsoleUser};
 use crate::api::Within;
 use crate::model::change::{Change, Operation};
-use crate::repo::changes::Filter;
 use crate::state::AppState;
+use crate::usecases::changes::Filter;
 use crate::usecases::{access, changes};
 
 /// Changes a page shows.
@@ -93,11 +93,11 @@ fn diff(c: &Change) -> Markup {
     }
 }
 
-pub async fn list(Within(st): Within, user: ConsoleUser, Query(q): Query<ChangesQuery>) -> Response {
+pub async fn list(Within(st): Within, user: ConsoleUser, Query(q): Query<ChangesQuery>) -> ConsoleResult {
     render(&st, &user, &q, None).await
 }
 
-async fn render(st: &AppState, user: &ConsoleUser, q: &ChangesQuery, problem: Option<Problems>) -> Response {
+async fn render(st: &AppState, user: &ConsoleUser, q: &ChangesQuery, problem: Option<Problems>) -> ConsoleResult {
     let a = &user.account;
     let record: String = q.record.trim().chars().take(crate::limits::MAX_ID_LEN).collect();
     let actor: String = q.actor.trim().chars().take(crate::limits::MAX_ID_LEN).collect();
@@ -107,10 +107,7 @@ async fn render(st: &AppState, user: &ConsoleUser, q: &ChangesQuery, problem: Op
         ..Filter::default()
     };
     let after = (!q.after.is_empty()).then_some(q.after.as_str());
-    let (list, next) = match changes::list(st, &a.id, &f, after, PAGE_SIZE).await {
-        Ok(found) => found,
-        Err(e) => return form::fail(e),
-    };
+    let (list, next) = changes::list(st, &a.id, &f, after, PAGE_SIZE).await?;
     // The people and keys to filter by (names only; never a key).
     let mut people: Vec<(String, String)> = Vec::new();
     if let Ok(users) = access::list_users(st, &a.id).await {
@@ -125,7 +122,7 @@ async fn render(st: &AppState, user: &ConsoleUser, q: &ChangesQuery, problem: Op
     let body = html! {
         h1 { "Changes" }
         @if q.reverted.is_some() { p.notice role="status" { "Reverted: the record has its old values again (see the newest change)." } }
-        @if !p.general.is_empty() { div.problems role="alert" { @for m in &p.general { p { (m) } } } }
+        (form::summary(&p))
         form.filters role="search" method="get" action="/console/changes" {
             div { label for="record" { "Record id" } input #record type="text" name="record" value=(record); }
             div {
@@ -167,7 +164,7 @@ async fn render(st: &AppState, user: &ConsoleUser, q: &ChangesQuery, problem: Op
         }
         @if let Some(l) = next_link { nav.pager aria-label="Pages" { a href=(l) { "Older changes" } } }
     };
-    page::with_status(page::page("Changes", Some(user), body), status)
+    Ok(page::with_status(page::page("Changes", Some(user), body), status))
 }
 
 fn enc(s: &str) -> String {
@@ -185,17 +182,14 @@ pub async fn revert(
     user: ConsoleUser,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Form(f): Form<RevertForm>,
-) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+    ConsoleForm(f): ConsoleForm<RevertForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
     match changes::revert(&st, &user.account.id, &id).await {
-        Ok(_) => redirect("/console/changes?reverted=1"),
-        Err(e) => match form::problems(e) {
-            Ok(p) => render(&st, &user, &ChangesQuery::default(), Some(p)).await,
-            Err(r) => r,
-        },
+        Ok(_) => Ok(redirect("/console/changes?reverted=1")),
+        Err(e) => {
+            let p = form::problems(e, &[])?;
+            render(&st, &user, &ChangesQuery::default(), Some(p)).await
+        }
     }
-    .into_response()
 }

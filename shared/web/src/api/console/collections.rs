@@ -9,12 +9,13 @@
 
 use axum::extract::Path;
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use maud::{html, Markup};
 use serde_json::{json, Map, Value};
 
+use super::error::ConsoleResult;
 use super::form::{self, Field, Problems, Select};
-use super::{page, redirect, ConsoleReader, ConsoleUser};
+use super::{page, redirect, ConsoleForm, ConsoleReader, ConsoleUser};
 use crate::api::collection::JsonCollection;
 use crate::api::Within;
 use crate::model::demand_partner::DemandPartner;
@@ -196,20 +197,19 @@ fn field_markup(s: &Spec, rec: &Value, partners: &[(String, String)], p: &Proble
             name: s.key,
             kind: if s.kind == Kind::Number { "number" } else { "text" },
             value: &value,
-            errors_of: &[s.key],
             required: s.key == "name",
             hint: None,
         }
         .render(p),
         Kind::Choice(options) => {
             let opts: Vec<(String, String)> = options.iter().map(|o| (o.to_string(), o.replace('_', " ").to_lowercase())).collect();
-            Select { label: s.label, name: s.key, options: &opts, selected: &value, errors_of: &[s.key], hint: None }.render(p)
+            Select { label: s.label, name: s.key, options: &opts, selected: &value, hint: None }.render(p)
         }
         Kind::Bool => html! {
             div.field { label { input type="checkbox" name=(s.key) value="true" checked[rec.get(s.key) == Some(&json!(true))]; " " (s.label) } }
         },
         Kind::List | Kind::Deals => {
-            let errors = p.of(&[s.key]);
+            let errors = p.at(s.key);
             let hint = if s.kind == Kind::Deals {
                 "One deal a line: its id, its floor CPM, then its buyer seats, separated by spaces."
             } else {
@@ -227,7 +227,7 @@ fn field_markup(s: &Spec, rec: &Value, partners: &[(String, String)], p: &Proble
         Kind::Partners => {
             let chosen: Vec<&str> =
                 rec.get(s.key).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-            let errors = p.of(&[s.key]);
+            let errors = p.at(s.key);
             html! {
                 fieldset aria-invalid=[(!errors.is_empty()).then_some("true")] {
                     legend { (s.label) }
@@ -241,7 +241,7 @@ fn field_markup(s: &Spec, rec: &Value, partners: &[(String, String)], p: &Proble
         }
         Kind::Secret => {
             let set = rec.get(format!("{}Set", s.key)) == Some(&json!(true));
-            let errors = p.of(&[s.key]);
+            let errors = p.at(s.key);
             html! {
                 fieldset aria-invalid=[(!errors.is_empty()).then_some("true")] {
                     legend { (s.label) }
@@ -258,8 +258,8 @@ fn field_markup(s: &Spec, rec: &Value, partners: &[(String, String)], p: &Proble
     }
 }
 
-async fn partner_options(st: &AppState, user: &ConsoleUser) -> Result<Vec<(String, String)>, Response> {
-    let all = uc::list::<DemandPartner>(st, &user.account.id).await.map_err(form::fail)?;
+async fn partner_options(st: &AppState, user: &ConsoleUser) -> ConsoleResult<Vec<(String, String)>> {
+    let all = uc::list::<DemandPartner>(st, &user.account.id).await?;
     Ok(all.into_iter().map(|e| (e.record.id.clone(), e.record.name.clone())).collect())
 }
 
@@ -271,25 +271,17 @@ async fn form_page<R: Shown>(
     rec: &Value,
     version: Option<u64>,
     p: &Problems,
-) -> Response {
-    let partners = if R::fields().iter().any(|s| s.kind == Kind::Partners) {
-        match partner_options(st, user).await {
-            Ok(p) => p,
-            Err(r) => return r,
-        }
-    } else {
-        Vec::new()
-    };
+) -> ConsoleResult {
+    let partners = if R::fields().iter().any(|s| s.kind == Kind::Partners) { partner_options(st, user).await? } else { Vec::new() };
     let title = match id {
         Some(_) => format!("{} {}", capitalised(R::NOUN), text_of(rec.get("name"), Kind::Text)),
         None => format!("New {}", R::NOUN),
     };
     let action = id.map_or_else(|| R::BASE.to_string(), |i| format!("{}/{i}", R::BASE));
-    let shown: Vec<&str> = R::fields().iter().map(|s| s.key).collect();
     let body = html! {
         p { a href=(R::BACK) { "← Back" } }
         h1 { (title) }
-        (form::summary(p, &shown))
+        (form::summary(p))
         form.stack method="post" action=(action) {
             (form::csrf(user))
             @if let Some(v) = version { input type="hidden" name="version" value=(v); }
@@ -298,16 +290,12 @@ async fn form_page<R: Shown>(
         }
     };
     let page = page::page(&title, Some(user), body);
-    if p.is_empty() {
-        page.into_response()
-    } else {
-        page::with_status(page, axum::http::StatusCode::UNPROCESSABLE_ENTITY)
-    }
+    Ok(if p.is_empty() { page.into_response() } else { page::with_status(page, axum::http::StatusCode::UNPROCESSABLE_ENTITY) })
 }
 
 /// The records as a table, linked to their forms.
-async fn table<R: Shown>(st: &AppState, user: &ConsoleUser) -> Result<Markup, Response> {
-    let all = uc::list::<R>(st, &user.account.id).await.map_err(form::fail)?;
+async fn table<R: Shown>(st: &AppState, user: &ConsoleUser) -> ConsoleResult<Markup> {
+    let all = uc::list::<R>(st, &user.account.id).await?;
     let rows: Vec<(String, Value)> =
         all.into_iter().map(|e| (e.record.id().to_string(), serde_json::to_value(R::view(e.record)).unwrap_or_default())).collect();
     let cols: Vec<&Spec> = R::fields().iter().filter(|s| s.listed).collect();
@@ -335,14 +323,9 @@ async fn table<R: Shown>(st: &AppState, user: &ConsoleUser) -> Result<Markup, Re
     })
 }
 
-pub async fn demand(Within(st): Within, ConsoleReader(user): ConsoleReader) -> Response {
-    if let Err(r) = form::role_needed(&user) {
-        return r;
-    }
-    let (partners, markets) = match (table::<DemandPartner>(&st, &user).await, table::<Marketplace>(&st, &user).await) {
-        (Ok(p), Ok(m)) => (p, m),
-        (Err(r), _) | (_, Err(r)) => return r,
-    };
+pub async fn demand(Within(st): Within, ConsoleReader(user): ConsoleReader) -> ConsoleResult {
+    let partners = table::<DemandPartner>(&st, &user).await?;
+    let markets = table::<Marketplace>(&st, &user).await?;
     let body = html! {
         h1 { "Demand" }
         p { "The OpenRTB bidders programmatic goals are filled from, and the marketplaces that ask them. Server-side ad insertion: " a href="/console/stitchers" { "Stitchers" } "." }
@@ -351,92 +334,81 @@ pub async fn demand(Within(st): Within, ConsoleReader(user): ConsoleReader) -> R
         h2 { "Marketplaces" }
         (markets)
     };
-    page::page("Demand", Some(&user), body).into_response()
+    Ok(page::page("Demand", Some(&user), body).into_response())
 }
 
-pub async fn stitchers(Within(st): Within, ConsoleReader(user): ConsoleReader) -> Response {
-    if let Err(r) = form::role_needed(&user) {
-        return r;
-    }
-    let list = match table::<Stitcher>(&st, &user).await {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
+pub async fn stitchers(Within(st): Within, ConsoleReader(user): ConsoleReader) -> ConsoleResult {
+    let list = table::<Stitcher>(&st, &user).await?;
     let body = html! {
         h1 { "Stitchers" }
         p { "The server-side ad insertion services whose calls are counted as server-initiated impressions." }
         (list)
     };
-    page::page("Stitchers", Some(&user), body).into_response()
+    Ok(page::page("Stitchers", Some(&user), body).into_response())
 }
 
-pub async fn new_form<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleReader) -> Response {
-    if let Err(r) = form::role_needed(&user) {
-        return r;
-    }
+pub async fn new_form<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleReader) -> ConsoleResult {
     form_page::<R>(&st, &user, None, &json!({ "enabled": true }), None, &Problems::default()).await
 }
 
-pub async fn edit<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> Response {
-    if let Err(r) = form::role_needed(&user) {
-        return r;
-    }
-    match uc::get::<R>(&st, &user.account.id, &id).await {
-        Ok(e) => {
-            let version = e.version;
-            let v = serde_json::to_value(R::view(e.record)).unwrap_or_default();
-            form_page::<R>(&st, &user, Some(&id), &v, Some(version), &Problems::default()).await
-        }
-        Err(e) => form::fail(e),
-    }
+pub async fn edit<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
+    let e = uc::get::<R>(&st, &user.account.id, &id).await?;
+    let version = e.version;
+    let v = serde_json::to_value(R::view(e.record)).unwrap_or_default();
+    form_page::<R>(&st, &user, Some(&id), &v, Some(version), &Problems::default()).await
 }
 
-fn read(raw: &str) -> Vec<(String, String)> {
-    crate::api::query_pairs(Some(raw)).unwrap_or_default()
+/// The form's fields by name, each field's errors shown at it.
+fn specs<R: Shown>() -> Vec<form::Spec> {
+    R::fields().iter().map(|s| form::Spec { name: s.key, label: s.label, api: std::slice::from_ref(&s.key) }).collect()
 }
 
-pub async fn create<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleReader, headers: HeaderMap, raw: String) -> Response {
-    let pairs = read(&raw);
-    let csrf = pairs.iter().find(|(k, _)| k == "csrf").map(|(_, v)| v.as_str()).unwrap_or("");
-    if let Err(r) = form::guard(&user, &headers, csrf) {
-        return r;
-    }
+/// The value of the form's field `name`.
+fn field<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+pub async fn create<R: Shown>(
+    Within(st): Within,
+    ConsoleReader(user): ConsoleReader,
+    headers: HeaderMap,
+    ConsoleForm(pairs): ConsoleForm<Vec<(String, String)>>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, field(&pairs, "csrf").unwrap_or(""))?;
     let body = body_of::<R>(&pairs, true);
     match uc::create::<R>(&st, &user.account.id, R::parse(&st, &body, None)).await {
-        Ok(_) => redirect(R::BACK),
-        Err(e) => match form::problems(e) {
-            Ok(p) => form_page::<R>(&st, &user, None, &echo::<R>(&pairs, None), None, &p).await,
-            Err(r) => r,
-        },
+        Ok(_) => Ok(redirect(R::BACK)),
+        Err(e) => {
+            let p = form::problems(e, &specs::<R>())?;
+            form_page::<R>(&st, &user, None, &echo::<R>(&pairs, None), None, &p).await
+        }
     }
 }
 
+/// Saves the form over the stored record at the form's version: a newer version, or a form
+/// without one, is refused and nothing is overwritten.
 pub async fn replace<R: Shown>(
     Within(st): Within,
     ConsoleReader(user): ConsoleReader,
     headers: HeaderMap,
     Path(id): Path<String>,
-    raw: String,
-) -> Response {
-    let pairs = read(&raw);
-    let csrf = pairs.iter().find(|(k, _)| k == "csrf").map(|(_, v)| v.as_str()).unwrap_or("");
-    if let Err(r) = form::guard(&user, &headers, csrf) {
-        return r;
-    }
-    let version = pairs.iter().find(|(k, _)| k == "version").and_then(|(_, v)| v.parse::<u64>().ok());
+    ConsoleForm(pairs): ConsoleForm<Vec<(String, String)>>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, field(&pairs, "csrf").unwrap_or(""))?;
+    let stored = || async {
+        uc::get::<R>(&st, &user.account.id, &id).await.ok().map(|e| serde_json::to_value(R::view(e.record)).unwrap_or_default())
+    };
+    let Some(version) = form::version(field(&pairs, "version").unwrap_or("")) else {
+        let echoed = echo::<R>(&pairs, stored().await.as_ref());
+        return form_page::<R>(&st, &user, Some(&id), &echoed, None, &Problems::no_version()).await;
+    };
     let body = body_of::<R>(&pairs, false);
-    match uc::replace::<R>(&st, &user.account.id, &id, R::parse(&st, &body, Some(&id)), version).await {
-        Ok(_) => redirect(R::BACK),
-        Err(e) => match form::problems(e) {
-            Ok(p) => {
-                let stored = uc::get::<R>(&st, &user.account.id, &id)
-                    .await
-                    .ok()
-                    .map(|e| serde_json::to_value(R::view(e.record)).unwrap_or_default());
-                form_page::<R>(&st, &user, Some(&id), &echo::<R>(&pairs, stored.as_ref()), version, &p).await
-            }
-            Err(r) => r,
-        },
+    match uc::replace::<R>(&st, &user.account.id, &id, R::parse(&st, &body, Some(&id)), Some(version)).await {
+        Ok(_) => Ok(redirect(R::BACK)),
+        Err(e) => {
+            let p = form::problems(e, &specs::<R>())?;
+            form_page::<R>(&st, &user, Some(&id), &echo::<R>(&pairs, stored().await.as_ref()), Some(version), &p).await
+        }
     }
 }
 

@@ -4,21 +4,22 @@
 //! is done, then its chart with the band and its numbers; the account's newest jobs listed.
 //! Served by the forecast function, which writes and queues the jobs.
 
-use axum::extract::{Form, Path, Query};
+use super::error::{ConsoleError, ConsoleResult};
+use axum::extract::{Path, Query};
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use chrono::{Days, NaiveDate, TimeZone, Utc};
 use maud::{html, Markup};
 use serde_json::{json, Value};
 
-use super::form::{self, Field, Problems, Select};
-use super::{page, redirect, ConsoleReader, ConsoleUser};
+use super::form::{self, Field, Problems, Select, Spec};
+use super::{page, redirect, ConsoleForm, ConsoleReader, ConsoleUser};
 use crate::api::Within;
 use crate::forecast::report_schema::Report;
 use crate::model::enums::{ForecastKind, ForecastStatus};
-use crate::repo::forecasts::Job;
 use crate::state::AppState;
 use crate::usecases::forecast::{self as uc, Submit};
+use crate::usecases::forecast::{ForecastRequest, Job, RECENT};
 use crate::usecases::reference;
 
 /// The formats a proposed ad may have (the engine's breaks).
@@ -26,6 +27,19 @@ const FORMATS: &[(&str, &str)] =
     &[("preroll_standard", "Pre-roll"), ("midroll_standard", "Mid-roll"), ("postroll_standard", "Post-roll"), ("pause_ad", "Pause")];
 /// The delivery goals a proposed goal may have.
 const KINDS: &[(&str, &str)] = &[("IMPRESSION", "Impressions"), ("COMPLETE", "Completes")];
+
+/// The proposed goal's fields, with the API fields whose errors each shows.
+/// (`body` puts the proposed goal at `campaign.goals[0]`).
+const SPECS: &[Spec] = &[
+    Spec { name: "name", label: "Goal name", api: &["campaign.goals[0].name"] },
+    Spec { name: "start", label: "Start", api: &["campaign.goals[0].startDate"] },
+    Spec { name: "end", label: "End", api: &["campaign.goals[0].endDate"] },
+    Spec { name: "kind", label: "Type", api: &["campaign.goals[0].deliveryGoal.type"] },
+    Spec { name: "value", label: "Goal value", api: &["campaign.goals[0].deliveryGoal"] },
+    Spec { name: "format", label: "Format", api: &["campaign.goals[0].ads[0].format"] },
+    Spec { name: "device", label: "Device", api: &["campaign.goals[0].ads[0].deviceContainers"] },
+    Spec { name: "category", label: "Category", api: &["campaign.goals[0].targeting"] },
+];
 
 #[derive(serde::Deserialize, Default, Clone)]
 pub struct ProposedGoal {
@@ -125,16 +139,19 @@ fn done(j: &Job) -> bool {
 
 fn job_name(j: &Job) -> String {
     let name = match &j.request {
-        crate::repo::forecasts::ForecastRequest::Campaign(c) if c.replaces.is_some() => c.name.clone(),
-        crate::repo::forecasts::ForecastRequest::Campaign(c) => c.goals.first().map(|g| g.name.clone()).or_else(|| c.name.clone()),
-        crate::repo::forecasts::ForecastRequest::Inventory(i) => i.name.clone(),
+        ForecastRequest::Campaign(c) if c.replaces.is_some() => c.name.clone(),
+        ForecastRequest::Campaign(c) => c.goals.first().map(|g| g.name.clone()).or_else(|| c.name.clone()),
+        ForecastRequest::Inventory(i) => i.name.clone(),
     };
     name.unwrap_or_else(|| format!("Forecast {}", j.id))
 }
 
-async fn options(st: &AppState, a: &crate::model::account::Account) -> Result<(Vec<(String, String)>, Vec<(String, String)>), Response> {
-    let devices = reference::device_containers(st, &a.id).await.map_err(form::fail)?;
-    let cats = reference::categories(st, &a.id).await.map_err(form::fail)?;
+/// The devices and categories a proposed goal may target, as the form's choices.
+type Options = (Vec<(String, String)>, Vec<(String, String)>);
+
+async fn options(st: &AppState, a: &crate::model::account::Account) -> ConsoleResult<Options> {
+    let devices = reference::device_containers(st, &a.id).await?;
+    let cats = reference::categories(st, &a.id).await?;
     Ok((
         devices.into_iter().map(|d| (d.id, d.name)).collect(),
         std::iter::once((String::new(), "Any category".to_string())).chain(cats.into_iter().map(|c| (c.id, c.name))).collect(),
@@ -152,18 +169,11 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
     list.iter().map(|(v, t)| (v.to_string(), t.to_string())).collect()
 }
 
-async fn render(st: &AppState, user: &ConsoleUser, f: &ProposedGoal, p: &Problems) -> Response {
+async fn render(st: &AppState, user: &ConsoleUser, f: &ProposedGoal, p: &Problems) -> ConsoleResult {
     let a = &user.account;
     let campaign = campaign_of(st, a, &f.campaign).await;
-    let jobs = match uc::recent(st, &a.id).await {
-        Ok(j) => j,
-        Err(e) => return form::fail(e),
-    };
-    let (devices, cats) = match options(st, a).await {
-        Ok(o) => o,
-        Err(r) => return r,
-    };
-    let shown = ["name", "startDate", "endDate", "type", "value", "format", "deviceContainers", "categoryRules", "categoryId"];
+    let jobs = uc::recent(st, &a.id).await?;
+    let (devices, cats) = options(st, a).await?;
     let body = html! {
         h1 { "Forecasts" }
         @if user.writes() {
@@ -178,18 +188,18 @@ async fn render(st: &AppState, user: &ConsoleUser, f: &ProposedGoal, p: &Problem
                     }
                     h2 { "Forecast a proposed goal of " (c.name) }
                     p { "The goal is forecast in this campaign, against everything the account already books. Dates are days of " (form::zone_name(a)) "; a forecast starts at least a day ahead." }
-                    (form::summary(p, &shown))
+                    (form::summary(p))
                     form.stack method="post" action="/console/forecasts" {
                         (form::csrf(user))
                         input type="hidden" name="campaign" value=(c.id);
-                        (Field { label: "Goal name", name: "name", kind: "text", value: &f.name, errors_of: &["name"], required: true, hint: None }.render(p))
-                        (Field { label: "Start", name: "start", kind: "date", value: &f.start, errors_of: &["startDate"], required: true, hint: None }.render(p))
-                        (Field { label: "End", name: "end", kind: "date", value: &f.end, errors_of: &["endDate"], required: true, hint: Some("The goal ends at this day's start.") }.render(p))
-                        (Select { label: "Type", name: "kind", options: &pairs(KINDS), selected: &f.kind, errors_of: &["type"], hint: None }.render(p))
-                        (Field { label: "Goal value", name: "value", kind: "text", value: &f.value, errors_of: &["value", "deliveryGoal"], required: true, hint: None }.render(p))
-                        (Select { label: "Format", name: "format", options: &pairs(FORMATS), selected: &f.format, errors_of: &["format"], hint: None }.render(p))
-                        (Select { label: "Device", name: "device", options: &devices, selected: &f.device, errors_of: &["deviceContainers"], hint: None }.render(p))
-                        (Select { label: "Category", name: "category", options: &cats, selected: &f.category, errors_of: &["categoryRules", "categoryId"], hint: None }.render(p))
+                        (Field { label: "Goal name", name: "name", kind: "text", value: &f.name, required: true, hint: None }.render(p))
+                        (Field { label: "Start", name: "start", kind: "date", value: &f.start, required: true, hint: None }.render(p))
+                        (Field { label: "End", name: "end", kind: "date", value: &f.end, required: true, hint: Some("The goal ends at this day's start.") }.render(p))
+                        (Select { label: "Type", name: "kind", options: &pairs(KINDS), selected: &f.kind, hint: None }.render(p))
+                        (Field { label: "Goal value", name: "value", kind: "text", value: &f.value, required: true, hint: None }.render(p))
+                        (Select { label: "Format", name: "format", options: &pairs(FORMATS), selected: &f.format, hint: None }.render(p))
+                        (Select { label: "Device", name: "device", options: &devices, selected: &f.device, hint: None }.render(p))
+                        (Select { label: "Category", name: "category", options: &cats, selected: &f.category, hint: None }.render(p))
                         button type="submit" { "Run forecast" }
                     }
                 }
@@ -210,37 +220,36 @@ async fn render(st: &AppState, user: &ConsoleUser, f: &ProposedGoal, p: &Problem
                     }
                 } }
             }
-            p { "The newest " (crate::repo::forecasts::RECENT) " of the last 14 days; a forecast is kept 14 days after it ends." }
+            p { "The newest " (RECENT) " of the last 14 days; a forecast is kept 14 days after it ends." }
         }
     };
     let res = page::page("Forecasts", Some(user), body);
-    if p.is_empty() {
-        res.into_response()
-    } else {
-        page::with_status(res, axum::http::StatusCode::UNPROCESSABLE_ENTITY)
-    }
+    Ok(if p.is_empty() { res.into_response() } else { page::with_status(res, axum::http::StatusCode::UNPROCESSABLE_ENTITY) })
 }
 
-pub async fn list(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(q): Query<ListQuery>) -> Response {
+pub async fn list(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(q): Query<ListQuery>) -> ConsoleResult {
     let f = ProposedGoal::fresh(&q.campaign, today(&st, &user.account));
     render(&st, &user, &f, &Problems::default()).await
 }
 
-pub async fn create(Within(st): Within, ConsoleReader(user): ConsoleReader, headers: HeaderMap, Form(f): Form<ProposedGoal>) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+pub async fn create(
+    Within(st): Within,
+    ConsoleReader(user): ConsoleReader,
+    headers: HeaderMap,
+    ConsoleForm(f): ConsoleForm<ProposedGoal>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
     let a = &user.account;
     let Some(c) = campaign_of(&st, a, &f.campaign).await else {
-        return form::error_page(&crate::api::error::AppError::not_found("campaign", &f.campaign));
+        return Err(ConsoleError::Service(crate::api::error::AppError::not_found("campaign", &f.campaign)));
     };
     let body = body(a, &c, &f);
     match uc::submit(&st, Submit { account: &a.id, kind: ForecastKind::Campaign, body: &body }).await {
-        Ok(s) => redirect(&format!("/console/forecasts/{}", s.job.id)),
-        Err(e) => match form::problems(e) {
-            Ok(p) => render(&st, &user, &f, &p).await,
-            Err(r) => r,
-        },
+        Ok(s) => Ok(redirect(&format!("/console/forecasts/{}", s.job.id))),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            render(&st, &user, &f, &p).await
+        }
     }
 }
 
@@ -257,27 +266,22 @@ pub async fn create_for_campaign(
     Within(st): Within,
     ConsoleReader(user): ConsoleReader,
     headers: HeaderMap,
-    Form(f): Form<CampaignForm>,
-) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+    ConsoleForm(f): ConsoleForm<CampaignForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
     match uc::running_campaign(&st, &user.account.id, &f.campaign).await {
-        Ok((s, _)) => redirect(&format!("/console/forecasts/{}", s.job.id)),
-        Err(e) => match form::problems(e) {
-            Ok(p) => render(&st, &user, &ProposedGoal::fresh(&f.campaign, today(&st, &user.account)), &p).await,
-            Err(r) => r,
-        },
+        Ok((s, _)) => Ok(redirect(&format!("/console/forecasts/{}", s.job.id))),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            render(&st, &user, &ProposedGoal::fresh(&f.campaign, today(&st, &user.account)), &p).await
+        }
     }
 }
 
 /// The job's state for the page's script (`data-poll`).
-pub async fn status(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> Response {
-    let j = match uc::status(&st, &user.account.id, &id).await {
-        Ok(j) => j,
-        Err(e) => return form::fail(e),
-    };
-    page::progress(&status_words(&j), f64::from(j.progress), done(&j))
+pub async fn status(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
+    let j = uc::status(&st, &user.account.id, &id).await?;
+    Ok(page::progress(&status_words(&j), f64::from(j.progress), done(&j)))
 }
 
 fn day_table(caption: &str, rows: Vec<(String, f64, f64, f64)>) -> Markup {
@@ -319,16 +323,13 @@ fn report_markup(r: &Report) -> Markup {
     }
 }
 
-pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> Response {
+pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
     let a = &user.account;
-    let j = match uc::status(&st, &a.id, &id).await {
-        Ok(j) => j,
-        Err(e) => return form::fail(e),
-    };
+    let j = uc::status(&st, &a.id, &id).await?;
     let report = if j.status == ForecastStatus::Finished {
         match uc::report(&st, &a.id, j.kind, &id).await {
             Ok(r) => Some(r),
-            Err(e) => return form::fail(e),
+            Err(e) => return Err(e.into()),
         }
     } else {
         None
@@ -353,7 +354,7 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(i
             (report_markup(r))
         }
     };
-    page::page(&name, Some(&user), body).into_response()
+    Ok(page::page(&name, Some(&user), body).into_response())
 }
 
 /// The pages the forecast function serves.

@@ -1,135 +1,156 @@
-//! What every console form shares: the POST guard (the session's token, a same-origin
-//! `Origin`, the route's role), the use cases' errors shown next to their fields, and
-//! dates in the account's time zone.
+//! What every console form shares: the POST guard (the session's token and a same-origin
+//! `Origin`; the route's role is checked before the handler runs), a form's fields declared
+//! once with the API fields whose errors each shows, the use cases' errors placed by those
+//! declarations and listed at the top linked to their fields, and dates in the account's
+//! time zone.
 
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use maud::{html, Markup};
 
-use super::{page, ConsoleUser};
+use super::error::{ConsoleError, ConsoleResult};
+use super::ConsoleUser;
 use crate::api::auth::same_origin;
 use crate::api::error::AppError;
 use crate::domain_error::FieldError;
 use crate::model::account::Account;
 use crate::usecases::UseCaseError;
 
+/// Why a form from another site, or without the session's token, is refused.
+pub const NOT_FROM_THIS_SITE: &str = "The form was not sent from this site: reload the page and try again.";
+
 /// Refuses a POST that did not come from this site's page (its `csrf` field is not the
-/// session's token, or `Origin` is another site's), or that the person's role may not make:
-/// 403, nothing read or changed.
-pub fn guard(user: &ConsoleUser, headers: &HeaderMap, csrf: &str) -> Result<(), Response> {
+/// session's token, or `Origin` is another site's): 403, nothing changed.
+pub fn guard(user: &ConsoleUser, headers: &HeaderMap, csrf: &str) -> ConsoleResult<()> {
     if !same_origin(headers) || !super::token_matches(csrf, &user.csrf) {
-        return Err(page::forbidden("The form was not sent from this site: reload the page and try again."));
-    }
-    if !user.role.allows(user.needed) {
-        return Err(page::forbidden(&format!(
-            "This needs the {} role; you are signed in as {}.",
-            user.needed.as_str(),
-            user.role.as_str()
-        )));
+        return Err(ConsoleError::Forbidden(NOT_FROM_THIS_SITE.into()));
     }
     Ok(())
 }
 
-/// A page its route's role guards, reads included (the administration pages): 403 with
-/// why, nothing shown.
-pub fn role_needed(user: &ConsoleUser) -> Result<(), Response> {
-    if user.role.allows(user.needed) {
-        Ok(())
-    } else {
-        Err(page::forbidden(&format!("This page needs the {} role; you are signed in as {}.", user.needed.as_str(), user.role.as_str())))
+/// One field of a form: its input's `name` (and `id`), its label, and the API fields whose
+/// errors it shows (a path, or a parent of paths: `goalBean/caps` shows
+/// `goalBean/caps/cap[1]/value`'s).
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    pub name: &'static str,
+    pub label: &'static str,
+    pub api: &'static [&'static str],
+}
+
+impl Spec {
+    fn shows(&self, path: &str) -> bool {
+        self.api.iter().any(|a| path == *a || path.strip_prefix(a).is_some_and(|rest| rest.starts_with(['/', '[', '.'])))
     }
 }
 
-/// What a refused form shows: errors by field (the use case's field paths) and the rest.
+/// An error a refused form shows: at its field (`at`, the input's name) or at the top.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    /// The form field it is shown at: (its input's name, its label).
+    pub at: Option<(&'static str, &'static str)>,
+    /// The API field it is about (`goalBean/end`, `goals[<id>].end`), or empty.
+    pub field: String,
+    pub message: String,
+}
+
+/// What a refused form shows.
 #[derive(Debug, Default)]
 pub struct Problems {
-    pub fields: Vec<FieldError>,
-    pub general: Vec<String>,
-    /// The record changed since the form was read (its version travels in the form).
+    pub list: Vec<Problem>,
+    /// The record changed since the form was read (its version travels in the form), or the
+    /// form came without the version it was read at.
     pub stale: bool,
 }
 
 impl Problems {
     pub fn is_empty(&self) -> bool {
-        self.fields.is_empty() && self.general.is_empty() && !self.stale
+        self.list.is_empty() && !self.stale
     }
 
     pub fn general(message: impl Into<String>) -> Problems {
-        Problems { general: vec![message.into()], ..Problems::default() }
+        Problems { list: vec![Problem { at: None, field: String::new(), message: message.into() }], stale: false }
     }
 
-    /// The messages of the field whose API path ends in one of `names` (`campaignBean/name`,
-    /// `creative.clickDestinationUri`), or starts with one followed by `/` or `[`.
-    pub fn of(&self, names: &[&str]) -> Vec<&str> {
-        self.fields.iter().filter(|e| names.iter().any(|n| names_field(&e.field, n))).map(|e| e.message.as_str()).collect()
+    /// A form that came without its version, or with one that is no number: refused as
+    /// stale (nothing is saved over a record the person may not have seen).
+    pub fn no_version() -> Problems {
+        Problems::general("The form did not say which version of the record it edits: reload the page and edit again.")
     }
 
-    /// The field errors no form field shows (listed at the top with the rest).
-    pub fn unplaced(&self, shown: &[&str]) -> Vec<&str> {
-        self.fields.iter().filter(|e| !shown.iter().any(|n| names_field(&e.field, n))).map(|e| e.message.as_str()).collect()
+    /// Field errors placed by `specs` (the API path each field shows), the rest at the top.
+    pub fn of_fields(errors: Vec<FieldError>, specs: &[Spec]) -> Problems {
+        let list = errors
+            .into_iter()
+            .filter(|e| !e.message.is_empty())
+            .map(|e| Problem {
+                at: specs.iter().find(|s| s.shows(&e.field)).map(|s| (s.name, s.label)),
+                message: plain(&e.field, &e.message),
+                field: e.field,
+            })
+            .collect();
+        Problems { list, stale: false }
+    }
+
+    /// The messages shown at the field named `name`.
+    pub fn at(&self, name: &str) -> Vec<&str> {
+        self.list.iter().filter(|p| p.at.is_some_and(|(n, _)| n == name)).map(|p| p.message.as_str()).collect()
     }
 }
 
-fn names_field(path: &str, name: &str) -> bool {
-    let last = path.rsplit(['/', '.']).next().unwrap_or(path);
-    last == name || path.split(['/', '.']).any(|seg| seg == name || seg.split('[').next() == Some(name))
-}
-
-/// A use case's refusal as the form shows it; a failure of the service is its error page.
-pub fn problems(e: UseCaseError) -> Result<Problems, Response> {
+/// A use case's refusal as the form shows it (`specs`: the form's fields); a failure of the
+/// service is its error page.
+pub fn problems(e: UseCaseError, specs: &[Spec]) -> ConsoleResult<Problems> {
     let e = AppError::from(e);
     let status = e.status();
-    if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
-        return Err(error_page(&e));
+    if status.is_server_error() || status == axum::http::StatusCode::TOO_MANY_REQUESTS {
+        return Err(ConsoleError::Service(e));
     }
-    let body = e.body();
     Ok(match e {
-        AppError::Validation(mut fields) => {
-            for f in &mut fields {
-                f.message = plain(&f.message);
+        AppError::Validation(fields) => Problems::of_fields(fields, specs),
+        AppError::PreconditionFailed(m) => Problems { list: vec![Problem { at: None, field: String::new(), message: m }], stale: true },
+        other => {
+            let body = other.body();
+            let mut p = Problems::of_fields(body.errors, specs);
+            if p.list.is_empty() {
+                p.list.push(Problem { at: None, field: String::new(), message: body.message });
             }
-            Problems { fields, ..Problems::default() }
+            p
         }
-        AppError::PreconditionFailed(m) => Problems { general: vec![m], stale: true, ..Problems::default() },
-        _ => Problems { fields: body.errors, general: vec![body.message], stale: false },
     })
 }
 
-/// A message as the form shows it: the bean's element paths without their root
-/// (`goalBean/end must be after goalBean/start` → `end must be after start`).
-fn plain(m: &str) -> String {
-    ["campaignBean/", "goalBean/", "clientBean/", "rulesBean/"].iter().fold(m.to_string(), |m, root| m.replace(root, ""))
+/// A domain message as a form shows it: the domain names a field by its wire path
+/// (`goalBean/end must be after goalBean/start`, `goals[<id>].end ...`); the form shows the
+/// path's last name (`end must be after start`), next to the field's own label.
+fn plain(field: &str, m: &str) -> String {
+    let prefix = if let Some((root, _)) = field.split_once('/') {
+        format!("{root}/")
+    } else if let Some(end) = field.find("].") {
+        field[..end + 2].to_string()
+    } else if let Some((root, _)) = field.split_once('.') {
+        format!("{root}.")
+    } else {
+        return m.to_string();
+    };
+    m.replace(&prefix, "")
 }
 
-/// An error of the service as a page with its status (a record not in the account: 404).
-pub fn error_page(e: &AppError) -> Response {
-    let status = e.status();
-    let body = e.body();
-    let mut res = page::page(
-        "Error",
-        None,
-        html! { h1 { (status.canonical_reason().unwrap_or("Error")) } p role="alert" { (body.message) } p { a href="/console/campaigns" { "Back to campaigns" } } },
-    )
-    .into_response();
-    *res.status_mut() = status;
-    res
-}
-
-/// A use case's error as its page (404 for another account's record, never its data).
-pub fn fail(e: UseCaseError) -> Response {
-    error_page(&AppError::from(e))
-}
-
-/// The list of problems at the top of a refused form (role=alert: read out at once).
-pub fn summary(p: &Problems, shown: &[&str]) -> Markup {
-    let mut lines: Vec<&str> = p.general.iter().map(String::as_str).collect();
-    lines.extend(p.unplaced(shown));
+/// The list of problems at the top of a refused form (role=alert: read out at once, and
+/// focused): each links to its field.
+pub fn summary(p: &Problems) -> Markup {
     html! {
-        @if !p.fields.is_empty() || !lines.is_empty() {
-            div.problems role="alert" {
-                p { strong { "The form was not saved." } " Correct what is marked and save again." }
-                @if !lines.is_empty() { ul { @for l in &lines { li { (l) } } } }
+        @if !p.list.is_empty() {
+            div.problems #problems role="alert" tabindex="-1" autofocus aria-labelledby="problems-title" {
+                h2 #problems-title { "The form was not saved" }
+                ul {
+                    @for x in &p.list {
+                        li {
+                            @if let Some((name, label)) = x.at { a href={ "#" (name) } { (label) ": " (x.message) } }
+                            @else { (x.message) }
+                        }
+                    }
+                }
             }
         }
     }
@@ -141,15 +162,13 @@ pub struct Field<'a> {
     pub name: &'a str,
     pub kind: &'a str,
     pub value: &'a str,
-    /// The API field names whose errors this field shows.
-    pub errors_of: &'a [&'a str],
     pub required: bool,
     pub hint: Option<&'a str>,
 }
 
 impl Field<'_> {
     pub fn render(&self, p: &Problems) -> Markup {
-        let errors = p.of(self.errors_of);
+        let errors = p.at(self.name);
         let err_id = format!("{}-error", self.name);
         let hint_id = format!("{}-hint", self.name);
         let described = match (errors.is_empty(), self.hint.is_some()) {
@@ -177,13 +196,12 @@ pub struct Select<'a> {
     pub name: &'a str,
     pub options: &'a [(String, String)],
     pub selected: &'a str,
-    pub errors_of: &'a [&'a str],
     pub hint: Option<&'a str>,
 }
 
 impl Select<'_> {
     pub fn render(&self, p: &Problems) -> Markup {
-        let errors = p.of(self.errors_of);
+        let errors = p.at(self.name);
         let err_id = format!("{}-error", self.name);
         let hint_id = format!("{}-hint", self.name);
         let described: Vec<&str> =
@@ -222,17 +240,20 @@ pub fn local_input(a: &Account, t: Option<DateTime<Utc>>) -> String {
     t.map(|t| t.with_timezone(a.tz()).format("%Y-%m-%dT%H:%M").to_string()).unwrap_or_default()
 }
 
-/// A `datetime-local` value in the account's time zone as the API's instant (RFC 3339),
-/// or the text as typed (the use case then names the field and its format).
-pub fn from_local(a: &Account, v: &str) -> String {
+/// A `datetime-local` value in the account's time zone as an instant (`None`: not such a
+/// value).
+pub fn parse_local(a: &Account, v: &str) -> Option<DateTime<Utc>> {
     let v = v.trim();
     let parsed = NaiveDateTime::parse_from_str(v, "%Y-%m-%dT%H:%M")
         .or_else(|_| NaiveDateTime::parse_from_str(v, "%Y-%m-%dT%H:%M:%S"))
         .or_else(|_| NaiveDateTime::parse_from_str(v, "%Y-%m-%d %H:%M"));
-    match parsed.ok().and_then(|n| a.tz().from_local_datetime(&n).earliest()) {
-        Some(t) => t.with_timezone(&Utc).to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        None => v.to_string(),
-    }
+    parsed.ok().and_then(|n| a.tz().from_local_datetime(&n).earliest()).map(|t| t.with_timezone(&Utc))
+}
+
+/// The version an edit form was read at (its hidden `version` field); a blank or missing
+/// one is `None`, and the form is refused as stale.
+pub fn version(v: &str) -> Option<u64> {
+    v.trim().parse::<u64>().ok()
 }
 
 /// The account's zone as the pages name it.
@@ -264,20 +285,26 @@ pub fn number(v: f64) -> String {
 mod tests {
     use super::*;
 
+    static SPECS: &[Spec] = &[
+        Spec { name: "end", label: "End", api: &["goalBean/end"] },
+        Spec { name: "daily_cap", label: "Daily cap", api: &["goalBean/caps"] },
+    ];
+
     #[test]
-    fn errors_find_their_field_by_the_api_path() {
-        let p = Problems {
-            fields: vec![
-                FieldError::new("goalBean/end", crate::rule::Rule::AfterStart, "end after start"),
-                FieldError::new("creative.clickDestinationUri", crate::rule::Rule::Format, "a URL"),
+    fn errors_are_placed_by_the_declared_api_paths() {
+        let p = Problems::of_fields(
+            vec![
+                FieldError::new("goalBean/end", crate::rule::Rule::AfterStart, "goalBean/end must be after goalBean/start"),
+                FieldError::new("goalBean/endless", crate::rule::Rule::Format, "not this one"),
                 FieldError::new("goalBean/caps/cap[1]/value", crate::rule::Rule::Range, "positive"),
             ],
-            ..Problems::default()
-        };
-        assert_eq!(p.of(&["end"]), ["end after start"]);
-        assert_eq!(p.of(&["clickDestinationUri"]), ["a URL"]);
-        assert_eq!(p.of(&["caps"]), ["positive"]);
-        assert_eq!(p.unplaced(&["end", "caps"]), ["a URL"]);
+            SPECS,
+        );
+        assert_eq!(p.at("end"), ["end must be after start"]);
+        assert_eq!(p.at("daily_cap"), ["positive"]);
+        assert!(p.list[1].at.is_none(), "a path that only starts like a field's is not that field's");
+        let html = summary(&p).into_string();
+        assert!(html.contains(r##"href="#end""##) && html.contains("End: end must be after start"), "{html}");
     }
 
     #[test]

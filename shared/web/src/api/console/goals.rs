@@ -2,25 +2,27 @@
 //! goal use cases. The form carries the goal's version: a save over a newer version is
 //! refused, and the page says who changed the goal and when.
 
-use axum::extract::{Form, Path, Query};
+use axum::extract::{Path, Query};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
 use maud::{html, Markup};
 
 use super::campaigns::{delivered, pace};
-use super::form::{self, Field, Problems, Select};
-use super::{bean, page, redirect, targeting, ConsoleUser};
+use super::error::ConsoleResult;
+use super::form::{self, Field, Problems, Select, Spec};
+use super::{page, redirect, targeting, ConsoleForm, ConsoleUser};
 use crate::api::Within;
+use crate::domain_error::FieldError;
 use crate::model::account::Account;
-use crate::model::enums::{CapKind, GoalType};
-use crate::model::goal::{parse_bean, Goal};
+use crate::model::enums::{CapKind, GoalType, GoalVariant};
+use crate::model::goal::{Cap, Goal, GoalInput, PRIORITY};
 use crate::model::marketplace::Marketplace;
 use crate::model::rules::Parent;
+use crate::rule::Rule;
 use crate::state::AppState;
 use crate::usecases::{collection, goals, overview, v3};
-use crate::xml::{Element, XmlOut};
 
-/// The goal form's fields.
+/// The goal form's fields as the browser sends them.
 #[derive(serde::Deserialize, Default, Clone)]
 pub struct GoalForm {
     #[serde(default)]
@@ -47,6 +49,19 @@ pub struct GoalForm {
     pub version: String,
 }
 
+/// The goal form's fields, with the API fields whose errors each shows.
+const SPECS: &[Spec] = &[
+    Spec { name: "name", label: "Name", api: &["goalBean/name"] },
+    Spec { name: "type", label: "Type", api: &["goalBean/type"] },
+    Spec { name: "start", label: "Start", api: &["goalBean/start"] },
+    Spec { name: "end", label: "End", api: &["goalBean/end"] },
+    Spec { name: "value", label: "Goal value", api: &["goalBean/goalValue"] },
+    Spec { name: "priority", label: "Priority", api: &["goalBean/priority"] },
+    Spec { name: "daily_cap", label: "Daily cap", api: &["goalBean/caps"] },
+    Spec { name: "hourly_cap", label: "Hourly cap", api: &[] },
+    Spec { name: "marketplace", label: "Marketplace", api: &["goalBean/marketplaceId"] },
+];
+
 impl GoalForm {
     fn of(g: &Goal, a: &Account, version: u64) -> GoalForm {
         GoalForm {
@@ -64,36 +79,97 @@ impl GoalForm {
         }
     }
 
-    /// The form's fields over a goal bean (other caps are kept).
-    fn apply(&self, el: &mut Element, a: &Account) {
-        bean::set(el, "name", Some(&self.name));
-        bean::set(el, "type", Some(&self.kind));
-        bean::set(el, "start", Some(&form::from_local(a, &self.start)));
-        bean::set(el, "end", Some(&form::from_local(a, &self.end)));
-        bean::set(el, "goalValue", Some(&self.value));
-        bean::set(el, "priority", Some(&self.priority));
-        bean::set(el, "marketplaceId", Some(&self.marketplace));
+    /// The goal this form asks for, over `base` (the stored goal as its input, or a new
+    /// goal's): the fields the form shows are set from it, every other field kept. A date
+    /// the person did not change keeps its stored instant exactly (the form shows minutes;
+    /// the stored start may have seconds and milliseconds).
+    fn command(&self, a: &Account, mut base: GoalInput, stored: Option<&Goal>) -> Result<GoalInput, Vec<FieldError>> {
+        let mut errors = Vec::new();
+        base.name = Some(self.name.trim().to_string()).filter(|n| !n.is_empty());
+        match GoalType::parse(self.kind.trim()) {
+            Some(k) => base.kind = k,
+            None => errors.push(FieldError::new("goalBean/type", Rule::Enum, "choose one of the goal types")),
+        }
+        match date(a, "start", &self.start, stored.map(|g| g.start)) {
+            Ok(Some(t)) => base.start = t,
+            Ok(None) => errors.push(FieldError::new("goalBean/start", Rule::Required, "goalBean/start is required")),
+            Err(e) => errors.push(e),
+        }
+        match date(a, "end", &self.end, stored.and_then(|g| g.end)) {
+            Ok(t) => base.end = t,
+            Err(e) => errors.push(e),
+        }
+        match number(&self.value, "goalBean/goalValue") {
+            Ok(v) => base.goal_value = v,
+            Err(e) => errors.push(e),
+        }
+        match self.priority.trim() {
+            "" => base.priority = None,
+            p => match p.parse::<u8>().ok().filter(|p| PRIORITY.contains(p)) {
+                Some(p) => base.priority = Some(p),
+                None => errors.push(FieldError::new(
+                    "goalBean/priority",
+                    Rule::Range,
+                    format!("goalBean/priority must be a whole number from {} to {} (got {p})", PRIORITY.start(), PRIORITY.end()),
+                )),
+            },
+        }
         // The caps the form shows replace theirs; the goal's other caps stay.
-        let mut caps = el.child("caps").cloned().unwrap_or(Element { name: "caps".into(), ..Element::default() });
-        for (kind, value) in [(CapKind::DailyCap, &self.daily_cap), (CapKind::HourlyCap, &self.hourly_cap)] {
-            caps.children.retain(|c| c.child("type").and_then(Element::value) != Some(kind.as_str()));
-            if !value.trim().is_empty() {
-                caps.children.push(bean::bean("cap", &[("type", kind.as_str()), ("value", value)]));
+        base.caps.retain(|c| c.kind != CapKind::DailyCap && c.kind != CapKind::HourlyCap);
+        for (kind, raw) in [(CapKind::DailyCap, &self.daily_cap), (CapKind::HourlyCap, &self.hourly_cap)] {
+            match number(raw, "goalBean/caps") {
+                Ok(Some(value)) => base.caps.push(Cap { kind, value }),
+                Ok(None) => {}
+                Err(e) => errors.push(e),
             }
         }
-        bean::put(el, "caps", (!caps.children.is_empty()).then_some(caps));
+        base.marketplace_id = Some(self.marketplace.trim().to_string()).filter(|m| !m.is_empty());
+        if errors.is_empty() {
+            Ok(base)
+        } else {
+            Err(errors)
+        }
     }
+}
+
+/// A `datetime-local` field in the account's zone: `unchanged` when it still shows the
+/// stored instant (to the minute), else the instant typed; blank is none.
+fn date(a: &Account, field: &str, raw: &str, stored: Option<DateTime<Utc>>) -> Result<Option<DateTime<Utc>>, FieldError> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    if let Some(t) = stored.filter(|t| form::local_input(a, Some(*t)) == raw) {
+        return Ok(Some(t));
+    }
+    form::parse_local(a, raw).map(Some).ok_or_else(|| {
+        FieldError::new(
+            format!("goalBean/{field}"),
+            Rule::DateTime,
+            format!("goalBean/{field} must be a date and time such as 2030-01-31T18:00 (got {raw:?})"),
+        )
+    })
+}
+
+/// A number field; blank is none.
+fn number(raw: &str, field: &'static str) -> Result<Option<f64>, FieldError> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    raw.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .map(Some)
+        .ok_or_else(|| FieldError::new(field, Rule::Number, format!("{field} must be a number (got {raw:?})")))
 }
 
 fn cap_of(g: &Goal, kind: CapKind) -> String {
     g.caps.iter().find(|c| c.kind == kind).map(|c| c.value.to_string()).unwrap_or_default()
 }
 
-/// The API fields each form field shows the errors of.
-const SHOWN: &[&str] = &["name", "type", "start", "end", "goalValue", "priority", "caps", "marketplaceId"];
-
-async fn marketplaces(st: &AppState, a: &Account) -> Result<Vec<(String, String)>, Response> {
-    let list = collection::list::<Marketplace>(st, &a.id).await.map_err(form::fail)?;
+async fn marketplaces(st: &AppState, a: &Account) -> ConsoleResult<Vec<(String, String)>> {
+    let list = collection::list::<Marketplace>(st, &a.id).await?;
     Ok(list.into_iter().map(|e| (e.record.id.clone(), e.record.name.clone())).collect())
 }
 
@@ -103,19 +179,19 @@ fn goal_form(user: &ConsoleUser, action: &str, f: &GoalForm, p: &Problems, marke
     let types: Vec<(String, String)> = GoalType::ALL.iter().map(|t| (t.as_str().to_string(), t.as_str().to_string())).collect();
     let markets: Vec<(String, String)> = std::iter::once((String::new(), "None".to_string())).chain(markets.iter().cloned()).collect();
     html! {
-        (form::summary(p, SHOWN))
+        (form::summary(p))
         form.stack method="post" action=(action) novalidate {
             (form::csrf(user))
             input type="hidden" name="version" value=(f.version);
-            (Field { label: "Name", name: "name", kind: "text", value: &f.name, errors_of: &["name"], required: true, hint: None }.render(p))
-            (Select { label: "Type", name: "type", options: &types, selected: &f.kind, errors_of: &["type"], hint: None }.render(p))
-            (Field { label: "Start", name: "start", kind: "datetime-local", value: &f.start, errors_of: &["start"], required: true, hint: Some(&date_hint) }.render(p))
-            (Field { label: "End", name: "end", kind: "datetime-local", value: &f.end, errors_of: &["end"], required: false, hint: Some(&date_hint) }.render(p))
-            (Field { label: "Goal value", name: "value", kind: "number", value: &f.value, errors_of: &["goalValue"], required: false, hint: Some("Impressions or events to deliver; a share of voice is 0.01 to 1") }.render(p))
-            (Field { label: "Priority", name: "priority", kind: "number", value: &f.priority, errors_of: &["priority"], required: false, hint: Some("1 (highest) to 10; empty: the campaign's") }.render(p))
-            (Field { label: "Daily cap", name: "daily_cap", kind: "number", value: &f.daily_cap, errors_of: &["caps"], required: false, hint: Some("Impressions a day at most; empty: none") }.render(p))
-            (Field { label: "Hourly cap", name: "hourly_cap", kind: "number", value: &f.hourly_cap, errors_of: &[], required: false, hint: Some("Impressions an hour at most; empty: none") }.render(p))
-            (Select { label: "Marketplace", name: "marketplace", options: &markets, selected: &f.marketplace, errors_of: &["marketplaceId"], hint: Some("Programmatic goals (IMPRESSION or RTB) are filled from it") }.render(p))
+            (Field { label: "Name", name: "name", kind: "text", value: &f.name, required: true, hint: None }.render(p))
+            (Select { label: "Type", name: "type", options: &types, selected: &f.kind, hint: None }.render(p))
+            (Field { label: "Start", name: "start", kind: "datetime-local", value: &f.start, required: true, hint: Some(&date_hint) }.render(p))
+            (Field { label: "End", name: "end", kind: "datetime-local", value: &f.end, required: false, hint: Some(&date_hint) }.render(p))
+            (Field { label: "Goal value", name: "value", kind: "number", value: &f.value, required: false, hint: Some("Impressions or events to deliver; a share of voice is 0.01 to 1") }.render(p))
+            (Field { label: "Priority", name: "priority", kind: "number", value: &f.priority, required: false, hint: Some("1 (highest) to 10; empty: the campaign's") }.render(p))
+            (Field { label: "Daily cap", name: "daily_cap", kind: "number", value: &f.daily_cap, required: false, hint: Some("Impressions a day at most; empty: none") }.render(p))
+            (Field { label: "Hourly cap", name: "hourly_cap", kind: "number", value: &f.hourly_cap, required: false, hint: Some("Impressions an hour at most; empty: none") }.render(p))
+            (Select { label: "Marketplace", name: "marketplace", options: &markets, selected: &f.marketplace, hint: Some("Programmatic goals (IMPRESSION or RTB) are filled from it") }.render(p))
             button type="submit" { "Save" }
         }
     }
@@ -127,32 +203,16 @@ pub struct Notice {
     saved: Option<String>,
 }
 
-pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>, Query(n): Query<Notice>) -> Response {
+pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>, Query(n): Query<Notice>) -> ConsoleResult {
     render(&st, &user, &id, None, n.saved.is_some()).await
 }
 
-async fn render(st: &AppState, user: &ConsoleUser, id: &str, refused: Option<(GoalForm, Problems)>, saved: bool) -> Response {
+async fn render(st: &AppState, user: &ConsoleUser, id: &str, refused: Option<(GoalForm, Problems)>, saved: bool) -> ConsoleResult {
     let a = &user.account;
-    let (g, c, d) = match overview::goal(st, a, id).await {
-        Ok(found) => found,
-        Err(e) => return form::fail(e),
-    };
-    let rules = match targeting::sentence(st, a, Parent::Goal, id).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    let ads = match v3::ads_with_parents(st, &a.id, Some(id)).await {
-        Ok(list) => list,
-        Err(e) => return form::fail(e),
-    };
-    let markets = if user.writes() {
-        match marketplaces(st, a).await {
-            Ok(m) => m,
-            Err(r) => return r,
-        }
-    } else {
-        Vec::new()
-    };
+    let (g, c, d) = overview::goal(st, a, id).await?;
+    let rules = targeting::sentence(st, a, Parent::Goal, id).await?;
+    let ads = v3::ads_with_parents(st, &a.id, Some(id)).await?;
+    let markets = if user.writes() { marketplaces(st, a).await? } else { Vec::new() };
     let status = if refused.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
     let stale = match &refused {
         Some((_, p)) if p.stale => Some(super::changes::last_change(st, user, id).await),
@@ -187,96 +247,99 @@ async fn render(st: &AppState, user: &ConsoleUser, id: &str, refused: Option<(Go
             (goal_form(user, &format!("/console/goals/{id}"), &f, &p, &markets))
         }
     };
-    page::with_status(page::page(&name, Some(user), body), status)
+    Ok(page::with_status(page::page(&name, Some(user), body), status))
 }
 
-/// The goal as its bean, to change: what it inherits stays inherited.
-fn stored_bean(g: &Goal, c: &crate::model::campaign::Campaign, a: &Account) -> Element {
-    let mut out = XmlOut::new();
-    g.write(&mut out, c, a);
-    let mut el = bean::written(&out.finish());
-    bean::set(&mut el, "frontLoadFactor", g.front_load_factor.map(|v| v.to_string()).as_deref());
-    bean::set(&mut el, "priority", g.priority.map(|v| v.to_string()).as_deref());
-    el
-}
-
+/// Saves the form over the stored goal at the form's version: a newer version, or a form
+/// without one, is refused and nothing is overwritten.
 pub async fn update(
     Within(st): Within,
     user: ConsoleUser,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Form(f): Form<GoalForm>,
-) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+    ConsoleForm(f): ConsoleForm<GoalForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
     let a = &user.account;
-    let (g, c) = match goals::get(&st, &a.id, &id).await {
-        Ok(found) => found,
-        Err(e) => return form::fail(e),
+    let Some(expected) = form::version(&f.version) else { return render(&st, &user, &id, Some((f, Problems::no_version())), false).await };
+    let (g, _) = goals::get(&st, &a.id, &id).await?;
+    let input = match f.command(a, GoalInput::of(&g.value), Some(&g.value)) {
+        Ok(input) => input,
+        Err(errors) => return render(&st, &user, &id, Some((f, Problems::of_fields(errors, SPECS))), false).await,
     };
-    let mut el = stored_bean(&g.value, &c.value, a);
-    f.apply(&mut el, a);
-    // The version the form was read at: a newer one is refused (412), never overwritten.
-    let expected = Some(f.version.parse::<u64>().unwrap_or(0));
-    match goals::update(&st, &a.id, &id, expected, parse_bean(&el)).await {
-        Ok(()) => redirect(&format!("/console/goals/{id}?saved=1")),
-        Err(e) => match form::problems(e) {
-            Ok(p) => render(&st, &user, &id, Some((f, p)), false).await,
-            Err(r) => r,
-        },
+    match goals::update(&st, &a.id, &id, Some(expected), input.checked()).await {
+        Ok(()) => Ok(redirect(&format!("/console/goals/{id}?saved=1"))),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            render(&st, &user, &id, Some((f, p)), false).await
+        }
     }
 }
 
-pub async fn new_form(Within(st): Within, user: ConsoleUser, Path(campaign): Path<String>) -> Response {
+pub async fn new_form(Within(st): Within, user: ConsoleUser, Path(campaign): Path<String>) -> ConsoleResult {
     new_page(&st, &user, &campaign, GoalForm { kind: GoalType::Impression.as_str().into(), ..GoalForm::default() }, Problems::default())
         .await
 }
 
-async fn new_page(st: &AppState, user: &ConsoleUser, campaign: &str, f: GoalForm, p: Problems) -> Response {
+async fn new_page(st: &AppState, user: &ConsoleUser, campaign: &str, f: GoalForm, p: Problems) -> ConsoleResult {
     if !user.writes() {
-        return page::forbidden("Creating a goal needs the TRAFFICKER role.");
+        return Err(super::error::ConsoleError::Forbidden("Creating a goal needs the TRAFFICKER role.".into()));
     }
-    let c = match crate::usecases::campaigns::get(st, &user.account.id, campaign).await {
-        Ok(c) => c.value,
-        Err(e) => return form::fail(e),
-    };
-    let markets = match marketplaces(st, &user.account).await {
-        Ok(m) => m,
-        Err(r) => return r,
-    };
+    let c = crate::usecases::campaigns::get(st, &user.account.id, campaign).await?.value;
+    let markets = marketplaces(st, &user.account).await?;
     let status = if p.is_empty() { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
     let body = html! {
         p { a href={ "/console/campaigns/" (c.id) } { "← " (c.name) } }
         h1 { "New goal" }
         (goal_form(user, &format!("/console/campaigns/{campaign}/goals"), &f, &p, &markets))
     };
-    page::with_status(page::page("New goal", Some(user), body), status)
+    Ok(page::with_status(page::page("New goal", Some(user), body), status))
 }
 
+/// A new goal of the campaign from the form, through the goal use case.
 pub async fn create(
     Within(st): Within,
     user: ConsoleUser,
     headers: HeaderMap,
     Path(campaign): Path<String>,
-    Form(f): Form<GoalForm>,
-) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+    ConsoleForm(f): ConsoleForm<GoalForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
     let a = &user.account;
-    let mut el = bean::bean("goalBean", &[("campaignId", &campaign), ("variant", "NORMAL")]);
-    f.apply(&mut el, a);
-    let made = match parse_bean(&el) {
-        Ok(input) => goals::create(&st, &a.id, input).await.map(|g| g.id),
+    let base = GoalInput {
+        id: None,
+        campaign_id: campaign.clone(),
+        kind: GoalType::Impression,
+        variant: GoalVariant::Normal,
+        goal_value: None,
+        start: st.clock.now(),
+        end: None,
+        pricing_model: None,
+        pricing_value: None,
+        custom_id: None,
+        description: None,
+        name: None,
+        front_load_factor: None,
+        priority: None,
+        caps: Vec::new(),
+        midroll_breaks: Vec::new(),
+        unlimited_impressions: false,
+        marketplace_id: None,
+        enabled: None,
+    };
+    let input = match f.command(a, base, None) {
+        Ok(input) => input,
+        Err(errors) => return new_page(&st, &user, &campaign, f, Problems::of_fields(errors, SPECS)).await,
+    };
+    let made = match input.checked() {
+        Ok(input) => goals::create(&st, &a.id, input).await,
         Err(e) => Err(e.into()),
     };
     match made {
-        Ok(id) => redirect(&format!("/console/goals/{id}")),
-        Err(e) => match form::problems(e) {
-            Ok(p) => new_page(&st, &user, &campaign, f, p).await,
-            Err(r) => r,
-        },
+        Ok(g) => Ok(redirect(&format!("/console/goals/{}", g.id))),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            new_page(&st, &user, &campaign, f, p).await
+        }
     }
-    .into_response()
 }

@@ -3,8 +3,9 @@
 //! explanation as `GET /v3/inspect` (`api::queries::inspect::explain_request`), so it is
 //! served by the queries function, which reads the compiled snapshots.
 
+use super::error::{ConsoleError, ConsoleResult};
 use axum::extract::Query;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use maud::html;
 
 use super::form::{self, Select};
@@ -41,16 +42,10 @@ fn outcome_words(outcome: &str) -> &'static str {
     }
 }
 
-pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(q): Query<CheckQuery>) -> Response {
+pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(q): Query<CheckQuery>) -> ConsoleResult {
     let a = &user.account;
-    let cats = match reference::categories(&st, &a.id).await {
-        Ok(c) => c,
-        Err(e) => return form::fail(e),
-    };
-    let devices = match reference::device_containers(&st, &a.id).await {
-        Ok(d) => d,
-        Err(e) => return form::fail(e),
-    };
+    let cats = reference::categories(&st, &a.id).await?;
+    let devices = reference::device_containers(&st, &a.id).await?;
     let cat_options: Vec<(String, String)> = std::iter::once((String::new(), "None (no category)".to_string()))
         .chain(cats.iter().map(|c| (c.id.clone(), c.name.clone())))
         .collect();
@@ -69,7 +64,7 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(
         }
         match explain_request(&st, pairs).await {
             Ok(out) => Some(out),
-            Err(e) => return form::error_page(&e),
+            Err(e) => return Err(ConsoleError::Service(e)),
         }
     } else {
         None
@@ -96,9 +91,9 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(
         h1 { "Why not serving" }
         p { "What an ad request would get now, and why each goal would or would not serve it. Nothing is counted." }
         form.filters method="get" action="/console/why-not-serving" {
-            (Select { label: "Category", name: "category", options: &cat_options, selected: q.category.as_deref().unwrap_or(""), errors_of: &["category"], hint: None }.render(&Default::default()))
-            (Select { label: "Format", name: "format", options: &format_options, selected: &format, errors_of: &["format"], hint: None }.render(&Default::default()))
-            (Select { label: "Device", name: "device", options: &device_options, selected: &q.device, errors_of: &["dc"], hint: None }.render(&Default::default()))
+            (Select { label: "Category", name: "category", options: &cat_options, selected: q.category.as_deref().unwrap_or(""), hint: None }.render(&Default::default()))
+            (Select { label: "Format", name: "format", options: &format_options, selected: &format, hint: None }.render(&Default::default()))
+            (Select { label: "Device", name: "device", options: &device_options, selected: &q.device, hint: None }.render(&Default::default()))
             button type="submit" { "Check" }
         }
         @if let Some(out) = &explained {
@@ -135,5 +130,5 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(
             }
         }
     };
-    page::page("Why not serving", Some(&user), body).into_response()
+    Ok(page::page("Why not serving", Some(&user), body).into_response())
 }

@@ -3,17 +3,13 @@
 //! answers with a strict CSP (`default-src 'self'`, no inline script or style,
 //! `frame-ancestors 'none'`); every POST carries the form's `csrf` token and a same-origin
 //! `Origin`.
-// A page's refusal is the answer itself (`Result<_, Response>`): made at most once a
-// request and returned straight to the browser, so its size costs nothing worth a box.
-#![allow(clippy::result_large_err)]
-
 mod ads;
 mod audiences;
-mod bean;
 mod campaign_page;
 mod campaigns;
 mod changes;
 mod collections;
+mod error;
 mod forecasts;
 mod form;
 mod goals;
@@ -36,6 +32,7 @@ use crate::api::Within;
 use crate::usecases::sign_in::{sign_in as start, sign_out as end, SignIn};
 pub use audiences::router as audience_router;
 pub use collections::{demand_router, stitchers_router};
+use error::ConsoleResult;
 pub use forecasts::router as forecast_router;
 pub use session::{ConsoleReader, ConsoleUser};
 
@@ -90,6 +87,21 @@ pub fn admin_router() -> super::Routes {
         .route("/console/api-keys/{id}/revoke", post(people::revoke_key))
 }
 
+/// A console form's body as its typed struct (`serde_html_form`: repeated fields such as
+/// checkboxes fill a `Vec`); a body that is no form of it is 400, nothing changed.
+pub struct ConsoleForm<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequest<S> for ConsoleForm<T> {
+    type Rejection = error::ConsoleError;
+
+    async fn from_request(req: axum::extract::Request, st: &S) -> Result<Self, Self::Rejection> {
+        let bytes = axum::body::Bytes::from_request(req, st).await.map_err(error::ConsoleError::Body)?;
+        serde_html_form::from_bytes(&bytes)
+            .map(ConsoleForm)
+            .map_err(|e| error::ConsoleError::Service(crate::api::error::AppError::Malformed(format!("the form could not be read: {e}"))))
+    }
+}
+
 /// A 303 to `to` (post, redirect, get).
 pub fn redirect(to: &str) -> Response {
     let mut r = StatusCode::SEE_OTHER.into_response();
@@ -105,26 +117,30 @@ fn https(headers: &HeaderMap) -> bool {
         || headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()).is_some_and(|o| o.starts_with("https://"))
 }
 
-/// A `Set-Cookie` value: HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS.
+/// A `Set-Cookie` value (the `cookie` crate writes it): HttpOnly, SameSite=Lax, Path=/,
+/// Secure over HTTPS.
 fn set_cookie(headers: &HeaderMap, name: &str, value: &str, max_age: i64) -> String {
-    let secure = if https(headers) { "; Secure" } else { "" };
-    format!("{name}={value}; HttpOnly; SameSite=Lax; Path=/; Max-Age={max_age}{secure}")
+    cookie::Cookie::build((name, value))
+        .http_only(true)
+        .same_site(cookie::SameSite::Lax)
+        .path("/")
+        .max_age(cookie::time::Duration::seconds(max_age))
+        .secure(https(headers))
+        .build()
+        .to_string()
 }
 
-async fn home(Within(st): Within, user: Option<ConsoleUser>) -> Response {
+async fn home(Within(st): Within, user: Option<ConsoleUser>) -> ConsoleResult {
     use crate::usecases::attention::{of_account, Concern};
-    let Some(user) = user else { return redirect("/console/sign-in") };
-    let (items, total) = match of_account(&st, &user.account).await {
-        Ok(found) => found,
-        Err(e) => return form::fail(e),
-    };
+    let Some(user) = user else { return Ok(redirect("/console/sign-in")) };
+    let (items, total) = of_account(&st, &user.account).await?;
     let section = |c: Concern| match c {
         Concern::NoPlayableAd => "Serving nothing",
         Concern::NoBids => "No bids",
         Concern::BehindPace => "Behind pace",
         Concern::EndedUnderTarget => "Ended under target",
     };
-    page::page(
+    Ok(page::page(
         "Home",
         Some(&user),
         html! {
@@ -148,7 +164,7 @@ async fn home(Within(st): Within, user: Option<ConsoleUser>) -> Response {
             p { a.button href="/console/campaigns" { "See the campaigns" } }
         },
     )
-    .with_state(&st)
+    .into_response())
 }
 
 async fn sign_in_page(headers: HeaderMap) -> Response {
@@ -215,7 +231,7 @@ async fn sign_in(Within(st): Within, headers: HeaderMap, Form(f): Form<SignInFor
     match start(&st, &email, &f.password).await {
         Ok(SignIn::Started { token, .. }) => {
             let mut res = redirect("/console/");
-            let max_age = crate::repo::sessions::MAX_AGE.num_seconds();
+            let max_age = crate::usecases::sign_in::SESSION_MAX_AGE.num_seconds();
             if let Ok(v) = HeaderValue::from_str(&set_cookie(&headers, SESSION_COOKIE, &token, max_age)) {
                 res.headers_mut().append(header::SET_COOKIE, v);
             }
@@ -245,20 +261,16 @@ struct CsrfForm {
     csrf: String,
 }
 
-async fn sign_out(Within(st): Within, headers: HeaderMap, user: Option<ConsoleUser>, Form(f): Form<CsrfForm>) -> Response {
-    let Some(user) = user else { return redirect("/console/sign-in") };
-    if !same_origin(&headers) || !token_matches(&f.csrf, &user.csrf) {
-        return page::forbidden("The form was not sent from this site: reload the page and try again.");
-    }
+async fn sign_out(Within(st): Within, headers: HeaderMap, user: Option<ConsoleUser>, Form(f): Form<CsrfForm>) -> ConsoleResult {
+    let Some(user) = user else { return Ok(redirect("/console/sign-in")) };
+    form::guard(&user, &headers, &f.csrf)?;
     if let Some(token) = crate::api::auth::cookie(&headers, SESSION_COOKIE) {
-        if let Err(e) = end(&st, &token).await {
-            return crate::api::error::AppError::from(e).into_response();
-        }
+        end(&st, &token).await?;
         crate::api::auth::forget_session(&st, &crate::ids::hash_key(&token));
     }
     let mut res = redirect("/console/sign-in");
     if let Ok(v) = HeaderValue::from_str(&set_cookie(&headers, SESSION_COOKIE, "", 0)) {
         res.headers_mut().append(header::SET_COOKIE, v);
     }
-    res
+    Ok(res)
 }

@@ -3,8 +3,9 @@
 //! words. Served by the queries function, which reads the snapshot, the report cells and
 //! the traffic model the projection replays.
 
+use super::error::{ConsoleError, ConsoleResult};
 use axum::extract::Path;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use maud::{html, Markup};
 
 use super::form::{self, number};
@@ -33,12 +34,12 @@ pub fn projection_words(p: &Projection) -> String {
     )
 }
 
-pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> Response {
+pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
     let a = &user.account;
     let (g, c, _, p) = match goal_pacing(&st, a, &id).await {
         Ok(Some(found)) => found,
-        Ok(None) => return form::error_page(&crate::api::error::AppError::not_found("goal", &id)),
-        Err(e) => return form::fail(e),
+        Ok(None) => return Err(ConsoleError::Service(crate::api::error::AppError::not_found("goal", &id))),
+        Err(e) => return Err(e.into()),
     };
     let name = g.name.clone().unwrap_or_else(|| format!("Goal {}", g.id));
     let title = format!("Pacing of {name}");
@@ -66,5 +67,5 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(i
             }
         }
     };
-    page::page(&title, Some(&user), body).into_response()
+    Ok(page::page(&title, Some(&user), body).into_response())
 }

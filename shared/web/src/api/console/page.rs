@@ -6,20 +6,12 @@ use axum::response::{IntoResponse, Response};
 use maud::{html, Markup, DOCTYPE};
 
 use super::ConsoleUser;
-use crate::state::AppState;
 
 /// The headers of every console answer.
 const CSP: &str = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
 /// A rendered page.
 pub struct Page(Markup);
-
-impl Page {
-    /// The page (the state is where later pages read the account's settings).
-    pub fn with_state(self, _: &AppState) -> Response {
-        self.into_response()
-    }
-}
 
 impl IntoResponse for Page {
     fn into_response(self) -> Response {

@@ -2,14 +2,15 @@
 //! password) and API keys (create with a role, the key shown once; revoke), over the
 //! people use cases and the same body rules as `/v1/users` and `/v1/api-keys`.
 
-use axum::extract::{Form, Path};
+use super::error::ConsoleResult;
+use axum::extract::Path;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use maud::{html, Markup};
 use serde_json::json;
 
-use super::form::{self, Field, Problems, Select};
-use super::{page, redirect, ConsoleUser};
+use super::form::{self, Field, Problems, Select, Spec};
+use super::{page, redirect, ConsoleForm, ConsoleUser};
 use crate::api::access::{read_new_key, read_new_user, read_password, read_user_update};
 use crate::api::Within;
 use crate::model::access::Role;
@@ -38,14 +39,17 @@ pub struct UserForm {
     version: String,
 }
 
-pub async fn list(Within(st): Within, user: ConsoleUser) -> Response {
-    if let Err(r) = form::role_needed(&user) {
-        return r;
-    }
-    let users = match uc::list_users(&st, &user.account.id).await {
-        Ok(u) => u,
-        Err(e) => return form::fail(e),
-    };
+/// The user and key forms' fields, with the API fields whose errors each shows.
+const SPECS: &[Spec] = &[
+    Spec { name: "email", label: "Email", api: &["email"] },
+    Spec { name: "name", label: "Name", api: &["name"] },
+    Spec { name: "role", label: "Role", api: &["role"] },
+    Spec { name: "password", label: "Password", api: &["password"] },
+    Spec { name: "disabled", label: "Disabled", api: &["disabled"] },
+];
+
+pub async fn list(Within(st): Within, user: ConsoleUser) -> ConsoleResult {
+    let users = uc::list_users(&st, &user.account.id).await?;
     let body = html! {
         h1 { "Users" }
         form method="get" action="/console/users/new" { button type="submit" { "New user" } }
@@ -63,21 +67,20 @@ pub async fn list(Within(st): Within, user: ConsoleUser) -> Response {
             }
         }
     };
-    page::page("Users", Some(&user), body).into_response()
+    Ok(page::page("Users", Some(&user), body).into_response())
 }
 
 fn user_form(user: &ConsoleUser, action: &str, f: &UserForm, p: &Problems, new: bool) -> Markup {
-    let shown: &[&str] = &["email", "name", "role", "password", "disabled"];
     html! {
-        (form::summary(p, shown))
+        (form::summary(p))
         form.stack method="post" action=(action) novalidate {
             (form::csrf(user))
             input type="hidden" name="version" value=(f.version);
-            (Field { label: "Email", name: "email", kind: "email", value: &f.email, errors_of: &["email"], required: true, hint: None }.render(p))
-            (Field { label: "Name", name: "name", kind: "text", value: &f.name, errors_of: &["name"], required: true, hint: None }.render(p))
-            (Select { label: "Role", name: "role", options: &roles(), selected: &f.role, errors_of: &["role"], hint: Some("VIEWER reads; TRAFFICKER also changes campaigns; ADMIN also manages people, keys and demand") }.render(p))
+            (Field { label: "Email", name: "email", kind: "email", value: &f.email, required: true, hint: None }.render(p))
+            (Field { label: "Name", name: "name", kind: "text", value: &f.name, required: true, hint: None }.render(p))
+            (Select { label: "Role", name: "role", options: &roles(), selected: &f.role, hint: Some("VIEWER reads; TRAFFICKER also changes campaigns; ADMIN also manages people, keys and demand") }.render(p))
             @if new {
-                (Field { label: "Password", name: "password", kind: "password", value: "", errors_of: &["password"], required: true, hint: Some("12 to 128 characters") }.render(p))
+                (Field { label: "Password", name: "password", kind: "password", value: "", required: true, hint: Some("12 to 128 characters") }.render(p))
             } @else {
                 div.field.checks { input #disabled type="checkbox" name="disabled" value="true" checked[f.disabled.is_some()]; label for="disabled" { "Disabled (their sessions end)" } }
             }
@@ -86,48 +89,41 @@ fn user_form(user: &ConsoleUser, action: &str, f: &UserForm, p: &Problems, new: 
     }
 }
 
-pub async fn new_form(user: ConsoleUser) -> Response {
-    if let Err(r) = form::role_needed(&user) {
-        return r;
-    }
+pub async fn new_form(user: ConsoleUser) -> ConsoleResult {
     let f = UserForm { role: Role::Viewer.as_str().into(), ..UserForm::default() };
-    page::page("New user", Some(&user), html! { h1 { "New user" } (user_form(&user, "/console/users", &f, &Problems::default(), true)) })
-        .into_response()
+    Ok(page::page(
+        "New user",
+        Some(&user),
+        html! { h1 { "New user" } (user_form(&user, "/console/users", &f, &Problems::default(), true)) },
+    )
+    .into_response())
 }
 
-pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, Form(f): Form<UserForm>) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, ConsoleForm(f): ConsoleForm<UserForm>) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
     let body = json!({"email": f.email.trim(), "name": f.name.trim(), "role": f.role, "password": f.password});
     let made = match read_new_user(&body) {
         Ok(input) => uc::create_user(&st, &user.account.id, input).await,
         Err(e) => Err(UseCaseError::validation(e)),
     };
     match made {
-        Ok(u) => redirect(&format!("/console/users/{}?saved=1", u.id)),
-        Err(e) => match form::problems(e) {
-            Ok(p) => page::with_status(
+        Ok(u) => Ok(redirect(&format!("/console/users/{}?saved=1", u.id))),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            Ok(page::with_status(
                 page::page("New user", Some(&user), html! { h1 { "New user" } (user_form(&user, "/console/users", &f, &p, true)) }),
                 StatusCode::UNPROCESSABLE_ENTITY,
-            ),
-            Err(r) => r,
-        },
+            ))
+        }
     }
 }
 
-pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> Response {
-    if let Err(r) = form::role_needed(&user) {
-        return r;
-    }
+pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> ConsoleResult {
     render(&st, &user, &id, None, Problems::default()).await
 }
 
-async fn render(st: &crate::state::AppState, user: &ConsoleUser, id: &str, refused: Option<UserForm>, p: Problems) -> Response {
-    let (u, version) = match uc::get_user(st, &user.account.id, id).await {
-        Ok(found) => found,
-        Err(e) => return form::fail(e),
-    };
+async fn render(st: &crate::state::AppState, user: &ConsoleUser, id: &str, refused: Option<UserForm>, p: Problems) -> ConsoleResult {
+    let (u, version) = uc::get_user(st, &user.account.id, id).await?;
     let f = refused.unwrap_or_else(|| UserForm {
         email: u.email.clone(),
         name: u.name.clone(),
@@ -150,7 +146,7 @@ async fn render(st: &crate::state::AppState, user: &ConsoleUser, id: &str, refus
             button type="submit" { "Set password" }
         }
     };
-    page::with_status(page::page(&u.email, Some(user), body), status)
+    Ok(page::with_status(page::page(&u.email, Some(user), body), status))
 }
 
 pub async fn update(
@@ -158,23 +154,21 @@ pub async fn update(
     user: ConsoleUser,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Form(f): Form<UserForm>,
-) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+    ConsoleForm(f): ConsoleForm<UserForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
     let body = json!({"email": f.email.trim(), "name": f.name.trim(), "role": f.role, "disabled": f.disabled.is_some()});
-    let expected = f.version.parse::<u64>().ok();
+    let Some(expected) = form::version(&f.version) else { return render(&st, &user, &id, Some(f), Problems::no_version()).await };
     let done = match read_user_update(&body, &id) {
-        Ok(input) => uc::update_user(&st, &user.account.id, &id, input, expected).await.map(|_| ()),
+        Ok(input) => uc::update_user(&st, &user.account.id, &id, input, Some(expected)).await.map(|_| ()),
         Err(e) => Err(UseCaseError::validation(e)),
     };
     match done {
-        Ok(()) => redirect(&format!("/console/users/{id}?saved=1")),
-        Err(e) => match form::problems(e) {
-            Ok(p) => render(&st, &user, &id, Some(f), p).await,
-            Err(r) => r,
-        },
+        Ok(()) => Ok(redirect(&format!("/console/users/{id}?saved=1"))),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            render(&st, &user, &id, Some(f), p).await
+        }
     }
 }
 
@@ -191,28 +185,23 @@ pub async fn set_password(
     user: ConsoleUser,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Form(f): Form<PasswordForm>,
-) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+    ConsoleForm(f): ConsoleForm<PasswordForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
     let done = match read_password(&json!({"password": f.password})) {
         Ok(input) => uc::set_password(&st, &user.account.id, &id, input.password, None).await,
         Err(e) => Err(UseCaseError::validation(e)),
     };
     match done {
-        Ok(()) => redirect(&format!("/console/users/{id}?saved=1")),
-        Err(e) => match form::problems(e) {
-            Ok(p) => render(&st, &user, &id, None, p).await,
-            Err(r) => r,
-        },
+        Ok(()) => Ok(redirect(&format!("/console/users/{id}?saved=1"))),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            render(&st, &user, &id, None, p).await
+        }
     }
 }
 
-pub async fn keys(Within(st): Within, user: ConsoleUser) -> Response {
-    if let Err(r) = form::role_needed(&user) {
-        return r;
-    }
+pub async fn keys(Within(st): Within, user: ConsoleUser) -> ConsoleResult {
     keys_page(&st, &user, None, Problems::default()).await
 }
 
@@ -222,11 +211,8 @@ async fn keys_page(
     user: &ConsoleUser,
     made: Option<crate::model::access::CreatedKey>,
     p: Problems,
-) -> Response {
-    let list = match uc::list_keys(st, &user.account.id).await {
-        Ok(l) => l,
-        Err(e) => return form::fail(e),
-    };
+) -> ConsoleResult {
+    let list = uc::list_keys(st, &user.account.id).await?;
     let a = &user.account;
     let body = html! {
         h1 { "API keys" }
@@ -237,7 +223,7 @@ async fn keys_page(
                 button.secondary type="button" data-copy="new-key" hidden { "Copy key" }
             }
         }
-        (form::summary(&p, &[]))
+        (form::summary(&p))
         form method="get" action="/console/api-keys/new" { button type="submit" { "New key" } }
         table {
             thead { tr { th scope="col" { "Name" } th scope="col" { "Role" } th scope="col" { "Fingerprint" } th scope="col" { "Created" } th scope="col" { "Last used (hour)" } th scope="col" { "Revoke" } } }
@@ -265,32 +251,29 @@ async fn keys_page(
     let mut res = page::with_status(page::page("API keys", Some(user), body), status);
     // A key shown once is kept by no cache.
     res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    res
+    Ok(res)
 }
 
 fn key_form(user: &ConsoleUser, f: &KeyForm, p: &Problems) -> Markup {
     html! {
-        (form::summary(p, &["name", "role"]))
+        (form::summary(p))
         form.stack method="post" action="/console/api-keys" novalidate {
             (form::csrf(user))
-            (Field { label: "Name", name: "name", kind: "text", value: &f.name, errors_of: &["name"], required: true, hint: Some("What the key is for, e.g. reporting") }.render(p))
-            (Select { label: "Role", name: "role", options: &roles(), selected: &f.role, errors_of: &["role"], hint: None }.render(p))
+            (Field { label: "Name", name: "name", kind: "text", value: &f.name, required: true, hint: Some("What the key is for, e.g. reporting") }.render(p))
+            (Select { label: "Role", name: "role", options: &roles(), selected: &f.role, hint: None }.render(p))
             button type="submit" { "Create" }
         }
     }
 }
 
-pub async fn new_key(user: ConsoleUser) -> Response {
-    if let Err(r) = form::role_needed(&user) {
-        return r;
-    }
+pub async fn new_key(user: ConsoleUser) -> ConsoleResult {
     let f = KeyForm { role: Role::Viewer.as_str().into(), ..KeyForm::default() };
-    page::page(
+    Ok(page::page(
         "New key",
         Some(&user),
         html! { p { a href="/console/api-keys" { "← API keys" } } h1 { "New key" } (key_form(&user, &f, &Problems::default())) },
     )
-    .into_response()
+    .into_response())
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -304,23 +287,21 @@ pub struct KeyForm {
 }
 
 /// Makes a key and answers the page with it (no redirect: the key is in this answer only).
-pub async fn create_key(Within(st): Within, user: ConsoleUser, headers: HeaderMap, Form(f): Form<KeyForm>) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
+pub async fn create_key(Within(st): Within, user: ConsoleUser, headers: HeaderMap, ConsoleForm(f): ConsoleForm<KeyForm>) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
     let made = match read_new_key(&json!({"name": f.name.trim(), "role": f.role})) {
         Ok(input) => uc::create_key(&st, &user.account.id, input).await,
         Err(e) => Err(UseCaseError::validation(e)),
     };
     match made {
         Ok(k) => keys_page(&st, &user, Some(k), Problems::default()).await,
-        Err(e) => match form::problems(e) {
-            Ok(p) => page::with_status(
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            Ok(page::with_status(
                 page::page("New key", Some(&user), html! { h1 { "New key" } (key_form(&user, &f, &p)) }),
                 StatusCode::UNPROCESSABLE_ENTITY,
-            ),
-            Err(r) => r,
-        },
+            ))
+        }
     }
 }
 
@@ -335,18 +316,16 @@ pub async fn revoke_key(
     user: ConsoleUser,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Form(f): Form<RevokeForm>,
-) -> Response {
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
-    let known = id.len() == crate::repo::accounts::FINGERPRINT_LEN && id.bytes().all(|b| b.is_ascii_hexdigit());
+    ConsoleForm(f): ConsoleForm<RevokeForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
+    let known = id.len() == uc::FINGERPRINT_LEN && id.bytes().all(|b| b.is_ascii_hexdigit());
     let done = if known { uc::revoke_key(&st, &user.account.id, &id).await } else { Err(UseCaseError::not_found("API key", id)) };
     match done {
-        Ok(()) => redirect("/console/api-keys"),
-        Err(e) => match form::problems(e) {
-            Ok(p) => keys_page(&st, &user, None, p).await,
-            Err(r) => r,
-        },
+        Ok(()) => Ok(redirect("/console/api-keys")),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            keys_page(&st, &user, None, p).await
+        }
     }
 }

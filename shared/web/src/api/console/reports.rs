@@ -4,13 +4,14 @@
 //! form's fields are the API's parameters, read by the API's reader; served by the queries
 //! function, which reads the report cells.
 
+use super::error::ConsoleResult;
 use axum::extract::RawQuery;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{Days, NaiveDate};
 use maud::{html, Markup};
 
-use super::form::{self, Field, Problems, Select};
+use super::form::{self, Field, Problems, Select, Spec as FieldSpec};
 use super::{page, ConsoleReader};
 use crate::api::queries::reports::spec_of;
 use crate::api::Within;
@@ -119,24 +120,28 @@ fn counters_cells(c: &Counters) -> Markup {
     }
 }
 
-pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQuery(q): RawQuery) -> Response {
+/// The report form's fields: the API's query parameters.
+const SPECS: &[FieldSpec] = &[
+    FieldSpec { name: "from", label: "From", api: &["from"] },
+    FieldSpec { name: "to", label: "To", api: &["to"] },
+    FieldSpec { name: "groupBy", label: "Group by", api: &["groupBy"] },
+    FieldSpec { name: "granularity", label: "Time unit", api: &["granularity"] },
+];
+
+pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQuery(q): RawQuery) -> ConsoleResult {
     let a = &user.account;
     let asked = q.as_deref().is_some_and(|q| !q.is_empty());
     let q = query_of(q.as_deref(), today(a, &st));
     let (rows, problems, spec) = match spec_of(Some(&q)) {
         Ok(spec) => match report(&st, &a.id, &spec).await {
             Ok(rows) => (rows, Problems::default(), Some(spec)),
-            Err(e) => match form::problems(e) {
-                Ok(p) => (Vec::new(), p, None),
-                Err(res) => return res,
-            },
+            Err(e) => (Vec::new(), form::problems(e, SPECS)?, None),
         },
-        Err(fields) => (Vec::new(), Problems { fields, ..Problems::default() }, None),
+        Err(fields) => (Vec::new(), Problems::of_fields(fields, SPECS), None),
     };
     let groups: Vec<(String, String)> = GROUPS.iter().map(|(v, t)| (v.to_string(), t.to_string())).collect();
     let units: Vec<(String, String)> = vec![("day".into(), "Day".into()), ("hour".into(), "Hour".into())];
     let (from, to, by, unit) = (value(&q, "from"), value(&q, "to"), value(&q, "groupBy"), value(&q, "granularity"));
-    let shown = ["from", "to", "groupBy", "granularity"];
     let dim = spec.as_ref().and_then(|s| s.group_by.first().copied());
     let dim_label = GROUPS.iter().find(|(v, _)| dim.is_some_and(|d| d.as_str() == *v)).map_or("", |(_, t)| *t);
     let body = html! {
@@ -146,12 +151,12 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQue
             @let v = value(&q, n);
             @if !v.is_empty() { p role="status" { "Only the events of " (n.trim_end_matches("Id")) " " (v) ". " a href="/console/reports" { "Report the whole account" } } }
         }
-        (form::summary(&problems, &shown))
+        (form::summary(&problems))
         form.filters method="get" action="/console/reports" {
-            (Field { label: "From", name: "from", kind: "date", value: &from, errors_of: &["from"], required: true, hint: None }.render(&problems))
-            (Field { label: "To", name: "to", kind: "date", value: &to, errors_of: &["to"], required: true, hint: None }.render(&problems))
-            (Select { label: "Group by", name: "groupBy", options: &groups, selected: &by, errors_of: &["groupBy"], hint: None }.render(&problems))
-            (Select { label: "Time unit", name: "granularity", options: &units, selected: if unit.is_empty() { "day" } else { &unit }, errors_of: &["granularity"], hint: None }.render(&problems))
+            (Field { label: "From", name: "from", kind: "date", value: &from, required: true, hint: None }.render(&problems))
+            (Field { label: "To", name: "to", kind: "date", value: &to, required: true, hint: None }.render(&problems))
+            (Select { label: "Group by", name: "groupBy", options: &groups, selected: &by, hint: None }.render(&problems))
+            (Select { label: "Time unit", name: "granularity", options: &units, selected: if unit.is_empty() { "day" } else { &unit }, hint: None }.render(&problems))
             @for n in SCOPES {
                 @let v = value(&q, n);
                 @if !v.is_empty() { input type="hidden" name=(n) value=(v); }
@@ -194,13 +199,11 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQue
             }
         }
     };
-    let res = page::page("Reports", Some(&user), body).into_response();
+    let mut res = page::page("Reports", Some(&user), body).into_response();
     if asked && !problems.is_empty() {
-        let mut res = res;
         *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
-        return res;
     }
-    res
+    Ok(res)
 }
 
 /// The report's chart (`img` of the page): the same query, the same rows.

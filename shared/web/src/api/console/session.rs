@@ -1,13 +1,16 @@
-//! The signed-in person of a console page: their session (the `o_session` cookie),
-//! checked against their directory entry at every page, its idle end pushed on.
+//! The signed-in person of a console page: the request's caller as the API resolves it
+//! (`api::auth::authenticate_with`: cached, its role checked against the route's, the
+//! account's rate taken, its change records naming the person), when that caller is a
+//! console session, with the session's form token.
 
 use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::request::Parts;
 
-use crate::api::auth::{cookie, SESSION_COOKIE};
-use crate::model::access::{Actor, ActorKind, Role};
+use super::error::ConsoleError;
+use crate::api::auth::authenticate_with;
+use crate::api::error::AppError;
+use crate::model::access::Role;
 use crate::model::account::Account;
-use crate::repo;
 use crate::state::AppState;
 
 /// A console page's person: who, their role, their account and their forms' token.
@@ -16,12 +19,9 @@ pub struct ConsoleUser {
     pub account: Account,
     pub user_id: String,
     pub email: String,
-    pub name: String,
     pub role: Role,
     /// The session's token every form carries (`csrf`).
     pub csrf: String,
-    /// The role this request's route needs (`api::roles`; a page's POST: TRAFFICKER).
-    pub needed: Role,
 }
 
 impl ConsoleUser {
@@ -36,56 +36,46 @@ impl ConsoleUser {
 pub struct ConsoleReader(pub ConsoleUser);
 
 impl FromRequestParts<AppState> for ConsoleReader {
-    type Rejection = axum::response::Response;
+    type Rejection = ConsoleError;
 
     async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, Self::Rejection> {
-        resolve(parts, st, false).await.map(ConsoleReader).ok_or_else(|| super::redirect("/console/sign-in"))
-    }
-}
-
-impl OptionalFromRequestParts<AppState> for ConsoleUser {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Option<Self>, Self::Rejection> {
-        Ok(resolve(parts, st, true).await)
+        resolve(parts, st, false).await.map(ConsoleReader)
     }
 }
 
 impl FromRequestParts<AppState> for ConsoleUser {
-    type Rejection = axum::response::Response;
+    type Rejection = ConsoleError;
 
     async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, Self::Rejection> {
-        resolve(parts, st, true).await.ok_or_else(|| super::redirect("/console/sign-in"))
+        resolve(parts, st, true).await
     }
 }
 
-async fn resolve(parts: &Parts, st: &AppState, touch: bool) -> Option<ConsoleUser> {
-    let token = cookie(&parts.headers, SESSION_COOKIE).filter(|t| !t.is_empty() && t.len() <= 256)?;
-    let hash = crate::ids::hash_key(&token);
-    let store = st.store.as_ref();
-    let now = st.clock.now();
-    let (session, version) = repo::sessions::get(store, &hash, now).await.ok()??;
-    let (dir, _) = repo::access::directory(store, &session.account).await.ok()?;
-    let user = dir.user(&session.user_id).filter(|u| !u.disabled && u.sessions.contains(&hash))?;
-    let account = repo::accounts::get(store, &session.account).await.ok()??;
-    let path = parts.extensions.get::<axum::extract::MatchedPath>().map(|p| p.as_str().to_string()).unwrap_or_default();
-    let needed = crate::api::roles::required(&parts.method, &path);
-    // A write's change records name the person.
-    if let Some(work) = parts.extensions.get::<std::sync::Arc<repo::changes::Work>>() {
-        work.set_actor(Actor { kind: ActorKind::User, id: user.id.clone(), name: user.email.clone() });
+/// No one signed in is `None` (the home page sends them to sign in); every other refusal
+/// (a role, the account's rate) is the refusal's page.
+impl OptionalFromRequestParts<AppState> for ConsoleUser {
+    type Rejection = ConsoleError;
+
+    async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Option<Self>, Self::Rejection> {
+        match resolve(parts, st, true).await {
+            Ok(u) => Ok(Some(u)),
+            Err(ConsoleError::SignIn) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
-    if !touch {
-        // (nothing to push on)
-    } else if let Err(e) = repo::sessions::touch(store, &hash, &session, version, now).await {
-        tracing::warn!(error = %e, "a session's last use could not be noted");
+}
+
+async fn resolve(parts: &mut Parts, st: &AppState, keep_alive: bool) -> Result<ConsoleUser, ConsoleError> {
+    // The console is a person's: an API key is no console user.
+    if parts.headers.contains_key(crate::api::auth::API_KEY_HEADER) {
+        return Err(ConsoleError::SignIn);
     }
-    Some(ConsoleUser {
-        account,
-        user_id: user.id.clone(),
-        email: user.email.clone(),
-        name: user.name.clone(),
-        role: user.role,
-        csrf: session.csrf,
-        needed,
-    })
+    // A form from another site is refused before anything is read, in the console's words.
+    let write = parts.method != axum::http::Method::GET && parts.method != axum::http::Method::HEAD;
+    if write && !crate::api::auth::same_origin(&parts.headers) {
+        return Err(ConsoleError::Forbidden(super::form::NOT_FROM_THIS_SITE.into()));
+    }
+    let (account, principal) = authenticate_with(parts, st, keep_alive).await?;
+    let Some(session) = principal.session else { return Err(AppError::Unauthorized("no console session".into()).into()) };
+    Ok(ConsoleUser { account, user_id: principal.actor.id, email: principal.actor.name, role: principal.role, csrf: session.csrf })
 }

@@ -1,32 +1,32 @@
 //! Targeting rules on a campaign's or goal's page: read in words, the categories edited as
-//! checkboxes, and the whole rules bean as XML for the rest (both saved through the rules
-//! use case, as `PUT .../rules` would).
+//! checkboxes (a typed command of the rules use case), and the whole rules bean as XML
+//! typed by the person for the rest (checked as `PUT .../rules` checks it).
 
-use axum::extract::{Form, Path};
+use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
 use maud::html;
 
-use super::form::{self, Problems};
-use super::{page, redirect, ConsoleUser};
+use super::error::{ConsoleError, ConsoleResult};
+use super::form::{self, Problems, Spec};
+use super::{page, redirect, ConsoleForm, ConsoleUser};
 use crate::api::Within;
 use crate::model::account::Account;
 use crate::model::enums::{RuleType, VariableType};
-use crate::model::rules::{words, Parent, ResourceRule, Rules};
+use crate::model::rules::{words, Parent};
 use crate::state::AppState;
-use crate::usecases::{reference, rules};
+use crate::usecases::{reference, rules, UseCaseError};
 use crate::xml::XmlOut;
 
 /// The rules of `id` as one sentence, with the names of the categories and partners.
-pub async fn sentence(st: &AppState, a: &Account, parent: Parent, id: &str) -> Result<String, Response> {
-    let r = rules::read(st, &a.id, parent, id).await.map_err(form::fail)?;
+pub async fn sentence(st: &AppState, a: &Account, parent: Parent, id: &str) -> ConsoleResult<String> {
+    let r = rules::read(st, &a.id, parent, id).await?;
     let names = names(st, a).await?;
     Ok(words::sentence(&r, &|rid: &str| names.iter().find(|(i, _)| i == rid).map(|(_, n)| n.clone()).unwrap_or_else(|| rid.to_string())))
 }
 
-async fn names(st: &AppState, a: &Account) -> Result<Vec<(String, String)>, Response> {
-    let cats = reference::categories(st, &a.id).await.map_err(form::fail)?;
-    let partners = reference::partners(st, &a.id).await.map_err(form::fail)?;
+async fn names(st: &AppState, a: &Account) -> ConsoleResult<Vec<(String, String)>> {
+    let cats = reference::categories(st, &a.id).await?;
+    let partners = reference::partners(st, &a.id).await?;
     Ok(cats.into_iter().map(|c| (c.id, c.name)).chain(partners.into_iter().map(|p| (p.id, p.name))).collect())
 }
 
@@ -38,21 +38,30 @@ fn parent_of(kind: &str) -> Option<(Parent, &'static str)> {
     }
 }
 
-pub async fn show(Within(st): Within, user: ConsoleUser, Path((kind, id)): Path<(String, String)>) -> Response {
-    let Some((parent, kind)) = parent_of(&kind) else { return form::fail(crate::usecases::UseCaseError::not_found("page", kind)) };
+/// The two forms' fields: the rules bean typed by the person is shown at its text area.
+const SPECS: &[Spec] = &[Spec { name: "rules-xml", label: "Rules (XML)", api: &["rulesBean"] }];
+
+fn parent_or_404(kind: &str) -> ConsoleResult<(Parent, &'static str)> {
+    parent_of(kind).ok_or_else(|| ConsoleError::from(UseCaseError::not_found("page", kind)))
+}
+
+pub async fn show(Within(st): Within, user: ConsoleUser, Path((kind, id)): Path<(String, String)>) -> ConsoleResult {
+    let (parent, kind) = parent_or_404(&kind)?;
     render(&st, &user, parent, kind, &id, None, Problems::default()).await
 }
 
-async fn render(st: &AppState, user: &ConsoleUser, parent: Parent, kind: &str, id: &str, xml: Option<String>, p: Problems) -> Response {
+async fn render(
+    st: &AppState,
+    user: &ConsoleUser,
+    parent: Parent,
+    kind: &str,
+    id: &str,
+    xml: Option<String>,
+    p: Problems,
+) -> ConsoleResult {
     let a = &user.account;
-    let r = match rules::read(st, &a.id, parent, id).await {
-        Ok(r) => r,
-        Err(e) => return form::fail(e),
-    };
-    let cats = match reference::categories(st, &a.id).await {
-        Ok(c) => c,
-        Err(e) => return form::fail(e),
-    };
+    let r = rules::read(st, &a.id, parent, id).await?;
+    let cats = reference::categories(st, &a.id).await?;
     let said = sentence(st, a, parent, id).await.unwrap_or_default();
     let has = |cid: &str, rt: RuleType| {
         r.content.iter().any(|c| c.variable_type == VariableType::Site && c.resource_id == cid && c.rule_type == rt)
@@ -68,7 +77,7 @@ async fn render(st: &AppState, user: &ConsoleUser, parent: Parent, kind: &str, i
         p { a href=(back) { "← Back" } }
         h1 { "Targeting" }
         p { (said) }
-        (form::summary(&p, &[]))
+        (form::summary(&p))
         @if user.writes() {
             h2 { "Categories" }
             form method="post" action={ (back) "/targeting" } {
@@ -99,16 +108,21 @@ async fn render(st: &AppState, user: &ConsoleUser, parent: Parent, kind: &str, i
             }
         }
     };
-    page::with_status(page::page("Targeting", Some(user), body), status)
+    Ok(page::with_status(page::page("Targeting", Some(user), body), status))
 }
 
 /// The two forms' fields (checkboxes repeat).
-#[derive(Default)]
-struct RulesForm {
+#[derive(serde::Deserialize, Default)]
+pub struct RulesForm {
+    #[serde(default)]
     csrf: String,
+    #[serde(default)]
     mode: String,
+    #[serde(default)]
     include: Vec<String>,
+    #[serde(default)]
     exclude: Vec<String>,
+    #[serde(default)]
     xml: String,
 }
 
@@ -117,47 +131,24 @@ pub async fn save(
     user: ConsoleUser,
     headers: HeaderMap,
     Path((kind, id)): Path<(String, String)>,
-    Form(pairs): Form<Vec<(String, String)>>,
-) -> Response {
-    let mut f = RulesForm::default();
-    for (k, v) in pairs {
-        match k.as_str() {
-            "csrf" => f.csrf = v,
-            "mode" => f.mode = v,
-            "include" => f.include.push(v),
-            "exclude" => f.exclude.push(v),
-            "xml" => f.xml = v,
-            _ => {}
-        }
-    }
-    if let Err(r) = form::guard(&user, &headers, &f.csrf) {
-        return r;
-    }
-    let Some((parent, kind)) = parent_of(&kind) else { return form::fail(crate::usecases::UseCaseError::not_found("page", kind)) };
+    ConsoleForm(f): ConsoleForm<RulesForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
+    let (parent, kind) = parent_or_404(&kind)?;
     let a = &user.account;
-    let doc = if f.mode == "xml" {
+    let saved = if f.mode == "xml" {
         match crate::xml::parse(f.xml.as_bytes()) {
-            Ok(el) => el,
-            Err(e) => return render(&st, &user, parent, kind, &id, Some(f.xml), form::problems(e.into()).unwrap_or_default()).await,
+            Ok(doc) => rules::replace(&st, &a.id, parent, &id, &doc).await,
+            Err(e) => Err(e.into()),
         }
     } else {
-        let mut r: Rules = match rules::read(&st, &a.id, parent, &id).await {
-            Ok(r) => r,
-            Err(e) => return form::fail(e),
-        };
-        r.content.retain(|c| c.variable_type != VariableType::Site);
-        let rule = |rid: &String, rt| ResourceRule { resource_id: rid.clone(), rule_type: rt, variable_type: VariableType::Site };
-        r.content.extend(f.include.iter().map(|c| rule(c, RuleType::AtLeastOneOf)));
-        r.content.extend(f.exclude.iter().filter(|c| !f.include.contains(c)).map(|c| rule(c, RuleType::NoneOf)));
-        let mut o = XmlOut::new();
-        r.write(&mut o);
-        super::bean::written(&o.finish())
+        rules::set_categories(&st, &a.id, parent, &id, &f.include, &f.exclude).await
     };
-    match rules::replace(&st, &a.id, parent, &id, &doc).await {
-        Ok(()) => redirect(&format!("/console/{kind}/{id}?saved=1")),
-        Err(e) => match form::problems(e) {
-            Ok(p) => render(&st, &user, parent, kind, &id, (f.mode == "xml").then_some(f.xml), p).await,
-            Err(r) => r,
-        },
+    match saved {
+        Ok(()) => Ok(redirect(&format!("/console/{kind}/{id}?saved=1"))),
+        Err(e) => {
+            let p = form::problems(e, SPECS)?;
+            render(&st, &user, parent, kind, &id, (f.mode == "xml").then_some(f.xml), p).await
+        }
     }
 }

@@ -54,6 +54,21 @@
     };
     setTimeout(tick, 1000);
   });
+  // A refused form: focus moves to its list of problems, and each problem's link moves
+  // focus to its field (a fragment link alone only scrolls).
+  var problems = document.getElementById("problems");
+  if (problems) {
+    if (document.activeElement !== problems) problems.focus();
+    problems.querySelectorAll("a[href^='#']").forEach(function (a) {
+      a.addEventListener("click", function (ev) {
+        var field = document.getElementById(a.getAttribute("href").slice(1));
+        if (!field) return;
+        ev.preventDefault();
+        field.focus();
+        field.scrollIntoView({ block: "center" });
+      });
+    });
+  }
   // Copy buttons: the text of the element they name.
   document.querySelectorAll("button[data-copy]").forEach(function (b) {
     b.hidden = false;
