@@ -3,7 +3,9 @@
 //! (server-initiated) apart, and the invalid events as a line of their own; the forecast
 //! charts' frame (dates of the account's zone, round ticks, compact numbers).
 
-use super::frame::{frame, ticks, Plot, COLORS};
+use maud::html;
+
+use super::frame::{at, frame, points, ticks, Plot, COLORS};
 
 const INVALID: &str = "#c0392b";
 
@@ -24,38 +26,29 @@ pub fn delivery_svg(title: &str, buckets: &[Bucket]) -> String {
     let (top, step) = ticks(max.max(6.0));
     let p = Plot { top, days: buckets.len() };
     let bw = (p.slot() - 2.0).max(0.5);
-    let mut body = String::new();
-    for (d, b) in buckets.iter().enumerate() {
-        let x = p.x(d) - bw / 2.0;
-        for (class, from, v, color) in [("player", 0.0, b.player, COLORS[0]), ("server", b.player, b.server, COLORS[1])] {
-            if v > 0.0 {
-                let (t, bottom) = (p.y(from + v), p.y(from));
-                body.push_str(&format!(
-                    "<rect class=\"{class}\" x=\"{x:.1}\" y=\"{t:.1}\" width=\"{bw:.1}\" height=\"{:.1}\" fill=\"{color}\"/>",
-                    bottom - t
-                ));
+    let invalid: Vec<(f64, f64)> = buckets.iter().enumerate().map(|(d, b)| (p.x(d), p.y(b.invalid))).collect();
+    let body = html! {
+        @for (d, b) in buckets.iter().enumerate() {
+            @for (class, from, v, color) in [("player", 0.0, b.player, COLORS[0]), ("server", b.player, b.server, COLORS[1])] {
+                @if v > 0.0 {
+                    @let (t, bottom) = (p.y(from + v), p.y(from));
+                    rect class=(class) x=(at(p.x(d) - bw / 2.0)) y=(at(t)) width=(at(bw)) height=(at(bottom - t)) fill=(color) {}
+                }
             }
         }
-    }
-    let pts: Vec<String> = buckets.iter().enumerate().map(|(d, b)| format!("{:.1},{:.1}", p.x(d), p.y(b.invalid))).collect();
-    match pts.as_slice() {
-        [] => {}
-        [one] => {
-            let (x, y) = one.split_once(',').unwrap_or(("0", "0"));
-            body.push_str(&format!("<circle class=\"invalid\" cx=\"{x}\" cy=\"{y}\" r=\"3.5\" fill=\"{INVALID}\"/>"));
+        @match invalid.as_slice() {
+            [] => {}
+            [(x, y)] => { circle.invalid cx=(at(*x)) cy=(at(*y)) r="3.5" fill=(INVALID) {} }
+            _ => { polyline.invalid points=(points(invalid.iter().copied())) fill="none" stroke=(INVALID) stroke-width="2" {} }
         }
-        _ => body.push_str(&format!(
-            "<polyline class=\"invalid\" points=\"{}\" fill=\"none\" stroke=\"{INVALID}\" stroke-width=\"2\"/>",
-            pts.join(" ")
-        )),
-    }
+    };
     let keys: Vec<&String> = buckets.iter().map(|b| &b.key).collect();
     let legend = [
         ("player impressions".to_string(), COLORS[0]),
         ("server-initiated".to_string(), COLORS[1]),
         ("invalid events".to_string(), INVALID),
     ];
-    frame(title, "events", &p, step, &keys, &body, &legend)
+    frame(title, "events", &p, step, &keys, body, &legend)
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 //! round ticks, gridlines and compact numbers (500k, 1.2M), the low-high band of every
 //! series that has one, and the targets labelled with the shortfall or overage.
 
+use maud::{html, Markup};
+
 use crate::forecast::report_schema::{CampaignReport, InventoryReport};
-use quick_xml::escape::escape;
 
 pub(crate) const W: f64 = 760.0;
 pub(crate) const H: f64 = 340.0;
@@ -104,42 +105,34 @@ fn text_width(s: &str) -> f64 {
     s.chars().count() as f64 * 6.3
 }
 
-/// A label that stays readable over lines and bars: a white halo under its glyphs.
-pub(crate) const HALO: &str = "paint-order=\"stroke\" stroke=\"white\" stroke-width=\"3\" stroke-linejoin=\"round\"";
+/// A coordinate as the charts write it: one decimal.
+pub(crate) fn at(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// Points of a polyline or polygon (`x,y x,y ...`).
+pub(crate) fn points(pts: impl IntoIterator<Item = (f64, f64)>) -> String {
+    pts.into_iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect::<Vec<_>>().join(" ")
+}
+
+/// A label that stays readable over lines and bars: a white halo under its glyphs
+/// (`paint-order="stroke" stroke="white" stroke-width="3" stroke-linejoin="round"`).
+pub(crate) fn halo_text(class: &str, x: f64, y: f64, anchor: &str, fill: &str, label: &str) -> Markup {
+    html! {
+        text class=(class) x=(at(x)) y=(at(y)) text-anchor=(anchor) fill=(fill) paint-order="stroke" stroke="white" stroke-width="3" stroke-linejoin="round" { (label) }
+    }
+}
 
 /// The frame: title, gridlines with y labels and the y axis's unit, axes, date labels
-/// (never overlapping, never past the canvas), legend.
-pub(crate) fn frame(title: &str, unit: &str, p: &Plot, step: f64, keys: &[&String], body: &str, legend: &[(String, &str)]) -> String {
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"11\">\
-         <title>{t}</title><rect width=\"{W}\" height=\"{H}\" fill=\"white\"/><text x=\"{LEFT}\" y=\"20\" font-size=\"14\">{t}</text>",
-        t = escape(title)
-    );
+/// (never overlapping, never past the canvas), legend. Written with maud: every text and
+/// attribute is escaped by construction.
+pub(crate) fn frame(title: &str, unit: &str, p: &Plot, step: f64, keys: &[&String], body: Markup, legend: &[(String, &str)]) -> String {
+    let mut grid = Vec::new();
     let mut v = 0.0;
     while v <= p.top + step / 2.0 {
-        let y = p.y(v);
-        s.push_str(&format!(
-            "<line class=\"grid\" x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e3e3e3\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            W - RIGHT,
-            LEFT - 6.0,
-            y + 4.0,
-            compact(v)
-        ));
+        grid.push((p.y(v), compact(v)));
         v += step;
     }
-    // The axes under the series: a series at zero is drawn over the x axis, not hidden by it.
-    s.push_str(&format!(
-        "<line x1=\"{LEFT}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"#333\"/><line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{b}\" stroke=\"#333\"/>",
-        b = H - BOTTOM,
-        r = W - RIGHT
-    ));
-    s.push_str(body);
-    s.push_str(&format!(
-        "<text class=\"unit\" transform=\"rotate(-90)\" x=\"{:.1}\" y=\"12\" text-anchor=\"middle\">{}</text>",
-        -(TOP + (H - BOTTOM)) / 2.0,
-        escape(unit)
-    ));
     let n = keys.len();
     let every = n.div_ceil(MAX_DATE_LABELS).max(1);
     // Each label's span on the x axis: centred on its day, the first kept right of
@@ -153,6 +146,7 @@ pub(crate) fn frame(title: &str, unit: &str, p: &Plot, step: f64, keys: &[&Strin
     let label = |d: usize, k: &str| if d == 0 { date_label_with_year(k) } else { date_label(k) };
     let last = keys.last().map(|k| span(n - 1, &label(n - 1, k)));
     let mut right_edge = f64::MIN;
+    let mut dates = Vec::new();
     for (d, k) in keys.iter().enumerate() {
         if d % every != 0 && d + 1 != n {
             continue;
@@ -163,25 +157,34 @@ pub(crate) fn frame(title: &str, unit: &str, p: &Plot, step: f64, keys: &[&Strin
             continue;
         }
         right_edge = r;
-        s.push_str(&format!(
-            "<text class=\"date\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"start\">{}</text>",
-            l,
-            H - BOTTOM + 16.0,
-            escape(&text)
-        ));
+        dates.push((l, text));
     }
-    for (i, (name, color)) in legend.iter().enumerate() {
-        let x = LEFT + i as f64 * 150.0;
-        s.push_str(&format!(
-            "<rect x=\"{x}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{color}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-            H - 24.0,
-            x + 14.0,
-            H - 15.0,
-            escape(name)
-        ));
+    let bottom = H - BOTTOM;
+    html! {
+        svg xmlns="http://www.w3.org/2000/svg" width=(W) height=(H) viewBox={ "0 0 " (W) " " (H) } font-family="sans-serif" font-size="11" {
+            title { (title) }
+            rect width=(W) height=(H) fill="white" {}
+            text x=(LEFT) y="20" font-size="14" { (title) }
+            @for (y, label) in &grid {
+                line.grid x1=(LEFT) y1=(at(*y)) x2=(at(W - RIGHT)) y2=(at(*y)) stroke="#e3e3e3" {}
+                text x=(at(LEFT - 6.0)) y=(at(y + 4.0)) text-anchor="end" { (label) }
+            }
+            // The axes under the series: a series at zero is drawn over the x axis, not hidden by it.
+            line x1=(LEFT) y1=(bottom) x2=(W - RIGHT) y2=(bottom) stroke="#333" {}
+            line x1=(LEFT) y1=(TOP) x2=(LEFT) y2=(bottom) stroke="#333" {}
+            (body)
+            text.unit transform="rotate(-90)" x=(at(-(TOP + bottom) / 2.0)) y="12" text-anchor="middle" { (unit) }
+            @for (l, text) in &dates {
+                text.date x=(at(*l)) y=(at(bottom + 16.0)) text-anchor="start" { (text) }
+            }
+            @for (i, (name, color)) in legend.iter().enumerate() {
+                @let x = LEFT + i as f64 * 150.0;
+                rect x=(x) y=(at(H - 24.0)) width="10" height="10" fill=(color) {}
+                text x=(at(x + 14.0)) y=(at(H - 15.0)) { (name) }
+            }
+        }
     }
-    s.push_str("</svg>");
-    s
+    .into_string()
 }
 
 /// Inventory by format per day, stacked bars, with each day's low-high range.
@@ -201,41 +204,53 @@ pub fn inventory_svg(report: &InventoryReport) -> String {
     let max = days.iter().map(|d| d.high.max(d.total)).fold(0.0, f64::max);
     let (top, step) = ticks(max);
     let p = Plot { top, days: days.len() };
-    let bw = (p.slot() - 2.0).max(0.5);
-    let mut body = String::new();
-    for (d, day) in days.iter().enumerate() {
-        // A partly covered edge day is as narrow as its share of a day, so its smaller
-        // total does not read as a collapse.
-        // (never under 40 % of a full bar, so a 1-hour day is no sliver; lighter, and its
-        // label says its hours).
-        let share = f64::from(day.hours.unwrap_or(24).min(24)) / 24.0;
-        let bw = bw * share.max(MIN_PARTIAL_BAR);
-        let opacity = if share < 1.0 { " fill-opacity=\"0.55\"" } else { "" };
-        let mut acc = 0.0;
-        for (i, f) in formats.iter().enumerate() {
-            let v = day.inventory_by_format.get(f).map_or(0.0, |t| t.total);
-            let (top, bottom) = (p.y(acc + v), p.y(acc));
-            body.push_str(&format!(
-                "<rect x=\"{:.1}\" y=\"{top:.1}\" width=\"{bw:.1}\" height=\"{:.1}\" fill=\"{}\"{opacity}/>",
-                p.x(d) - bw / 2.0,
-                bottom - top,
-                COLORS[i % COLORS.len()]
-            ));
-            acc += v;
-        }
-        // The day's range: a whisker from low to high.
-        let x = p.x(d);
-        body.push_str(&format!(
-            "<line class=\"band\" x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#333\" stroke-width=\"1.2\"/>",
-            p.y(day.low),
-            p.y(day.high)
-        ));
+    let full = (p.slot() - 2.0).max(0.5);
+    // Each day: its bar's left edge and width, whether it is a partial day, its stacked
+    // segments (top, height, colour) and its whisker.
+    struct Day {
+        x: f64,
+        width: f64,
+        partial: bool,
+        segments: Vec<(f64, f64, &'static str)>,
+        whisker: (f64, f64, f64),
     }
+    let bars: Vec<Day> = days
+        .iter()
+        .enumerate()
+        .map(|(d, day)| {
+            // A partly covered edge day is as narrow as its share of a day, so its smaller
+            // total does not read as a collapse (never under 40 % of a full bar, so a
+            // 1-hour day is no sliver; lighter, and its label says its hours).
+            let share = f64::from(day.hours.unwrap_or(24).min(24)) / 24.0;
+            let width = full * share.max(MIN_PARTIAL_BAR);
+            let mut acc = 0.0;
+            let segments = formats
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let v = day.inventory_by_format.get(f).map_or(0.0, |t| t.total);
+                    let (top, bottom) = (p.y(acc + v), p.y(acc));
+                    acc += v;
+                    (top, bottom - top, COLORS[i % COLORS.len()])
+                })
+                .collect();
+            Day { x: p.x(d) - width / 2.0, width, partial: share < 1.0, segments, whisker: (p.x(d), p.y(day.low), p.y(day.high)) }
+        })
+        .collect();
+    let body = html! {
+        @for day in &bars {
+            @for (top, height, color) in &day.segments {
+                rect x=(at(day.x)) y=(at(*top)) width=(at(day.width)) height=(at(*height)) fill=(color) fill-opacity=[day.partial.then_some("0.55")] {}
+            }
+            // The day's range: a whisker from low to high.
+            line.band x1=(at(day.whisker.0)) y1=(at(day.whisker.1)) x2=(at(day.whisker.0)) y2=(at(day.whisker.2)) stroke="#333" stroke-width="1.2" {}
+        }
+    };
     let mut legend: Vec<(String, &str)> =
         formats.iter().enumerate().map(|(i, f)| (f.as_str().to_string(), COLORS[i % COLORS.len()])).collect();
     legend.push(("range (low - high)".into(), "#333"));
     let title = format!("Inventory by format per day - {}", report.name.as_deref().unwrap_or("forecast"));
-    frame(&title, "ad opportunities per day", &p, step, &keys, &body, &legend)
+    frame(&title, "ad opportunities per day", &p, step, &keys, body, &legend)
 }
 
 /// Each proposed goal's cumulative delivery against its target, with the band, the target
@@ -270,46 +285,33 @@ pub fn campaign_svg(report: &CampaignReport) -> String {
     let max = series.iter().map(|(p, t)| p.last().map_or(0.0, |l| l[2]).max(t.unwrap_or(0.0))).fold(0.0, f64::max);
     let (top, step) = ticks(max);
     let p = Plot { top, days: keys.len() };
-    let mut body = String::new();
-    for (i, (points, target)) in series.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
-        let mut band: Vec<String> = points.iter().enumerate().map(|(d, v)| format!("{:.1},{:.1}", p.x(d), p.y(v[2]))).collect();
-        band.extend(points.iter().enumerate().rev().map(|(d, v)| format!("{:.1},{:.1}", p.x(d), p.y(v[1]))));
-        body.push_str(&format!("<polygon class=\"band\" points=\"{}\" fill=\"{color}\" fill-opacity=\"0.2\"/>", band.join(" ")));
-        let line: Vec<String> = points.iter().enumerate().map(|(d, v)| format!("{:.1},{:.1}", p.x(d), p.y(v[0]))).collect();
-        body.push_str(&format!("<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"/>", line.join(" ")));
-        if let [only] = points.as_slice() {
-            body.push_str(&format!("<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{color}\"/>", p.x(0), p.y(only[0])));
+    let body = html! {
+        @for (i, (pts, target)) in series.iter().enumerate() {
+            @let color = COLORS[i % COLORS.len()];
+            @let band = pts.iter().enumerate().map(|(d, v)| (p.x(d), p.y(v[2]))).chain(pts.iter().enumerate().rev().map(|(d, v)| (p.x(d), p.y(v[1]))));
+            polygon.band points=(points(band)) fill=(color) fill-opacity="0.2" {}
+            polyline points=(points(pts.iter().enumerate().map(|(d, v)| (p.x(d), p.y(v[0]))))) fill="none" stroke=(color) stroke-width="2" {}
+            @if let [only] = pts.as_slice() {
+                circle cx=(at(p.x(0))) cy=(at(p.y(only[0]))) r="3" fill=(color) {}
+            }
+            @if let Some(t) = target {
+                @let ty = p.y(*t);
+                // The target's label sits at the left end of its line, above it, on a halo:
+                // the cumulative lines start low, so they cross it at the right if anywhere.
+                line x1=(LEFT) y1=(at(ty)) x2=(at(W - RIGHT)) y2=(at(ty)) stroke=(color) stroke-dasharray="4 3" {}
+                (halo_text("target", LEFT + 6.0, ty - 4.0 - 12.0 * i as f64, "start", color, &format!("target {}", compact(*t))))
+                @if let Some(last) = pts.last() {
+                    @let (x, y) = (p.x(pts.len() - 1), p.y(last[0]));
+                    @let gap = t - last[0];
+                    @let (label, fill) = if gap > 0.5 { (format!("shortfall {}", compact(gap)), "#c0392b") } else { (format!("over by {}", compact(-gap)), "#2e7d32") };
+                    // Under the line's end for a shortfall, above it for an overage, and above
+                    // it whenever under would reach the date labels (a zero forecast ends on the axis).
+                    @let ly = if gap > 0.5 && y + 14.0 <= p.y(0.0) - 4.0 { y + 14.0 } else { y - 6.0 };
+                    (halo_text("gap", x - 4.0, ly, "end", fill, &label))
+                }
+            }
         }
-        let Some(t) = target else { continue };
-        let ty = p.y(*t);
-        // The target's label sits at the left end of its line, above it, on a halo: the
-        // cumulative lines start low, so they cross it at the right if anywhere.
-        body.push_str(&format!(
-            "<line x1=\"{LEFT}\" y1=\"{ty:.1}\" x2=\"{:.1}\" y2=\"{ty:.1}\" stroke=\"{color}\" stroke-dasharray=\"4 3\"/>\
-             <text class=\"target\" x=\"{:.1}\" y=\"{:.1}\" fill=\"{color}\" {HALO}>target {}</text>",
-            W - RIGHT,
-            LEFT + 6.0,
-            ty - 4.0 - 12.0 * i as f64,
-            compact(*t)
-        ));
-        if let Some(last) = points.last() {
-            let (x, y) = (p.x(points.len() - 1), p.y(last[0]));
-            let gap = t - last[0];
-            let (label, fill) = if gap > 0.5 {
-                (format!("shortfall {}", compact(gap)), "#c0392b")
-            } else {
-                (format!("over by {}", compact(-gap)), "#2e7d32")
-            };
-            // Under the line's end for a shortfall, above it for an overage, and above it
-            // whenever under would reach the date labels (a zero forecast ends on the axis).
-            let ly = if gap > 0.5 && y + 14.0 <= p.y(0.0) - 4.0 { y + 14.0 } else { y - 6.0 };
-            body.push_str(&format!(
-                "<text class=\"gap\" x=\"{:.1}\" y=\"{ly:.1}\" text-anchor=\"end\" fill=\"{fill}\" {HALO}>{label}</text>",
-                x - 4.0
-            ));
-        }
-    }
+    };
     // Each goal named as a goal ("goal “20k”"), so a name never reads as a number.
     let legend: Vec<(String, &str)> = report
         .goals
@@ -318,7 +320,7 @@ pub fn campaign_svg(report: &CampaignReport) -> String {
         .map(|(i, g)| (g.name.as_ref().map_or_else(|| format!("goal {}", i + 1), |n| format!("goal “{n}”")), COLORS[i % COLORS.len()]))
         .collect();
     let title = format!("Forecast delivery against target - {}", report.name.as_deref().unwrap_or("campaign"));
-    frame(&title, "impressions, cumulative", &p, step, &keys, &body, &legend)
+    frame(&title, "impressions, cumulative", &p, step, &keys, body, &legend)
 }
 
 #[cfg(test)]

@@ -155,10 +155,25 @@ fn a_one_day_series_is_a_dot_and_labels_have_a_halo() {
 }
 
 #[test]
+fn names_in_a_chart_are_escaped_by_construction() {
+    let mut r = campaign(0.0, 20_000.0);
+    r.name = Some("<script>alert(1)</script> & \"co\"".into());
+    let svg = campaign_svg(&r);
+    assert!(!svg.contains("<script>"), "{svg}");
+    assert!(
+        svg.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;co&quot;")
+            || svg.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; \"co\""),
+        "{svg}"
+    );
+    let pacing = crate::charts::pacing::pacing_svg("goal “<b>”", &[], None, None);
+    assert!(!pacing.contains("<b>") && pacing.contains("&lt;b&gt;"), "{pacing}");
+}
+
+#[test]
 fn a_zero_forecast_shows_its_line_over_the_axis_and_its_shortfall_clear_of_the_dates() {
     let svg = campaign_svg(&campaign(0.0, 20_000.0));
     // The series comes after the axes, so it is drawn over them.
-    let axis = svg.find("stroke=\"#333\"/><line").expect("the axes");
+    let axis = svg.find("stroke=\"#333\"></line><line").expect("the axes");
     let series = svg.find("<polyline").expect("the series");
     assert!(axis < series, "the zero line is drawn over the x axis");
     // The shortfall's label sits above the axis, clear of the date labels under it.
