@@ -20,14 +20,19 @@ BIDDER_PORT=$(free_port)
 WORK=$(mktemp -d)
 SERVER=""
 cleanup() {
-  [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null || true
+  if [ -n "$SERVER" ]; then
+    kill "$SERVER" 2>/dev/null || true
+    wait "$SERVER" 2>/dev/null || true
+  fi
   pkill -f "stub_bidders -- $BIDDER_PORT" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
+# `exec`: the subshell becomes the server, so $! is the server's own PID and the cleanup
+# stops the server itself.
 (cd "$WORK" && DEMAND_ALLOW_PRIVATE_URLS=1 RUST_LOG=warn PORT=$PORT DATA_DIR=.data \
-  "${CARGO_TARGET_DIR:-$ROOT/target}/debug/local-server" > server.log 2>&1) &
+  exec "${CARGO_TARGET_DIR:-$ROOT/target}/debug/local-server" > server.log 2>&1) &
 SERVER=$!
 for _ in $(seq 1 100); do
   [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v0/categories")" = "401" ] && break

@@ -22,6 +22,9 @@ phase() { echo "== [$(( $(date +%s) - RUN_START )) s, $(df -Pm . | awk 'NR==2 {p
 export CARGO_INCREMENTAL=0
 # What the work tree looks like now: the run must leave it so (checked at the end).
 TREE_BEFORE=$(git status --porcelain 2>/dev/null || true)
+# Every process the run starts carries this mark in its environment; at the end none may be
+# left (scripts/leftovers.py), whatever parent it was reparented to.
+export TEST_RUN_MARK="test-run-$$-$RUN_START"
 
 if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/cfn-lint" ]; then
   phase "installing moto[server] and cfn-lint into .venv"
@@ -188,6 +191,13 @@ phase "the bench scripts' smoke runs (scripts/bench-smoke.sh)"
 # The fuzz targets, each for a bounded time on the committed corpus (scripts/fuzz.sh; built above).
 phase "fuzzing (each target ${FUZZ_SECONDS:-10} s)"
 FUZZ_SECONDS=${FUZZ_SECONDS:-10} ./scripts/fuzz.sh
+
+# The run leaves no process behind: moto and the jobs beside are stopped, then every process
+# that carries this run's mark is one it left running (a server a script forgot).
+stop_all
+trap - EXIT
+phase "processes left behind by the run (scripts/leftovers.py)"
+python3 scripts/leftovers.py "$TEST_RUN_MARK" $$
 
 # The run leaves the work tree as it found it: caches, lock files and crash records stay out.
 TREE_AFTER=$(git status --porcelain 2>/dev/null || true)

@@ -31,6 +31,7 @@ mod goals;
 mod idempotency;
 mod inspector;
 mod lambda_events;
+mod layers;
 mod media;
 mod media_pipeline;
 mod media_sandbox;
