@@ -371,3 +371,59 @@ both_stores! {
         assert!(rest.contains("Excluded") && rest.contains("2031-06-01"), "the flight's start is the reason: {rest}");
     }
 }
+
+/// An account rate of 20 requests, then one per 100 s.
+fn tight_rate() -> web::settings::Settings {
+    let mut s = TestApp::settings();
+    s.account_rate_per_sec = 0.01;
+    s.account_burst = 20.0;
+    s
+}
+
+api_tests::both_stores_with! { super::tight_rate();
+    async fn the_console_takes_the_account_rate_as_the_api_does(app: TestApp) {
+        // The console's person is resolved like the API's caller, and takes the account's
+        // rate: past its burst a page answers 429 with Retry-After, as a page.
+        let ann = person(&app, "ann@a.example", "TRAFFICKER").await;
+        let mut last = None;
+        for _ in 0..30 {
+            let r = ann.get("/console/campaigns").await;
+            if r.status == 429 {
+                last = Some(r);
+                break;
+            }
+            r.expect(200);
+        }
+        let r = last.expect("the console's pages were refused past the account's burst");
+        assert!(r.header("retry-after").is_some_and(|s| s.parse::<u64>().is_ok_and(|s| s >= 1)), "{:?}", r.headers);
+        assert!(r.header("content-type").is_some_and(|c| c.starts_with("text/html")), "a page: {:?}", r.headers);
+        // The API with the account's key is refused as well: one budget for the account.
+        app.get("/api/1.0/client").await.expect(429);
+    }
+}
+
+/// The names of the account's clients.
+async fn client_names(app: &TestApp) -> Vec<String> {
+    api_tests::xml_texts(&app.get("/api/1.0/client").await.body, "name")
+}
+
+both_stores! {
+    async fn a_new_campaign_with_a_new_advertiser_is_both_records_or_neither(app: TestApp) {
+        let ann = person(&app, "ann@a.example", "TRAFFICKER").await;
+        let before = client_names(&app).await;
+        // Refused (a priority out of range): no advertiser is left behind.
+        let r = ann.post("/console/campaigns", &[("name", "Winter sports"), ("new_advertiser", "Acme"), ("state", "live"), ("priority", "11")]).await;
+        r.expect(422);
+        assert_eq!(client_names(&app).await, before, "a refused campaign made no advertiser");
+        let r = ann.post("/console/campaigns", &[("name", ""), ("new_advertiser", "Acme"), ("state", "live")]).await;
+        r.expect(422);
+        assert_eq!(client_names(&app).await, before, "a refused campaign made no advertiser");
+        // Made: both, the advertiser named by the campaign (so it cannot be deleted under it).
+        let c = campaign(&ann, "Winter sports").await;
+        let bean = app.get(&format!("/api/1.0/campaign/by_campaign_id;id={c}")).await.body;
+        let adv = api_tests::xml_text(&bean, "advertiserId").expect("an advertiser");
+        assert!(client_names(&app).await.contains(&"Acme".to_string()));
+        let del = app.send("DELETE", &format!("/api/1.0/client/by_client_id;id={adv}"), Some(&app.a.key), None, "").await;
+        assert_eq!(del.status, 409, "the campaign names it: {}", del.body);
+    }
+}
