@@ -44,7 +44,7 @@ both_stores! {
         // in the flight's ten days was not always easy (a run projected 998).
         let small = goal(&app, &c, "IMPRESSION", "100", 0, "").await;
         let small_ad = ad(&app, &small, "midroll", json!({})).await;
-        // One impression in the first minute (the case: it read 100 % with no basis).
+        // One impression in the first minute (read as 100 % with no basis, it misleads).
         deliver(&app, &small_ad, "format=midroll", 0, 1).await;
 
         let (expected, p) = projection(&app, &big).await;

@@ -1,4 +1,4 @@
-//! The audience batch benchmark (issue: audience batches). Generates realistic batch files
+//! The audience batch benchmark. Generates realistic batch files
 //! (PIDs of 16-36 characters, 1-6 pairs a row, ~2 % invalid pairs, ~10 % repeated PIDs,
 //! ~0.5 % PID-only rows) for a provider of 8 segmentations × 12 segments, then prints:
 //!

@@ -1,7 +1,7 @@
 //! The snapshot compile at publisher scale: for each account size in `SIZES`
 //! (goals; 5 ads each; default 1,000, 10,000, 50,000, 100,000), the compile time of a
 //! generated account (median of 5 rounds, the input's own drop timed apart) and the
-//! growth against the previous size and against 10,000 goals (the target: 100,000
+//! growth against the previous size and against 10,000 goals (the target: 100,000
 //! in at most 12× the time), the snapshot's estimated bytes per ad and the process's
 //! peak resident memory (records + snapshot). Run: `cargo bench -p api-tests --bench compile`.
 //! Allocator: mimalloc, as the compile worker and the serving function (the earlier figures
@@ -39,7 +39,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() {
     let now = chrono::Utc::now();
     let mut previous: Option<(usize, f64)> = None;
-    // The measure: each size's compile against the 10,000-goal one (target: 100,000
+    // The measure: each size's compile against the 10,000-goal one (target: 100,000
     // goals in at most 12× its time).
     let mut at_10k: Option<f64> = None;
     println!("| goals | ads | compile ms (the worker's) | id indexes ms (serving) | drop of the input ms | per goal us | growth | × the 10,000-goal compile | snapshot MB (estimate) | bytes per ad | input + snapshot peak MB |");

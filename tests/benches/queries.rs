@@ -1,4 +1,4 @@
-//! The /v3 query benchmark (issue: /v3 queries). Seeds one account with 2,000 campaigns,
+//! The /v3 query benchmark. Seeds one account with 2,000 campaigns,
 //! 10,000 goals and 50,000 ads (`QUERY_CAMPAIGNS=10000`: 50,000 goals and 250,000 ads),
 //! then measures requests through the real router (pages sorted by name come from the name
 //! indexes; the same page with a filter that keeps every goal reads every record):
