@@ -171,6 +171,13 @@ for m in sorted(modules):
         for w in sorted(all_edges.get(m, ())):
             if w[:1] == ("store",):
                 breaches.append(f"store port: {name(m)} imports {name(w)} (only repo/, store/ and the assembly code do)")
+# The console (docs/architecture.md, "The console") is an entry point over the use cases:
+# none of its modules imports a repository or the store.
+for m in sorted(modules):
+    if tuple(m[:2]) == ("api", "console"):
+        for w in sorted(all_edges.get(m, ())):
+            if w[:1] in (("repo",), ("store",)):
+                breaches.append(f"console: {name(m)} imports {name(w)} (the console reaches data through the use cases)")
 for b in breaches:
     print(b)
 if sccs:

@@ -133,7 +133,9 @@ both_stores! {
         let mp = app.get("/v1/marketplaces").await.json()["marketplaces"][0]["id"].as_str().unwrap_or("").to_string();
         ada.post("/console/stitchers", &[("name", "Tailor"), ("sourceCidrs", "203.0.113.0/24")]).await.expect(303);
         let sti = app.get("/v1/stitchers").await.json()["stitchers"][0]["id"].as_str().unwrap_or("").to_string();
-        let forms: Vec<(&Browser, String, Vec<(&str, &str)>, String, &str)> = vec![
+        // (who posts, the form's path, its fields, the record in the API, its name as stored)
+        type EditForm<'a> = (&'a Browser<'a>, String, Vec<(&'a str, &'a str)>, String, &'a str);
+        let forms: Vec<EditForm> = vec![
             (&ann, format!("/console/goals/{g}"), vec![("name", "Changed"), ("type", "IMPRESSION"), ("start", "2030-01-01T00:00"), ("end", "2030-01-31T00:00"), ("value", "10000")],
                 format!("/api/1.0.cpvext/goal/by_goal_id;id={g}"), "Morning"),
             (&ann, format!("/console/campaigns/{c}"), vec![("name", "Changed"), ("advertiser", &adv), ("state", "live")],

@@ -120,3 +120,14 @@ pub fn rule_list<T>(r: Result<T, DomainError>) -> Vec<String> {
         Err(e) => vec![format!("{e:?}")],
     }
 }
+
+/// `value` when `check` finds nothing wrong with it (`errors`: what a reader found already),
+/// else every error found.
+pub fn checked<T>(value: T, mut errors: Vec<FieldError>, check: impl FnOnce(&T, &mut Vec<FieldError>)) -> Result<T, DomainError> {
+    check(&value, &mut errors);
+    if errors.is_empty() {
+        Ok(value)
+    } else {
+        Err(DomainError::Validation(errors))
+    }
+}

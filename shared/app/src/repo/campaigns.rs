@@ -90,36 +90,27 @@ async fn resolve_refs(store: &dyn Store, account: &str, c: &Campaign, only: &BTr
 /// Creates a campaign; the clients it names must exist with their types and gain a
 /// reference in the same transaction (a client changed meanwhile: checked again).
 pub async fn create(store: &dyn Store, account: &str, c: &Campaign) -> RepoResult<()> {
-    let all: BTreeSet<String> = c.client_ids().into_iter().collect();
-    for _ in 0..super::WRITE_ATTEMPTS {
-        let refs = resolve_refs(store, account, c, &all).await?;
-        let base = Item { pk: keys::partition(account, keys::CAMPAIGN), sk: c.id.clone(), version: 1, ..Item::default() };
-        let mut tx = vec![TxOp::Put(item(account, c, base)?, Cond::NotExists)];
-        tx.extend(super::clients::ref_adds(account, &refs));
-        tx.extend(name_index::delta(account, &[(name_index::CAMPAIGNS, 1)]));
-        match store.transact(tx).await {
-            Ok(()) => {
-                super::delivery::changed(store, account).await;
-                return Ok(());
-            }
-            Err(StoreError::TransactionCanceled { .. }) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(super::conflict())
+    create_naming(store, account, c, None).await
 }
 
 /// Creates a campaign and its new advertiser in one transaction: both or neither. The
 /// advertiser starts named once (by this campaign); the other clients the campaign names
 /// must exist with their types and gain a reference, as in `create`.
 pub async fn create_with_advertiser(store: &dyn Store, account: &str, advertiser: &Client, c: &Campaign) -> RepoResult<()> {
-    let others: BTreeSet<String> = c.client_ids().into_iter().filter(|id| *id != advertiser.id).collect();
+    create_naming(store, account, c, Some(advertiser)).await
+}
+
+async fn create_naming(store: &dyn Store, account: &str, c: &Campaign, new_client: Option<&Client>) -> RepoResult<()> {
+    let named: BTreeSet<String> = c.client_ids().into_iter().filter(|id| new_client.is_none_or(|n| *id != n.id)).collect();
     for _ in 0..super::WRITE_ATTEMPTS {
-        let refs = resolve_refs(store, account, c, &others).await?;
-        let mut client = super::clients::new_item(account, advertiser)?;
-        client.counters.insert(super::clients::REFS.to_string(), 1);
+        let refs = resolve_refs(store, account, c, &named).await?;
         let base = Item { pk: keys::partition(account, keys::CAMPAIGN), sk: c.id.clone(), version: 1, ..Item::default() };
-        let mut tx = vec![TxOp::Put(client, Cond::NotExists), TxOp::Put(item(account, c, base)?, Cond::NotExists)];
+        let mut tx = vec![TxOp::Put(item(account, c, base)?, Cond::NotExists)];
+        if let Some(n) = new_client {
+            let mut client = super::clients::new_item(account, n)?;
+            client.counters.insert(super::clients::REFS.to_string(), 1);
+            tx.push(TxOp::Put(client, Cond::NotExists));
+        }
         tx.extend(super::clients::ref_adds(account, &refs));
         tx.extend(name_index::delta(account, &[(name_index::CAMPAIGNS, 1)]));
         match store.transact(tx).await {

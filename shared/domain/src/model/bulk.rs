@@ -169,13 +169,7 @@ impl DuplicateBody {
 
     /// A typed body (a console form's) when its rules pass.
     pub fn checked(self) -> Result<DuplicateBody, DomainError> {
-        let mut errors = Vec::new();
-        self.check(&mut errors);
-        if errors.is_empty() {
-            Ok(self)
-        } else {
-            Err(DomainError::Validation(errors))
-        }
+        crate::domain_error::checked(self, Vec::new(), DuplicateBody::check)
     }
 }
 

@@ -207,9 +207,9 @@ impl CampaignInput {
         bounded(errors, "name", &self.name, crate::limits::RECORD_NAME_MAX, true);
         bounded(errors, "advertiserId", &self.advertiser_id, MAX_ID_LEN, true);
         bounded(errors, "description", self.description.as_deref().unwrap_or(""), TEXT_MAX, false);
-        if let Some(p) = self.priority.filter(|p| !super::goal::PRIORITY.contains(p)) {
+        if let Some(p) = self.priority.filter(|p| !PRIORITY.contains(p)) {
             if !faulted(errors, "priority") {
-                let (lo, hi) = (super::goal::PRIORITY.start(), super::goal::PRIORITY.end());
+                let (lo, hi) = (PRIORITY.start(), PRIORITY.end());
                 errors.push(FieldError::new(
                     "campaignBean/priority",
                     Rule::Range,
@@ -220,13 +220,8 @@ impl CampaignInput {
     }
 
     /// The input when its rules pass (with the wire's reading errors, `errors`).
-    fn checked_after(self, mut errors: Vec<FieldError>) -> Result<CampaignInput, DomainError> {
-        self.check(&mut errors);
-        if errors.is_empty() {
-            Ok(self)
-        } else {
-            Err(DomainError::Validation(errors))
-        }
+    fn checked_after(self, errors: Vec<FieldError>) -> Result<CampaignInput, DomainError> {
+        crate::domain_error::checked(self, errors, CampaignInput::check)
     }
 
     /// A typed input (a console form's) when its rules pass.

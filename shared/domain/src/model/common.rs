@@ -128,6 +128,9 @@ pub fn read_email(r: &mut BeanReader, name: &str) -> Option<String> {
     Some(e)
 }
 
+/// A campaign's or goal's priority: 1 (highest) to 10.
+pub const PRIORITY: std::ops::RangeInclusive<u8> = 1..=10;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -281,13 +281,7 @@ impl GoalInput {
 
     /// A typed input (a console form's) when its rules pass.
     pub fn checked(self) -> Result<GoalInput, DomainError> {
-        let mut errors = Vec::new();
-        self.check(&mut errors);
-        if errors.is_empty() {
-            Ok(self)
-        } else {
-            Err(DomainError::Validation(errors))
-        }
+        crate::domain_error::checked(self, Vec::new(), GoalInput::check)
     }
 
     /// The stored goal as the input that would write it again unchanged: a form changes
@@ -316,9 +310,6 @@ impl GoalInput {
         }
     }
 }
-
-/// A goal's priority: 1 (highest) to 10.
-pub const PRIORITY: std::ops::RangeInclusive<u8> = 1..=10;
 
 fn read_caps(r: &mut BeanReader) -> Vec<Cap> {
     let Some(caps_el) = r.element().child("caps") else { return vec![] };

@@ -13,7 +13,7 @@ use crate::api::Within;
 use crate::domain_error::FieldError;
 use crate::model::bulk::{DuplicateBody, GoalSet, GoalsBulk};
 use crate::model::campaign::CampaignInput;
-use crate::model::goal::PRIORITY;
+use crate::model::common::PRIORITY;
 use crate::model::rules::Parent;
 use crate::rule::Rule;
 use crate::state::AppState;

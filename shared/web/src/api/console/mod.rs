@@ -21,7 +21,6 @@ mod reports;
 mod session;
 mod targeting;
 
-use axum::extract::Form;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -219,17 +218,19 @@ fn token_matches(form: &str, expected: &str) -> bool {
     !expected.is_empty() && form.len() == expected.len() && bool::from(form.as_bytes().ct_eq(expected.as_bytes()))
 }
 
-async fn sign_in(Within(st): Within, headers: HeaderMap, Form(f): Form<SignInForm>) -> Response {
+async fn sign_in(Within(st): Within, headers: HeaderMap, ConsoleForm(f): ConsoleForm<SignInForm>) -> ConsoleResult {
     let cookie = crate::api::auth::cookie(&headers, CSRF_COOKIE).unwrap_or_default();
     if !same_origin(&headers) || !token_matches(&f.csrf, &cookie) {
-        return page::forbidden("The form was not sent from this site's sign-in page: open the sign-in page and try again.");
+        return Err(error::ConsoleError::Forbidden(
+            "The form was not sent from this site's sign-in page: open the sign-in page and try again.".into(),
+        ));
     }
     let email = f.email.trim().chars().take(crate::model::access::EMAIL_MAX).collect::<String>();
     if f.password.chars().count() > crate::model::access::PASSWORD_MAX {
-        return sign_in_form(&cookie, &email, Some("Email or password is wrong."), StatusCode::UNAUTHORIZED);
+        return Ok(sign_in_form(&cookie, &email, Some("Email or password is wrong."), StatusCode::UNAUTHORIZED));
     }
-    match start(&st, &email, &f.password).await {
-        Ok(SignIn::Started { token, .. }) => {
+    Ok(match start(&st, &email, &f.password).await? {
+        SignIn::Started { token, .. } => {
             let mut res = redirect("/console/");
             let max_age = crate::usecases::sign_in::SESSION_MAX_AGE.num_seconds();
             if let Ok(v) = HeaderValue::from_str(&set_cookie(&headers, SESSION_COOKIE, &token, max_age)) {
@@ -237,8 +238,8 @@ async fn sign_in(Within(st): Within, headers: HeaderMap, Form(f): Form<SignInFor
             }
             res
         }
-        Ok(SignIn::Refused) => sign_in_form(&cookie, &email, Some("Email or password is wrong."), StatusCode::UNAUTHORIZED),
-        Ok(SignIn::Throttled { until }) => {
+        SignIn::Refused => sign_in_form(&cookie, &email, Some("Email or password is wrong."), StatusCode::UNAUTHORIZED),
+        SignIn::Throttled { until } => {
             let wait = (until - st.clock.now()).num_seconds().max(1);
             let mut res = sign_in_form(
                 &cookie,
@@ -251,8 +252,7 @@ async fn sign_in(Within(st): Within, headers: HeaderMap, Form(f): Form<SignInFor
             }
             res
         }
-        Err(e) => crate::api::error::AppError::from(e).into_response(),
-    }
+    })
 }
 
 #[derive(serde::Deserialize)]
@@ -261,7 +261,12 @@ struct CsrfForm {
     csrf: String,
 }
 
-async fn sign_out(Within(st): Within, headers: HeaderMap, user: Option<ConsoleUser>, Form(f): Form<CsrfForm>) -> ConsoleResult {
+async fn sign_out(
+    Within(st): Within,
+    headers: HeaderMap,
+    user: Option<ConsoleUser>,
+    ConsoleForm(f): ConsoleForm<CsrfForm>,
+) -> ConsoleResult {
     let Some(user) = user else { return Ok(redirect("/console/sign-in")) };
     form::guard(&user, &headers, &f.csrf)?;
     if let Some(token) = crate::api::auth::cookie(&headers, SESSION_COOKIE) {
