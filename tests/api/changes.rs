@@ -175,3 +175,58 @@ both_stores! {
         app.send("GET", "/v1/changes", None, None, "").await.expect(401);
     }
 }
+
+/// An API key of account A with `role`.
+async fn key_of(app: &TestApp, role: &str) -> String {
+    let r = app.post_json("/v1/api-keys", &api_tests::serde_json::json!({"name": format!("{role} key"), "role": role})).await;
+    r.expect(201);
+    r.json()["key"].as_str().unwrap_or("").to_string()
+}
+
+both_stores! {
+    async fn a_revert_needs_the_role_of_the_write_it_undoes(app: TestApp) {
+        use api_tests::serde_json::json;
+        // An ADMIN disables a demand partner; a TRAFFICKER cannot undo it, an ADMIN can.
+        let p = crate::demand::partner(&app, "http://127.0.0.1:9/openrtb2", json!({})).await;
+        app.send("PUT", &format!("/v1/demand-partners/{p}"), Some(&app.a.key), Some("application/json"),
+            &json!({"id": p, "name": "DSP", "endpoint": "http://127.0.0.1:9/openrtb2", "timeoutMs": 150, "enabled": false}).to_string()).await.expect(200);
+        let change = changes(&app, &format!("recordId={p}")).await.into_iter().find(|c| c["operation"] == "UPDATE").expect("the update");
+        assert_eq!(change["role"], "ADMIN", "{change}");
+        let id = change["id"].as_str().unwrap_or("").to_string();
+        let trafficker = key_of(&app, "TRAFFICKER").await;
+        let r = app.send("POST", &format!("/v1/changes/{id}/revert"), Some(&trafficker), Some("application/json"), "").await;
+        r.expect(403);
+        assert!(r.body.contains("ADMIN"), "{}", r.body);
+        assert_eq!(app.get(&format!("/v1/demand-partners/{p}")).await.json()["enabled"], false, "still disabled");
+        // Nor from the console's Changes page.
+        let tom = crate::console::person(&app, "tom@a.example", "TRAFFICKER").await;
+        tom.post(&format!("/console/changes/{id}/revert"), &[]).await.expect(403);
+        assert_eq!(app.get(&format!("/v1/demand-partners/{p}")).await.json()["enabled"], false, "still disabled");
+        let r = app.send("POST", &format!("/v1/changes/{id}/revert"), Some(&app.a.key), Some("application/json"), "").await;
+        r.expect(200);
+        assert_eq!(r.json()["role"], "ADMIN", "the revert needs what the reverted write needed: {}", r.body);
+        assert_eq!(app.get(&format!("/v1/demand-partners/{p}")).await.json()["enabled"], true);
+        // A goal's change is a TRAFFICKER's to revert.
+        let c = crate::serving::enabled_campaign(&app).await;
+        let g = crate::serving::goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        app.send("PUT", &format!("/api/1.0.cpvext/goal/by_goal_id;id={g}"), Some(&app.a.key), Some("application/xml"),
+            &goal_xml(&g, &c, "2030-02-01T00:00:00Z")).await.expect(204);
+        let change = changes(&app, &format!("recordId={g}")).await.into_iter().find(|c| c["operation"] == "UPDATE").expect("the update");
+        assert_eq!(change["role"], "TRAFFICKER");
+        let id = change["id"].as_str().unwrap_or("").to_string();
+        app.send("POST", &format!("/v1/changes/{id}/revert"), Some(&trafficker), Some("application/json"), "").await.expect(200);
+    }
+
+    async fn a_write_with_an_idempotency_key_names_its_author(app: TestApp) {
+        use api_tests::serde_json::json;
+        let c = crate::serving::enabled_campaign(&app).await;
+        let g = crate::serving::goal(&app, &c, "IMPRESSION", "1000", 0, "").await;
+        let trafficker = key_of(&app, "TRAFFICKER").await;
+        let body = json!({"ids": [g], "set": {"priority": 8}}).to_string();
+        let r = app.send_with_headers("POST", "/v1/goals/bulk", Some(&trafficker), Some("application/json"), &body, &[("idempotency-key", "bulk-1")]).await;
+        r.expect(200);
+        let change = changes(&app, &format!("recordId={g}")).await.into_iter().find(|c| c["operation"] == "UPDATE").expect("the update");
+        assert_eq!(change["actor"]["name"], "TRAFFICKER key", "the key that made it, not the service: {change}");
+        assert_eq!(change["keyName"], "TRAFFICKER key");
+    }
+}

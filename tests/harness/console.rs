@@ -44,11 +44,19 @@ impl TestApp {
     /// Opens the sign-in page and posts its form as a browser would: (the answer, the
     /// session cookie's value when it started one).
     pub async fn console_sign_in(&self, email: &str, password: &str) -> (Res, Option<String>) {
-        let page = self.send_with_headers("GET", "/console/sign-in", None, None, "", &[("host", CONSOLE_HOST)]).await;
+        self.console_sign_in_from(email, password, None).await
+    }
+
+    /// The same from the address `from` (each request from another address otherwise).
+    pub async fn console_sign_in_from(&self, email: &str, password: &str, from: Option<&str>) -> (Res, Option<String>) {
+        let mut page_headers = vec![("host", CONSOLE_HOST)];
+        page_headers.extend(from.map(|a| (crate::PEER, a)));
+        let page = self.send_with_headers("GET", "/console/sign-in", None, None, "", &page_headers).await;
         let cookie = set_cookie(&page, "o_csrf").unwrap_or_default();
         let body = form(&[("email", email), ("password", password), ("csrf", &csrf_of(&page.body))]);
         let cookies = format!("o_csrf={cookie}");
-        let headers = [("host", CONSOLE_HOST), ("origin", CONSOLE_ORIGIN), ("cookie", cookies.as_str())];
+        let mut headers = vec![("host", CONSOLE_HOST), ("origin", CONSOLE_ORIGIN), ("cookie", cookies.as_str())];
+        headers.extend(from.map(|a| (crate::PEER, a)));
         let r = self.send_with_headers("POST", "/console/sign-in", None, Some("application/x-www-form-urlencoded"), &body, &headers).await;
         let session = set_cookie(&r, "o_session");
         (r, session)

@@ -1,7 +1,9 @@
 //! Users' passwords (docs/people-and-roles.md): Argon2id with OWASP's parameters (19 MiB,
 //! 2 passes, 1 lane: the `argon2` crate's defaults), a random salt each, stored as the PHC
 //! string. Hashing and verifying take tens of milliseconds of CPU and 19 MiB each: they run
-//! on the blocking pool, so one sign-in never stalls the requests sharing its runtime.
+//! on the blocking pool, so one sign-in never stalls the requests sharing its runtime, and
+//! a sign-in's verification passes the process's `Gate` (about one run a core, a short
+//! queue, then refused), so strangers cannot grow the pool's threads and memory.
 
 use argon2::password_hash::{phc::PasswordHash, PasswordHasher, PasswordVerifier};
 use argon2::Argon2;
@@ -30,6 +32,61 @@ pub async fn verify(password: String, phc: Option<String>) -> bool {
     .unwrap_or(false)
 }
 
+/// The verifications a process runs at once and how many may wait for a turn; past that a
+/// sign-in is refused at once (`Busy`: 503 with `Retry-After`) instead of queueing memory.
+pub struct Gate {
+    turns: tokio::sync::Semaphore,
+    waiting: std::sync::atomic::AtomicUsize,
+    max_waiting: usize,
+    verified: std::sync::atomic::AtomicU64,
+}
+
+/// The gate was full: the sign-in is refused before any work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Busy;
+
+impl Gate {
+    pub fn new(runs: usize, max_waiting: usize) -> Gate {
+        Gate {
+            turns: tokio::sync::Semaphore::new(runs.max(1)),
+            waiting: std::sync::atomic::AtomicUsize::new(0),
+            max_waiting,
+            verified: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// One run a core of this machine, and four waiting a core.
+    pub fn for_this_machine() -> Gate {
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        Gate::new(cores, 4 * cores)
+    }
+
+    /// `verify` when a turn is free or a place in the queue is; `Busy` otherwise.
+    pub async fn verify(&self, password: String, phc: Option<String>) -> Result<bool, Busy> {
+        use std::sync::atomic::Ordering;
+        if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.max_waiting + self.turns.available_permits() {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return Err(Busy);
+        }
+        let turn = self.turns.acquire().await;
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        let Ok(_turn) = turn else { return Err(Busy) };
+        self.verified.fetch_add(1, Ordering::SeqCst);
+        Ok(verify(password, phc).await)
+    }
+
+    /// The verifications this gate has let through (the benches and tests count them).
+    pub fn verified(&self) -> u64 {
+        self.verified.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Default for Gate {
+    fn default() -> Gate {
+        Gate::for_this_machine()
+    }
+}
+
 /// A hash of a random password nobody knows, with the parameters of every stored hash.
 const DUMMY: &str = "$argon2id$v=19$m=19456,t=2,p=1$cmFuZG9tc2FsdHZhbHVl$E7Y2Bd2k0mYz0Q8sYcWb3kq6bWm2rCq9Xo2Y0b1jQ3A";
 
@@ -47,5 +104,29 @@ mod tests {
         assert_ne!(hash("correct horse battery".into()).await.expect("hash"), h, "a salt each");
         assert!(!verify("anything at all!".into(), None).await);
         assert!(PasswordHash::new(DUMMY).is_ok(), "the dummy hash parses, so it costs a verification");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_full_gate_refuses_at_once_and_runs_at_most_its_turns_and_queue() {
+        use std::sync::atomic::Ordering;
+        let gate = std::sync::Arc::new(Gate::new(1, 2));
+        // The one turn taken: two sign-ins wait for it, a third is refused at once.
+        let held = gate.turns.acquire().await.expect("the turn");
+        let waiting: Vec<_> = (0..2)
+            .map(|_| {
+                let gate = gate.clone();
+                tokio::spawn(async move { gate.verify("wrong password!".into(), None).await })
+            })
+            .collect();
+        while gate.waiting.load(Ordering::SeqCst) < 2 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(gate.verify("wrong password!".into(), None).await, Err(Busy));
+        assert_eq!(gate.verified(), 0, "nothing verified while the turn is held");
+        drop(held);
+        for w in waiting {
+            assert_eq!(w.await.expect("the task ends"), Ok(false));
+        }
+        assert_eq!(gate.verified(), 2);
     }
 }

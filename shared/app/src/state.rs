@@ -55,6 +55,8 @@ pub struct Parts {
     pub auction_stats: Arc<crate::repo::auction_stats::AuctionStats>,
     /// Request rates per account (the management API).
     pub rate_limiter: Arc<crate::rate_limit::AccountLimiter>,
+    /// The sign-ins' password verifications this process runs at once (and queues).
+    pub passwords: Arc<crate::passwords::Gate>,
     /// Each account's stitchers, read at most once per `DELIVERY_REFRESH_MS`.
     pub(crate) stitchers: Arc<StitcherCache>,
     /// Each account's demand partners' auth headers, read at most once per
@@ -89,6 +91,7 @@ impl AppState {
             samples: Arc::default(),
             auction_stats: Arc::default(),
             rate_limiter: Arc::default(),
+            passwords: Arc::default(),
             stitchers: Arc::new(TtlCache::new(Settings::default().delivery_refresh, STITCHER_ACCOUNTS)),
             bidder_secrets: Arc::new(TtlCache::new(Settings::default().delivery_refresh, STITCHER_ACCOUNTS)),
             resolver: Arc::new(crate::resolve::SystemResolver),

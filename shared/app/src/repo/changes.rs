@@ -42,6 +42,8 @@ struct History {
 #[derive(Default)]
 struct WorkState {
     actor: Option<crate::model::access::Actor>,
+    /// The role the request's route needed (a revert needs it too).
+    role: Option<crate::model::access::Role>,
     seen: HashMap<Key, Item>,
     seq: u32,
     written: Vec<Change>,
@@ -64,6 +66,11 @@ impl Work {
     /// The request's author, once its key or session is known.
     pub fn set_actor(&self, actor: crate::model::access::Actor) {
         self.with_state(|s| s.actor = Some(actor));
+    }
+
+    /// The role the request's route needed (its changes carry it).
+    pub fn set_role(&self, role: crate::model::access::Role) {
+        self.with_state(|s| s.role = Some(role));
     }
 
     /// The changes its writes made so far (a write that failed takes its own back).
@@ -234,10 +241,10 @@ fn item(w: &Work, subject: &Subject, m: change::Moved, version: Option<u64>) -> 
     let account = match subject {
         Subject::Record { account, .. } | Subject::Rules { account, .. } | Subject::Collection { account, .. } => account,
     };
-    let (actor, seq) = w
+    let (actor, role, seq) = w
         .with_state(|s| {
             s.seq += 1;
-            (s.actor.clone(), s.seq)
+            (s.actor.clone(), s.role, s.seq)
         })
         .unwrap_or_default();
     // Keys keep `keyId`/`keyName` (clients read them); a user is named by `actor` alone.
@@ -267,6 +274,7 @@ fn item(w: &Work, subject: &Subject, m: change::Moved, version: Option<u64>) -> 
         fields: m.fields,
         truncated: m.truncated,
         version,
+        role,
     };
     let body = serde_json::to_string(&c).map_err(|e| StoreError::Invalid(format!("change record: {e}")))?;
     w.with_state(|s| s.written.push(c));

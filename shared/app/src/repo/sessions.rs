@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::{RepoError, RepoResult};
 use crate::keys;
 use crate::model::access::MAX_SESSIONS;
-use crate::store::{Cond, Store, TxOp};
+use crate::store::{Cond, Key, Store, TxOp};
 
 /// A session ends after this long without a request.
 pub const IDLE: Duration = Duration::hours(12);
@@ -19,6 +19,8 @@ pub const MAX_AGE: Duration = Duration::days(7);
 pub const TOUCH_EVERY: Duration = Duration::minutes(1);
 /// Failed sign-ins of one email allowed in `FAILURE_WINDOW`; the next is refused.
 pub const MAX_FAILURES: usize = 5;
+/// Failed sign-ins from one address, whatever the email, within `FAILURE_WINDOW`.
+pub const MAX_ADDRESS_FAILURES: usize = 20;
 pub const FAILURE_WINDOW: Duration = Duration::minutes(15);
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -97,33 +99,68 @@ struct Failures {
     at: Vec<DateTime<Utc>>,
 }
 
-/// When sign-ins of this email may be tried again, if its failures reached the bound.
-pub async fn throttled_until(store: &dyn Store, account: &str, email_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<DateTime<Utc>>> {
-    let Some(v) = super::get::<Failures>(store, &keys::sign_in_failures(account, email_hash)).await? else { return Ok(None) };
-    let recent: Vec<DateTime<Utc>> = v.value.at.into_iter().filter(|t| now - *t < FAILURE_WINDOW).collect();
-    Ok((recent.len() >= MAX_FAILURES).then(|| recent.iter().min().copied().unwrap_or(now) + FAILURE_WINDOW))
-}
-
-/// Counts a failed sign-in (the last `MAX_FAILURES` within the window are kept).
-pub async fn failed(store: &dyn Store, account: &str, email_hash: &str, now: DateTime<Utc>) -> RepoResult<()> {
-    let key = keys::sign_in_failures(account, email_hash);
-    let mut tries = super::Attempts::worker("sign-in failures", account);
+/// Takes one of the `max` sign-in attempts the window allows under `key`, before the
+/// password is verified: an attempt is counted first and forgiven (`release`) only when it
+/// signs in, so N guesses sent at once verify at most `max`.
+pub async fn reserve(store: &dyn Store, key: &Key, max: usize, now: DateTime<Utc>) -> RepoResult<Reserved> {
+    let mut tries = super::Attempts::worker("sign-in attempts", &key.sk);
     loop {
-        tries.next_try()?;
-        let prev = super::get::<Failures>(store, &key).await?;
+        if tries.next_worker_try().await.is_err() {
+            return Ok(Reserved::Contended);
+        }
+        let prev = super::get::<Failures>(store, key).await?;
         let mut f = prev.as_ref().map(|v| v.value.clone()).unwrap_or_default();
         f.at.retain(|t| now - *t < FAILURE_WINDOW);
+        if f.at.len() >= max {
+            return Ok(Reserved::Full { until: f.at.iter().min().copied().unwrap_or(now) + FAILURE_WINDOW });
+        }
         f.at.push(now);
-        let over = f.at.len().saturating_sub(MAX_FAILURES);
-        f.at.drain(..over);
-        let mut item = match &prev {
-            Some(p) => super::next(&p.item, &f)?,
-            None => super::item(key.clone(), &f, 1)?,
-        };
-        item.expires_at = Some((now + FAILURE_WINDOW).timestamp());
-        let cond = prev.as_ref().map_or(Cond::NotExists, |p| Cond::Version(p.version()));
-        if tries.commit(store, vec![TxOp::Put(item, cond)]).await? {
+        if write(store, key, prev.as_ref(), &f, now, &tries).await? {
+            return Ok(Reserved::Taken);
+        }
+    }
+}
+
+/// What `reserve` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reserved {
+    /// One attempt is counted.
+    Taken,
+    /// None is left until then.
+    Full { until: DateTime<Utc> },
+    /// Too many sign-ins raced for the same allowance: none is counted, try again shortly.
+    Contended,
+}
+
+/// Forgives one attempt taken at `at` (it signed in, or it never ran).
+pub async fn release(store: &dyn Store, key: &Key, at: DateTime<Utc>, now: DateTime<Utc>) -> RepoResult<()> {
+    let mut tries = super::Attempts::worker("sign-in attempts", &key.sk);
+    loop {
+        tries.next_worker_try().await?;
+        let Some(prev) = super::get::<Failures>(store, key).await? else { return Ok(()) };
+        let mut f = prev.value.clone();
+        let Some(i) = f.at.iter().position(|t| *t == at) else { return Ok(()) };
+        f.at.remove(i);
+        if write(store, key, Some(&prev), &f, now, &tries).await? {
             return Ok(());
         }
     }
+}
+
+/// Writes the attempts at the version read (false: it changed meanwhile, read again).
+async fn write(
+    store: &dyn Store,
+    key: &Key,
+    prev: Option<&super::Versioned<Failures>>,
+    f: &Failures,
+    now: DateTime<Utc>,
+    tries: &super::Attempts,
+) -> RepoResult<bool> {
+    let mut item = match prev {
+        Some(p) => super::next(&p.item, f)?,
+        None => super::item(key.clone(), f, 1)?,
+    };
+    item.expires_at = Some((now + FAILURE_WINDOW).timestamp());
+    let cond = prev.map_or(Cond::NotExists, |p| Cond::Version(p.version()));
+    tries.commit(store, vec![TxOp::Put(item, cond)]).await
 }

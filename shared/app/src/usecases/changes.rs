@@ -3,6 +3,7 @@
 
 use super::{UseCaseError, UseCaseResult};
 use crate::ids::AccountId;
+use crate::model::access::Role;
 use crate::model::change::{Change, Operation};
 use crate::repo::changes;
 /// Which changes a listing reads: by record, by person (the repository's query).
@@ -22,9 +23,18 @@ pub async fn list(
 
 /// Puts back the old values of an UPDATE, if its record is still as that change left it;
 /// answers the revert's own change.
-pub async fn revert(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<Change> {
+pub async fn revert(st: &AppState, account: &AccountId, id: &str, by: Role) -> UseCaseResult<Change> {
     let store = st.store.as_ref();
     let c = changes::get(store, account, id).await?.ok_or_else(|| UseCaseError::not_found("change", id))?;
+    // Undoing a write is that write again: it needs the role the write needed.
+    if !by.allows(c.revert_role()) {
+        return Err(UseCaseError::RoleRequired(c.revert_role()));
+    }
+    // The revert's own change needs what the reverted one did (undoing an ADMIN's revert is
+    // an ADMIN's decision too).
+    if let Some(w) = &st.work {
+        w.set_role(c.revert_role());
+    }
     if c.operation != Operation::Update {
         return Err(UseCaseError::conflict(format!(
             "change {id} is a {}: only an UPDATE can be reverted (undo a CREATE by deleting the record)",

@@ -19,6 +19,9 @@ pub enum UseCaseError {
     /// The caller may not do this (a forged or expired tracking link).
     #[error("forbidden: {0}")]
     Forbidden(String),
+    /// The caller's role is not the one this needs (403 naming it).
+    #[error("this needs the {} role", .0.as_str())]
+    RoleRequired(crate::model::access::Role),
     /// A field of the request is larger than the rule allows (413, naming it).
     #[error("{}", .0.message)]
     TooLarge(crate::domain_error::FieldError),

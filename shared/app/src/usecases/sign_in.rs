@@ -5,9 +5,13 @@
 use chrono::{DateTime, Utc};
 
 use super::UseCaseResult;
+use std::net::IpAddr;
+
 use crate::ids::hash_key;
+use crate::keys;
 use crate::model::access::normalise_email;
 use crate::repo;
+use crate::repo::sessions::Reserved;
 use crate::state::AppState;
 
 /// How long a session lasts at most, however busy (its cookie's `Max-Age`).
@@ -22,6 +26,8 @@ pub enum SignIn {
     Refused,
     /// Too many failures: tried again no sooner than this.
     Throttled { until: DateTime<Utc> },
+    /// The process verifies as many passwords as it can at once: try again in a second.
+    Busy,
 }
 
 /// A session or form token: 256 random bits from the operating system, as 64 hex characters.
@@ -29,20 +35,41 @@ pub fn token() -> String {
     crate::ids::secret_hex::<{ crate::ids::TOKEN_BYTES }>()
 }
 
-pub async fn sign_in(st: &AppState, email: &str, password: &str) -> UseCaseResult<SignIn> {
+/// Signs in with an email and a password, from the address `from` (the platform's, never
+/// the caller's word; `None` counts under one shared unknown address).
+///
+/// Each attempt is counted before its password is verified, against two allowances
+/// (docs/security.md, "Sign-in"): `MAX_FAILURES` for the email from this address, so a
+/// stranger elsewhere cannot lock the user out, and `MAX_ADDRESS_FAILURES` for the address
+/// whatever the email, so one address cannot try many emails. An attempt that signs in (or
+/// never ran) is forgiven. The verification passes the process's gate: past it, `Busy`.
+pub async fn sign_in(st: &AppState, email: &str, password: &str, from: Option<IpAddr>) -> UseCaseResult<SignIn> {
     let store = st.store.as_ref();
     let now = st.clock.now();
     let email = normalise_email(email);
     let email_hash = hash_key(&email);
+    let address = hash_key(&from.map(|a| a.to_string()).unwrap_or_default());
     let mut accounts = repo::access::accounts_of_email(store, &email).await?;
+    accounts.truncate(crate::model::access::MAX_ACCOUNTS_PER_EMAIL);
     // An email nobody has is counted under no account ("A##SIGNIN"), like any other.
     let counted = if accounts.is_empty() { vec![String::new()] } else { accounts.clone() };
-    for a in &counted {
-        if let Some(until) = repo::sessions::throttled_until(store, a, &email_hash, now).await? {
-            return Ok(SignIn::Throttled { until });
+    let mut allowances = vec![(keys::sign_in_failures("", &format!("addr#{address}")), repo::sessions::MAX_ADDRESS_FAILURES)];
+    allowances
+        .extend(counted.iter().map(|a| (keys::sign_in_failures(a, &format!("{email_hash}#{address}")), repo::sessions::MAX_FAILURES)));
+    let mut held = Vec::new();
+    for (key, max) in allowances {
+        match repo::sessions::reserve(store, &key, max, now).await? {
+            Reserved::Taken => held.push(key),
+            Reserved::Full { until } => {
+                forgive(st, &held, now).await?;
+                return Ok(SignIn::Throttled { until });
+            }
+            Reserved::Contended => {
+                forgive(st, &held, now).await?;
+                return Ok(SignIn::Busy);
+            }
         }
     }
-    accounts.truncate(crate::model::access::MAX_ACCOUNTS_PER_EMAIL);
     let mut candidates = Vec::new();
     for a in &accounts {
         let (dir, _) = repo::access::directory(store, a).await?;
@@ -50,21 +77,37 @@ pub async fn sign_in(st: &AppState, email: &str, password: &str) -> UseCaseResul
             candidates.push((a.clone(), u.id.clone(), u.password_hash.clone()));
         }
     }
-    if candidates.is_empty() {
-        // The time of one verification all the same.
-        crate::passwords::verify(password.to_string(), None).await;
-    }
-    for (account, user_id, phc) in candidates {
-        if crate::passwords::verify(password.to_string(), Some(phc)).await {
-            let (token, csrf) = (token(), token());
-            repo::sessions::start(store, &account, &user_id, &hash_key(&token), &csrf, now).await?;
-            return Ok(SignIn::Started { token, csrf, account });
+    // An unknown email costs one verification all the same.
+    let tries: Vec<(Option<(String, String)>, Option<String>)> = if candidates.is_empty() {
+        vec![(None, None)]
+    } else {
+        candidates.into_iter().map(|(a, u, phc)| (Some((a, u)), Some(phc))).collect()
+    };
+    for (who, phc) in tries {
+        match st.passwords.verify(password.to_string(), phc).await {
+            Err(crate::passwords::Busy) => {
+                forgive(st, &held, now).await?;
+                return Ok(SignIn::Busy);
+            }
+            Ok(true) => {
+                let Some((account, user_id)) = who else { continue };
+                forgive(st, &held, now).await?;
+                let (token, csrf) = (token(), token());
+                repo::sessions::start(store, &account, &user_id, &hash_key(&token), &csrf, now).await?;
+                return Ok(SignIn::Started { token, csrf, account });
+            }
+            Ok(false) => {}
         }
     }
-    for a in &counted {
-        repo::sessions::failed(store, a, &email_hash, now).await?;
-    }
     Ok(SignIn::Refused)
+}
+
+/// Forgives the attempts taken at `at` under `keys`.
+async fn forgive(st: &AppState, keys: &[crate::store::Key], at: chrono::DateTime<Utc>) -> UseCaseResult<()> {
+    for k in keys {
+        repo::sessions::release(st.store.as_ref(), k, at, st.clock.now()).await?;
+    }
+    Ok(())
 }
 
 /// Ends the session of this cookie (an unknown or ended one: nothing to do).

@@ -108,6 +108,18 @@ pub struct Change {
     /// DELETE or for a record kept inside an account-wide item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<u64>,
+    // The role the write needed: reverting it needs the same; a change recorded without
+    // one needs ADMIN (described in the API document by openapi/glossary.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<super::access::Role>,
+}
+
+impl Change {
+    /// The role a revert of this change needs: the role its write needed (ADMIN when the
+    /// change does not say).
+    pub fn revert_role(&self) -> super::access::Role {
+        self.role.unwrap_or(super::access::Role::Admin)
+    }
 }
 
 /// The kinds of record with history, in the order `/v1/changes?kind=` lists them.

@@ -56,8 +56,16 @@ async fn authenticate(parts: &mut Parts, st: &AppState) -> Result<(Account, Prin
 /// does), its role checked against the route's, its change records naming it, and the
 /// account's request rate taken. Once per request: the result is kept in its extensions.
 pub async fn authenticate_with(parts: &mut Parts, st: &AppState, keep_alive: bool) -> Result<(Account, Principal), AppError> {
-    if let Some(found) = parts.extensions.get::<(Account, Principal)>() {
-        return Ok(found.clone());
+    let path = parts.extensions.get::<MatchedPath>().map(|p| p.as_str().to_string()).unwrap_or_default();
+    let needed = crate::api::roles::required(&parts.method, &path);
+    // Resolved earlier in this request (the Idempotency-Key layer authenticates before the
+    // unit of work exists): the same caller, its role and its change records all the same.
+    if let Some((account, principal)) = parts.extensions.get::<(Account, Principal)>().cloned() {
+        if !principal.role.allows(needed) {
+            return Err(AppError::RoleRequired(needed));
+        }
+        name_the_writer(parts, &principal, needed);
+        return Ok((account, principal));
     }
     let (account, principal) = match parts.headers.get(API_KEY_HEADER) {
         Some(v) => callers::by_key(st, v.to_str().unwrap_or("").trim()).await?.ok_or_else(unknown_key)?,
@@ -72,20 +80,24 @@ pub async fn authenticate_with(parts: &mut Parts, st: &AppState, keep_alive: boo
             None => return Err(AppError::Unauthorized(format!("the {API_KEY_HEADER} header is required"))),
         },
     };
-    let path = parts.extensions.get::<MatchedPath>().map(|p| p.as_str().to_string()).unwrap_or_default();
-    let needed = crate::api::roles::required(&parts.method, &path);
     if !principal.role.allows(needed) {
         return Err(AppError::RoleRequired(needed));
     }
-    // A write's change records name who made it, never the key.
-    if let Some(work) = parts.extensions.get::<Arc<repo::changes::Work>>() {
-        work.set_actor(principal.actor.clone());
-    }
+    name_the_writer(parts, &principal, needed);
     // The request span (see `request_span`) carries the account from here on.
     tracing::Span::current().record("account", account.id.as_str());
     st.rate_limiter.take(&account.id, st.settings.account_rate_per_sec, st.settings.account_burst, st.clock.instant())?;
     parts.extensions.insert((account.clone(), principal.clone()));
     Ok((account, principal))
+}
+
+/// A write's change records name who made it (never the key's secret) and the role the
+/// route needed, so a revert can ask for the same.
+fn name_the_writer(parts: &Parts, principal: &Principal, needed: crate::model::access::Role) {
+    if let Some(work) = parts.extensions.get::<Arc<repo::changes::Work>>() {
+        work.set_actor(principal.actor.clone());
+        work.set_role(needed);
+    }
 }
 
 fn unknown_key() -> AppError {

@@ -10,6 +10,7 @@ use axum::Json;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::api::auth::Caller;
 use crate::api::error::{AppError, AppResult, FieldError};
 use crate::api::queries::params::Params;
 use crate::api::Auth;
@@ -173,12 +174,12 @@ fn to_csv(list: &[Change]) -> AppResult<String> {
 
 #[utoipa::path(post, path = "/v1/changes/{id}/revert", tag = "changes", summary = "Revert a change",
     description = "Puts back the old values of an UPDATE, if the record is still as that change left it; otherwise 409 naming \
-        the later change. The revert is itself a change, which this answers. Write-only values and values too long to keep \
+        the later change. It needs the role the reverted write needed (the change's `role`; a demand partner's: ADMIN), else 403. The revert is itself a change, which this answers. Write-only values and values too long to keep \
         cannot be put back (409).",
     params(("id" = String, Path, description = "The change's id")),
     responses((status = 200, description = "Reverted: the revert's own change", body = Change),
         (status = 404, description = "No such change in this account"),
         (status = 409, description = "Not an UPDATE, or the record changed since (the later change named)")))]
-async fn revert(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) -> AppResult<Response> {
-    Ok(Json(changes::revert(&st, &a.id, &id).await?).into_response())
+async fn revert(Within(st): Within, Caller(a, who): Caller, Path(id): Path<String>) -> AppResult<Response> {
+    Ok(Json(changes::revert(&st, &a.id, &id, who.role).await?).into_response())
 }

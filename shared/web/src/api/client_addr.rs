@@ -69,6 +69,18 @@ pub fn caller(headers: &HeaderMap, extensions: &Extensions, trusted: &[Cidr]) ->
     Caller { addr: Some(forwarded(headers, peer, trusted)), trusted: true, device_agent: None, stitcher: false }
 }
 
+/// The request's client address (as `caller` reads it) for a handler: what the sign-in
+/// allowances count under.
+pub struct ClientAddr(pub Option<IpAddr>);
+
+impl axum::extract::FromRequestParts<crate::state::AppState> for ClientAddr {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, st: &crate::state::AppState) -> Result<Self, Self::Rejection> {
+        Ok(ClientAddr(of_parts(parts, &st.settings.trusted_proxies).addr))
+    }
+}
+
 /// The caller of a request's parts.
 pub fn of_parts(parts: &Parts, trusted: &[Cidr]) -> Caller {
     caller(&parts.headers, &parts.extensions, trusted)

@@ -244,6 +244,7 @@ impl From<UseCaseError> for AppError {
             UseCaseError::Rule(d) => d.into(),
             UseCaseError::Repo(r) => r.into(),
             UseCaseError::Forbidden(m) => AppError::Forbidden(m),
+            UseCaseError::RoleRequired(r) => AppError::RoleRequired(r),
             UseCaseError::TooLarge(e) => AppError::TooLargeField(e),
             UseCaseError::BodyTooLarge(max) => AppError::PayloadTooLarge(max),
             UseCaseError::Quota { message, retry_after } => AppError::TooManyRequests(message, retry_after),

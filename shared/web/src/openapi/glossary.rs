@@ -12,6 +12,7 @@ pub fn describe(schema: &str, property: &str) -> Option<&'static str> {
 fn specific(schema: &str, property: &str) -> Option<&'static str> {
     Some(match (schema, property) {
         ("Change", "actor") => "Who made it: a user (kind USER, their email) or an API key (kind KEY, its name); none for older changes",
+        ("Change", "role") => "The role the write needed: reverting it needs the same (a change recorded without one needs ADMIN)",
         ("ErrorBody", "status") => "The HTTP status, repeated in the body",
         ("ErrorBody", "type") => "The error's kind: ValidationError, AuthenticationError, NotFoundError, ConflictError, …",
         ("ErrorBody", "errors") => "One entry per field and broken rule (400 only)",

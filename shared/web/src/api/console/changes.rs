@@ -185,7 +185,7 @@ pub async fn revert(
     ConsoleForm(f): ConsoleForm<RevertForm>,
 ) -> ConsoleResult {
     form::guard(&user, &headers, &f.csrf)?;
-    match changes::revert(&st, &user.account.id, &id).await {
+    match changes::revert(&st, &user.account.id, &id, user.role).await {
         Ok(_) => Ok(redirect("/console/changes?reverted=1")),
         Err(e) => {
             let p = form::problems(e, &[])?;

@@ -106,6 +106,10 @@ pub fn problems(e: UseCaseError, specs: &[Spec]) -> ConsoleResult<Problems> {
     if status.is_server_error() || status == axum::http::StatusCode::TOO_MANY_REQUESTS {
         return Err(ConsoleError::Service(e));
     }
+    // Not the person's to do (a revert of an ADMIN's write): refused, not a form to correct.
+    if status == axum::http::StatusCode::FORBIDDEN {
+        return Err(e.into());
+    }
     Ok(match e {
         AppError::Validation(fields) => Problems::of_fields(fields, specs),
         AppError::PreconditionFailed(m) => Problems { list: vec![Problem { at: None, field: String::new(), message: m }], stale: true },

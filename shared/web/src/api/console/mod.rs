@@ -218,7 +218,12 @@ fn token_matches(form: &str, expected: &str) -> bool {
     !expected.is_empty() && form.len() == expected.len() && bool::from(form.as_bytes().ct_eq(expected.as_bytes()))
 }
 
-async fn sign_in(Within(st): Within, headers: HeaderMap, ConsoleForm(f): ConsoleForm<SignInForm>) -> ConsoleResult {
+async fn sign_in(
+    Within(st): Within,
+    crate::api::client_addr::ClientAddr(from): crate::api::client_addr::ClientAddr,
+    headers: HeaderMap,
+    ConsoleForm(f): ConsoleForm<SignInForm>,
+) -> ConsoleResult {
     let cookie = crate::api::auth::cookie(&headers, CSRF_COOKIE).unwrap_or_default();
     if !same_origin(&headers) || !token_matches(&f.csrf, &cookie) {
         return Err(error::ConsoleError::Forbidden(
@@ -229,7 +234,7 @@ async fn sign_in(Within(st): Within, headers: HeaderMap, ConsoleForm(f): Console
     if f.password.chars().count() > crate::model::access::PASSWORD_MAX {
         return Ok(sign_in_form(&cookie, &email, Some("Email or password is wrong."), StatusCode::UNAUTHORIZED));
     }
-    Ok(match start(&st, &email, &f.password).await? {
+    Ok(match start(&st, &email, &f.password, from).await? {
         SignIn::Started { token, .. } => {
             let mut res = redirect("/console/");
             let max_age = crate::usecases::sign_in::SESSION_MAX_AGE.num_seconds();
@@ -239,12 +244,22 @@ async fn sign_in(Within(st): Within, headers: HeaderMap, ConsoleForm(f): Console
             res
         }
         SignIn::Refused => sign_in_form(&cookie, &email, Some("Email or password is wrong."), StatusCode::UNAUTHORIZED),
+        SignIn::Busy => {
+            let mut res = sign_in_form(
+                &cookie,
+                &email,
+                Some("The service is busy signing people in: try again in a moment."),
+                StatusCode::SERVICE_UNAVAILABLE,
+            );
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            res
+        }
         SignIn::Throttled { until } => {
             let wait = (until - st.clock.now()).num_seconds().max(1);
             let mut res = sign_in_form(
                 &cookie,
                 &email,
-                Some(&format!("Too many failed sign-ins for this email: try again in {} minutes.", (wait + 59) / 60)),
+                Some(&format!("Too many failed sign-ins from here: try again in {} minutes.", (wait + 59) / 60)),
                 StatusCode::TOO_MANY_REQUESTS,
             );
             if let Ok(v) = HeaderValue::from_str(&wait.to_string()) {
