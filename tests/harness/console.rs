@@ -106,12 +106,11 @@ impl<'a> Browser<'a> {
     }
 
     /// Posts a multipart form with one file (`file`: field, file name, bytes).
+    /// The form's token goes in the action's query string, as the ad form's page puts it.
     pub async fn post_multipart(&self, path: &str, pairs: &[(&str, &str)], file: (&str, &str, &[u8])) -> Res {
         let boundary = "----console-test-boundary-7d1c2f7e";
         let mut body = Vec::new();
-        let mut all = pairs.to_vec();
-        all.push(("csrf", &self.csrf));
-        for (k, v) in all {
+        for (k, v) in pairs {
             body.extend(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n").as_bytes());
         }
         let (field, name, bytes) = file;
@@ -125,7 +124,8 @@ impl<'a> Browser<'a> {
         body.extend(format!("\r\n--{boundary}--\r\n").as_bytes());
         let cookie = self.cookie();
         let headers = [("host", CONSOLE_HOST), ("origin", CONSOLE_ORIGIN), ("cookie", cookie.as_str())];
-        self.app.send_bytes_with_headers("POST", path, &format!("multipart/form-data; boundary={boundary}"), &body, &headers).await
+        let path = format!("{path}?csrf={}", self.csrf);
+        self.app.send_bytes_with_headers("POST", &path, &format!("multipart/form-data; boundary={boundary}"), &body, &headers).await
     }
 }
 

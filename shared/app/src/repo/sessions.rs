@@ -121,6 +121,9 @@ pub async fn reserve(store: &dyn Store, key: &Key, max: usize, now: DateTime<Utc
     }
 }
 
+/// The key of one sign-in allowance (`keys::sign_in_failures`).
+pub type Allowance = Key;
+
 /// What `reserve` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reserved {

@@ -18,6 +18,8 @@ pub enum CreateAsset {
     FromUrl { name: String, uri: String },
     /// The file's bytes with its name.
     Upload { name: String, bytes: Vec<u8> },
+    /// A file already on the local disk (an upload streamed there) with its name.
+    UploadedFile { name: String, path: std::path::PathBuf },
 }
 
 fn new_asset(st: &AppState, id: &str, name: String, source: AssetSource) -> Asset {
@@ -39,19 +41,29 @@ pub async fn create(st: &AppState, account: &AccountId, cmd: CreateAsset) -> Use
         }
         CreateAsset::Upload { name, bytes } => {
             let key = Asset::object_key(account, &id, &name);
-            let ct = content_type_for(&name);
             let size = bytes.len() as u64;
-            st.blobs.put_bytes(&key, bytes, ct).await?;
-            // Stored, then probed by the asset worker (PENDING until then).
-            let mut asset = new_asset(st, &id, name, AssetSource::Upload);
-            asset.size = Some(size);
-            asset.content_type = Some(ct.into());
-            asset.object_key = Some(key);
-            repo::assets::create(st.store.as_ref(), account, &asset).await?;
-            queue_arrival(st, account, &id).await?;
-            Ok(asset)
+            st.blobs.put_bytes(&key, bytes, content_type_for(&name)).await?;
+            uploaded(st, account, &id, name, key, size).await
+        }
+        CreateAsset::UploadedFile { name, path } => {
+            let key = Asset::object_key(account, &id, &name);
+            let size = st.blobs.put_file(&key, &path, content_type_for(&name)).await?;
+            uploaded(st, account, &id, name, key, size).await
         }
     }
+}
+
+/// The record of an upload stored under `key`, then probed by the asset worker (PENDING
+/// until then).
+async fn uploaded(st: &AppState, account: &AccountId, id: &str, name: String, key: String, size: u64) -> UseCaseResult<Asset> {
+    let ct = content_type_for(&name);
+    let mut asset = new_asset(st, id, name, AssetSource::Upload);
+    asset.size = Some(size);
+    asset.content_type = Some(ct.into());
+    asset.object_key = Some(key);
+    repo::assets::create(st.store.as_ref(), account, &asset).await?;
+    queue_arrival(st, account, id).await?;
+    Ok(asset)
 }
 
 /// Queues the asset's download and probe; without a queued job the asset would stay

@@ -77,8 +77,9 @@ pub async fn sign_in(st: &AppState, email: &str, password: &str, from: Option<Ip
             candidates.push((a.clone(), u.id.clone(), u.password_hash.clone()));
         }
     }
-    // An unknown email costs one verification all the same.
-    let tries: Vec<(Option<(String, String)>, Option<String>)> = if candidates.is_empty() {
+    // An unknown email costs one verification all the same: (who, their password's hash).
+    type Try = (Option<(String, String)>, Option<String>);
+    let tries: Vec<Try> = if candidates.is_empty() {
         vec![(None, None)]
     } else {
         candidates.into_iter().map(|(a, u, phc)| (Some((a, u)), Some(phc))).collect()
@@ -103,7 +104,7 @@ pub async fn sign_in(st: &AppState, email: &str, password: &str, from: Option<Ip
 }
 
 /// Forgives the attempts taken at `at` under `keys`.
-async fn forgive(st: &AppState, keys: &[crate::store::Key], at: chrono::DateTime<Utc>) -> UseCaseResult<()> {
+async fn forgive(st: &AppState, keys: &[repo::sessions::Allowance], at: chrono::DateTime<Utc>) -> UseCaseResult<()> {
     for k in keys {
         repo::sessions::release(st.store.as_ref(), k, at, st.clock.now()).await?;
     }

@@ -26,6 +26,13 @@ pub fn limit_for(settings: &Settings, method: &Method, path: &str) -> usize {
     }
 }
 
+/// The request with its body cut off at its route's bound as it streams, whatever the
+/// reader (a multipart form's fields included): past it, the reader gets an error (413).
+pub fn bounded(settings: &Settings, req: Request) -> Request {
+    let max = limit_for(settings, req.method(), req.uri().path());
+    req.map(|body| axum::body::Body::new(http_body_util::Limited::new(body, max)))
+}
+
 /// The declared length, when the request has one.
 fn declared(req: &Request) -> Option<u64> {
     req.headers().get(header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()

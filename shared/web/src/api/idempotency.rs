@@ -33,6 +33,8 @@ pub async fn layer(Within(st): Within, req: Request, next: Next) -> Response {
     if let Some(refused) = super::body_limit::refuse_declared(&st.settings, &req) {
         return refused;
     }
+    // Declared or not (chunked), no reader gets past the route's bound.
+    let req = super::body_limit::bounded(&st.settings, req);
     if req.method() != Method::POST || !req.headers().contains_key(HEADER) {
         return next.run(req).await;
     }

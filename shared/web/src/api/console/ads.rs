@@ -25,7 +25,6 @@ use crate::usecases::{ads, reference};
 /// The ad form's fields as typed.
 #[derive(Default)]
 struct AdForm {
-    csrf: String,
     name: String,
     click: String,
 }
@@ -41,8 +40,7 @@ fn ad_form(user: &ConsoleUser, goal: &str, f: &AdForm, p: &Problems) -> Markup {
     let video_errors = p.at("video");
     html! {
         (form::summary(p))
-        form.stack method="post" action={ "/console/goals/" (goal) "/ads" } enctype="multipart/form-data" data-upload novalidate {
-            (form::csrf(user))
+        form.stack method="post" action={ "/console/goals/" (goal) "/ads?csrf=" (user.csrf) } enctype="multipart/form-data" data-upload novalidate {
             (Field { label: "Name", name: "name", kind: "text", value: &f.name, required: true, hint: None }.render(p))
             div.field {
                 label for="video" { "Video" }
@@ -83,44 +81,98 @@ fn ad_body(f: &AdForm, goal: &str, asset: &str) -> serde_json::Value {
         "creative": {"type": "standard", "insertionPoint": "preroll", "assetId": asset, "clickDestinationUri": f.click.trim()}})
 }
 
+/// The longest text field of the ad form read (a name, a URL, the token).
+const TEXT_FIELD_MAX: usize = 16 * 1024;
+
+/// An upload on the local disk, removed when dropped (stored or refused).
+struct TempUpload(std::path::PathBuf);
+
+impl Drop for TempUpload {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A field the form could not be read from: past the body's bound 413, else 400.
+fn unread(e: axum::extract::multipart::MultipartError, max: usize) -> ConsoleError {
+    use crate::api::error::AppError;
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        ConsoleError::Service(AppError::PayloadTooLarge(max))
+    } else {
+        ConsoleError::Service(AppError::Malformed(format!("the form could not be read: {e}")))
+    }
+}
+
+/// A text field, read up to `TEXT_FIELD_MAX` bytes (past it: 413, the rest unread).
+async fn text_of(field: &mut axum::extract::multipart::Field<'_>, max: usize) -> ConsoleResult<String> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(|e| unread(e, max))? {
+        if bytes.len() + chunk.len() > TEXT_FIELD_MAX {
+            return Err(ConsoleError::Service(crate::api::error::AppError::PayloadTooLarge(TEXT_FIELD_MAX)));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The ad form's token, in its action's query string: checked before a byte of the body
+/// is read.
+#[derive(serde::Deserialize, Default)]
+pub struct UploadToken {
+    #[serde(default)]
+    csrf: String,
+}
+
 /// Stores the video as an asset, then creates the ad linking it (which starts the
-/// transcode); the form's fields are checked before the upload is stored.
+/// transcode). The role (the route's) and the form's token (in the action's query string)
+/// are checked before a byte of the body is read; the file streams to a temporary file
+/// chunk by chunk, bounded whether the body declared a length or not. The other fields are
+/// checked before the upload is stored.
 pub async fn create(
     Within(st): Within,
     user: ConsoleUser,
     headers: HeaderMap,
     Path(goal): Path<String>,
+    Query(token): Query<UploadToken>,
     mut parts: Multipart,
 ) -> ConsoleResult {
+    use tokio::io::AsyncWriteExt;
+    form::guard(&user, &headers, &token.csrf)?;
     let mut f = AdForm::default();
-    let mut video: Option<(String, Vec<u8>)> = None;
+    let mut video: Option<(String, TempUpload)> = None;
     let max = st.settings.upload_max_bytes;
-    loop {
-        let field = match parts.next_field().await {
-            Ok(Some(field)) => field,
-            Ok(None) => break,
-            Err(e) => {
-                return Err(ConsoleError::Service(crate::api::error::AppError::Malformed(format!("the form could not be read: {e}"))))
-            }
-        };
+    while let Some(mut field) = parts.next_field().await.map_err(|e| unread(e, max))? {
         let name = field.name().unwrap_or("").to_string();
-        if name == "video" {
-            let file = field.file_name().unwrap_or("").to_string();
-            match field.bytes().await {
-                Ok(b) if b.len() <= max => video = Some((file, b.to_vec())).filter(|(_, b)| !b.is_empty()),
-                _ => return Err(ConsoleError::Service(crate::api::error::AppError::PayloadTooLarge(max))),
-            }
-        } else {
-            let text = field.text().await.unwrap_or_default();
+        if name != "video" {
+            let text = text_of(&mut field, max).await?;
             match name.as_str() {
-                "csrf" => f.csrf = text,
                 "name" => f.name = text,
                 "click" => f.click = text,
                 _ => {}
             }
+            continue;
+        }
+        let file = field.file_name().unwrap_or("").to_string();
+        let tmp = TempUpload(std::env::temp_dir().join(format!("console-upload-{}", crate::ids::new_id())));
+        let stored = |e: std::io::Error| {
+            ConsoleError::Service(crate::api::error::AppError::internal(crate::cause::Cause::msg(format!(
+                "the upload could not be kept: {e}"
+            ))))
+        };
+        let mut out = tokio::fs::File::create(&tmp.0).await.map_err(stored)?;
+        let mut total = 0usize;
+        while let Some(chunk) = field.chunk().await.map_err(|e| unread(e, max))? {
+            total += chunk.len();
+            if total > max {
+                return Err(ConsoleError::Service(crate::api::error::AppError::PayloadTooLarge(max)));
+            }
+            out.write_all(&chunk).await.map_err(stored)?;
+        }
+        out.flush().await.map_err(stored)?;
+        if total > 0 {
+            video = Some((file, tmp));
         }
     }
-    form::guard(&user, &headers, &f.csrf)?;
     // The fields first (with a stand-in asset), so nothing is stored for a refused form.
     let mut errors = parse_write(&ad_body(&f, &goal, "00000000-0000-0000-0000-000000000000")).err().unwrap_or_default();
     let file = match &video {
@@ -139,10 +191,10 @@ pub async fn create(
     if !errors.is_empty() {
         return new_page(&st, &user, &goal, &f, &Problems::of_fields(errors, SPECS)).await;
     }
-    let (Some(file), Some((_, bytes))) = (file, video) else { return new_page(&st, &user, &goal, &f, &Problems::default()).await };
+    let (Some(file), Some((_, upload))) = (file, video) else { return new_page(&st, &user, &goal, &f, &Problems::default()).await };
     let a = &user.account;
     let made = async {
-        let asset = assets::create(&st, &a.id, CreateAsset::Upload { name: file, bytes }).await?;
+        let asset = assets::create(&st, &a.id, CreateAsset::UploadedFile { name: file, path: upload.0.clone() }).await?;
         let input = parse_write(&ad_body(&f, &goal, &asset.id)).map_err(crate::usecases::UseCaseError::validation)?;
         ads::create(&st, &a.id, input).await
     };
