@@ -24,7 +24,8 @@ cleanup() {
     kill "$SERVER" 2>/dev/null || true
     wait "$SERVER" 2>/dev/null || true
   fi
-  pkill -f "stub_bidders -- $BIDDER_PORT" 2>/dev/null || true
+  # `cargo run --example stub_bidders -- <port>` and the example it runs (`stub_bidders <port>`).
+  pkill -f "stub_bidders (-- )?$BIDDER_PORT" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT

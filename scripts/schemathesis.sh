@@ -20,6 +20,8 @@ if [ ! -x "$VENV/bin/schemathesis" ]; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'schemathesis>=4.3,<5'
 fi
+# ST_INSTALL_ONLY=1: only the install (the test command installs once, then runs two at once).
+[ -z "${ST_INSTALL_ONLY:-}" ] || exit 0
 # The test command builds it first (LOCAL_SERVER_BUILT=1), while clippy holds cargo's lock.
 [ -n "${LOCAL_SERVER_BUILT:-}" ] || cargo build --quiet -p local
 PORT=${ST_PORT:-3997}

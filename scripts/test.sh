@@ -162,13 +162,25 @@ phase "per store: embedded ${emb} passed, ${emb_f} failed; dynamodb (moto) ${dyn
 phase "cargo test took $((END - START)) s"
 [ "$STATUS" -eq 0 ] || exit "$STATUS"
 
-# The OpenAPI contract from outside: schemathesis against the local server (scripts/schemathesis.sh).
-# 20 examples per operation here (the script's default is 30): the test command stays within
-# CI's time budget (docs/testing.md); `EXAMPLES=100 ./scripts/schemathesis.sh` for a deeper run.
-phase "schemathesis against the local server's /openapi.json (embedded store)"
-EXAMPLES=${EXAMPLES:-20} ./scripts/schemathesis.sh
-phase "schemathesis against the local server on DynamoDB, S3 and SQS (moto), in eu-west-1"
-EXAMPLES=${EXAMPLES:-20} ST_STORE=dynamodb AWS_REGION=eu-west-1 ./scripts/schemathesis.sh
+# The OpenAPI contract from outside: schemathesis against the local server (scripts/schemathesis.sh),
+# on the embedded store and on DynamoDB, S3 and SQS (moto, eu-west-1), the two side by side (each
+# mostly waits on its server). 20 examples per operation on the embedded store (the script's
+# default is 30), 10 on moto (the wire path; the generated inputs are the embedded run's too): the
+# test command stays within CI's time budget (docs/testing.md); `EXAMPLES=100
+# ./scripts/schemathesis.sh` for a deeper run.
+phase "schemathesis against the local server's /openapi.json: embedded store and moto, side by side"
+ST_INSTALL_ONLY=1 ./scripts/schemathesis.sh
+free_port() { "$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+EXAMPLES=${EXAMPLES:-20} ST_PORT=$(free_port) ./scripts/schemathesis.sh > target/schemathesis-embedded.log 2>&1 &
+ST_EMBEDDED=$!
+EXAMPLES=${EXAMPLES_MOTO:-10} ST_PORT=$(free_port) ST_STORE=dynamodb AWS_REGION=eu-west-1 ./scripts/schemathesis.sh > target/schemathesis-moto.log 2>&1 &
+ST_MOTO=$!
+ST_RC=0
+wait "$ST_EMBEDDED" || ST_RC=1
+echo "--- schemathesis, embedded store"; cat target/schemathesis-embedded.log
+wait "$ST_MOTO" || ST_RC=1
+echo "--- schemathesis, DynamoDB, S3 and SQS (moto)"; cat target/schemathesis-moto.log
+[ "$ST_RC" -eq 0 ] || { phase "schemathesis failed"; exit 1; }
 
 # What ran beside: clippy's verdict, the fuzz build, and the doc tests (cargo's lock is free now).
 phase "waiting for clippy and the fuzz build"
