@@ -108,6 +108,23 @@ both_stores! {
         assert!(svg.body.contains("Morning"), "the session reads the chart");
     }
 
+    async fn a_viewer_runs_a_forecast_as_the_api_lets_them(app: TestApp) {
+        // A forecast is a read: the API lets a VIEWER run one, and so does the console.
+        let b = person(&app, "ann@a.example", "TRAFFICKER").await;
+        let c = campaign(&b, "Spring").await;
+        let v = person(&app, "vic@a.example", "VIEWER").await;
+        let page = v.get(&format!("/console/forecasts?campaign={c}")).await;
+        page.expect(200);
+        assert!(page.body.contains("Run forecast") && page.body.contains("Run campaign forecast"), "{}", page.body);
+        let (today, _) = local_now(&app, "Europe/Stockholm");
+        let start = (today + api_tests::chrono::Duration::days(2)).to_string();
+        let end = (today + api_tests::chrono::Duration::days(9)).to_string();
+        let dc = format!("{}-dc-desktop", app.a.id);
+        let r = v.post("/console/forecasts", &[("campaign", &c), ("name", "Proposed"), ("start", &start), ("end", &end), ("kind", "IMPRESSION"),
+            ("value", "20000"), ("format", "preroll_standard"), ("device", &dc), ("category", "")]).await;
+        r.expect(303);
+    }
+
     async fn a_proposed_goal_forecast_runs_to_its_chart_and_stays_listed(app: TestApp) {
         let b = person(&app, "ann@a.example", "TRAFFICKER").await;
         let c = campaign(&b, "Spring").await;

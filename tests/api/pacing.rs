@@ -102,6 +102,9 @@ both_stores! {
         let svg = app.get(&format!("/v3/goals/{g}/pacing.svg")).await;
         svg.expect(200);
         assert_eq!(svg.header("content-type"), Some("image/svg+xml"));
+        // Inert when opened directly: never sniffed, nothing loaded or run.
+        assert_eq!(svg.header("x-content-type-options"), Some("nosniff"));
+        assert!(svg.header("content-security-policy").is_some_and(|c| c.contains("default-src 'none'")), "{:?}", svg.headers);
         for label in ["target 100k", "shortfall", "class=\"plan\"", "class=\"delivered\"", "class=\"expected\"", "class=\"band\""] {
             assert!(svg.body.contains(label), "{label} not in the chart");
         }

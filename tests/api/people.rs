@@ -159,6 +159,13 @@ both_stores! {
         let forged = app.send_with_headers("POST", "/api/1.0/campaign", None, Some("application/xml"), &bean,
             &[("host", HOST), ("origin", "https://evil.example"), ("cookie", &cookie)]).await;
         forged.expect(403);
+        // Without an Origin, or with a forwarded host a client wrote, or over plain http
+        // where the request came over https: refused all the same.
+        app.send_with_headers("POST", "/api/1.0/campaign", None, Some("application/xml"), &bean, &[("host", HOST), ("cookie", &cookie)]).await.expect(403);
+        app.send_with_headers("POST", "/api/1.0/campaign", None, Some("application/xml"), &bean,
+            &[("host", HOST), ("x-forwarded-host", "evil.example"), ("origin", "http://evil.example"), ("cookie", &cookie)]).await.expect(403);
+        app.send_with_headers("POST", "/api/1.0/campaign", None, Some("application/xml"), &bean,
+            &[("host", HOST), ("x-forwarded-proto", "https"), ("origin", ORIGIN), ("cookie", &cookie)]).await.expect(403);
         // The change names the user.
         let changes = app.get(&format!("/v1/changes?actorId={id}")).await;
         changes.expect(200);

@@ -129,13 +129,21 @@ pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|c| c.value().to_string())
 }
 
-/// Whether the request's `Origin` (when sent; a browser sends it with every POST) names the
-/// host the request was sent to.
+/// Whether the request's `Origin` is this site: the scheme the request came over (https
+/// when API Gateway or a proxy says so in `X-Forwarded-Proto`) and the host it was sent to
+/// (`Host`, never a forwarded host a client can write). A write without an `Origin` is
+/// refused: every browser sends one with a POST.
 pub fn same_origin(headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else { return true };
-    let host = headers.get("x-forwarded-host").or_else(|| headers.get(header::HOST)).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let origin_host = origin.split_once("://").map(|(_, h)| h).unwrap_or("");
-    !host.is_empty() && origin_host.eq_ignore_ascii_case(host)
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else { return false };
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let https = headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).is_some_and(|p| p.eq_ignore_ascii_case("https"));
+    let Some((scheme, origin_host)) = origin.split_once("://") else { return false };
+    let scheme_ok = if https {
+        scheme.eq_ignore_ascii_case("https")
+    } else {
+        scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+    };
+    scheme_ok && !host.is_empty() && origin_host.eq_ignore_ascii_case(host)
 }
 
 /// The state a handler works with: the process's, within the request's unit of work when

@@ -1,7 +1,9 @@
 //! The CSV answers (change history, delivery reports): RFC 4180 as the csv crate writes it,
 //! with CRLF lines, and every cell neutralised against formula injection (OWASP): a cell
-//! that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a
-//! leading `'`, so a spreadsheet shows it as text and never evaluates it. Numbers (`-3.5`)
+//! that begins with `=`, `+`, `-`, `@`, a tab or a carriage return, after any leading
+//! spaces, or with their full-width forms (`＝ ＋ － ＠`, which spreadsheets read as the
+//! same), is written with a leading `'`, so a spreadsheet shows it as text and never
+//! evaluates it. Numbers (`-3.5`)
 //! and the lone `-` of a report's "none" are left as they are: no spreadsheet reads either
 //! as a formula.
 
@@ -11,7 +13,8 @@ use crate::api::error::AppError;
 
 /// A cell as it is written.
 pub fn cell(s: &str) -> Cow<'_, str> {
-    let trigger = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    const TRIGGERS: [char; 10] = ['=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠'];
+    let trigger = s.trim_start_matches([' ', '\u{3000}']).starts_with(TRIGGERS);
     if !trigger || s == "-" || s.parse::<f64>().is_ok_and(f64::is_finite) {
         Cow::Borrowed(s)
     } else {
@@ -66,6 +69,13 @@ mod tests {
             ("-", "-"),
             ("Spring", "Spring"),
             ("a=b", "a=b"),
+            (" =1+1", "' =1+1"),
+            ("   @SUM(A1)", "'   @SUM(A1)"),
+            ("＝1+1", "'＝1+1"),
+            ("＋1", "'＋1"),
+            ("－1", "'－1"),
+            ("＠SUM(A1)", "'＠SUM(A1)"),
+            ("\u{3000}=1", "'\u{3000}=1"),
         ] {
             assert_eq!(cell(raw), out, "{raw:?}");
         }

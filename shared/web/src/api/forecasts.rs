@@ -110,5 +110,5 @@ async fn chart(Within(st): Within, Auth(a): Auth, Path((kind, id)): Path<(String
         Report::Inventory(r) => chart::inventory_svg(&r),
         Report::Campaign(r) => chart::campaign_svg(&r),
     };
-    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
+    Ok(crate::charts::svg_response(svg, 0))
 }

@@ -23,6 +23,8 @@ pub const TABLE: &[(&str, Methods, Role)] = &[
     ("/api/2.0/forecast/campaign", Methods::Post, Role::Viewer),
     ("/api/2.0/forecast/inventory", Methods::Post, Role::Viewer),
     ("/api/2.0/forecast/job/{id}/cancel", Methods::Post, Role::Viewer),
+    ("/console/forecasts", Methods::Post, Role::Viewer),
+    ("/console/forecasts/campaign", Methods::Post, Role::Viewer),
     // People and keys: ADMIN's, reads included.
     ("/v1/users", Methods::All, Role::Admin),
     ("/v1/users/{id}", Methods::All, Role::Admin),

@@ -176,35 +176,34 @@ async fn render(st: &AppState, user: &ConsoleUser, f: &ProposedGoal, p: &Problem
     let (devices, cats) = options(st, a).await?;
     let body = html! {
         h1 { "Forecasts" }
-        @if user.writes() {
-            @match &campaign {
-                Some(c) => {
-                    h2 { "Forecast " (c.name) }
-                    p { "Its goals proposed again from a day ahead to their ends, for what each has left to deliver, with their targeting; the campaign's own goals leave the competition." }
-                    form method="post" action="/console/forecasts/campaign" {
-                        (form::csrf(user))
-                        input type="hidden" name="campaign" value=(c.id);
-                        button type="submit" { "Run campaign forecast" }
-                    }
-                    h2 { "Forecast a proposed goal of " (c.name) }
-                    p { "The goal is forecast in this campaign, against everything the account already books. Dates are days of " (form::zone_name(a)) "; a forecast starts at least a day ahead." }
-                    (form::summary(p))
-                    form.stack method="post" action="/console/forecasts" {
-                        (form::csrf(user))
-                        input type="hidden" name="campaign" value=(c.id);
-                        (Field { label: "Goal name", name: "name", kind: "text", value: &f.name, required: true, hint: None }.render(p))
-                        (Field { label: "Start", name: "start", kind: "date", value: &f.start, required: true, hint: None }.render(p))
-                        (Field { label: "End", name: "end", kind: "date", value: &f.end, required: true, hint: Some("The goal ends at this day's start.") }.render(p))
-                        (Select { label: "Type", name: "kind", options: &pairs(KINDS), selected: &f.kind, hint: None }.render(p))
-                        (Field { label: "Goal value", name: "value", kind: "text", value: &f.value, required: true, hint: None }.render(p))
-                        (Select { label: "Format", name: "format", options: &pairs(FORMATS), selected: &f.format, hint: None }.render(p))
-                        (Select { label: "Device", name: "device", options: &devices, selected: &f.device, hint: None }.render(p))
-                        (Select { label: "Category", name: "category", options: &cats, selected: &f.category, hint: None }.render(p))
-                        button type="submit" { "Run forecast" }
-                    }
+        // A forecast is a read (the API lets a VIEWER run one): every role may run one.
+        @match &campaign {
+            Some(c) => {
+                h2 { "Forecast " (c.name) }
+                p { "Its goals proposed again from a day ahead to their ends, for what each has left to deliver, with their targeting; the campaign's own goals leave the competition." }
+                form method="post" action="/console/forecasts/campaign" {
+                    (form::csrf(user))
+                    input type="hidden" name="campaign" value=(c.id);
+                    button type="submit" { "Run campaign forecast" }
                 }
-                None => p { "To forecast a proposed goal, open its campaign and choose " strong { "Forecasts of this campaign" } ". " a href="/console/campaigns" { "Campaigns" } }
+                h2 { "Forecast a proposed goal of " (c.name) }
+                p { "The goal is forecast in this campaign, against everything the account already books. Dates are days of " (form::zone_name(a)) "; a forecast starts at least a day ahead." }
+                (form::summary(p))
+                form.stack method="post" action="/console/forecasts" {
+                    (form::csrf(user))
+                    input type="hidden" name="campaign" value=(c.id);
+                    (Field { label: "Goal name", name: "name", kind: "text", value: &f.name, required: true, hint: None }.render(p))
+                    (Field { label: "Start", name: "start", kind: "date", value: &f.start, required: true, hint: None }.render(p))
+                    (Field { label: "End", name: "end", kind: "date", value: &f.end, required: true, hint: Some("The goal ends at this day's start.") }.render(p))
+                    (Select { label: "Type", name: "kind", options: &pairs(KINDS), selected: &f.kind, hint: None }.render(p))
+                    (Field { label: "Goal value", name: "value", kind: "text", value: &f.value, required: true, hint: None }.render(p))
+                    (Select { label: "Format", name: "format", options: &pairs(FORMATS), selected: &f.format, hint: None }.render(p))
+                    (Select { label: "Device", name: "device", options: &devices, selected: &f.device, hint: None }.render(p))
+                    (Select { label: "Category", name: "category", options: &cats, selected: &f.category, hint: None }.render(p))
+                    button type="submit" { "Run forecast" }
+                }
             }
+            None => p { "To forecast a proposed goal, open its campaign and choose " strong { "Forecasts of this campaign" } ". " a href="/console/campaigns" { "Campaigns" } }
         }
         h2 { "Recent forecasts" }
         @if jobs.is_empty() { p { "No forecasts in the last 14 days." } }

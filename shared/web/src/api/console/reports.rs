@@ -6,7 +6,7 @@
 
 use super::error::ConsoleResult;
 use axum::extract::RawQuery;
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::{Days, NaiveDate};
 use maud::{html, Markup};
@@ -215,11 +215,7 @@ pub async fn chart(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQu
         Err(e) => return crate::api::error::AppError::Validation(e).into_response(),
     };
     match report(&st, &a.id, &spec).await {
-        Ok(rows) => (
-            [(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "private, max-age=60")],
-            delivery_svg(&title(&spec), &buckets(&spec, &rows)),
-        )
-            .into_response(),
+        Ok(rows) => crate::charts::svg_response(delivery_svg(&title(&spec), &buckets(&spec, &rows)), 60),
         Err(e) => crate::api::error::AppError::from(e).into_response(),
     }
 }

@@ -3,7 +3,6 @@
 
 use crate::api::Within;
 use axum::extract::{Path, RawQuery};
-use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::{DateTime, Utc};
@@ -90,5 +89,5 @@ pub async fn goal_pacing_svg(Within(st): Within, Auth(a): Auth, Path(id): Path<S
         p.projection.as_ref(),
         p.flight.target,
     );
-    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
+    Ok(crate::charts::svg_response(svg, 0))
 }
