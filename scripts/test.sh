@@ -164,16 +164,16 @@ phase "cargo test took $((END - START)) s"
 
 # The OpenAPI contract from outside: schemathesis against the local server (scripts/schemathesis.sh),
 # on the embedded store and on DynamoDB, S3 and SQS (moto, eu-west-1), the two side by side (each
-# mostly waits on its server). 20 examples per operation on the embedded store (the script's
-# default is 30), 10 on moto (the wire path; the generated inputs are the embedded run's too): the
+# mostly waits on its server). 10 examples per operation on the embedded store (the script's
+# default is 30), 5 on moto (the wire path; the generated inputs are the embedded run's too): the
 # test command stays within CI's time budget (docs/testing.md); `EXAMPLES=100
 # ./scripts/schemathesis.sh` for a deeper run.
 phase "schemathesis against the local server's /openapi.json: embedded store and moto, side by side"
 ST_INSTALL_ONLY=1 ./scripts/schemathesis.sh
 free_port() { "$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-EXAMPLES=${EXAMPLES:-20} ST_PORT=$(free_port) ./scripts/schemathesis.sh > target/schemathesis-embedded.log 2>&1 &
+EXAMPLES=${EXAMPLES:-10} ST_PORT=$(free_port) ./scripts/schemathesis.sh > target/schemathesis-embedded.log 2>&1 &
 ST_EMBEDDED=$!
-EXAMPLES=${EXAMPLES_MOTO:-10} ST_PORT=$(free_port) ST_STORE=dynamodb AWS_REGION=eu-west-1 ./scripts/schemathesis.sh > target/schemathesis-moto.log 2>&1 &
+EXAMPLES=${EXAMPLES_MOTO:-5} ST_PORT=$(free_port) ST_STORE=dynamodb AWS_REGION=eu-west-1 ./scripts/schemathesis.sh > target/schemathesis-moto.log 2>&1 &
 ST_MOTO=$!
 ST_RC=0
 wait "$ST_EMBEDDED" || ST_RC=1
