@@ -192,9 +192,12 @@ phase "cargo clippy --workspace --all-targets -- -D warnings: clean"
 cargo test --workspace --locked --doc --quiet
 
 # The README's and the operations guide's blocks, pasted in order against a fresh local
-# server, as a new user would (scripts/check-docs.sh).
-phase "the README's and the operations guide's blocks, in order (scripts/check-docs.sh)"
-LOCAL_SERVER_BUILT=1 ./scripts/check-docs.sh
+# server, as a new user would (scripts/check-docs.sh), beside the bench scripts' smoke runs
+# and the fuzz targets: the blocks mostly wait on their server, so the three share the run's
+# last minutes instead of following one another.
+phase "the README's and the operations guide's blocks (scripts/check-docs.sh), beside the bench smoke runs and the fuzz targets"
+LOCAL_SERVER_BUILT=1 ./scripts/check-docs.sh > target/check-docs.log 2>&1 &
+DOCS=$!
 
 # The bench scripts, each run as written for a second on the debug build (scripts/bench-smoke.sh).
 phase "the bench scripts' smoke runs (scripts/bench-smoke.sh)"
@@ -203,6 +206,11 @@ phase "the bench scripts' smoke runs (scripts/bench-smoke.sh)"
 # The fuzz targets, each for a bounded time on the committed corpus (scripts/fuzz.sh; built above).
 phase "fuzzing (each target ${FUZZ_SECONDS:-10} s)"
 FUZZ_SECONDS=${FUZZ_SECONDS:-10} ./scripts/fuzz.sh
+
+DOCS_RC=0
+wait "$DOCS" || DOCS_RC=$?
+echo "--- scripts/check-docs.sh"; cat target/check-docs.log
+[ "$DOCS_RC" -eq 0 ] || { phase "the README's or the operations guide's blocks failed"; exit 1; }
 
 # The run leaves no process behind: moto and the jobs beside are stopped, then every process
 # that carries this run's mark is one it left running (a server a script forgot).

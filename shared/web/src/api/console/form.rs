@@ -72,8 +72,8 @@ impl Problems {
         Problems { list: vec![Problem { at: None, field: String::new(), message: message.into() }], stale: false }
     }
 
-    /// A form that came without its version, or with one that is no number: refused as
-    /// stale (nothing is saved over a record the person may not have seen).
+    /// A form that came without its version, or with one that is no number: refused
+    /// (nothing is saved over a record the person may not have seen).
     pub fn no_version() -> Problems {
         Problems::general("The form did not say which version of the record it edits: reload the page and edit again.")
     }
@@ -255,7 +255,7 @@ pub fn parse_local(a: &Account, v: &str) -> Option<DateTime<Utc>> {
 }
 
 /// The version an edit form was read at (its hidden `version` field); a blank or missing
-/// one is `None`, and the form is refused as stale.
+/// one is `None`, and the form is refused (`Problems::no_version`).
 pub fn version(v: &str) -> Option<u64> {
     v.trim().parse::<u64>().ok()
 }
