@@ -26,11 +26,27 @@ TREE_BEFORE=$(git status --porcelain 2>/dev/null || true)
 # left (scripts/leftovers.py), whatever parent it was reparented to.
 export TEST_RUN_MARK="test-run-$$-$RUN_START"
 
-if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/cfn-lint" ]; then
-  phase "installing moto[server] and cfn-lint into .venv"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check 'moto[server]>=5.1,<6' 'cfn-lint>=1,<2'
-fi
+# The two Python venvs (moto and cfn-lint; the SAM CLI) install in the background while the
+# gates and the test build run: they wait on the network and pip, the build on the CPU
+# (about a minute of the run saved); the run waits for them before it uses either.
+SAM_VENV="$ROOT/.venv-sam"
+install_venvs() {
+  if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/cfn-lint" ]; then
+    echo "installing moto[server] and cfn-lint into .venv"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check 'moto[server]>=5.1,<6' 'cfn-lint>=1,<2'
+  fi
+  if [ ! -x "$SAM_VENV/bin/sam" ]; then
+    echo "installing aws-sam-cli into .venv-sam"
+    python3 -m venv "$SAM_VENV"
+    "$SAM_VENV/bin/pip" install --quiet --disable-pip-version-check 'aws-sam-cli>=1.100,<2'
+  fi
+}
+phase "the Python venvs (moto, cfn-lint; the SAM CLI), installed in the background"
+# A session of its own, so that a run that stops early stops pip too.
+VENV="$VENV" SAM_VENV="$SAM_VENV" setsid bash -c "set -euo pipefail; $(declare -f install_venvs); install_venvs" > target/venvs.log 2>&1 &
+VENVS=$!
+trap 'kill -- "-$VENVS" 2>/dev/null || true' EXIT
 
 # Debian packages the tests run: ffmpeg/ffprobe (the media pipeline; every test clip is
 # made by ffmpeg), Chromium (the browser test), rsvg-convert (renders the charts to PNG),
@@ -65,17 +81,26 @@ python3 scripts/module-cycles.py
 phase "the paths and names docs/architecture.md gives exist (scripts/doc-paths.py)"
 python3 scripts/doc-paths.py
 
+START=$(date +%s)
+# The test binaries are built first and then run without cargo, so that cargo's build lock is
+# free for two jobs that run beside them at the lowest CPU priority: clippy (on this target
+# directory) and the fuzz targets' build (fuzz/target). An HTTP test mostly waits (on moto, a
+# worker, a bidder stub), so they use the CPU the tests leave idle; a failure of either fails
+# the run once the tests are done (docs/testing.md, "Time budget").
+phase "cargo test --no-run (the test binaries) and the local server for schemathesis"
+cargo test --workspace --locked --no-run --message-format=json-render-diagnostics > target/test-build.json
+cargo build --locked --quiet -p local
+export LOCAL_SERVER_BUILT=1
+phase "waiting for the Python venvs"
+VENVS_RC=0
+wait "$VENVS" || VENVS_RC=$?
+cat target/venvs.log
+[ "$VENVS_RC" -eq 0 ] || { phase "installing the Python venvs failed"; exit 1; }
 phase "cfn-lint template.yaml"
 "$VENV/bin/cfn-lint" template.yaml
 echo "cfn-lint: template.yaml clean"
 
 # sam validate --lint, offline (the SAM transform runs locally; dummy credentials).
-SAM_VENV="$ROOT/.venv-sam"
-if [ ! -x "$SAM_VENV/bin/sam" ]; then
-  phase "installing aws-sam-cli into .venv-sam"
-  python3 -m venv "$SAM_VENV"
-  "$SAM_VENV/bin/pip" install --quiet --disable-pip-version-check 'aws-sam-cli>=1.100,<2'
-fi
 phase "sam validate --lint"
 SAM_CLI_TELEMETRY=0 AWS_REGION=eu-west-1 AWS_DEFAULT_REGION=eu-west-1 AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
   "$SAM_VENV/bin/sam" validate --lint
@@ -115,16 +140,6 @@ export AWS_ENDPOINT_URL="http://127.0.0.1:$PORT"
 export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
 export TEST_TABLE_NAME="adserver-test"
 
-START=$(date +%s)
-# The test binaries are built first and then run without cargo, so that cargo's build lock is
-# free for two jobs that run beside them at the lowest CPU priority: clippy (on this target
-# directory) and the fuzz targets' build (fuzz/target). An HTTP test mostly waits (on moto, a
-# worker, a bidder stub), so they use the CPU the tests leave idle; a failure of either fails
-# the run once the tests are done (docs/testing.md, "Time budget").
-phase "cargo test --no-run (the test binaries) and the local server for schemathesis"
-cargo test --workspace --locked --no-run --message-format=json-render-diagnostics > target/test-build.json
-cargo build --locked --quiet -p local
-export LOCAL_SERVER_BUILT=1
 mapfile -t TEST_BINARIES < <(python3 scripts/test_binaries.py target/test-build.json)
 phase "beside the tests, at the lowest priority: cargo clippy --workspace --all-targets -- -D warnings, then the fuzz build"
 rm -f target/clippy.rc target/fuzz-build.rc
