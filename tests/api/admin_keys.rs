@@ -24,7 +24,7 @@ both_stores! {
         assert_eq!(seeded[0].fingerprint.len(), acc::FINGERPRINT_LEN);
         assert!(!seeded[0].fingerprint.is_empty() && !app.a.key.contains(&seeded[0].fingerprint), "a fingerprint is not the key");
 
-        let k2 = acc::create_key(store, &a, "reporting".into(), web::model::access::Role::Viewer, now).await.unwrap().key;
+        let k2 = acc::create_key(store, &a, "reporting".into(), web::model::access::Role::Viewer, None, now).await.unwrap().key;
         assert_eq!(status_with(&app, &k2).await, 200);
         let listed = acc::list_keys(store, &a).await.unwrap();
         assert_eq!(listed.len(), 2);
@@ -45,7 +45,7 @@ both_stores! {
         assert_eq!(status_with(&app, &app.a.key).await, 401);
         assert_eq!(acc::list_keys(store, &a).await.unwrap().len(), 1);
         // An unknown account gets no key.
-        assert!(acc::create_key(store, "no-such-account", "x".into(), web::model::access::Role::Admin, now).await.is_err());
+        assert!(acc::create_key(store, "no-such-account", "x".into(), web::model::access::Role::Admin, None, now).await.is_err());
     }
 }
 

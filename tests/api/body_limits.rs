@@ -71,7 +71,7 @@ one_store! {
         settings.account_rate_per_sec = 0.01;
         settings.account_burst = 5.0;
         let (_, routes) = web::api::groups::ALL.iter().find(|(n, _)| *n == "clients").unwrap();
-        let router = web::api::finish(routes().router, app.state.clone().with_settings(settings));
+        let router = web::api::finish(routes(), app.state.clone().with_settings(settings));
         let get = |key: String| {
             let router = router.clone();
             async move {

@@ -149,7 +149,7 @@ async fn every_event_file_runs_through_its_function() {
         seen_groups.insert(*group_name);
         let req = lambda_http::request::from_str(&fill(text, &vars)).unwrap_or_else(|e| panic!("{name}: not an API Gateway event: {e}"));
         let req = req.map(|b| axum::body::Body::from(b.to_vec()));
-        let router = web::api::finish(group().router, st.clone());
+        let router = web::api::finish(group(), st.clone());
         let res = router.oneshot(req).await.unwrap();
         let status = res.status().as_u16();
         let body = res.into_body().collect().await.unwrap().to_bytes();

@@ -26,7 +26,7 @@ impl ForecastFunction {
         let (queue, receivers) = web::queue::InProcessQueue::new();
         let state = app.state.clone().with_queue(Arc::new(queue));
         let (_, routes) = web::api::groups::ALL.iter().find(|(name, _)| *name == "forecast").expect("forecast group");
-        ForecastFunction { router: web::api::finish(routes().router, state), _receivers: receivers }
+        ForecastFunction { router: web::api::finish(routes(), state), _receivers: receivers }
     }
 
     async fn call(&self, method: &str, path: &str, key: &str, body: &Value) -> (u16, axum::http::HeaderMap, String) {

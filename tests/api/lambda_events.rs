@@ -21,7 +21,7 @@ async fn invoke(app: &TestApp, group: &str, method: &str, path: &str, query: &st
     let req = req.map(|b| axum::body::Body::from(b.to_vec()));
     // The router of the one group this Lambda serves, over the test's store.
     let (_, routes) = web::api::groups::ALL.iter().find(|(name, _)| *name == group).expect("group");
-    let router = web::api::finish(routes().router, app.state.clone());
+    let router = web::api::finish(routes(), app.state.clone());
     let res = router.oneshot(req).await.expect("infallible");
     let status = res.status().as_u16();
     let bytes = res.into_body().collect().await.expect("body").to_bytes();

@@ -249,7 +249,7 @@ both_stores! {
         let other = user(&app, "eve@example.com", "VIEWER", password).await;
         let (_, eve) = sign_in(&app, "eve@example.com", password).await;
         let eve = eve.expect("signed in");
-        let pw = json!({"password": "eve's new password"}).to_string();
+        let pw = json!({"password": "eve's new password", "currentPassword": password}).to_string();
         as_session(&app, "POST", &format!("/v1/users/{id}/password"), &eve, Some("application/json"), &pw).await.expect(403);
         as_session(&app, "POST", &format!("/v1/users/{other}/password"), &eve, Some("application/json"), &pw).await.expect(204);
         sign_in(&app, "eve@example.com", "eve's new password").await.0.expect(303);

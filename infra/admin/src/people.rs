@@ -42,7 +42,8 @@ pub async fn keys(store: Arc<dyn Store>, cmd: &str, args: &[String], usage: &str
     let store = store.as_ref();
     match cmd {
         "create-key" => {
-            let created = acc::create_key(store, account, arg.unwrap_or("API key").to_string(), role(role_arg)?, now).await.map_err(e)?;
+            let created =
+                acc::create_key(store, account, arg.unwrap_or("API key").to_string(), role(role_arg)?, None, now).await.map_err(e)?;
             eprintln!("key {} ({}) made; it is shown this once:", created.id, created.role.as_str());
             println!("{}", created.key);
         }

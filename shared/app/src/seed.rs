@@ -299,7 +299,12 @@ async fn apply_account(store: &dyn Store, a: &SeedAccount, tick: &(dyn Fn() + Se
             continue;
         }
         let label = a.api_key_name.clone().unwrap_or_else(|| "seeded".into());
-        let rec = KeyRecord { account_id: id.clone(), label: Some(label), created: Some(chrono::Utc::now()), role: None };
+        let rec = KeyRecord {
+            account_id: id.clone(),
+            label: Some(label),
+            created: Some(chrono::Utc::now()),
+            role: Some(crate::model::access::Role::Admin),
+        };
         store.put(repo::accounts::key_item(&hash, &rec).map_err(inv)?, Cond::NotExists).await?;
         repo::access::adopt_key(store, id, &hash, &rec).await.map_err(|e| StoreError::Invalid(e.to_string()))?;
         tick();

@@ -71,6 +71,7 @@ wire_enum! {
         Ambiguous = "ambiguous",
         Reused = "reused",
         Omitted = "omitted",
+        Credential = "credential",
     }
 }
 
@@ -144,6 +145,7 @@ impl Rule {
             Rule::Ambiguous => "a key fingerprint prefix matches more than one key",
             Rule::Reused => "(`Idempotency-Key`, 422) the key was used with another request",
             Rule::Omitted => "never shown: counts an error past the 100 a response lists",
+            Rule::Credential => "(a password change's `currentPassword`) is not the signed-in person's own password",
         }
     }
 

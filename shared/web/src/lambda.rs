@@ -91,7 +91,7 @@ impl Ports for WithMedia {
 pub async fn serve<P: Ports>(group: crate::api::groups::Group) -> Result<(), LambdaError> {
     crate::telemetry::init();
     let state = P::state().await?;
-    lambda_http::run(crate::api::finish(group().router, state)).await
+    lambda_http::run(crate::api::finish(group(), state)).await
 }
 
 /// An SQS-fed worker of one queue's jobs (`J`) over its ports:

@@ -41,6 +41,7 @@ pub async fn directory(store: &dyn Store, account: &str) -> RepoResult<(Director
             role: rec.role.unwrap_or(Role::Admin),
             created: rec.created.unwrap_or(DateTime::UNIX_EPOCH),
             hash,
+            made_by: None,
         });
     }
     Ok((Directory { keys, users: Vec::new() }, None))
@@ -148,7 +149,22 @@ pub async fn adopt_key(store: &dyn Store, account: &str, hash: &str, rec: &KeyRe
         role: rec.role.unwrap_or(Role::Admin),
         created: rec.created.unwrap_or(DateTime::UNIX_EPOCH),
         hash: hash.to_string(),
+        made_by: None,
     };
+    // A key stored before keys had roles is ADMIN: its record says so from now on (a key
+    // without a role is refused, `usecases::callers::by_key`).
+    if let Some(existing) = store.get(&keys::api_key(hash)).await? {
+        let version = existing.version;
+        let stored = super::decode::<KeyRecord>(existing)?.value;
+        if stored.role.is_none() {
+            let mut item = key_item(hash, &KeyRecord { role: Some(entry.role), ..stored })?;
+            item.version = version + 1;
+            match store.put(item, Cond::Version(version)).await {
+                Ok(()) | Err(crate::store::StoreError::ConditionFailed) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
     // The key's record is written already: the directory only lists it (no implied put).
     let mut tries = Attempts::new("access directory", account, None);
     loop {

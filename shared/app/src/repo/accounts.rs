@@ -64,13 +64,21 @@ pub use super::access::{key_item, FINGERPRINT_LEN};
 
 /// A new key for an existing account, listed in its directory; the key is answered once
 /// and stored hashed.
-pub async fn create_key(store: &dyn Store, account: &str, name: String, role: Role, now: DateTime<Utc>) -> RepoResult<CreatedKey> {
+/// `made_by`: the user who made it (`KeyEntry::made_by`).
+pub async fn create_key(
+    store: &dyn Store,
+    account: &str,
+    name: String,
+    role: Role,
+    made_by: Option<String>,
+    now: DateTime<Utc>,
+) -> RepoResult<CreatedKey> {
     if get(store, account).await?.is_none() {
         return Err(RepoError::not_found("account", account));
     }
     let key = new_api_key();
     let hash = hash_key(&key);
-    let entry = KeyEntry { id: super::access::fingerprint(&hash), name: name.clone(), role, created: now, hash };
+    let entry = KeyEntry { id: super::access::fingerprint(&hash), name: name.clone(), role, created: now, hash, made_by };
     let id = entry.id.clone();
     super::access::change(store, account, |dir| {
         dir.keys.push(entry.clone());
@@ -116,7 +124,7 @@ pub async fn rotate_key(store: &dyn Store, account: &str, fingerprint_or_key: &s
     let old = resolve(store, account, fingerprint_or_key).await?;
     let (dir, _) = super::access::directory(store, account).await?;
     let entry = dir.keys.iter().find(|k| k.hash == old).ok_or_else(|| RepoError::not_found("API key", fingerprint_or_key))?;
-    let created = create_key(store, account, entry.name.clone(), entry.role, now).await?;
+    let created = create_key(store, account, entry.name.clone(), entry.role, entry.made_by.clone(), now).await?;
     revoke_key(store, account, &old).await?;
     Ok(created.key)
 }

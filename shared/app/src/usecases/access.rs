@@ -66,7 +66,7 @@ pub async fn get_user(st: &AppState, account: &AccountId, id: &str) -> UseCaseRe
 }
 
 /// Replaces a user's email, name, role and state at version `expected` (412 otherwise).
-/// Disabling a user ends their sessions.
+/// Disabling or demoting a user ends their sessions and revokes the keys they made.
 pub async fn update_user(
     st: &AppState,
     account: &AccountId,
@@ -84,6 +84,7 @@ pub async fn update_user(
         if expected.is_some_and(|v| v != u.version) {
             return Err(RepoError::Stale(format!("user {id} has changed since the ETag was read")));
         }
+        let loses = (input.disabled && !u.disabled) || !input.role.allows(u.role);
         u.email = email.clone();
         u.name = input.name.trim().to_string();
         u.role = input.role;
@@ -93,14 +94,19 @@ pub async fn update_user(
         }
         u.version += 1;
         u.modified = now;
-        Ok(((u.view(), u.version), Vec::new()))
+        let out = (u.view(), u.version);
+        if loses {
+            dir.revoke_made_by(id);
+        }
+        Ok((out, Vec::new()))
     })
     .await?)
 }
 
-/// Deletes a user (their sessions end with them).
+/// Deletes a user (their sessions end with them, and the keys they made are revoked).
 pub async fn delete_user(st: &AppState, account: &AccountId, id: &str) -> UseCaseResult<()> {
     Ok(repo::access::change(st.store.as_ref(), account, |dir| {
+        dir.revoke_made_by(id);
         let before = dir.users.len();
         dir.users.retain(|u| u.id != id);
         if dir.users.len() == before {
@@ -111,17 +117,55 @@ pub async fn delete_user(st: &AppState, account: &AccountId, id: &str) -> UseCas
     .await?)
 }
 
-/// Sets a user's password; the user's other sessions end (`keep`: the session that asked).
-pub async fn set_password(st: &AppState, account: &AccountId, id: &str, password: String, keep: Option<&str>) -> UseCaseResult<()> {
+/// A person asking for a password change through their session: who they are, the session
+/// that asked (it stays; their others end when it is their own password), their own current
+/// password, and the address they ask from.
+pub struct Asker<'a> {
+    pub user_id: &'a str,
+    pub session: &'a str,
+    pub current_password: &'a str,
+    pub from: Option<std::net::IpAddr>,
+}
+
+/// Sets a user's password; the user's other sessions end. A person (`asker`) proves it is
+/// them with their own current password first (a stolen session cannot take the account for
+/// good); an ADMIN's API key (`None`) is no person and has none to give.
+pub async fn set_password(st: &AppState, account: &AccountId, id: &str, password: String, asker: Option<Asker<'_>>) -> UseCaseResult<()> {
     if repo::access::directory(st.store.as_ref(), account).await?.0.user(id).is_none() {
         return Err(not_found(id).into());
+    }
+    let keep = asker.as_ref().filter(|a| a.user_id == id).map(|a| a.session.to_string());
+    if let Some(a) = &asker {
+        use super::sign_in::SignIn;
+        if a.current_password.is_empty() {
+            return Err(UseCaseError::validation(vec![crate::domain_error::FieldError::new(
+                "currentPassword",
+                crate::rule::Rule::Required,
+                "currentPassword is required to change a password while signed in",
+            )]));
+        }
+        match super::sign_in::confirm_password(st, account, a.user_id, a.current_password, a.from).await? {
+            None => {}
+            Some(SignIn::Throttled { until }) => {
+                let retry_after = (until - st.clock.now()).num_seconds().max(1) as u64;
+                return Err(UseCaseError::Quota { message: "too many wrong passwords: try again later".into(), retry_after });
+            }
+            Some(SignIn::Busy) => return Err(UseCaseError::Busy("the service is busy checking passwords: try again in a moment".into())),
+            Some(_) => {
+                return Err(UseCaseError::validation(vec![crate::domain_error::FieldError::new(
+                    "currentPassword",
+                    crate::rule::Rule::Credential,
+                    "currentPassword is not your password",
+                )]))
+            }
+        }
     }
     let password_hash = hash(password).await?;
     let now = st.clock.now();
     Ok(repo::access::change(st.store.as_ref(), account, |dir| {
         let u = dir.users.iter_mut().find(|u| u.id == id).ok_or_else(|| not_found(id))?;
         u.password_hash = password_hash.clone();
-        u.sessions.retain(|s| Some(s.as_str()) == keep);
+        u.sessions.retain(|s| Some(s) == keep.as_ref());
         u.version += 1;
         u.modified = now;
         Ok(((), Vec::new()))
@@ -129,8 +173,10 @@ pub async fn set_password(st: &AppState, account: &AccountId, id: &str, password
     .await?)
 }
 
-pub async fn create_key(st: &AppState, account: &AccountId, input: NewKey) -> UseCaseResult<CreatedKey> {
-    Ok(repo::accounts::create_key(st.store.as_ref(), account, input.name.trim().to_string(), input.role, st.clock.now()).await?)
+/// A new key; `made_by`: the user who made it (signed in), whose standing it never outlives.
+pub async fn create_key(st: &AppState, account: &AccountId, input: NewKey, made_by: Option<&str>) -> UseCaseResult<CreatedKey> {
+    let made_by = made_by.map(str::to_string);
+    Ok(repo::accounts::create_key(st.store.as_ref(), account, input.name.trim().to_string(), input.role, made_by, st.clock.now()).await?)
 }
 
 pub async fn list_keys(st: &AppState, account: &AccountId) -> UseCaseResult<Vec<KeyView>> {

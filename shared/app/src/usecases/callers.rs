@@ -5,7 +5,7 @@
 
 use super::UseCaseResult;
 use crate::ids::hash_key;
-use crate::model::access::{Actor, ActorKind, Principal, Role, SessionRef};
+use crate::model::access::{Actor, ActorKind, Principal, SessionRef};
 use crate::model::account::Account;
 use crate::repo;
 use crate::state::AppState;
@@ -16,20 +16,37 @@ pub const TOKEN_MAX: usize = 256;
 /// A resolved caller: the account and who calls in it.
 pub type Caller = (Account, Principal);
 
-/// The account and key of an API key; `None` for a key that is not (or no longer) one. A
-/// key recorded without a role (made before keys had roles) acts as ADMIN.
-pub async fn by_key(st: &AppState, key: &str) -> UseCaseResult<Option<Caller>> {
+/// How a caller is looked up.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Lookup {
+    /// A session's idle end is pushed on when it is read (at most once a minute); a
+    /// function that writes nothing (the queries function) passes false.
+    pub keep_alive: bool,
+    /// Read as stored now, never from the cache (an ADMIN's write: a demoted or disabled
+    /// caller is refused at once). What is read refreshes the cache.
+    pub fresh: bool,
+}
+
+/// The account and key of an API key; `None` for a key that is not (or no longer) one, or
+/// a key recorded without a role (the seed and the migration give every key one).
+pub async fn by_key(st: &AppState, key: &str, lookup: Lookup) -> UseCaseResult<Option<Caller>> {
     if key.is_empty() || key.len() > TOKEN_MAX {
         return Ok(None);
     }
     let h = hash_key(key);
-    if let Some(found) = st.auth_cache.get(&h, st.clock.instant()) {
-        return Ok(Some(found));
+    if !lookup.fresh {
+        if let Some(found) = st.auth_cache.get(&h, st.clock.instant()) {
+            return Ok(Some(found));
+        }
     }
     let Some((account, rec)) = repo::accounts::by_key_hash(st.store.as_ref(), &h).await? else { return Ok(None) };
+    let Some(role) = rec.role else {
+        tracing::warn!(account = %account.id, "an API key without a role was refused");
+        return Ok(None);
+    };
     let id = repo::access::fingerprint(&h);
     let actor = Actor { kind: ActorKind::Key, name: rec.label.clone().unwrap_or_else(|| id.clone()), id };
-    let found = (account, Principal { actor, role: rec.role.unwrap_or(Role::Admin), session: None });
+    let found = (account, Principal { actor, role, session: None });
     st.auth_cache.put(h.clone(), found.clone(), st.clock.instant());
     note_key_used(st, h);
     Ok(Some(found))
@@ -52,17 +69,17 @@ fn note_key_used(st: &AppState, hash: String) {
 }
 
 /// The user of a live session, checked against the directory (enabled, the session still
-/// listed), with the session's form token. `keep_alive`: when the session is read (not
-/// answered from the cache), its idle end is pushed on (at most once a minute); a function
-/// that writes nothing (the queries function) passes false.
-pub async fn by_session(st: &AppState, token: &str, keep_alive: bool) -> UseCaseResult<Option<Caller>> {
+/// listed), with the session's form token.
+pub async fn by_session(st: &AppState, token: &str, lookup: Lookup) -> UseCaseResult<Option<Caller>> {
     if token.is_empty() || token.len() > TOKEN_MAX {
         return Ok(None);
     }
     let h = hash_key(token);
     let cache_key = session_cache_key(&h);
-    if let Some(found) = st.auth_cache.get(&cache_key, st.clock.instant()) {
-        return Ok(Some(found));
+    if !lookup.fresh {
+        if let Some(found) = st.auth_cache.get(&cache_key, st.clock.instant()) {
+            return Ok(Some(found));
+        }
     }
     let store = st.store.as_ref();
     let now = st.clock.now();
@@ -70,7 +87,7 @@ pub async fn by_session(st: &AppState, token: &str, keep_alive: bool) -> UseCase
     let (dir, _) = repo::access::directory(store, &session.account).await?;
     let Some(user) = dir.user(&session.user_id).filter(|u| !u.disabled && u.sessions.contains(&h)) else { return Ok(None) };
     let Some(account) = repo::accounts::get(store, &session.account).await? else { return Ok(None) };
-    if keep_alive {
+    if lookup.keep_alive {
         if let Err(e) = repo::sessions::touch(store, &h, &session, version, now).await {
             tracing::warn!(error = %e, "a session's last use could not be noted");
         }

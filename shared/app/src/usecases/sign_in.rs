@@ -47,29 +47,12 @@ pub async fn sign_in(st: &AppState, email: &str, password: &str, from: Option<Ip
     let store = st.store.as_ref();
     let now = st.clock.now();
     let email = normalise_email(email);
-    let email_hash = hash_key(&email);
-    let address = hash_key(&from.map(|a| a.to_string()).unwrap_or_default());
     let mut accounts = repo::access::accounts_of_email(store, &email).await?;
     accounts.truncate(crate::model::access::MAX_ACCOUNTS_PER_EMAIL);
-    // An email nobody has is counted under no account ("A##SIGNIN"), like any other.
-    let counted = if accounts.is_empty() { vec![String::new()] } else { accounts.clone() };
-    let mut allowances = vec![(keys::sign_in_failures("", &format!("addr#{address}")), repo::sessions::MAX_ADDRESS_FAILURES)];
-    allowances
-        .extend(counted.iter().map(|a| (keys::sign_in_failures(a, &format!("{email_hash}#{address}")), repo::sessions::MAX_FAILURES)));
-    let mut held = Vec::new();
-    for (key, max) in allowances {
-        match repo::sessions::reserve(store, &key, max, now).await? {
-            Reserved::Taken => held.push(key),
-            Reserved::Full { until } => {
-                forgive(st, &held, now).await?;
-                return Ok(SignIn::Throttled { until });
-            }
-            Reserved::Contended => {
-                forgive(st, &held, now).await?;
-                return Ok(SignIn::Busy);
-            }
-        }
-    }
+    let held = match reserve(st, &email, &accounts, from).await? {
+        Ok(held) => held,
+        Err(refused) => return Ok(refused),
+    };
     let mut candidates = Vec::new();
     for a in &accounts {
         let (dir, _) = repo::access::directory(store, a).await?;
@@ -101,6 +84,85 @@ pub async fn sign_in(st: &AppState, email: &str, password: &str, from: Option<Ip
         }
     }
     Ok(SignIn::Refused)
+}
+
+/// Takes one attempt of `email` from `from` (of a user in `accounts`), before its password
+/// is verified: the allowances held, or why not (`Throttled`, `Busy`).
+async fn reserve(
+    st: &AppState,
+    email: &str,
+    accounts: &[String],
+    from: Option<IpAddr>,
+) -> UseCaseResult<Result<Vec<repo::sessions::Allowance>, SignIn>> {
+    let email_hash = hash_key(email);
+    let address = hash_key(&from.map(|a| a.to_string()).unwrap_or_default());
+    // An email nobody has is counted under no account ("A##SIGNIN"), like any other.
+    let counted = if accounts.is_empty() { vec![String::new()] } else { accounts.to_vec() };
+    let mut allowances = vec![(keys::sign_in_failures("", &format!("addr#{address}")), repo::sessions::MAX_ADDRESS_FAILURES)];
+    allowances
+        .extend(counted.iter().map(|a| (keys::sign_in_failures(a, &format!("{email_hash}#{address}")), repo::sessions::MAX_FAILURES)));
+    take(st, allowances).await
+}
+
+/// Takes one attempt under each allowance, or none (`Throttled`, `Busy`).
+async fn take(
+    st: &AppState,
+    allowances: Vec<(repo::sessions::Allowance, usize)>,
+) -> UseCaseResult<Result<Vec<repo::sessions::Allowance>, SignIn>> {
+    let store = st.store.as_ref();
+    let now = st.clock.now();
+    let mut held = Vec::new();
+    for (key, max) in allowances {
+        match repo::sessions::reserve(store, &key, max, now).await? {
+            Reserved::Taken => held.push(key),
+            Reserved::Full { until } => {
+                forgive(st, &held, now).await?;
+                return Ok(Err(SignIn::Throttled { until }));
+            }
+            Reserved::Contended => {
+                forgive(st, &held, now).await?;
+                return Ok(Err(SignIn::Busy));
+            }
+        }
+    }
+    Ok(Ok(held))
+}
+
+/// Whether `password` is the signed-in user's own (a password change asks for it). Each
+/// check is counted before it runs: `MAX_FAILURES` for the user from anywhere (a stolen
+/// session cannot guess it by moving address; at worst it holds off the user's own password
+/// change, never their sign-in) and the address's allowance, shared with sign-ins. `Started` is never answered: `Refused` (wrong), `Throttled`,
+/// `Busy`, or `None` for right.
+pub async fn confirm_password(
+    st: &AppState,
+    account: &str,
+    user_id: &str,
+    password: &str,
+    from: Option<IpAddr>,
+) -> UseCaseResult<Option<SignIn>> {
+    let now = st.clock.now();
+    let (dir, _) = repo::access::directory(st.store.as_ref(), account).await?;
+    let Some(user) = dir.user(user_id).filter(|u| !u.disabled) else { return Ok(Some(SignIn::Refused)) };
+    let address = hash_key(&from.map(|a| a.to_string()).unwrap_or_default());
+    let allowances = vec![
+        (keys::sign_in_failures("", &format!("addr#{address}")), repo::sessions::MAX_ADDRESS_FAILURES),
+        (keys::sign_in_failures(account, &format!("confirm#{}", user.id)), repo::sessions::MAX_FAILURES),
+    ];
+    let held = match take(st, allowances).await? {
+        Ok(held) => held,
+        Err(refused) => return Ok(Some(refused)),
+    };
+    match st.passwords.verify(password.to_string(), Some(user.password_hash.clone())).await {
+        Err(crate::passwords::Busy) => {
+            forgive(st, &held, now).await?;
+            Ok(Some(SignIn::Busy))
+        }
+        Ok(true) => {
+            forgive(st, &held, now).await?;
+            Ok(None)
+        }
+        Ok(false) => Ok(Some(SignIn::Refused)),
+    }
 }
 
 /// Forgives the attempts taken at `at` under `keys`.

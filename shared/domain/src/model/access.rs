@@ -111,6 +111,10 @@ pub struct KeyEntry {
     pub created: DateTime<Utc>,
     /// The key's SHA-256 (its record's partition), never shown.
     pub hash: String,
+    /// The user who made it, when a user did (a key made with a key, or by the seed, has
+    /// none): disabling, demoting or deleting that user revokes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made_by: Option<String>,
 }
 
 /// A user in the account's directory, with their password's hash and session ids (the
@@ -157,6 +161,15 @@ impl Directory {
             ));
         }
         Ok(())
+    }
+
+    /// A user loses what they had (disabled, demoted or deleted): their sessions end and
+    /// the keys they made are revoked (a key never outlives its maker's standing).
+    pub fn revoke_made_by(&mut self, user_id: &str) {
+        if let Some(u) = self.users.iter_mut().find(|u| u.id == user_id) {
+            u.sessions.clear();
+        }
+        self.keys.retain(|k| k.made_by.as_deref() != Some(user_id));
     }
 
     pub fn user(&self, id: &str) -> Option<&UserEntry> {
@@ -256,10 +269,16 @@ pub struct UserUpdate {
 /// The body of `POST /v1/users/{id}/password`.
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct NewPassword {
     /// 12 to 128 characters; stored only as its Argon2id hash
     #[schema(value_type = Password, inline)]
     pub password: String,
+    /// The signed-in person's own password, asked of every change made through a console
+    /// session (an ADMIN's API key gives none)
+    #[serde(default)]
+    #[schema(value_type = Option<Password>, inline)]
+    pub current_password: Option<String>,
 }
 
 /// The body of `POST /v1/api-keys`.
@@ -347,7 +366,7 @@ mod tests {
     #[test]
     fn an_account_keeps_an_admin() {
         let now = Utc::now();
-        let key = |role| KeyEntry { id: "k".into(), name: "k".into(), role, created: now, hash: "h".into() };
+        let key = |role| KeyEntry { id: "k".into(), name: "k".into(), role, created: now, hash: "h".into(), made_by: None };
         let before = Directory { keys: vec![key(Role::Admin)], users: vec![] };
         let after = Directory { keys: vec![key(Role::Viewer)], users: vec![] };
         assert!(after.keeps_an_admin(&before).is_err());

@@ -2,6 +2,7 @@
 //! password: `/v1/users`, `/v1/users/{id}` (`If-Match` on PUT), `/v1/users/{id}/password`,
 //! `/v1/api-keys`, `/v1/api-keys/{id}`.
 
+use crate::api::Access;
 use axum::extract::Path;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -9,6 +10,7 @@ use axum::routing::{get, post};
 use axum::Json;
 
 use crate::api::auth::Caller;
+use crate::api::client_addr::ClientAddr;
 use crate::api::error::{AppError, AppResult};
 use crate::api::{if_match, no_content, with_etag, Auth, JsonBody, Within};
 use crate::domain_error::FieldError;
@@ -28,11 +30,11 @@ pub struct Doc;
 
 pub fn router() -> super::Routes {
     super::Routes::new()
-        .route("/v1/users", get(list_users).post(create_user))
-        .route("/v1/users/{id}", get(get_user).put(replace_user).delete(delete_user))
-        .route("/v1/users/{id}/password", post(set_password))
-        .route("/v1/api-keys", get(list_keys).post(create_key))
-        .route("/v1/api-keys/{id}", axum::routing::delete(revoke_key))
+        .route("/v1/users", Access::ADMIN, get(list_users).post(create_user))
+        .route("/v1/users/{id}", Access::ADMIN, get(get_user).put(replace_user).delete(delete_user))
+        .route("/v1/users/{id}/password", Access::VIEWER, post(set_password))
+        .route("/v1/api-keys", Access::ADMIN, get(list_keys).post(create_key))
+        .route("/v1/api-keys/{id}", Access::ADMIN, axum::routing::delete(revoke_key))
 }
 
 /// The account's users.
@@ -133,18 +135,29 @@ async fn delete_user(Within(st): Within, Auth(a): Auth, Path(id): Path<String>) 
 }
 
 #[utoipa::path(post, path = "/v1/users/{id}/password", tag = "people", summary = "Set a user's password",
-    description = "An ADMIN sets anyone's; a user sets their own through their console session. The user's other sessions end.",
+    description = "An ADMIN sets anyone's; a user sets their own through their console session. Through a session, \
+        `currentPassword` is the signed-in person's own password (400, rule `credential`, when it is not; wrong guesses count \
+        as failed sign-ins, 429 past them); an ADMIN's API key gives none. The user's other sessions end.",
     params(("id" = String, Path, description = "The user's id")),
-    request_body(content = NewPassword, example = json!({"password": "another long passphrase"})),
-    responses((status = 204, description = "Set"), (status = 400, description = "The password breaks its rule"),
-        (status = 403, description = "Neither ADMIN nor the user themself (type Forbidden)"), (status = 404, description = "No such user")))]
-async fn set_password(Within(st): Within, Caller(a, who): Caller, Path(id): Path<String>, JsonBody(v): JsonBody) -> AppResult<Response> {
+    request_body(content = NewPassword, example = json!({"password": "another long passphrase", "currentPassword": "the one I have now"})),
+    responses((status = 204, description = "Set"), (status = 400, description = "The password breaks its rule, or (through a session) currentPassword is missing or wrong"),
+        (status = 403, description = "Neither ADMIN nor the user themself (type Forbidden)"), (status = 404, description = "No such user"),
+        (status = 429, description = "Too many wrong current passwords")))]
+async fn set_password(
+    Within(st): Within,
+    Caller(a, who): Caller,
+    ClientAddr(from): ClientAddr,
+    Path(id): Path<String>,
+    JsonBody(v): JsonBody,
+) -> AppResult<Response> {
     let themself = who.session.is_some() && who.actor.id == id;
     if !themself && !who.role.allows(Role::Admin) {
         return Err(AppError::RoleRequired(Role::Admin));
     }
     let input = read_password(&v).map_err(invalid)?;
-    uc::set_password(&st, &a.id, &id, input.password, who.session.as_ref().map(|s| s.hash.as_str()).filter(|_| themself)).await?;
+    let current = input.current_password.clone().unwrap_or_default();
+    let asker = who.session.as_ref().map(|s| uc::Asker { user_id: &who.actor.id, session: &s.hash, current_password: &current, from });
+    uc::set_password(&st, &a.id, &id, input.password, asker).await?;
     Ok(no_content())
 }
 
@@ -162,9 +175,11 @@ async fn list_keys(Within(st): Within, Auth(a): Auth) -> AppResult<Response> {
     request_body(content = NewKey, example = json!({"name": "reporting", "role": "VIEWER"})),
     responses((status = 201, description = "Made: the key, shown once", body = CreatedKey, headers(("Location" = String))),
         (status = 400, description = "A field breaks a rule (named)"), (status = 403, description = "The caller is not ADMIN (type Forbidden), or the account has 100 keys")))]
-async fn create_key(Within(st): Within, Auth(a): Auth, JsonBody(v): JsonBody) -> AppResult<Response> {
+async fn create_key(Within(st): Within, Caller(a, who): Caller, JsonBody(v): JsonBody) -> AppResult<Response> {
     let input = read_new_key(&v).map_err(invalid)?;
-    let key = uc::create_key(&st, &a.id, input).await?;
+    // A user's key (made signed in) never outlives the user's standing.
+    let made_by = who.session.is_some().then_some(who.actor.id.as_str());
+    let key = uc::create_key(&st, &a.id, input, made_by).await?;
     let location = format!("/v1/api-keys/{}", key.id);
     Ok((StatusCode::CREATED, [(header::LOCATION, location), (header::CACHE_CONTROL, "no-store".into())], Json(key)).into_response())
 }

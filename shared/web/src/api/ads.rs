@@ -1,5 +1,6 @@
 //! Ads, `/v1/ads` (seed 000 §2.1-§2.4, §3, §4.1-§4.4; docs/goals-ads-assets.md), JSON.
 
+use crate::api::Access;
 use crate::api::Within;
 use crate::rule::Rule;
 use axum::extract::{Path, RawQuery};
@@ -22,9 +23,11 @@ use crate::usecases::ads::{self, Shown};
 pub struct Doc;
 
 pub fn router() -> super::Routes {
-    super::Routes::new()
-        .route("/v1/ads", get(list).post(create).put(replace).patch(modify))
-        .route("/v1/ads/{id}", get(get_one).delete(remove))
+    super::Routes::new().route("/v1/ads", Access::RECORDS, get(list).post(create).put(replace).patch(modify)).route(
+        "/v1/ads/{id}",
+        Access::RECORDS,
+        get(get_one).delete(remove),
+    )
 }
 
 fn render(s: &Shown, status: StatusCode) -> Response {

@@ -1,5 +1,6 @@
 //! Video assets (seed 000 §4.4a, §3; docs/goals-ads-assets.md), JSON.
 
+use crate::api::Access;
 use crate::api::Within;
 use crate::rule::Rule;
 use axum::extract::{Path, RawQuery, Request};
@@ -23,7 +24,11 @@ use crate::usecases::assets::{self, CreateAsset};
 pub struct Doc;
 
 pub fn router() -> super::Routes {
-    super::Routes::new().route("/v1/assets/video", post(create).get(list)).route("/v1/assets/video/{id}", get(get_one).delete(remove))
+    super::Routes::new().route("/v1/assets/video", Access::RECORDS, post(create).get(list)).route(
+        "/v1/assets/video/{id}",
+        Access::RECORDS,
+        get(get_one).delete(remove),
+    )
 }
 
 fn created(id: &str) -> Response {

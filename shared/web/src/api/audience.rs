@@ -4,6 +4,7 @@
 //! Audience batches: upload, progress, cancel, list (`usecases::audience`; the worker is
 //! `workers::audience`).
 
+use crate::api::Access;
 use crate::api::Within;
 use crate::rule::Rule;
 use axum::extract::{Path, RawQuery};
@@ -37,13 +38,13 @@ pub struct Doc;
 
 pub fn router() -> super::Routes {
     super::Routes::new()
-        .route("/v1/audience/provider", get(list))
-        .route("/v1/audience/provider/{id}", get(get_one))
-        .route("/v1/audience/provider/{id}/segmentations", get(segmentations))
-        .route("/v1/audience/batch", post(upload).get(list_batches))
-        .route("/v1/audience/provider/batch", post(upload_provider_path))
-        .route("/v1/audience/batch/{id}", get(progress))
-        .route("/v1/audience/batch/{id}/cancel", post(cancel))
+        .route("/v1/audience/provider", Access::RECORDS, get(list))
+        .route("/v1/audience/provider/{id}", Access::RECORDS, get(get_one))
+        .route("/v1/audience/provider/{id}/segmentations", Access::RECORDS, get(segmentations))
+        .route("/v1/audience/batch", Access::RECORDS, post(upload).get(list_batches))
+        .route("/v1/audience/provider/batch", Access::RECORDS, post(upload_provider_path))
+        .route("/v1/audience/batch/{id}", Access::RECORDS, get(progress))
+        .route("/v1/audience/batch/{id}/cancel", Access::RECORDS, post(cancel))
 }
 
 /// An audience provider (seed 002 §2.9).

@@ -1,16 +1,18 @@
 //! Authentication and roles (docs/people-and-roles.md): the caller is an API key
 //! (`x-o-api-key`) or a user's console session (the `o_session` cookie); either resolves,
 //! hashed and cached for at most `AUTH_CACHE_TTL`, to the account, who it is and its role.
-//! The role the route needs (`api::roles`) is checked before the handler reads anything;
-//! then the account's request rate is taken.
+//! The gate (`api::gate`) admits every caller as the route declares (`api::roles::Access`)
+//! before the handler, or any other layer, reads anything; then the account's request rate
+//! is taken.
 
-use std::sync::Arc;
-
-use axum::extract::{FromRequestParts, MatchedPath};
+use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap, Method};
+use axum::http::{header, HeaderMap};
 
 use crate::api::error::AppError;
+use crate::api::gate::Admitted;
+use crate::api::routes::Surface;
+use crate::model::access::Role;
 use crate::model::account::Account;
 use crate::repo;
 use crate::state::AppState;
@@ -22,7 +24,7 @@ pub const API_KEY_HEADER: &str = "x-o-api-key";
 pub const SESSION_COOKIE: &str = "o_session";
 pub use crate::model::access::{Principal, AUTH_CACHE_TTL};
 
-/// The authenticated account, its role checked against the route's.
+/// The authenticated account, its role checked against the route's (by the gate).
 pub struct Auth(pub Account);
 
 /// The authenticated account and who called (a handler that needs to know who).
@@ -31,48 +33,50 @@ pub struct Caller(pub Account, pub Principal);
 impl FromRequestParts<AppState> for Auth {
     type Rejection = AppError;
 
-    async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, AppError> {
-        Ok(Auth(authenticate(parts, st).await?.0))
+    async fn from_request_parts(parts: &mut Parts, _: &AppState) -> Result<Self, AppError> {
+        Ok(Auth(admitted(parts)?.account.clone()))
     }
 }
 
 impl FromRequestParts<AppState> for Caller {
     type Rejection = AppError;
 
-    async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, AppError> {
-        let (account, principal) = authenticate(parts, st).await?;
-        Ok(Caller(account, principal))
+    async fn from_request_parts(parts: &mut Parts, _: &AppState) -> Result<Self, AppError> {
+        let a = admitted(parts)?;
+        Ok(Caller(a.account.clone(), a.principal.clone()))
     }
 }
 
-/// The request's account and caller, once per request (a handler may take both `Auth` and
-/// `Caller`).
-async fn authenticate(parts: &mut Parts, st: &AppState) -> Result<(Account, Principal), AppError> {
-    authenticate_with(parts, st, false).await
+/// The caller the gate admitted: none on a public route, whose handler then refuses.
+pub fn admitted(parts: &Parts) -> Result<&Admitted, AppError> {
+    parts.extensions.get::<Admitted>().ok_or_else(|| AppError::Unauthorized(format!("the {API_KEY_HEADER} header is required")))
 }
 
-/// The caller of a request with its `x-o-api-key`, or its session cookie (`keep_alive`:
-/// the session's idle end is pushed on, as every console page but the queries function's
-/// does), its role checked against the route's, its change records naming it, and the
-/// account's request rate taken. Once per request: the result is kept in its extensions.
-pub async fn authenticate_with(parts: &mut Parts, st: &AppState, keep_alive: bool) -> Result<(Account, Principal), AppError> {
-    let path = parts.extensions.get::<MatchedPath>().map(|p| p.as_str().to_string()).unwrap_or_default();
-    let needed = crate::api::roles::required(&parts.method, &path);
-    // Resolved earlier in this request (the Idempotency-Key layer authenticates before the
-    // unit of work exists): the same caller, its role and its change records all the same.
-    if let Some((account, principal)) = parts.extensions.get::<(Account, Principal)>().cloned() {
-        if !principal.role.allows(needed) {
-            return Err(AppError::RoleRequired(needed));
+/// Admits the caller of a request to a route that needs `needed` (`api::gate`): its
+/// `x-o-api-key`, or its session cookie (a console page takes a session only), its role
+/// checked, and the account's request rate taken. An ADMIN's write is admitted on the
+/// caller as stored now, never a cached one: a demoted or disabled ADMIN is refused at once.
+pub async fn admit(parts: &mut Parts, st: &AppState, needed: Role, surface: Surface) -> Result<Admitted, AppError> {
+    let write = !is_read(&parts.method);
+    let fresh = write && needed == Role::Admin;
+    let console = matches!(surface, Surface::Console { .. });
+    if console {
+        // The console is a person's: an API key is no console user.
+        if parts.headers.contains_key(API_KEY_HEADER) {
+            return Err(AppError::Unauthorized("the console takes a session, not an API key".into()));
         }
-        name_the_writer(parts, &principal, needed);
-        return Ok((account, principal));
+        // A form from another site is refused before anything is read, in the console's words.
+        if write && !same_origin(&parts.headers) {
+            return Err(AppError::Forbidden(crate::api::console::NOT_FROM_THIS_SITE.into()));
+        }
     }
+    let lookup = callers::Lookup { keep_alive: matches!(surface, Surface::Console { keep_alive: true }), fresh };
     let (account, principal) = match parts.headers.get(API_KEY_HEADER) {
-        Some(v) => callers::by_key(st, v.to_str().unwrap_or("").trim()).await?.ok_or_else(unknown_key)?,
+        Some(v) => callers::by_key(st, v.to_str().unwrap_or("").trim(), lookup).await?.ok_or_else(unknown_key)?,
         None => match cookie(&parts.headers, SESSION_COOKIE) {
             Some(token) => {
-                let found = callers::by_session(st, &token, keep_alive).await?.ok_or_else(session_ended)?;
-                if !is_read(&parts.method) && !same_origin(&parts.headers) {
+                let found = callers::by_session(st, &token, lookup).await?.ok_or_else(session_ended)?;
+                if write && !same_origin(&parts.headers) {
                     return Err(AppError::Forbidden("a write with a session cookie must come from this site (Origin)".into()));
                 }
                 found
@@ -83,21 +87,10 @@ pub async fn authenticate_with(parts: &mut Parts, st: &AppState, keep_alive: boo
     if !principal.role.allows(needed) {
         return Err(AppError::RoleRequired(needed));
     }
-    name_the_writer(parts, &principal, needed);
     // The request span (see `request_span`) carries the account from here on.
     tracing::Span::current().record("account", account.id.as_str());
     st.rate_limiter.take(&account.id, st.settings.account_rate_per_sec, st.settings.account_burst, st.clock.instant())?;
-    parts.extensions.insert((account.clone(), principal.clone()));
-    Ok((account, principal))
-}
-
-/// A write's change records name who made it (never the key's secret) and the role the
-/// route needed, so a revert can ask for the same.
-fn name_the_writer(parts: &Parts, principal: &Principal, needed: crate::model::access::Role) {
-    if let Some(work) = parts.extensions.get::<Arc<repo::changes::Work>>() {
-        work.set_actor(principal.actor.clone());
-        work.set_role(needed);
-    }
+    Ok(Admitted { account, principal, needed })
 }
 
 fn unknown_key() -> AppError {
@@ -113,9 +106,7 @@ pub fn forget_session(st: &AppState, hash: &str) {
     callers::forget_session(st, hash);
 }
 
-fn is_read(m: &Method) -> bool {
-    m == Method::GET || m == Method::HEAD
-}
+use crate::api::roles::is_read;
 
 /// A cookie's value, when the request carries it (the `cookie` crate reads the header).
 pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {

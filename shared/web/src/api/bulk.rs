@@ -3,6 +3,7 @@
 //! version, or 400/409 listing every failing record (`errors[].field` names it:
 //! `ids[3]`, `goals[<id>].end`) and nothing changed.
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -21,11 +22,15 @@ use crate::usecases::duplicate::Duplicated;
 pub struct Doc;
 
 pub fn goals_router() -> super::Routes {
-    super::Routes::new().route("/v1/goals/bulk", post(goals)).route("/v1/campaigns/{id}/duplicate", post(duplicate))
+    super::Routes::new().route("/v1/goals/bulk", Access::RECORDS, post(goals)).route(
+        "/v1/campaigns/{id}/duplicate",
+        Access::RECORDS,
+        post(duplicate),
+    )
 }
 
 pub fn ads_router() -> super::Routes {
-    super::Routes::new().route("/v1/ads/bulk", post(ads))
+    super::Routes::new().route("/v1/ads/bulk", Access::RECORDS, post(ads))
 }
 
 /// One record's new version (its ETag).

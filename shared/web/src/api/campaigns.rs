@@ -1,5 +1,6 @@
 //! Campaigns (seed 001 §4.1, §2.1, §2.5, §3), XML.
 
+use crate::api::Access;
 use crate::api::Within;
 use crate::rule::Rule;
 use axum::extract::{Path, RawQuery};
@@ -25,10 +26,10 @@ pub struct Doc;
 
 pub fn router() -> super::Routes {
     super::Routes::new()
-        .route("/api/1.0/campaign", get(list).post(create))
-        .route("/api/1.0/campaign/archived", get(archived))
-        .route("/api/1.0/campaign/notification/{seg}", get(notification))
-        .route("/api/1.0/campaign/{seg}", get(get_one).put(update).delete(remove))
+        .route("/api/1.0/campaign", Access::RECORDS, get(list).post(create))
+        .route("/api/1.0/campaign/archived", Access::RECORDS, get(archived))
+        .route("/api/1.0/campaign/notification/{seg}", Access::RECORDS, get(notification))
+        .route("/api/1.0/campaign/{seg}", Access::RECORDS, get(get_one).put(update).delete(remove))
 }
 
 fn campaign_id(seg: &str) -> AppResult<String> {

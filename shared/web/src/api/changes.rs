@@ -1,6 +1,7 @@
 //! Change history (docs/operations-guide.md, "Change history"): `GET /v1/changes` (JSON,
 //! or CSV with `Accept: text/csv` / `output=csv`) and `POST /v1/changes/{id}/revert`.
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::extract::{Path, RawQuery};
 use axum::http::{header, HeaderMap};
@@ -26,7 +27,7 @@ use crate::usecases::changes;
 pub struct Doc;
 
 pub fn router() -> super::Routes {
-    super::Routes::new().route("/v1/changes", get(list)).route("/v1/changes/{id}/revert", post(revert))
+    super::Routes::new().route("/v1/changes", Access::RECORDS, get(list)).route("/v1/changes/{id}/revert", Access::RECORDS, post(revert))
 }
 
 /// A page of changes.

@@ -1,5 +1,6 @@
 //! Clients (seed 001 §4.3), XML.
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
@@ -20,9 +21,11 @@ use crate::xml::XmlOut;
 pub struct Doc;
 
 pub fn router() -> super::Routes {
-    super::Routes::new()
-        .route("/api/1.0/client", get(list).post(create))
-        .route("/api/1.0/client/{seg}", get(get_by).put(update).delete(remove))
+    super::Routes::new().route("/api/1.0/client", Access::RECORDS, get(list).post(create)).route(
+        "/api/1.0/client/{seg}",
+        Access::RECORDS,
+        get(get_by).put(update).delete(remove),
+    )
 }
 
 fn collection(clients: &[Client]) -> String {

@@ -1,5 +1,6 @@
 //! Contacts (seed 001 §4.4), XML.
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
@@ -21,9 +22,9 @@ pub struct Doc;
 
 pub fn router() -> super::Routes {
     super::Routes::new()
-        .route("/api/1.0/contact", post(create))
-        .route("/api/1.0/contact/associate/{seg}", put(associate))
-        .route("/api/1.0/contact/{seg}", axum::routing::get(get_by).put(update).delete(remove))
+        .route("/api/1.0/contact", Access::RECORDS, post(create))
+        .route("/api/1.0/contact/associate/{seg}", Access::RECORDS, put(associate))
+        .route("/api/1.0/contact/{seg}", Access::RECORDS, axum::routing::get(get_by).put(update).delete(remove))
 }
 
 fn contact_id(seg: &str) -> AppResult<String> {

@@ -2,6 +2,7 @@
 //! `/v1/marketplaces` (`POST`/`GET`, and `GET`/`PUT`/`DELETE` on `/{id}`, `If-Match` on
 //! PUT). A partner's auth header is write-only.
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::extract::Path;
 use axum::http::HeaderMap;
@@ -28,10 +29,10 @@ pub struct Doc;
 
 pub fn router() -> super::Routes {
     super::Routes::new()
-        .route("/v1/demand-partners", get(list_partners).post(create_partner))
-        .route("/v1/demand-partners/{id}", get(get_partner).put(replace_partner).delete(remove_partner))
-        .route("/v1/marketplaces", get(list_marketplaces).post(create_marketplace))
-        .route("/v1/marketplaces/{id}", get(get_marketplace).put(replace_marketplace).delete(remove_marketplace))
+        .route("/v1/demand-partners", Access::ADMIN_WRITES, get(list_partners).post(create_partner))
+        .route("/v1/demand-partners/{id}", Access::ADMIN_WRITES, get(get_partner).put(replace_partner).delete(remove_partner))
+        .route("/v1/marketplaces", Access::ADMIN_WRITES, get(list_marketplaces).post(create_marketplace))
+        .route("/v1/marketplaces/{id}", Access::ADMIN_WRITES, get(get_marketplace).put(replace_marketplace).delete(remove_marketplace))
 }
 
 /// The account's demand partners.

@@ -46,7 +46,7 @@ pub struct Doc;
 
 /// The documentation's routes: stateless, so the same table makes the group's routes (the
 /// local server, the tests) and the docs function's router, which builds no store.
-const PATHS: [&str; 3] = ["/openapi.json", "/docs", "/docs/{file}"];
+pub const PATHS: [&str; 3] = ["/openapi.json", "/docs", "/docs/{file}"];
 
 fn methods<S: Clone + Send + Sync + 'static>() -> [MethodRouter<S>; 3] {
     [get(openapi), get(page), get(file)]
@@ -54,7 +54,7 @@ fn methods<S: Clone + Send + Sync + 'static>() -> [MethodRouter<S>; 3] {
 
 /// The group's routes, merged with the others on one router.
 pub fn router() -> super::Routes {
-    PATHS.into_iter().zip(methods()).fold(super::Routes::new(), |r, (path, m)| r.route(path, m))
+    PATHS.into_iter().zip(methods()).fold(super::Routes::new(), |r, (path, m)| r.route(path, crate::api::Access::Public, m))
 }
 
 /// The docs function's router: the same routes with no state.

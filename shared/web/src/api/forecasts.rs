@@ -1,6 +1,7 @@
 //! Forecast jobs (seed 002 §4.2, docs/forecasts.md): create (202 + Location), status (200,
 //! or 201 + Location of the report), cancel, the two reports and their SVG charts.
 
+use crate::api::Access;
 use crate::api::Within;
 use crate::rule::Rule;
 use axum::extract::{Path, RawQuery};
@@ -27,12 +28,12 @@ pub struct Doc;
 
 pub fn router() -> Routes {
     Routes::new()
-        .route("/api/2.0/forecast/campaign", post(create_campaign))
-        .route("/api/2.0/forecast/inventory", post(create_inventory))
-        .route("/api/2.0/forecast/job/{id}", get(status))
-        .route("/api/2.0/forecast/job/{id}/cancel", post(cancel))
-        .route("/api/2.0/forecast/report/{kind}/{id}", get(report_json))
-        .route("/api/2.0/forecast/report/{kind}/{id}/chart.svg", get(chart))
+        .route("/api/2.0/forecast/campaign", Access::VIEWER, post(create_campaign))
+        .route("/api/2.0/forecast/inventory", Access::VIEWER, post(create_inventory))
+        .route("/api/2.0/forecast/job/{id}", Access::RECORDS, get(status))
+        .route("/api/2.0/forecast/job/{id}/cancel", Access::VIEWER, post(cancel))
+        .route("/api/2.0/forecast/report/{kind}/{id}", Access::RECORDS, get(report_json))
+        .route("/api/2.0/forecast/report/{kind}/{id}/chart.svg", Access::RECORDS, get(chart))
 }
 
 fn accepted(s: Submitted) -> Response {

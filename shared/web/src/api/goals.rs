@@ -1,5 +1,6 @@
 //! Goals, extended interface (seed 001 §2.2, §4.2), XML.
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
@@ -22,9 +23,11 @@ use crate::xml::XmlOut;
 pub struct Doc;
 
 pub fn router() -> super::Routes {
-    super::Routes::new()
-        .route("/api/1.0.cpvext/goal", post(create))
-        .route("/api/1.0.cpvext/goal/{seg}", get(get_by).put(update).delete(remove))
+    super::Routes::new().route("/api/1.0.cpvext/goal", Access::RECORDS, post(create)).route(
+        "/api/1.0.cpvext/goal/{seg}",
+        Access::RECORDS,
+        get(get_by).put(update).delete(remove),
+    )
 }
 
 fn collection(goals: &[Goal], c: &Campaign, a: &Account) -> String {

@@ -1,5 +1,6 @@
 //! Insertion policies (seed 000 §2.6, §4.11; docs/insertion-policies.md), JSON.
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::extract::{Path, RawQuery};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -38,10 +39,10 @@ pub struct PolicyPagination {
 
 pub fn router() -> super::Routes {
     super::Routes::new()
-        .route("/v1/insertion-policy", get(list).post(create).put(replace))
-        .route("/v1/insertion-policy/template", get(template))
-        .route("/v1/insertion-policy/ranking", get(get_ranking).put(put_ranking))
-        .route("/v1/insertion-policy/{id}", get(get_one).delete(remove))
+        .route("/v1/insertion-policy", Access::RECORDS, get(list).post(create).put(replace))
+        .route("/v1/insertion-policy/template", Access::RECORDS, get(template))
+        .route("/v1/insertion-policy/ranking", Access::RECORDS, get(get_ranking).put(put_ranking))
+        .route("/v1/insertion-policy/{id}", Access::RECORDS, get(get_one).delete(remove))
 }
 
 #[utoipa::path(get, path = "/v1/insertion-policy/template", tag = "insertion-policy", summary = "An insertion policy with every default, to start from",

@@ -2,6 +2,7 @@
 //! (API key) makes the links; `/v1/preview/{token}/vast.xml` and `/v1/preview/{token}/player`
 //! (no key: the token is signed and expires) serve the document and the player page.
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::extract::{Path, RawQuery};
 use axum::http::{header, HeaderValue};
@@ -26,15 +27,15 @@ pub struct Doc;
 pub struct PublicDoc;
 
 pub fn links_router() -> super::Routes {
-    super::Routes::new().route("/v3/ads/{ad_id}/preview", get(links))
+    super::Routes::new().route("/v3/ads/{ad_id}/preview", Access::RECORDS, get(links))
 }
 
 pub fn public_router() -> super::Routes {
     super::Routes::new()
-        .route("/v1/preview/{token}/vast.xml", get(document))
-        .route("/v1/preview/{token}/player", get(page))
-        .route("/v1/preview/player.js", get(script))
-        .route("/v1/preview/player.css", get(style))
+        .route("/v1/preview/{token}/vast.xml", Access::Public, get(document))
+        .route("/v1/preview/{token}/player", Access::Public, get(page))
+        .route("/v1/preview/player.js", Access::Public, get(script))
+        .route("/v1/preview/player.css", Access::Public, get(style))
 }
 
 #[utoipa::path(get, path = "/v3/ads/{ad_id}/preview", tag = "queries", summary = "Preview links of an ad",

@@ -1,6 +1,7 @@
 //! Reference data, read-only (seed 002 §2.10, §4.4): categories and content partners
 //! (`/v0`), banner areas (`/v3`). Loaded by the admin command's seed file.
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::extract::Path;
 use axum::response::{IntoResponse, Response};
@@ -25,14 +26,14 @@ pub struct Doc;
 
 pub fn router() -> super::Routes {
     super::Routes::new()
-        .route("/v0/categories", get(categories))
-        .route("/v0/categories/{id}", get(category))
-        .route("/v0/content-partners", get(partners))
-        .route("/v0/content-partners/{id}", get(partner))
-        .route("/v0/device-containers", get(device_containers))
-        .route("/v0/device-containers/{id}", get(device_container))
-        .route("/v3/banner-areas", get(banner_areas))
-        .route("/v3/banner-areas/{id}", get(banner_area))
+        .route("/v0/categories", Access::RECORDS, get(categories))
+        .route("/v0/categories/{id}", Access::RECORDS, get(category))
+        .route("/v0/content-partners", Access::RECORDS, get(partners))
+        .route("/v0/content-partners/{id}", Access::RECORDS, get(partner))
+        .route("/v0/device-containers", Access::RECORDS, get(device_containers))
+        .route("/v0/device-containers/{id}", Access::RECORDS, get(device_container))
+        .route("/v3/banner-areas", Access::RECORDS, get(banner_areas))
+        .route("/v3/banner-areas/{id}", Access::RECORDS, get(banner_area))
 }
 
 async fn one<T: DeserializeOwned + Serialize>(

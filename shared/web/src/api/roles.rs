@@ -1,83 +1,45 @@
-//! The role every route needs (docs/people-and-roles.md, "Roles"): one table. A read
-//! (`GET`, `HEAD`) needs VIEWER and a write TRAFFICKER, but for the routes listed here.
-//! `api::auth` checks it before the handler runs; `tests/api/roles.rs` sweeps every route.
+//! Who may call a route (docs/people-and-roles.md, "Roles"), declared where the route is
+//! routed (`Routes::route` takes one, so a route without it does not compile) and enforced
+//! before anything else of the request runs (`api::gate`). Nothing is allowed by default.
 
 use axum::http::Method;
 
 use crate::model::access::Role;
 
-/// Which methods of a route an entry covers.
+/// A route's declaration: public, or the least role each kind of method needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Methods {
-    /// Every method.
-    All,
-    /// Every method but `GET` and `HEAD`.
-    Writes,
-    /// `POST` only.
-    Post,
+pub enum Access {
+    /// Anyone, with no key or session: ad requests, tracking, preview links, the sign-in
+    /// page, static files and the API's documentation.
+    Public,
+    /// An API key or a session whose role is at least `read` for `GET` and `HEAD`, and at
+    /// least `write` for every other method.
+    Roles { read: Role, write: Role },
 }
 
-/// The exceptions to "reads VIEWER, writes TRAFFICKER", by route pattern.
-pub const TABLE: &[(&str, Methods, Role)] = &[
-    // Forecasts are reads: running one (and cancelling it) is VIEWER's.
-    ("/api/2.0/forecast/campaign", Methods::Post, Role::Viewer),
-    ("/api/2.0/forecast/inventory", Methods::Post, Role::Viewer),
-    ("/api/2.0/forecast/job/{id}/cancel", Methods::Post, Role::Viewer),
-    ("/console/forecasts", Methods::Post, Role::Viewer),
-    ("/console/forecasts/campaign", Methods::Post, Role::Viewer),
-    // People and keys: ADMIN's, reads included.
-    ("/v1/users", Methods::All, Role::Admin),
-    ("/v1/users/{id}", Methods::All, Role::Admin),
-    // A user's own password: anyone signed in as that user (the handler checks who), or an ADMIN.
-    ("/v1/users/{id}/password", Methods::Post, Role::Viewer),
-    ("/v1/api-keys", Methods::All, Role::Admin),
-    ("/v1/api-keys/{id}", Methods::All, Role::Admin),
-    // The console's administration pages: ADMIN's, reads included.
-    ("/console/users", Methods::All, Role::Admin),
-    ("/console/users/new", Methods::All, Role::Admin),
-    ("/console/users/{id}", Methods::All, Role::Admin),
-    ("/console/users/{id}/password", Methods::All, Role::Admin),
-    ("/console/api-keys", Methods::All, Role::Admin),
-    ("/console/api-keys/new", Methods::All, Role::Admin),
-    ("/console/api-keys/{id}/revoke", Methods::All, Role::Admin),
-    ("/console/demand", Methods::All, Role::Admin),
-    ("/console/demand/partners", Methods::All, Role::Admin),
-    ("/console/demand/partners/new", Methods::All, Role::Admin),
-    ("/console/demand/partners/{id}", Methods::All, Role::Admin),
-    ("/console/demand/marketplaces", Methods::All, Role::Admin),
-    ("/console/demand/marketplaces/new", Methods::All, Role::Admin),
-    ("/console/demand/marketplaces/{id}", Methods::All, Role::Admin),
-    ("/console/stitchers", Methods::All, Role::Admin),
-    ("/console/stitchers/new", Methods::All, Role::Admin),
-    ("/console/stitchers/{id}", Methods::All, Role::Admin),
-    // Programmatic demand and stitchers: their writes are ADMIN's.
-    ("/v1/demand-partners", Methods::Writes, Role::Admin),
-    ("/v1/demand-partners/{id}", Methods::Writes, Role::Admin),
-    ("/v1/marketplaces", Methods::Writes, Role::Admin),
-    ("/v1/marketplaces/{id}", Methods::Writes, Role::Admin),
-    ("/v1/stitchers", Methods::Writes, Role::Admin),
-    ("/v1/stitchers/{id}", Methods::Writes, Role::Admin),
-];
+impl Access {
+    /// The records of ad operations: reads VIEWER's, writes TRAFFICKER's.
+    pub const RECORDS: Access = Access::Roles { read: Role::Viewer, write: Role::Trafficker };
+    /// Reads VIEWER's, writes ADMIN's (programmatic demand, stitchers).
+    pub const ADMIN_WRITES: Access = Access::Roles { read: Role::Viewer, write: Role::Admin };
+    /// Every method ADMIN's, reads included (people, keys, their pages).
+    pub const ADMIN: Access = Access::Roles { read: Role::Admin, write: Role::Admin };
+    /// Every method VIEWER's: work that changes no record of the account (running a
+    /// forecast, a user's own password, whose handler checks who).
+    pub const VIEWER: Access = Access::Roles { read: Role::Viewer, write: Role::Viewer };
 
-fn is_read(m: &Method) -> bool {
-    m == Method::GET || m == Method::HEAD
-}
-
-/// The role `method` on route pattern `path` needs.
-pub fn required(method: &Method, path: &str) -> Role {
-    let listed = TABLE.iter().find(|(p, methods, _)| {
-        *p == path
-            && match methods {
-                Methods::All => true,
-                Methods::Writes => !is_read(method),
-                Methods::Post => method == Method::POST,
-            }
-    });
-    match listed {
-        Some((_, _, role)) => *role,
-        None if is_read(method) => Role::Viewer,
-        None => Role::Trafficker,
+    /// The role `method` needs; `None` for a public route.
+    pub fn required(&self, method: &Method) -> Option<Role> {
+        match self {
+            Access::Public => None,
+            Access::Roles { read, write } => Some(if is_read(method) { *read } else { *write }),
+        }
     }
+}
+
+/// Whether a method only reads.
+pub fn is_read(m: &Method) -> bool {
+    m == Method::GET || m == Method::HEAD
 }
 
 #[cfg(test)]
@@ -85,13 +47,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_are_viewers_writes_traffickers_and_the_table_says_the_rest() {
-        assert_eq!(required(&Method::GET, "/api/1.0/campaign"), Role::Viewer);
-        assert_eq!(required(&Method::POST, "/api/1.0/campaign"), Role::Trafficker);
-        assert_eq!(required(&Method::POST, "/api/2.0/forecast/campaign"), Role::Viewer);
-        assert_eq!(required(&Method::GET, "/v1/demand-partners"), Role::Viewer);
-        assert_eq!(required(&Method::PUT, "/v1/demand-partners/{id}"), Role::Admin);
-        assert_eq!(required(&Method::GET, "/v1/users"), Role::Admin);
-        assert_eq!(required(&Method::POST, "/v1/users/{id}/password"), Role::Viewer);
+    fn reads_and_writes_take_their_declared_roles() {
+        assert_eq!(Access::RECORDS.required(&Method::GET), Some(Role::Viewer));
+        assert_eq!(Access::RECORDS.required(&Method::HEAD), Some(Role::Viewer));
+        assert_eq!(Access::RECORDS.required(&Method::POST), Some(Role::Trafficker));
+        assert_eq!(Access::RECORDS.required(&Method::DELETE), Some(Role::Trafficker));
+        assert_eq!(Access::ADMIN_WRITES.required(&Method::GET), Some(Role::Viewer));
+        assert_eq!(Access::ADMIN_WRITES.required(&Method::PUT), Some(Role::Admin));
+        assert_eq!(Access::ADMIN.required(&Method::GET), Some(Role::Admin));
+        assert_eq!(Access::VIEWER.required(&Method::POST), Some(Role::Viewer));
+        assert_eq!(Access::Public.required(&Method::POST), None);
     }
 }

@@ -10,6 +10,7 @@ use axum::Router;
 use tracing::Instrument;
 
 use crate::api::error::{AppError, ErrorBody};
+use crate::api::roles::Access;
 use crate::api::{
     ads, assets, audience, campaigns, clients, contacts, demand, docs_page, forecasts, goals, idempotency, policies, queries, reference,
     rules, serving, stitchers, templates,
@@ -159,42 +160,108 @@ pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
     ]
 }
 
-/// A group's routes: its router and the path patterns it serves, so the route table can
-/// be walked (the tenant-isolation sweep tries every route of every group).
-#[derive(Default)]
+/// A group's routes: its router, the path patterns it serves and who may call each
+/// (`Access`, declared with the route: a route cannot be added without one), so the route
+/// table can be walked (the tenant and role sweeps try every route of every group) and the
+/// gate (`api::gate`) knows every route's declaration.
 pub struct Routes {
-    pub router: Router<AppState>,
+    router: Router<AppState>,
     pub paths: Vec<&'static str>,
+    declared: Vec<(&'static str, Declared)>,
+    surface: Surface,
+}
+
+/// Where a route's callers come from, and how its refusals read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    /// The API: an API key (`x-o-api-key`) or a console session's cookie; refusals in the
+    /// interface's JSON or XML.
+    Api,
+    /// A console page: a person's session only; refusals as pages (the sign-in page, a 403
+    /// page). `keep_alive`: the session's idle end is pushed on (not by a function that
+    /// writes nothing: the queries function).
+    Console { keep_alive: bool },
+}
+
+/// What a route declares: who may call it, and through which surface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Declared {
+    pub access: Access,
+    pub surface: Surface,
+}
+
+impl Default for Routes {
+    fn default() -> Self {
+        Routes { router: Router::new(), paths: Vec::new(), declared: Vec::new(), surface: Surface::Api }
+    }
 }
 
 impl Routes {
+    /// API routes.
     pub fn new() -> Self {
         Routes::default()
     }
 
-    pub fn route(mut self, path: &'static str, handlers: axum::routing::MethodRouter<AppState>) -> Self {
+    /// Console pages (a session only; the session's idle end pushed on).
+    pub fn console() -> Self {
+        Routes { surface: Surface::Console { keep_alive: true }, ..Routes::default() }
+    }
+
+    /// Console pages served by a function that writes nothing (the session is not touched).
+    pub fn console_reading() -> Self {
+        Routes { surface: Surface::Console { keep_alive: false }, ..Routes::default() }
+    }
+
+    /// Routes `path` to `handlers`, callable as `access` says.
+    pub fn route(mut self, path: &'static str, access: Access, handlers: axum::routing::MethodRouter<AppState>) -> Self {
         self.router = self.router.route(path, handlers);
-        self.paths.push(path);
+        self.declare(path, Declared { access, surface: self.surface });
         self
     }
 
     pub fn merge(mut self, other: Routes) -> Self {
         self.router = self.router.merge(other.router);
-        self.paths.extend(other.paths);
+        for (path, d) in other.declared {
+            self.declare(path, d);
+        }
         self
+    }
+
+    /// Each route's group state (the tests give each group the store its Lambda's
+    /// permissions allow).
+    pub fn with_state(mut self, st: AppState) -> Self {
+        self.router = self.router.with_state::<AppState>(st);
+        self
+    }
+
+    /// Every route's declaration, in the order routed.
+    pub fn declared(&self) -> &[(&'static str, Declared)] {
+        &self.declared
+    }
+
+    /// One declaration a path: a path declared twice two ways is a bug, found when the
+    /// router is built (at start), never at a request.
+    fn declare(&mut self, path: &'static str, d: Declared) {
+        match self.declared.iter().find(|(p, _)| *p == path) {
+            Some((_, before)) => assert_eq!(*before, d, "{path} is declared twice, two ways"),
+            None => {
+                self.declared.push((path, d));
+                self.paths.push(path);
+            }
+        }
     }
 }
 
 /// Every group on one router (the local server), with the shared fallbacks.
 pub fn app(state: AppState) -> Router {
-    let r = groups::ALL.iter().fold(Router::new(), |r, (_, group)| r.merge(group().router));
+    let r = groups::ALL.iter().fold(Routes::new(), |r, (_, group)| r.merge(group()));
     finish(r, state)
 }
 
 /// Every group on one router, each group with the state `state_of(group name)` gives it
 /// (the tests give each group the store its Lambda's permissions allow).
 pub fn app_per_group(state: AppState, state_of: impl Fn(&str) -> AppState) -> Router {
-    let r = groups::ALL.iter().fold(Router::new(), |r, (name, group)| r.merge(group().router.with_state::<AppState>(state_of(name))));
+    let r = groups::ALL.iter().fold(Routes::new(), |r, (name, group)| r.merge(group().with_state(state_of(name))));
     finish(r, state)
 }
 
@@ -207,13 +274,18 @@ pub fn finish_public(r: Router) -> Router {
         .layer(axum::middleware::from_fn(request_span))
 }
 
-/// A group's routes with the fallbacks and error rendering every function shares.
-pub fn finish(r: Router<AppState>, state: AppState) -> Router {
-    r.fallback(no_route)
+/// A group's routes with the fallbacks and error rendering every function shares, behind
+/// the gate: every route's caller is admitted as it declares (`api::gate`) before any other
+/// layer or the handler reads the request.
+pub fn finish(r: Routes, state: AppState) -> Router {
+    let gate = crate::api::gate::Gate::new(state.clone(), r.declared());
+    r.router
+        .fallback(no_route)
         .method_not_allowed_fallback(|| async { AppError::MethodNotAllowed })
         .layer(axum::middleware::from_fn(crate::api::known_params::layer))
         .layer(axum::middleware::from_fn_with_state(state.clone(), record_changes))
         .layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::layer))
+        .layer(axum::middleware::from_fn_with_state(gate, crate::api::gate::layer))
         .layer(axum::middleware::map_response(render_errors))
         .layer(axum::middleware::from_fn(request_span))
         .with_state(state)
@@ -276,6 +348,12 @@ async fn record_changes(
     let id = req.extensions().get::<RequestId>().map(|r| r.0.clone()).unwrap_or_else(|| request_id(&req));
     // The request's unit of work: the handler's state (`Ctx`) writes within it.
     let work = crate::repo::changes::Work::recorded(id, st.clock.now());
+    // Its change records name who made it (never a key's secret) and the role the route
+    // needed, so a revert can ask for the same (the gate admitted the caller).
+    if let Some(admitted) = req.extensions().get::<crate::api::gate::Admitted>() {
+        work.set_actor(admitted.principal.actor.clone());
+        work.set_role(admitted.needed);
+    }
     req.extensions_mut().insert(work.clone());
     let res = next.run(req).await;
     // Its changes to what an account serves queue one compile of the account.

@@ -1,5 +1,6 @@
 //! Campaign rules and goal rules (seed 001 §2.6; paths: docs/goals-ads-assets.md), XML.
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::extract::Path;
 use axum::http::StatusCode;
@@ -19,12 +20,12 @@ pub struct Doc;
 
 /// `/api/1.0/campaign/rules/by_campaign_id;id=` (merged into the campaigns group).
 pub fn campaign_router() -> super::Routes {
-    super::Routes::new().route("/api/1.0/campaign/rules/{seg}", get(get_campaign_rules).put(put_campaign_rules))
+    super::Routes::new().route("/api/1.0/campaign/rules/{seg}", Access::RECORDS, get(get_campaign_rules).put(put_campaign_rules))
 }
 
 /// `/api/1.0.cpvext/goal/rules/by_goal_id;id=` (merged into the goals group).
 pub fn goal_router() -> super::Routes {
-    super::Routes::new().route("/api/1.0.cpvext/goal/rules/{seg}", get(get_goal_rules).put(put_goal_rules))
+    super::Routes::new().route("/api/1.0.cpvext/goal/rules/{seg}", Access::RECORDS, get(get_goal_rules).put(put_goal_rules))
 }
 
 fn render(rules: &Rules) -> Response {

@@ -3,6 +3,7 @@
 //! takes the signed playback events of the served documents. No API key: players call
 //! them; the account is in the URL, the tracking links are signed.
 
+use crate::api::Access;
 use crate::api::Within;
 use crate::ids::AccountId;
 use crate::rule::Rule;
@@ -53,11 +54,11 @@ const VAST_EXAMPLE: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 </Linear></Creative></Creatives></InLine></Ad></VAST>"#;
 
 pub fn serving_router() -> Routes {
-    Routes::new().route("/v1/adrequest", get(ad_request))
+    Routes::new().route("/v1/adrequest", Access::Public, get(ad_request))
 }
 
 pub fn tracking_router() -> Routes {
-    Routes::new().route("/v1/track/{event}", get(track))
+    Routes::new().route("/v1/track/{event}", Access::Public, get(track))
 }
 
 /// A comma-separated list parameter (repeats add up), at most `max` values.

@@ -2,6 +2,7 @@
 //! insertion"), JSON: `POST`/`GET` `/v1/stitchers`, `GET`/`PUT`/`DELETE`
 //! `/v1/stitchers/{id}` (`If-Match` on PUT). The secret header is write-only.
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::extract::Path;
 use axum::http::HeaderMap;
@@ -24,9 +25,11 @@ use crate::state::AppState;
 pub struct Doc;
 
 pub fn router() -> super::Routes {
-    super::Routes::new()
-        .route("/v1/stitchers", get(list).post(create))
-        .route("/v1/stitchers/{id}", get(get_one).put(replace).delete(remove))
+    super::Routes::new().route("/v1/stitchers", Access::ADMIN_WRITES, get(list).post(create)).route(
+        "/v1/stitchers/{id}",
+        Access::ADMIN_WRITES,
+        get(get_one).put(replace).delete(remove),
+    )
 }
 
 /// The account's stitchers.

@@ -2,6 +2,7 @@
 //! docs/targeting-templates.md), JSON. Linking (designed here: the seeds name it without an
 //! endpoint) is `PUT|DELETE /api/2.0/targeting-template/{id}/link?campaignId=|goalId=`.
 
+use crate::api::Access;
 use crate::api::Within;
 use crate::rule::Rule;
 use axum::extract::{Path, RawQuery};
@@ -48,12 +49,12 @@ pub struct LimitReached {
 
 pub fn router() -> super::Routes {
     super::Routes::new()
-        .route("/api/2.0/targeting-template", get(list).post(create))
-        .route("/api/2.0/targeting-template/usage", get(usage))
-        .route("/api/2.0/targeting-template/{id}", get(get_one).put(update).delete(remove))
-        .route("/api/2.0/targeting-template/{id}/rules", get(get_rules).put(put_rules))
-        .route("/api/2.0/targeting-template/{id}/import", post(import))
-        .route("/api/2.0/targeting-template/{id}/link", put(link).delete(unlink))
+        .route("/api/2.0/targeting-template", Access::RECORDS, get(list).post(create))
+        .route("/api/2.0/targeting-template/usage", Access::RECORDS, get(usage))
+        .route("/api/2.0/targeting-template/{id}", Access::RECORDS, get(get_one).put(update).delete(remove))
+        .route("/api/2.0/targeting-template/{id}/rules", Access::RECORDS, get(get_rules).put(put_rules))
+        .route("/api/2.0/targeting-template/{id}/import", Access::RECORDS, post(import))
+        .route("/api/2.0/targeting-template/{id}/link", Access::RECORDS, put(link).delete(unlink))
 }
 
 /// `{active, max, messageTitle, messageBody}`; the messages are filled once the limit is reached.

@@ -4,12 +4,13 @@
 //! the bucket's drop folder: docs/audience.md). Served by the audience function.
 
 use super::error::ConsoleResult;
+use crate::api::Access;
 use axum::extract::Path;
 use axum::response::IntoResponse;
 use maud::{html, Markup};
 
 use super::form;
-use super::{page, ConsoleReader};
+use super::{page, ConsoleUser};
 use crate::api::Within;
 use crate::model::audience::Batch;
 use crate::model::enums::BatchStatus;
@@ -43,7 +44,7 @@ fn progress(b: &Batch) -> Markup {
     }
 }
 
-pub async fn list(Within(st): Within, ConsoleReader(user): ConsoleReader) -> ConsoleResult {
+pub async fn list(Within(st): Within, user: ConsoleUser) -> ConsoleResult {
     let a = &user.account;
     let (providers, batches) = match (uc::providers(&st, &a.id).await, uc::batches(&st, &a.id, None).await) {
         (Ok(p), Ok(b)) => (p, b),
@@ -77,7 +78,7 @@ pub async fn list(Within(st): Within, ConsoleReader(user): ConsoleReader) -> Con
     Ok(page::page("Audiences", Some(&user), body).into_response())
 }
 
-pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
+pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> ConsoleResult {
     let a = &user.account;
     let b = uc::batch(&st, &a.id, &id).await?;
     let invalid = &b.stats.invalid_segments;
@@ -101,7 +102,7 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(i
 }
 
 /// The batch's state for the page's script (`data-poll`).
-pub async fn status(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
+pub async fn status(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> ConsoleResult {
     let b = uc::batch(&st, &user.account.id, &id).await?;
     Ok(page::progress(&words(&b), b.percentage() as f64, done(&b)))
 }
@@ -109,8 +110,8 @@ pub async fn status(Within(st): Within, ConsoleReader(user): ConsoleReader, Path
 /// The audience function's pages.
 pub fn router() -> crate::api::Routes {
     use axum::routing::get;
-    crate::api::Routes::new()
-        .route("/console/audiences", get(list))
-        .route("/console/audiences/batches/{id}", get(show))
-        .route("/console/audiences/batches/{id}/status", get(status))
+    crate::api::Routes::console_reading()
+        .route("/console/audiences", Access::RECORDS, get(list))
+        .route("/console/audiences/batches/{id}", Access::RECORDS, get(show))
+        .route("/console/audiences/batches/{id}/status", Access::RECORDS, get(status))
 }

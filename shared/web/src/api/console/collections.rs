@@ -7,6 +7,7 @@
 //! served by the demand function, stitchers by the stitchers function (the only ones that
 //! read those records' secrets).
 
+use crate::api::Access;
 use axum::extract::Path;
 use axum::http::HeaderMap;
 use axum::response::IntoResponse;
@@ -15,7 +16,7 @@ use serde_json::{json, Map, Value};
 
 use super::error::ConsoleResult;
 use super::form::{self, Field, Problems, Select};
-use super::{page, redirect, ConsoleForm, ConsoleReader, ConsoleUser};
+use super::{page, redirect, ConsoleForm, ConsoleUser};
 use crate::api::collection::JsonCollection;
 use crate::api::Within;
 use crate::model::demand_partner::DemandPartner;
@@ -323,7 +324,7 @@ async fn table<R: Shown>(st: &AppState, user: &ConsoleUser) -> ConsoleResult<Mar
     })
 }
 
-pub async fn demand(Within(st): Within, ConsoleReader(user): ConsoleReader) -> ConsoleResult {
+pub async fn demand(Within(st): Within, user: ConsoleUser) -> ConsoleResult {
     let partners = table::<DemandPartner>(&st, &user).await?;
     let markets = table::<Marketplace>(&st, &user).await?;
     let body = html! {
@@ -337,7 +338,7 @@ pub async fn demand(Within(st): Within, ConsoleReader(user): ConsoleReader) -> C
     Ok(page::page("Demand", Some(&user), body).into_response())
 }
 
-pub async fn stitchers(Within(st): Within, ConsoleReader(user): ConsoleReader) -> ConsoleResult {
+pub async fn stitchers(Within(st): Within, user: ConsoleUser) -> ConsoleResult {
     let list = table::<Stitcher>(&st, &user).await?;
     let body = html! {
         h1 { "Stitchers" }
@@ -347,11 +348,11 @@ pub async fn stitchers(Within(st): Within, ConsoleReader(user): ConsoleReader) -
     Ok(page::page("Stitchers", Some(&user), body).into_response())
 }
 
-pub async fn new_form<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleReader) -> ConsoleResult {
+pub async fn new_form<R: Shown>(Within(st): Within, user: ConsoleUser) -> ConsoleResult {
     form_page::<R>(&st, &user, None, &json!({ "enabled": true }), None, &Problems::default()).await
 }
 
-pub async fn edit<R: Shown>(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
+pub async fn edit<R: Shown>(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> ConsoleResult {
     let e = uc::get::<R>(&st, &user.account.id, &id).await?;
     let version = e.version;
     let v = serde_json::to_value(R::view(e.record)).unwrap_or_default();
@@ -370,7 +371,7 @@ fn field<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
 
 pub async fn create<R: Shown>(
     Within(st): Within,
-    ConsoleReader(user): ConsoleReader,
+    user: ConsoleUser,
     headers: HeaderMap,
     ConsoleForm(pairs): ConsoleForm<Vec<(String, String)>>,
 ) -> ConsoleResult {
@@ -389,7 +390,7 @@ pub async fn create<R: Shown>(
 /// without one, is refused and nothing is overwritten.
 pub async fn replace<R: Shown>(
     Within(st): Within,
-    ConsoleReader(user): ConsoleReader,
+    user: ConsoleUser,
     headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(pairs): ConsoleForm<Vec<(String, String)>>,
@@ -415,21 +416,21 @@ pub async fn replace<R: Shown>(
 /// The demand function's pages (partners and marketplaces).
 pub fn demand_router() -> crate::api::Routes {
     use axum::routing::get;
-    crate::api::Routes::new()
-        .route("/console/demand", get(demand))
-        .route("/console/demand/partners", axum::routing::post(create::<DemandPartner>))
-        .route("/console/demand/partners/new", get(new_form::<DemandPartner>))
-        .route("/console/demand/partners/{id}", get(edit::<DemandPartner>).post(replace::<DemandPartner>))
-        .route("/console/demand/marketplaces", axum::routing::post(create::<Marketplace>))
-        .route("/console/demand/marketplaces/new", get(new_form::<Marketplace>))
-        .route("/console/demand/marketplaces/{id}", get(edit::<Marketplace>).post(replace::<Marketplace>))
+    crate::api::Routes::console_reading()
+        .route("/console/demand", Access::ADMIN, get(demand))
+        .route("/console/demand/partners", Access::ADMIN, axum::routing::post(create::<DemandPartner>))
+        .route("/console/demand/partners/new", Access::ADMIN, get(new_form::<DemandPartner>))
+        .route("/console/demand/partners/{id}", Access::ADMIN, get(edit::<DemandPartner>).post(replace::<DemandPartner>))
+        .route("/console/demand/marketplaces", Access::ADMIN, axum::routing::post(create::<Marketplace>))
+        .route("/console/demand/marketplaces/new", Access::ADMIN, get(new_form::<Marketplace>))
+        .route("/console/demand/marketplaces/{id}", Access::ADMIN, get(edit::<Marketplace>).post(replace::<Marketplace>))
 }
 
 /// The stitchers function's pages.
 pub fn stitchers_router() -> crate::api::Routes {
     use axum::routing::get;
-    crate::api::Routes::new()
-        .route("/console/stitchers", get(stitchers).post(create::<Stitcher>))
-        .route("/console/stitchers/new", get(new_form::<Stitcher>))
-        .route("/console/stitchers/{id}", get(edit::<Stitcher>).post(replace::<Stitcher>))
+    crate::api::Routes::console_reading()
+        .route("/console/stitchers", Access::ADMIN, get(stitchers).post(create::<Stitcher>))
+        .route("/console/stitchers/new", Access::ADMIN, get(new_form::<Stitcher>))
+        .route("/console/stitchers/{id}", Access::ADMIN, get(edit::<Stitcher>).post(replace::<Stitcher>))
 }

@@ -5,6 +5,7 @@
 //! Served by the forecast function, which writes and queues the jobs.
 
 use super::error::{ConsoleError, ConsoleResult};
+use crate::api::Access;
 use axum::extract::{Path, Query};
 use axum::http::HeaderMap;
 use axum::response::IntoResponse;
@@ -13,7 +14,7 @@ use maud::{html, Markup};
 use serde_json::{json, Value};
 
 use super::form::{self, Field, Problems, Select, Spec};
-use super::{page, redirect, ConsoleForm, ConsoleReader, ConsoleUser};
+use super::{page, redirect, ConsoleForm, ConsoleUser};
 use crate::api::Within;
 use crate::forecast::report_schema::Report;
 use crate::model::enums::{ForecastKind, ForecastStatus};
@@ -226,17 +227,12 @@ async fn render(st: &AppState, user: &ConsoleUser, f: &ProposedGoal, p: &Problem
     Ok(if p.is_empty() { res.into_response() } else { page::with_status(res, axum::http::StatusCode::UNPROCESSABLE_ENTITY) })
 }
 
-pub async fn list(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(q): Query<ListQuery>) -> ConsoleResult {
+pub async fn list(Within(st): Within, user: ConsoleUser, Query(q): Query<ListQuery>) -> ConsoleResult {
     let f = ProposedGoal::fresh(&q.campaign, today(&st, &user.account));
     render(&st, &user, &f, &Problems::default()).await
 }
 
-pub async fn create(
-    Within(st): Within,
-    ConsoleReader(user): ConsoleReader,
-    headers: HeaderMap,
-    ConsoleForm(f): ConsoleForm<ProposedGoal>,
-) -> ConsoleResult {
+pub async fn create(Within(st): Within, user: ConsoleUser, headers: HeaderMap, ConsoleForm(f): ConsoleForm<ProposedGoal>) -> ConsoleResult {
     form::guard(&user, &headers, &f.csrf)?;
     let a = &user.account;
     let Some(c) = campaign_of(&st, a, &f.campaign).await else {
@@ -263,7 +259,7 @@ pub struct CampaignForm {
 /// A forecast of the running campaign (`usecases::forecast::running_campaign`).
 pub async fn create_for_campaign(
     Within(st): Within,
-    ConsoleReader(user): ConsoleReader,
+    user: ConsoleUser,
     headers: HeaderMap,
     ConsoleForm(f): ConsoleForm<CampaignForm>,
 ) -> ConsoleResult {
@@ -278,7 +274,7 @@ pub async fn create_for_campaign(
 }
 
 /// The job's state for the page's script (`data-poll`).
-pub async fn status(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
+pub async fn status(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> ConsoleResult {
     let j = uc::status(&st, &user.account.id, &id).await?;
     Ok(page::progress(&status_words(&j), f64::from(j.progress), done(&j)))
 }
@@ -322,7 +318,7 @@ fn report_markup(r: &Report) -> Markup {
     }
 }
 
-pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
+pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> ConsoleResult {
     let a = &user.account;
     let j = uc::status(&st, &a.id, &id).await?;
     let report = if j.status == ForecastStatus::Finished {
@@ -359,9 +355,9 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(i
 /// The pages the forecast function serves.
 pub fn router() -> crate::api::Routes {
     use axum::routing::get;
-    crate::api::Routes::new()
-        .route("/console/forecasts", get(list).post(create))
-        .route("/console/forecasts/campaign", axum::routing::post(create_for_campaign))
-        .route("/console/forecasts/{id}", get(show))
-        .route("/console/forecasts/{id}/status", get(status))
+    crate::api::Routes::console_reading()
+        .route("/console/forecasts", Access::VIEWER, get(list).post(create))
+        .route("/console/forecasts/campaign", Access::VIEWER, axum::routing::post(create_for_campaign))
+        .route("/console/forecasts/{id}", Access::RECORDS, get(show))
+        .route("/console/forecasts/{id}/status", Access::RECORDS, get(status))
 }

@@ -9,7 +9,7 @@ use axum::response::IntoResponse;
 use maud::html;
 
 use super::form::{self, Select};
-use super::{page, ConsoleReader};
+use super::{page, ConsoleUser};
 use crate::api::queries::inspect::explain_request;
 use crate::api::Within;
 use crate::usecases::reference;
@@ -42,7 +42,7 @@ fn outcome_words(outcome: &str) -> &'static str {
     }
 }
 
-pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Query(q): Query<CheckQuery>) -> ConsoleResult {
+pub async fn show(Within(st): Within, user: ConsoleUser, Query(q): Query<CheckQuery>) -> ConsoleResult {
     let a = &user.account;
     let cats = reference::categories(&st, &a.id).await?;
     let devices = reference::device_containers(&st, &a.id).await?;

@@ -21,6 +21,7 @@ mod reports;
 mod session;
 mod targeting;
 
+use crate::api::Access;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -33,57 +34,64 @@ pub use audiences::router as audience_router;
 pub use collections::{demand_router, stitchers_router};
 use error::ConsoleResult;
 pub use forecasts::router as forecast_router;
-pub use session::{ConsoleReader, ConsoleUser};
+pub use form::NOT_FROM_THIS_SITE;
+pub use session::ConsoleUser;
+
+/// A refusal of the gate (`api::gate`) on a console route, as a console page answers it:
+/// the sign-in page, or a 403 page saying why.
+pub fn refused(e: crate::api::error::AppError) -> Response {
+    error::ConsoleError::from(e).into_response()
+}
 
 /// The cookie of the sign-in form's token (double submit: the form carries the same).
 pub const CSRF_COOKIE: &str = "o_csrf";
 
 pub fn router() -> super::Routes {
-    super::Routes::new()
-        .route("/console", get(|| async { redirect("/console/") }))
-        .route("/console/", get(home))
-        .route("/console/sign-in", get(sign_in_page).post(sign_in))
-        .route("/console/sign-out", post(sign_out))
-        .route("/console/console.css", get(page::stylesheet))
-        .route("/console/console.js", get(page::script))
-        .route("/console/campaigns", get(campaigns::list).post(campaigns::create))
-        .route("/console/campaigns/new", get(campaigns::new_form))
-        .route("/console/campaigns/{id}", get(campaign_page::show).post(campaign_page::update))
-        .route("/console/campaigns/{id}/bulk", post(campaign_page::bulk_edit))
-        .route("/console/campaigns/{id}/duplicate", post(campaign_page::duplicate))
-        .route("/console/campaigns/{id}/goals/new", get(goals::new_form))
-        .route("/console/campaigns/{id}/goals", post(goals::create))
-        .route("/console/{kind}/{id}/targeting", get(targeting::show).post(targeting::save))
-        .route("/console/goals/{id}", get(goals::show).post(goals::update))
-        .route("/console/goals/{id}/ads/new", get(ads::new_form))
-        .route("/console/goals/{id}/ads", post(ads::create).layer(axum::extract::DefaultBodyLimit::disable()))
-        .route("/console/ads/{id}", get(ads::show))
-        .route("/console/ads/{id}/status", get(ads::status))
-        .route("/console/changes", get(changes::list))
-        .route("/console/changes/{id}/revert", post(changes::revert))
+    super::Routes::console()
+        .route("/console", Access::Public, get(|| async { redirect("/console/") }))
+        .route("/console/", Access::RECORDS, get(home))
+        .route("/console/sign-in", Access::Public, get(sign_in_page).post(sign_in))
+        .route("/console/sign-out", Access::VIEWER, post(sign_out))
+        .route("/console/console.css", Access::Public, get(page::stylesheet))
+        .route("/console/console.js", Access::Public, get(page::script))
+        .route("/console/campaigns", Access::RECORDS, get(campaigns::list).post(campaigns::create))
+        .route("/console/campaigns/new", Access::RECORDS, get(campaigns::new_form))
+        .route("/console/campaigns/{id}", Access::RECORDS, get(campaign_page::show).post(campaign_page::update))
+        .route("/console/campaigns/{id}/bulk", Access::RECORDS, post(campaign_page::bulk_edit))
+        .route("/console/campaigns/{id}/duplicate", Access::RECORDS, post(campaign_page::duplicate))
+        .route("/console/campaigns/{id}/goals/new", Access::RECORDS, get(goals::new_form))
+        .route("/console/campaigns/{id}/goals", Access::RECORDS, post(goals::create))
+        .route("/console/{kind}/{id}/targeting", Access::RECORDS, get(targeting::show).post(targeting::save))
+        .route("/console/goals/{id}", Access::RECORDS, get(goals::show).post(goals::update))
+        .route("/console/goals/{id}/ads/new", Access::RECORDS, get(ads::new_form))
+        .route("/console/goals/{id}/ads", Access::RECORDS, post(ads::create).layer(axum::extract::DefaultBodyLimit::disable()))
+        .route("/console/ads/{id}", Access::RECORDS, get(ads::show))
+        .route("/console/ads/{id}/status", Access::RECORDS, get(ads::status))
+        .route("/console/changes", Access::RECORDS, get(changes::list))
+        .route("/console/changes/{id}/revert", Access::RECORDS, post(changes::revert))
 }
 
 /// The pages the queries function serves (it reads the compiled snapshots, the report
 /// cells and the traffic model): Why not serving, Reports, a goal's pacing.
 pub fn queries_router() -> super::Routes {
-    super::Routes::new()
-        .route("/console/why-not-serving", get(inspector::show))
-        .route("/console/reports", get(reports::show))
-        .route("/console/reports/chart.svg", get(reports::chart))
-        .route("/console/goals/{id}/pacing", get(pacing::show))
+    super::Routes::console_reading()
+        .route("/console/why-not-serving", Access::RECORDS, get(inspector::show))
+        .route("/console/reports", Access::RECORDS, get(reports::show))
+        .route("/console/reports/chart.svg", Access::RECORDS, get(reports::chart))
+        .route("/console/goals/{id}/pacing", Access::RECORDS, get(pacing::show))
 }
 
 /// The administration pages (users and API keys, ADMIN): served by the access group's
 /// function, the one function that writes API-key records.
 pub fn admin_router() -> super::Routes {
-    super::Routes::new()
-        .route("/console/users", get(people::list).post(people::create))
-        .route("/console/users/new", get(people::new_form))
-        .route("/console/users/{id}", get(people::show).post(people::update))
-        .route("/console/users/{id}/password", post(people::set_password))
-        .route("/console/api-keys", get(people::keys).post(people::create_key))
-        .route("/console/api-keys/new", get(people::new_key))
-        .route("/console/api-keys/{id}/revoke", post(people::revoke_key))
+    super::Routes::console()
+        .route("/console/users", Access::ADMIN, get(people::list).post(people::create))
+        .route("/console/users/new", Access::ADMIN, get(people::new_form))
+        .route("/console/users/{id}", Access::ADMIN, get(people::show).post(people::update))
+        .route("/console/users/{id}/password", Access::ADMIN, post(people::set_password))
+        .route("/console/api-keys", Access::ADMIN, get(people::keys).post(people::create_key))
+        .route("/console/api-keys/new", Access::ADMIN, get(people::new_key))
+        .route("/console/api-keys/{id}/revoke", Access::ADMIN, post(people::revoke_key))
 }
 
 /// A console form's body as its typed struct (`serde_html_form`: repeated fields such as

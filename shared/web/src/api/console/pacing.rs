@@ -9,7 +9,7 @@ use axum::response::IntoResponse;
 use maud::{html, Markup};
 
 use super::form::{self, number};
-use super::{page, ConsoleReader};
+use super::{page, ConsoleUser};
 use crate::api::Within;
 use crate::forecast::projection::Projection;
 use crate::usecases::pacing::goal_pacing;
@@ -34,7 +34,7 @@ pub fn projection_words(p: &Projection) -> String {
     )
 }
 
-pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, Path(id): Path<String>) -> ConsoleResult {
+pub async fn show(Within(st): Within, user: ConsoleUser, Path(id): Path<String>) -> ConsoleResult {
     let a = &user.account;
     let (g, c, _, p) = match goal_pacing(&st, a, &id).await {
         Ok(Some(found)) => found,

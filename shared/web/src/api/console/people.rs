@@ -45,6 +45,7 @@ const SPECS: &[Spec] = &[
     Spec { name: "name", label: "Name", api: &["name"] },
     Spec { name: "role", label: "Role", api: &["role"] },
     Spec { name: "password", label: "Password", api: &["password"] },
+    Spec { name: "currentPassword", label: "Your password", api: &["currentPassword"] },
     Spec { name: "disabled", label: "Disabled", api: &["disabled"] },
 ];
 
@@ -143,6 +144,9 @@ async fn render(st: &crate::state::AppState, user: &ConsoleUser, id: &str, refus
             label for="new-password" { "New password" }
             span.hint id="new-password-hint" { "12 to 128 characters; the user's sessions end" }
             input #new-password type="password" name="password" autocomplete="new-password" aria-describedby="new-password-hint";
+            label for="currentPassword" { "Your password" }
+            span.hint id="current-password-hint" { "Your own, to show it is you asking" }
+            input #currentPassword type="password" name="currentPassword" autocomplete="current-password" required aria-describedby="current-password-hint";
             button type="submit" { "Set password" }
         }
     };
@@ -178,18 +182,25 @@ pub struct PasswordForm {
     csrf: String,
     #[serde(default)]
     password: String,
+    #[serde(default, rename = "currentPassword")]
+    current_password: String,
 }
 
 pub async fn set_password(
     Within(st): Within,
     user: ConsoleUser,
+    crate::api::client_addr::ClientAddr(from): crate::api::client_addr::ClientAddr,
     headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(f): ConsoleForm<PasswordForm>,
 ) -> ConsoleResult {
     form::guard(&user, &headers, &f.csrf)?;
+    let Some(session) = crate::api::auth::cookie(&headers, crate::api::auth::SESSION_COOKIE).map(|t| crate::ids::hash_key(&t)) else {
+        return Err(super::error::ConsoleError::SignIn);
+    };
+    let asker = uc::Asker { user_id: &user.user_id, session: &session, current_password: &f.current_password, from };
     let done = match read_password(&json!({"password": f.password})) {
-        Ok(input) => uc::set_password(&st, &user.account.id, &id, input.password, None).await,
+        Ok(input) => uc::set_password(&st, &user.account.id, &id, input.password, Some(asker)).await,
         Err(e) => Err(UseCaseError::validation(e)),
     };
     match done {
@@ -290,7 +301,7 @@ pub struct KeyForm {
 pub async fn create_key(Within(st): Within, user: ConsoleUser, headers: HeaderMap, ConsoleForm(f): ConsoleForm<KeyForm>) -> ConsoleResult {
     form::guard(&user, &headers, &f.csrf)?;
     let made = match read_new_key(&json!({"name": f.name.trim(), "role": f.role})) {
-        Ok(input) => uc::create_key(&st, &user.account.id, input).await,
+        Ok(input) => uc::create_key(&st, &user.account.id, input, Some(&user.user_id)).await,
         Err(e) => Err(UseCaseError::validation(e)),
     };
     match made {

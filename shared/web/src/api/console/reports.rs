@@ -12,7 +12,7 @@ use chrono::{Days, NaiveDate};
 use maud::{html, Markup};
 
 use super::form::{self, Field, Problems, Select, Spec as FieldSpec};
-use super::{page, ConsoleReader};
+use super::{page, ConsoleUser};
 use crate::api::queries::reports::spec_of;
 use crate::api::Within;
 use crate::charts::delivery::{delivery_svg, Bucket};
@@ -128,7 +128,7 @@ const SPECS: &[FieldSpec] = &[
     FieldSpec { name: "granularity", label: "Time unit", api: &["granularity"] },
 ];
 
-pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQuery(q): RawQuery) -> ConsoleResult {
+pub async fn show(Within(st): Within, user: ConsoleUser, RawQuery(q): RawQuery) -> ConsoleResult {
     let a = &user.account;
     let asked = q.as_deref().is_some_and(|q| !q.is_empty());
     let q = query_of(q.as_deref(), today(a, &st));
@@ -207,7 +207,7 @@ pub async fn show(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQue
 }
 
 /// The report's chart (`img` of the page): the same query, the same rows.
-pub async fn chart(Within(st): Within, ConsoleReader(user): ConsoleReader, RawQuery(q): RawQuery) -> Response {
+pub async fn chart(Within(st): Within, user: ConsoleUser, RawQuery(q): RawQuery) -> Response {
     let a = &user.account;
     let q = query_of(q.as_deref(), today(a, &st));
     let spec = match spec_of(Some(&q)) {

@@ -2,6 +2,7 @@
 //! expansions, metrics and projections (`params` reads the query string, `rows` filters
 //! and sorts, `render` writes the wire shapes), and the VAST URL export (`vast`).
 
+use crate::api::Access;
 use crate::api::Within;
 use axum::extract::{Path, RawQuery};
 use axum::response::{IntoResponse, Response};
@@ -41,17 +42,17 @@ pub struct Doc;
 
 pub fn router() -> super::Routes {
     super::Routes::new()
-        .route("/v3/campaigns", get(campaigns))
-        .route("/v3/campaigns/{id}", get(campaign_one))
-        .route("/v3/goals", get(goals))
-        .route("/v3/goals/{id}", get(goal_one))
-        .route("/v3/goals/{id}/pacing", get(pacing::goal_pacing))
-        .route("/v3/goals/{id}/pacing.svg", get(pacing::goal_pacing_svg))
-        .route("/v3/ads", get(ads))
-        .route("/v3/ads/{ad_id}", get(ad_one))
-        .route("/v3/ads/{ad_id}/vasturl/{kind}/{id}", get(vast::vast_url))
-        .route("/v3/inspect", get(inspect::inspect_request))
-        .route("/v3/reports/delivery", get(reports::delivery_report))
+        .route("/v3/campaigns", Access::RECORDS, get(campaigns))
+        .route("/v3/campaigns/{id}", Access::RECORDS, get(campaign_one))
+        .route("/v3/goals", Access::RECORDS, get(goals))
+        .route("/v3/goals/{id}", Access::RECORDS, get(goal_one))
+        .route("/v3/goals/{id}/pacing", Access::RECORDS, get(pacing::goal_pacing))
+        .route("/v3/goals/{id}/pacing.svg", Access::RECORDS, get(pacing::goal_pacing_svg))
+        .route("/v3/ads", Access::RECORDS, get(ads))
+        .route("/v3/ads/{ad_id}", Access::RECORDS, get(ad_one))
+        .route("/v3/ads/{ad_id}/vasturl/{kind}/{id}", Access::RECORDS, get(vast::vast_url))
+        .route("/v3/inspect", Access::RECORDS, get(inspect::inspect_request))
+        .route("/v3/reports/delivery", Access::RECORDS, get(reports::delivery_report))
 }
 
 #[utoipa::path(get, path = "/v3/campaigns", tag = "queries", summary = "Query campaigns, with goals, ads and metrics",
