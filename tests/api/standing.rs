@@ -135,4 +135,42 @@ both_stores! {
         // An ADMIN's API key sets a password without one (a key is no person).
         app.post_json(&path, &json!({"password": "set by the service key"})).await.expect(204);
     }
+
+    async fn users_and_keys_are_in_the_history_without_a_secret(app: TestApp) {
+        let password = "kim's long password";
+        let (kim, session) = signed_in(&app, "kim@example.com", "TRAFFICKER", password).await;
+        change_user(&app, &kim, |u| u["role"] = json!("VIEWER")).await;
+        app.post_json(&format!("/v1/users/{kim}/password"), &json!({"password": "kim's other long password"})).await.expect(204);
+        let r = app.post_json("/v1/api-keys", &json!({"name": "reporting", "role": "VIEWER"})).await;
+        r.expect(201);
+        let key = r.json()["key"].as_str().unwrap().to_string();
+        let key_id = r.json()["id"].as_str().unwrap().to_string();
+        app.delete(&format!("/v1/api-keys/{key_id}")).await.expect(204);
+        // An ADMIN reads them: who, what, when; never a password, its hash, a session or a key.
+        let r = app.get("/v1/changes?kind=user").await;
+        r.expect(200);
+        let of_kim: Vec<Value> = r.json()["changes"].as_array().unwrap().iter().filter(|c| c["recordId"] == kim.as_str()).cloned().collect();
+        let ops: Vec<&str> = of_kim.iter().map(|c| c["operation"].as_str().unwrap()).collect();
+        assert_eq!(ops, ["UPDATE", "UPDATE", "CREATE"], "{}", r.body);
+        assert_eq!(of_kim[1]["fields"], json!([{"path": "role", "old": "TRAFFICKER", "new": "VIEWER"}]), "{}", r.body);
+        assert_eq!(of_kim[0]["fields"], json!([{"path": "password", "old": null, "new": null, "writeOnly": true}]), "{}", r.body);
+        let all = app.get("/v1/changes?limit=200").await.body;
+        for secret in ["argon2", &session, &key, &web::ids::hash_key(&key), password] {
+            assert!(!all.contains(secret), "the history shows a secret ({secret})");
+        }
+        let keys = app.get("/v1/changes?kind=apiKey").await.json();
+        let ops: Vec<&str> = keys["changes"].as_array().unwrap().iter().filter(|c| c["recordId"] == key_id.as_str()).map(|c| c["operation"].as_str().unwrap()).collect();
+        assert_eq!(ops, ["DELETE", "CREATE"], "{keys}");
+        // Signing in is no change of the user.
+        app.console_sign_in("kim@example.com", "kim's other long password").await.0.expect(303);
+        assert_eq!(app.get("/v1/changes?kind=user").await.json()["changes"].as_array().unwrap().iter().filter(|c| c["recordId"] == kim.as_str()).count(), 3);
+        // A TRAFFICKER reads the history of records, not of people; nobody reverts a user's change.
+        let r = app.post_json("/v1/api-keys", &json!({"name": "trafficking", "role": "TRAFFICKER"})).await;
+        let trafficker = r.json()["key"].as_str().unwrap().to_string();
+        let theirs = app.get_as(&trafficker, "/v1/changes?limit=200").await;
+        theirs.expect(200);
+        assert!(!theirs.body.contains("\"kind\":\"user\"") && !theirs.body.contains("\"kind\":\"apiKey\""), "{}", theirs.body);
+        let role_change = of_kim[1]["id"].as_str().unwrap();
+        app.post_json(&format!("/v1/changes/{role_change}/revert"), &json!({})).await.expect(409);
+    }
 }

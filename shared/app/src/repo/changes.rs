@@ -239,7 +239,10 @@ impl Recording {
 fn item(w: &Work, subject: &Subject, m: change::Moved, version: Option<u64>) -> StoreResult<Item> {
     let Some(h) = &w.history else { return Err(StoreError::Invalid("a change record outside a recorded request".into())) };
     let account = match subject {
-        Subject::Record { account, .. } | Subject::Rules { account, .. } | Subject::Collection { account, .. } => account,
+        Subject::Record { account, .. }
+        | Subject::Rules { account, .. }
+        | Subject::Collection { account, .. }
+        | Subject::Directory { account } => account,
     };
     let (actor, role, seq) = w
         .with_state(|s| {
@@ -346,6 +349,9 @@ pub struct Filter {
     pub actor_id: Option<String>,
     pub since: Option<DateTime<Utc>>,
     pub until: Option<DateTime<Utc>>,
+    /// Whether the changes of users and keys are listed (`change::PEOPLE_KINDS`: an
+    /// ADMIN's reading; `usecases::changes::list` sets it).
+    pub people: bool,
 }
 
 /// A page of changes, newest first, and where the next one starts (`after`).
@@ -366,13 +372,14 @@ pub async fn list(
         after.map(|a| Cursor { pk: partition(account), sk: a.to_string(), index_key: index_pk.clone().map(|p| (p, a.to_string())) });
     let (mut out, mut scanned) = (Vec::new(), 0usize);
     let wanted = |c: &Change| {
-        f.kind.as_ref().is_none_or(|k| &c.kind == k)
+        (f.people || !change::PEOPLE_KINDS.contains(&c.kind.as_str()))
+            && f.kind.as_ref().is_none_or(|k| &c.kind == k)
             && f.key_id.as_ref().is_none_or(|k| c.key_id.as_ref() == Some(k))
             && f.actor_id.as_ref().is_none_or(|a| c.actor.as_ref().is_some_and(|x| &x.id == a))
     };
     loop {
         // A filtered page reads ahead (most items may not match); an unfiltered one reads what it shows.
-        let filtered = f.kind.is_some() || f.key_id.is_some() || f.actor_id.is_some();
+        let filtered = f.kind.is_some() || f.key_id.is_some() || f.actor_id.is_some() || !f.people;
         let want = if filtered { MAX_PAGE } else { limit - out.len() }.min(MAX_SCANNED - scanned).max(1);
         let q = Query { sk: SkCond::Between(lo.clone(), hi.clone()), ..base.clone() }.backward().limit(want).after(cursor.clone());
         let page = store.query(q).await?;

@@ -10,15 +10,18 @@ use crate::repo::changes;
 pub use crate::repo::changes::Filter;
 use crate::state::AppState;
 
-/// A page of the account's changes, newest first, and the `after` of the next page.
+/// A page of the account's changes, newest first, and the `after` of the next page, as the
+/// role `by` reads them: the changes of users and keys are an ADMIN's, as users and keys are.
 pub async fn list(
     st: &AppState,
     account: &AccountId,
     f: &Filter,
     after: Option<&str>,
     limit: usize,
+    by: Role,
 ) -> UseCaseResult<(Vec<Change>, Option<String>)> {
-    Ok(changes::list(st.store.as_ref(), account, f, after, limit).await?)
+    let f = Filter { people: by.allows(Role::Admin), ..f.clone() };
+    Ok(changes::list(st.store.as_ref(), account, &f, after, limit).await?)
 }
 
 /// Puts back the old values of an UPDATE, if its record is still as that change left it;
@@ -34,6 +37,12 @@ pub async fn revert(st: &AppState, account: &AccountId, id: &str, by: Role) -> U
     // an ADMIN's decision too).
     if let Some(w) = &st.work {
         w.set_role(c.revert_role());
+    }
+    if crate::model::change::PEOPLE_KINDS.contains(&c.kind.as_str()) {
+        return Err(UseCaseError::conflict(format!(
+            "change {id} is of a {}: changes of users and keys are not reverted; change the {} instead",
+            c.kind, c.kind
+        )));
     }
     if c.operation != Operation::Update {
         return Err(UseCaseError::conflict(format!(

@@ -13,7 +13,7 @@ pub const MAX_VALUE_CHARS: usize = 4_000;
 /// past it the rest are left out and the change is marked `truncated`.
 pub const MAX_FIELDS_BYTES: usize = 300_000;
 /// Fields whose values are never shown (secrets: write-only on the API).
-pub const WRITE_ONLY: &[&str] = &["secretHeader", "authHeader"];
+pub const WRITE_ONLY: &[&str] = &["secretHeader", "authHeader", "password"];
 /// Fields a write derives rather than a client sets: never listed as changed.
 const DERIVED: &[&str] = &["modified", "creativeModified", "created", "version"];
 
@@ -123,8 +123,25 @@ impl Change {
 }
 
 /// The kinds of record with history, in the order `/v1/changes?kind=` lists them.
-pub const KINDS: &[&str] =
-    &["campaign", "goal", "ad", "client", "contact", "template", "policy", "asset", "stitcher", "demandPartner", "marketplace"];
+pub const KINDS: &[&str] = &[
+    "campaign",
+    "goal",
+    "ad",
+    "client",
+    "contact",
+    "template",
+    "policy",
+    "asset",
+    "stitcher",
+    "demandPartner",
+    "marketplace",
+    "user",
+    "apiKey",
+];
+
+/// The kinds of the account's people (its directory): their changes are ADMIN's to read,
+/// as users and keys are, and are never reverted (change the user or key instead).
+pub const PEOPLE_KINDS: &[&str] = &["user", "apiKey"];
 
 /// What a stored item is, for history: its kind, and how its body is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,6 +152,8 @@ pub enum Subject {
     Rules { account: String, kind: &'static str, id: String },
     /// An account-wide item of records (`entries[].record`), each entry its own record.
     Collection { account: String, kind: &'static str },
+    /// The account's users and keys (one item, `A#<a>#ACCESS`): a change a user or key.
+    Directory { account: String },
 }
 
 /// The subject of a stored key, if its writes are history.
@@ -164,6 +183,7 @@ pub fn subject(pk: &str, sk: &str) -> Option<Subject> {
         ("STITCHER", "ALL") => Some(Subject::Collection { account, kind: "stitcher" }),
         ("DEMAND", "PARTNERS") => Some(Subject::Collection { account, kind: "demandPartner" }),
         ("DEMAND", "MARKETPLACES") => Some(Subject::Collection { account, kind: "marketplace" }),
+        ("ACCESS", _) => Some(Subject::Directory { account }),
         _ => None,
     }
 }
@@ -195,7 +215,39 @@ pub fn moves(subject: &Subject, old: Option<&Value>, new: Option<&Value>) -> Vec
             ids.dedup();
             ids.into_iter().filter_map(|id| one(kind, id, "", a.get(id).copied(), b.get(id).copied())).collect()
         }
+        Subject::Directory { .. } => {
+            let (a, b) = (people(old), people(new));
+            let mut ids: Vec<&(&'static str, String)> = a.keys().chain(b.keys()).collect();
+            ids.sort();
+            ids.dedup();
+            ids.into_iter().filter_map(|k| one(k.0, &k.1, "", a.get(k), b.get(k))).collect()
+        }
     }
+}
+
+/// What history keeps of a directory's users and keys, by (kind, id): never a secret. A
+/// user's email, name, role and state, and that their password changed (a hash that moved,
+/// shown as the write-only `password`); a key's name and role. Sessions, hashes and
+/// bookkeeping are left out (a sign-in is no change).
+fn people(body: Option<&Value>) -> std::collections::BTreeMap<(&'static str, String), Value> {
+    let mut out = std::collections::BTreeMap::new();
+    let list = |name: &str| body.and_then(|b| b.get(name)).and_then(Value::as_array).into_iter().flatten();
+    let pick = |v: &Value, fields: &[&str]| -> Value {
+        Value::Object(fields.iter().filter_map(|f| Some((f.to_string(), v.get(*f)?.clone()))).collect())
+    };
+    for u in list("users") {
+        let Some(id) = u.get("id").and_then(Value::as_str) else { continue };
+        let mut kept = pick(u, &["email", "name", "role", "disabled"]);
+        if let (Value::Object(m), Some(h)) = (&mut kept, u.get("passwordHash")) {
+            m.insert("password".into(), h.clone());
+        }
+        out.insert(("user", id.to_string()), kept);
+    }
+    for k in list("keys") {
+        let Some(id) = k.get("id").and_then(Value::as_str) else { continue };
+        out.insert(("apiKey", id.to_string()), pick(k, &["name", "role"]));
+    }
+    out
 }
 
 fn entries(body: Option<&Value>) -> std::collections::BTreeMap<String, &Value> {

@@ -42,7 +42,7 @@ pub fn who(c: &Change) -> String {
 /// The record's last change (who and when), for a stale form.
 pub async fn last_change(st: &AppState, user: &ConsoleUser, record: &str) -> Option<Change> {
     let f = Filter { record_id: Some(record.to_string()), ..Filter::default() };
-    changes::list(st, &user.account.id, &f, None, 1).await.ok().and_then(|(list, _)| list.into_iter().next())
+    changes::list(st, &user.account.id, &f, None, 1, user.role).await.ok().and_then(|(list, _)| list.into_iter().next())
 }
 
 /// What a stale form says: the record changed since the form was read, by whom and when.
@@ -65,6 +65,7 @@ fn link_of(c: &Change) -> Option<String> {
         "campaign" => Some(format!("/console/campaigns/{}", c.record_id)),
         "goal" => Some(format!("/console/goals/{}", c.record_id)),
         "ad" => Some(format!("/console/ads/{}", c.record_id)),
+        "user" => Some(format!("/console/users/{}", c.record_id)),
         _ => None,
     }
 }
@@ -107,7 +108,7 @@ async fn render(st: &AppState, user: &ConsoleUser, q: &ChangesQuery, problem: Op
         ..Filter::default()
     };
     let after = (!q.after.is_empty()).then_some(q.after.as_str());
-    let (list, next) = changes::list(st, &a.id, &f, after, PAGE_SIZE).await?;
+    let (list, next) = changes::list(st, &a.id, &f, after, PAGE_SIZE, user.role).await?;
     // The people and keys to filter by (names only; never a key).
     let mut people: Vec<(String, String)> = Vec::new();
     if let Ok(users) = access::list_users(st, &a.id).await {
