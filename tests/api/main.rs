@@ -61,5 +61,6 @@ mod store_contract;
 mod templates;
 mod tenant_sweep;
 mod traffic_quality;
+mod two_factor;
 mod vast;
 mod vast_schema;

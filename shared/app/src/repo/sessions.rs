@@ -32,11 +32,21 @@ pub struct Session {
     pub last_seen: DateTime<Utc>,
     /// The token every form of the session carries (`csrf`).
     pub csrf: String,
+    /// The password was right and the second factor's code is awaited: no request is
+    /// admitted with it; the code step (`complete`) ends it for a session of its own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub awaiting_code: bool,
 }
+
+/// How long the code step waits after the password.
+pub const CODE_WAIT: Duration = Duration::minutes(5);
 
 impl Session {
     /// When it ends if nothing more happens.
     pub fn ends(&self) -> DateTime<Utc> {
+        if self.awaiting_code {
+            return self.created + CODE_WAIT;
+        }
         (self.last_seen + IDLE).min(self.created + MAX_AGE)
     }
 }
@@ -49,18 +59,75 @@ pub async fn get(store: &dyn Store, hash: &str, now: DateTime<Utc>) -> RepoResul
     }))
 }
 
-/// Starts a session of `user_id` (the directory lists it; the oldest past the bound ends).
-pub async fn start(store: &dyn Store, account: &str, user_id: &str, hash: &str, csrf: &str, now: DateTime<Utc>) -> RepoResult<()> {
-    let session =
-        Session { account: account.to_string(), user_id: user_id.to_string(), created: now, last_seen: now, csrf: csrf.to_string() };
+fn session_item(
+    account: &str,
+    user_id: &str,
+    hash: &str,
+    csrf: &str,
+    awaiting_code: bool,
+    now: DateTime<Utc>,
+) -> RepoResult<crate::store::Item> {
+    let session = Session {
+        account: account.to_string(),
+        user_id: user_id.to_string(),
+        created: now,
+        last_seen: now,
+        csrf: csrf.to_string(),
+        awaiting_code,
+    };
     let mut item = super::item(keys::session(hash), &session, 1)?;
     item.expires_at = Some(session.ends().timestamp());
+    Ok(item)
+}
+
+fn list_session(user: &mut crate::model::access::UserEntry, hash: &str) {
+    user.sessions.push(hash.to_string());
+    let over = user.sessions.len().saturating_sub(MAX_SESSIONS);
+    user.sessions.drain(..over);
+}
+
+/// Starts a session of `user_id` (the directory lists it; the oldest past the bound ends);
+/// `awaiting_code`: one that waits for the second factor's code (`complete`).
+pub async fn start(
+    store: &dyn Store,
+    account: &str,
+    user_id: &str,
+    hash: &str,
+    csrf: &str,
+    awaiting_code: bool,
+    now: DateTime<Utc>,
+) -> RepoResult<()> {
+    let item = session_item(account, user_id, hash, csrf, awaiting_code, now)?;
     super::access::change(store, account, |dir| {
         let user = dir.users.iter_mut().find(|u| u.id == user_id && !u.disabled).ok_or_else(|| RepoError::not_found("user", user_id))?;
-        user.sessions.push(hash.to_string());
-        let over = user.sessions.len().saturating_sub(MAX_SESSIONS);
-        user.sessions.drain(..over);
+        list_session(user, hash);
         Ok(((), vec![TxOp::Put(item.clone(), Cond::NotExists)]))
+    })
+    .await
+}
+
+/// The code step: `accept` judges the code against the user's second factor (recording
+/// the step or recovery code it used); when it does, the waiting session `pending` ends
+/// and the session `hash` (with its form token `csrf`) starts, in the same directory change. Whether it was accepted.
+pub async fn complete(
+    store: &dyn Store,
+    account: &str,
+    user_id: &str,
+    pending: &str,
+    (hash, csrf): (&str, &str),
+    now: DateTime<Utc>,
+    mut accept: impl FnMut(&mut crate::model::two_factor::TwoFactor) -> bool,
+) -> RepoResult<bool> {
+    let item = session_item(account, user_id, hash, csrf, false, now)?;
+    super::access::change(store, account, |dir| {
+        let user = dir.users.iter_mut().find(|u| u.id == user_id && !u.disabled).ok_or_else(|| RepoError::not_found("user", user_id))?;
+        let Some(tf) = user.two_factor.as_mut().filter(|t| t.confirmed) else { return Ok((false, Vec::new())) };
+        if !user.sessions.iter().any(|s| s == pending) || !accept(tf) {
+            return Ok((false, Vec::new()));
+        }
+        user.sessions.retain(|s| s != pending);
+        list_session(user, hash);
+        Ok((true, vec![TxOp::Put(item.clone(), Cond::NotExists)]))
     })
     .await
 }
@@ -82,6 +149,9 @@ pub async fn end(store: &dyn Store, account: &str, hash: &str) -> RepoResult<()>
 /// Notes a request of the session (at most once a minute), pushing its idle end.
 pub async fn touch(store: &dyn Store, hash: &str, session: &Session, version: u64, now: DateTime<Utc>) -> RepoResult<()> {
     if now - session.last_seen < TOUCH_EVERY {
+        return Ok(());
+    }
+    if session.awaiting_code {
         return Ok(());
     }
     let next = Session { last_seen: now, ..session.clone() };

@@ -38,6 +38,7 @@ pub async fn create_user(st: &AppState, account: &AccountId, input: NewUser) -> 
         disabled: false,
         password_hash,
         sessions: Vec::new(),
+        two_factor: None,
         version: 1,
         created: now,
         modified: now,
@@ -136,29 +137,7 @@ pub async fn set_password(st: &AppState, account: &AccountId, id: &str, password
     }
     let keep = asker.as_ref().filter(|a| a.user_id == id).map(|a| a.session.to_string());
     if let Some(a) = &asker {
-        use super::sign_in::SignIn;
-        if a.current_password.is_empty() {
-            return Err(UseCaseError::validation(vec![crate::domain_error::FieldError::new(
-                "currentPassword",
-                crate::rule::Rule::Required,
-                "currentPassword is required to change a password while signed in",
-            )]));
-        }
-        match super::sign_in::confirm_password(st, account, a.user_id, a.current_password, a.from).await? {
-            None => {}
-            Some(SignIn::Throttled { until }) => {
-                let retry_after = (until - st.clock.now()).num_seconds().max(1) as u64;
-                return Err(UseCaseError::Quota { message: "too many wrong passwords: try again later".into(), retry_after });
-            }
-            Some(SignIn::Busy) => return Err(UseCaseError::Busy("the service is busy checking passwords: try again in a moment".into())),
-            Some(_) => {
-                return Err(UseCaseError::validation(vec![crate::domain_error::FieldError::new(
-                    "currentPassword",
-                    crate::rule::Rule::Credential,
-                    "currentPassword is not your password",
-                )]))
-            }
-        }
+        prove(st, account, a.user_id, a.current_password, a.from).await?;
     }
     let password_hash = hash(password).await?;
     let now = st.clock.now();
@@ -171,6 +150,39 @@ pub async fn set_password(st: &AppState, account: &AccountId, id: &str, password
         Ok(((), Vec::new()))
     })
     .await?)
+}
+
+/// Checks that `current_password` is the signed-in user's own (a password change and
+/// turning two-factor off ask for it): 400 naming `currentPassword` when it is missing
+/// (not counted) or wrong (rule `credential`), 429 past the allowance, 503 when busy.
+pub async fn prove(
+    st: &AppState,
+    account: &AccountId,
+    user_id: &str,
+    current_password: &str,
+    from: Option<std::net::IpAddr>,
+) -> UseCaseResult<()> {
+    use super::sign_in::SignIn;
+    if current_password.is_empty() {
+        return Err(UseCaseError::validation(vec![crate::domain_error::FieldError::new(
+            "currentPassword",
+            crate::rule::Rule::Required,
+            "currentPassword is required: your own password, to show it is you",
+        )]));
+    }
+    match super::sign_in::confirm_password(st, account, user_id, current_password, from).await? {
+        None => Ok(()),
+        Some(SignIn::Throttled { until }) => {
+            let retry_after = (until - st.clock.now()).num_seconds().max(1) as u64;
+            Err(UseCaseError::Quota { message: "too many wrong passwords: try again later".into(), retry_after })
+        }
+        Some(SignIn::Busy) => Err(UseCaseError::Busy("the service is busy checking passwords: try again in a moment".into())),
+        Some(_) => Err(UseCaseError::validation(vec![crate::domain_error::FieldError::new(
+            "currentPassword",
+            crate::rule::Rule::Credential,
+            "currentPassword is not your password",
+        )])),
+    }
 }
 
 /// A new key; `made_by`: the user who made it (signed in), whose standing it never outlives.

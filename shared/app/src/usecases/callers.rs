@@ -83,7 +83,8 @@ pub async fn by_session(st: &AppState, token: &str, lookup: Lookup) -> UseCaseRe
     }
     let store = st.store.as_ref();
     let now = st.clock.now();
-    let Some((session, version)) = repo::sessions::get(store, &h, now).await? else { return Ok(None) };
+    // A session waiting for its second factor's code is admitted nowhere.
+    let Some((session, version)) = repo::sessions::get(store, &h, now).await?.filter(|(s, _)| !s.awaiting_code) else { return Ok(None) };
     let (dir, _) = repo::access::directory(store, &session.account).await?;
     let Some(user) = dir.user(&session.user_id).filter(|u| !u.disabled && u.sessions.contains(&h)) else { return Ok(None) };
     let Some(account) = repo::accounts::get(store, &session.account).await? else { return Ok(None) };
@@ -93,7 +94,8 @@ pub async fn by_session(st: &AppState, token: &str, lookup: Lookup) -> UseCaseRe
         }
     }
     let actor = Actor { kind: ActorKind::User, id: user.id.clone(), name: user.email.clone() };
-    let found = (account, Principal { actor, role: user.role, session: Some(SessionRef { hash: h, csrf: session.csrf }) });
+    let must_enrol = dir.must_enrol(user);
+    let found = (account, Principal { actor, role: user.role, session: Some(SessionRef { hash: h, csrf: session.csrf, must_enrol }) });
     st.auth_cache.put(cache_key, found.clone(), st.clock.instant());
     Ok(Some(found))
 }

@@ -43,6 +43,7 @@ pub mod sign_in;
 pub mod stitchers;
 pub mod templates;
 pub mod tracking;
+pub mod two_factor;
 pub mod v3;
 pub mod v3_rows;
 pub mod vast_export;

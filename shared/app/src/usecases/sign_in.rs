@@ -22,6 +22,9 @@ pub const SESSION_MAX_AGE: chrono::Duration = repo::sessions::MAX_AGE;
 pub enum SignIn {
     /// A new session: its cookie's value (shown to the browser only) and its forms' token.
     Started { token: String, csrf: String, account: String },
+    /// The password was right; the second factor's code is next: the waiting session's
+    /// cookie value (good for `CODE_WAIT`, admitted nowhere but the code step).
+    CodeNeeded { pending: String },
     /// Wrong email or password (the same answer for both).
     Refused,
     /// Too many failures: tried again no sooner than this.
@@ -57,15 +60,16 @@ pub async fn sign_in(st: &AppState, email: &str, password: &str, from: Option<Ip
     for a in &accounts {
         let (dir, _) = repo::access::directory(store, a).await?;
         if let Some(u) = dir.user_by_email(&email).filter(|u| !u.disabled) {
-            candidates.push((a.clone(), u.id.clone(), u.password_hash.clone()));
+            let second = u.two_factor.as_ref().is_some_and(|t| t.confirmed);
+            candidates.push((a.clone(), u.id.clone(), second, u.password_hash.clone()));
         }
     }
     // An unknown email costs one verification all the same: (who, their password's hash).
-    type Try = (Option<(String, String)>, Option<String>);
+    type Try = (Option<(String, String, bool)>, Option<String>);
     let tries: Vec<Try> = if candidates.is_empty() {
         vec![(None, None)]
     } else {
-        candidates.into_iter().map(|(a, u, phc)| (Some((a, u)), Some(phc))).collect()
+        candidates.into_iter().map(|(a, u, second, phc)| (Some((a, u, second)), Some(phc))).collect()
     };
     for (who, phc) in tries {
         match st.passwords.verify(password.to_string(), phc).await {
@@ -74,10 +78,15 @@ pub async fn sign_in(st: &AppState, email: &str, password: &str, from: Option<Ip
                 return Ok(SignIn::Busy);
             }
             Ok(true) => {
-                let Some((account, user_id)) = who else { continue };
-                forgive(st, &held, now).await?;
+                let Some((account, user_id, second)) = who else { continue };
                 let (token, csrf) = (token(), token());
-                repo::sessions::start(store, &account, &user_id, &hash_key(&token), &csrf, now).await?;
+                // The password was right: its attempt is forgiven (the code step counts its own).
+                forgive(st, &held, now).await?;
+                if second {
+                    repo::sessions::start(store, &account, &user_id, &hash_key(&token), &csrf, true, now).await?;
+                    return Ok(SignIn::CodeNeeded { pending: token });
+                }
+                repo::sessions::start(store, &account, &user_id, &hash_key(&token), &csrf, false, now).await?;
                 return Ok(SignIn::Started { token, csrf, account });
             }
             Ok(false) => {}
@@ -163,6 +172,42 @@ pub async fn confirm_password(
         }
         Ok(false) => Ok(Some(SignIn::Refused)),
     }
+}
+
+/// The code step of a sign-in with a second factor: `pending` is the waiting session's
+/// cookie value, `code` a TOTP code or an unused recovery code. Counted before it is judged,
+/// as a sign-in of the user's email from `from` is; right, the waiting session ends and a
+/// session of its own starts (`Started`); wrong, `Refused` (the waiting session stays until
+/// `CODE_WAIT` is up); an ended or unknown waiting session is `Refused` too.
+pub async fn sign_in_code(st: &AppState, pending: &str, code: &str, from: Option<IpAddr>) -> UseCaseResult<SignIn> {
+    let store = st.store.as_ref();
+    let now = st.clock.now();
+    if pending.is_empty() || pending.len() > super::callers::TOKEN_MAX || code.len() > crate::model::two_factor::CODE_MAX {
+        return Ok(SignIn::Refused);
+    }
+    let pending_hash = hash_key(pending);
+    let Some((session, _)) = repo::sessions::get(store, &pending_hash, now).await?.filter(|(s, _)| s.awaiting_code) else {
+        return Ok(SignIn::Refused);
+    };
+    let (dir, _) = repo::access::directory(store, &session.account).await?;
+    let Some(user) = dir.user(&session.user_id).filter(|u| !u.disabled) else { return Ok(SignIn::Refused) };
+    let held = match reserve(st, &user.email, std::slice::from_ref(&session.account), from).await? {
+        Ok(held) => held,
+        Err(refused) => return Ok(refused),
+    };
+    let (token, csrf) = (token(), token());
+    let at = now.timestamp().max(0) as u64;
+    let accepted =
+        repo::sessions::complete(store, &session.account, &session.user_id, &pending_hash, (&hash_key(&token), &csrf), now, |tf| {
+            tf.accept(code, at)
+        })
+        .await?;
+    if !accepted {
+        return Ok(SignIn::Refused);
+    }
+    // The code was right: its attempt is forgiven.
+    forgive(st, &held, now).await?;
+    Ok(SignIn::Started { token, csrf, account: session.account })
 }
 
 /// Forgives the attempts taken at `at` under `keys`.

@@ -93,6 +93,9 @@ pub struct Principal {
 pub struct SessionRef {
     pub hash: String,
     pub csrf: String,
+    /// The account requires a second factor and this user has none yet: only their account
+    /// page (to set one up) and signing out are open to them.
+    pub must_enrol: bool,
 }
 
 /// How long a process trusts a resolved key or session: a revoked key, an ended session or
@@ -131,6 +134,9 @@ pub struct UserEntry {
     pub password_hash: String,
     #[serde(default)]
     pub sessions: Vec<String>,
+    /// Their second factor (`model::two_factor`), once they began setting one up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub two_factor: Option<super::two_factor::TwoFactor>,
     pub version: u64,
     pub created: DateTime<Utc>,
     pub modified: DateTime<Utc>,
@@ -145,6 +151,10 @@ pub struct Directory {
     pub keys: Vec<KeyEntry>,
     #[serde(default)]
     pub users: Vec<UserEntry>,
+    /// An ADMIN's choice: every user signs in with a second factor (one without sets it up
+    /// before anything else, `must_enrol`).
+    #[serde(default)]
+    pub require_two_factor: bool,
 }
 
 impl Directory {
@@ -170,6 +180,12 @@ impl Directory {
             u.sessions.clear();
         }
         self.keys.retain(|k| k.made_by.as_deref() != Some(user_id));
+    }
+
+    /// Whether `user` must set up a second factor before anything else: the account
+    /// requires one and theirs is not confirmed.
+    pub fn must_enrol(&self, user: &UserEntry) -> bool {
+        self.require_two_factor && !user.two_factor.as_ref().is_some_and(|t| t.confirmed)
     }
 
     pub fn user(&self, id: &str) -> Option<&UserEntry> {
@@ -367,8 +383,8 @@ mod tests {
     fn an_account_keeps_an_admin() {
         let now = Utc::now();
         let key = |role| KeyEntry { id: "k".into(), name: "k".into(), role, created: now, hash: "h".into(), made_by: None };
-        let before = Directory { keys: vec![key(Role::Admin)], users: vec![] };
-        let after = Directory { keys: vec![key(Role::Viewer)], users: vec![] };
+        let before = Directory { keys: vec![key(Role::Admin)], users: vec![], require_two_factor: false };
+        let after = Directory { keys: vec![key(Role::Viewer)], users: vec![], require_two_factor: false };
         assert!(after.keeps_an_admin(&before).is_err());
         assert!(before.keeps_an_admin(&before).is_ok());
         // A directory that never had one (a new account's) is not refused for it.

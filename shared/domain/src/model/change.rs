@@ -137,11 +137,12 @@ pub const KINDS: &[&str] = &[
     "marketplace",
     "user",
     "apiKey",
+    "signInSettings",
 ];
 
 /// The kinds of the account's people (its directory): their changes are ADMIN's to read,
 /// as users and keys are, and are never reverted (change the user or key instead).
-pub const PEOPLE_KINDS: &[&str] = &["user", "apiKey"];
+pub const PEOPLE_KINDS: &[&str] = &["user", "apiKey", "signInSettings"];
 
 /// What a stored item is, for history: its kind, and how its body is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,7 +217,12 @@ pub fn moves(subject: &Subject, old: Option<&Value>, new: Option<&Value>) -> Vec
             ids.into_iter().filter_map(|id| one(kind, id, "", a.get(id).copied(), b.get(id).copied())).collect()
         }
         Subject::Directory { .. } => {
-            let (a, b) = (people(old), people(new));
+            let (mut a, mut b) = (people(old), people(new));
+            // The sign-in settings always exist (off until an ADMIN turns them on): a change
+            // of them is an update, never a create.
+            for m in [&mut a, &mut b] {
+                m.entry(("signInSettings", "account".to_string())).or_insert_with(|| serde_json::json!({"requireTwoFactor": false}));
+            }
             let mut ids: Vec<&(&'static str, String)> = a.keys().chain(b.keys()).collect();
             ids.sort();
             ids.dedup();
@@ -238,14 +244,24 @@ fn people(body: Option<&Value>) -> std::collections::BTreeMap<(&'static str, Str
     for u in list("users") {
         let Some(id) = u.get("id").and_then(Value::as_str) else { continue };
         let mut kept = pick(u, &["email", "name", "role", "disabled"]);
-        if let (Value::Object(m), Some(h)) = (&mut kept, u.get("passwordHash")) {
-            m.insert("password".into(), h.clone());
+        if let Value::Object(m) = &mut kept {
+            if let Some(h) = u.get("passwordHash") {
+                m.insert("password".into(), h.clone());
+            }
+            // Whether two-factor sign-in is on (never its secret or recovery codes).
+            let on = u.get("twoFactor").and_then(|t| t.get("confirmed")).and_then(Value::as_bool).unwrap_or(false);
+            m.insert("twoFactor".into(), Value::Bool(on));
         }
         out.insert(("user", id.to_string()), kept);
     }
     for k in list("keys") {
         let Some(id) = k.get("id").and_then(Value::as_str) else { continue };
         out.insert(("apiKey", id.to_string()), pick(k, &["name", "role"]));
+    }
+    // The account's sign-in settings, one record of their own.
+    if let Some(b) = body {
+        let required = b.get("requireTwoFactor").and_then(Value::as_bool).unwrap_or(false);
+        out.insert(("signInSettings", "account".to_string()), serde_json::json!({ "requireTwoFactor": required }));
     }
     out
 }

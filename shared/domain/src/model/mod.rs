@@ -29,5 +29,6 @@ pub mod rules_view;
 pub mod stitcher;
 pub mod template;
 pub mod template_write;
+pub mod two_factor;
 pub mod write_only_header;
 pub mod zone;

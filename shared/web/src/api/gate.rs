@@ -53,6 +53,17 @@ pub async fn layer(State(g): State<Gate>, req: Request, next: Next) -> Response 
     let (mut parts, body) = req.into_parts();
     match super::auth::admit(&mut parts, &g.st, needed, declared.surface).await {
         Ok(admitted) => {
+            // The account requires a second factor and this person has none yet: their
+            // account page (to set one up) and signing out only.
+            if admitted.principal.session.as_ref().is_some_and(|s| s.must_enrol) && !super::console::open_before_enrolment(&path) {
+                return match declared.surface {
+                    Surface::Api => AppError::Forbidden(
+                        "this account requires two-factor sign-in: set it up on your account page (/console/account) first".into(),
+                    )
+                    .into_response(),
+                    Surface::Console { .. } => super::console::enrol_first(),
+                };
+            }
             parts.extensions.insert(admitted);
             next.run(Request::from_parts(parts, body)).await
         }

@@ -3,6 +3,7 @@
 //! answers with a strict CSP (`default-src 'self'`, no inline script or style,
 //! `frame-ancestors 'none'`); every POST carries the form's `csrf` token and a same-origin
 //! `Origin`.
+mod account;
 mod ads;
 mod audiences;
 mod campaign_page;
@@ -19,6 +20,7 @@ mod page;
 mod people;
 mod reports;
 mod session;
+mod sign_in;
 mod targeting;
 
 use crate::api::Access;
@@ -27,9 +29,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use maud::html;
 
-use crate::api::auth::{same_origin, SESSION_COOKIE};
 use crate::api::Within;
-use crate::usecases::sign_in::{sign_in as start, sign_out as end, SignIn};
+pub use account::{enrol_first, open_before_enrolment};
 pub use audiences::router as audience_router;
 pub use collections::{demand_router, stitchers_router};
 use error::ConsoleResult;
@@ -50,8 +51,9 @@ pub fn router() -> super::Routes {
     super::Routes::console()
         .route("/console", Access::Public, get(|| async { redirect("/console/") }))
         .route("/console/", Access::RECORDS, get(home))
-        .route("/console/sign-in", Access::Public, get(sign_in_page).post(sign_in))
-        .route("/console/sign-out", Access::VIEWER, post(sign_out))
+        .route("/console/sign-in", Access::Public, get(sign_in::page).post(sign_in::sign_in))
+        .route("/console/sign-in/code", Access::Public, get(sign_in::code_page).post(sign_in::code))
+        .route("/console/sign-out", Access::VIEWER, post(sign_in::sign_out))
         .route("/console/console.css", Access::Public, get(page::stylesheet))
         .route("/console/console.js", Access::Public, get(page::script))
         .route("/console/campaigns", Access::RECORDS, get(campaigns::list).post(campaigns::create))
@@ -92,6 +94,11 @@ pub fn admin_router() -> super::Routes {
         .route("/console/api-keys", Access::ADMIN, get(people::keys).post(people::create_key))
         .route("/console/api-keys/new", Access::ADMIN, get(people::new_key))
         .route("/console/api-keys/{id}/revoke", Access::ADMIN, post(people::revoke_key))
+        .route("/console/account", Access::VIEWER, get(account::show))
+        .route("/console/account/two-factor/begin", Access::VIEWER, post(account::begin))
+        .route("/console/account/two-factor/confirm", Access::VIEWER, post(account::confirm))
+        .route("/console/account/two-factor/off", Access::VIEWER, post(account::turn_off))
+        .route("/console/account/sign-in-settings", Access::ADMIN, post(account::settings))
 }
 
 /// A console form's body as its typed struct (`serde_html_form`: repeated fields such as
@@ -174,131 +181,8 @@ async fn home(Within(st): Within, user: Option<ConsoleUser>) -> ConsoleResult {
     .into_response())
 }
 
-async fn sign_in_page(headers: HeaderMap) -> Response {
-    let (token, fresh) = match crate::api::auth::cookie(&headers, CSRF_COOKIE).filter(|t| t.len() == 64) {
-        Some(t) => (t, false),
-        None => (crate::usecases::sign_in::token(), true),
-    };
-    let mut res = sign_in_form(&token, "", None, StatusCode::OK);
-    if fresh {
-        if let Ok(v) = HeaderValue::from_str(&set_cookie(&headers, CSRF_COOKIE, &token, 3600)) {
-            res.headers_mut().append(header::SET_COOKIE, v);
-        }
-    }
-    res
-}
-
-fn sign_in_form(csrf: &str, email: &str, error: Option<&str>, status: StatusCode) -> Response {
-    let mut res = page::page(
-        "Sign in",
-        None,
-        html! {
-            h1 { "Sign in" }
-            @if let Some(e) = error { p.error role="alert" { (e) } }
-            form method="post" action="/console/sign-in" {
-                input type="hidden" name="csrf" value=(csrf);
-                label for="email" { "Email" }
-                input #email type="email" name="email" autocomplete="username" required value=(email);
-                label for="password" { "Password" }
-                input #password type="password" name="password" autocomplete="current-password" required;
-                button type="submit" { "Sign in" }
-            }
-        },
-    )
-    .into_response();
-    *res.status_mut() = status;
-    res
-}
-
-#[derive(serde::Deserialize)]
-struct SignInForm {
-    #[serde(default)]
-    email: String,
-    #[serde(default)]
-    password: String,
-    #[serde(default)]
-    csrf: String,
-}
-
-/// Whether the form's token is the cookie's (constant time).
+/// Whether a form's token is the expected one (constant time).
 fn token_matches(form: &str, expected: &str) -> bool {
     use subtle::ConstantTimeEq;
     !expected.is_empty() && form.len() == expected.len() && bool::from(form.as_bytes().ct_eq(expected.as_bytes()))
-}
-
-async fn sign_in(
-    Within(st): Within,
-    crate::api::client_addr::ClientAddr(from): crate::api::client_addr::ClientAddr,
-    headers: HeaderMap,
-    ConsoleForm(f): ConsoleForm<SignInForm>,
-) -> ConsoleResult {
-    let cookie = crate::api::auth::cookie(&headers, CSRF_COOKIE).unwrap_or_default();
-    if !same_origin(&headers) || !token_matches(&f.csrf, &cookie) {
-        return Err(error::ConsoleError::Forbidden(
-            "The form was not sent from this site's sign-in page: open the sign-in page and try again.".into(),
-        ));
-    }
-    let email = f.email.trim().chars().take(crate::model::access::EMAIL_MAX).collect::<String>();
-    if f.password.chars().count() > crate::model::access::PASSWORD_MAX {
-        return Ok(sign_in_form(&cookie, &email, Some("Email or password is wrong."), StatusCode::UNAUTHORIZED));
-    }
-    Ok(match start(&st, &email, &f.password, from).await? {
-        SignIn::Started { token, .. } => {
-            let mut res = redirect("/console/");
-            let max_age = crate::usecases::sign_in::SESSION_MAX_AGE.num_seconds();
-            if let Ok(v) = HeaderValue::from_str(&set_cookie(&headers, SESSION_COOKIE, &token, max_age)) {
-                res.headers_mut().append(header::SET_COOKIE, v);
-            }
-            res
-        }
-        SignIn::Refused => sign_in_form(&cookie, &email, Some("Email or password is wrong."), StatusCode::UNAUTHORIZED),
-        SignIn::Busy => {
-            let mut res = sign_in_form(
-                &cookie,
-                &email,
-                Some("The service is busy signing people in: try again in a moment."),
-                StatusCode::SERVICE_UNAVAILABLE,
-            );
-            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            res
-        }
-        SignIn::Throttled { until } => {
-            let wait = (until - st.clock.now()).num_seconds().max(1);
-            let mut res = sign_in_form(
-                &cookie,
-                &email,
-                Some(&format!("Too many failed sign-ins from here: try again in {} minutes.", (wait + 59) / 60)),
-                StatusCode::TOO_MANY_REQUESTS,
-            );
-            if let Ok(v) = HeaderValue::from_str(&wait.to_string()) {
-                res.headers_mut().insert(header::RETRY_AFTER, v);
-            }
-            res
-        }
-    })
-}
-
-#[derive(serde::Deserialize)]
-struct CsrfForm {
-    #[serde(default)]
-    csrf: String,
-}
-
-async fn sign_out(
-    Within(st): Within,
-    headers: HeaderMap,
-    user: Option<ConsoleUser>,
-    ConsoleForm(f): ConsoleForm<CsrfForm>,
-) -> ConsoleResult {
-    let Some(user) = user else { return Ok(redirect("/console/sign-in")) };
-    form::guard(&user, &headers, &f.csrf)?;
-    if let Some(token) = crate::api::auth::cookie(&headers, SESSION_COOKIE) {
-        end(&st, &token).await?;
-        crate::api::auth::forget_session(&st, &crate::ids::hash_key(&token));
-    }
-    let mut res = redirect("/console/sign-in");
-    if let Ok(v) = HeaderValue::from_str(&set_cookie(&headers, SESSION_COOKIE, "", 0)) {
-        res.headers_mut().append(header::SET_COOKIE, v);
-    }
-    Ok(res)
 }

@@ -50,6 +50,7 @@ pub fn page(title: &str, user: Option<&ConsoleUser>, body: Markup) -> Page {
                             a href="/console/audiences" { "Audiences" }
                             a href="/console/why-not-serving" { "Why not serving" }
                             a href="/console/changes" { "Changes" }
+                            a href="/console/account" { "Your account" }
                             @if u.role.allows(crate::model::access::Role::Admin) {
                                 a href="/console/users" { "Users" }
                                 a href="/console/api-keys" { "API keys" }
