@@ -3,7 +3,8 @@
 //! both stores: sign in; a campaign named like markup, its goal and an ad with a video
 //! from disk, transcoded and previewed; the goal's end changed, seen in Changes with the
 //! person's email and reverted; a bulk edit refused on one goal; a form from another
-//! origin refused; the old cookie after sign-out; a VIEWER; a flow with JavaScript off.
+//! origin refused; the old cookie after sign-out; a VIEWER, who sets up two-factor sign-in
+//! and signs in with a code; a flow with JavaScript off.
 //! `SCREENSHOTS=<dir>` saves each page as a PNG (scripts/console-screenshots.sh).
 
 use std::process::Command;
@@ -16,7 +17,7 @@ use api_tests::{Backend, TestApp};
 const PAGE_BUDGET: u64 = 100 * 1024;
 const PASSWORD: &str = "a long enough password";
 
-fn run(base: &str, clip: &std::path::Path, running: &str) -> Value {
+fn run(base: &str, clip: &std::path::Path, running: &str, server_time: i64) -> Value {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
     assert!(
         std::path::Path::new(dir).join("node_modules/axe-core").exists(),
@@ -32,6 +33,7 @@ fn run(base: &str, clip: &std::path::Path, running: &str) -> Value {
         .env("CLIP", clip)
         .env("RUNNING_GOAL", running)
         .env("RUNNING_END", RUNNING_END)
+        .env("SERVER_TIME", server_time.to_string())
         .current_dir(dir)
         .output()
         .expect("node runs");
@@ -71,7 +73,8 @@ async fn a_day_in_the_console(backend: Backend) {
     let clip = dir.join("spot-15s.mp4");
     std::fs::write(&clip, api_tests::clip()).expect("write the clip");
     let running_goal = running.clone();
-    let v = tokio::task::spawn_blocking(move || run(&base, &clip, &running_goal)).await.expect("the driver ran");
+    let server_time = web::clock::Clock::now(app.clock.as_ref()).timestamp();
+    let v = tokio::task::spawn_blocking(move || run(&base, &clip, &running_goal, server_time)).await.expect("the driver ran");
     let _ = std::fs::remove_dir_all(&dir);
     let pages = v["pages"].as_array().cloned().unwrap_or_default();
     assert!(pages.len() >= 8, "every page was checked: {v}");

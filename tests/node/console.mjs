@@ -6,6 +6,7 @@
 // and each page's weight and origins are recorded. Prints the result as JSON; exits 1 with
 // the step that failed.
 import http from 'node:http';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,12 +19,29 @@ const VIEWER_PASSWORD = process.env.VIEWER_PASSWORD || PASSWORD;
 // An ADMIN's steps run when ADMIN names one (users, API keys, demand).
 const { ADMIN } = process.env;
 const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD || PASSWORD;
+// The server's clock (seconds since the epoch): the tests' clock stands still, and the
+// two-factor codes are those of its time.
+const SERVER_TIME = Number(process.env.SERVER_TIME || Math.floor(Date.now() / 1000));
 const axeSource = fs.readFileSync(path.join(here, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const origin = new URL(base).origin;
 const result = { pages: [], steps: [], foreign: [], dialogs: [] };
 
 function check(cond, what) {
   if (!cond) throw new Error(what);
+}
+
+// The code an authenticator app shows for a base32 secret at `at` (RFC 6238: HMAC-SHA-1,
+// 30-second steps, 6 digits).
+function totp(secret, at) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of secret.replace(/=+$/, '')) bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
+  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30)));
+  const h = crypto.createHmac('sha1', key).update(counter).digest();
+  const o = h[h.length - 1] & 15;
+  return String((h.readUInt32BE(o) & 0x7fffffff) % 1000000).padStart(6, '0');
 }
 
 // A control by its accessible name (and role).
@@ -111,8 +129,8 @@ function step(s) {
   result.steps.push(s);
 }
 
-// 11-13. An ADMIN: makes a VIEWER, who signs in, sees no write control and cannot reach
-// Users; makes an API key, shown once, which works and is refused within 5 s of Revoke;
+// 11-14. An ADMIN: makes a VIEWER, who signs in, sees no write control and cannot reach
+// Users, and sets up two-factor sign-in and signs in with a code; makes an API key, shown once, which works and is refused within 5 s of Revoke;
 // adds a demand partner whose auth header never reaches a page's HTML.
 async function administration() {
   const ctx = await browser.createBrowserContext();
@@ -138,8 +156,32 @@ async function administration() {
   check(!(await has(vpage, 'New campaign')) && !(await has(vpage, 'Users', 'link')), 'the new VIEWER sees no write control and no Users link');
   const users = await vpage.goto(`${base}/console/users`, { waitUntil: 'load' });
   check(users.status() === 403, `the VIEWER cannot reach Users (got ${users.status()})`);
-  await vctx.close();
   step('an ADMIN made a VIEWER, who signed in without write controls or Users');
+  // 14. The VIEWER sets up two-factor sign-in on their account page (the secret as text and
+  // as a QR code), confirms it with a code, and signs in again with the next code.
+  await vpage.goto(`${base}/console/campaigns`, { waitUntil: 'load' });
+  await clickAndWait(vpage, 'Your account', 'link');
+  await visited(vpage, 'account', vweights);
+  await clickAndWait(vpage, 'Set up two-factor');
+  const totpSecret = await vpage.$eval('#secret', (e) => e.textContent.trim());
+  check(await has(vpage, 'QR code of the secret'), 'the QR code is an image named for what it holds');
+  await visited(vpage, 'two-factor-set-up', vweights);
+  await fill(vpage, 'Code', totp(totpSecret, SERVER_TIME));
+  await clickAndWait(vpage, 'Turn on two-factor');
+  const codes = await vpage.$$eval('ol.recovery li', (l) => l.length);
+  check(codes === 10, `ten recovery codes are shown (got ${codes})`);
+  await visited(vpage, 'two-factor-on', vweights);
+  await clickAndWait(vpage, 'Sign out');
+  await signIn(vpage, vweights, email, false, 'a viewer password 42');
+  check(new URL(vpage.url()).pathname === '/console/sign-in/code', `the password leads to the code step (at ${vpage.url()})`);
+  vweights.splice(0);
+  await vpage.reload({ waitUntil: 'load' });
+  await visited(vpage, 'sign-in-code', vweights);
+  await fill(vpage, 'Code', totp(totpSecret, SERVER_TIME + 30));
+  await clickAndWait(vpage, 'Verify');
+  check(new URL(vpage.url()).pathname === '/console/', `signed in with the code (at ${vpage.url()})`);
+  await vctx.close();
+  step('the VIEWER set up two-factor sign-in and signed in with a code');
   await clickAndWait(page, 'API keys', 'link');
   await visited(page, 'api-keys', weights);
   await clickAndWait(page, 'New key');
