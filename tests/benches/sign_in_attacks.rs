@@ -100,7 +100,13 @@ async fn child(scenario: &str) -> String {
             let vic = Browser::sign_in(&app, "vic@a.example", PASSWORD).await;
             let r = ann.post("/console/campaigns", &[("name", "Winter"), ("new_advertiser", "Acme"), ("state", "live")]).await;
             let c = api_tests::location(&r).rsplit('/').next().unwrap_or("").to_string();
-            let fields = [("name", "Morning"), ("type", "IMPRESSION"), ("start", "2030-01-01T00:00"), ("end", "2030-01-31T00:00"), ("value", "1000")];
+            let fields = [
+                ("name", "Morning"),
+                ("type", "IMPRESSION"),
+                ("start", "2030-01-01T00:00"),
+                ("end", "2030-01-31T00:00"),
+                ("value", "1000"),
+            ];
             let r = ann.post(&format!("/console/campaigns/{c}/goals"), &fields).await;
             let g = api_tests::location(&r).rsplit('/').next().unwrap_or("").to_string();
             let before = peak_rss_mb();
