@@ -93,6 +93,7 @@ impl TestApp {
             asset_allow_private_urls: true,
             // The stub bidders of the tests answer on loopback.
             demand_allow_private_urls: true,
+            sso_allow_private_urls: true,
             asset_download_timeout: std::time::Duration::from_secs(5),
             // Every ad request sees the latest version and pace records.
             delivery_refresh: std::time::Duration::ZERO,

@@ -75,6 +75,9 @@ pub struct Settings {
     /// and loopback or private addresses (local testing only; link-local and metadata
     /// addresses never).
     pub demand_allow_private_urls: bool,
+    /// `SSO_ALLOW_PRIVATE_URLS=1`: an account's OpenID provider may be http and on loopback
+    /// or private addresses (local testing only; docs/single-sign-on.md).
+    pub sso_allow_private_urls: bool,
     /// `TRUSTED_PROXIES`: comma-separated address ranges whose `X-Forwarded-For` (and an ad
     /// request's `ip`/`ua` parameters) are believed (docs/traffic-quality.md, "The viewer's
     /// address"). Empty by default: the peer's own address is the viewer's.
@@ -197,6 +200,7 @@ impl Default for Settings {
             queue_prefix: "adserver".into(),
             asset_allow_private_urls: false,
             demand_allow_private_urls: false,
+            sso_allow_private_urls: false,
             trusted_proxies: Vec::new(),
             asset_max_bytes: 512 * 1024 * 1024,
             asset_download_timeout: Duration::from_secs(240),
@@ -245,6 +249,7 @@ impl Settings {
             queue_prefix: env("QUEUE_PREFIX").unwrap_or(d.queue_prefix),
             asset_allow_private_urls: env("ASSET_ALLOW_PRIVATE_URLS").is_some_and(|v| v == "1" || v == "true"),
             demand_allow_private_urls: env("DEMAND_ALLOW_PRIVATE_URLS").is_some_and(|v| v == "1" || v == "true"),
+            sso_allow_private_urls: env("SSO_ALLOW_PRIVATE_URLS").is_some_and(|v| v == "1" || v == "true"),
             // A list that does not parse trusts nobody (the safe reading), and says so.
             trusted_proxies: env("TRUSTED_PROXIES").map_or_else(Vec::new, |v| {
                 crate::cidr::parse_list(&v).unwrap_or_else(|e| {

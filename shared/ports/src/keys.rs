@@ -33,6 +33,10 @@ pub fn key_use(hash: &str) -> Key {
 pub fn email(e: &str) -> Key {
     Key::new(format!("EMAIL#{e}"), "EMAIL")
 }
+/// A single sign-on under way (docs/single-sign-on.md), by the SHA-256 of its `state`.
+pub fn sso_state(hash: &str) -> Key {
+    Key::new(format!("SSO#{hash}"), "-".to_string())
+}
 /// A console session, by the SHA-256 of its cookie.
 pub fn session(hash: &str) -> Key {
     Key::new(format!("SESSION#{hash}"), "SESSION")

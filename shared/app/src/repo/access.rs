@@ -44,7 +44,7 @@ pub async fn directory(store: &dyn Store, account: &str) -> RepoResult<(Director
             made_by: None,
         });
     }
-    Ok((Directory { keys, users: Vec::new(), require_two_factor: false }, None))
+    Ok((Directory { keys, ..Directory::default() }, None))
 }
 
 /// A key's id and fingerprint: the first 12 hex characters of its hash.

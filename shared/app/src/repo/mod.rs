@@ -44,6 +44,7 @@ pub mod rules;
 pub mod secrets;
 pub mod sessions;
 pub mod snapshot_load;
+pub mod sso;
 pub mod stitchers;
 pub mod templates;
 

@@ -40,6 +40,7 @@ pub mod reference;
 pub mod reports;
 pub mod rules;
 pub mod sign_in;
+pub mod sso;
 pub mod stitchers;
 pub mod templates;
 pub mod tracking;

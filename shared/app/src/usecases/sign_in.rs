@@ -16,6 +16,8 @@ use crate::state::AppState;
 
 /// How long a session lasts at most, however busy (its cookie's `Max-Age`).
 pub const SESSION_MAX_AGE: chrono::Duration = repo::sessions::MAX_AGE;
+/// How long the code step waits after a right password (two-factor).
+pub const CODE_WAIT: chrono::Duration = repo::sessions::CODE_WAIT;
 
 /// What a sign-in came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,7 +54,7 @@ pub async fn sign_in(st: &AppState, email: &str, password: &str, from: Option<Ip
     let email = normalise_email(email);
     let mut accounts = repo::access::accounts_of_email(store, &email).await?;
     accounts.truncate(crate::model::access::MAX_ACCOUNTS_PER_EMAIL);
-    let held = match reserve(st, &email, &accounts, from).await? {
+    let held = match reserve(st, &email, &accounts, from, now).await? {
         Ok(held) => held,
         Err(refused) => return Ok(refused),
     };
@@ -102,6 +104,7 @@ async fn reserve(
     email: &str,
     accounts: &[String],
     from: Option<IpAddr>,
+    now: DateTime<Utc>,
 ) -> UseCaseResult<Result<Vec<repo::sessions::Allowance>, SignIn>> {
     let email_hash = hash_key(email);
     let address = hash_key(&from.map(|a| a.to_string()).unwrap_or_default());
@@ -110,16 +113,28 @@ async fn reserve(
     let mut allowances = vec![(keys::sign_in_failures("", &format!("addr#{address}")), repo::sessions::MAX_ADDRESS_FAILURES)];
     allowances
         .extend(counted.iter().map(|a| (keys::sign_in_failures(a, &format!("{email_hash}#{address}")), repo::sessions::MAX_FAILURES)));
-    take(st, allowances).await
+    take(st, allowances, now).await
 }
 
-/// Takes one attempt under each allowance, or none (`Throttled`, `Busy`).
+/// Takes one attempt of the address `from` (a sign-in through an account's provider), at
+/// `now`: the attempt held (forgive it at `now` when the sign-in succeeds), or why not.
+pub(crate) async fn count_address(
+    st: &AppState,
+    from: Option<IpAddr>,
+    now: DateTime<Utc>,
+) -> UseCaseResult<Result<Vec<repo::sessions::Allowance>, SignIn>> {
+    let address = hash_key(&from.map(|a| a.to_string()).unwrap_or_default());
+    take(st, vec![(keys::sign_in_failures("", &format!("addr#{address}")), repo::sessions::MAX_ADDRESS_FAILURES)], now).await
+}
+
+/// Takes one attempt under each allowance at `now` (forgiven by `forgive` at the same
+/// instant), or none (`Throttled`, `Busy`).
 async fn take(
     st: &AppState,
     allowances: Vec<(repo::sessions::Allowance, usize)>,
+    now: DateTime<Utc>,
 ) -> UseCaseResult<Result<Vec<repo::sessions::Allowance>, SignIn>> {
     let store = st.store.as_ref();
-    let now = st.clock.now();
     let mut held = Vec::new();
     for (key, max) in allowances {
         match repo::sessions::reserve(store, &key, max, now).await? {
@@ -157,7 +172,7 @@ pub async fn confirm_password(
         (keys::sign_in_failures("", &format!("addr#{address}")), repo::sessions::MAX_ADDRESS_FAILURES),
         (keys::sign_in_failures(account, &format!("confirm#{}", user.id)), repo::sessions::MAX_FAILURES),
     ];
-    let held = match take(st, allowances).await? {
+    let held = match take(st, allowances, now).await? {
         Ok(held) => held,
         Err(refused) => return Ok(Some(refused)),
     };
@@ -191,7 +206,7 @@ pub async fn sign_in_code(st: &AppState, pending: &str, code: &str, from: Option
     };
     let (dir, _) = repo::access::directory(store, &session.account).await?;
     let Some(user) = dir.user(&session.user_id).filter(|u| !u.disabled) else { return Ok(SignIn::Refused) };
-    let held = match reserve(st, &user.email, std::slice::from_ref(&session.account), from).await? {
+    let held = match reserve(st, &user.email, std::slice::from_ref(&session.account), from, now).await? {
         Ok(held) => held,
         Err(refused) => return Ok(refused),
     };
@@ -211,7 +226,7 @@ pub async fn sign_in_code(st: &AppState, pending: &str, code: &str, from: Option
 }
 
 /// Forgives the attempts taken at `at` under `keys`.
-async fn forgive(st: &AppState, keys: &[repo::sessions::Allowance], at: chrono::DateTime<Utc>) -> UseCaseResult<()> {
+pub(crate) async fn forgive(st: &AppState, keys: &[repo::sessions::Allowance], at: chrono::DateTime<Utc>) -> UseCaseResult<()> {
     for k in keys {
         repo::sessions::release(st.store.as_ref(), k, at, st.clock.now()).await?;
     }

@@ -25,35 +25,7 @@ pub const EMAIL_MAX: usize = 254;
 /// A user's or key's name, characters.
 pub const NAME_MAX: usize = 100;
 
-/// A role: what a key or a user may do. Ordered: each includes the ones before it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Role {
-    /// Every read, report, forecast, inspector and preview.
-    Viewer,
-    /// VIEWER plus writes to campaigns, goals, ads and the rest of the trafficking records.
-    Trafficker,
-    /// TRAFFICKER plus users, API keys, demand partners, marketplaces and stitchers.
-    Admin,
-}
-
-impl Role {
-    pub const ALL: [Role; 3] = [Role::Viewer, Role::Trafficker, Role::Admin];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Viewer => "VIEWER",
-            Role::Trafficker => "TRAFFICKER",
-            Role::Admin => "ADMIN",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Role> {
-        Role::ALL.into_iter().find(|r| r.as_str() == s)
-    }
-    /// Whether this role may do what `needed` may.
-    pub fn allows(self, needed: Role) -> bool {
-        self >= needed
-    }
-}
+pub use super::role::Role;
 
 /// Stored keys and users made before roles existed are ADMIN.
 fn admin() -> Role {
@@ -155,6 +127,9 @@ pub struct Directory {
     /// before anything else, `must_enrol`).
     #[serde(default)]
     pub require_two_factor: bool,
+    /// The account's OpenID provider (docs/single-sign-on.md), if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub single_sign_on: Option<super::sso::SingleSignOn>,
 }
 
 impl Directory {
@@ -383,8 +358,8 @@ mod tests {
     fn an_account_keeps_an_admin() {
         let now = Utc::now();
         let key = |role| KeyEntry { id: "k".into(), name: "k".into(), role, created: now, hash: "h".into(), made_by: None };
-        let before = Directory { keys: vec![key(Role::Admin)], users: vec![], require_two_factor: false };
-        let after = Directory { keys: vec![key(Role::Viewer)], users: vec![], require_two_factor: false };
+        let before = Directory { keys: vec![key(Role::Admin)], users: vec![], ..Directory::default() };
+        let after = Directory { keys: vec![key(Role::Viewer)], users: vec![], ..Directory::default() };
         assert!(after.keeps_an_admin(&before).is_err());
         assert!(before.keeps_an_admin(&before).is_ok());
         // A directory that never had one (a new account's) is not refused for it.

@@ -261,7 +261,12 @@ fn people(body: Option<&Value>) -> std::collections::BTreeMap<(&'static str, Str
     // The account's sign-in settings, one record of their own.
     if let Some(b) = body {
         let required = b.get("requireTwoFactor").and_then(Value::as_bool).unwrap_or(false);
-        out.insert(("signInSettings", "account".to_string()), serde_json::json!({ "requireTwoFactor": required }));
+        let mut settings = serde_json::json!({ "requireTwoFactor": required });
+        // The provider's settings (its client secret is kept apart: only when it was set).
+        if let (Some(sso), Value::Object(m)) = (b.get("singleSignOn"), &mut settings) {
+            m.insert("singleSignOn".into(), sso.clone());
+        }
+        out.insert(("signInSettings", "account".to_string()), settings);
     }
     out
 }

@@ -191,7 +191,7 @@ pub struct Answer {
 /// Where and how one call goes.
 pub struct Call<'a> {
     pub url: &'a str,
-    /// A JSON body (POST); none: GET.
+    /// A body (POST): OpenRTB's JSON, unless `headers` names its `content-type`; none: GET.
     pub json: Option<String>,
     pub headers: &'a [(&'a str, &'a str)],
     pub timeout: Duration,
@@ -206,7 +206,10 @@ async fn call(bidders: &HttpBidders, c: Call<'_>) -> Result<Answer, CallError> {
     crate::download::check_endpoint(c.url, c.allow_private).map_err(|e| CallError::Failed(format!("the URL {e}")))?;
     let client = bidders.pool(c.allow_private).map_err(CallError::Failed)?;
     let mut req = Request::builder().uri(c.url).header(hyper::header::USER_AGENT, "campaign-api-rtb/1");
+    // A body whose type the call names (a form) goes as it is; any other is OpenRTB's JSON.
+    let typed = c.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("content-type"));
     req = match &c.json {
+        Some(_) if typed => req.method("POST"),
         Some(_) => req.method("POST").header(hyper::header::CONTENT_TYPE, "application/json").header("x-openrtb-version", "2.6"),
         None => req.method("GET"),
     };

@@ -10,9 +10,8 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
 
 use crate::api::error::AppError;
-use crate::api::gate::Admitted;
-use crate::api::routes::Surface;
-use crate::model::access::Role;
+use crate::api::roles::Admitted;
+
 use crate::model::account::Account;
 use crate::repo;
 use crate::state::AppState;
@@ -52,61 +51,10 @@ pub fn admitted(parts: &Parts) -> Result<&Admitted, AppError> {
     parts.extensions.get::<Admitted>().ok_or_else(|| AppError::Unauthorized(format!("the {API_KEY_HEADER} header is required")))
 }
 
-/// Admits the caller of a request to a route that needs `needed` (`api::gate`): its
-/// `x-o-api-key`, or its session cookie (a console page takes a session only), its role
-/// checked, and the account's request rate taken. An ADMIN's write is admitted on the
-/// caller as stored now, never a cached one: a demoted or disabled ADMIN is refused at once.
-pub async fn admit(parts: &mut Parts, st: &AppState, needed: Role, surface: Surface) -> Result<Admitted, AppError> {
-    let write = !is_read(&parts.method);
-    let fresh = write && needed == Role::Admin;
-    let console = matches!(surface, Surface::Console { .. });
-    if console {
-        // The console is a person's: an API key is no console user.
-        if parts.headers.contains_key(API_KEY_HEADER) {
-            return Err(AppError::Unauthorized("the console takes a session, not an API key".into()));
-        }
-        // A form from another site is refused before anything is read, in the console's words.
-        if write && !same_origin(&parts.headers) {
-            return Err(AppError::Forbidden(crate::api::console::NOT_FROM_THIS_SITE.into()));
-        }
-    }
-    let lookup = callers::Lookup { keep_alive: matches!(surface, Surface::Console { keep_alive: true }), fresh };
-    let (account, principal) = match parts.headers.get(API_KEY_HEADER) {
-        Some(v) => callers::by_key(st, v.to_str().unwrap_or("").trim(), lookup).await?.ok_or_else(unknown_key)?,
-        None => match cookie(&parts.headers, SESSION_COOKIE) {
-            Some(token) => {
-                let found = callers::by_session(st, &token, lookup).await?.ok_or_else(session_ended)?;
-                if write && !same_origin(&parts.headers) {
-                    return Err(AppError::Forbidden("a write with a session cookie must come from this site (Origin)".into()));
-                }
-                found
-            }
-            None => return Err(AppError::Unauthorized(format!("the {API_KEY_HEADER} header is required"))),
-        },
-    };
-    if !principal.role.allows(needed) {
-        return Err(AppError::RoleRequired(needed));
-    }
-    // The request span (see `request_span`) carries the account from here on.
-    tracing::Span::current().record("account", account.id.as_str());
-    st.rate_limiter.take(&account.id, st.settings.account_rate_per_sec, st.settings.account_burst, st.clock.instant())?;
-    Ok(Admitted { account, principal, needed })
-}
-
-fn unknown_key() -> AppError {
-    AppError::Unauthorized("unknown API key".into())
-}
-
-fn session_ended() -> AppError {
-    AppError::Unauthorized("the session has ended: sign in again".into())
-}
-
 /// Forgets a session this process resolved (signing out answers 401 at once here).
 pub fn forget_session(st: &AppState, hash: &str) {
     callers::forget_session(st, hash);
 }
-
-use crate::api::roles::is_read;
 
 /// A cookie's value, when the request carries it (the `cookie` crate reads the header).
 pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {

@@ -9,14 +9,16 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::{MatchedPath, Request, State};
+use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::routes::{Declared, Surface};
+use super::auth::{cookie, same_origin, API_KEY_HEADER, SESSION_COOKIE};
+use super::roles::{is_read, Admitted, Declared, Surface};
 use crate::api::error::AppError;
-use crate::model::access::{Principal, Role};
-use crate::model::account::Account;
+use crate::model::access::Role;
 use crate::state::AppState;
+use crate::usecases::callers;
 
 /// Every route's declaration, by path pattern, and the state callers are resolved with.
 #[derive(Clone)]
@@ -31,15 +33,6 @@ impl Gate {
     }
 }
 
-/// The caller the gate admitted to a route: kept in the request for the handler.
-#[derive(Debug, Clone)]
-pub struct Admitted {
-    pub account: Account,
-    pub principal: Principal,
-    /// The role the route needed for this method.
-    pub needed: Role,
-}
-
 /// The layer. A request that matched no route goes on to the 404 (or a method the route
 /// lacks to the 405, once its caller is admitted).
 pub async fn layer(State(g): State<Gate>, req: Request, next: Next) -> Response {
@@ -51,7 +44,7 @@ pub async fn layer(State(g): State<Gate>, req: Request, next: Next) -> Response 
     };
     let Some(needed) = declared.access.required(req.method()) else { return next.run(req).await };
     let (mut parts, body) = req.into_parts();
-    match super::auth::admit(&mut parts, &g.st, needed, declared.surface).await {
+    match admit(&mut parts, &g.st, needed, declared.surface).await {
         Ok(admitted) => {
             // The account requires a second factor and this person has none yet: their
             // account page (to set one up) and signing out only.
@@ -72,4 +65,53 @@ pub async fn layer(State(g): State<Gate>, req: Request, next: Next) -> Response 
             Surface::Console { .. } => super::console::refused(e),
         },
     }
+}
+
+/// Admits the caller of a request to a route that needs `needed` (`api::gate`): its
+/// `x-o-api-key`, or its session cookie (a console page takes a session only), its role
+/// checked, and the account's request rate taken. An ADMIN's write is admitted on the
+/// caller as stored now, never a cached one: a demoted or disabled ADMIN is refused at once.
+pub async fn admit(parts: &mut Parts, st: &AppState, needed: Role, surface: Surface) -> Result<Admitted, AppError> {
+    let write = !is_read(&parts.method);
+    let fresh = write && needed == Role::Admin;
+    let console = matches!(surface, Surface::Console { .. });
+    if console {
+        // The console is a person's: an API key is no console user.
+        if parts.headers.contains_key(API_KEY_HEADER) {
+            return Err(AppError::Unauthorized("the console takes a session, not an API key".into()));
+        }
+        // A form from another site is refused before anything is read, in the console's words.
+        if write && !same_origin(&parts.headers) {
+            return Err(AppError::Forbidden(crate::api::console::NOT_FROM_THIS_SITE.into()));
+        }
+    }
+    let lookup = callers::Lookup { keep_alive: matches!(surface, Surface::Console { keep_alive: true }), fresh };
+    let (account, principal) = match parts.headers.get(API_KEY_HEADER) {
+        Some(v) => callers::by_key(st, v.to_str().unwrap_or("").trim(), lookup).await?.ok_or_else(unknown_key)?,
+        None => match cookie(&parts.headers, SESSION_COOKIE) {
+            Some(token) => {
+                let found = callers::by_session(st, &token, lookup).await?.ok_or_else(session_ended)?;
+                if write && !same_origin(&parts.headers) {
+                    return Err(AppError::Forbidden("a write with a session cookie must come from this site (Origin)".into()));
+                }
+                found
+            }
+            None => return Err(AppError::Unauthorized(format!("the {API_KEY_HEADER} header is required"))),
+        },
+    };
+    if !principal.role.allows(needed) {
+        return Err(AppError::RoleRequired(needed));
+    }
+    // The request span (see `request_span`) carries the account from here on.
+    tracing::Span::current().record("account", account.id.as_str());
+    st.rate_limiter.take(&account.id, st.settings.account_rate_per_sec, st.settings.account_burst, st.clock.instant())?;
+    Ok(Admitted { account, principal, needed })
+}
+
+fn unknown_key() -> AppError {
+    AppError::Unauthorized("unknown API key".into())
+}
+
+fn session_ended() -> AppError {
+    AppError::Unauthorized("the session has ended: sign in again".into())
 }

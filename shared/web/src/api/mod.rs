@@ -45,5 +45,5 @@ pub use auth::{Auth, Within, API_KEY_HEADER};
 pub(crate) use extract::{content_type, media_type};
 pub use extract::{if_match, paging, query_pairs, single, FormPairs, JsonBody, JsonBytes, Matrix, Selector, XmlBody, MAX_BODY};
 pub use respond::{check_body_id, no_content, reject_id_on_create, text_response, with_etag, xml_response};
-pub use roles::Access;
-pub use routes::{app, app_per_group, docs, finish, finish_public, groups, is_xml_path, Declared, Routes, Surface};
+pub use roles::{Access, Admitted, Declared, Surface};
+pub use routes::{app, app_per_group, docs, finish, finish_public, groups, is_xml_path, Routes};

@@ -4,7 +4,8 @@
 
 use axum::http::Method;
 
-use crate::model::access::Role;
+use crate::model::access::{Principal, Role};
+use crate::model::account::Account;
 
 /// A route's declaration: public, or the least role each kind of method needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +36,34 @@ impl Access {
             Access::Roles { read, write } => Some(if is_read(method) { *read } else { *write }),
         }
     }
+}
+
+/// Where a route's callers come from, and how its refusals read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    /// The API: an API key (`x-o-api-key`) or a console session's cookie; refusals in the
+    /// interface's JSON or XML.
+    Api,
+    /// A console page: a person's session only; refusals as pages (the sign-in page, a 403
+    /// page). `keep_alive`: the session's idle end is pushed on (not by a function that
+    /// writes nothing: the queries function).
+    Console { keep_alive: bool },
+}
+
+/// What a route declares: who may call it, and through which surface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Declared {
+    pub access: Access,
+    pub surface: Surface,
+}
+
+/// The caller the gate admitted to a route: kept in the request for the handler.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    pub account: Account,
+    pub principal: Principal,
+    /// The role the route needed for this method.
+    pub needed: Role,
 }
 
 /// Whether a method only reads.

@@ -10,7 +10,7 @@ use axum::Router;
 use tracing::Instrument;
 
 use crate::api::error::{AppError, ErrorBody};
-use crate::api::roles::Access;
+use crate::api::roles::{Access, Declared, Surface};
 use crate::api::{
     ads, assets, audience, campaigns, clients, contacts, demand, docs_page, forecasts, goals, idempotency, policies, queries, reference,
     rules, serving, stitchers, templates,
@@ -169,25 +169,6 @@ pub struct Routes {
     pub paths: Vec<&'static str>,
     declared: Vec<(&'static str, Declared)>,
     surface: Surface,
-}
-
-/// Where a route's callers come from, and how its refusals read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Surface {
-    /// The API: an API key (`x-o-api-key`) or a console session's cookie; refusals in the
-    /// interface's JSON or XML.
-    Api,
-    /// A console page: a person's session only; refusals as pages (the sign-in page, a 403
-    /// page). `keep_alive`: the session's idle end is pushed on (not by a function that
-    /// writes nothing: the queries function).
-    Console { keep_alive: bool },
-}
-
-/// What a route declares: who may call it, and through which surface.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Declared {
-    pub access: Access,
-    pub surface: Surface,
 }
 
 impl Default for Routes {
@@ -350,7 +331,7 @@ async fn record_changes(
     let work = crate::repo::changes::Work::recorded(id, st.clock.now());
     // Its change records name who made it (never a key's secret) and the role the route
     // needed, so a revert can ask for the same (the gate admitted the caller).
-    if let Some(admitted) = req.extensions().get::<crate::api::gate::Admitted>() {
+    if let Some(admitted) = req.extensions().get::<crate::api::roles::Admitted>() {
         work.set_actor(admitted.principal.actor.clone());
         work.set_role(admitted.needed);
     }

@@ -5,7 +5,7 @@ use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::request::Parts;
 
 use super::error::ConsoleError;
-use crate::api::gate::Admitted;
+use crate::api::roles::Admitted;
 use crate::model::access::Role;
 use crate::model::account::Account;
 use crate::state::AppState;

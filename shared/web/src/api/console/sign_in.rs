@@ -170,7 +170,7 @@ fn answer(st: &AppState, headers: &HeaderMap, outcome: SignIn, again: impl Fn(&s
         }
         SignIn::CodeNeeded { pending } => {
             let mut res = redirect("/console/sign-in/code");
-            let wait = crate::repo::sessions::CODE_WAIT.num_seconds();
+            let wait = crate::usecases::sign_in::CODE_WAIT.num_seconds();
             if let Some(v) = cookie_of(PENDING_COOKIE, &pending, wait) {
                 res.headers_mut().append(header::SET_COOKIE, v);
             }
