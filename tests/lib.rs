@@ -28,6 +28,8 @@ mod console;
 mod eventually;
 #[path = "harness/macros.rs"]
 mod macros;
+#[path = "harness/oidc.rs"]
+pub mod oidc;
 #[path = "harness/records.rs"]
 mod records;
 #[path = "harness/requests.rs"]

@@ -55,6 +55,7 @@ mod rtb_forecasts;
 mod rules;
 mod scale;
 mod serving;
+mod single_sign_on;
 mod standing;
 mod stitchers;
 mod store_contract;

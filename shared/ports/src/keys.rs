@@ -33,6 +33,11 @@ pub fn key_use(hash: &str) -> Key {
 pub fn email(e: &str) -> Key {
     Key::new(format!("EMAIL#{e}"), "EMAIL")
 }
+/// An account's OpenID client secret (docs/single-sign-on.md): a partition of its own, so
+/// only the functions that write it (access) or send it (console) may read it.
+pub fn sso_secret(a: &str) -> Key {
+    Key::new(partition(a, "SSO"), "SECRET".to_string())
+}
 /// A single sign-on under way (docs/single-sign-on.md), by the SHA-256 of its `state`.
 pub fn sso_state(hash: &str) -> Key {
     Key::new(format!("SSO#{hash}"), "-".to_string())

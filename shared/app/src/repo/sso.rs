@@ -1,5 +1,5 @@
 //! Single sign-on's records (docs/single-sign-on.md): the provider's client secret, kept
-//! apart from the directory in `A#<a>#SECRETS` (sk `SSO`), and a sign-in under way
+//! apart from the directory in `A#<a>#SSO`, and a sign-in under way
 //! (`SSO#<SHA-256 of state>`, ten minutes, read once).
 
 use chrono::{DateTime, Duration, Utc};
@@ -12,8 +12,6 @@ use crate::store::{Cond, Store, StoreError, TxOp};
 
 /// How long a sign-in may stay at the provider.
 pub const STATE_TTL: Duration = Duration::minutes(10);
-/// The secrets item's sort key.
-const SECRET_SK: &str = "SSO";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -34,7 +32,7 @@ pub struct Pending {
 
 /// The account's client secret, if one is set.
 pub async fn secret(store: &dyn Store, account: &str) -> RepoResult<Option<String>> {
-    Ok(super::get::<Secret>(store, &keys::secrets(account, SECRET_SK)).await?.map(|v| v.value.client_secret))
+    Ok(super::get::<Secret>(store, &keys::sso_secret(account)).await?.map(|v| v.value.client_secret))
 }
 
 /// Sets (or removes, `None`) the account's provider, with a new client secret when one is
@@ -47,9 +45,9 @@ pub async fn set(
     now: DateTime<Utc>,
 ) -> RepoResult<()> {
     let secret_op = match (&provider, client_secret) {
-        (None, _) => Some(TxOp::Delete(keys::secrets(account, SECRET_SK), Cond::None)),
+        (None, _) => Some(TxOp::Delete(keys::sso_secret(account), Cond::None)),
         (Some(_), Some(s)) if !s.is_empty() => {
-            Some(TxOp::Put(super::item(keys::secrets(account, SECRET_SK), &Secret { client_secret: s.to_string() }, 1)?, Cond::None))
+            Some(TxOp::Put(super::item(keys::sso_secret(account), &Secret { client_secret: s.to_string() }, 1)?, Cond::None))
         }
         _ => None,
     };

@@ -17,6 +17,8 @@ use crate::model::access::{normalise_email, UserEntry};
 use crate::model::sso::{SingleSignOn, SsoInput};
 use crate::repo;
 use crate::repo::sso::Pending;
+/// How long a sign-in may stay at the provider (its state's cookie lives as long).
+pub use crate::repo::sso::STATE_TTL;
 use crate::state::AppState;
 
 /// The most a provider's answer (discovery, token, keys) may weigh.

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use maud::{html, Markup, PreEscaped};
 
 use super::error::ConsoleResult;
-use super::form::{self, Field, Problems, Spec};
+use super::form::{self, Field, Problems, Select, Spec};
 use super::{page, redirect, ConsoleForm, ConsoleUser};
 use crate::api::client_addr::ClientAddr;
 use crate::api::Within;
@@ -23,6 +23,13 @@ const ISSUER: &str = "Ad operations console";
 const SPECS: &[Spec] = &[
     Spec { name: "code", label: "Code", api: &["code"] },
     Spec { name: "currentPassword", label: "Your password", api: &["currentPassword"] },
+    Spec { name: "name", label: "Provider name", api: &["name"] },
+    Spec { name: "issuer", label: "Issuer", api: &["issuer"] },
+    Spec { name: "clientId", label: "Client id", api: &["clientId"] },
+    Spec { name: "clientSecret", label: "Client secret", api: &["clientSecret"] },
+    Spec { name: "roleClaim", label: "Role claim", api: &["roleClaim"] },
+    Spec { name: "roles", label: "Roles", api: &["roles"] },
+    Spec { name: "defaultRole", label: "Default role", api: &["defaultRole"] },
 ];
 
 /// What the page shows besides the person's standing.
@@ -88,9 +95,55 @@ async fn render(st: &AppState, user: &ConsoleUser, shown: Shown, p: Problems) ->
                 }
                 button type="submit" { "Save sign-in settings" }
             }
+            (single_sign_on(st, user, &p).await?)
         }
     };
     Ok(page::with_status(page::page("Your account", Some(user), body), status))
+}
+
+/// An ADMIN's single sign-on settings (docs/single-sign-on.md): the account's OpenID
+/// provider; the client secret is write-only (blank keeps it).
+async fn single_sign_on(st: &AppState, user: &ConsoleUser, p: &Problems) -> ConsoleResult<Markup> {
+    let (provider, secret_set) = crate::usecases::sso::provider(st, &user.account.id).await?;
+    let v = |f: fn(&crate::model::sso::SingleSignOn) -> String| provider.as_ref().map(f).unwrap_or_default();
+    let default_role = provider.as_ref().and_then(|s| s.default_role).map_or("", |r| r.as_str());
+    let roles: Vec<(String, String)> = [("", "None: refuse")]
+        .iter()
+        .chain(Role::ALL.iter().map(|r| (r.as_str(), r.as_str())).collect::<Vec<_>>().iter())
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    let link = format!("/console/sign-in?account={}", user.account.id);
+    Ok(html! {
+        h2 { "Single sign-on" }
+        @if provider.is_some() {
+            p { "People sign in with the provider from " a href=(link) { "this account's sign-in page" } ". Register "
+                code { (super::sso::CALLBACK) } " (on this site's address) as its redirect URI." }
+        } @else {
+            p { "Off: people sign in with their email and password." }
+        }
+        form.stack method="post" action="/console/account/single-sign-on" {
+            (form::csrf(user))
+            (Field { label: "Provider name", name: "name", kind: "text", value: &v(|s| s.name.clone()), required: true, hint: Some("The sign-in button reads \"Sign in with\" this") }.render(p))
+            (Field { label: "Issuer", name: "issuer", kind: "url", value: &v(|s| s.issuer.clone()), required: true, hint: Some("The provider's issuer URL (https)") }.render(p))
+            (Field { label: "Client id", name: "clientId", kind: "text", value: &v(|s| s.client_id.clone()), required: true, hint: None }.render(p))
+            (Field { label: "Client secret", name: "clientSecret", kind: "password", value: "", required: !secret_set,
+                hint: Some(if secret_set { "Set: never shown. Leave blank to keep it" } else { "Never shown again once saved" }) }.render(p))
+            (Field { label: "Role claim", name: "roleClaim", kind: "text", value: &v(|s| s.role_claim.clone()), required: false, hint: Some("The ID token's claim with the person's groups (default groups)") }.render(p))
+            div.field {
+                label for="roles" { "Roles" }
+                span.hint id="roles-hint" { "One line each: a claim value=ROLE, such as ad-ops=TRAFFICKER" }
+                textarea #roles name="roles" rows="4" aria-describedby="roles-hint" { (v(|s| s.roles_text())) }
+            }
+            (Select { label: "Default role", name: "defaultRole", options: &roles, selected: default_role, hint: Some("The role of a person whose claim matches no line") }.render(p))
+            button type="submit" { "Save single sign-on" }
+        }
+        @if provider.is_some() {
+            form method="post" action="/console/account/single-sign-on/remove" {
+                (form::csrf(user))
+                button type="submit" { "Remove single sign-on" }
+            }
+        }
+    })
 }
 
 /// The set-up step: the secret as text and as a QR code, and the field of its first code.
@@ -196,6 +249,54 @@ pub async fn settings(
     form::guard(&user, &headers, &f.csrf)?;
     uc::require(&st, &user.account.id, f.require_two_factor.is_some()).await?;
     Ok(redirect("/console/account").into_response())
+}
+
+#[derive(serde::Deserialize)]
+pub struct SsoForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    issuer: String,
+    #[serde(default, rename = "clientId")]
+    client_id: String,
+    #[serde(default, rename = "clientSecret")]
+    client_secret: String,
+    #[serde(default, rename = "roleClaim")]
+    role_claim: String,
+    #[serde(default)]
+    roles: String,
+    #[serde(default, rename = "defaultRole")]
+    default_role: String,
+}
+
+pub async fn save_sso(Within(st): Within, user: ConsoleUser, headers: HeaderMap, ConsoleForm(f): ConsoleForm<SsoForm>) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
+    let input = crate::model::sso::SsoInput {
+        name: f.name,
+        issuer: f.issuer,
+        client_id: f.client_id,
+        client_secret: f.client_secret,
+        role_claim: f.role_claim,
+        roles: f.roles,
+        default_role: f.default_role,
+    };
+    match crate::usecases::sso::set(&st, &user.account.id, &input).await {
+        Ok(()) => Ok(redirect("/console/account")),
+        Err(e) => render(&st, &user, Shown::Nothing, form::problems(e, SPECS)?).await,
+    }
+}
+
+pub async fn remove_sso(
+    Within(st): Within,
+    user: ConsoleUser,
+    headers: HeaderMap,
+    ConsoleForm(f): ConsoleForm<super::sign_in::CsrfForm>,
+) -> ConsoleResult {
+    form::guard(&user, &headers, &f.csrf)?;
+    crate::usecases::sso::remove(&st, &user.account.id).await?;
+    Ok(redirect("/console/account"))
 }
 
 /// Whether a session that must set up a second factor first may open `path` (its account

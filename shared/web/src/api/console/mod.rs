@@ -21,6 +21,7 @@ mod people;
 mod reports;
 mod session;
 mod sign_in;
+mod sso;
 mod targeting;
 
 use crate::api::Access;
@@ -53,6 +54,8 @@ pub fn router() -> super::Routes {
         .route("/console/", Access::RECORDS, get(home))
         .route("/console/sign-in", Access::Public, get(sign_in::page).post(sign_in::sign_in))
         .route("/console/sign-in/code", Access::Public, get(sign_in::code_page).post(sign_in::code))
+        .route("/console/sign-in/sso/callback", Access::Public, get(sso::callback))
+        .route("/console/sign-in/sso/{account}", Access::Public, get(sso::begin))
         .route("/console/sign-out", Access::VIEWER, post(sign_in::sign_out))
         .route("/console/console.css", Access::Public, get(page::stylesheet))
         .route("/console/console.js", Access::Public, get(page::script))
@@ -99,6 +102,8 @@ pub fn admin_router() -> super::Routes {
         .route("/console/account/two-factor/confirm", Access::VIEWER, post(account::confirm))
         .route("/console/account/two-factor/off", Access::VIEWER, post(account::turn_off))
         .route("/console/account/sign-in-settings", Access::ADMIN, post(account::settings))
+        .route("/console/account/single-sign-on", Access::ADMIN, post(account::save_sso))
+        .route("/console/account/single-sign-on/remove", Access::ADMIN, post(account::remove_sso))
 }
 
 /// A console form's body as its typed struct (`serde_html_form`: repeated fields such as

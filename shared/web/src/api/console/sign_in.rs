@@ -17,14 +17,43 @@ use crate::usecases::sign_in::{sign_in as start, sign_in_code, sign_out as end, 
 /// The cookie of a sign-in waiting for its second factor's code (the password was right).
 pub const PENDING_COOKIE: &str = "o_pending";
 
-pub async fn page(headers: HeaderMap) -> Response {
+#[derive(serde::Deserialize)]
+pub struct PageQuery {
+    /// The account whose OpenID provider the page offers (docs/single-sign-on.md).
+    #[serde(default)]
+    account: String,
+}
+
+pub async fn page(Within(st): Within, headers: HeaderMap, axum::extract::Query(q): axum::extract::Query<PageQuery>) -> ConsoleResult {
     let (token, fresh) = form_token(&headers);
-    let mut res = sign_in_form(&token, "", None, StatusCode::OK);
+    let account: String = q.account.chars().take(crate::limits::MAX_ID_LEN).collect();
+    let provider = if account.is_empty() {
+        None
+    } else {
+        crate::usecases::sso::provider(&st, &crate::ids::AccountId::from(account.clone())).await?.0.map(|p| (account, p.name))
+    };
+    let mut res = sign_in_form_with(&token, "", None, StatusCode::OK, provider.as_ref());
     if fresh {
         if let Ok(v) = HeaderValue::from_str(&set_cookie(&headers, CSRF_COOKIE, &token, 3600)) {
             res.headers_mut().append(header::SET_COOKIE, v);
         }
     }
+    Ok(res)
+}
+
+/// A page that says why a sign-in did not happen, with the way back to the sign-in page.
+pub fn message_page(message: &str, status: StatusCode) -> Response {
+    let mut res = page::page(
+        "Sign in",
+        None,
+        html! {
+            h1 { "Sign in" }
+            p.error role="alert" { (message) }
+            p { a href="/console/sign-in" { "Back to sign in" } }
+        },
+    )
+    .into_response();
+    *res.status_mut() = status;
     res
 }
 
@@ -37,6 +66,11 @@ fn form_token(headers: &HeaderMap) -> (String, bool) {
 }
 
 fn sign_in_form(csrf: &str, email: &str, error: Option<&str>, status: StatusCode) -> Response {
+    sign_in_form_with(csrf, email, error, status, None)
+}
+
+/// The sign-in form, with the button of an account's OpenID provider: (account, its name).
+fn sign_in_form_with(csrf: &str, email: &str, error: Option<&str>, status: StatusCode, provider: Option<&(String, String)>) -> Response {
     let mut res = page::page(
         "Sign in",
         None,
@@ -50,6 +84,9 @@ fn sign_in_form(csrf: &str, email: &str, error: Option<&str>, status: StatusCode
                 label for="password" { "Password" }
                 input #password type="password" name="password" autocomplete="current-password" required;
                 button type="submit" { "Sign in" }
+            }
+            @if let Some((account, name)) = provider {
+                p { a.button href={ "/console/sign-in/sso/" (account) } { "Sign in with " (name) } }
             }
         },
     )
