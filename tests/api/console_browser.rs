@@ -4,7 +4,8 @@
 //! from disk, transcoded and previewed; the goal's end changed, seen in Changes with the
 //! person's email and reverted; a bulk edit refused on one goal; a form from another
 //! origin refused; the old cookie after sign-out; a VIEWER, who sets up two-factor sign-in
-//! and signs in with a code; a flow with JavaScript off.
+//! and signs in with a code; a flow with JavaScript off; a person signing in through the
+//! account's OpenID provider (the tests' own).
 //! `SCREENSHOTS=<dir>` saves each page as a PNG (scripts/console-screenshots.sh).
 
 use std::process::Command;
@@ -16,8 +17,10 @@ use api_tests::{Backend, TestApp};
 /// The most a page may weigh over the wire, media excluded.
 const PAGE_BUDGET: u64 = 100 * 1024;
 const PASSWORD: &str = "a long enough password";
+/// The person the tests' OpenID provider signs in.
+const SSO_EMAIL: &str = "sso.person@corp.example";
 
-fn run(base: &str, clip: &std::path::Path, running: &str, server_time: i64) -> Value {
+fn run(base: &str, clip: &std::path::Path, running: &str, server_time: i64, account: &str) -> Value {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/node");
     assert!(
         std::path::Path::new(dir).join("node_modules/axe-core").exists(),
@@ -34,6 +37,9 @@ fn run(base: &str, clip: &std::path::Path, running: &str, server_time: i64) -> V
         .env("RUNNING_GOAL", running)
         .env("RUNNING_END", RUNNING_END)
         .env("SERVER_TIME", server_time.to_string())
+        .env("SSO_ACCOUNT", account)
+        .env("SSO_NAME", "Test IdP")
+        .env("SSO_EMAIL", SSO_EMAIL)
         .current_dir(dir)
         .output()
         .expect("node runs");
@@ -74,7 +80,25 @@ async fn a_day_in_the_console(backend: Backend) {
     std::fs::write(&clip, api_tests::clip()).expect("write the clip");
     let running_goal = running.clone();
     let server_time = web::clock::Clock::now(app.clock.as_ref()).timestamp();
-    let v = tokio::task::spawn_blocking(move || run(&base, &clip, &running_goal, server_time)).await.expect("the driver ran");
+    // The account's OpenID provider (the tests' own, on a loopback port).
+    let provider = api_tests::oidc::Provider::start(api_tests::oidc::Person {
+        email: SSO_EMAIL.into(),
+        name: "Sso Person".into(),
+        groups: vec!["ad-ops".into()],
+    })
+    .await;
+    let sso = web::model::sso::SsoInput {
+        name: "Test IdP".into(),
+        issuer: provider.issuer.clone(),
+        client_id: api_tests::oidc::CLIENT_ID.into(),
+        client_secret: api_tests::oidc::CLIENT_SECRET.into(),
+        role_claim: "groups".into(),
+        roles: "ad-ops=TRAFFICKER".into(),
+        default_role: String::new(),
+    };
+    web::usecases::sso::set(&app.state, &app.a.id.clone().into(), &sso).await.expect("the provider is set");
+    let account = app.a.id.clone();
+    let v = tokio::task::spawn_blocking(move || run(&base, &clip, &running_goal, server_time, &account)).await.expect("the driver ran");
     let _ = std::fs::remove_dir_all(&dir);
     let pages = v["pages"].as_array().cloned().unwrap_or_default();
     assert!(pages.len() >= 8, "every page was checked: {v}");

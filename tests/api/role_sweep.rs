@@ -48,7 +48,8 @@ fn check(d: Declared, method: &str, via: &Via, r: &Res) -> Result<(), String> {
         // Public: the gate lets everybody through (the code step's page may still send a
         // browser with no sign-in under way to the sign-in page).
         // (A page's own 401, such as a sign-in callback with no sign-in under way, is no refusal of the gate.)
-        let refused = (r.status == 401 && r.body.contains("x-o-api-key")) || (r.status == 403 && r.body.to_lowercase().contains("needs the"));
+        let refused =
+            (r.status == 401 && r.body.contains("x-o-api-key")) || (r.status == 403 && r.body.to_lowercase().contains("needs the"));
         return if refused { Err("a public route refused its caller".into()) } else { Ok(()) };
     };
     let role_refusal = |r: &Res| r.status == 403 && r.body.contains(needed.as_str()) && r.body.to_lowercase().contains("needs the");

@@ -484,6 +484,20 @@ try {
   await plain.close();
   step('a goal edited with JavaScript off, by keyboard');
   if (ADMIN) await administration();
+  // 15. Single sign-on: a person signs in through the account's OpenID provider (the
+  // tests' provider, on another loopback port: its pages are not the console's, so this
+  // page is not watched for other origins).
+  if (process.env.SSO_ACCOUNT) {
+    const sctx = await browser.createBrowserContext();
+    const spage = await sctx.newPage();
+    await spage.goto(`${base}/console/sign-in?account=${process.env.SSO_ACCOUNT}`, { waitUntil: 'load' });
+    await clickAndWait(spage, `Sign in with ${process.env.SSO_NAME}`, 'link');
+    check(new URL(spage.url()).pathname === '/console/', `signed in through the provider (at ${spage.url()})`);
+    const text = await spage.evaluate(() => document.body.innerText);
+    check(text.includes(process.env.SSO_EMAIL), `signed in as the provider's person: ${text.slice(0, 200)}`);
+    await sctx.close();
+    step('signed in through the account\'s OpenID provider');
+  }
   check(result.dialogs.length === 0, `no script ran from a record's name: ${result.dialogs}`);
 } catch (e) {
   failed = String(e && e.stack || e);
