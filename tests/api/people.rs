@@ -178,7 +178,8 @@ both_stores! {
         // Signing out: the form's token, then the old cookie no longer works anywhere.
         let out = as_session(&app, "POST", "/console/sign-out", &session, Some("application/x-www-form-urlencoded"), &form(&[("csrf", "wrong")])).await;
         out.expect(403);
-        let out = as_session(&app, "POST", "/console/sign-out", &session, Some("application/x-www-form-urlencoded"), &form(&[("csrf", &csrf_of(&home.body))])).await;
+        let token = csrf_of(&home.body);
+        let out = as_session(&app, "POST", &format!("/console/sign-out?csrf={token}"), &session, Some("application/x-www-form-urlencoded"), &form(&[("csrf", &token)])).await;
         out.expect(303);
         assert_eq!(as_session(&app, "GET", "/console/", &session, None, "").await.header("location"), Some("/console/sign-in"));
         as_session(&app, "GET", "/api/1.0/campaign", &session, None, "").await.expect(401);

@@ -140,7 +140,8 @@ both_stores! {
                     if (!has_param && m == "POST") || path == "/console/sign-out" {
                         continue;
                     }
-                    attempts.push((m, path.clone(), "application/x-www-form-urlencoded", format!("csrf={}", b_console.csrf), has_param));
+                    let path = format!("{path}?csrf={}", b_console.csrf);
+                    attempts.push((m, path, "application/x-www-form-urlencoded", format!("csrf={}", b_console.csrf), has_param));
                 }
                 continue;
             }

@@ -91,11 +91,13 @@ impl<'a> Browser<'a> {
         self.app.send_with_headers("GET", path, None, None, "", &[("host", CONSOLE_HOST), ("cookie", &cookie)]).await
     }
 
-    /// Posts a form from the console's own page (its origin, its token added).
+    /// Posts a form from the console's own page (its origin, its token added to the
+    /// action's query string and to the form, as the page's forms carry it).
     pub async fn post(&self, path: &str, pairs: &[(&str, &str)]) -> Res {
         let mut all = pairs.to_vec();
         all.push(("csrf", &self.csrf));
-        self.post_raw(path, &form(&all), CONSOLE_ORIGIN).await
+        let sep = if path.contains('?') { '&' } else { '?' };
+        self.post_raw(&format!("{path}{sep}csrf={}", self.csrf), &form(&all), CONSOLE_ORIGIN).await
     }
 
     /// Posts a form body as is, from `origin`.

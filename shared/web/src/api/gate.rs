@@ -57,6 +57,14 @@ pub async fn layer(State(g): State<Gate>, req: Request, next: Next) -> Response 
                     Surface::Console { .. } => super::console::enrol_first(),
                 };
             }
+            // A console form carries the session's token in its action's query string: checked
+            // here, before a byte of the body is read (the handler checks its field again).
+            if matches!(declared.surface, Surface::Console { .. }) && !is_read(&parts.method) {
+                let token = admitted.principal.session.as_ref().map_or("", |s| s.csrf.as_str());
+                if !super::console::token_in_query(parts.uri.query(), token) {
+                    return super::console::refused(AppError::Forbidden(super::console::NOT_FROM_THIS_SITE.into()));
+                }
+            }
             parts.extensions.insert(admitted);
             next.run(Request::from_parts(parts, body)).await
         }

@@ -70,7 +70,7 @@ async fn render(st: &AppState, user: &ConsoleUser, shown: Shown, p: Problems) ->
             p { "On: signing in asks for a code from your authenticator app after your password. "
                 (tf.as_ref().map_or(0, |t| t.recovery.len())) " recovery codes left." }
             @if !required {
-                form.stack method="post" action="/console/account/two-factor/off" {
+                form.stack method="post" action=(form::action(user, "/console/account/two-factor/off")) {
                     (form::csrf(user))
                     (password_field(&p))
                     button type="submit" { "Turn off two-factor" }
@@ -80,14 +80,14 @@ async fn render(st: &AppState, user: &ConsoleUser, shown: Shown, p: Problems) ->
             (set_up(user, &t, &p))
         } @else {
             p { "Off: signing in asks for your password only." }
-            form method="post" action="/console/account/two-factor/begin" {
+            form method="post" action=(form::action(user, "/console/account/two-factor/begin")) {
                 (form::csrf(user))
                 button type="submit" { "Set up two-factor" }
             }
         }
         @if user.role.allows(Role::Admin) {
             h2 { "Sign-in settings" }
-            form.stack method="post" action="/console/account/sign-in-settings" {
+            form.stack method="post" action=(form::action(user, "/console/account/sign-in-settings")) {
                 (form::csrf(user))
                 label.check {
                     input type="checkbox" name="requireTwoFactor" value="on" checked[required];
@@ -121,7 +121,7 @@ async fn single_sign_on(st: &AppState, user: &ConsoleUser, p: &Problems) -> Cons
         } @else {
             p { "Off: people sign in with their email and password." }
         }
-        form.stack method="post" action="/console/account/single-sign-on" {
+        form.stack method="post" action=(form::action(user, "/console/account/single-sign-on")) {
             (form::csrf(user))
             (Field { label: "Provider name", name: "name", kind: "text", value: &v(|s| s.name.clone()), required: true, hint: Some("The sign-in button reads \"Sign in with\" this") }.render(p))
             (Field { label: "Issuer", name: "issuer", kind: "url", value: &v(|s| s.issuer.clone()), required: true, hint: Some("The provider's issuer URL (https)") }.render(p))
@@ -138,7 +138,7 @@ async fn single_sign_on(st: &AppState, user: &ConsoleUser, p: &Problems) -> Cons
             button type="submit" { "Save single sign-on" }
         }
         @if provider.is_some() {
-            form method="post" action="/console/account/single-sign-on/remove" {
+            form method="post" action=(form::action(user, "/console/account/single-sign-on/remove")) {
                 (form::csrf(user))
                 button type="submit" { "Remove single sign-on" }
             }
@@ -154,7 +154,7 @@ fn set_up(user: &ConsoleUser, t: &TwoFactor, p: &Problems) -> Markup {
             (qr(&t.otpauth_url(ISSUER, &user.email)))
             figcaption { "Secret: " code #secret { (t.secret) } }
         }
-        form.stack method="post" action="/console/account/two-factor/confirm" {
+        form.stack method="post" action=(form::action(user, "/console/account/two-factor/confirm")) {
             (form::csrf(user))
             (Field { label: "Code", name: "code", kind: "text", value: "", required: true, hint: Some("The six digits the app shows now") }.render(p))
             button type="submit" { "Turn on two-factor" }

@@ -108,7 +108,7 @@ async fn render_with(
         @if user.writes() { p { a.button href={ "/console/campaigns/" (id) "/goals/new" } { "New goal" } } }
         (form::summary(&bp))
         @if user.writes() {
-            form method="post" action={ "/console/campaigns/" (id) "/bulk" } {
+            form method="post" action=(form::action(user, &format!("/console/campaigns/{id}/bulk"))) {
                 (form::csrf(user))
                 (goals_table)
                 @if goals.is_empty() { p { "No goals yet." } }
@@ -145,7 +145,7 @@ async fn render_with(
             @if let Some(s) = &stale { (super::changes::stale_notice(a, s, &format!("/console/campaigns/{id}"))) }
             (m)
             h2 { "Duplicate" }
-            form.stack method="post" action={ "/console/campaigns/" (id) "/duplicate" } {
+            form.stack method="post" action=(form::action(user, &format!("/console/campaigns/{id}/duplicate"))) {
                 (form::csrf(user))
                 label for="dup-name" { "Name of the copy" }
                 input #dup-name type="text" name="name" value={ (cv.name) " (copy)" };

@@ -152,7 +152,7 @@ async fn render(st: &AppState, user: &ConsoleUser, q: &ChangesQuery, problem: Op
                         @if user.writes() {
                             td {
                                 @if c.operation == Operation::Update {
-                                    form method="post" action={ "/console/changes/" (c.id) "/revert" } {
+                                    form method="post" action=(form::action(user, &format!("/console/changes/{}/revert", c.id))) {
                                         (form::csrf(user))
                                         button.secondary type="submit" { "Revert" }
                                     }

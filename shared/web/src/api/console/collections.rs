@@ -283,7 +283,7 @@ async fn form_page<R: Shown>(
         p { a href=(R::BACK) { "← Back" } }
         h1 { (title) }
         (form::summary(p))
-        form.stack method="post" action=(action) {
+        form.stack method="post" action=(form::action(user, &action)) {
             (form::csrf(user))
             @if let Some(v) = version { input type="hidden" name="version" value=(v); }
             @for s in R::fields() { (field_markup(s, rec, &partners, p)) }

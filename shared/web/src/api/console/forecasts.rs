@@ -182,7 +182,7 @@ async fn render(st: &AppState, user: &ConsoleUser, f: &ProposedGoal, p: &Problem
             Some(c) => {
                 h2 { "Forecast " (c.name) }
                 p { "Its goals proposed again from a day ahead to their ends, for what each has left to deliver, with their targeting; the campaign's own goals leave the competition." }
-                form method="post" action="/console/forecasts/campaign" {
+                form method="post" action=(form::action(user, "/console/forecasts/campaign")) {
                     (form::csrf(user))
                     input type="hidden" name="campaign" value=(c.id);
                     button type="submit" { "Run campaign forecast" }
@@ -190,7 +190,7 @@ async fn render(st: &AppState, user: &ConsoleUser, f: &ProposedGoal, p: &Problem
                 h2 { "Forecast a proposed goal of " (c.name) }
                 p { "The goal is forecast in this campaign, against everything the account already books. Dates are days of " (form::zone_name(a)) "; a forecast starts at least a day ahead." }
                 (form::summary(p))
-                form.stack method="post" action="/console/forecasts" {
+                form.stack method="post" action=(form::action(user, "/console/forecasts")) {
                     (form::csrf(user))
                     input type="hidden" name="campaign" value=(c.id);
                     (Field { label: "Goal name", name: "name", kind: "text", value: &f.name, required: true, hint: None }.render(p))

@@ -224,6 +224,13 @@ impl Select<'_> {
     }
 }
 
+/// A form's action: its path with the session's token in the query string, which the gate
+/// checks before a byte of the body is read (`api::gate`; the hidden field is checked
+/// again by the handler).
+pub fn action(user: &ConsoleUser, path: &str) -> String {
+    format!("{path}?csrf={}", user.csrf)
+}
+
 /// The hidden field every form carries.
 pub fn csrf(user: &ConsoleUser) -> Markup {
     html! { input type="hidden" name="csrf" value=(user.csrf); }

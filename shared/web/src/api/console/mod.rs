@@ -186,6 +186,12 @@ async fn home(Within(st): Within, user: Option<ConsoleUser>) -> ConsoleResult {
     .into_response())
 }
 
+/// Whether a form's action carries the session's token (`?csrf=`, `form::action`).
+pub fn token_in_query(query: Option<&str>, expected: &str) -> bool {
+    let given = query.into_iter().flat_map(|q| q.split('&')).find_map(|pair| pair.strip_prefix("csrf=")).unwrap_or("");
+    token_matches(given, expected)
+}
+
 /// Whether a form's token is the expected one (constant time).
 fn token_matches(form: &str, expected: &str) -> bool {
     use subtle::ConstantTimeEq;

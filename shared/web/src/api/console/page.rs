@@ -57,7 +57,7 @@ pub fn page(title: &str, user: Option<&ConsoleUser>, body: Markup) -> Page {
                                 a href="/console/demand" { "Demand" }
                             }
                         }
-                        form method="post" action="/console/sign-out" {
+                        form method="post" action=(super::form::action(u, "/console/sign-out")) {
                             input type="hidden" name="csrf" value=(u.csrf);
                             span { (u.email) " (" (u.role.as_str()) ")" }
                             button type="submit" { "Sign out" }

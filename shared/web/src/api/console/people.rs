@@ -74,7 +74,7 @@ pub async fn list(Within(st): Within, user: ConsoleUser) -> ConsoleResult {
 fn user_form(user: &ConsoleUser, action: &str, f: &UserForm, p: &Problems, new: bool) -> Markup {
     html! {
         (form::summary(p))
-        form.stack method="post" action=(action) novalidate {
+        form.stack method="post" action=(form::action(user, &action)) novalidate {
             (form::csrf(user))
             input type="hidden" name="version" value=(f.version);
             (Field { label: "Email", name: "email", kind: "email", value: &f.email, required: true, hint: None }.render(p))
@@ -139,7 +139,7 @@ async fn render(st: &crate::state::AppState, user: &ConsoleUser, id: &str, refus
         h1 { (u.email) }
         (user_form(user, &format!("/console/users/{id}"), &f, &p, false))
         h2 { "Reset the password" }
-        form.stack method="post" action={ "/console/users/" (id) "/password" } {
+        form.stack method="post" action=(form::action(user, &format!("/console/users/{id}/password"))) {
             (form::csrf(user))
             label for="new-password" { "New password" }
             span.hint id="new-password-hint" { "12 to 128 characters; the user's sessions end" }
@@ -247,7 +247,7 @@ async fn keys_page(
                         td { (form::local(a, k.created)) }
                         td { (k.last_used.map(|t| form::local(a, t)).unwrap_or_else(|| "never".into())) }
                         td {
-                            form method="post" action={ "/console/api-keys/" (k.id) "/revoke" } {
+                            form method="post" action=(form::action(user, &format!("/console/api-keys/{}/revoke", k.id))) {
                                 (form::csrf(user))
                                 button.secondary type="submit" aria-describedby={ "key-" (k.id) } { "Revoke" }
                                 span.hint id={ "key-" (k.id) } { "the key " (k.name) }
@@ -268,7 +268,7 @@ async fn keys_page(
 fn key_form(user: &ConsoleUser, f: &KeyForm, p: &Problems) -> Markup {
     html! {
         (form::summary(p))
-        form.stack method="post" action="/console/api-keys" novalidate {
+        form.stack method="post" action=(form::action(user, "/console/api-keys")) novalidate {
             (form::csrf(user))
             (Field { label: "Name", name: "name", kind: "text", value: &f.name, required: true, hint: Some("What the key is for, e.g. reporting") }.render(p))
             (Select { label: "Role", name: "role", options: &roles(), selected: &f.role, hint: None }.render(p))

@@ -80,7 +80,7 @@ async fn render(
         (form::summary(&p))
         @if user.writes() {
             h2 { "Categories" }
-            form method="post" action={ (back) "/targeting" } {
+            form method="post" action=(form::action(user, &format!("{back}/targeting"))) {
                 (form::csrf(user))
                 input type="hidden" name="mode" value="categories";
                 table {
@@ -98,7 +98,7 @@ async fn render(
                 button type="submit" { "Save categories" }
             }
             h2 { "All rules as XML" }
-            form method="post" action={ (back) "/targeting" } {
+            form method="post" action=(form::action(user, &format!("{back}/targeting"))) {
                 (form::csrf(user))
                 input type="hidden" name="mode" value="xml";
                 label for="rules-xml" { "Rules (XML)" }
