@@ -218,7 +218,7 @@ pub async fn form_markup(st: &AppState, user: &ConsoleUser, action: &str, f: &Ca
     let states = [("live".to_string(), "Live (serves in its goals' flights)".to_string()), ("paused".into(), "Paused".into())];
     Ok(html! {
         (form::summary(p))
-        form.stack method="post" action=(form::action(user, &action)) novalidate {
+        form.stack method="post" action=(form::action(user, action)) novalidate {
             (form::csrf(user))
             input type="hidden" name="version" value=(f.version);
             (Field { label: "Name", name: "name", kind: "text", value: &f.name, required: true, hint: None }.render(p))

@@ -224,12 +224,7 @@ impl Select<'_> {
     }
 }
 
-/// A form's action: its path with the session's token in the query string, which the gate
-/// checks before a byte of the body is read (`api::gate`; the hidden field is checked
-/// again by the handler).
-pub fn action(user: &ConsoleUser, path: &str) -> String {
-    format!("{path}?csrf={}", user.csrf)
-}
+pub use super::page::action;
 
 /// The hidden field every form carries.
 pub fn csrf(user: &ConsoleUser) -> Markup {

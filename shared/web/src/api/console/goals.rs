@@ -181,7 +181,7 @@ fn goal_form(user: &ConsoleUser, action: &str, f: &GoalForm, p: &Problems, marke
     let markets: Vec<(String, String)> = std::iter::once((String::new(), "None".to_string())).chain(markets.iter().cloned()).collect();
     html! {
         (form::summary(p))
-        form.stack method="post" action=(form::action(user, &action)) novalidate {
+        form.stack method="post" action=(form::action(user, action)) novalidate {
             (form::csrf(user))
             input type="hidden" name="version" value=(f.version);
             (Field { label: "Name", name: "name", kind: "text", value: &f.name, required: true, hint: None }.render(p))

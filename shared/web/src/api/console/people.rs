@@ -74,7 +74,7 @@ pub async fn list(Within(st): Within, user: ConsoleUser) -> ConsoleResult {
 fn user_form(user: &ConsoleUser, action: &str, f: &UserForm, p: &Problems, new: bool) -> Markup {
     html! {
         (form::summary(p))
-        form.stack method="post" action=(form::action(user, &action)) novalidate {
+        form.stack method="post" action=(form::action(user, action)) novalidate {
             (form::csrf(user))
             input type="hidden" name="version" value=(f.version);
             (Field { label: "Email", name: "email", kind: "email", value: &f.email, required: true, hint: None }.render(p))
