@@ -43,7 +43,7 @@ pub use app::{store, Account, Backend, TestApp};
 pub use assets::{clip, hits, prores_master, spawn_file_server, wait_hits, NOT_A_VIDEO};
 pub use bench::{peak_rss_mb, run_bench_child};
 pub use bidder::Bidder;
-pub use console::{csrf_of, form, location, set_cookie, version_of, Browser, CONSOLE_HOST, CONSOLE_ORIGIN};
+pub use console::{ad_form, csrf_of, form, location, set_cookie, version_of, Browser, CONSOLE_HOST, CONSOLE_ORIGIN};
 pub use eventually::eventually;
 pub use requests::{Res, PEER, PLAYER_UA};
 pub use unavailable::Unavailable;

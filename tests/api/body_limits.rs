@@ -91,25 +91,6 @@ one_store! {
     }
 }
 
-/// A multipart ad form whose fields come in the order given, then a video of `chunks`
-/// chunks of 64 KB streamed as they are pulled (counted in `pulled`).
-fn ad_form(fields: &[(&str, &str)], chunks: usize, pulled: Arc<AtomicUsize>) -> Body {
-    let mut head = String::new();
-    for (k, v) in fields {
-        head.push_str(&format!("--XBOUNDARY\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n"));
-    }
-    head.push_str(
-        "--XBOUNDARY\r\nContent-Disposition: form-data; name=\"video\"; filename=\"spot.mp4\"\r\nContent-Type: video/mp4\r\n\r\n",
-    );
-    let parts = std::iter::once(axum::body::Bytes::from(head))
-        .chain((0..chunks).map(move |_| {
-            pulled.fetch_add(CHUNK, Ordering::Relaxed);
-            axum::body::Bytes::from(vec![b'x'; CHUNK])
-        }))
-        .chain(std::iter::once(axum::body::Bytes::from_static(b"\r\n--XBOUNDARY--\r\n")));
-    Body::from_stream(futures_util::stream::iter(parts.map(Ok::<_, std::io::Error>)))
-}
-
 /// Posts `body` (chunked: no declared length) to the goal's ad form as `who`'s browser.
 async fn upload(app: &TestApp, who: &api_tests::Browser<'_>, goal: &str, token: &str, body: Body) -> (u16, String) {
     let req = axum::http::Request::builder()
@@ -140,19 +121,19 @@ api_tests::per_store! { |b| api_tests::TestApp::spawn_with(b, super::small_uploa
         let g = crate::console::goal(&ann, &c, "Morning", "2030-01-01T00:00", "2030-01-31T00:00").await;
         // A VIEWER, with their own token: 403 before a byte of the body is read.
         let pulled = Arc::new(AtomicUsize::new(0));
-        let (status, body) = upload(&app, &vic, &g, &vic.csrf, ad_form(&[("name", "Spot")], 160, pulled.clone())).await;
+        let (status, body) = upload(&app, &vic, &g, &vic.csrf, api_tests::ad_form(&[("name", "Spot")], 160, pulled.clone())).await;
         assert_eq!(status, 403, "{body}");
         assert_eq!(pulled.load(Ordering::Relaxed), 0, "the VIEWER's file was not read");
         // A TRAFFICKER without the form's token, or a forged one: 403, nothing read.
         for token in ["", "forged"] {
             let pulled = Arc::new(AtomicUsize::new(0));
-            let (status, body) = upload(&app, &ann, &g, token, ad_form(&[("name", "Spot")], 160, pulled.clone())).await;
+            let (status, body) = upload(&app, &ann, &g, token, api_tests::ad_form(&[("name", "Spot")], 160, pulled.clone())).await;
             assert_eq!(status, 403, "{body}");
             assert_eq!(pulled.load(Ordering::Relaxed), 0, "the file was not read (token {token:?})");
         }
         // With the token, a chunked file past the bound: read up to it, then 413.
         let pulled = Arc::new(AtomicUsize::new(0));
-        let (status, body) = upload(&app, &ann, &g, &ann.csrf, ad_form(&[("name", "Spot"), ("click", "https://example.com")], 160, pulled.clone())).await;
+        let (status, body) = upload(&app, &ann, &g, &ann.csrf, api_tests::ad_form(&[("name", "Spot"), ("click", "https://example.com")], 160, pulled.clone())).await;
         assert_eq!(status, 413, "{body}");
         let read = pulled.load(Ordering::Relaxed);
         assert!(read <= 1024 * 1024 + 64 * 1024 + 2 * CHUNK, "{read} bytes of a 10 MB file read");

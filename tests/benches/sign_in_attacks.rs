@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 
 use api_tests::serde_json::json;
 use api_tests::{peak_rss_mb, run_bench_child, Backend, Browser, TestApp};
-use axum::body::Body;
 use tower::ServiceExt;
 
 const PASSWORD: &str = "a long enough password";
@@ -47,19 +46,6 @@ async fn unknown_emails(app: &TestApp, n: usize, one_address: bool) -> (Vec<u16>
     let statuses = futures_util::future::join_all(attempts).await;
     let timed_out = statuses.iter().filter(|s| **s == 0).count();
     (statuses, timed_out)
-}
-
-/// A multipart ad form: its fields, then a video of `chunks` × 64 KB made as it is pulled.
-fn ad_form(chunks: usize, pulled: Arc<AtomicUsize>) -> Body {
-    const CHUNK: usize = 64 * 1024;
-    let head = "--XBOUNDARY\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nA spot\r\n--XBOUNDARY\r\nContent-Disposition: form-data; name=\"video\"; filename=\"spot.mp4\"\r\nContent-Type: video/mp4\r\n\r\n";
-    let parts = std::iter::once(axum::body::Bytes::from(head))
-        .chain((0..chunks).map(move |_| {
-            pulled.fetch_add(CHUNK, Ordering::Relaxed);
-            axum::body::Bytes::from(vec![b'x'; CHUNK])
-        }))
-        .chain(std::iter::once(axum::body::Bytes::from_static(b"\r\n--XBOUNDARY--\r\n")));
-    Body::from_stream(futures_util::stream::iter(parts.map(Ok::<_, std::io::Error>)))
 }
 
 async fn child(scenario: &str) -> String {
@@ -119,7 +105,7 @@ async fn child(scenario: &str) -> String {
                 .header("origin", api_tests::CONSOLE_ORIGIN)
                 .header("cookie", format!("o_session={}", vic.session))
                 .header("content-type", "multipart/form-data; boundary=XBOUNDARY")
-                .body(ad_form(600 * 16, pulled.clone()))
+                .body(api_tests::ad_form(&[("name", "A spot")], 600 * 16, pulled.clone()))
                 .expect("request");
             let started = Instant::now();
             let res = app.router.clone().oneshot(req).await.expect("answer");

@@ -136,3 +136,24 @@ pub fn location(r: &Res) -> String {
     assert_eq!(r.status, 303, "a redirect: {}", r.body);
     r.header("location").unwrap_or("").to_string()
 }
+
+/// A multipart ad form whose fields come in the order given, then a video of `chunks`
+/// chunks of 64 KB streamed as they are pulled (counted in `pulled`).
+pub fn ad_form(fields: &[(&str, &str)], chunks: usize, pulled: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> axum::body::Body {
+    use std::sync::atomic::Ordering;
+    const CHUNK: usize = 64 * 1024;
+    let mut head = String::new();
+    for (k, v) in fields {
+        head.push_str(&format!("--XBOUNDARY\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n"));
+    }
+    head.push_str(
+        "--XBOUNDARY\r\nContent-Disposition: form-data; name=\"video\"; filename=\"spot.mp4\"\r\nContent-Type: video/mp4\r\n\r\n",
+    );
+    let parts = std::iter::once(axum::body::Bytes::from(head))
+        .chain((0..chunks).map(move |_| {
+            pulled.fetch_add(CHUNK, Ordering::Relaxed);
+            axum::body::Bytes::from(vec![b'x'; CHUNK])
+        }))
+        .chain(std::iter::once(axum::body::Bytes::from_static(b"\r\n--XBOUNDARY--\r\n")));
+    axum::body::Body::from_stream(futures_util::stream::iter(parts.map(Ok::<_, std::io::Error>)))
+}

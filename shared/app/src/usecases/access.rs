@@ -30,19 +30,7 @@ pub async fn create_user(st: &AppState, account: &AccountId, input: NewUser) -> 
     let password_hash = hash(input.password).await?;
     let now = st.clock.now();
     let email = normalise_email(&input.email);
-    let user = UserEntry {
-        id: crate::ids::new_id(),
-        email: email.clone(),
-        name: input.name.trim().to_string(),
-        role: input.role,
-        disabled: false,
-        password_hash,
-        sessions: Vec::new(),
-        two_factor: None,
-        version: 1,
-        created: now,
-        modified: now,
-    };
+    let user = UserEntry::new(email.clone(), input.name.trim().to_string(), input.role, password_hash, now);
     let view = user.view();
     repo::access::change(st.store.as_ref(), account, |dir| {
         if dir.user_by_email(&email).is_some() {

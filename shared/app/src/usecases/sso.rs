@@ -248,19 +248,8 @@ async fn provision(
     let password_hash = crate::passwords::hash(crate::ids::secret_hex::<32>()).await.map_err(UseCaseError::Internal)?;
     let now = st.clock.now();
     let name: String = name.unwrap_or(email).trim().chars().take(crate::model::access::NAME_MAX).collect();
-    let user = UserEntry {
-        id: crate::ids::new_id(),
-        email: email.to_string(),
-        name: if name.is_empty() { email.to_string() } else { name },
-        role,
-        disabled: false,
-        password_hash,
-        sessions: Vec::new(),
-        two_factor: None,
-        version: 1,
-        created: now,
-        modified: now,
-    };
+    let name = if name.is_empty() { email.to_string() } else { name };
+    let user = UserEntry::new(email.to_string(), name, role, password_hash, now);
     let id = user.id.clone();
     let made = repo::access::change(st.store.as_ref(), account, |dir| {
         // Made meanwhile by another sign-in of the same person: that one.

@@ -189,6 +189,23 @@ pub struct UserView {
 }
 
 impl UserEntry {
+    /// A new, enabled user with no session and no second factor.
+    pub fn new(email: String, name: String, role: Role, password_hash: String, now: DateTime<Utc>) -> UserEntry {
+        UserEntry {
+            id: crate::ids::new_id(),
+            email,
+            name,
+            role,
+            disabled: false,
+            password_hash,
+            sessions: Vec::new(),
+            two_factor: None,
+            version: 1,
+            created: now,
+            modified: now,
+        }
+    }
+
     pub fn view(&self) -> UserView {
         UserView {
             id: self.id.clone(),

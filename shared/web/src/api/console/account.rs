@@ -234,9 +234,15 @@ pub async fn turn_off(
     ConsoleForm(f): ConsoleForm<PasswordForm>,
 ) -> ConsoleResult {
     form::guard(&user, &headers, &f.csrf)?;
-    match uc::turn_off(&st, &user.account.id, &user.user_id, &f.current_password, from).await {
+    let done = uc::turn_off(&st, &user.account.id, &user.user_id, &f.current_password, from).await;
+    saved(&st, &user, done).await
+}
+
+/// A saved form's answer: back to the page, or the page with what was refused.
+async fn saved(st: &AppState, user: &ConsoleUser, done: crate::usecases::UseCaseResult<()>) -> ConsoleResult {
+    match done {
         Ok(()) => Ok(redirect("/console/account")),
-        Err(e) => render(&st, &user, Shown::Nothing, form::problems(e, SPECS)?).await,
+        Err(e) => render(st, user, Shown::Nothing, form::problems(e, SPECS)?).await,
     }
 }
 
@@ -282,10 +288,8 @@ pub async fn save_sso(Within(st): Within, user: ConsoleUser, headers: HeaderMap,
         roles: f.roles,
         default_role: f.default_role,
     };
-    match crate::usecases::sso::set(&st, &user.account.id, &input).await {
-        Ok(()) => Ok(redirect("/console/account")),
-        Err(e) => render(&st, &user, Shown::Nothing, form::problems(e, SPECS)?).await,
-    }
+    let done = crate::usecases::sso::set(&st, &user.account.id, &input).await;
+    saved(&st, &user, done).await
 }
 
 pub async fn remove_sso(
