@@ -91,15 +91,14 @@ impl Blobs for NoBlobs {
 }
 
 /// The blob port of an HTTP function that only stores uploads (the assets and audience
-/// APIs): stores go to the inner store, reads refuse, so the function does not link the
-/// store's read operations.
+/// APIs, the console's ad form): stores go to the inner store (bytes, or a file streamed
+/// from disk), reads refuse, so the function does not link the store's read operations.
 pub struct UploadsOnly<B>(pub B);
 
 #[async_trait]
 impl<B: Blobs> Blobs for UploadsOnly<B> {
     async fn put_file(&self, key: &str, path: &Path, content_type: &str) -> Result<u64, BlobError> {
-        let _ = (path, content_type);
-        Err(BlobError::msg(format!("this function stores uploads only, not files ({key})")))
+        self.0.put_file(key, path, content_type).await
     }
     async fn put_bytes(&self, key: &str, bytes: Vec<u8>, content_type: &str) -> Result<(), BlobError> {
         self.0.put_bytes(key, bytes, content_type).await
@@ -488,5 +487,20 @@ mod tests {
         // An asset's object name, whatever its file name, is a safe key.
         let name = crate::model::asset::Asset::object_key("a", "i", "../../x.mp4");
         assert!(check_key(&name).is_ok(), "{name}");
+    }
+
+    #[tokio::test]
+    async fn an_uploads_only_port_stores_a_file_and_reads_nothing() {
+        // The console's ad form streams its video to a file, then to the bucket: its
+        // function's port (`UploadsAndSnapshots(UploadsOnly(..))` on AWS) must store it.
+        let dir = std::env::temp_dir().join(format!("uploads-only-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("clip.mp4");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let port = UploadsAndSnapshots(UploadsOnly(MemoryBlobs::default()));
+        assert_eq!(port.put_file("acct/assets/id/clip.mp4", &path, "video/mp4").await.unwrap(), 10);
+        assert_eq!(port.0 .0.get("acct/assets/id/clip.mp4").await.unwrap(), Some(b"0123456789".to_vec()));
+        assert!(port.get("acct/assets/id/clip.mp4").await.is_err(), "reads refuse");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
