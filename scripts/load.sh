@@ -40,7 +40,7 @@ echo "== local server pid $SERVER on $BASE (account $ACC); $CONNECTIONS connecti
 RSS="$DATA/rss.txt"
 ( while kill -0 $SERVER 2>/dev/null; do awk '/VmRSS/ {print $2}' /proc/$SERVER/status >> "$RSS"; sleep 10; done ) &
 SAMPLER=$!
-wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s scripts/load/mixed.lua "$BASE" | tee "$DATA/wrk.txt" | grep -E "RESULT|Requests/sec|Non-2xx|Socket errors" || true
+wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s scripts/load/mixed.lua "$BASE" | tee "$DATA/wrk.txt" | grep -E "RESULT|REFUSED|Requests/sec|Non-2xx|Socket errors" || true
 kill $SAMPLER 2>/dev/null || true
 python3 - "$RSS" <<'PY'
 import sys

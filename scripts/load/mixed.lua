@@ -31,9 +31,17 @@ local mix = {
   end,
 }
 
+-- The threads (their refused requests are gathered in `done`).
+local threads = {}
+
 function setup(thread)
   thread:set("id", math.random(1000000))
+  table.insert(threads, thread)
 end
+
+-- This thread's answers other than 2xx and 3xx: status and the body's start, so a failed
+-- run says what was refused (global: `done` reads it with thread:get).
+refused = ""
 
 function init(args)
   -- wrk.format uses a request's own header table instead of wrk.headers: writes carry the key too.
@@ -50,6 +58,9 @@ function request()
 end
 
 function response(status, headers, body)
+  if status >= 400 and #refused < 2000 then
+    refused = refused .. status .. " " .. string.sub(body or "", 1, 160):gsub("%s+", " ") .. "; "
+  end
   if status == 200 and #body == 36 and body:match("^%x+%-%x+%-%x+%-%x+%-%x+$") then
     table.insert(created, body)
   end
@@ -60,4 +71,7 @@ function done(summary, latency, requests)
   io.write(string.format("RESULT requests=%d duration_s=%.1f rate_per_s=%.1f errors=%d non_2xx=%d p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f\n",
     summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6), errors, summary.errors.status,
     latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency.max / 1000))
+  local all = ""
+  for _, t in ipairs(threads) do all = all .. (t:get("refused") or "") end
+  if all ~= "" then io.write("REFUSED " .. all .. "\n") end
 end

@@ -20,7 +20,11 @@ fn make(name: &str, args: &[&str]) -> Vec<u8> {
         .status()
         .expect("ffmpeg runs (apt-get install ffmpeg; scripts/test.sh does)");
     assert!(status.success(), "ffmpeg could not make {name}");
-    std::fs::read(&out).expect("the clip")
+    let bytes = std::fs::read(&out).expect("the clip");
+    // The clips live in memory from here: the files and (once empty) the folder go.
+    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_dir(&dir);
+    bytes
 }
 
 /// A 2 s 320×180 H.264/AAC MP4 (about 30 KB): what `/clip.mp4` serves.
