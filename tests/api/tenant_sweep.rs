@@ -109,7 +109,7 @@ both_stores! {
         let b_console = Browser::sign_in(&app, "admin@b.example", "a long enough password").await;
         let mut patterns: Vec<&'static str> = Vec::new();
         for (_, group) in web::api::groups::ALL {
-            patterns.extend(group().paths);
+            patterns.extend(group().paths());
         }
         assert!(patterns.len() >= 40, "the route table lists {} paths", patterns.len());
         // What A sees of every concrete path, before.

@@ -166,14 +166,13 @@ pub fn docs() -> Vec<utoipa::openapi::OpenApi> {
 /// gate (`api::gate`) knows every route's declaration.
 pub struct Routes {
     router: Router<AppState>,
-    pub paths: Vec<&'static str>,
     declared: Vec<(&'static str, Declared)>,
     surface: Surface,
 }
 
 impl Default for Routes {
     fn default() -> Self {
-        Routes { router: Router::new(), paths: Vec::new(), declared: Vec::new(), surface: Surface::Api }
+        Routes { router: Router::new(), declared: Vec::new(), surface: Surface::Api }
     }
 }
 
@@ -215,6 +214,11 @@ impl Routes {
         self
     }
 
+    /// Every path pattern, in the order routed.
+    pub fn paths(&self) -> Vec<&'static str> {
+        self.declared.iter().map(|(p, _)| *p).collect()
+    }
+
     /// Every route's declaration, in the order routed.
     pub fn declared(&self) -> &[(&'static str, Declared)] {
         &self.declared
@@ -225,10 +229,7 @@ impl Routes {
     fn declare(&mut self, path: &'static str, d: Declared) {
         match self.declared.iter().find(|(p, _)| *p == path) {
             Some((_, before)) => assert_eq!(*before, d, "{path} is declared twice, two ways"),
-            None => {
-                self.declared.push((path, d));
-                self.paths.push(path);
-            }
+            None => self.declared.push((path, d)),
         }
     }
 }
